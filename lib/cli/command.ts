@@ -1,0 +1,147 @@
+/**
+ * The shape every CLI command has, and the helpers commands share: argument parsing with
+ * `node:util` parseArgs, usage errors, and the mapping from errors to exit codes (GUIDE.md:
+ * 0 success, 1 verification failed, 2 could not run).
+ *
+ * @module
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { SchemaPinError } from "../errors.ts";
+
+/** Exit code: success or verified. */
+export const EXIT_OK = 0;
+/** Exit code: verification failed, drift, revoked, expired, unreachable pinned server. */
+export const EXIT_FAILED = 1;
+/** Exit code: could not run — bad arguments, unreadable or malformed input. */
+export const EXIT_USAGE = 2;
+
+/** Where a command writes; tests pass buffers, the CLI passes the process streams. */
+export interface CliIO {
+  /** Writes result bytes or text to stdout. */
+  stdout(data: string | Uint8Array): Promise<void>;
+  /** Writes a diagnostic line (or text) to stderr. */
+  stderr(text: string): Promise<void>;
+  /** Reads all of stdin. */
+  readStdin(): Promise<Uint8Array>;
+  /** True when stderr is a terminal (progress indicators, colours). */
+  readonly stderrIsTerminal: boolean;
+}
+
+/** One `schemapin <name>` command. */
+export interface Command {
+  /** The word after `schemapin`. */
+  readonly name: string;
+  /** One line for `schemapin --help`. */
+  readonly summary: string;
+  /** Full `--help` text, with at least one example. */
+  readonly help: string;
+  /** Runs the command; returns the exit code. Throws only {@linkcode SchemaPinError} or bugs. */
+  run(args: string[], io: CliIO): Promise<number>;
+}
+
+/**
+ * A usage mistake (unknown flag, missing argument). The CLI prints the message and exit code 2.
+ *
+ * @example
+ * ```ts
+ * import { UsageError } from "./command.ts";
+ * throw new UsageError("keygen: --out DIR is required");
+ * ```
+ */
+export class UsageError extends Error {
+  /** Creates a usage error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** Options accepted by {@linkcode parseCommandArgs}: parseArgs options without `args`. */
+export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+
+/**
+ * Parses a command's arguments strictly; unknown options and missing values become
+ * {@linkcode UsageError}s naming the command.
+ *
+ * @example
+ * ```ts
+ * import { parseCommandArgs } from "./command.ts";
+ * const { values, positionals } = parseCommandArgs("fingerprint", ["k.pem", "--json"], {
+ *   json: { type: "boolean" },
+ * });
+ * ```
+ */
+export function parseCommandArgs<O extends OptionSpec>(
+  command: string,
+  args: string[],
+  options: O,
+): ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true }>> {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(`${command}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Maps an error thrown by a command to the message printed on stderr and the exit code:
+ * usage and input errors exit 2; verification failures codes exit 1. Anything else is a bug
+ * and is reported as an internal error (exit 2) without a stack trace unless SCHEMAPIN_DEBUG.
+ *
+ * @example
+ * ```ts
+ * import { describeError } from "./command.ts";
+ * import { SchemaPinError } from "../errors.ts";
+ * describeError(new SchemaPinError("JSON_INVALID", "bad")); // { code: 2, message: "error: JSON_INVALID: bad" }
+ * ```
+ */
+export function describeError(e: unknown): { code: number; message: string } {
+  if (e instanceof UsageError) {
+    return { code: EXIT_USAGE, message: `error: ${e.message}\n(see --help)` };
+  }
+  if (e instanceof SchemaPinError) {
+    const input = ["JSON_INVALID", "KEY_INVALID", "INPUT_INVALID", "IO_FAILED"].includes(e.code);
+    return { code: input ? EXIT_USAGE : EXIT_FAILED, message: `error: ${e.code}: ${e.message}` };
+  }
+  const err = e as Error;
+  return {
+    code: EXIT_USAGE,
+    message: `internal error: ${err?.name ?? "Error"}: ${err?.message ?? String(e)}`,
+  };
+}
+
+/**
+ * Requires exactly `count` positional arguments, else a usage error.
+ *
+ * @example
+ * ```ts
+ * import { requirePositionals } from "./command.ts";
+ * const [file] = requirePositionals("fingerprint", ["key.pem"], 1, "KEY.pem");
+ * ```
+ */
+export function requirePositionals(
+  command: string,
+  positionals: string[],
+  count: number,
+  names: string,
+): string[] {
+  if (positionals.length !== count) {
+    throw new UsageError(
+      `${command}: expected ${names}, got ${positionals.length} argument(s)`,
+    );
+  }
+  return positionals;
+}
+
+/**
+ * Serialises a `--json` result: one JSON object, two-space indent, trailing newline.
+ *
+ * @example
+ * ```ts
+ * import { jsonOutput } from "./command.ts";
+ * jsonOutput({ fingerprint: "sha256:…" });
+ * ```
+ */
+export function jsonOutput(value: unknown): string {
+  return JSON.stringify(value, null, 2) + "\n";
+}

@@ -1,0 +1,93 @@
+/**
+ * The CLI dispatcher: global flags, command lookup, and the single place where errors become
+ * messages and exit codes.
+ *
+ * @module
+ */
+import { VERSION } from "../version.ts";
+import { type CliIO, describeError, EXIT_OK, EXIT_USAGE } from "./command.ts";
+import { COMMANDS } from "./registry.ts";
+
+function topLevelHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return [
+    `schemapin ${VERSION} — sign and verify MCP tool schemas, skill folders and contract locks`,
+    "",
+    "Usage: schemapin <command> [options]",
+    "",
+    "Commands:",
+    ...lines,
+    "",
+    "Global options:",
+    "  -h, --help     show help (also: schemapin <command> --help)",
+    "  -V, --version  print the version",
+    "",
+    "Exit codes: 0 success/verified, 1 verification failed, 2 bad arguments or input.",
+    "Example:",
+    "  schemapin keygen --out ./keys",
+    "",
+  ].join("\n");
+}
+
+/**
+ * Runs the CLI with `args` and returns the exit code. Never throws: every error becomes a
+ * message on stderr and exit code 1 or 2.
+ *
+ * @example
+ * ```ts ignore
+ * const code = await runCli(["--version"], io);
+ * ```
+ */
+export async function runCli(args: string[], io: CliIO): Promise<number> {
+  try {
+    const [first, ...rest] = args;
+    if (first === undefined || first === "-h" || first === "--help" || first === "help") {
+      if (first === "help" && rest.length > 0) return await runCli([rest[0], "--help"], io);
+      await io.stdout(topLevelHelp());
+      return first === undefined ? EXIT_USAGE : EXIT_OK;
+    }
+    if (first === "-V" || first === "--version") {
+      const compiled = Deno.build.standalone ? " (compiled)" : "";
+      await io.stdout(`schemapin ${VERSION}${compiled}\n`);
+      return EXIT_OK;
+    }
+    const command = COMMANDS.find((c) => c.name === first);
+    if (!command) {
+      await io.stderr(`error: unknown command "${first}" (see schemapin --help)\n`);
+      return EXIT_USAGE;
+    }
+    if (rest.includes("--help") || rest.includes("-h")) {
+      await io.stdout(command.help.endsWith("\n") ? command.help : command.help + "\n");
+      return EXIT_OK;
+    }
+    return await command.run(rest, io);
+  } catch (e) {
+    const { code, message } = describeError(e);
+    await io.stderr(message + "\n");
+    if (Deno.env.get("SCHEMAPIN_DEBUG") && e instanceof Error) await io.stderr(`${e.stack}\n`);
+    return code;
+  }
+}
+
+/**
+ * The `CliIO` of the real process: stdout/stderr/stdin of Deno.
+ *
+ * @example
+ * ```ts ignore
+ * Deno.exit(await runCli(Deno.args, processIO()));
+ * ```
+ */
+export function processIO(): CliIO {
+  const enc = new TextEncoder();
+  const writeAll = async (w: { write(p: Uint8Array): Promise<number> }, data: Uint8Array) => {
+    let n = 0;
+    while (n < data.length) n += await w.write(data.subarray(n));
+  };
+  return {
+    stdout: (d) => writeAll(Deno.stdout, typeof d === "string" ? enc.encode(d) : d),
+    stderr: (t) => writeAll(Deno.stderr, enc.encode(t)),
+    readStdin: async () => new Uint8Array(await new Response(Deno.stdin.readable).arrayBuffer()),
+    stderrIsTerminal: Deno.stderr.isTerminal(),
+  };
+}

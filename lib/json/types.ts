@@ -1,0 +1,31 @@
+/**
+ * JSON value types as produced by the strict parser ({@linkcode parseJson}) and accepted by
+ * the canonicalizers.
+ *
+ * @module
+ */
+
+/**
+ * Any JSON value. Objects are plain objects whose own enumerable string keys are the JSON
+ * names (a `"__proto__"` name is an own data property, never the prototype).
+ *
+ * @example
+ * ```ts
+ * import type { JsonValue } from "./types.ts";
+ * const v: JsonValue = { name: "tool", tags: ["a", 1, null, true] };
+ * ```
+ */
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+
+/**
+ * A JSON object.
+ *
+ * @example
+ * ```ts
+ * import type { JsonObject } from "./types.ts";
+ * const o: JsonObject = { a: 1 };
+ * ```
+ */
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
