@@ -84,6 +84,18 @@ export function parseCommandArgs<O extends OptionSpec>(
 }
 
 /**
+ * Codes that mean "could not run" (exit 2) when a command throws them: the input itself is
+ * unusable. Every other code thrown out of a command is a failed check (exit 1).
+ */
+const INPUT_ERROR_CODES: readonly string[] = [
+  "JSON_INVALID",
+  "KEY_INVALID",
+  "INPUT_INVALID",
+  "IO_FAILED",
+  "SCHEMA_CANONICALIZATION_FAILED",
+];
+
+/**
  * Maps an error thrown by a command to the message printed on stderr and the exit code:
  * usage and input errors exit 2; verification failures codes exit 1. Anything else is a bug
  * and is reported as an internal error (exit 2) without a stack trace unless SCHEMAPIN_DEBUG.
@@ -100,7 +112,7 @@ export function describeError(e: unknown): { code: number; message: string } {
     return { code: EXIT_USAGE, message: `error: ${e.message}\n(see --help)` };
   }
   if (e instanceof SchemaPinError) {
-    const input = ["JSON_INVALID", "KEY_INVALID", "INPUT_INVALID", "IO_FAILED"].includes(e.code);
+    const input = INPUT_ERROR_CODES.includes(e.code);
     return { code: input ? EXIT_USAGE : EXIT_FAILED, message: `error: ${e.code}: ${e.message}` };
   }
   const err = e as Error;

@@ -180,10 +180,12 @@ export function makeCanonicalizer(rules: CanonicalRules): (value: unknown) => st
       case "object":
         if (v === null) return "null";
         if (depth >= MAX_JSON_DEPTH) {
-          const first = containers.indexOf(v);
-          if (first === -1) fail(`nesting deeper than ${MAX_JSON_DEPTH} levels`, depth);
-          const again = containers.indexOf(v, first + 1);
-          fail("cyclic reference: the value contains itself", again === -1 ? depth : again);
+          const seen = new Set<object>();
+          for (let d = 0; d < depth; d++) {
+            if (seen.has(containers[d])) fail("cyclic reference: a value contains itself", d);
+            seen.add(containers[d]);
+          }
+          fail(`nesting deeper than ${MAX_JSON_DEPTH} levels`, depth);
         }
         containers[depth] = v;
         return Array.isArray(v) ? array(v, depth) : object(v, depth);

@@ -1,0 +1,66 @@
+/**
+ * `schemapin fingerprint KEY.pem`: the §8.2 fingerprint of a public or private key.
+ *
+ * @module
+ */
+import { parsePrivateKeyPem, parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
+import {
+  type Command,
+  EXIT_OK,
+  jsonOutput,
+  parseCommandArgs,
+  requirePositionals,
+} from "./command.ts";
+import { readTextInput } from "./io.ts";
+
+const HELP = `schemapin fingerprint — print the SHA-256 fingerprint of a P-256 key
+
+Usage: schemapin fingerprint [--json] KEY.pem|-
+
+KEY.pem is a public key (PUBLIC KEY) or a private key (PRIVATE KEY or EC PRIVATE KEY); for a
+private key the fingerprint of its public key is printed. The fingerprint is "sha256:" and
+the lowercase hex SHA-256 of the DER SubjectPublicKeyInfo (SchemaPin spec §8.2) — the value
+revocation lists, pins and DNS TXT records carry.
+
+Options:
+  --json   print {"fingerprint", "public_key_pem"}
+
+Exit codes: 0 printed; 2 unreadable file or a key that is not ECDSA P-256.
+
+Example:
+  schemapin fingerprint keys/public.pem
+`;
+
+/**
+ * Reads a public key from PEM text that holds either a public or a private key.
+ *
+ * @example
+ * ```ts ignore
+ * const pk = publicKeyFromAnyPem(await Deno.readTextFile("key.pem"), "key.pem");
+ * ```
+ */
+export function publicKeyFromAnyPem(pem: string, source: string): PublicKey {
+  return /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)
+    ? parsePrivateKeyPem(pem, source).publicKey
+    : parsePublicKeyPem(pem, source);
+}
+
+/** The `fingerprint` command. */
+export const fingerprintCommand: Command = {
+  name: "fingerprint",
+  summary: "print the sha256: fingerprint of a public or private key",
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs("fingerprint", args, {
+      json: { type: "boolean" },
+    });
+    const [file] = requirePositionals("fingerprint", positionals, 1, "KEY.pem");
+    const key = publicKeyFromAnyPem(await readTextInput(file, io), file === "-" ? "stdin" : file);
+    await io.stdout(
+      values.json
+        ? jsonOutput({ fingerprint: key.fingerprint, public_key_pem: key.pem })
+        : key.fingerprint + "\n",
+    );
+    return EXIT_OK;
+  },
+};

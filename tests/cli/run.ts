@@ -1,0 +1,89 @@
+/**
+ * Test helpers to run the CLI: in process (`runInProcess`, fast, with captured output) and as
+ * a real process with exactly the permission flags of `deno task schemapin` (`runCliProcess`),
+ * which are also the compile task's flags.
+ */
+import { runCli } from "../../lib/cli/main.ts";
+import type { CliIO } from "../../lib/cli/command.ts";
+
+/** What a CLI run produced. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stdoutBytes: Uint8Array;
+  stderr: string;
+}
+
+/** Runs `schemapin args…` in this process with captured stdout/stderr and optional stdin. */
+export async function runInProcess(
+  args: string[],
+  stdin?: string | Uint8Array,
+): Promise<CliResult> {
+  const out: Uint8Array[] = [];
+  let err = "";
+  const enc = new TextEncoder();
+  const io: CliIO = {
+    stdout: (d) => {
+      out.push(typeof d === "string" ? enc.encode(d) : d);
+      return Promise.resolve();
+    },
+    stderr: (t) => {
+      err += t;
+      return Promise.resolve();
+    },
+    readStdin: () =>
+      Promise.resolve(typeof stdin === "string" ? enc.encode(stdin) : stdin ?? new Uint8Array()),
+    stderrIsTerminal: false,
+  };
+  const code = await runCli(args, io);
+  const stdoutBytes = new Uint8Array(out.reduce((n, b) => n + b.length, 0));
+  let at = 0;
+  for (const b of out) (stdoutBytes.set(b, at), at += b.length);
+  return { code, stdout: new TextDecoder().decode(stdoutBytes), stdoutBytes, stderr: err };
+}
+
+const repo = new URL("../../", import.meta.url);
+
+/** The permission flags of the `schemapin` task in deno.json (the single source of truth). */
+export async function schemapinTaskFlags(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", repo)));
+  const words = (config.tasks.schemapin as string).split(/\s+/);
+  if (words[0] !== "deno" || words[1] !== "run" || words[words.length - 1] !== "cli.ts") {
+    throw new Error(`unexpected schemapin task: ${config.tasks.schemapin}`);
+  }
+  return words.slice(2, -1);
+}
+
+/** Runs the real CLI (`deno run <task flags> cli.ts args…`) as a child process. */
+export async function runCliProcess(
+  args: string[],
+  options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {},
+): Promise<CliResult> {
+  const flags = await schemapinTaskFlags();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...flags, new URL("cli.ts", repo).pathname, ...args],
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...options.env },
+    cwd: options.cwd,
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(options.stdin));
+    await w.close();
+  }
+  const { code, stdout, stderr } = await child.output();
+  const dec = new TextDecoder();
+  return { code, stdout: dec.decode(stdout), stdoutBytes: stdout, stderr: dec.decode(stderr) };
+}
+
+/** A fresh temporary directory removed after `fn`. */
+export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix: "schemapin-test-" });
+  try {
+    return await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
