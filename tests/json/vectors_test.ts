@@ -70,3 +70,11 @@ for (const v of contractVectors) {
     assert.equal(digest.length, 71);
   });
 }
+
+Deno.test("vectors/ is up to date with scripts/make_vectors.ts (deno task vectors)", async () => {
+  const { buildVectors } = await import("../../scripts/make_vectors.ts");
+  const files = await buildVectors();
+  for (const [name, text] of Object.entries(files)) {
+    assert.equal(await Deno.readTextFile(new URL(name, root)), text, `vectors/${name} is stale`);
+  }
+});
