@@ -66,9 +66,17 @@ export const SCHEMAPIN_CASES: CanonicalCase[] = [
   ),
   ok("key-order-non-ascii", '{"é":1,"f":2,"e":3}', '{"e":3,"f":2,"é":1}'),
   ok("key-order-prefix", '{"ab":1,"a":2,"b":3,"":4}', '{"":4,"a":2,"ab":1,"b":3}'),
-  ok("key-order-integer-like", '{"b":1,"10":2,"9":3,"$schema":4}', '{"$schema":4,"10":2,"9":3,"b":1}'),
+  ok(
+    "key-order-integer-like",
+    '{"b":1,"10":2,"9":3,"$schema":4}',
+    '{"$schema":4,"10":2,"9":3,"b":1}',
+  ),
   ok("key-order-case", '{"b":1,"B":2,"a":3,"A":4}', '{"A":4,"B":2,"a":3,"b":1}'),
-  ok("key-order-nested", '{"b":{"d":1,"c":2},"a":[{"f":1,"e":2}]}', '{"a":[{"e":2,"f":1}],"b":{"c":2,"d":1}}'),
+  ok(
+    "key-order-nested",
+    '{"b":{"d":1,"c":2},"a":[{"f":1,"e":2}]}',
+    '{"a":[{"e":2,"f":1}],"b":{"c":2,"d":1}}',
+  ),
   // §4 item 8 special-looking keys
   ok(
     "proto-constructor-prototype-keys",
@@ -87,7 +95,7 @@ export const SCHEMAPIN_CASES: CanonicalCase[] = [
   // §4.5 strings
   ok(
     "short-escapes",
-    q("\\\"\\\\\\/\\b\\f\\n\\r\\t"),
+    q('\\"\\\\\\/\\b\\f\\n\\r\\t'),
     q('\\"\\\\/\\b\\f\\n\\r\\t'),
   ),
   ok(
@@ -128,7 +136,11 @@ export const SCHEMAPIN_CASES: CanonicalCase[] = [
     "[0.1,1e-7,0.000001,123.456,-1.5,0.0025,0.30000000000000004,5e-324]",
   ),
   ok("shortest-round-trip", "[1.10,0.1000000000000000055511151231257827]", "[1.1,0.1]"),
-  ok("max-safe-integer", "[9007199254740991,-9007199254740991]", "[9007199254740991,-9007199254740991]"),
+  ok(
+    "max-safe-integer",
+    "[9007199254740991,-9007199254740991]",
+    "[9007199254740991,-9007199254740991]",
+  ),
   ok("large-safe-fraction", "[4503599627370495.5]", "[4503599627370495.5]"),
   rangeReject("two-pow-53", "9007199254740992"),
   rangeReject("minus-two-pow-53", "-9007199254740992"),
@@ -166,9 +178,17 @@ export const SCHEMAPIN_CASES: CanonicalCase[] = [
   parseReject("whitespace-only", " \n ", "syntax"),
   parseReject("vertical-tab-whitespace", "[1,\u000b2]", "syntax"),
   // nesting limit (MAX_JSON_DEPTH = 1000)
-  ok("depth-1000-accepted", "[".repeat(1000) + "]".repeat(1000), "[".repeat(1000) + "]".repeat(1000)),
+  ok(
+    "depth-1000-accepted",
+    "[".repeat(1000) + "]".repeat(1000),
+    "[".repeat(1000) + "]".repeat(1000),
+  ),
   parseReject("depth-1001-rejected", "[".repeat(1001) + "]".repeat(1001), "depth"),
-  parseReject("depth-1001-objects-rejected", '{"a":'.repeat(1001) + "1" + "}".repeat(1001), "depth"),
+  parseReject(
+    "depth-1001-objects-rejected",
+    '{"a":'.repeat(1001) + "1" + "}".repeat(1001),
+    "depth",
+  ),
 ];
 
 /** One contractpin-canonical-json/1 case (contractpin spec §7): `canonical` handwritten. */
@@ -202,7 +222,7 @@ export const CONTRACTPIN_CASES: ContractCase[] = [
   },
   {
     name: "string-escapes",
-    input: "\u0000\u001f\"\\/\b\f\n\r\t\u007f\u2028é",
+    input: '\u0000\u001f"\\/\b\f\n\r\t\u007f\u2028é',
     project: false,
     canonical: '"\\u0000\\u001f\\"\\\\/\\b\\f\\n\\r\\t\u007f\u2028é"',
   },
@@ -252,7 +272,13 @@ export const CONTRACTPIN_CASES: ContractCase[] = [
   },
   {
     name: "project-null-optional-fields-dropped",
-    input: { name: "echo", description: "d", inputSchema: {}, outputSchema: null, annotations: null },
+    input: {
+      name: "echo",
+      description: "d",
+      inputSchema: {},
+      outputSchema: null,
+      annotations: null,
+    },
     project: true,
     canonical: '{"description":"d","inputSchema":{},"name":"echo"}',
   },

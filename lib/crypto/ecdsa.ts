@@ -1,0 +1,300 @@
+/**
+ * ECDSA P-256 / SHA-256 signatures as SchemaPin transports them: Base64 of DER (spec §5).
+ *
+ * Two signing inputs exist, and both are needed:
+ * - schema signatures (§4.1) sign the 32-byte SHA-256 of the canonical bytes as the message,
+ *   so the ECDSA digest is `SHA-256(SHA-256(canonical))` ({@linkcode signSchema});
+ * - documents — skill `.schemapin.sig` (§4b.5) and trust bundles (§21.3) — sign the canonical
+ *   bytes, so the ECDSA digest is `SHA-256(canonical)` ({@linkcode signDocument}).
+ *
+ * Verification accepts high-S signatures: OpenSSL and WebCrypto produce them and they are valid
+ * P-256 signatures. Signing is deterministic (RFC 6979) and produces low-S signatures.
+ * Verification runs on noble-curves point arithmetic with the cached, precomputed public point
+ * (see `key_cache.ts`), which measured faster here than WebCrypto and `node:crypto`.
+ *
+ * @module
+ */
+
+import { p256 } from "@noble/curves/nist.js";
+import { bytesToNumberBE } from "@noble/curves/utils.js";
+import { SchemaPinError } from "../errors.ts";
+import { encodeBase64, scanBase64 } from "./base64.ts";
+import { decodeEcdsaDer, type EcdsaSignatureScalars } from "./der.ts";
+import { sha256 } from "./hash.ts";
+import { type CachedKey, type P256Point, pointForVerification } from "./key_cache.ts";
+import { cachedKeyFromDer, type PrivateKey, type PublicKey } from "./keys.ts";
+
+export { derToP1363, p1363ToDer } from "./der.ts";
+
+const { Point } = p256;
+const Fn = Point.Fn;
+
+/**
+ * The outcome of a signature check. `malformed`: the signature is not Base64 of a strict DER
+ * P-256 signature; `mismatch`: well-formed but does not verify; `single-hash`: a schema
+ * signature made over `SHA-256(canonical)` instead of §4.1's double hash (a signer bug, not
+ * tampering — still invalid).
+ *
+ * @example
+ * ```ts
+ * import type { SignatureCheck } from "./ecdsa.ts";
+ * const check: SignatureCheck = { valid: false, reason: "mismatch", message: "…" };
+ * ```
+ */
+export type SignatureCheck =
+  | { valid: true }
+  | { valid: false; reason: "malformed" | "mismatch" | "single-hash"; message: string };
+
+function assertDigest(digest: Uint8Array): void {
+  if (!(digest instanceof Uint8Array) || digest.length !== 32) {
+    throw new SchemaPinError("INPUT_INVALID", "an ECDSA P-256 digest must be 32 bytes", {
+      length: digest?.length,
+    });
+  }
+}
+
+/**
+ * Signs a 32-byte digest `e` (no further hashing) and returns the DER signature. Deterministic
+ * (RFC 6979), low-S.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` if the digest is not 32 bytes; `KEY_INVALID` if the
+ *   scalar is not 32 bytes in 1 ≤ d < n.
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair } from "./keys.ts";
+ * import { signDigest, verifyDigest } from "./ecdsa.ts";
+ * import { sha256 } from "./hash.ts";
+ * const sk = generateKeyPair();
+ * const e = sha256(new TextEncoder().encode("hello"));
+ * verifyDigest(sk.publicKey, e, signDigest(sk, e)); // { valid: true }
+ * ```
+ */
+export function signDigest(sk: PrivateKey, digest: Uint8Array): Uint8Array<ArrayBuffer> {
+  assertDigest(digest);
+  const d = sk.scalar.length === 32 ? bytesToNumberBE(sk.scalar) : 0n;
+  if (d === 0n || d >= Fn.ORDER) {
+    throw new SchemaPinError("KEY_INVALID", "private key: the scalar is not 32 bytes in 1 ≤ d < n");
+  }
+  return p256.sign(digest, sk.scalar, { prehash: false, lowS: true, format: "der" });
+}
+
+/** ECDSA verification over digest `e` (SEC 1 §4.1.4) with the cached point. */
+function verifyScalars(
+  entryPoint: P256Point,
+  e: bigint,
+  sig: EcdsaSignatureScalars,
+): boolean {
+  const w = Fn.inv(sig.s);
+  const u1 = Fn.create(e * w);
+  const u2 = Fn.create(sig.r * w);
+  // G·u1 uses noble's precomputed base table; P·u2 uses the key's table once the key is hot.
+  const R = Point.BASE.multiplyUnsafe(u1).add(entryPoint.multiplyUnsafe(u2));
+  if (R.is0()) return false;
+  return Fn.create(R.toAffine().x) === sig.r;
+}
+
+/**
+ * The cache entry for `pk`. The key is identified by `pk.spki` (what the fingerprint covers);
+ * a hand-built `PublicKey` whose `point` disagrees with its `spki` is refused, not guessed at.
+ */
+function entryFor(pk: PublicKey): CachedKey {
+  const entry = cachedKeyFromDer(pk.spki);
+  const a = entry.publicKey.point;
+  const b = pk.point;
+  let same = a.length === b?.length;
+  for (let i = 0; same && i < a.length; i++) same = a[i] === b[i];
+  if (!same) {
+    throw new SchemaPinError(
+      "KEY_INVALID",
+      "public key: the PublicKey's point does not match its spki; build keys with " +
+        "parsePublicKeyPem or publicKeyFromDer",
+    );
+  }
+  return entry;
+}
+
+type Parsed = { ok: true; sig: EcdsaSignatureScalars } | { ok: false; check: SignatureCheck };
+
+function parseDer(der: Uint8Array): Parsed {
+  try {
+    return { ok: true, sig: decodeEcdsaDer(der) };
+  } catch (e) {
+    if (!(e instanceof SchemaPinError)) throw e;
+    return { ok: false, check: { valid: false, reason: "malformed", message: e.message } };
+  }
+}
+
+function parseBase64(signatureB64: string): Parsed {
+  if (typeof signatureB64 !== "string") {
+    return {
+      ok: false,
+      check: { valid: false, reason: "malformed", message: "signature is not a string" },
+    };
+  }
+  const bytes = scanBase64(signatureB64);
+  if (!(bytes instanceof Uint8Array)) {
+    return {
+      ok: false,
+      check: {
+        valid: false,
+        reason: "malformed",
+        message: `signature is not valid Base64: ${bytes.problem} at offset ${bytes.offset}`,
+      },
+    };
+  }
+  return parseDer(bytes);
+}
+
+function digestToScalar(digest: Uint8Array): bigint {
+  // For P-256 and SHA-256, bits2int takes all 256 bits; reduce mod n (SEC 1 §4.1.4 step 4–5).
+  return Fn.create(bytesToNumberBE(digest));
+}
+
+/**
+ * Verifies a DER signature over a 32-byte digest `e` (no further hashing). Malformed DER is a
+ * result (`reason: "malformed"`), not an exception.
+ *
+ * @throws {SchemaPinError} only on misuse: a digest that is not 32 bytes, or a `PublicKey`
+ *   whose `spki` is not a P-256 key (`KEY_INVALID`).
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair } from "./keys.ts";
+ * import { signDigest, verifyDigest } from "./ecdsa.ts";
+ * const sk = generateKeyPair();
+ * const e = new Uint8Array(32).fill(7);
+ * verifyDigest(sk.publicKey, e, signDigest(sk, e)).valid; // true
+ * ```
+ */
+export function verifyDigest(
+  pk: PublicKey,
+  digest: Uint8Array,
+  signatureDer: Uint8Array,
+): SignatureCheck {
+  assertDigest(digest);
+  const entry = entryFor(pk);
+  const parsed = parseDer(signatureDer);
+  if (!parsed.ok) return parsed.check;
+  if (verifyScalars(pointForVerification(entry), digestToScalar(digest), parsed.sig)) {
+    return { valid: true };
+  }
+  return {
+    valid: false,
+    reason: "mismatch",
+    message: "the signature does not match this digest and key",
+  };
+}
+
+/**
+ * Signs a schema's canonical bytes per §4.1: ECDSA P-256 over `SHA-256(SHA-256(canonical))`.
+ * Returns Base64 of the DER signature.
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair } from "./keys.ts";
+ * import { signSchema, verifySchemaSignature } from "./ecdsa.ts";
+ * const sk = generateKeyPair();
+ * const canonical = new TextEncoder().encode('{"name":"tool"}');
+ * verifySchemaSignature(sk.publicKey, canonical, signSchema(sk, canonical)); // { valid: true }
+ * ```
+ */
+export function signSchema(sk: PrivateKey, canonical: Uint8Array): string {
+  return encodeBase64(signDigest(sk, sha256(sha256(canonical))));
+}
+
+/**
+ * Verifies a §4.1 schema signature (Base64 DER over `SHA-256(SHA-256(canonical))`).
+ *
+ * When that fails but the signature verifies over the single hash `SHA-256(canonical)` — what
+ * the Go reference SDK signs — the result is `reason: "single-hash"`: still invalid, but the
+ * message says it is a signer bug rather than tampering.
+ *
+ * @throws {SchemaPinError} only on misuse (a `PublicKey` that is not P-256: `KEY_INVALID`).
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair } from "./keys.ts";
+ * import { signSchema, verifySchemaSignature } from "./ecdsa.ts";
+ * const sk = generateKeyPair();
+ * const sig = signSchema(sk, new TextEncoder().encode("{}"));
+ * verifySchemaSignature(sk.publicKey, new TextEncoder().encode('{"a":1}'), sig).valid; // false
+ * ```
+ */
+export function verifySchemaSignature(
+  pk: PublicKey,
+  canonical: Uint8Array,
+  signatureB64: string,
+): SignatureCheck {
+  const entry = entryFor(pk);
+  const parsed = parseBase64(signatureB64);
+  if (!parsed.ok) return parsed.check;
+  const single = sha256(canonical);
+  const point = pointForVerification(entry);
+  if (verifyScalars(point, digestToScalar(sha256(single)), parsed.sig)) return { valid: true };
+  if (verifyScalars(point, digestToScalar(single), parsed.sig)) {
+    return {
+      valid: false,
+      reason: "single-hash",
+      message: "the signature matches the single-hash construction ECDSA(SHA-256(canonical)): " +
+        "a signer bug (the Go reference SDK's), not tampering; §4.1 requires ECDSA over " +
+        "SHA-256(SHA-256(canonical)), so the schema must be re-signed with a conforming signer",
+    };
+  }
+  return {
+    valid: false,
+    reason: "mismatch",
+    message: "the signature does not match this schema and key " +
+      "(the schema changed after signing, or another key signed it)",
+  };
+}
+
+/**
+ * Signs a document's canonical bytes directly — skill signature documents (§4b.5) and trust
+ * bundles (§21.3): ECDSA P-256 over `SHA-256(canonical)`. Returns Base64 of the DER signature.
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair } from "./keys.ts";
+ * import { signDocument, verifyDocumentSignature } from "./ecdsa.ts";
+ * const sk = generateKeyPair();
+ * const canonical = new TextEncoder().encode('{"signature":""}');
+ * verifyDocumentSignature(sk.publicKey, canonical, signDocument(sk, canonical)); // { valid: true }
+ * ```
+ */
+export function signDocument(sk: PrivateKey, canonical: Uint8Array): string {
+  return encodeBase64(signDigest(sk, sha256(canonical)));
+}
+
+/**
+ * Verifies a document signature (Base64 DER over `SHA-256(canonical)`; §4b.5, §21.3).
+ *
+ * @throws {SchemaPinError} only on misuse (a `PublicKey` that is not P-256: `KEY_INVALID`).
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair } from "./keys.ts";
+ * import { verifyDocumentSignature } from "./ecdsa.ts";
+ * const sk = generateKeyPair();
+ * verifyDocumentSignature(sk.publicKey, new Uint8Array(), "bm90IERFUg==");
+ * // { valid: false, reason: "malformed", message: "signature: expected SEQUENCE …" }
+ * ```
+ */
+export function verifyDocumentSignature(
+  pk: PublicKey,
+  canonical: Uint8Array,
+  signatureB64: string,
+): SignatureCheck {
+  const entry = entryFor(pk);
+  const parsed = parseBase64(signatureB64);
+  if (!parsed.ok) return parsed.check;
+  if (verifyScalars(pointForVerification(entry), digestToScalar(sha256(canonical)), parsed.sig)) {
+    return { valid: true };
+  }
+  return {
+    valid: false,
+    reason: "mismatch",
+    message: "the signature does not match this document and key " +
+      "(the document changed after signing, or another key signed it)",
+  };
+}

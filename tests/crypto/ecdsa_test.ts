@@ -1,0 +1,266 @@
+import assert from "node:assert/strict";
+import { p256 } from "@noble/curves/nist.js";
+import { bytesToNumberBE, numberToBytesBE } from "@noble/curves/utils.js";
+import { SchemaPinError } from "../../lib/errors.ts";
+import { decodeBase64Strict, encodeBase64 } from "../../lib/crypto/base64.ts";
+import { decodeEcdsaDer, derInteger, derSequence, encodeEcdsaDer } from "../../lib/crypto/der.ts";
+import {
+  derToP1363,
+  p1363ToDer,
+  type SignatureCheck,
+  signDigest,
+  signDocument,
+  signSchema,
+  verifyDigest,
+  verifyDocumentSignature,
+  verifySchemaSignature,
+} from "../../lib/crypto/ecdsa.ts";
+import { sha256 } from "../../lib/crypto/hash.ts";
+import {
+  generateKeyPair,
+  parsePrivateKeyPem,
+  parsePublicKeyPem,
+  type PrivateKey,
+  privateKeyToPem,
+  type PublicKey,
+} from "../../lib/crypto/keys.ts";
+import { parsePem } from "../../lib/crypto/pem.ts";
+import { thrown } from "./openssl_keys.ts";
+
+const N = p256.Point.Fn.ORDER;
+const INTEROP = "/work/shared/interop/reference-js";
+const utf8 = (s: string) => new TextEncoder().encode(s);
+const sk = generateKeyPair();
+const other = generateKeyPair();
+const canonical = utf8(
+  '{"description":"Calculates the sum","name":"calculate_sum","parameters":{"a":"integer","b":"integer"}}',
+);
+
+function webcryptoKeys(key: PrivateKey): Promise<[CryptoKey, CryptoKey]> {
+  const alg = { name: "ECDSA", namedCurve: "P-256" };
+  return Promise.all([
+    crypto.subtle.importKey("pkcs8", parsePem(privateKeyToPem(key)).der, alg, false, ["sign"]),
+    crypto.subtle.importKey("spki", key.publicKey.spki, alg, false, ["verify"]),
+  ]);
+}
+const ECDSA_SHA256 = { name: "ECDSA", hash: "SHA-256" };
+
+function assertRejected(check: SignatureCheck, reason: string, pattern?: RegExp): void {
+  assert.equal(check.valid, false);
+  if (check.valid) return;
+  assert.equal(check.reason, reason, check.message);
+  if (pattern) assert.match(check.message, pattern);
+}
+
+/** The same signature with s replaced by n − s (the other valid s for the same r). */
+function flipS(signatureB64: string): string {
+  const { r, s } = decodeEcdsaDer(decodeBase64Strict(signatureB64, "signature"));
+  return encodeBase64(encodeEcdsaDer({ r, s: N - s }));
+}
+
+// ---------------------------------------------------------------- valid signatures
+
+Deno.test("schema signatures round-trip and are deterministic (RFC 6979)", () => {
+  const sig = signSchema(sk, canonical);
+  assert.deepEqual(verifySchemaSignature(sk.publicKey, canonical, sig), { valid: true });
+  assert.equal(signSchema(sk, canonical), sig);
+  // §4.1: the ECDSA digest is SHA-256(SHA-256(canonical))
+  const der = decodeBase64Strict(sig, "signature");
+  assert.deepEqual(verifyDigest(sk.publicKey, sha256(sha256(canonical)), der), { valid: true });
+});
+
+Deno.test("document signatures round-trip over SHA-256(canonical)", () => {
+  const sig = signDocument(sk, canonical);
+  assert.deepEqual(verifyDocumentSignature(sk.publicKey, canonical, sig), { valid: true });
+  const der = decodeBase64Strict(sig, "signature");
+  assert.deepEqual(verifyDigest(sk.publicKey, sha256(canonical), der), { valid: true });
+});
+
+Deno.test("interop: every reference signature with expect 'valid' verifies over SHA-256(canonical)", async () => {
+  const fixture = JSON.parse(Deno.readTextFileSync(`${INTEROP}/schema_signatures.json`));
+  const pk = parsePublicKeyPem(Deno.readTextFileSync(`${INTEROP}/signer_public.pem`));
+  const webKey = await crypto.subtle.importKey(
+    "spki",
+    pk.spki,
+    { name: "ECDSA", namedCurve: "P-256" },
+    false,
+    ["verify"],
+  );
+  const valid = fixture.signatures.filter((s: { expect: string }) => s.expect === "valid");
+  assert.ok(valid.length >= 3);
+  for (const entry of valid) {
+    const bytes = utf8(entry.canonical);
+    assert.deepEqual(verifySchemaSignature(pk, bytes, entry.signature), { valid: true });
+    // Independent check: WebCrypto hashes the message once more, so message = SHA-256(canonical).
+    const raw = derToP1363(decodeBase64Strict(entry.signature, "signature"));
+    assert.equal(await crypto.subtle.verify(ECDSA_SHA256, webKey, raw, sha256(bytes)), true);
+    // …and it is not a document (single-hash) signature.
+    assertRejected(verifyDocumentSignature(pk, bytes, entry.signature), "mismatch");
+  }
+});
+
+Deno.test("WebCrypto signatures (r‖s, converted to DER) verify; WebCrypto verifies ours", async () => {
+  const [signKey, verifyKey] = await webcryptoKeys(sk);
+  // schema: WebCrypto hashes its input, so give it SHA-256(canonical)
+  const rawSchema = new Uint8Array(
+    await crypto.subtle.sign(ECDSA_SHA256, signKey, sha256(canonical)),
+  );
+  const schemaSig = encodeBase64(p1363ToDer(rawSchema));
+  assert.deepEqual(verifySchemaSignature(sk.publicKey, canonical, schemaSig), { valid: true });
+  // document: WebCrypto signs the canonical bytes
+  const rawDoc = new Uint8Array(await crypto.subtle.sign(ECDSA_SHA256, signKey, canonical));
+  assert.deepEqual(
+    verifyDocumentSignature(sk.publicKey, canonical, encodeBase64(p1363ToDer(rawDoc))),
+    { valid: true },
+  );
+  // ours, checked by WebCrypto
+  const ours = derToP1363(decodeBase64Strict(signSchema(sk, canonical), "signature"));
+  assert.equal(await crypto.subtle.verify(ECDSA_SHA256, verifyKey, ours, sha256(canonical)), true);
+  const ourDoc = derToP1363(decodeBase64Strict(signDocument(sk, canonical), "signature"));
+  assert.equal(await crypto.subtle.verify(ECDSA_SHA256, verifyKey, ourDoc, canonical), true);
+  assert.equal(await crypto.subtle.verify(ECDSA_SHA256, verifyKey, ourDoc, utf8("x")), false);
+});
+
+Deno.test("high-S signatures (s' = n − s) verify, for schemas and documents", async () => {
+  const high = flipS(signSchema(sk, canonical));
+  const { s } = decodeEcdsaDer(decodeBase64Strict(high, "signature"));
+  assert.ok(s > N / 2n, "the flipped signature is high-S");
+  assert.deepEqual(verifySchemaSignature(sk.publicKey, canonical, high), { valid: true });
+  const highDoc = flipS(signDocument(sk, canonical));
+  assert.deepEqual(verifyDocumentSignature(sk.publicKey, canonical, highDoc), { valid: true });
+  // WebCrypto agrees that high-S is valid
+  const [, verifyKey] = await webcryptoKeys(sk);
+  const raw = derToP1363(decodeBase64Strict(high, "signature"));
+  assert.equal(await crypto.subtle.verify(ECDSA_SHA256, verifyKey, raw, sha256(canonical)), true);
+});
+
+Deno.test("derToP1363 and p1363ToDer are inverse", () => {
+  const der = decodeBase64Strict(signSchema(sk, canonical), "signature");
+  const raw = derToP1363(der);
+  assert.equal(raw.length, 64);
+  assert.deepEqual(p1363ToDer(raw), der);
+  // small r and s: DER integers are minimal, P1363 is left-padded
+  const small = p1363ToDer(derToP1363(encodeEcdsaDer({ r: 1n, s: 0x80n })));
+  assert.deepEqual(small, new Uint8Array([0x30, 7, 2, 1, 1, 2, 2, 0, 0x80]));
+});
+
+// ---------------------------------------------------------------- invalid signatures
+
+Deno.test("a single-hash schema signature (Go reference SDK bug) is rejected as 'single-hash'", () => {
+  const goStyle = encodeBase64(signDigest(sk, sha256(canonical)));
+  assertRejected(
+    verifySchemaSignature(sk.publicKey, canonical, goStyle),
+    "single-hash",
+    /single-hash construction.*not tampering/,
+  );
+  // the same with the reference signer key
+  const ref = parsePrivateKeyPem(Deno.readTextFileSync(`${INTEROP}/signer_private.pem`));
+  const refSig = signDocument(ref, canonical); // = ECDSA over SHA-256(canonical)
+  assertRejected(verifySchemaSignature(ref.publicKey, canonical, refSig), "single-hash");
+  // tampered bytes under a single-hash signature are a plain mismatch
+  assertRejected(verifySchemaSignature(sk.publicKey, utf8("{}"), goStyle), "mismatch");
+});
+
+Deno.test("tampered canonical bytes or another key give 'mismatch'", () => {
+  const sig = signSchema(sk, canonical);
+  const tampered = canonical.slice();
+  tampered[10] ^= 1;
+  assertRejected(verifySchemaSignature(sk.publicKey, tampered, sig), "mismatch", /does not match/);
+  assertRejected(verifySchemaSignature(other.publicKey, canonical, sig), "mismatch");
+  const doc = signDocument(sk, canonical);
+  assertRejected(verifyDocumentSignature(sk.publicKey, tampered, doc), "mismatch");
+  assertRejected(verifyDocumentSignature(other.publicKey, canonical, doc), "mismatch");
+  // a schema signature is not a document signature
+  assertRejected(verifyDocumentSignature(sk.publicKey, canonical, sig), "mismatch");
+});
+
+Deno.test("malformed Base64 gives 'malformed' with the offset, never an exception", () => {
+  const sig = signSchema(sk, canonical);
+  const cases: [string, RegExp][] = [
+    ["", /expected SEQUENCE|missing/],
+    ["!!!!", /not valid Base64: "!" at offset 0/],
+    [sig.slice(0, 10) + " " + sig.slice(10), /a space at offset 10/],
+    [sig + "\n", /line break/],
+    [sig.replace(/=+$/, ""), /padding/],
+    [sig.replaceAll("+", "-").replaceAll("/", "_"), /URL-safe|padding|Base64/],
+    ["MEU=" + sig, /padding "=" before the end|after padding/],
+  ];
+  for (const [text, pattern] of cases) {
+    for (const verify of [verifySchemaSignature, verifyDocumentSignature]) {
+      assertRejected(verify(sk.publicKey, canonical, text), "malformed", pattern);
+    }
+  }
+  // non-canonical trailing bits: "MA==" is 0x30, "MB==" decodes to the same byte
+  assertRejected(
+    verifySchemaSignature(sk.publicKey, canonical, "MB=="),
+    "malformed",
+    /trailing bits/,
+  );
+});
+
+Deno.test("malformed DER gives 'malformed': non-minimal, trailing bytes, r = 0, s ≥ n, …", () => {
+  const der = decodeBase64Strict(signSchema(sk, canonical), "signature");
+  const { r, s } = decodeEcdsaDer(der);
+  const int = (v: bigint) => derInteger(v);
+  const rawInt = (bytes: number[]) => new Uint8Array([2, bytes.length, ...bytes]);
+  const rBytes = [...numberToBytesBE(r, 32)];
+  const cases: [Uint8Array, RegExp][] = [
+    [new Uint8Array([...der, 0]), /trailing bytes/],
+    [new Uint8Array([0x30, 0x81, ...der.subarray(1)]), /non-minimal length/],
+    // a redundant leading zero byte in r
+    [derSequence(rawInt([0, 0, ...rBytes]), int(s)), /non-minimal INTEGER r/],
+    [derSequence(int(r), rawInt([0, 0x01])), /non-minimal INTEGER s/],
+    [derSequence(int(0n), int(s)), /r is zero/],
+    [derSequence(int(r), int(0n)), /s is zero/],
+    [derSequence(int(r), int(N)), /s is not less than/],
+    [derSequence(int(r), int(N + 5n)), /s is not less than/],
+    [derSequence(int(N), int(s)), /r is not less than/],
+    [derSequence(rawInt([0xff]), int(s)), /negative INTEGER r/],
+    [derSequence(int(r)), /truncated|missing/],
+    [derSequence(int(r), int(s), int(1n)), /trailing bytes after s/],
+    [new Uint8Array([0x30, 0x80, ...der.subarray(2), 0, 0]), /indefinite length/],
+    [der.subarray(0, der.length - 1), /truncated DER/],
+    [derToP1363(der), /expected SEQUENCE|SEQUENCE/], // raw r‖s is not DER
+  ];
+  for (const [bytes, pattern] of cases) {
+    const text = encodeBase64(bytes);
+    assertRejected(verifySchemaSignature(sk.publicKey, canonical, text), "malformed", pattern);
+    assertRejected(verifyDocumentSignature(sk.publicKey, canonical, text), "malformed", pattern);
+    assertRejected(verifyDigest(sk.publicKey, sha256(canonical), bytes), "malformed", pattern);
+  }
+});
+
+Deno.test("u1·G + u2·P at infinity is a mismatch, not a crash", () => {
+  // With P = d·G, choosing e ≡ −r·d makes R = (e + r·d)/s · G the point at infinity.
+  const d = bytesToNumberBE(sk.scalar);
+  const r = 12345n;
+  const e = (N - (r * d) % N) % N;
+  const der = encodeEcdsaDer({ r, s: 777n });
+  assertRejected(verifyDigest(sk.publicKey, numberToBytesBE(e, 32), der), "mismatch");
+});
+
+Deno.test("misuse throws: bad digest length, bad private scalar, a PublicKey that is not P-256", () => {
+  const e1 = thrown(() => signDigest(sk, new Uint8Array(31)));
+  assert.ok(e1 instanceof SchemaPinError && e1.code === "INPUT_INVALID");
+  const e2 = thrown(() => verifyDigest(sk.publicKey, new Uint8Array(33), new Uint8Array()));
+  assert.ok(e2 instanceof SchemaPinError && e2.code === "INPUT_INVALID");
+  const bad: PrivateKey = { scalar: numberToBytesBE(N, 32), publicKey: sk.publicKey };
+  const e3 = thrown(() => signSchema(bad, canonical));
+  assert.ok(e3 instanceof SchemaPinError && e3.code === "KEY_INVALID");
+  const notP256: PublicKey = { ...sk.publicKey, spki: new Uint8Array([0x30, 0]) };
+  const e4 = thrown(() => verifySchemaSignature(notP256, canonical, signSchema(sk, canonical)));
+  assert.ok(e4 instanceof SchemaPinError && e4.code === "KEY_INVALID");
+});
+
+Deno.test("p1363ToDer refuses wrong lengths and out-of-range scalars", () => {
+  for (const len of [0, 63, 65]) {
+    const e = thrown(() => p1363ToDer(new Uint8Array(len)));
+    assert.ok(e instanceof SchemaPinError && e.code === "INPUT_INVALID");
+    assert.match(e.message, /64 bytes/);
+  }
+  const zero = thrown(() => p1363ToDer(new Uint8Array(64)));
+  assert.match(zero.message, /r is zero/);
+  const big = new Uint8Array(64).fill(0xff);
+  assert.match(thrown(() => p1363ToDer(big)).message, /not less than/);
+  assert.match(thrown(() => derToP1363(new Uint8Array([1, 2]))).message, /SEQUENCE/);
+});
