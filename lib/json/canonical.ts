@@ -34,6 +34,7 @@ class CanonicalError extends Error {
 // surrogate must be rejected; a paired one changes code-point vs UTF-16 name order).
 // deno-lint-ignore no-control-regex
 const NEEDS_CARE = /["\\\u0000-\u001f\ud800-\udfff]/;
+const SURROGATE = /[\ud800-\udfff]/;
 // deno-lint-ignore no-control-regex
 const TO_ESCAPE = /["\\\u0000-\u001f]/g;
 const SHORT_ESCAPES: Record<string, string> = {
@@ -212,15 +213,26 @@ export function makeCanonicalizer(rules: CanonicalRules): (value: unknown) => st
     // Symbol-keyed properties are not JSON members; like JSON.stringify, they are not read.
     const keys = Object.keys(o);
     const record = o as Record<string, unknown>;
-    // Default sort compares UTF-16 code units: code-point order too, unless a name holds a
-    // surrogate pair, which only a name that needs care can — then sort again by code point.
+    // UTF-16 code-unit order is also code-point order unless a name holds a surrogate pair;
+    // such a name needs care (quotedName → null), and then the object is sorted again by
+    // code point and written from the start. Rare, so the common path pays nothing for it.
     sortUtf16(keys);
-    if (codePointOrder && keys.some((k) => quotedName(k) === null)) keys.sort(compareCodePoints);
+    let resorted = !codePointOrder;
     let out = "{";
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
       names[depth] = k;
-      const name = quotedName(k) ?? string(k, depth + 1) + ":";
+      let name = quotedName(k);
+      if (name === null) {
+        if (!resorted && SURROGATE.test(k)) {
+          keys.sort(compareCodePoints);
+          resorted = true;
+          out = "{";
+          i = -1;
+          continue;
+        }
+        name = string(k, depth + 1) + ":";
+      }
       out += (i === 0 ? "" : ",") + name + value(record[k], depth + 1);
     }
     return out + "}";

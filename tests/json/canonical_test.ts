@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { canonicalizeSchemapinV1, canonicalizeSchemapinV1Bytes } from "../../lib/json/canonical_schemapin.ts";
+import {
+  canonicalizeSchemapinV1,
+  canonicalizeSchemapinV1Bytes,
+} from "../../lib/json/canonical_schemapin.ts";
 import { canonicalizeJcs } from "../../lib/json/canonical_jcs.ts";
 import { parseJson, parseJsonText } from "../../lib/json/parse.ts";
 import { isSchemaPinError } from "../../lib/errors.ts";
@@ -101,7 +104,10 @@ Deno.test("bytes form is the UTF-8 of the text form", () => {
 });
 
 Deno.test("reference interop: canonical strings match for valid entries, astral entry differs", async () => {
-  const path = new URL("../../../shared/interop/reference-js/schema_signatures.json", import.meta.url);
+  const path = new URL(
+    "../../../shared/interop/reference-js/schema_signatures.json",
+    import.meta.url,
+  );
   const doc = parseJson(await Deno.readFile(path)) as {
     signatures: { expect: string; schema: unknown; canonical: string }[];
   };
@@ -119,4 +125,16 @@ Deno.test("reference interop: canonical strings match for valid entries, astral 
     }
   }
   assert.ok(valid >= 3 && differs >= 1 && rejected >= 1);
+});
+
+Deno.test("an object with both plain and astral names is re-sorted by code point", () => {
+  const o = { b: 1, "\u{1F600}": 2, "\uffff": 3, a: { "\u{10000}": 1, "\ue000": 2 } };
+  assert.equal(
+    canonicalizeSchemapinV1(o),
+    '{"a":{"\ue000":2,"\u{10000}":1},"b":1,"\uffff":3,"\u{1F600}":2}',
+  );
+  assert.equal(
+    canonicalizeJcs(o),
+    '{"a":{"\u{10000}":1,"\ue000":2},"b":1,"\u{1F600}":2,"\uffff":3}',
+  );
 });

@@ -39,7 +39,10 @@ Deno.test("errors name the byte offset, line and column", () => {
   assert.equal(e.details.line, 3);
   assert.equal(e.details.column, 3);
   assert.equal(e.details.source, "tool.json");
-  assert.match(e.message, /^tool\.json: duplicate name "a" in object at byte 14 \(line 3, column 3\)$/);
+  assert.match(
+    e.message,
+    /^tool\.json: duplicate name "a" in object at byte 14 \(line 3, column 3\)$/,
+  );
 });
 
 Deno.test("columns count characters, not bytes", () => {
