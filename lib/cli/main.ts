@@ -57,7 +57,8 @@ export async function runCli(args: string[], io: CliIO): Promise<number> {
       await io.stderr(`error: unknown command "${first}" (see schemapin --help)\n`);
       return EXIT_USAGE;
     }
-    if (rest.includes("--help") || rest.includes("-h")) {
+    const own = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
+    if (own.includes("--help") || own.includes("-h")) {
       await io.stdout(command.help.endsWith("\n") ? command.help : command.help + "\n");
       return EXIT_OK;
     }

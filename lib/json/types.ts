@@ -27,5 +27,6 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObj
  * ```
  */
 export interface JsonObject {
+  /** A member: its name and value. */
   [key: string]: JsonValue;
 }

@@ -178,3 +178,10 @@ Deno.test("the real CLI runs with exactly the schemapin task's permission flags"
     assert.doesNotMatch(bad.stderr, /\n\s+at /);
   });
 });
+
+Deno.test("--help after -- belongs to the wrapped command, not to schemapin", async () => {
+  const r = await runInProcess(["canonicalize", "--", "--help"]);
+  assert.equal(r.code, 2);
+  assert.doesNotMatch(r.stdout, /Usage:/);
+  assert.match(r.stderr, /cannot read --help/);
+});

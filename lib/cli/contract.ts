@@ -1,0 +1,110 @@
+/**
+ * `schemapin contract init|verify|digest` — contractpin.lock, the pinned contracts of MCP
+ * tools (contractpin spec). Exit codes are the spec's §6: 0 match, 1 drift or an unreachable
+ * server, 2 could not run.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import {
+  type CliIO,
+  type Command,
+  describeError,
+  EXIT_OK,
+  EXIT_USAGE,
+  UsageError,
+} from "./command.ts";
+import { runContractDigest } from "./contract_digest.ts";
+import { runContractInit } from "./contract_init.ts";
+import { LIMITS_HELP } from "./contract_shared.ts";
+import { runContractVerify } from "./contract_verify.ts";
+
+const HELP =
+  `schemapin contract — pin the contracts (description, schemas, annotations) of MCP tools
+
+Usage:
+  schemapin contract init [--lock FILE] [--force] [--config FILE]
+      [--server NAME [--env NAME[=VALUE]]… [--cwd DIR] -- CMD ARGS…]
+      [--http NAME=URL [--header 'Name: value']…]… [--file NAME=PATH]…
+      [--snapshot FILE | --no-snapshot] [--json] [limits]
+  schemapin contract verify [--lock FILE] [--server NAME]… [--allow-new]
+      [--json | --format human|json|sarif|github] [--header 'Name: value']…
+      [--config FILE] [--snapshot FILE] [--no-diff] [limits]
+  schemapin contract digest FILE [--json] [--tool | --raw] [--canonical]
+
+init     enumerates every server (tools/list, all pages) and writes the lock (default
+         contractpin.lock) and a readable snapshot next to it (contractpin.snapshot.json).
+         With an existing lock, --force re-pins its servers plus any given. Nothing is
+         written when a server fails.
+verify   compares live servers with the lock: drifted (with the changed fields), added,
+         removed tools. Added tools fail unless --allow-new. An unreachable server fails.
+         With --config, servers are run as the client config defines them and a changed
+         command or URL is reported.
+digest   prints tool and server digests of a saved tools/list result ({"tools":[…]}, a
+         JSON-RPC response, or an array of pages); --tool digests one tool definition,
+         --raw any JSON value, --canonical prints the canonical bytes instead.
+
+Secrets: \${VAR} in a command, env value, URL or header is expanded from the environment at
+run time and the lock keeps the reference. --header values are never written; env values
+that look secret are stored as \${NAME}; credentials are stripped from URLs.
+A --header before the first --http applies to every HTTP server.
+
+Limits:
+${LIMITS_HELP}
+
+Exit codes: 0 every server matches; 1 drift, added/removed tool, or a server could not be
+reached (init: a server could not be pinned); 2 bad arguments, missing or corrupt lock,
+unknown lock version.
+
+Examples:
+  schemapin contract init --server everything -- npx -y @modelcontextprotocol/server-everything
+  schemapin contract init --force --http search=https://mcp.example.com/mcp \\
+      --header 'Authorization: Bearer \${SEARCH_TOKEN}'
+  schemapin contract verify
+  schemapin contract verify --format sarif > contractpin.sarif
+  schemapin contract digest tools.json
+`;
+
+const SUBCOMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
+  init: runContractInit,
+  verify: runContractVerify,
+  digest: runContractDigest,
+};
+
+/**
+ * The `contract` command group.
+ *
+ * @example
+ * ```ts ignore
+ * await contractCommand.run(["verify", "--lock", "contractpin.lock"], io);
+ * ```
+ */
+export const contractCommand: Command = {
+  name: "contract",
+  summary: "pin MCP tool contracts in contractpin.lock and verify live servers against it",
+  help: HELP,
+  async run(args: string[], io: CliIO): Promise<number> {
+    const [sub, ...rest] = args;
+    if (sub === undefined) {
+      await io.stdout(HELP);
+      return EXIT_USAGE;
+    }
+    if (sub === "help") {
+      await io.stdout(HELP);
+      return EXIT_OK;
+    }
+    const run = SUBCOMMANDS[sub];
+    if (!run) throw new UsageError(`contract: unknown subcommand "${sub}" (init, verify, digest)`);
+    try {
+      return await run(rest, io);
+    } catch (e) {
+      // Every error a subcommand throws is about its input (arguments, lock, config, dump):
+      // §6 exit 2. Server failures are results, reported by the subcommands themselves.
+      if (e instanceof SchemaPinError) {
+        await io.stderr(describeError(e).message + "\n");
+        return EXIT_USAGE;
+      }
+      throw e;
+    }
+  },
+};

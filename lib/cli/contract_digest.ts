@@ -1,0 +1,98 @@
+/**
+ * `schemapin contract digest FILE`: tool and server digests of a saved `tools/list` result
+ * (or, with `--tool`, of one tool definition; with `--raw`, of any JSON value).
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { canonicalizeJcs } from "../json/canonical_jcs.ts";
+import { parseJson } from "../json/parse.ts";
+import { projectContract } from "../contractpin/contract.ts";
+import { digestJson, digestToolList } from "../contractpin/digest.ts";
+import { ServerFailure } from "../contractpin/mcp/errors.ts";
+import { listingFromDump } from "../contractpin/mcp/file.ts";
+import { type CliIO, EXIT_OK, jsonOutput, UsageError } from "./command.ts";
+import { readInput } from "./io.ts";
+import { parseWithTokens } from "./contract_shared.ts";
+
+const CMD = "contract digest";
+
+const OPTIONS = {
+  json: { type: "boolean" },
+  tool: { type: "boolean" },
+  raw: { type: "boolean" },
+  canonical: { type: "boolean" },
+} as const;
+
+/** Runs `schemapin contract digest`. */
+export async function runContractDigest(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseWithTokens(CMD, args, OPTIONS);
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      `${CMD}: expected FILE (or - for stdin), got ${positionals.length} arguments`,
+    );
+  }
+  if (values.tool && values.raw) {
+    throw new UsageError(`${CMD}: --tool and --raw exclude each other`);
+  }
+  if (values.canonical && !values.tool && !values.raw) {
+    throw new UsageError(`${CMD}: --canonical needs --tool or --raw`);
+  }
+  if (values.canonical && values.json) {
+    throw new UsageError(`${CMD}: --canonical prints bytes; it does not combine with --json`);
+  }
+  const [file] = positionals;
+  const source = file === "-" ? "stdin" : file;
+  const value = parseJson(await readInput(file, io), source);
+
+  if (values.tool || values.raw) {
+    const subject = values.tool ? projectContract(value, source) : value;
+    if (values.canonical) {
+      await io.stdout(canonicalizeJcs(subject));
+      return EXIT_OK;
+    }
+    const digest = digestJson(subject);
+    await io.stdout(
+      values.json
+        ? jsonOutput({
+          format: "schemapin.contract.digest/1",
+          file: source,
+          kind: values.tool ? "tool" : "raw",
+          digest,
+        })
+        : digest + "\n",
+    );
+    return EXIT_OK;
+  }
+
+  let tools;
+  try {
+    const listing = await listingFromDump(value, source);
+    for (const n of listing.notices) await io.stderr(`warning: ${n}\n`);
+    tools = listing.tools;
+  } catch (e) {
+    if (e instanceof ServerFailure) {
+      throw new SchemaPinError("INPUT_INVALID", e.message, { source });
+    }
+    throw e;
+  }
+  const list = digestToolList(tools, source);
+  if (values.json) {
+    const out: Record<string, { digest: string; fields: Record<string, string> }> = {};
+    for (const t of list.tools.values()) out[t.name] = { digest: t.digest, fields: t.fields };
+    await io.stdout(jsonOutput({
+      format: "schemapin.contract.digest/1",
+      file: source,
+      kind: "tools/list",
+      tool_count: list.tools.size,
+      digest: list.digest,
+      tools: out,
+    }));
+  } else {
+    let text = "";
+    for (const t of list.tools.values()) text += `tool    ${t.digest}  ${t.name}\n`;
+    text += `server  ${list.digest}  ${list.tools.size} tools\n`;
+    await io.stdout(text);
+  }
+  return EXIT_OK;
+}

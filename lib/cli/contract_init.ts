@@ -1,0 +1,257 @@
+/**
+ * `schemapin contract init`: enumerate servers, write `contractpin.lock` (and the snapshot)
+ * atomically — nothing is written when any server fails.
+ *
+ * @module
+ */
+import { dirname, resolve } from "node:path";
+import { SchemaPinError } from "../errors.ts";
+import type { ServerTarget } from "../contractpin/live.ts";
+import {
+  buildLock,
+  type ContractLock,
+  DEFAULT_LOCK_FILE,
+  identityOf,
+  type LockServer,
+  serializeLock,
+} from "../contractpin/lock.ts";
+import { pinServers } from "../contractpin/run.ts";
+import { type HeaderTemplate, parseHeader } from "../contractpin/secrets.ts";
+import { defaultSnapshotPath, serializeSnapshot } from "../contractpin/snapshot.ts";
+import { type CliIO, EXIT_FAILED, EXIT_OK, jsonOutput, UsageError } from "./command.ts";
+import { exists, writeFileAtomic } from "./io.ts";
+import {
+  LIMIT_OPTIONS,
+  limitsFrom,
+  lockRelative,
+  parseWithTokens,
+  printWarnings,
+  readConfig,
+  readLock,
+} from "./contract_shared.ts";
+
+const CMD = "contract init";
+
+const OPTIONS = {
+  lock: { type: "string" },
+  force: { type: "boolean" },
+  server: { type: "string" },
+  env: { type: "string", multiple: true },
+  cwd: { type: "string" },
+  http: { type: "string", multiple: true },
+  header: { type: "string", multiple: true },
+  file: { type: "string", multiple: true },
+  config: { type: "string" },
+  snapshot: { type: "string" },
+  "no-snapshot": { type: "boolean" },
+  json: { type: "boolean" },
+  ...LIMIT_OPTIONS,
+} as const;
+
+function splitNameValue(flag: string, text: string): [string, string] {
+  const eq = text.indexOf("=");
+  if (eq <= 0 || eq === text.length - 1) {
+    throw new UsageError(`${CMD}: --${flag} expects NAME=${flag === "http" ? "URL" : "PATH"}`);
+  }
+  return [text.slice(0, eq), text.slice(eq + 1)];
+}
+
+function checkName(name: string): void {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._@-]*$/.test(name)) {
+    throw new UsageError(
+      `${CMD}: server name ${JSON.stringify(name)} must start with a letter or digit and use ` +
+        `only letters, digits, ".", "_", "@" and "-"`,
+    );
+  }
+}
+
+/** Runs `schemapin contract init`. */
+export async function runContractInit(args: string[], io: CliIO): Promise<number> {
+  const dash = args.indexOf("--");
+  const optionArgs = dash < 0 ? args : args.slice(0, dash);
+  const command = dash < 0 ? undefined : args.slice(dash + 1);
+  const { values, positionals, tokens } = parseWithTokens(CMD, optionArgs, OPTIONS);
+  if (positionals.length) {
+    throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
+  }
+  const limits = limitsFrom(CMD, values);
+  const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
+  const baseDir = dirname(resolve(lockPath));
+
+  // Servers given on the command line, in order; a --header belongs to the --http before it,
+  // or to every HTTP server when it comes before the first --http.
+  const cli: ServerTarget[] = [];
+  const globalHeaders: HeaderTemplate[] = [];
+  const perServer = new Map<string, HeaderTemplate[]>();
+  let lastHttp: string | undefined;
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    if (token.name === "http") {
+      const [name, url] = splitNameValue("http", token.value!);
+      checkName(name);
+      cli.push({ name, identity: { transport: "http", url } });
+      perServer.set(name, []);
+      lastHttp = name;
+    } else if (token.name === "file") {
+      const [name, path] = splitNameValue("file", token.value!);
+      checkName(name);
+      cli.push({ name, identity: { transport: "file", path: lockRelative(path, lockPath) } });
+    } else if (token.name === "header") {
+      const header = parseHeader(token.value!);
+      if (lastHttp === undefined) globalHeaders.push(header);
+      else perServer.get(lastHttp)!.push(header);
+    }
+  }
+  if (values.server !== undefined) {
+    checkName(values.server);
+    if (!command || command.length === 0 || command[0] === "") {
+      throw new UsageError(`${CMD}: --server ${values.server} needs the command after --`);
+    }
+    const env: Record<string, string> = {};
+    for (const e of values.env ?? []) {
+      const eq = e.indexOf("=");
+      const name = eq < 0 ? e : e.slice(0, eq);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+        throw new UsageError(
+          `${CMD}: --env expects NAME=VALUE or NAME (got ${JSON.stringify(name)})`,
+        );
+      }
+      // --env NAME passes the variable through: the lock stores the reference ${NAME}.
+      env[name] = eq < 0 ? `\${${name}}` : e.slice(eq + 1);
+    }
+    const identity: ServerTarget["identity"] = { transport: "stdio", command };
+    if (Object.keys(env).length) identity.env = env;
+    if (values.cwd !== undefined) identity.cwd = lockRelative(values.cwd, lockPath);
+    cli.push({ name: values.server, identity });
+  } else if (command !== undefined) {
+    throw new UsageError(`${CMD}: a command after -- needs --server NAME`);
+  } else if (values.env?.length || values.cwd !== undefined) {
+    throw new UsageError(`${CMD}: --env and --cwd apply to --server NAME -- CMD`);
+  }
+
+  // The existing lock: refuse to replace it without --force; with --force its servers are
+  // pinned again (that is how a legitimate change is acknowledged).
+  const targets = new Map<string, ServerTarget>();
+  if (await exists(lockPath)) {
+    if (!values.force) {
+      throw new SchemaPinError(
+        "IO_FAILED",
+        `${lockPath} already exists; use --force to re-pin its servers (and any you add)`,
+        { path: lockPath },
+      );
+    }
+    let old: ContractLock | undefined;
+    try {
+      old = await readLock(lockPath, io);
+    } catch (e) {
+      if (cli.length === 0 && values.config === undefined) throw e;
+      await io.stderr(
+        `warning: existing ${lockPath} is not carried over: ${(e as Error).message}\n`,
+      );
+    }
+    for (const [name, server] of Object.entries(old?.servers ?? {})) {
+      targets.set(name, { name, identity: identityOf(server as LockServer) });
+    }
+  }
+  const explicit = new Set<string>();
+  const add = (t: ServerTarget, from: string) => {
+    if (explicit.has(t.name)) {
+      throw new UsageError(`${CMD}: server ${t.name} is defined twice (${from})`);
+    }
+    explicit.add(t.name);
+    targets.set(t.name, t);
+  };
+  if (values.config !== undefined) {
+    for (const t of (await readConfig(values.config, io)).values()) {
+      const identity = t.identity.transport === "stdio" && t.identity.cwd !== undefined
+        ? { ...t.identity, cwd: lockRelative(t.identity.cwd, lockPath) }
+        : t.identity;
+      add({ ...t, identity }, `--config ${values.config}`);
+    }
+  }
+  for (const t of cli) add(t, "command line");
+  if (targets.size === 0) {
+    throw new UsageError(
+      `${CMD}: no servers to pin: give --server NAME -- CMD, --http NAME=URL, --file NAME=PATH ` +
+        `or --config FILE`,
+    );
+  }
+  const list = [...targets.values()].map((t) => {
+    const headers = [
+      ...(t.headers ?? []),
+      ...(t.identity.transport === "http" ? globalHeaders : []),
+      ...(perServer.get(t.name) ?? []),
+    ];
+    return { ...t, headers, baseDir };
+  });
+  if (globalHeaders.length && !list.some((t) => t.identity.transport === "http")) {
+    throw new UsageError(`${CMD}: --header given but there is no HTTP server`);
+  }
+
+  const outcomes = await pinServers(list, limits);
+  const servers: Record<string, LockServer> = {};
+  const snapshotServers: Record<string, { tools: Record<string, unknown> }> = {};
+  let failed = 0;
+  for (const o of outcomes) {
+    await printWarnings(io, o.name, o.warnings);
+    if (!o.ok) {
+      failed++;
+      await io.stderr(`error: ${o.failure.message}\n`);
+      if (o.failure.stderr) {
+        const tail = o.failure.stderr.trimEnd().split("\n").slice(-15);
+        await io.stderr(tail.map((l) => `  | ${l}\n`).join(""));
+      }
+      continue;
+    }
+    for (const n of o.notices) await io.stderr(`note: server ${o.name}: ${n.message}\n`);
+    servers[o.name] = o.entry;
+    snapshotServers[o.name] = o.snapshot;
+  }
+  if (failed > 0) {
+    await io.stderr(
+      `error: ${failed} of ${outcomes.length} servers could not be pinned; ${lockPath} was not ` +
+        `written\n`,
+    );
+    return EXIT_FAILED;
+  }
+
+  const lock = buildLock(servers);
+  const snapshotPath = values["no-snapshot"]
+    ? undefined
+    : values.snapshot ?? defaultSnapshotPath(lockPath);
+  // The snapshot first: verify trusts a snapshot entry only where it matches the lock, so a
+  // failure between the two writes can never make a diff lie.
+  if (snapshotPath !== undefined) {
+    await writeFileAtomic(snapshotPath, serializeSnapshot({ servers: snapshotServers as never }), {
+      overwrite: true,
+    });
+  }
+  await writeFileAtomic(lockPath, serializeLock(lock), { overwrite: true });
+
+  if (values.json) {
+    await io.stdout(jsonOutput({
+      format: "schemapin.contract.init/1",
+      lock: lockPath,
+      snapshot: snapshotPath ?? null,
+      generated_at: lock.generated_at,
+      servers: outcomes.map((o) => ({
+        name: o.name,
+        transport: servers[o.name].transport,
+        tool_count: servers[o.name].tool_count,
+        digest: servers[o.name].digest,
+        warnings: o.warnings.map((w) => w.message),
+      })),
+    }));
+  } else {
+    for (const o of outcomes) {
+      const s = servers[o.name];
+      await io.stdout(
+        `pinned ${o.name} (${s.transport}): ${s.tool_count} tools  ${s.digest}\n`,
+      );
+    }
+    await io.stdout(
+      `wrote ${lockPath}` + (snapshotPath ? ` and ${snapshotPath}` : "") + "\n",
+    );
+  }
+  return EXIT_OK;
+}

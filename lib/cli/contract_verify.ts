@@ -1,0 +1,97 @@
+/**
+ * `schemapin contract verify`: compare live servers with `contractpin.lock` and exit per
+ * contractpin spec §6 — 0 every selected server matches, 1 drift or unreachable, 2 could not
+ * run.
+ *
+ * @module
+ */
+import { dirname, resolve } from "node:path";
+import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
+import { formatGithub, formatHuman, formatSarif } from "../contractpin/report.ts";
+import { verifyLock } from "../contractpin/run.ts";
+import { parseHeader } from "../contractpin/secrets.ts";
+import { defaultSnapshotPath } from "../contractpin/snapshot.ts";
+import { VERSION } from "../version.ts";
+import { type CliIO, jsonOutput, UsageError } from "./command.ts";
+import { readInput } from "./io.ts";
+import {
+  LIMIT_OPTIONS,
+  limitsFrom,
+  parseWithTokens,
+  readConfig,
+  readLock,
+  readSnapshot,
+} from "./contract_shared.ts";
+
+const CMD = "contract verify";
+
+const OPTIONS = {
+  lock: { type: "string" },
+  server: { type: "string", multiple: true },
+  "allow-new": { type: "boolean" },
+  json: { type: "boolean" },
+  format: { type: "string" },
+  header: { type: "string", multiple: true },
+  config: { type: "string" },
+  snapshot: { type: "string" },
+  "no-diff": { type: "boolean" },
+  ...LIMIT_OPTIONS,
+} as const;
+
+const FORMATS = ["human", "json", "sarif", "github"];
+
+/** Runs `schemapin contract verify`. */
+export async function runContractVerify(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseWithTokens(CMD, args, OPTIONS);
+  if (positionals.length) {
+    throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
+  }
+  let format = values.format ?? (values.json ? "json" : "human");
+  if (!FORMATS.includes(format)) {
+    throw new UsageError(`${CMD}: --format must be one of ${FORMATS.join(", ")} (got ${format})`);
+  }
+  if (values.json && values.format !== undefined && values.format !== "json") {
+    throw new UsageError(`${CMD}: --json and --format ${values.format} contradict each other`);
+  }
+  if (values.json) format = "json";
+  const limits = limitsFrom(CMD, values);
+  const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
+  const headers = (values.header ?? []).map(parseHeader);
+  const lock = await readLock(lockPath, io);
+  const lockText = new TextDecoder().decode(await readInput(lockPath, io));
+  const snapshotPath = values.snapshot ?? defaultSnapshotPath(lockPath);
+  const snapshot = values["no-diff"]
+    ? undefined
+    : await readSnapshot(snapshotPath, values.snapshot !== undefined, io);
+  const configured = values.config === undefined ? undefined : await readConfig(values.config, io);
+  if (Object.keys(lock.servers).length === 0) {
+    await io.stderr(`warning: ${lockPath} pins no servers; nothing was checked\n`);
+  }
+
+  const report = await verifyLock({
+    lock,
+    lockPath,
+    baseDir: dirname(resolve(lockPath)),
+    select: values.server,
+    allowNew: values["allow-new"] ?? false,
+    snapshot,
+    snapshotPath: snapshot ? snapshotPath : undefined,
+    headers,
+    configured,
+  }, limits);
+
+  switch (format) {
+    case "json":
+      await io.stdout(jsonOutput(report));
+      break;
+    case "sarif":
+      await io.stdout(formatSarif(report, lockText, VERSION));
+      break;
+    case "github":
+      await io.stdout(formatGithub(report, lockText));
+      break;
+    default:
+      await io.stdout(formatHuman(report, { diffs: !values["no-diff"] }));
+  }
+  return report.exit_code;
+}

@@ -1,0 +1,145 @@
+/**
+ * Contract digests (contractpin spec §4): the tool digest, the advisory field digests and the
+ * server digest, all `"sha256:" + lowercase hex(SHA-256(contractpin-canonical-json/1(…)))`.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { canonicalizeJcsBytes } from "../json/canonical_jcs.ts";
+import type { JsonObject, JsonValue } from "../json/types.ts";
+import { sha256, toHex } from "../crypto/hash.ts";
+import { projectContract } from "./contract.ts";
+
+/** A digest as written in a lock: `sha256:` and 64 lowercase hex digits (71 characters). */
+export const DIGEST_PATTERN: RegExp = /^sha256:[0-9a-f]{64}$/;
+
+/**
+ * `"sha256:" + hex(SHA-256(canonical_json(value)))` — the one digest construction of §4.
+ *
+ * @throws {SchemaPinError} `SCHEMA_CANONICALIZATION_FAILED` when `value` has no canonical form
+ *
+ * @example
+ * ```ts
+ * import { digestJson } from "./digest.ts";
+ * digestJson({}).length; // 71
+ * ```
+ */
+export function digestJson(value: unknown): string {
+  return "sha256:" + toHex(sha256(canonicalizeJcsBytes(value)));
+}
+
+/**
+ * The tool digest of a contract object (§4.1). Pass the output of
+ * {@linkcode projectContract}, not a raw tool.
+ *
+ * @example
+ * ```ts
+ * import { projectContract } from "./contract.ts";
+ * import { toolDigest } from "./digest.ts";
+ * toolDigest(projectContract({ name: "echo" }));
+ * ```
+ */
+export function toolDigest(contract: JsonObject): string {
+  return digestJson(contract);
+}
+
+/**
+ * The advisory field digests of a contract (§4.2): one per member present. Never an input to
+ * the tool digest; recorded so a verifier can say which part of a tool moved.
+ *
+ * @example
+ * ```ts
+ * import { fieldDigests } from "./digest.ts";
+ * Object.keys(fieldDigests({ name: "echo", description: null, inputSchema: null }));
+ * // ["description", "inputSchema", "name"]
+ * ```
+ */
+export function fieldDigests(contract: JsonObject): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(contract).sort()) out[key] = digestJson(contract[key]);
+  return out;
+}
+
+/**
+ * The server digest (§4.3): the digest of the object mapping every tool name to its digest.
+ *
+ * @example
+ * ```ts
+ * import { serverDigest } from "./digest.ts";
+ * serverDigest(new Map([["echo", "sha256:" + "0".repeat(64)]]));
+ * ```
+ */
+export function serverDigest(toolDigests: ReadonlyMap<string, string>): string {
+  // A null-prototype object: a tool named "__proto__" is an ordinary member here.
+  const map: Record<string, string> = Object.create(null);
+  for (const [name, digest] of toolDigests) map[name] = digest;
+  return digestJson(map);
+}
+
+/** One tool of a digested tool list. */
+export interface DigestedTool {
+  /** The tool name. */
+  readonly name: string;
+  /** The contract object (§2). */
+  readonly contract: JsonObject;
+  /** The tool digest (§4.1). */
+  readonly digest: string;
+  /** The field digests (§4.2), keyed by contract member. */
+  readonly fields: Record<string, string>;
+  /** The raw tool definition as served (for notices about `title` and `_meta`). */
+  readonly raw: JsonObject;
+}
+
+/** A whole `tools/list` result, digested. */
+export interface DigestedToolList {
+  /** Tools by name, in the order served. */
+  readonly tools: ReadonlyMap<string, DigestedTool>;
+  /** The server digest (§4.3). */
+  readonly digest: string;
+}
+
+/**
+ * Projects and digests every tool of a complete `tools/list` result (all pages concatenated).
+ *
+ * @param tools the concatenated `tools` arrays
+ * @param source names the list in error messages (a file, a server name)
+ * @throws {SchemaPinError} `INPUT_INVALID` for a tool that is not an object, has no string
+ * name, or repeats a name (§4.4: fail rather than pick one)
+ *
+ * @example
+ * ```ts
+ * import { digestToolList } from "./digest.ts";
+ * const list = digestToolList([{ name: "a" }, { name: "b", description: "B" }]);
+ * console.log(list.tools.size, list.digest);
+ * ```
+ */
+export function digestToolList(
+  tools: readonly JsonValue[],
+  source = "tools/list",
+): DigestedToolList {
+  const out = new Map<string, DigestedTool>();
+  const digests = new Map<string, string>();
+  tools.forEach((tool, i) => {
+    const contract = projectContract(tool, `${source}: tools[${i}]`);
+    const name = contract.name as string;
+    if (out.has(name)) {
+      // §4.4
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `${source}: duplicate tool name ${JSON.stringify(name)} (tools[${i}]); a tools/list ` +
+          `result with two tools of the same name is malformed`,
+        { source, tool: name, index: i },
+      );
+    }
+    const digest = toolDigest(contract);
+    out.set(name, {
+      name,
+      contract,
+      digest,
+      fields: fieldDigests(contract),
+      raw: tool as JsonObject,
+    });
+    digests.set(name, digest);
+  });
+  return { tools: out, digest: serverDigest(digests) };
+}

@@ -1,0 +1,146 @@
+/**
+ * Enumerating a server described by an identity: expand `${VAR}` references, resolve relative
+ * paths against the lock's folder, pick the transport, run the MCP conversation and always
+ * release the server (child process, HTTP session) afterwards.
+ *
+ * @module
+ */
+import { isAbsolute, join } from "node:path";
+import type { ServerIdentity } from "./lock.ts";
+import { ServerFailure } from "./mcp/errors.ts";
+import { readToolsDump } from "./mcp/file.ts";
+import { connectHttp } from "./mcp/http.ts";
+import { type ListOptions, listTools, type McpTransport, type ToolListing } from "./mcp/session.ts";
+import { spawnStdio, type StdioTransport } from "./mcp/stdio.ts";
+import {
+  type EnvLookup,
+  expandHeaders,
+  expandVariables,
+  type HeaderTemplate,
+  parseEndpoint,
+  processEnv,
+} from "./secrets.ts";
+
+/** A server to enumerate: where it is, plus run-time-only settings that never reach a lock. */
+export interface ServerTarget {
+  /** The local server name (for messages). */
+  readonly name: string;
+  /** The identity, possibly holding `${VAR}` references. */
+  readonly identity: ServerIdentity;
+  /** HTTP headers (templates); never written anywhere. */
+  readonly headers?: readonly HeaderTemplate[];
+  /** Folder that relative `cwd` and `path` values are relative to (the lock's folder). */
+  readonly baseDir?: string;
+}
+
+/** A target with every reference expanded: ready to contact. */
+export type PreparedTarget =
+  | {
+    name: string;
+    transport: "stdio";
+    command: string[];
+    env?: Record<string, string>;
+    cwd?: string;
+  }
+  | { name: string; transport: "http"; url: string; headers: [string, string][] }
+  | { name: string; transport: "file"; path: string };
+
+function resolvePath(path: string, baseDir: string | undefined): string {
+  return baseDir === undefined || isAbsolute(path) ? path : join(baseDir, path);
+}
+
+/**
+ * Expands `${VAR}` references in a target (command arguments, env values, cwd, URL, headers,
+ * path) and resolves relative paths against `baseDir`.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for an unset variable or a bad URL — a problem of the
+ * caller's setup (exit 2), not of the server
+ *
+ * @example
+ * ```ts
+ * import { prepareTarget } from "./live.ts";
+ * const t = prepareTarget(
+ *   { name: "s", identity: { transport: "stdio", command: ["srv", "--key=${K}"] } },
+ *   () => "v",
+ * );
+ * console.log(t); // { name: "s", transport: "stdio", command: ["srv", "--key=v"] }
+ * ```
+ */
+export function prepareTarget(target: ServerTarget, env: EnvLookup = processEnv): PreparedTarget {
+  const id = target.identity;
+  const where = `server ${target.name}`;
+  switch (id.transport) {
+    case "stdio": {
+      const out: PreparedTarget = {
+        name: target.name,
+        transport: "stdio",
+        command: id.command.map((a, i) => expandVariables(a, env, `${where} command[${i}]`)),
+      };
+      if (id.env) {
+        out.env = Object.fromEntries(
+          Object.entries(id.env).map(([k, v]) => [k, expandVariables(v, env, `${where} env ${k}`)]),
+        );
+      }
+      if (id.cwd !== undefined) {
+        out.cwd = resolvePath(expandVariables(id.cwd, env, `${where} cwd`), target.baseDir);
+      }
+      return out;
+    }
+    case "http": {
+      const url = expandVariables(id.url, env, `${where} url`);
+      parseEndpoint(url);
+      return {
+        name: target.name,
+        transport: "http",
+        url,
+        headers: expandHeaders(target.headers ?? [], env),
+      };
+    }
+    case "file":
+      return {
+        name: target.name,
+        transport: "file",
+        path: resolvePath(expandVariables(id.path, env, `${where} path`), target.baseDir),
+      };
+  }
+}
+
+/**
+ * Enumerates every tool of a prepared target. Throws only {@linkcode ServerFailure} — an
+ * unreachable or misbehaving server is a verification result, not a crash.
+ *
+ * @example
+ * ```ts ignore
+ * const listing = await enumerateTarget(prepareTarget(target), { startupTimeoutMs: 60_000 });
+ * ```
+ */
+export async function enumerateTarget(
+  target: PreparedTarget,
+  options: ListOptions = {},
+): Promise<ToolListing> {
+  if (target.transport === "file") {
+    return await readToolsDump(target.path, options.maxPages, `server ${target.name}`);
+  }
+  const source = `server ${target.name}`;
+  let stdio: StdioTransport | undefined;
+  let transport: McpTransport;
+  if (target.transport === "stdio") {
+    stdio = spawnStdio({ command: target.command, env: target.env, cwd: target.cwd, source });
+    transport = stdio;
+  } else {
+    transport = connectHttp({ url: target.url, headers: target.headers, source });
+  }
+  let failure: ServerFailure | undefined;
+  try {
+    return await listTools(transport, options, source);
+  } catch (e) {
+    failure = e instanceof ServerFailure
+      ? e
+      : new ServerFailure("protocol", `${source}: ${(e as Error).message}`);
+    throw failure;
+  } finally {
+    await transport.close();
+    // The server's stderr, complete once it has exited, explains most failures.
+    if (failure && stdio && !failure.stderr) failure.stderr = stdio.stderr;
+  }
+}

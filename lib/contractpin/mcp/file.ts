@@ -1,0 +1,103 @@
+/**
+ * The file transport: a saved `tools/list` result — `{"tools":[…]}`, a whole JSON-RPC response
+ * `{"jsonrpc":"2.0","id":…,"result":{"tools":[…]}}`, or an array of result pages in order.
+ * Pages are followed exactly like a live server's (§6 step 1: page boundaries are not data).
+ *
+ * @module
+ */
+import { parseJson } from "../../json/parse.ts";
+import type { JsonValue } from "../../json/types.ts";
+import { isJsonObject } from "../contract.ts";
+import { ServerFailure } from "./errors.ts";
+import { collectPages, DEFAULT_MAX_PAGES, type ToolListing } from "./session.ts";
+
+function pageOf(value: JsonValue, where: string): JsonValue {
+  if (isJsonObject(value) && value.jsonrpc === "2.0" && Object.hasOwn(value, "result")) {
+    return value.result;
+  }
+  if (isJsonObject(value) && value.jsonrpc === "2.0" && Object.hasOwn(value, "error")) {
+    throw new ServerFailure("rpc_error", `${where} is a JSON-RPC error response, not a tool list`);
+  }
+  return value;
+}
+
+/**
+ * The tool listing held by a parsed dump. A last page that still names a `nextCursor` means
+ * the dump is incomplete; that is reported as a notice, since the file cannot be asked for more.
+ *
+ * @throws {ServerFailure} `malformed` / `protocol` for shapes that are not tool lists, cursor
+ * chains that loop or are empty, more than `maxPages` pages
+ *
+ * @example
+ * ```ts
+ * import { listingFromDump } from "./file.ts";
+ * const l = await listingFromDump({ tools: [{ name: "a" }] }, "tools.json");
+ * console.log(l.tools.length); // 1
+ * ```
+ */
+export async function listingFromDump(
+  value: JsonValue,
+  source: string,
+  maxPages = DEFAULT_MAX_PAGES,
+): Promise<ToolListing> {
+  const pages = Array.isArray(value) ? value : [value];
+  if (pages.length === 0) {
+    throw new ServerFailure("malformed", `${source}: an empty array holds no tools/list page`);
+  }
+  const notices: string[] = [];
+  const listed = await collectPages(
+    (_cursor, index) => {
+      const page = pageOf(pages[index], `${source} page ${index + 1}`);
+      if (index === pages.length - 1 && isJsonObject(page) && Object.hasOwn(page, "nextCursor")) {
+        notices.push(
+          `${source}: the last saved page names nextCursor ${JSON.stringify(page.nextCursor)}; ` +
+            `the dump may be incomplete`,
+        );
+        const { nextCursor: _, ...rest } = page;
+        return Promise.resolve(rest);
+      }
+      return Promise.resolve(page);
+    },
+    maxPages,
+    source,
+  );
+  if (listed.pages !== pages.length) {
+    throw new ServerFailure(
+      "protocol",
+      `${source}: page ${listed.pages} has no nextCursor but ${pages.length} pages were saved`,
+    );
+  }
+  return { tools: listed.tools, pages: listed.pages, notices };
+}
+
+/**
+ * Reads and parses a dump file strictly, then {@linkcode listingFromDump}.
+ *
+ * @throws {ServerFailure} `io` when the file cannot be read, `malformed` when it is not strict
+ * JSON or not a tool list
+ *
+ * @example
+ * ```ts ignore
+ * const listing = await readToolsDump("tools.json");
+ * ```
+ */
+export async function readToolsDump(
+  path: string,
+  maxPages = DEFAULT_MAX_PAGES,
+  source = path,
+): Promise<ToolListing> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await Deno.readFile(path);
+  } catch (e) {
+    const reason = e instanceof Deno.errors.NotFound ? "no such file" : (e as Error).message;
+    throw new ServerFailure("io", `${source}: cannot read ${path}: ${reason}`);
+  }
+  let value: JsonValue;
+  try {
+    value = parseJson(bytes, path);
+  } catch (e) {
+    throw new ServerFailure("malformed", `${source}: ${(e as Error).message}`);
+  }
+  return await listingFromDump(value, source, maxPages);
+}

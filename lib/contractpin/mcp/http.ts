@@ -1,0 +1,350 @@
+/**
+ * The Streamable HTTP transport: each JSON-RPC message is POSTed with
+ * `Accept: application/json, text/event-stream`; the answer is a JSON body or an SSE stream;
+ * `Mcp-Session-Id` is carried from `initialize` on, `MCP-Protocol-Version` after it; the
+ * session is DELETEd at the end. Redirects are refused (credentials must not follow one).
+ *
+ * @module
+ */
+import { parseJson } from "../../json/parse.ts";
+import type { JsonObject } from "../../json/types.ts";
+import { redactUrl } from "../secrets.ts";
+import { ServerFailure } from "./errors.ts";
+import {
+  answerServerRequest,
+  encodeNotification,
+  encodeRequest,
+  type IncomingMessage,
+  messagesOf,
+} from "./jsonrpc.ts";
+import type { McpTransport } from "./session.ts";
+import { SseParser } from "./sse.ts";
+
+/** Largest response body or SSE event accepted. */
+export const MAX_HTTP_MESSAGE_BYTES = 32 * 1024 * 1024;
+
+/** How to reach a Streamable HTTP server. */
+export interface HttpOptions {
+  /** The endpoint, `${VAR}` already expanded. */
+  readonly url: string;
+  /** Extra headers (`Authorization` …), values already expanded. Never logged. */
+  readonly headers?: readonly [string, string][];
+  /** Names the server in messages. */
+  readonly source?: string;
+  /** Milliseconds allowed for the final DELETE. */
+  readonly closeTimeoutMs?: number;
+}
+
+/**
+ * Opens a Streamable HTTP client (no request is made until the first message).
+ *
+ * @example
+ * ```ts ignore
+ * const t = connectHttp({ url: "http://127.0.0.1:3000/mcp" });
+ * try { console.log(await listTools(t)); } finally { await t.close(); }
+ * ```
+ */
+export function connectHttp(options: HttpOptions): HttpTransport {
+  return new HttpTransport(options);
+}
+
+/** A Streamable HTTP client session. Create with {@linkcode connectHttp}. */
+export class HttpTransport implements McpTransport {
+  readonly #url: string;
+  readonly #extra: readonly [string, string][];
+  readonly #source: string;
+  readonly #closeTimeoutMs: number;
+  #sessionId: string | undefined;
+  #protocolVersion: string | undefined;
+  #nextId = 1;
+
+  /** See {@linkcode connectHttp}. */
+  constructor(options: HttpOptions) {
+    this.#url = options.url;
+    this.#extra = options.headers ?? [];
+    this.#source = options.source ?? redactUrl(options.url);
+    this.#closeTimeoutMs = options.closeTimeoutMs ?? 5000;
+  }
+
+  /** The session id the server assigned, if any. */
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+
+  /** Records the negotiated protocol version, sent as `MCP-Protocol-Version` from now on. */
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version;
+  }
+
+  #headers(): Headers {
+    const h = new Headers();
+    for (const [k, v] of this.#extra) h.append(k, v);
+    h.set("Content-Type", "application/json");
+    h.set("Accept", "application/json, text/event-stream");
+    if (this.#sessionId !== undefined) h.set("Mcp-Session-Id", this.#sessionId);
+    if (this.#protocolVersion !== undefined) h.set("MCP-Protocol-Version", this.#protocolVersion);
+    return h;
+  }
+
+  async #post(body: string, signal: AbortSignal, what: string): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(this.#url, {
+        method: "POST",
+        headers: this.#headers(),
+        body,
+        signal,
+        redirect: "manual",
+      });
+    } catch (e) {
+      if (signal.aborted) throw this.#timeoutFailure(what, signal);
+      throw new ServerFailure(
+        "connect",
+        `${this.#source}: cannot reach ${redactUrl(this.#url)}: ${(e as Error).message}`,
+      );
+    }
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel();
+      throw new ServerFailure(
+        "http",
+        `${this.#source}: ${what}: HTTP ${response.status} redirect to ` +
+          `${redactUrl(response.headers.get("location") ?? "?")}; pin the final URL instead ` +
+          `(redirects are not followed, so headers never go to another host)`,
+      );
+    }
+    if (!response.ok) {
+      const excerpt = await readExcerpt(response);
+      const hint = response.status === 401 || response.status === 403
+        ? " (pass credentials with --header 'Authorization: Bearer ${TOKEN}')"
+        : response.status === 404 && this.#sessionId !== undefined
+        ? " (the server ended the session)"
+        : "";
+      throw new ServerFailure(
+        "http",
+        `${this.#source}: ${what}: HTTP ${response.status} ${response.statusText}${hint}` +
+          (excerpt ? `: ${excerpt}` : ""),
+      );
+    }
+    return response;
+  }
+
+  #timeoutFailure(what: string, signal: AbortSignal): ServerFailure {
+    const reason = signal.reason as { ms?: number } | undefined;
+    return new ServerFailure(
+      "timeout",
+      `${this.#source}: no answer to ${what} within ${(reason?.ms ?? 0) / 1000} s`,
+    );
+  }
+
+  /** Sends a request; see {@linkcode McpTransport.request}. */
+  async request(
+    method: string,
+    params: JsonObject | undefined,
+    timeoutMs: number,
+  ): Promise<JsonObject> {
+    const id = this.#nextId++;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort({ ms: timeoutMs }), timeoutMs);
+    try {
+      const response = await this.#post(
+        encodeRequest(id, method, params),
+        controller.signal,
+        method,
+      );
+      if (method === "initialize") {
+        const session = response.headers.get("mcp-session-id");
+        if (session !== null) {
+          if (!/^[\x21-\x7e]+$/.test(session)) {
+            await response.body?.cancel();
+            throw new ServerFailure(
+              "malformed",
+              `${this.#source}: Mcp-Session-Id holds characters outside visible ASCII`,
+            );
+          }
+          this.#sessionId = session;
+        }
+      }
+      const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+      let found: IncomingMessage | undefined;
+      const handle = (m: IncomingMessage): boolean => {
+        if (m.type === "notification") return false;
+        if (m.type === "request") {
+          this.#answer(m.id, m.method);
+          return false;
+        }
+        if (m.id !== id) {
+          throw new ServerFailure(
+            "malformed",
+            `${this.#source}: response to unknown request id ${JSON.stringify(m.id)}`,
+          );
+        }
+        found = m;
+        return true;
+      };
+      try {
+        if (type === "application/json") {
+          const bytes = await readLimited(response, this.#source);
+          for (const m of messagesOf(parseJson(bytes, `${this.#source} ${method} response`))) {
+            if (handle(m)) break;
+          }
+        } else if (type === "text/event-stream") {
+          await this.#readStream(response, method, handle);
+        } else {
+          await response.body?.cancel();
+          throw new ServerFailure(
+            "http",
+            `${this.#source}: ${method}: unexpected Content-Type ${JSON.stringify(type)} ` +
+              `(expected application/json or text/event-stream)`,
+          );
+        }
+      } catch (e) {
+        if (controller.signal.aborted) throw this.#timeoutFailure(method, controller.signal);
+        if (e instanceof ServerFailure) throw e;
+        throw new ServerFailure(
+          "malformed",
+          `${this.#source}: ${method} response is not strict JSON: ${(e as Error).message}`,
+        );
+      }
+      const answer = found as IncomingMessage | undefined;
+      if (!answer) {
+        throw new ServerFailure(
+          "malformed",
+          `${this.#source}: ${method}: the response held no answer to request ${id}`,
+        );
+      }
+      if (answer.type === "error") {
+        throw new ServerFailure(
+          "rpc_error",
+          `${this.#source}: ${method} failed: JSON-RPC error ${answer.code}: ${answer.message}`,
+          "",
+          answer.code,
+        );
+      }
+      return (answer as { result: JsonObject }).result;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #readStream(
+    response: Response,
+    method: string,
+    handle: (m: IncomingMessage) => boolean,
+  ): Promise<void> {
+    if (!response.body) {
+      throw new ServerFailure("malformed", `${this.#source}: ${method}: empty event stream`);
+    }
+    const reader = response.body.getReader();
+    const parser = new SseParser();
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        for (const event of parser.push(value)) {
+          if (event.event !== "message") continue;
+          const messages = messagesOf(
+            parseJson(event.data, `${this.#source} ${method} event stream`),
+          );
+          for (const m of messages) if (handle(m)) return;
+        }
+        if (parser.buffered > MAX_HTTP_MESSAGE_BYTES) {
+          throw new ServerFailure(
+            "malformed",
+            `${this.#source}: an event exceeds ${MAX_HTTP_MESSAGE_BYTES} bytes`,
+          );
+        }
+      }
+      throw new ServerFailure(
+        "malformed",
+        `${this.#source}: ${method}: the event stream ended before the response`,
+      );
+    } finally {
+      await reader.cancel().catch(() => {});
+    }
+  }
+
+  #answer(id: unknown, method: string): void {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort({ ms: 5000 }), 5000);
+    this.#post(answerServerRequest(id as number, method), controller.signal, `answer to ${method}`)
+      .then((r) => r.body?.cancel())
+      .catch(() => {})
+      .finally(() => clearTimeout(timer));
+  }
+
+  /** Sends a notification (the server answers 202 Accepted). */
+  async notify(method: string, params?: JsonObject): Promise<void> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort({ ms: 30_000 }), 30_000);
+    try {
+      const response = await this.#post(
+        encodeNotification(method, params),
+        controller.signal,
+        method,
+      );
+      await response.body?.cancel();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Ends the session with DELETE (best effort: 405 means the server does not allow it). */
+  async close(): Promise<void> {
+    if (this.#sessionId === undefined) return;
+    const headers = this.#headers();
+    headers.delete("Content-Type");
+    this.#sessionId = undefined;
+    try {
+      const response = await fetch(this.#url, {
+        method: "DELETE",
+        headers,
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.#closeTimeoutMs),
+      });
+      await response.body?.cancel();
+    } catch {
+      // The listing is complete; a failed DELETE only leaves a session for the server to expire.
+    }
+  }
+}
+
+async function readLimited(response: Response, source: string): Promise<Uint8Array> {
+  if (!response.body) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.length;
+      if (size > MAX_HTTP_MESSAGE_BYTES) {
+        throw new ServerFailure(
+          "malformed",
+          `${source}: a response exceeds ${MAX_HTTP_MESSAGE_BYTES} bytes`,
+        );
+      }
+      chunks.push(value);
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+async function readExcerpt(response: Response): Promise<string> {
+  try {
+    const text = await response.text();
+    // deno-lint-ignore no-control-regex
+    const clean = text.replace(/[\x00-\x1f\x7f]+/g, " ").trim();
+    return clean.length > 200 ? clean.slice(0, 200) + "…" : clean;
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,321 @@
+/**
+ * The two operations of contractpin, over live servers: pin (enumerate, digest, build lock
+ * entries and snapshot entries) and verify (enumerate, compare with the lock, build the
+ * report). Servers are contacted with bounded concurrency; every `${VAR}` is expanded before
+ * the first server is contacted, so a missing variable fails fast.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { type DigestedToolList, digestToolList } from "./digest.ts";
+import { enumerateTarget, type PreparedTarget, prepareTarget, type ServerTarget } from "./live.ts";
+import {
+  type ContractLock,
+  identityOf,
+  type LockServer,
+  lockServerEntry,
+  type ServerIdentity,
+} from "./lock.ts";
+import { ServerFailure } from "./mcp/errors.ts";
+import type { ListOptions, ToolListing } from "./mcp/session.ts";
+import { finishReport, type ServerReport, type VerifyReport } from "./report.ts";
+import { type EnvLookup, processEnv, sanitizeIdentity, type SecretWarning } from "./secrets.ts";
+import { type ContractSnapshot, snapshotServer, type SnapshotTool } from "./snapshot.ts";
+import {
+  compareTools,
+  displayNotices,
+  lockIsConsistent,
+  metaTextNotices,
+  type Notice,
+  removedDiffs,
+  sameIdentity,
+  serverPasses,
+  toolDiffs,
+} from "./verify.ts";
+
+/** Options shared by pin and verify. */
+export interface RunOptions extends ListOptions {
+  /** Servers contacted at once (default 4). */
+  concurrency?: number;
+  /** Where `${VAR}` values come from (default: the process environment). */
+  env?: EnvLookup;
+}
+
+/** Default number of servers contacted at once. */
+export const DEFAULT_CONCURRENCY = 4;
+
+/**
+ * Runs `task` over `items` with at most `limit` in flight; results keep the input order.
+ *
+ * @example
+ * ```ts
+ * import { mapLimited } from "./run.ts";
+ * await mapLimited([1, 2, 3], 2, async (n) => n * 2); // [2, 4, 6]
+ * ```
+ */
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await task(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+/** A live enumeration, digested — or why it failed. */
+export type LiveResult =
+  | { ok: true; listing: ToolListing; list: DigestedToolList }
+  | { ok: false; failure: ServerFailure };
+
+/**
+ * Enumerates and digests one prepared target. A malformed list (duplicate names §4.4, a tool
+ * without a name, a value with no canonical form) is a failure of that server.
+ *
+ * @example
+ * ```ts ignore
+ * const r = await fetchLive(prepareTarget(target), { requestTimeoutMs: 5000 });
+ * ```
+ */
+export async function fetchLive(target: PreparedTarget, options: ListOptions): Promise<LiveResult> {
+  try {
+    const listing = await enumerateTarget(target, options);
+    let list: DigestedToolList;
+    try {
+      list = digestToolList(listing.tools, `server ${target.name}`);
+    } catch (e) {
+      throw new ServerFailure("malformed", (e as Error).message);
+    }
+    return { ok: true, listing, list };
+  } catch (e) {
+    if (e instanceof ServerFailure) return { ok: false, failure: e };
+    throw e;
+  }
+}
+
+/** The outcome of pinning one server. */
+export type PinOutcome =
+  | {
+    ok: true;
+    name: string;
+    entry: LockServer;
+    snapshot: { tools: Record<string, SnapshotTool> };
+    warnings: SecretWarning[];
+    notices: Notice[];
+  }
+  | { ok: false; name: string; failure: ServerFailure; warnings: SecretWarning[] };
+
+/**
+ * Pins servers: expands and checks every target first (a missing variable is an
+ * `INPUT_INVALID` error before anything runs), then enumerates them with bounded concurrency
+ * and builds lock entries from the sanitised identities. Nothing is written here.
+ *
+ * @example
+ * ```ts ignore
+ * const outcomes = await pinServers([{ name: "fs", identity: { transport: "file", path: "t.json" } }]);
+ * ```
+ */
+export async function pinServers(
+  targets: readonly ServerTarget[],
+  options: RunOptions = {},
+): Promise<PinOutcome[]> {
+  const env = options.env ?? processEnv;
+  const prepared = targets.map((t) => prepareTarget(t, env));
+  const sanitized = targets.map((t) => sanitizeIdentity(t.identity));
+  return await mapLimited(prepared, options.concurrency ?? DEFAULT_CONCURRENCY, async (p, i) => {
+    const { identity, warnings } = sanitized[i];
+    const live = await fetchLive(p, options);
+    if (!live.ok) return { ok: false, name: p.name, failure: live.failure, warnings };
+    const notices: Notice[] = [
+      ...live.listing.notices.map((message) => ({ kind: "listing" as const, message })),
+      ...metaTextNotices(live.list),
+    ];
+    return {
+      ok: true,
+      name: p.name,
+      entry: lockServerEntry(identity, live.list),
+      snapshot: snapshotServer(live.list),
+      warnings,
+      notices,
+    };
+  });
+}
+
+/** What to verify. */
+export interface VerifyRequest {
+  /** The parsed lock. */
+  readonly lock: ContractLock;
+  /** The lock's path (for the report) — relative `cwd`/`path` resolve against `baseDir`. */
+  readonly lockPath: string;
+  /** Folder of the lock file. */
+  readonly baseDir?: string;
+  /** Only these servers (default: all in the lock). Unknown names are `INPUT_INVALID`. */
+  readonly select?: readonly string[];
+  /** Do not fail on added tools (§6 opt-out). */
+  readonly allowNew?: boolean;
+  /** Snapshot for readable diffs and title/_meta notices. */
+  readonly snapshot?: ContractSnapshot;
+  /** The snapshot's path, for the report. */
+  readonly snapshotPath?: string;
+  /** Headers sent to every HTTP server (templates). */
+  readonly headers?: ServerTarget["headers"];
+  /**
+   * Server definitions from a client config, by name: used to run the server (with their
+   * headers/env), and compared with the pinned identity; names not in the lock are
+   * reported `unpinned`.
+   */
+  readonly configured?: ReadonlyMap<string, ServerTarget>;
+}
+
+function emptyReport(name: string, transport: LockServer["transport"]): ServerReport {
+  return {
+    name,
+    transport,
+    status: "match",
+    digest: { locked: null, live: null },
+    tool_count: { locked: null, live: null },
+    identity_changed: null,
+    lock_inconsistent: false,
+    tools: { drifted: [], added: [], removed: [], unchanged: 0 },
+    error: null,
+    notices: [],
+    diffs: [],
+  };
+}
+
+/**
+ * Verifies a lock against live servers (§6) and returns the report; `report.exit_code` is the
+ * §6 exit code (0 match; 1 drift, added without `allowNew`, removed, unreachable).
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for an unknown `--server` name or an unset `${VAR}`
+ * (the caller's setup, exit 2)
+ *
+ * @example
+ * ```ts ignore
+ * const report = await verifyLock({ lock, lockPath: "contractpin.lock" });
+ * Deno.exit(report.exit_code);
+ * ```
+ */
+export async function verifyLock(
+  request: VerifyRequest,
+  options: RunOptions = {},
+): Promise<VerifyReport> {
+  const env = options.env ?? processEnv;
+  const lockNames = Object.keys(request.lock.servers);
+  const names = request.select?.length ? [...new Set(request.select)] : lockNames;
+  for (const n of names) {
+    if (!Object.hasOwn(request.lock.servers, n)) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `server ${JSON.stringify(n)} is not in ${request.lockPath} (it has: ${
+          lockNames.join(", ") || "no servers"
+        })`,
+        { server: n },
+      );
+    }
+  }
+  type Job = {
+    name: string;
+    locked: LockServer;
+    target: PreparedTarget;
+    identityChanged: { locked: ServerIdentity; live: ServerIdentity } | null;
+  };
+  const jobs: Job[] = names.map((name) => {
+    const locked = request.lock.servers[name];
+    const pinned = identityOf(locked);
+    const configured = request.configured?.get(name);
+    let identityChanged: Job["identityChanged"] = null;
+    let target: ServerTarget = {
+      name,
+      identity: pinned,
+      headers: request.headers,
+      baseDir: request.baseDir,
+    };
+    if (configured) {
+      const live = sanitizeIdentity(configured.identity).identity;
+      if (!sameIdentity(pinned, live)) identityChanged = { locked: pinned, live };
+      target = {
+        ...configured,
+        headers: [...(configured.headers ?? []), ...(request.headers ?? [])],
+      };
+    }
+    return { name, locked, target: prepareTarget(target, env), identityChanged };
+  });
+  const reports = await mapLimited(
+    jobs,
+    options.concurrency ?? DEFAULT_CONCURRENCY,
+    async (job) => {
+      const r = emptyReport(job.name, job.locked.transport);
+      r.digest.locked = job.locked.digest;
+      r.tool_count.locked = job.locked.tool_count;
+      r.identity_changed = job.identityChanged;
+      r.lock_inconsistent = !lockIsConsistent(job.locked);
+      const live = await fetchLive(job.target, options);
+      if (!live.ok) {
+        r.status = "unreachable"; // §6: "I could not check" is not "nothing is wrong"
+        r.error = {
+          kind: live.failure.kind,
+          message: live.failure.message,
+          ...(live.failure.stderr ? { stderr: live.failure.stderr } : {}),
+        };
+        return r;
+      }
+      const comparison = compareTools(job.locked, live.list);
+      r.digest.live = live.list.digest;
+      r.tool_count.live = live.list.tools.size;
+      r.tools = {
+        drifted: comparison.drifted.map((d) => ({
+          name: d.name,
+          locked: d.locked,
+          live: d.live,
+          changed_fields: d.changedFields,
+        })),
+        added: comparison.added,
+        removed: comparison.removed,
+        unchanged: comparison.unchanged.length,
+      };
+      r.notices = [
+        ...live.listing.notices.map((message) => ({ kind: "listing" as const, message })),
+        ...displayNotices(request.snapshot, job.name, live.list),
+        ...metaTextNotices(live.list),
+      ];
+      const changed = comparison.drifted.length + comparison.added.length +
+        comparison.removed.length;
+      if (changed > 0 && !request.snapshot) {
+        r.notices.push({
+          kind: "snapshot_unavailable",
+          message: "no snapshot: run `schemapin contract init --force` to keep one for diffs",
+        });
+      }
+      r.diffs = [
+        ...toolDiffs(comparison, request.snapshot, job.name, live.list),
+        ...removedDiffs(comparison.removed, request.snapshot, job.name, job.locked),
+      ];
+      const passes = serverPasses(comparison, request.allowNew ?? false, !r.lock_inconsistent) &&
+        job.identityChanged === null;
+      r.status = passes ? "match" : "drift";
+      return r;
+    },
+  );
+  if (request.configured && !request.select?.length) {
+    for (const [name, t] of request.configured) {
+      if (Object.hasOwn(request.lock.servers, name)) continue;
+      const r = emptyReport(name, t.identity.transport);
+      r.status = "unpinned";
+      reports.push(r);
+    }
+  }
+  return finishReport(
+    request.lockPath,
+    request.allowNew ?? false,
+    request.snapshotPath ?? null,
+    reports,
+  );
+}

@@ -1,0 +1,412 @@
+/**
+ * Keeping credentials out of the lock (contractpin spec §5 "Secrets") and putting them back
+ * at run time: `${VAR}` expansion, header parsing, URL and env sanitising, and warnings for
+ * command arguments that look like secrets.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import type { ServerIdentity } from "./lock.ts";
+
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const WHOLE_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+
+/** Reads an environment variable; `undefined` when unset. Tests pass a map instead. */
+export type EnvLookup = (name: string) => string | undefined;
+
+/**
+ * The process environment as an {@linkcode EnvLookup}. A variable the permissions do not let
+ * us read is an `INPUT_INVALID` error that says which flag to add.
+ *
+ * @example
+ * ```ts ignore
+ * import { processEnv } from "./secrets.ts";
+ * processEnv("HOME");
+ * ```
+ */
+export function processEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch (e) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `cannot read environment variable ${name} for \${${name}}: ${(e as Error).message} ` +
+        `(run with --allow-env)`,
+      { variable: name },
+    );
+  }
+}
+
+/**
+ * Expands every `${VAR}` in `template` from `env`. An unset variable is an error — never an
+ * empty string that would silently send `Authorization: Bearer `.
+ *
+ * @param where names the template in the error ("--header", "env GITHUB_TOKEN")
+ * @throws {SchemaPinError} `INPUT_INVALID` naming the unset variable
+ *
+ * @example
+ * ```ts
+ * import { expandVariables } from "./secrets.ts";
+ * expandVariables("Bearer ${T}", (n) => (n === "T" ? "abc" : undefined), "--header"); // "Bearer abc"
+ * ```
+ */
+export function expandVariables(template: string, env: EnvLookup, where: string): string {
+  return template.replace(REFERENCE, (_, name: string) => {
+    const value = env(name);
+    if (value === undefined) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `${where}: environment variable ${name} is not set (needed for \${${name}})`,
+        { variable: name, where },
+      );
+    }
+    return value;
+  });
+}
+
+/**
+ * True when `value` is exactly one `${VAR}` reference.
+ *
+ * @example
+ * ```ts
+ * import { isReference } from "./secrets.ts";
+ * isReference("${TOKEN}"); // true
+ * isReference("Bearer ${TOKEN}"); // false
+ * ```
+ */
+export function isReference(value: string): boolean {
+  return WHOLE_REFERENCE.test(value);
+}
+
+/** A header as given on the command line: its name and its unexpanded value template. */
+export interface HeaderTemplate {
+  /** Header name as given. */
+  readonly name: string;
+  /** Value, possibly with `${VAR}` references. */
+  readonly value: string;
+}
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const RESERVED_HEADERS = [
+  "accept",
+  "content-type",
+  "content-length",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "host",
+];
+
+/**
+ * Parses `--header 'Name: value'`. The name must be an HTTP token; the value may hold
+ * `${VAR}` references and no line breaks; headers the client sets itself are refused.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID`
+ *
+ * @example
+ * ```ts
+ * import { parseHeader } from "./secrets.ts";
+ * parseHeader("Authorization: Bearer ${TOKEN}"); // { name: "Authorization", value: "Bearer ${TOKEN}" }
+ * ```
+ */
+export function parseHeader(text: string): HeaderTemplate {
+  const colon = text.indexOf(":");
+  const name = colon < 0 ? "" : text.slice(0, colon).trim();
+  if (colon < 0 || !TOKEN.test(name)) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `--header must look like 'Name: value' (got a value without a valid header name)`,
+      { header: name },
+    );
+  }
+  const value = text.slice(colon + 1).trim();
+  if (/[\r\n\0]/.test(value)) {
+    throw new SchemaPinError("INPUT_INVALID", `--header ${name}: value contains a line break`, {
+      header: name,
+    });
+  }
+  if (RESERVED_HEADERS.includes(name.toLowerCase())) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `--header ${name}: this header is set by the MCP client itself`,
+      { header: name },
+    );
+  }
+  return { name, value };
+}
+
+/**
+ * Expands header templates into a `Headers`-ready list.
+ *
+ * @example
+ * ```ts
+ * import { expandHeaders } from "./secrets.ts";
+ * expandHeaders([{ name: "X-Key", value: "${K}" }], () => "v"); // [["X-Key", "v"]]
+ * ```
+ */
+export function expandHeaders(
+  headers: readonly HeaderTemplate[],
+  env: EnvLookup,
+): [string, string][] {
+  return headers.map((h) => [h.name, expandVariables(h.value, env, `--header ${h.name}`)]);
+}
+
+const SECRET_NAME =
+  /(^|[^a-z])(token|secret|passw(or)?d|pwd|pass|api[-_]?key|apikey|access[-_]?key|private[-_]?key|credentials?|auth|authorization|cookie|session|signature|sig|bearer|client[-_]?secret|dsn|key)([^a-z]|$)/i;
+const SECRET_VALUE = [
+  /^(gh[pousr]_|github_pat_)[A-Za-z0-9_]{16,}/, // GitHub
+  /^(sk|rk|pk)[-_](live|test|proj|ant)?[-_]?[A-Za-z0-9_-]{16,}/, // OpenAI, Stripe, Anthropic …
+  /^xox[abprs]-[A-Za-z0-9-]{10,}/, // Slack
+  /^(AKIA|ASIA)[A-Z0-9]{16}$/, // AWS access key id
+  /^AIza[0-9A-Za-z_-]{30,}/, // Google API key
+  /^glpat-[A-Za-z0-9_-]{16,}/, // GitLab
+  /^eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\./, // JWT
+  /^(bearer|basic|token)\s+\S{8,}/i, // an Authorization value
+  /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i, // URL with a password
+];
+
+/**
+ * True when an env or parameter name suggests a credential (`GITHUB_TOKEN`, `api_key`,
+ * `DB_PASSWORD`, …).
+ *
+ * @example
+ * ```ts
+ * import { looksLikeSecretName } from "./secrets.ts";
+ * looksLikeSecretName("GITHUB_TOKEN"); // true
+ * looksLikeSecretName("NODE_ENV"); // false
+ * ```
+ */
+export function looksLikeSecretName(name: string): boolean {
+  return SECRET_NAME.test(name.replace(/([a-z])([A-Z])/g, "$1_$2"));
+}
+
+/**
+ * True when a value looks like a credential: a known token shape (GitHub, Slack, AWS, JWT,
+ * `sk-…`), an Authorization value, a URL with a password, or a long high-entropy string.
+ *
+ * @example
+ * ```ts
+ * import { looksLikeSecretValue } from "./secrets.ts";
+ * looksLikeSecretValue("ghp_0123456789abcdefghijABCDEFGHIJ"); // true
+ * looksLikeSecretValue("production"); // false
+ * ```
+ */
+export function looksLikeSecretValue(value: string): boolean {
+  if (isReference(value)) return false;
+  if (SECRET_VALUE.some((re) => re.test(value))) return true;
+  // A long run of base64/hex-ish characters mixing letters and digits.
+  return /^[A-Za-z0-9+/=_-]{32,}$/.test(value) && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
+}
+
+/** A warning produced while sanitising an identity for the lock. */
+export interface SecretWarning {
+  /** What the warning is about ("env GITHUB_TOKEN", "url", "command[3]"). */
+  readonly where: string;
+  /** The warning text (never contains the secret). */
+  readonly message: string;
+}
+
+/**
+ * Sanitises an `env` map for the lock: `${VAR}` references and non-secret literals are kept;
+ * a literal whose name or value looks secret is replaced by the reference `${NAME}` (so
+ * verify reads it from the environment) and a warning says so.
+ *
+ * @example
+ * ```ts
+ * import { sanitizeEnv } from "./secrets.ts";
+ * const warnings: { where: string; message: string }[] = [];
+ * sanitizeEnv({ API_TOKEN: "s3cr3t", MODE: "fast" }, warnings);
+ * // { API_TOKEN: "${API_TOKEN}", MODE: "fast" }
+ * ```
+ */
+export function sanitizeEnv(
+  env: Record<string, string>,
+  warnings: SecretWarning[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (isReference(value) || (!looksLikeSecretName(name) && !looksLikeSecretValue(value))) {
+      out[name] = value;
+      continue;
+    }
+    out[name] = `\${${name}}`;
+    if (value !== `\${${name}}`) {
+      warnings.push({
+        where: `env ${name}`,
+        message: `env ${name} looks secret: its value is not written to the lock, which ` +
+          `stores \${${name}} instead; set ${name} in the environment when verifying`,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Sanitises an endpoint URL for the lock: userinfo is dropped, and so is any query parameter
+ * whose name looks like a credential unless its value is a `${VAR}` reference. The fragment is
+ * dropped (it is never sent).
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for a URL that is not absolute http(s)
+ *
+ * @example
+ * ```ts
+ * import { sanitizeUrl } from "./secrets.ts";
+ * sanitizeUrl("https://u:p@example.com/mcp?api_key=xyz&region=eu", []);
+ * // "https://example.com/mcp?region=eu"
+ * ```
+ */
+export function sanitizeUrl(raw: string, warnings: SecretWarning[]): string {
+  // Validate with references replaced (a URL parser would lowercase or percent-encode them),
+  // then edit the raw text so `${VAR}` references survive byte for byte.
+  parseEndpoint(raw.replace(REFERENCE, "x"));
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*:\/\/)([^/?#]*)([^?#]*)(?:\?([^#]*))?/s.exec(raw.trim());
+  if (!m) throw new SchemaPinError("INPUT_INVALID", `not an absolute URL: ${redactUrl(raw)}`, {});
+  const [, scheme, authority, path, query] = m;
+  const at = authority.lastIndexOf("@");
+  if (at >= 0) {
+    warnings.push({
+      where: "url",
+      message: "credentials in the URL (user:password@) are not written to the lock; " +
+        "send them with --header instead",
+    });
+  }
+  const kept: string[] = [];
+  for (const pair of (query ?? "").split("&")) {
+    if (pair === "") continue;
+    const eq = pair.indexOf("=");
+    const rawName = eq < 0 ? pair : pair.slice(0, eq);
+    const rawValue = eq < 0 ? "" : pair.slice(eq + 1);
+    let name = rawName;
+    let value = rawValue;
+    try {
+      name = decodeURIComponent(rawName.replace(/\+/g, " "));
+      value = decodeURIComponent(rawValue.replace(/\+/g, " "));
+    } catch { /* keep raw text for the checks */ }
+    if ((looksLikeSecretName(name) || looksLikeSecretValue(value)) && !isReference(value)) {
+      warnings.push({
+        where: "url",
+        message: `query parameter ${JSON.stringify(name)} looks like a credential and is not ` +
+          `written to the lock; use ${name}=\${VAR} or --header instead`,
+      });
+      continue;
+    }
+    kept.push(pair);
+  }
+  const base = scheme.toLowerCase() + authority.slice(at + 1) + (path || "/");
+  return kept.length ? `${base}?${kept.join("&")}` : base;
+}
+
+/**
+ * Parses an MCP endpoint: absolute `http:` or `https:` URL. `${VAR}` references are allowed
+ * (they are expanded at run time).
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID`
+ *
+ * @example
+ * ```ts
+ * import { parseEndpoint } from "./secrets.ts";
+ * parseEndpoint("http://127.0.0.1:3000/mcp").port; // "3000"
+ * ```
+ */
+export function parseEndpoint(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new SchemaPinError("INPUT_INVALID", `not an absolute URL: ${redactUrl(raw)}`, {});
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `MCP endpoint must be http: or https: (got ${url.protocol})`,
+      {},
+    );
+  }
+  return url;
+}
+
+/**
+ * A URL safe to print in messages: userinfo and every query value removed.
+ *
+ * @example
+ * ```ts
+ * import { redactUrl } from "./secrets.ts";
+ * redactUrl("https://a:b@h/x?k=v"); // "https://h/x?k=…"
+ * ```
+ */
+export function redactUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    const q = [...url.searchParams.keys()].map((k) => `${k}=…`).join("&");
+    return `${url.protocol}//${url.host}${url.pathname}${q ? "?" + q : ""}`;
+  } catch {
+    return "<unparsable URL>";
+  }
+}
+
+/**
+ * Warnings for command arguments that look like secrets (`--token=…`, `--api-key VALUE`, a
+ * bare `ghp_…`). Arguments are part of the server's identity and are written to the lock as
+ * given, so the user should move such values into an env reference.
+ *
+ * @example
+ * ```ts
+ * import { secretArgWarnings } from "./secrets.ts";
+ * secretArgWarnings(["server", "--api-key", "abcd1234"]).length; // 1
+ * ```
+ */
+export function secretArgWarnings(command: readonly string[]): SecretWarning[] {
+  const out: SecretWarning[] = [];
+  command.forEach((arg, i) => {
+    if (i === 0 || isReference(arg)) return;
+    const flag = /^--?([A-Za-z0-9_-]+)=(.*)$/s.exec(arg);
+    const prev = command[i - 1];
+    const prevFlag = /^--?([A-Za-z0-9_-]+)$/.exec(prev ?? "");
+    const secret = (flag && looksLikeSecretName(flag[1]) && flag[2] !== "" &&
+      !isReference(flag[2])) ||
+      (prevFlag && i > 1 && looksLikeSecretName(prevFlag[1]) && !arg.startsWith("-")) ||
+      looksLikeSecretValue(flag ? flag[2] : arg);
+    if (secret) {
+      out.push({
+        where: `command[${i}]`,
+        message: `command argument ${i} looks like a secret and will be written to the lock ` +
+          `as given; pass it through an environment variable instead`,
+      });
+    }
+  });
+  return out;
+}
+
+/**
+ * Makes an identity safe to write (§5 "Secrets"): env sanitised, URL sanitised, warnings for
+ * secret-looking command arguments. Headers are never part of an identity.
+ *
+ * @example
+ * ```ts
+ * import { sanitizeIdentity } from "./secrets.ts";
+ * const { identity } = sanitizeIdentity({ transport: "http", url: "https://h/mcp?token=t" });
+ * console.log(identity); // { transport: "http", url: "https://h/mcp" }
+ * ```
+ */
+export function sanitizeIdentity(
+  identity: ServerIdentity,
+): { identity: ServerIdentity; warnings: SecretWarning[] } {
+  const warnings: SecretWarning[] = [];
+  switch (identity.transport) {
+    case "stdio": {
+      warnings.push(...secretArgWarnings(identity.command));
+      const out: ServerIdentity = { transport: "stdio", command: [...identity.command] };
+      if (identity.env && Object.keys(identity.env).length > 0) {
+        out.env = sanitizeEnv(identity.env, warnings);
+      }
+      if (identity.cwd !== undefined) out.cwd = identity.cwd;
+      return { identity: out, warnings };
+    }
+    case "http":
+      return {
+        identity: { transport: "http", url: sanitizeUrl(identity.url, warnings) },
+        warnings,
+      };
+    case "file":
+      return { identity: { ...identity }, warnings };
+  }
+}
