@@ -68,3 +68,17 @@ export {
 } from "./lib/crypto/ecdsa.ts";
 export { sha256, sha256Hex } from "./lib/crypto/hash.ts";
 export { decodeBase64Strict, encodeBase64 } from "./lib/crypto/base64.ts";
+
+// contractpin.lock (also available on its own as "./contractpin")
+export {
+  type ContractLock,
+  digestToolList,
+  parseLock,
+  pinServers,
+  projectContract,
+  serializeLock,
+  serverDigest,
+  toolDigest,
+  verifyLock,
+  type VerifyReport,
+} from "./contractpin.ts";
