@@ -82,3 +82,94 @@ export {
   verifyLock,
   type VerifyReport,
 } from "./contractpin.ts";
+
+// Schema signatures and offline verification (spec §4.1, §15, §16, §18, §19)
+export {
+  formatSchemaSignatureDocument,
+  type ParsedSchemaSignature,
+  parseSchemaSignatureDocument,
+  SCHEMA_SIGNATURE_DOCUMENT_VERSION,
+  SCHEMA_SIGNATURE_FIELDS,
+  type SchemaDocumentOptions,
+  schemaHash,
+  type SchemaSignatureDocument,
+  schemaSignatureSigningInput,
+  signSchemaBase64,
+  signSchemaDocument,
+} from "./lib/schema/document.ts";
+export {
+  clearSignatureCheckCache,
+  EXPIRY_SKEW_MS,
+  type FirstUseInfo,
+  type KeyPinningStatus,
+  type SchemaVerificationResult,
+  verifySchemaOffline,
+  type VerifySchemaOfflineOptions,
+} from "./lib/schema/verify.ts";
+// Discovery documents, domains, unsigned bundles (spec §6, §9, §12, §13.1)
+export { checkDomain, type DomainCheck, validateDomain } from "./lib/discovery/domain.ts";
+export {
+  buildDiscoveryDocument,
+  type BuildDiscoveryOptions,
+  DISCOVERY_SCHEMA_VERSION,
+  type DiscoveryDocument,
+  loadDiscoveryKey,
+  type ParsedDiscovery,
+  parseDiscoveryDocument,
+} from "./lib/discovery/document.ts";
+export { type BundleEntries, findInUnsignedBundle } from "./lib/discovery/unsigned_bundle.ts";
+// Revocation (spec §8)
+export {
+  addRevokedKey,
+  buildRevocationDocument,
+  checkRevocation,
+  findRevokedKey,
+  isRevocationReason,
+  isRevokedInList,
+  parseRevocationDocument,
+  REVOCATION_REASONS,
+  type RevocationDocument,
+  type RevocationReason,
+  type RevocationStatus,
+  type RevokedKey,
+} from "./lib/revocation/document.ts";
+// Pins and lineage (spec §7.2, §15.1, §18)
+export {
+  addPinIfAbsent,
+  type AddPinOutcome,
+  defaultPinStorePath,
+  FilePinStore,
+  type ImportOutcome,
+  importPins,
+  MemoryPinStore,
+  parsePinKey,
+  pinKey,
+  type PinRecord,
+  type PinSource,
+  type PinStore,
+  removePin,
+  rotatePin,
+  seedPin,
+} from "./lib/pins/store.ts";
+export {
+  type ChainCheck,
+  compareVersions,
+  defaultLineageStorePath,
+  type LineageOutcome,
+  type LineageRecord,
+  type LineageSignature,
+  LineageStore,
+  type LineageStoreOptions,
+  verifyChain,
+} from "./lib/pins/lineage.ts";
+// A2A (spec §20)
+export {
+  A2A_MAX_DELEGATION_DEPTH,
+  type A2aVerificationContext,
+  allows,
+  intersect,
+  isUnrestricted,
+  verifySchemaForA2a,
+} from "./lib/a2a/context.ts";
+// Strict RFC 3339 and durations (spec §16)
+export { formatRfc3339, parseDuration, parseRfc3339 } from "./lib/time/rfc3339.ts";

@@ -15,6 +15,7 @@ import { projectContract } from "../lib/contractpin/contract.ts";
 import { MAX_JSON_DEPTH } from "../lib/json/parse.ts";
 import { type ContractCase, CONTRACTPIN_CASES, SCHEMAPIN_CASES } from "./vectors_canonical.ts";
 import { makeSignatureVectors } from "./vectors_signatures.ts";
+import { makeSchemaDocumentVectors } from "./vectors_schema_documents.ts";
 import type { JsonValue } from "../lib/json/types.ts";
 
 const encoder = new TextEncoder();
@@ -99,6 +100,7 @@ export async function buildVectors(): Promise<Record<string, string>> {
     "canonicalization.json": text(canonicalization),
     "contractpin.json": text(contractpin),
     "signatures.json": text(signatures),
+    "schema_signature_documents.json": text(await makeSchemaDocumentVectors()),
   };
 }
 

@@ -15,10 +15,12 @@ import {
   UsageError,
 } from "./command.ts";
 import { describeFsError, exists, writeFileAtomic } from "./io.ts";
+import { buildDiscoveryDocument } from "../discovery/document.ts";
 
 const HELP = `schemapin keygen — generate an ECDSA P-256 signing key pair
 
 Usage: schemapin keygen --out DIR [--force] [--json]
+       [--well-known --developer NAME [--contact C]]
 
 Writes DIR/private.pem (PKCS#8, file mode 0600) and DIR/public.pem (SPKI), creating DIR
 (mode 0700) if needed, and prints the public key's fingerprint. Existing key files are never
@@ -27,6 +29,10 @@ replaced unless --force is given; if anything fails, no key file is left behind.
 Options:
   --out DIR   directory for the two files (required)
   --force     replace existing private.pem/public.pem
+  --well-known  also write DIR/schemapin.json, the discovery document to publish at
+                https://DOMAIN/.well-known/schemapin.json (needs --developer)
+  --developer NAME  developer name for the discovery document
+  --contact C       security contact for the discovery document
   --json      print {"fingerprint", "public_key_pem", "private_key_path"}
 
 Exit codes: 0 written; 2 bad arguments, existing files without --force, or a write error.
@@ -45,6 +51,9 @@ export const keygenCommand: Command = {
       out: { type: "string" },
       force: { type: "boolean" },
       json: { type: "boolean" },
+      "well-known": { type: "boolean" },
+      developer: { type: "string" },
+      contact: { type: "string" },
     });
     requirePositionals("keygen", positionals, 0, "no positional arguments");
     const dir = values.out;
@@ -52,8 +61,17 @@ export const keygenCommand: Command = {
     const privatePath = `${dir.replace(/\/+$/, "") || "/"}/private.pem`;
     const publicPath = `${dir.replace(/\/+$/, "") || "/"}/public.pem`;
     const force = values.force === true;
+    const wellKnownPath = values["well-known"]
+      ? `${dir.replace(/\/+$/, "") || "/"}/schemapin.json`
+      : undefined;
+    if (values["well-known"] && values.developer === undefined) {
+      throw new UsageError("keygen: --well-known needs --developer NAME");
+    }
+    if (!values["well-known"] && (values.developer !== undefined || values.contact !== undefined)) {
+      throw new UsageError("keygen: --developer and --contact go with --well-known");
+    }
     if (!force) {
-      for (const path of [privatePath, publicPath]) {
+      for (const path of [privatePath, publicPath, ...(wellKnownPath ? [wellKnownPath] : [])]) {
         if (await exists(path)) {
           throw new SchemaPinError(
             "IO_FAILED",
@@ -71,6 +89,17 @@ export const keygenCommand: Command = {
       });
     }
     const key = generateKeyPair();
+    const discovery = wellKnownPath
+      ? JSON.stringify(
+        buildDiscoveryDocument({
+          publicKey: key.publicKey,
+          developerName: values.developer!,
+          contact: values.contact,
+        }),
+        null,
+        2,
+      ) + "\n"
+      : undefined;
     await writeFileAtomic(privatePath, privateKeyToPem(key), { mode: 0o600, overwrite: force });
     try {
       await writeFileAtomic(publicPath, key.publicKey.pem, { mode: 0o644, overwrite: force });
@@ -78,14 +107,27 @@ export const keygenCommand: Command = {
       if (!force) await Deno.remove(privatePath).catch(() => {});
       throw e;
     }
+    if (wellKnownPath && discovery) {
+      try {
+        await writeFileAtomic(wellKnownPath, discovery, { mode: 0o644, overwrite: force });
+      } catch (e) {
+        if (!force) {
+          await Deno.remove(privatePath).catch(() => {});
+          await Deno.remove(publicPath).catch(() => {});
+        }
+        throw e;
+      }
+    }
     await io.stdout(
       values.json
         ? jsonOutput({
           fingerprint: key.publicKey.fingerprint,
           public_key_pem: key.publicKey.pem,
           private_key_path: privatePath,
+          ...(wellKnownPath ? { well_known_path: wellKnownPath } : {}),
         })
-        : `${key.publicKey.fingerprint}\nwrote ${privatePath} (mode 0600) and ${publicPath}\n`,
+        : `${key.publicKey.fingerprint}\nwrote ${privatePath} (mode 0600) and ${publicPath}` +
+          (wellKnownPath ? ` and ${wellKnownPath}\n` : "\n"),
     );
     return EXIT_OK;
   },

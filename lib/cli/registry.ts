@@ -8,6 +8,13 @@ import type { Command } from "./command.ts";
 import { canonicalizeCommand } from "./canonicalize.ts";
 import { fingerprintCommand } from "./fingerprint.ts";
 import { keygenCommand } from "./keygen.ts";
+import { signSchemaCommand } from "./sign_schema.ts";
+import { verifySchemaCommand } from "./verify_schema.ts";
+import { wellKnownCommand } from "./well_known.ts";
+import { revokeCommand } from "./revoke.ts";
+import { pinsCommand } from "./pins.ts";
+import { chainCommand } from "./chain.ts";
+import { contractCommand } from "./contract.ts";
 
 /**
  * Every `schemapin` command, in the order `--help` lists them.
@@ -22,4 +29,11 @@ export const COMMANDS: readonly Command[] = [
   keygenCommand,
   fingerprintCommand,
   canonicalizeCommand,
+  signSchemaCommand,
+  verifySchemaCommand,
+  wellKnownCommand,
+  revokeCommand,
+  pinsCommand,
+  chainCommand,
+  contractCommand,
 ];

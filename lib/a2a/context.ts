@@ -1,0 +1,147 @@
+/**
+ * A2A verification context (§20): scope schema verification to the domains a calling agent
+ * trusts, with AgentPin v0.3's `AllowedDomains` convention — an empty list means
+ * *unrestricted* — and a delegation-depth cap.
+ *
+ * @module
+ */
+import type { ErrorCode } from "../errors.ts";
+import {
+  type SchemaVerificationResult,
+  type VerifySchemaOfflineOptions,
+  verifySchemaOfflineWithHook,
+} from "../schema/verify.ts";
+
+/**
+ * The deepest delegation chain accepted (§20.4 step 1), matching AgentPin's
+ * `max_delegation_depth`; both specs move it in lockstep.
+ */
+export const A2A_MAX_DELEGATION_DEPTH = 3;
+
+/** The A2A verification context of §20.2. */
+export interface A2aVerificationContext {
+  /** URN-style id of the calling agent (informational, not validated, not used in scope). */
+  readonly callerAgentId: string;
+  /** 0 = direct caller; more than {@linkcode A2A_MAX_DELEGATION_DEPTH} is refused. */
+  readonly delegationDepth: number;
+  /** The originating domain (informational). */
+  readonly originatingDomain: string;
+  /** Allowed provider domains; empty = unrestricted (§20.3). `*.x` matches subdomains of x. */
+  readonly trustedDomains: readonly string[];
+}
+
+/**
+ * True when the allow-list is empty, which means *unrestricted* (§20.3, §20.5).
+ *
+ * @example
+ * ```ts
+ * import { isUnrestricted } from "./context.ts";
+ * isUnrestricted([]); // true
+ * isUnrestricted(["example.com"]); // false
+ * ```
+ */
+export function isUnrestricted(list: readonly string[]): boolean {
+  return list.length === 0;
+}
+
+function matches(pattern: string, domain: string): boolean {
+  const p = pattern.toLowerCase();
+  if (p.startsWith("*.")) {
+    const suffix = p.slice(1); // ".client.com"
+    // A strict subdomain only: `*.client.com` does not match `client.com` itself (§20.3).
+    return domain.length > suffix.length && domain.endsWith(suffix);
+  }
+  return p === domain;
+}
+
+/**
+ * §20.5 `allows`: true when `list` is empty (unrestricted) or `domain` matches an entry —
+ * exactly, or under a leading `*.` wildcard that matches any subdomain but not the apex.
+ * Comparison is case-insensitive.
+ *
+ * @example
+ * ```ts
+ * import { allows } from "./context.ts";
+ * allows(["*.client.com"], "api.client.com"); // true
+ * allows(["*.client.com"], "client.com"); // false
+ * allows([], "anything.example"); // true
+ * ```
+ */
+export function allows(list: readonly string[], domain: string): boolean {
+  if (isUnrestricted(list)) return true;
+  const d = domain.toLowerCase();
+  return list.some((entry) => matches(entry, d));
+}
+
+/**
+ * §20.5 `intersect`: `lhs ∩ rhs` with the unrestricted short-circuits (`[] ∩ X = X`,
+ * `X ∩ [] = X`). Entries are kept when they appear in both lists (exact, case-insensitive),
+ * in `lhs` order. Documented edge case (AgentPin §4.11.4): two non-empty disjoint lists
+ * intersect to `[]`, which the convention reads as *unrestricted* — so never use this for a
+ * scope check; use {@linkcode allows} directly.
+ *
+ * @example
+ * ```ts
+ * import { intersect } from "./context.ts";
+ * intersect([], ["a.com"]); // ["a.com"]
+ * intersect(["a.com", "b.com"], ["b.com"]); // ["b.com"]
+ * intersect(["a.com"], ["b.com"]); // [] — which means unrestricted!
+ * ```
+ */
+export function intersect(lhs: readonly string[], rhs: readonly string[]): string[] {
+  if (isUnrestricted(lhs)) return [...rhs];
+  if (isUnrestricted(rhs)) return [...lhs];
+  const right = new Set(rhs.map((d) => d.toLowerCase()));
+  return lhs.filter((d) => right.has(d.toLowerCase()));
+}
+
+/**
+ * `verify_schema_for_a2a` (§20.4): (1) refuse a delegation depth above
+ * {@linkcode A2A_MAX_DELEGATION_DEPTH} (or not a non-negative integer) with
+ * `A2A_SCOPE_VIOLATION`; (2) run {@linkcode verifySchemaOffline} and return a failure
+ * unchanged — scope never remedies a failed cryptographic verification; (3) when the list is
+ * non-empty, require `allows(trustedDomains, domain)` (never via `intersect`). The scope check
+ * runs after the standard checks and before a first-use pin is written, so an out-of-scope
+ * tool is never pinned.
+ *
+ * @example
+ * ```ts ignore
+ * const result = await verifySchemaForA2a(
+ *   { callerAgentId: "urn:agent:x", delegationDepth: 1, originatingDomain: "client.com",
+ *     trustedDomains: ["*.example.com"] },
+ *   { schema, signature, domain: "tools.example.com", toolId: "t", discovery, pinStore },
+ * );
+ * ```
+ */
+export async function verifySchemaForA2a(
+  context: A2aVerificationContext,
+  options: VerifySchemaOfflineOptions,
+): Promise<SchemaVerificationResult> {
+  const depth = context.delegationDepth;
+  if (!Number.isInteger(depth) || depth < 0 || depth > A2A_MAX_DELEGATION_DEPTH) {
+    return {
+      valid: false,
+      toolId: options.toolId,
+      keyPinning: "not_checked",
+      warnings: [],
+      expired: false,
+      signatureFormat: typeof options.signature === "string" ? "bare" : "document",
+      errorCode: "A2A_SCOPE_VIOLATION",
+      errorMessage: Number.isInteger(depth) && depth >= 0
+        ? `delegation depth ${depth} exceeds the maximum of ${A2A_MAX_DELEGATION_DEPTH}`
+        : `delegation depth ${String(depth)} is not a non-negative integer`,
+    };
+  }
+  const trusted = [...context.trustedDomains];
+  return await verifySchemaOfflineWithHook(options, (result) => {
+    const domain = result.domain!;
+    if (!isUnrestricted(trusted) && !allows(trusted, domain)) {
+      return {
+        errorCode: "A2A_SCOPE_VIOLATION" as ErrorCode,
+        errorMessage: `provider domain ${domain} is not among the caller's trusted domains ` +
+          `(${trusted.join(", ")})`,
+      };
+    }
+    return undefined;
+  });
+}

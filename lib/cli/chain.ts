@@ -1,0 +1,99 @@
+/**
+ * `schemapin chain CURRENT PREVIOUS`: the §18.3 chain check between two signature documents.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { isJsonObject, ownField } from "../discovery/object.ts";
+import { type LineageSignature, verifyChain } from "../pins/lineage.ts";
+import { parseSchemaSignatureDocument } from "../schema/document.ts";
+import { isSha256Ref } from "../revocation/fingerprint.ts";
+import {
+  type CliIO,
+  type Command,
+  EXIT_FAILED,
+  EXIT_OK,
+  jsonOutput,
+  parseCommandArgs,
+  requirePositionals,
+} from "./command.ts";
+import { readJsonFile, sourceName } from "./schema_inputs.ts";
+
+const HELP = `schemapin chain — check that one signature document succeeds another (§18.3)
+
+Usage: schemapin chain CURRENT.sig PREVIOUS.sig [--json]
+
+Succeeds when CURRENT's previous_hash equals PREVIOUS's schema_hash (or skill_hash for skill
+signature documents). Two failures are told apart: CURRENT has no previous_hash, and a
+mismatch (both hashes are printed). This is a metadata check only: verify both signatures
+first (verify-schema / verify-skill), or the chain proves nothing.
+
+Options:
+  --json   print {"valid", "reason", "expected", "observed", "message"}
+
+Exit codes: 0 chained; 1 no previous_hash or mismatch; 2 unreadable or malformed documents.
+
+Example:
+  schemapin chain tool-v2.json.sig tool-v1.json.sig
+`;
+
+async function readDocument(path: string, io: CliIO): Promise<LineageSignature> {
+  const value = await readJsonFile(path, io, "signature document");
+  const src = sourceName(path);
+  if (isJsonObject(value) && Object.hasOwn(value, "schema_hash")) {
+    return parseSchemaSignatureDocument(value, src).document;
+  }
+  // A skill signature document (.schemapin.sig): the lineage fields only.
+  if (!isJsonObject(value)) {
+    throw new SchemaPinError("INPUT_INVALID", `${src} is not a signature document`, { path });
+  }
+  const version = ownField(value, "schemapin_version");
+  const hash = ownField(value, "skill_hash");
+  const prev = ownField(value, "previous_hash");
+  if (typeof version !== "string" || !isSha256Ref(hash)) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `${src} has no schemapin_version and schema_hash/skill_hash: not a signature document`,
+      { path },
+    );
+  }
+  if (prev !== undefined && !isSha256Ref(prev)) {
+    throw new SchemaPinError("INPUT_INVALID", `${src}: previous_hash is malformed`, { path });
+  }
+  const sv = ownField(value, "schema_version");
+  return {
+    schemapin_version: version,
+    skill_hash: hash,
+    ...(prev !== undefined ? { previous_hash: prev as string } : {}),
+    ...(typeof sv === "string" ? { schema_version: sv } : {}),
+  };
+}
+
+/** The `chain` command. */
+export const chainCommand: Command = {
+  name: "chain",
+  summary: "check that a signature document's previous_hash names the previous version",
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs("chain", args, { json: { type: "boolean" } });
+    const [currentPath, previousPath] = requirePositionals(
+      "chain",
+      positionals,
+      2,
+      "CURRENT.sig PREVIOUS.sig",
+    );
+    const current = await readDocument(currentPath, io);
+    const previous = await readDocument(previousPath, io);
+    const check = verifyChain(current, previous);
+    if (values.json) {
+      await io.stdout(jsonOutput(check));
+    } else if (check.valid) {
+      await io.stdout(`OK ${sourceName(currentPath)} follows ${sourceName(previousPath)}\n`);
+      await io.stderr("note: metadata only; both signatures must be verified separately\n");
+    } else {
+      await io.stdout(`FAIL ${check.reason}\n`);
+      await io.stderr(`error: ${check.message}\n`);
+    }
+    return check.valid ? EXIT_OK : EXIT_FAILED;
+  },
+};

@@ -1,0 +1,257 @@
+/**
+ * `schemapin pins …`: inspect and manage the TOFU pin store — list, show, add (seed),
+ * remove, rotate, export, import.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { isJsonObject, ownField } from "../discovery/object.ts";
+import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
+import { isSha256Ref } from "../revocation/fingerprint.ts";
+import {
+  defaultPinStorePath,
+  FilePinStore,
+  importPins,
+  parsePinKey,
+  type PinRecord,
+  pinRecordFromJson,
+  pinRecordToJson,
+  removePin,
+  rotatePin,
+  seedPin,
+} from "../pins/store.ts";
+import {
+  type CliIO,
+  type Command,
+  EXIT_FAILED,
+  EXIT_OK,
+  jsonOutput,
+  parseCommandArgs,
+  UsageError,
+} from "./command.ts";
+import { readTextInput, writeFileAtomic } from "./io.ts";
+import { publicKeyFromAnyPem } from "./fingerprint.ts";
+import { readJsonFile, sourceName } from "./schema_inputs.ts";
+
+const HELP = `schemapin pins — manage the TOFU key pin store
+
+Usage:
+  schemapin pins list [--json]
+  schemapin pins show TOOL_ID@DOMAIN [--json]
+  schemapin pins add TOOL_ID@DOMAIN (--fingerprint FP | --key KEY.pem | --discovery FILE)
+  schemapin pins rotate TOOL_ID@DOMAIN (--fingerprint FP | --key KEY.pem | --discovery FILE)
+  schemapin pins remove TOOL_ID@DOMAIN
+  schemapin pins export [--out FILE]
+  schemapin pins import FILE [--overwrite]
+All take [--pin-store FILE] (default $SCHEMAPIN_HOME/pins.json, else ~/.schemapin/pins.json).
+
+A pin binds TOOL_ID@DOMAIN to a key fingerprint. \`add\` seeds a fingerprint obtained out of
+band (refused if a different key is already pinned); \`rotate\` is the explicit consent to a
+changed key; \`import\` refuses conflicting fingerprints unless --overwrite. TOOL_ID@DOMAIN is
+split at its last "@".
+
+Exit codes: 0 done; 1 not pinned (show, remove, rotate), already pinned to another key (add),
+conflicts (import); 2 bad arguments or an unreadable or malformed file.
+
+Examples:
+  schemapin pins list
+  schemapin pins add calculate_sum@example.com --fingerprint sha256:9fdb…
+  schemapin pins rotate calculate_sum@example.com --discovery schemapin.json
+`;
+
+const OPTIONS = {
+  "pin-store": { type: "string" },
+  json: { type: "boolean" },
+  fingerprint: { type: "string" },
+  key: { type: "string" },
+  discovery: { type: "string" },
+  out: { type: "string" },
+  overwrite: { type: "boolean" },
+} as const;
+
+type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
+
+function allow(values: Values, sub: string, allowed: string[]): void {
+  for (const [k, v] of Object.entries(values)) {
+    if (v !== undefined && k !== "pin-store" && !allowed.includes(k)) {
+      throw new UsageError(`pins ${sub}: --${k} does not apply`);
+    }
+  }
+}
+
+function one(positionals: string[], sub: string, what: string): string {
+  if (positionals.length !== 1) {
+    throw new UsageError(`pins ${sub}: expected ${what}, got ${positionals.length} argument(s)`);
+  }
+  return positionals[0];
+}
+
+async function fingerprintFrom(values: Values, sub: string, io: CliIO): Promise<string> {
+  const given = ["fingerprint", "key", "discovery"].filter((k) => values[k as keyof Values]);
+  if (given.length !== 1) {
+    throw new UsageError(`pins ${sub}: give exactly one of --fingerprint, --key, --discovery`);
+  }
+  if (values.fingerprint !== undefined) {
+    if (!isSha256Ref(values.fingerprint)) {
+      throw new UsageError(
+        `pins ${sub}: --fingerprint must be sha256: and 64 lower-case hex digits`,
+      );
+    }
+    return values.fingerprint;
+  }
+  if (values.key !== undefined) {
+    return publicKeyFromAnyPem(await readTextInput(values.key, io), sourceName(values.key))
+      .fingerprint;
+  }
+  const file = values.discovery!;
+  const { document } = parseDiscoveryDocument(
+    await readJsonFile(file, io, "discovery document"),
+    sourceName(file),
+  );
+  return loadDiscoveryKey(document, sourceName(file)).fingerprint;
+}
+
+function line(r: PinRecord): string {
+  return `${r.toolId}@${r.domain}  ${r.fingerprint}  ${r.source}  ${r.pinnedAt}`;
+}
+
+/** The `pins` command. */
+export const pinsCommand: Command = {
+  name: "pins",
+  summary: "list, show, add, rotate, remove, export and import key pins",
+  help: HELP,
+  async run(args, io) {
+    const [sub, ...rest] = args;
+    if (sub === undefined) throw new UsageError("pins: expected a subcommand (see --help)");
+    const { values, positionals } = parseCommandArgs(`pins ${sub}`, rest, OPTIONS);
+    const store = new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
+    switch (sub) {
+      case "list": {
+        allow(values, sub, ["json"]);
+        if (positionals.length) throw new UsageError("pins list: takes no arguments");
+        const pins = await store.list();
+        if (values.json) {
+          await io.stdout(jsonOutput({ pin_store: store.path, pins: pins.map(pinRecordToJson) }));
+        } else if (pins.length === 0) {
+          await io.stderr(`no pins in ${store.path}\n`);
+        } else {
+          await io.stdout(pins.map(line).join("\n") + "\n");
+        }
+        return EXIT_OK;
+      }
+      case "show": {
+        allow(values, sub, ["json"]);
+        const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
+        const pin = await store.get(toolId, domain);
+        if (!pin) {
+          await io.stderr(`${toolId}@${domain} is not pinned in ${store.path}\n`);
+          return EXIT_FAILED;
+        }
+        await io.stdout(values.json ? jsonOutput(pinRecordToJson(pin)) : line(pin) + "\n");
+        return EXIT_OK;
+      }
+      case "add": {
+        allow(values, sub, ["fingerprint", "key", "discovery"]);
+        const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
+        const fp = await fingerprintFrom(values, sub, io);
+        try {
+          const outcome = await seedPin(store, toolId, domain, fp);
+          await io.stderr(
+            outcome.status === "added"
+              ? `pinned ${toolId}@${domain} to ${fp}\n`
+              : `${toolId}@${domain} was already pinned to ${fp}\n`,
+          );
+          return EXIT_OK;
+        } catch (e) {
+          if (e instanceof SchemaPinError && e.code === "KEY_PIN_MISMATCH") {
+            await io.stderr(`error: ${e.code}: ${e.message}\n`);
+            return EXIT_FAILED;
+          }
+          throw e;
+        }
+      }
+      case "rotate": {
+        allow(values, sub, ["fingerprint", "key", "discovery"]);
+        const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
+        const fp = await fingerprintFrom(values, sub, io);
+        try {
+          const previous = await rotatePin(store, toolId, domain, fp);
+          await io.stderr(
+            `rotated ${toolId}@${domain}: ${previous.fingerprint} -> ${fp}\n`,
+          );
+          return EXIT_OK;
+        } catch (e) {
+          if (e instanceof SchemaPinError && e.code === "KEY_NOT_FOUND") {
+            await io.stderr(`error: ${e.message} (use pins add)\n`);
+            return EXIT_FAILED;
+          }
+          throw e;
+        }
+      }
+      case "remove": {
+        allow(values, sub, []);
+        const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
+        if (await removePin(store, toolId, domain)) {
+          await io.stderr(`removed the pin of ${toolId}@${domain}\n`);
+          return EXIT_OK;
+        }
+        await io.stderr(`${toolId}@${domain} is not pinned in ${store.path}\n`);
+        return EXIT_FAILED;
+      }
+      case "export": {
+        allow(values, sub, ["out"]);
+        if (positionals.length) throw new UsageError("pins export: takes no arguments");
+        const text = jsonOutput({
+          schemapin_pins_version: 1,
+          pins: (await store.list()).map(pinRecordToJson),
+        });
+        if (values.out !== undefined) {
+          await writeFileAtomic(values.out, text, { overwrite: false });
+          await io.stderr(`wrote ${values.out}\n`);
+        } else {
+          await io.stdout(text);
+        }
+        return EXIT_OK;
+      }
+      case "import": {
+        allow(values, sub, ["overwrite"]);
+        const file = one(positionals, sub, "FILE");
+        const value = await readJsonFile(file, io, "pin export");
+        const src = sourceName(file);
+        if (!isJsonObject(value) || ownField(value, "schemapin_pins_version") !== 1) {
+          throw new SchemaPinError(
+            "INPUT_INVALID",
+            `${src} is not a schemapin pin export ("schemapin_pins_version": 1)`,
+            { path: file },
+          );
+        }
+        const list = ownField(value, "pins");
+        if (!Array.isArray(list)) {
+          throw new SchemaPinError("INPUT_INVALID", `${src}: "pins" must be an array`, {
+            path: file,
+          });
+        }
+        const records = list.map((r, i) => pinRecordFromJson(r, `${src}: pins[${i}]`));
+        const outcome = await importPins(store, records, { overwrite: values.overwrite === true });
+        if (outcome.conflicts.length > 0 && !outcome.written) {
+          await io.stderr(
+            `error: KEY_PIN_MISMATCH: ${outcome.conflicts.length} pin(s) conflict with ` +
+              `${store.path}: ${outcome.conflicts.join(", ")}; nothing imported ` +
+              `(--overwrite replaces them)\n`,
+          );
+          return EXIT_FAILED;
+        }
+        await io.stderr(
+          `imported ${outcome.added.length} new, ${outcome.unchanged.length} unchanged` +
+            (values.overwrite ? `, ${outcome.conflicts.length} replaced` : "") + "\n",
+        );
+        return EXIT_OK;
+      }
+      default:
+        throw new UsageError(
+          `pins: unknown subcommand ${JSON.stringify(sub)} ` +
+            `(list, show, add, rotate, remove, export, import)`,
+        );
+    }
+  },
+};

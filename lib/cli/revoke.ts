@@ -1,0 +1,111 @@
+/**
+ * `schemapin revoke`: build or extend a standalone revocation document (§8.5, §8.6).
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { checkDomain } from "../discovery/domain.ts";
+import {
+  addRevokedKey,
+  buildRevocationDocument,
+  parseRevocationDocument,
+  REVOCATION_REASONS,
+  type RevocationDocument,
+} from "../revocation/document.ts";
+import {
+  type Command,
+  EXIT_OK,
+  jsonOutput,
+  parseCommandArgs,
+  requirePositionals,
+  UsageError,
+} from "./command.ts";
+import { exists, readTextInput, writeFileAtomic } from "./io.ts";
+import { publicKeyFromAnyPem } from "./fingerprint.ts";
+import { readJsonFile, sourceName } from "./schema_inputs.ts";
+
+const HELP = `schemapin revoke — build or extend a standalone revocation document
+
+Usage: schemapin revoke --domain D (--fingerprint FP | --key KEY.pem) --reason REASON
+           [--into FILE]
+
+Without --into, prints a new revocation document for D revoking the key. With --into FILE,
+adds the key to FILE (creating it if missing) and rewrites it atomically; the file must be
+for the same domain. Publish it at the discovery document's revocation_endpoint.
+
+Reasons (§8.6): ${REVOCATION_REASONS.join(", ")}
+
+Options:
+  --domain D         the domain whose key is revoked
+  --fingerprint FP   the revoked key's sha256: fingerprint
+  --key FILE         or the revoked key itself (public or private PEM)
+  --reason REASON    one of the reasons above
+  --into FILE        the revocation document to create or extend
+
+Exit codes: 0 written; 2 bad arguments, a malformed FILE (named), a key already revoked in it.
+
+Example:
+  schemapin revoke --domain example.com --key old/public.pem --reason superseded \\
+      --into schemapin-revocations.json
+`;
+
+/** The `revoke` command. */
+export const revokeCommand: Command = {
+  name: "revoke",
+  summary: "build or extend a standalone revocation document",
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs("revoke", args, {
+      domain: { type: "string" },
+      fingerprint: { type: "string" },
+      key: { type: "string" },
+      reason: { type: "string" },
+      into: { type: "string" },
+    });
+    requirePositionals("revoke", positionals, 0, "no positional arguments");
+    if (values.domain === undefined) throw new UsageError("revoke: --domain D is required");
+    const dc = checkDomain(values.domain);
+    if (!dc.ok) {
+      throw new UsageError(`revoke: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
+    }
+    if ((values.fingerprint === undefined) === (values.key === undefined)) {
+      throw new UsageError("revoke: give exactly one of --fingerprint FP and --key FILE");
+    }
+    if (values.reason === undefined) {
+      throw new UsageError(`revoke: --reason is required (${REVOCATION_REASONS.join(", ")})`);
+    }
+    const fingerprint = values.fingerprint ??
+      publicKeyFromAnyPem(await readTextInput(values.key!, io), sourceName(values.key!))
+        .fingerprint;
+    let doc: RevocationDocument;
+    if (values.into !== undefined && await exists(values.into)) {
+      const parsed = await readJsonFile(values.into, io, "revocation document");
+      try {
+        doc = parseRevocationDocument(parsed, values.into);
+      } catch (e) {
+        throw new SchemaPinError("INPUT_INVALID", (e as Error).message, { path: values.into });
+      }
+      if (doc.domain !== dc.domain) {
+        throw new SchemaPinError(
+          "INPUT_INVALID",
+          `${values.into} is the revocation document of ${doc.domain}, not ${dc.domain}`,
+          { path: values.into },
+        );
+      }
+    } else {
+      doc = buildRevocationDocument(dc.domain);
+    }
+    const next = addRevokedKey(doc, fingerprint, values.reason);
+    const text = jsonOutput(next);
+    if (values.into !== undefined) {
+      await writeFileAtomic(values.into, text, { overwrite: true });
+      await io.stderr(
+        `revoked ${fingerprint} (${values.reason}) in ${values.into}: ` +
+          `${next.revoked_keys.length} key(s) listed\n`,
+      );
+    } else {
+      await io.stdout(text);
+    }
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,254 @@
+/**
+ * `schemapin sign-schema`: sign a tool schema — a bare Base64 signature (v1.3, §4.1) by
+ * default, a 1.4 schema signature document when any metadata is asked for.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { parsePrivateKeyPem, type PrivateKey } from "../crypto/keys.ts";
+import {
+  formatSchemaSignatureDocument,
+  type SchemaDocumentOptions,
+  signSchemaBase64,
+  signSchemaDocument,
+} from "../schema/document.ts";
+import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
+import {
+  type CliIO,
+  type Command,
+  EXIT_OK,
+  EXIT_USAGE,
+  jsonOutput,
+  parseCommandArgs,
+  UsageError,
+} from "./command.ts";
+import { describeFsError, readTextInput, writeFileAtomic } from "./io.ts";
+import { joinPath, listBatch, readJsonFile, sourceName } from "./schema_inputs.ts";
+
+const HELP = `schemapin sign-schema — sign a tool schema
+
+Usage:
+  schemapin sign-schema SCHEMA.json|- --key PRIVATE.pem [--out FILE] [metadata…]
+  schemapin sign-schema --batch DIR [--pattern GLOB] --out-dir DIR --key PRIVATE.pem [metadata…]
+
+Without metadata the output is a bare Base64 signature (SchemaPin v1.3, spec §4.1: ECDSA
+P-256 over SHA-256(SHA-256(schemapin-v1 canonical schema))). With any metadata option, or
+--document, it is a 1.4 schema signature document (JSON: schemapin_version, schema_hash,
+signature, signed_at, and the fields below), whose signature covers every field.
+
+Metadata (selects the document format):
+  --expires-in DURATION   expiry from now: 30d, 12h, 90m, 2w, 1d12h
+  --expires-at TIME       expiry as strict RFC 3339 (2026-11-01T10:00:00Z)
+  --schema-version V      version tag of this schema (e.g. 2.1.0)
+  --previous-hash H       schema_hash (sha256:…) of the previous signed version
+  --domain D              the publisher's domain
+  --signer-kid KID        key id
+  --document              write a document even without the options above
+
+Options:
+  --key FILE        private key (PKCS#8 or SEC1 PEM), required
+  --out FILE        write the signature to FILE (default stdout)
+  --batch DIR       sign every file in DIR matching --pattern (default *.json), writing
+                    OUT-DIR/<name>.sig for each
+  --pattern GLOB    file-name pattern for --batch (* and ?)
+  --out-dir DIR     where --batch writes signatures (required with --batch)
+  --json            print {"file", "signature"|"document"} (batch: a list and a summary)
+
+Exit codes: 0 signed; 2 bad arguments, unreadable or malformed schema or key (the message
+names the file), or a schema with no canonical form.
+
+Examples:
+  schemapin sign-schema tool.json --key keys/private.pem > tool.json.sig
+  schemapin sign-schema tool.json --key keys/private.pem --expires-in 180d \\
+      --schema-version 2.1.0 --domain example.com --out tool.json.sig
+  schemapin sign-schema --batch schemas/ --out-dir sigs/ --key keys/private.pem
+`;
+
+const OPTIONS = {
+  key: { type: "string" },
+  out: { type: "string" },
+  batch: { type: "string" },
+  pattern: { type: "string" },
+  "out-dir": { type: "string" },
+  "expires-in": { type: "string" },
+  "expires-at": { type: "string" },
+  "schema-version": { type: "string" },
+  "previous-hash": { type: "string" },
+  domain: { type: "string" },
+  "signer-kid": { type: "string" },
+  document: { type: "boolean" },
+  json: { type: "boolean" },
+} as const;
+
+type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
+
+/** The document options asked for on the command line, or undefined for a bare signature. */
+function documentOptions(values: Values, now: number): SchemaDocumentOptions | undefined {
+  const wanted = values.document === true ||
+    [
+      "expires-in",
+      "expires-at",
+      "schema-version",
+      "previous-hash",
+      "domain",
+      "signer-kid",
+    ].some((k) => values[k as keyof Values] !== undefined);
+  if (!wanted) return undefined;
+  if (values["expires-in"] !== undefined && values["expires-at"] !== undefined) {
+    throw new UsageError("sign-schema: give --expires-in or --expires-at, not both");
+  }
+  const options: SchemaDocumentOptions = { signedAt: now };
+  if (values["expires-in"] !== undefined) {
+    const ms = parseDuration(values["expires-in"]);
+    if (ms === undefined) {
+      throw new UsageError(
+        `sign-schema: --expires-in ${
+          JSON.stringify(values["expires-in"])
+        } is not a duration like 30d, 12h, 90m, 2w or 1d12h`,
+      );
+    }
+    options.expiresAt = now + ms;
+  }
+  if (values["expires-at"] !== undefined) {
+    const ms = parseRfc3339(values["expires-at"]);
+    if (ms === undefined) {
+      throw new UsageError(
+        `sign-schema: --expires-at ${
+          JSON.stringify(values["expires-at"])
+        } is not a strict RFC 3339 time like 2026-11-01T10:00:00Z`,
+      );
+    }
+    if (ms <= now) throw new UsageError("sign-schema: --expires-at is in the past");
+    options.expiresAt = values["expires-at"];
+  }
+  if (values["schema-version"] !== undefined) options.schemaVersion = values["schema-version"];
+  if (values["previous-hash"] !== undefined) options.previousHash = values["previous-hash"];
+  if (values.domain !== undefined) options.domain = values.domain;
+  if (values["signer-kid"] !== undefined) options.signerKid = values["signer-kid"];
+  return options;
+}
+
+async function loadKey(path: string, io: CliIO): Promise<PrivateKey> {
+  return parsePrivateKeyPem(await readTextInput(path, io), sourceName(path));
+}
+
+function signOne(
+  schema: unknown,
+  key: PrivateKey,
+  docOptions: SchemaDocumentOptions | undefined,
+  file: string,
+): { text: string; json: Record<string, unknown> } {
+  try {
+    if (docOptions === undefined) {
+      const sig = signSchemaBase64(schema, key);
+      return { text: sig + "\n", json: { file, signature: sig } };
+    }
+    const doc = signSchemaDocument(schema, key, docOptions);
+    return { text: formatSchemaSignatureDocument(doc), json: { file, document: doc } };
+  } catch (e) {
+    if (e instanceof SchemaPinError && e.code === "SCHEMA_CANONICALIZATION_FAILED") {
+      // A schema that cannot be signed is malformed input here (exit 2), naming the file.
+      throw new SchemaPinError("INPUT_INVALID", `${file}: ${e.message}`, { path: file });
+    }
+    throw e;
+  }
+}
+
+/** The `sign-schema` command. */
+export const signSchemaCommand: Command = {
+  name: "sign-schema",
+  summary: "sign a tool schema (bare Base64, or a 1.4 signature document with metadata)",
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs("sign-schema", args, OPTIONS);
+    if (!values.key) throw new UsageError("sign-schema: --key PRIVATE.pem is required");
+    const now = Math.floor(Date.now() / 1000) * 1000; // whole seconds in signed_at
+    const docOptions = documentOptions(values, now);
+    if (values.batch !== undefined) {
+      if (positionals.length > 0) {
+        throw new UsageError("sign-schema: --batch takes no SCHEMA argument");
+      }
+      if (values.out !== undefined) {
+        throw new UsageError("sign-schema: use --out-dir with --batch, not --out");
+      }
+      if (!values["out-dir"]) throw new UsageError("sign-schema: --batch needs --out-dir DIR");
+      const key = await loadKey(values.key, io);
+      return await signBatch(values.batch, values.pattern ?? "*.json", values["out-dir"], key, {
+        docOptions,
+        json: values.json === true,
+        io,
+      });
+    }
+    if (values.pattern !== undefined || values["out-dir"] !== undefined) {
+      throw new UsageError("sign-schema: --pattern and --out-dir go with --batch");
+    }
+    if (positionals.length !== 1) {
+      throw new UsageError(
+        `sign-schema: expected one SCHEMA.json (or -), got ${positionals.length} argument(s)`,
+      );
+    }
+    const file = positionals[0];
+    const key = await loadKey(values.key, io);
+    const schema = await readJsonFile(file, io, "schema");
+    const signed = signOne(schema, key, docOptions, sourceName(file));
+    if (values.out !== undefined) {
+      await writeFileAtomic(values.out, signed.text, { overwrite: true });
+      if (values.json) await io.stdout(jsonOutput({ ...signed.json, out: values.out }));
+    } else {
+      await io.stdout(values.json ? jsonOutput(signed.json) : signed.text);
+    }
+    return EXIT_OK;
+  },
+};
+
+async function signBatch(
+  dir: string,
+  pattern: string,
+  outDir: string,
+  key: PrivateKey,
+  ctx: { docOptions: SchemaDocumentOptions | undefined; json: boolean; io: CliIO },
+): Promise<number> {
+  const { files, skipped } = await listBatch(dir, pattern);
+  try {
+    await Deno.mkdir(outDir, { recursive: true });
+  } catch (e) {
+    throw new SchemaPinError("IO_FAILED", `cannot create ${outDir}: ${describeFsError(e)}`, {
+      path: outDir,
+    });
+  }
+  const results: Record<string, unknown>[] = [];
+  let failed = 0;
+  for (const name of files) {
+    const path = joinPath(dir, name);
+    const out = joinPath(outDir, `${name}.sig`);
+    try {
+      const schema = await readJsonFile(path, ctx.io, "schema");
+      const signed = signOne(schema, key, ctx.docOptions, path);
+      await writeFileAtomic(out, signed.text, { overwrite: true });
+      results.push({ ...signed.json, out, ok: true });
+      if (!ctx.json) await ctx.io.stdout(`signed ${path} -> ${out}\n`);
+    } catch (e) {
+      if (!(e instanceof SchemaPinError)) throw e;
+      failed++;
+      results.push({ file: path, ok: false, error_code: e.code, error_message: e.message });
+      if (!ctx.json) await ctx.io.stderr(`error: ${path}: ${e.code}: ${e.message}\n`);
+    }
+  }
+  for (const name of skipped) {
+    await ctx.io.stderr(`warning: skipped ${joinPath(dir, name)} (not a regular file)\n`);
+  }
+  const summary = { total: files.length, signed: files.length - failed, failed };
+  if (ctx.json) {
+    await ctx.io.stdout(jsonOutput({ summary, results }));
+  } else {
+    await ctx.io.stdout(
+      `${summary.signed} of ${summary.total} schema(s) signed` +
+        (failed ? `, ${failed} failed\n` : "\n"),
+    );
+  }
+  if (files.length === 0) {
+    await ctx.io.stderr(`error: no file in ${dir} matches ${JSON.stringify(pattern)}\n`);
+    return EXIT_USAGE;
+  }
+  return failed > 0 ? EXIT_USAGE : EXIT_OK;
+}

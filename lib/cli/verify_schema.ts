@@ -1,0 +1,537 @@
+/**
+ * `schemapin verify-schema`: offline verification of a tool schema signature (§15.1) against
+ * a discovery document or an unsigned trust bundle, with TOFU pins, revocation and expiry.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import type { JsonValue } from "../json/types.ts";
+import { checkDomain } from "../discovery/domain.ts";
+import { isJsonObject, ownField } from "../discovery/object.ts";
+import { findInUnsignedBundle } from "../discovery/unsigned_bundle.ts";
+import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
+import { parseRevocationDocument } from "../revocation/document.ts";
+import { parseSchemaSignatureDocument } from "../schema/document.ts";
+import { checkToolId, defaultPinStorePath, FilePinStore } from "../pins/store.ts";
+import {
+  type FirstUseInfo,
+  type SchemaVerificationResult,
+  verifySchemaOffline,
+} from "../schema/verify.ts";
+import {
+  type CliIO,
+  type Command,
+  EXIT_FAILED,
+  EXIT_OK,
+  EXIT_USAGE,
+  jsonOutput,
+  parseCommandArgs,
+  UsageError,
+} from "./command.ts";
+import {
+  INPUT_CODES,
+  joinPath,
+  listBatch,
+  readJsonFile,
+  readSignatureFile,
+  sourceName,
+} from "./schema_inputs.ts";
+
+const HELP = `schemapin verify-schema — verify a tool schema's signature offline
+
+Usage:
+  schemapin verify-schema SCHEMA.json|- (--signature B64 | --signature-file FILE) --domain D
+      [--tool-id ID] (--discovery FILE | --bundle FILE) [--revocation FILE]
+      [--pin-store FILE] [--trust-first-use] [--allow-expired] [--allow-missing-revocation]
+      [--json]
+  schemapin verify-schema --batch DIR [--pattern GLOB] [--signature-dir DIR] --domain D
+      (--discovery FILE | --bundle FILE) [options above]
+
+Runs the seven steps of SchemaPin §15.1 in order: discovery document, key and fingerprint,
+revocation (the discovery revoked_keys and the --revocation document: either revokes), the
+pin of TOOL_ID@DOMAIN (read only), canonicalization, the signature, and — only after all of
+that succeeded — pinning on first use. A failed verification never writes a pin.
+
+The signature is a bare Base64 signature (v1.3) or a 1.4 schema signature document (JSON);
+a document's canonicalization, schema_hash, domain and expires_at are checked (expiry fails
+closed 300 s after expires_at).
+
+First use (no pin yet for TOOL_ID@DOMAIN): on a terminal you are shown the key fingerprint
+and asked to confirm; otherwise verification fails with KEY_NOT_FOUND unless
+--trust-first-use is given, or the fingerprint was seeded with \`schemapin pins add\`.
+A changed key fails with KEY_PIN_MISMATCH until you run \`schemapin pins rotate\`.
+
+Options:
+  --signature B64          the bare Base64 signature
+  --signature-file FILE    a file holding the Base64 signature or the signature document
+  --domain D               the tool's domain (RFC 1123 host name; the pin key)
+  --tool-id ID             tool id for the pin (default: the schema's "name")
+  --discovery FILE         the domain's .well-known/schemapin.json, saved locally
+  --bundle FILE            an unsigned trust bundle holding the domain's documents
+  --well-known             fetch over HTTPS (not available in this version)
+  --revocation FILE        the domain's standalone revocation document
+  --pin-store FILE         pin file (default $SCHEMAPIN_HOME/pins.json or ~/.schemapin/pins.json)
+  --trust-first-use        pin an unknown key without asking (explicit opt-in)
+  --allow-expired          accept an expired signature, with a warning
+  --allow-missing-revocation  accept a discovery document whose revocation_endpoint
+                           document is not supplied (air-gapped use; default: fail)
+  --batch DIR              verify every file in DIR matching --pattern (default *.json),
+                           each against SIGDIR/<name>.sig
+  --pattern GLOB           file-name pattern for --batch (* and ?)
+  --signature-dir DIR      where --batch finds <name>.sig (default: DIR)
+  --json                   print the result object (batch: a list and a summary)
+
+Exit codes: 0 valid; 1 invalid (bad signature, revoked, expired, pin mismatch, first use not
+confirmed, …); 2 bad arguments or an unreadable or malformed input (the message names the file).
+
+Examples:
+  schemapin verify-schema tool.json --signature-file tool.json.sig --domain example.com \\
+      --discovery schemapin.json --trust-first-use
+  schemapin verify-schema --batch schemas/ --domain example.com --bundle bundle.json --json
+`;
+
+const OPTIONS = {
+  signature: { type: "string" },
+  "signature-file": { type: "string" },
+  domain: { type: "string" },
+  "tool-id": { type: "string" },
+  discovery: { type: "string" },
+  bundle: { type: "string" },
+  "well-known": { type: "boolean" },
+  revocation: { type: "string" },
+  "pin-store": { type: "string" },
+  "trust-first-use": { type: "boolean" },
+  "allow-expired": { type: "boolean" },
+  "allow-missing-revocation": { type: "boolean" },
+  batch: { type: "string" },
+  pattern: { type: "string" },
+  "signature-dir": { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+/** Reads one answer line from the user, or `undefined` when there is no terminal to ask. */
+export type PromptLine = (question: string, io: CliIO) => Promise<string | undefined>;
+
+/** Asks on the process terminal (stdin and stderr both TTYs); otherwise no prompt. */
+export const terminalPrompt: PromptLine = async (question, io) => {
+  if (!Deno.stdin.isTerminal() || !io.stderrIsTerminal) return undefined;
+  await io.stderr(question);
+  const buf = new Uint8Array(1);
+  const bytes: number[] = [];
+  while (bytes.length < 1024) {
+    const n = await Deno.stdin.read(buf);
+    if (n === null || buf[0] === 0x0a) break;
+    bytes.push(buf[0]);
+  }
+  return new TextDecoder().decode(new Uint8Array(bytes)).trim();
+};
+
+const WARNINGS: Record<string, string> = {
+  signature_expired: "the signature has expired; accepted only because of --allow-expired",
+  signature_expires_at_unparseable:
+    "expires_at is not a valid RFC 3339 time; accepted only because of --allow-expired",
+  unprotected_fields: "the signature document has fields its signature does not cover",
+  revocation_document_missing:
+    "the discovery document declares a revocation_endpoint whose document was not checked",
+  discovery_schema_version_newer:
+    "the discovery document has a newer schema_version than this verifier knows (read as 1.4)",
+  signature_version_newer:
+    "the signature document has a newer schemapin_version than this verifier knows",
+};
+
+function describeWarning(code: string, result: SchemaVerificationResult): string {
+  const base = WARNINGS[code] ?? code;
+  if (code === "unprotected_fields" && result.unprotectedFields) {
+    return `${base}: ${result.unprotectedFields.join(", ")} (ignored)`;
+  }
+  return base;
+}
+
+/**
+ * Exit code of an error code: 2 when an input could not be used — unreadable, not JSON, or
+ * a local discovery, revocation, bundle or signature file that is malformed
+ * (`DISCOVERY_INVALID` here always concerns a file the user gave) — else 1.
+ */
+function exitCodeFor(code: string | undefined): number {
+  return INPUT_CODES.includes(code ?? "") || code === "DISCOVERY_INVALID"
+    ? EXIT_USAGE
+    : EXIT_FAILED;
+}
+
+function exitCodeOf(result: SchemaVerificationResult): number {
+  return result.valid ? EXIT_OK : exitCodeFor(result.errorCode);
+}
+
+/** Reports an input that could not be loaded (before any verification) and its exit code. */
+async function reportInputFailure(e: unknown, json: boolean, io: CliIO): Promise<number> {
+  if (!(e instanceof SchemaPinError)) throw e;
+  if (json) {
+    await io.stdout(jsonOutput({ valid: false, errorCode: e.code, errorMessage: e.message }));
+  } else {
+    await io.stderr(`error: ${e.code}: ${e.message}\n`);
+  }
+  return exitCodeFor(e.code);
+}
+
+/**
+ * Reads a signature file and, for a document, checks its structure now, so that a malformed
+ * file is reported as such (exit 2, naming the file) rather than as a failed verification.
+ */
+async function loadSignature(
+  path: string,
+  io: CliIO,
+): Promise<string | Record<string, unknown>> {
+  const signature = await readSignatureFile(path, io);
+  if (typeof signature !== "string") parseSchemaSignatureDocument(signature, sourceName(path));
+  return signature;
+}
+
+/** A result as printed by `--json` (the parsed document is left out). */
+function resultJson(result: SchemaVerificationResult): Record<string, unknown> {
+  const order: (keyof SchemaVerificationResult)[] = [
+    "valid",
+    "errorCode",
+    "errorMessage",
+    "domain",
+    "toolId",
+    "developerName",
+    "keyFingerprint",
+    "keyPinning",
+    "pinnedFingerprint",
+    "signatureFormat",
+    "schemaHash",
+    "signedAt",
+    "signerKid",
+    "expired",
+    "expiresAt",
+    "schemaVersion",
+    "previousHash",
+    "warnings",
+    "unprotectedFields",
+  ];
+  const out: Record<string, unknown> = {};
+  for (const k of order) if (result[k] !== undefined) out[k] = result[k];
+  return out;
+}
+
+/** The CLI's advice for a failure the user can act on. */
+function hintFor(result: SchemaVerificationResult): string {
+  if (result.keyPinning === "first_use_declined") {
+    return "\nhint: after checking the fingerprint, rerun with --trust-first-use or seed it with " +
+      `\`schemapin pins add ${result.toolId}@${result.domain} --fingerprint ${result.keyFingerprint}\``;
+  }
+  if (result.errorCode === "KEY_PIN_MISMATCH") {
+    return "\nhint: if the publisher rotated keys, confirm the new fingerprint out of band and run " +
+      `\`schemapin pins rotate ${result.toolId}@${result.domain} --fingerprint ${result.keyFingerprint}\``;
+  }
+  return "";
+}
+
+function toolIdFor(explicit: string | undefined, schema: JsonValue, file: string): string {
+  if (explicit !== undefined) {
+    const problem = checkToolId(explicit);
+    if (problem) throw new UsageError(`verify-schema: --tool-id: ${problem}`);
+    return explicit;
+  }
+  const name = isJsonObject(schema) ? ownField(schema, "name") : undefined;
+  if (typeof name !== "string" || checkToolId(name) !== undefined) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `${file} has no usable "name" to use as the tool id; give --tool-id`,
+      { path: file },
+    );
+  }
+  return name;
+}
+
+interface TrustInputs {
+  discovery: unknown;
+  revocation?: unknown;
+  discoverySource: string;
+  revocationSource?: string;
+}
+
+async function loadTrust(
+  values: ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"],
+  domain: string,
+  io: CliIO,
+): Promise<TrustInputs> {
+  const sources = [values.discovery, values.bundle, values["well-known"] ? "x" : undefined]
+    .filter((v) => v !== undefined);
+  if (sources.length !== 1) {
+    throw new UsageError(
+      "verify-schema: give exactly one key source: --discovery FILE or --bundle FILE",
+    );
+  }
+  if (values["well-known"]) {
+    throw new UsageError(
+      "verify-schema: --well-known (HTTPS discovery) is not available in this version; save " +
+        "https://DOMAIN/.well-known/schemapin.json and pass it with --discovery FILE",
+    );
+  }
+  if (values.discovery !== undefined) {
+    const trust: TrustInputs = {
+      discovery: await readJsonFile(values.discovery, io, "discovery document"),
+      discoverySource: sourceName(values.discovery),
+    };
+    if (values.revocation !== undefined) {
+      trust.revocation = await readJsonFile(values.revocation, io, "revocation document");
+      trust.revocationSource = sourceName(values.revocation);
+    }
+    return validateTrust(trust);
+  }
+  if (values.revocation !== undefined) {
+    throw new UsageError(
+      "verify-schema: a bundle carries its own revocation documents; --revocation goes with " +
+        "--discovery",
+    );
+  }
+  const file = values.bundle!;
+  const bundle = await readJsonFile(file, io, "trust bundle");
+  const found = findInUnsignedBundle(bundle, domain, sourceName(file));
+  return validateTrust({
+    discovery: found.discovery,
+    revocation: found.revocation,
+    discoverySource: `${sourceName(file)} (documents: ${domain})`,
+    revocationSource: `${sourceName(file)} (revocations: ${domain})`,
+  });
+}
+
+/** Checks the structure of the local discovery (and its key) and revocation documents. */
+function validateTrust(trust: TrustInputs): TrustInputs {
+  const { document } = parseDiscoveryDocument(trust.discovery, trust.discoverySource);
+  loadDiscoveryKey(document, trust.discoverySource);
+  if (trust.revocation !== undefined) {
+    parseRevocationDocument(trust.revocation, trust.revocationSource);
+  }
+  return trust;
+}
+
+/** What the command needs from its environment (tests replace the prompt). */
+export interface VerifySchemaDeps {
+  /** How to ask the user to confirm a first-use key. */
+  prompt: PromptLine;
+}
+
+/**
+ * Builds the `verify-schema` command with the given prompt (the real CLI asks on the
+ * terminal).
+ */
+export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
+  return {
+    name: "verify-schema",
+    summary: "verify a schema signature offline (discovery file or bundle, pins, revocation)",
+    help: HELP,
+    async run(args, io) {
+      const { values, positionals } = parseCommandArgs("verify-schema", args, OPTIONS);
+      if (values.domain === undefined) {
+        throw new UsageError("verify-schema: --domain D is required");
+      }
+      const dc = checkDomain(values.domain);
+      if (!dc.ok) {
+        throw new UsageError(
+          `verify-schema: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`,
+        );
+      }
+      const domain = dc.domain;
+      let trust: TrustInputs;
+      try {
+        trust = await loadTrust(values, domain, io);
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        return await reportInputFailure(e, values.json === true, io);
+      }
+      const pinStore = new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
+      const confirmFirstUse = async (info: FirstUseInfo): Promise<boolean> => {
+        const answer = await deps.prompt(
+          `schemapin: first use of ${info.toolId}@${info.domain}\n` +
+            `  developer:   ${info.developerName}\n` +
+            `  fingerprint: ${info.fingerprint}\n` +
+            `Compare the fingerprint with one obtained out of band (the publisher, DNS TXT).\n` +
+            `Pin this key for ${info.toolId}@${info.domain}? [y/N] `,
+          io,
+        );
+        return answer !== undefined && /^(y|yes)$/i.test(answer);
+      };
+      const common = {
+        domain,
+        discovery: trust.discovery,
+        revocation: trust.revocation,
+        pinStore,
+        trustFirstUse: values["trust-first-use"] === true,
+        allowExpired: values["allow-expired"] === true,
+        allowMissingRevocation: values["allow-missing-revocation"] === true,
+      };
+
+      if (values.batch !== undefined) {
+        if (positionals.length > 0) throw new UsageError("verify-schema: --batch takes no SCHEMA");
+        for (const k of ["signature", "signature-file", "tool-id"] as const) {
+          if (values[k] !== undefined) {
+            throw new UsageError(`verify-schema: --${k} does not go with --batch`);
+          }
+        }
+        return await verifyBatch(values.batch, values.pattern ?? "*.json", {
+          sigDir: values["signature-dir"] ?? values.batch,
+          json: values.json === true,
+          io,
+          verify: async (schema, signature, toolId, sigSource) =>
+            await verifySchemaOffline({
+              ...common,
+              schema,
+              signature,
+              toolId,
+              confirmFirstUse,
+              sources: {
+                discovery: trust.discoverySource,
+                revocation: trust.revocationSource,
+                signature: sigSource,
+              },
+            }),
+        });
+      }
+      if (values.pattern !== undefined || values["signature-dir"] !== undefined) {
+        throw new UsageError("verify-schema: --pattern and --signature-dir go with --batch");
+      }
+      if (positionals.length !== 1) {
+        throw new UsageError(
+          `verify-schema: expected one SCHEMA.json (or -), got ${positionals.length} argument(s)`,
+        );
+      }
+      const file = positionals[0];
+      if ((values.signature === undefined) === (values["signature-file"] === undefined)) {
+        throw new UsageError(
+          "verify-schema: give exactly one of --signature B64 and --signature-file FILE",
+        );
+      }
+      if (file === "-" && values["signature-file"] === "-") {
+        throw new UsageError("verify-schema: the schema and the signature cannot both be stdin");
+      }
+      let schema: JsonValue;
+      let signature: string | Record<string, unknown>;
+      let toolId: string;
+      try {
+        schema = await readJsonFile(file, io, "schema");
+        signature = values.signature !== undefined
+          ? values.signature
+          : await loadSignature(values["signature-file"]!, io);
+        toolId = toolIdFor(values["tool-id"], schema, sourceName(file));
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        return await reportInputFailure(e, values.json === true, io);
+      }
+      const result = await verifySchemaOffline({
+        ...common,
+        schema,
+        signature,
+        toolId,
+        // Never prompt while stdin carries the schema.
+        confirmFirstUse: file === "-" ? undefined : confirmFirstUse,
+        sources: {
+          discovery: trust.discoverySource,
+          revocation: trust.revocationSource,
+          signature: values["signature-file"] !== undefined
+            ? sourceName(values["signature-file"])
+            : "--signature",
+        },
+      });
+      if (values.json) {
+        await io.stdout(jsonOutput(resultJson(result)));
+      } else {
+        for (const w of result.warnings) {
+          await io.stderr(`warning: ${describeWarning(w, result)}\n`);
+        }
+        if (result.valid) {
+          const pin = result.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
+          await io.stdout(
+            `OK ${toolId}@${domain}: valid signature by ${result.keyFingerprint} (${pin})\n`,
+          );
+        } else {
+          await io.stdout(`FAIL ${toolId}@${domain}: ${result.errorCode}\n`);
+          await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}${hintFor(result)}\n`);
+        }
+      }
+      return exitCodeOf(result);
+    },
+  };
+}
+
+/** The `verify-schema` command (asks on the terminal on first use). */
+export const verifySchemaCommand: Command = makeVerifySchemaCommand({ prompt: terminalPrompt });
+
+async function verifyBatch(
+  dir: string,
+  pattern: string,
+  ctx: {
+    sigDir: string;
+    json: boolean;
+    io: CliIO;
+    verify: (
+      schema: unknown,
+      signature: string | Record<string, unknown>,
+      toolId: string,
+      sigSource: string,
+    ) => Promise<SchemaVerificationResult>;
+  },
+): Promise<number> {
+  const { files, skipped } = await listBatch(dir, pattern);
+  const results: Record<string, unknown>[] = [];
+  let worst = EXIT_OK;
+  let verified = 0;
+  for (const name of files) {
+    const path = joinPath(dir, name);
+    const sigPath = joinPath(ctx.sigDir, `${name}.sig`);
+    let entry: Record<string, unknown>;
+    let code: number;
+    try {
+      const schema = await readJsonFile(path, ctx.io, "schema");
+      let signature: string | Record<string, unknown>;
+      try {
+        signature = await loadSignature(sigPath, ctx.io);
+      } catch (e) {
+        if (e instanceof SchemaPinError && e.code === "IO_FAILED") {
+          // An unsigned schema is a verification failure, not a tool error (§10).
+          throw new SchemaPinError("SIGNATURE_INVALID", `unsigned: ${e.message}`, { path });
+        }
+        throw e;
+      }
+      const toolId = toolIdFor(undefined, schema, path);
+      const result = await ctx.verify(schema, signature, toolId, sigPath);
+      entry = { file: path, signature_file: sigPath, ...resultJson(result) };
+      code = exitCodeOf(result);
+      if (!ctx.json) {
+        await ctx.io.stdout(
+          result.valid
+            ? `OK   ${path} (${toolId}@${result.domain})\n`
+            : `FAIL ${path}: ${result.errorCode}: ${result.errorMessage}\n`,
+        );
+        for (const w of result.warnings) {
+          await ctx.io.stderr(`warning: ${path}: ${describeWarning(w, result)}\n`);
+        }
+      }
+    } catch (e) {
+      if (!(e instanceof SchemaPinError)) throw e;
+      code = exitCodeFor(e.code);
+      entry = { file: path, valid: false, errorCode: e.code, errorMessage: e.message };
+      if (!ctx.json) await ctx.io.stdout(`FAIL ${path}: ${e.code}: ${e.message}\n`);
+    }
+    if (code === EXIT_OK) verified++;
+    worst = Math.max(worst, code);
+    results.push(entry);
+  }
+  for (const name of skipped) {
+    await ctx.io.stderr(`warning: skipped ${joinPath(dir, name)} (not a regular file)\n`);
+  }
+  const summary = { total: files.length, valid: verified, invalid: files.length - verified };
+  if (ctx.json) {
+    await ctx.io.stdout(jsonOutput({ summary, results }));
+  } else {
+    await ctx.io.stdout(
+      `${summary.valid} of ${summary.total} schema(s) verified, ${summary.invalid} failed\n`,
+    );
+  }
+  if (files.length === 0) {
+    await ctx.io.stderr(`error: no file in ${dir} matches ${JSON.stringify(pattern)}\n`);
+    return EXIT_USAGE;
+  }
+  return worst;
+}

@@ -1,0 +1,81 @@
+/**
+ * `schemapin well-known`: print (or write) a `.well-known/schemapin.json` discovery document.
+ *
+ * @module
+ */
+import { buildDiscoveryDocument } from "../discovery/document.ts";
+import {
+  type Command,
+  EXIT_OK,
+  jsonOutput,
+  parseCommandArgs,
+  requirePositionals,
+  UsageError,
+} from "./command.ts";
+import { readTextInput, writeFileAtomic } from "./io.ts";
+import { publicKeyFromAnyPem } from "./fingerprint.ts";
+import { sourceName } from "./schema_inputs.ts";
+
+const HELP = `schemapin well-known — build a .well-known/schemapin.json discovery document
+
+Usage: schemapin well-known --key PUBLIC.pem --developer NAME [--contact C]
+           [--revocation-endpoint URL] [--revoked FINGERPRINT]… [--out FILE] [--force]
+
+Prints the discovery document (schema_version "1.4") to publish at
+https://DOMAIN/.well-known/schemapin.json. --key may also be a private key; only its public
+half is published. --revoked may be repeated; each value is a sha256: fingerprint.
+
+Options:
+  --key FILE                  the current public (or private) key, PEM
+  --developer NAME            developer name shown to users (required)
+  --contact C                 security contact
+  --revocation-endpoint URL   https:// URL of the standalone revocation document
+  --revoked FP                a revoked key's fingerprint (repeatable)
+  --out FILE                  write to FILE instead of stdout (refuses to replace without --force)
+  --force                     replace an existing --out file
+
+Exit codes: 0 written; 2 bad arguments, unreadable or invalid key, bad URL or fingerprint.
+
+Example:
+  schemapin well-known --key keys/public.pem --developer "Example Corp" \\
+      --contact security@example.com > schemapin.json
+`;
+
+/** The `well-known` command. */
+export const wellKnownCommand: Command = {
+  name: "well-known",
+  summary: "build a .well-known/schemapin.json discovery document",
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs("well-known", args, {
+      key: { type: "string" },
+      developer: { type: "string" },
+      contact: { type: "string" },
+      "revocation-endpoint": { type: "string" },
+      revoked: { type: "string", multiple: true },
+      out: { type: "string" },
+      force: { type: "boolean" },
+    });
+    requirePositionals("well-known", positionals, 0, "no positional arguments");
+    if (!values.key) throw new UsageError("well-known: --key PUBLIC.pem is required");
+    if (values.developer === undefined) {
+      throw new UsageError("well-known: --developer NAME is required");
+    }
+    const key = publicKeyFromAnyPem(await readTextInput(values.key, io), sourceName(values.key));
+    const doc = buildDiscoveryDocument({
+      publicKey: key,
+      developerName: values.developer,
+      contact: values.contact,
+      revocationEndpoint: values["revocation-endpoint"],
+      revokedKeys: values.revoked,
+    });
+    const text = jsonOutput(doc);
+    if (values.out !== undefined) {
+      await writeFileAtomic(values.out, text, { overwrite: values.force === true });
+      await io.stderr(`wrote ${values.out} (key ${key.fingerprint})\n`);
+    } else {
+      await io.stdout(text);
+    }
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,245 @@
+/**
+ * The persistence under the pin store and the lineage store: a JSON file holding a versioned
+ * list of records, read without locks (writers replace it atomically) and updated under an
+ * exclusive lock file so several processes can verify at once without losing updates.
+ *
+ * Update protocol: create the parent directory (mode 0700) if needed; open
+ * `<file>.lock` and take an exclusive `flock` (released by the kernel if the process dies, so
+ * no stale locks); read the current file; apply the change; write a temporary file in the
+ * same directory, fsync it, rename it over the file, fsync the directory; unlock. The lock
+ * file itself is never deleted (deleting it would let two writers lock different inodes).
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { parseJson } from "../json/parse.ts";
+import { isJsonObject, ownField } from "../discovery/object.ts";
+
+/** How a {@linkcode RecordFile} names its format marker and its list. */
+export interface RecordFileFormat {
+  /** Top-level field carrying the format version, e.g. `schemapin_pins_version`. */
+  readonly versionField: string;
+  /** The only format version written and read. */
+  readonly version: number;
+  /** Top-level field holding the records array, e.g. `pins`. */
+  readonly listField: string;
+  /** What the file is, for messages ("pin store"). */
+  readonly what: string;
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+function describeFsError(e: unknown): string {
+  if (e instanceof Deno.errors.NotFound) return "no such file or directory";
+  if (e instanceof Deno.errors.PermissionDenied) return "permission denied";
+  if (e instanceof Deno.errors.IsADirectory) return "is a directory";
+  return (e as Error)?.message ?? String(e);
+}
+
+function dirname(path: string): string {
+  const i = path.lastIndexOf("/");
+  if (i < 0) return ".";
+  if (i === 0) return "/";
+  return path.slice(0, i);
+}
+
+/**
+ * A JSON file of records with atomic, locked updates (see the module documentation).
+ *
+ * @example
+ * ```ts ignore
+ * const file = new RecordFile("/tmp/pins.json", { versionField: "v", version: 1, listField: "pins", what: "pin store" });
+ * await file.update((records) => ({ records: [...records, { a: 1 }], result: undefined }));
+ * ```
+ */
+export class RecordFile {
+  /** The file's path. */
+  readonly path: string;
+  readonly #format: RecordFileFormat;
+  // The last file contents read and their records: an unchanged file is not parsed again.
+  #cache: { text: string; records: unknown[] } | undefined;
+
+  /** Creates a handle; nothing is read or written until used. */
+  constructor(path: string, format: RecordFileFormat) {
+    if (typeof path !== "string" || path === "") {
+      throw new SchemaPinError("INPUT_INVALID", `${format.what} path must not be empty`);
+    }
+    this.path = path;
+    this.#format = format;
+  }
+
+  /**
+   * Reads the records; a missing file has none. A corrupt file is an error, never "empty".
+   * The result is shared with later reads of identical contents: do not modify it.
+   */
+  async read(): Promise<unknown[]> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(this.path);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return [];
+      throw new SchemaPinError(
+        "IO_FAILED",
+        `cannot read ${this.#format.what} ${this.path}: ${describeFsError(e)}`,
+        { path: this.path },
+      );
+    }
+    let text: string | undefined;
+    try {
+      text = UTF8.decode(bytes);
+    } catch {
+      text = undefined; // not UTF-8: let the strict parser report it
+    }
+    if (text !== undefined && this.#cache?.text === text) return this.#cache.records;
+    const records = this.#parse(bytes);
+    this.#cache = text === undefined ? undefined : { text, records };
+    return records;
+  }
+
+  #parse(bytes: Uint8Array): unknown[] {
+    const f = this.#format;
+    let value: unknown;
+    try {
+      value = parseJson(bytes, this.path);
+    } catch (e) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `${f.what} ${this.path} is not valid JSON (${(e as Error).message}); ` +
+          `fix or move it away — it is never overwritten while unreadable`,
+        { path: this.path },
+      );
+    }
+    if (!isJsonObject(value) || ownField(value, f.versionField) !== f.version) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `${this.path} is not a schemapin ${f.what} (expected "${f.versionField}": ${f.version}); ` +
+          `it may belong to another tool — use a different path`,
+        { path: this.path },
+      );
+    }
+    const list = ownField(value, f.listField);
+    if (!Array.isArray(list)) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `${f.what} ${this.path}: "${f.listField}" must be an array`,
+        { path: this.path },
+      );
+    }
+    return list;
+  }
+
+  /**
+   * Applies `change` to the current records under the lock and writes the result atomically
+   * when `change` returns `records` (return `records: undefined` to leave the file alone).
+   */
+  async update<R>(
+    change: (records: unknown[]) => { records?: unknown[]; result: R },
+  ): Promise<R> {
+    const f = this.#format;
+    const dir = dirname(this.path);
+    try {
+      await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    } catch (e) {
+      throw new SchemaPinError(
+        "IO_FAILED",
+        `cannot create the directory of ${f.what} ${this.path}: ${describeFsError(e)}`,
+        { path: this.path },
+      );
+    }
+    let lock: Deno.FsFile;
+    try {
+      lock = await Deno.open(`${this.path}.lock`, {
+        read: true,
+        write: true,
+        create: true,
+        mode: 0o600,
+      });
+    } catch (e) {
+      throw new SchemaPinError(
+        "IO_FAILED",
+        `cannot open the lock file ${this.path}.lock: ${describeFsError(e)}`,
+        { path: this.path },
+      );
+    }
+    try {
+      await lock.lock(true);
+      const current = await this.read();
+      const { records, result } = change(current);
+      if (records !== undefined) await this.#write(records);
+      return result;
+    } finally {
+      try {
+        await lock.unlock();
+      } finally {
+        lock.close();
+      }
+    }
+  }
+
+  async #write(records: unknown[]): Promise<void> {
+    const f = this.#format;
+    const body = {} as Record<string, unknown>;
+    body[f.versionField] = f.version;
+    body[f.listField] = records;
+    const bytes = new TextEncoder().encode(JSON.stringify(body, null, 2) + "\n");
+    const dir = dirname(this.path);
+    const base = this.path.slice(this.path.lastIndexOf("/") + 1);
+    const tmp = `${dir}/.${base}.tmp-${crypto.randomUUID()}`;
+    let file: Deno.FsFile | undefined;
+    try {
+      file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o644 });
+      let n = 0;
+      while (n < bytes.length) n += await file.write(bytes.subarray(n));
+      await file.sync();
+      file.close();
+      file = undefined;
+      await Deno.rename(tmp, this.path);
+    } catch (e) {
+      file?.close();
+      await Deno.remove(tmp).catch(() => {});
+      throw new SchemaPinError(
+        "IO_FAILED",
+        `cannot write ${f.what} ${this.path}: ${describeFsError(e)}`,
+        { path: this.path },
+      );
+    }
+    // Make the rename durable; not every platform can open a directory, which is harmless.
+    try {
+      const d = await Deno.open(dir, { read: true });
+      try {
+        await d.sync();
+      } finally {
+        d.close();
+      }
+    } catch {
+      // best effort
+    }
+  }
+}
+
+/**
+ * The schemapin state directory: `$SCHEMAPIN_HOME` when set, else `$HOME/.schemapin`.
+ * Throws `SchemaPinError` `INPUT_INVALID` when neither is set (or readable).
+ *
+ * @example
+ * ```ts ignore
+ * const dir = schemapinHome(); // "/home/me/.schemapin"
+ * ```
+ */
+export function schemapinHome(): string {
+  const get = (name: string): string | undefined => {
+    try {
+      return Deno.env.get(name) || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const home = get("SCHEMAPIN_HOME");
+  if (home) return home.replace(/\/+$/, "") || "/";
+  const user = get("HOME");
+  if (user) return `${user.replace(/\/+$/, "")}/.schemapin`;
+  throw new SchemaPinError(
+    "INPUT_INVALID",
+    "cannot locate the schemapin directory: set SCHEMAPIN_HOME or HOME, or give a path",
+  );
+}

@@ -1,0 +1,488 @@
+/**
+ * Schema version binding (§18): the pure chain check `verifyChain` (§18.3) and the
+ * persisted `LineageStore` that tracks the latest known hash of each `tool_id@domain`
+ * (§18.4).
+ *
+ * Both work on already-verified signature documents: schema signature documents carry
+ * `schema_hash`, skill signature documents `skill_hash`; either is "the hash" here.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { checkDomain } from "../discovery/domain.ts";
+import { isJsonObject, ownField } from "../discovery/object.ts";
+import { isSha256Ref } from "../revocation/fingerprint.ts";
+import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
+import { RecordFile, schemapinHome } from "./json_file.ts";
+import { checkToolId, pinKey } from "./store.ts";
+
+/** The fields of a signature document that lineage looks at. */
+export interface LineageSignature {
+  /** `"1.4"` or later for lineage; older documents are refused as anchors. */
+  readonly schemapin_version: string;
+  /** Hash of a schema signature document (`sha256:…`). */
+  readonly schema_hash?: string;
+  /** Hash of a skill signature document (`sha256:…`). */
+  readonly skill_hash?: string;
+  /** The hash of the previous signed version (§18.1). */
+  readonly previous_hash?: string;
+  /** Caller-supplied version tag (§18.1). */
+  readonly schema_version?: string;
+}
+
+/** The result of {@linkcode verifyChain}. */
+export type ChainCheck =
+  | { readonly valid: true; readonly hash: string }
+  | { readonly valid: false; readonly reason: "no_previous_hash"; readonly message: string }
+  | {
+    readonly valid: false;
+    readonly reason: "mismatch";
+    /** The previous signature's hash — what `previous_hash` should have been. */
+    readonly expected: string;
+    /** The `previous_hash` the current signature carries. */
+    readonly observed: string;
+    readonly message: string;
+  };
+
+/**
+ * The hash a signature document is about: `schema_hash`, else `skill_hash`. Throws
+ * `SchemaPinError` `INPUT_INVALID` when neither is a `sha256:` value.
+ *
+ * @example
+ * ```ts
+ * import { signatureHash } from "./lineage.ts";
+ * signatureHash({ schemapin_version: "1.4", schema_hash: "sha256:" + "a".repeat(64) });
+ * ```
+ */
+export function signatureHash(signature: LineageSignature, what = "signature"): string {
+  const h = signature.schema_hash ?? signature.skill_hash;
+  if (!isSha256Ref(h)) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `${what} has no schema_hash or skill_hash of the form sha256:<64 hex>`,
+    );
+  }
+  return h;
+}
+
+/**
+ * §18.3 chain check — pure metadata, no cryptography: succeeds when
+ * `current.previous_hash` equals the previous signature's hash. The two failures are
+ * distinct: `no_previous_hash` (absent or empty) and `mismatch` (naming both hashes). Both
+ * signatures must have been verified independently first; otherwise the check means nothing.
+ *
+ * @example
+ * ```ts
+ * import { verifyChain } from "./lineage.ts";
+ * const a = "sha256:" + "a".repeat(64), b = "sha256:" + "b".repeat(64);
+ * verifyChain({ schemapin_version: "1.4", schema_hash: b, previous_hash: a },
+ *             { schemapin_version: "1.4", schema_hash: a }).valid; // true
+ * ```
+ */
+export function verifyChain(current: LineageSignature, previous: LineageSignature): ChainCheck {
+  const expected = signatureHash(previous, "the previous signature");
+  const observed = current.previous_hash;
+  if (observed === undefined || observed === "") {
+    return {
+      valid: false,
+      reason: "no_previous_hash",
+      message: "the current signature has no previous_hash, so it does not chain to any version",
+    };
+  }
+  if (observed !== expected) {
+    return {
+      valid: false,
+      reason: "mismatch",
+      expected,
+      observed,
+      message: `previous_hash mismatch: expected ${expected} (the previous signature's hash), ` +
+        `found ${observed}`,
+    };
+  }
+  return { valid: true, hash: signatureHash(current, "the current signature") };
+}
+
+/**
+ * Parses a version tag as `major.minor.patch` numbers (one to three numeric components,
+ * missing ones count as 0; a `-pre` or `+build` suffix is ignored). `undefined` otherwise.
+ *
+ * @example
+ * ```ts
+ * import { parseNumericVersion } from "./lineage.ts";
+ * parseNumericVersion("2.10.0"); // [2, 10, 0]
+ * parseNumericVersion("v2"); // undefined
+ * ```
+ */
+export function parseNumericVersion(tag: string): [number, number, number] | undefined {
+  const m = /^(\d{1,9})(?:\.(\d{1,9}))?(?:\.(\d{1,9}))?(?:[-+][0-9A-Za-z.+-]*)?$/.exec(tag);
+  if (!m) return undefined;
+  return [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0)];
+}
+
+/**
+ * Compares two version tags numerically: negative, zero or positive; `undefined` when either
+ * does not parse (see {@linkcode parseNumericVersion}).
+ *
+ * @example
+ * ```ts
+ * import { compareVersions } from "./lineage.ts";
+ * compareVersions("1.10.0", "1.9.9")! > 0; // true (not a string comparison)
+ * ```
+ */
+export function compareVersions(a: string, b: string): number | undefined {
+  const pa = parseNumericVersion(a);
+  const pb = parseNumericVersion(b);
+  if (!pa || !pb) return undefined;
+  for (let i = 0; i < 3; i++) if (pa[i] !== pb[i]) return pa[i] - pb[i];
+  return 0;
+}
+
+function isLineageCapable(version: string): boolean {
+  const m = /^(\d+)\.(\d+)/.exec(version);
+  if (!m) return false;
+  const major = Number(m[1]);
+  return major > 1 || (major === 1 && Number(m[2]) >= 4);
+}
+
+/** One tool's lineage. */
+export interface LineageRecord {
+  /** Tool id. */
+  readonly toolId: string;
+  /** Validated domain. */
+  readonly domain: string;
+  /** The latest accepted hash. */
+  readonly latestHash: string;
+  /** The latest accepted `schema_version`, when the signature had one. */
+  readonly schemaVersion?: string;
+  /** Earlier accepted hashes, newest first (at most {@linkcode LINEAGE_HISTORY_MAX}). */
+  readonly history: readonly string[];
+  /** When the record last changed, RFC 3339. */
+  readonly updatedAt: string;
+}
+
+/** How many superseded hashes a lineage record remembers (to tell rollbacks from forks). */
+export const LINEAGE_HISTORY_MAX = 64;
+
+/** What {@linkcode LineageStore.checkAndAdvance} decided. */
+export type LineageOutcome =
+  | { readonly status: "anchored"; readonly hash: string }
+  | { readonly status: "unchanged"; readonly hash: string }
+  | { readonly status: "advanced"; readonly from: string; readonly to: string }
+  | {
+    readonly status: "rejected";
+    /**
+     * `legacy` (below 1.4, never an anchor), `missing_previous_hash`, `rollback` (a hash
+     * this lineage has already moved past), `fork` (a previous_hash naming an unknown hash),
+     * `version_not_increasing`, `version_unparseable`.
+     */
+    readonly reason:
+      | "legacy"
+      | "missing_previous_hash"
+      | "rollback"
+      | "fork"
+      | "version_not_increasing"
+      | "version_unparseable";
+    readonly message: string;
+    /** The latest known hash, when there is one. */
+    readonly latestHash?: string;
+  };
+
+const LINEAGE_FILE_FORMAT = {
+  versionField: "schemapin_lineage_version",
+  version: 1,
+  listField: "lineage",
+  what: "lineage store",
+} as const;
+
+function recordToJson(r: LineageRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    tool_id: r.toolId,
+    domain: r.domain,
+    latest_hash: r.latestHash,
+  };
+  if (r.schemaVersion !== undefined) out.schema_version = r.schemaVersion;
+  out.history = [...r.history];
+  out.updated_at = r.updatedAt;
+  return out;
+}
+
+function recordFromJson(value: unknown, where: string): LineageRecord {
+  const bad = (m: string) => new SchemaPinError("INPUT_INVALID", `${where}: ${m}`);
+  if (!isJsonObject(value)) throw bad("not an object");
+  const toolId = ownField(value, "tool_id");
+  const tidProblem = checkToolId(toolId);
+  if (tidProblem) throw bad(tidProblem);
+  const domain = ownField(value, "domain");
+  const dc = checkDomain(domain);
+  if (!dc.ok || dc.domain !== domain) throw bad("domain is missing or invalid");
+  const latest = ownField(value, "latest_hash");
+  if (!isSha256Ref(latest)) throw bad("latest_hash is missing or malformed");
+  const sv = ownField(value, "schema_version");
+  if (sv !== undefined && typeof sv !== "string") throw bad("schema_version is not a string");
+  const history = ownField(value, "history");
+  if (!Array.isArray(history) || !history.every(isSha256Ref)) {
+    throw bad("history must be an array of sha256: hashes");
+  }
+  const updatedAt = ownField(value, "updated_at");
+  if (!isRfc3339(updatedAt)) throw bad("updated_at is missing or not RFC 3339");
+  const rec: LineageRecord = {
+    toolId: toolId as string,
+    domain: dc.domain,
+    latestHash: latest,
+    history: history as string[],
+    updatedAt,
+  };
+  return sv === undefined ? rec : { ...rec, schemaVersion: sv as string };
+}
+
+/** Where a {@linkcode LineageStore} keeps its records. */
+export interface LineageStoreOptions {
+  /** A JSON file (default `$SCHEMAPIN_HOME/lineage.json` or `~/.schemapin/lineage.json`). */
+  path?: string;
+  /** Keep records in memory only (ignores `path`). */
+  memory?: boolean;
+}
+
+/**
+ * The default lineage file: `$SCHEMAPIN_HOME/lineage.json`, else `~/.schemapin/lineage.json`.
+ *
+ * @example
+ * ```ts ignore
+ * defaultLineageStorePath();
+ * ```
+ */
+export function defaultLineageStorePath(): string {
+  return `${schemapinHome()}/lineage.json`;
+}
+
+/**
+ * Per-tool lineage (§18.4), keyed by `tool_id@domain`, persisted as JSON with the same
+ * locked, atomic writes as the pin store (or kept in memory).
+ *
+ * @example
+ * ```ts ignore
+ * const lineage = new LineageStore({ memory: true });
+ * const outcome = await lineage.checkAndAdvance("calc", "example.com", verifiedDocument);
+ * if (outcome.status === "rejected") console.error(outcome.message);
+ * ```
+ */
+export class LineageStore {
+  readonly #file: RecordFile | undefined;
+  readonly #memory = new Map<string, LineageRecord>();
+  #queue: Promise<unknown> = Promise.resolve();
+
+  /** Creates a store (file-backed unless `memory`). */
+  constructor(options: LineageStoreOptions = {}) {
+    this.#file = options.memory
+      ? undefined
+      : new RecordFile(options.path ?? defaultLineageStorePath(), LINEAGE_FILE_FORMAT);
+  }
+
+  /** The file path, or `undefined` for an in-memory store. */
+  get path(): string | undefined {
+    return this.#file?.path;
+  }
+
+  #toMap(records: unknown[]): Map<string, LineageRecord> {
+    const map = new Map<string, LineageRecord>();
+    records.forEach((raw, i) => {
+      const r = recordFromJson(raw, `lineage store ${this.path}: lineage[${i}]`);
+      const key = pinKey(r.toolId, r.domain);
+      if (map.has(key)) {
+        throw new SchemaPinError("INPUT_INVALID", `lineage store ${this.path}: ${key} twice`);
+      }
+      map.set(key, r);
+    });
+    return map;
+  }
+
+  #transact<R>(change: (m: Map<string, LineageRecord>) => { changed: boolean; result: R }) {
+    if (this.#file) {
+      return this.#file.update((records) => {
+        const map = this.#toMap(records);
+        const { changed, result } = change(map);
+        const sorted = [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return { records: changed ? sorted.map(([, r]) => recordToJson(r)) : undefined, result };
+      });
+    }
+    const run = this.#queue.then(() => {
+      const copy = new Map(this.#memory);
+      const { changed, result } = change(copy);
+      if (changed) {
+        this.#memory.clear();
+        for (const [k, v] of copy) this.#memory.set(k, v);
+      }
+      return result;
+    });
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  /** The lineage of `toolId@domain`, if any. */
+  async get(toolId: string, domain: string): Promise<LineageRecord | undefined> {
+    const key = pinKey(toolId, domain);
+    if (!this.#file) return this.#memory.get(key);
+    return this.#toMap(await this.#file.read()).get(key);
+  }
+
+  /** Every lineage record, sorted by key. */
+  async list(): Promise<LineageRecord[]> {
+    const map = this.#file ? this.#toMap(await this.#file.read()) : this.#memory;
+    return [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+  }
+
+  /**
+   * §18.4: given an already-verified signature document for `toolId@domain`:
+   * no record yet → anchor on it; same hash as the latest → unchanged; `previous_hash` equal
+   * to the latest and (when both carry one) a numerically higher `schema_version` → advance;
+   * anything else is rejected (fork or rollback). Documents below 1.4 are refused as anchors
+   * and never change the store.
+   */
+  async checkAndAdvance(
+    toolId: string,
+    domain: string,
+    signature: LineageSignature,
+    now: Date | number = Date.now(),
+  ): Promise<LineageOutcome> {
+    const tidProblem = checkToolId(toolId);
+    if (tidProblem) throw new SchemaPinError("INPUT_INVALID", tidProblem);
+    const dc = checkDomain(domain);
+    if (!dc.ok) throw new SchemaPinError("INPUT_INVALID", `invalid domain: ${dc.reason}`);
+    const key = pinKey(toolId, dc.domain);
+    if (
+      typeof signature.schemapin_version !== "string" ||
+      !isLineageCapable(signature.schemapin_version)
+    ) {
+      return {
+        status: "rejected",
+        reason: "legacy",
+        message: `schemapin_version ${
+          JSON.stringify(signature.schemapin_version)
+        } is below 1.4: its hashes are not covered by its signature, so it cannot anchor or extend a lineage (§4b, §18.4)`,
+      };
+    }
+    const hash = signatureHash(signature);
+    const stamp = formatRfc3339(now);
+    return await this.#transact<LineageOutcome>((map) => {
+      const current = map.get(key);
+      const next = (history: readonly string[]): LineageRecord => {
+        const r: LineageRecord = {
+          toolId,
+          domain: dc.domain,
+          latestHash: hash,
+          history: history.slice(0, LINEAGE_HISTORY_MAX),
+          updatedAt: stamp,
+        };
+        return signature.schema_version === undefined
+          ? r
+          : { ...r, schemaVersion: signature.schema_version };
+      };
+      if (!current) {
+        map.set(key, next([]));
+        return { changed: true, result: { status: "anchored", hash } };
+      }
+      const reject = (
+        reason: Extract<LineageOutcome, { status: "rejected" }>["reason"],
+        message: string,
+      ) => ({
+        changed: false,
+        result: { status: "rejected", reason, message, latestHash: current.latestHash } as const,
+      });
+      if (hash === current.latestHash) {
+        return { changed: false, result: { status: "unchanged", hash } };
+      }
+      const prev = signature.previous_hash;
+      if (prev === undefined || prev === "") {
+        if (current.history.includes(hash)) {
+          return reject(
+            "rollback",
+            `${hash} is an older version of ${key}; the latest is ${current.latestHash}`,
+          );
+        }
+        return reject(
+          "missing_previous_hash",
+          `the signature for ${key} has no previous_hash; the latest known hash is ${current.latestHash}`,
+        );
+      }
+      if (prev !== current.latestHash) {
+        if (current.history.includes(hash)) {
+          return reject(
+            "rollback",
+            `${hash} is an older version of ${key}; the latest is ${current.latestHash}`,
+          );
+        }
+        return reject(
+          "fork",
+          `previous_hash ${prev} does not name the latest known hash ${current.latestHash} of ${key}`,
+        );
+      }
+      if (current.schemaVersion !== undefined && signature.schema_version !== undefined) {
+        const cmp = compareVersions(signature.schema_version, current.schemaVersion);
+        if (cmp === undefined) {
+          return reject(
+            "version_unparseable",
+            `cannot compare schema_version ${JSON.stringify(signature.schema_version)} with ${
+              JSON.stringify(current.schemaVersion)
+            } numerically (major.minor.patch)`,
+          );
+        }
+        if (cmp <= 0) {
+          return reject(
+            "version_not_increasing",
+            `schema_version ${signature.schema_version} is not higher than ${current.schemaVersion}`,
+          );
+        }
+      }
+      map.set(key, next([current.latestHash, ...current.history]));
+      return { changed: true, result: { status: "advanced", from: current.latestHash, to: hash } };
+    });
+  }
+
+  /**
+   * Operator override after inspection (like a TOFU rotation): make `signature` the latest
+   * version of `toolId@domain` regardless of the chain. Still refuses documents below 1.4.
+   */
+  async override(
+    toolId: string,
+    domain: string,
+    signature: LineageSignature,
+    now: Date | number = Date.now(),
+  ): Promise<LineageRecord> {
+    const dc = checkDomain(domain);
+    if (!dc.ok) throw new SchemaPinError("INPUT_INVALID", `invalid domain: ${dc.reason}`);
+    const tidProblem = checkToolId(toolId);
+    if (tidProblem) throw new SchemaPinError("INPUT_INVALID", tidProblem);
+    if (!isLineageCapable(String(signature.schemapin_version))) {
+      throw new SchemaPinError("INPUT_INVALID", "a document below 1.4 cannot anchor a lineage");
+    }
+    const hash = signatureHash(signature);
+    const key = pinKey(toolId, dc.domain);
+    return await this.#transact((map) => {
+      const current = map.get(key);
+      const history = current ? [current.latestHash, ...current.history] : [];
+      const r: LineageRecord = {
+        toolId,
+        domain: dc.domain,
+        latestHash: hash,
+        history: history.filter((h) => h !== hash).slice(0, LINEAGE_HISTORY_MAX),
+        updatedAt: formatRfc3339(now),
+      };
+      const rec = signature.schema_version === undefined
+        ? r
+        : { ...r, schemaVersion: signature.schema_version };
+      map.set(key, rec);
+      return { changed: true, result: rec };
+    });
+  }
+
+  /** Forgets the lineage of `toolId@domain`; returns whether there was one. */
+  async remove(toolId: string, domain: string): Promise<boolean> {
+    const dc = checkDomain(domain);
+    if (!dc.ok) throw new SchemaPinError("INPUT_INVALID", `invalid domain: ${dc.reason}`);
+    const key = pinKey(toolId, dc.domain);
+    return await this.#transact((map) => {
+      const had = map.delete(key);
+      return { changed: had, result: had };
+    });
+  }
+}

@@ -1,0 +1,465 @@
+/**
+ * The seven-step offline verification flow of §15.1, shared by everything SchemaPin signs:
+ * tool schemas (`verifySchemaOffline`) and skill folders (`verifySkillOffline`). What is
+ * verified — how it is hashed and how its signature is checked — is a
+ * {@linkcode OfflineSubject}; the order and every trust decision live here, once.
+ *
+ * Order, strictly:
+ * 0. validate the caller's `domain` (§9) and, when given, the tool id; check the caller's
+ *    canonicalization identifier (§19.3); let the subject parse its signature and check the
+ *    identifier the signature declares — all before any key loading or cryptography;
+ * 1. validate the discovery document;
+ * 2. parse its public key and compute the fingerprint;
+ * 3. check revocation: the discovery `revoked_keys` and the standalone revocation document
+ *    (either revokes, §8.7); a declared `revocation_endpoint` without a document fails closed
+ *    (§9) unless `allowMissingRevocation`;
+ * 4. compare the fingerprint with the pin of `toolId@domain` — without writing;
+ * 5–6. the subject hashes what was signed and verifies the signature; then expiry (§16.2):
+ *    fail closed more than 300 s past `expires_at`, or when it is not strict RFC 3339;
+ * 7. only now, on first use, pin — when the caller opted in (`trustFirstUse`) or the user
+ *    confirmed (`confirmFirstUse`) — after an optional before-pin hook (A2A scope, DNS).
+ *
+ * A failed verification never writes a pin. The validated `domain` argument is the only source
+ * of the pin key and of the reported domain.
+ *
+ * @module
+ */
+import { type ErrorCode, SchemaPinError } from "../errors.ts";
+import { SCHEMAPIN_V1 } from "../json/canonical_schemapin.ts";
+import type { PublicKey } from "../crypto/keys.ts";
+import { checkDomain } from "../discovery/domain.ts";
+import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
+import {
+  checkRevocation,
+  parseRevocationDocument,
+  type RevocationDocument,
+} from "../revocation/document.ts";
+import { addPinIfAbsent, checkToolId, makePinRecord, type PinStore } from "../pins/store.ts";
+import { formatRfc3339, parseRfc3339 } from "../time/rfc3339.ts";
+
+/** Clock-skew allowance for `expires_at` (§16.2): 300 seconds. */
+export const EXPIRY_SKEW_MS = 300_000;
+
+/** What a first-use confirmation is asked about. */
+export interface FirstUseInfo {
+  /** The tool id. */
+  readonly toolId: string;
+  /** The validated domain. */
+  readonly domain: string;
+  /** The key's `sha256:` fingerprint — what the user should compare out of band. */
+  readonly fingerprint: string;
+  /** The discovery document's developer name. */
+  readonly developerName: string;
+  /** The key, PEM. */
+  readonly publicKeyPem: string;
+}
+
+/**
+ * Where verification stands with the pin of `tool_id@domain`:
+ * `pinned` (matches an existing pin), `first_use` (pinned now, by opt-in or confirmation),
+ * `mismatch` (`KEY_PIN_MISMATCH`), `first_use_declined` (no pin; not confirmed), `not_pinned`
+ * (first use, but verification failed before the pin step, so nothing was written),
+ * `not_checked` (failed before step 4).
+ */
+export type KeyPinningStatus =
+  | "pinned"
+  | "first_use"
+  | "mismatch"
+  | "first_use_declined"
+  | "not_pinned"
+  | "not_checked";
+
+/** The trust inputs of the flow, common to schema and skill verification. */
+export interface OfflineFlowOptions {
+  /** The tool's domain, validated (§9); the only source of the pin key. */
+  domain: string;
+  /** The parsed `.well-known/schemapin.json` discovery document. */
+  discovery: unknown;
+  /** The parsed standalone revocation document (§8.5), if one applies. */
+  revocation?: unknown;
+  /** Where pins live. */
+  pinStore: PinStore;
+  /** Pin an unknown key automatically after it verifies (explicit opt-in; default false). */
+  trustFirstUse?: boolean;
+  /**
+   * Asked after the signature verified when the tool has no pin (and `trustFirstUse` is not
+   * set): resolve `true` to pin. Without it (and without `trustFirstUse`) first use fails
+   * with `KEY_NOT_FOUND` and nothing is pinned.
+   */
+  confirmFirstUse?: (info: FirstUseInfo) => boolean | Promise<boolean>;
+  /** Accept an expired signature as valid with a warning (§16.2; default false). */
+  allowExpired?: boolean;
+  /**
+   * Accept a discovery document that declares a `revocation_endpoint` when no revocation
+   * document is supplied (air-gapped opt-out, §9; default false = fail closed).
+   */
+  allowMissingRevocation?: boolean;
+  /** The canonicalization the caller expects (§19); only `"schemapin-v1"` is supported. */
+  canonicalization?: string;
+  /** The current time (default now), for expiry. */
+  now?: Date | number;
+  /** Names of the inputs, for messages (file names). */
+  sources?: { discovery?: string; revocation?: string; signature?: string };
+}
+
+/** The fields every verification result has, schema or skill. */
+export interface OfflineVerificationResult {
+  /** True only when every step passed. */
+  valid: boolean;
+  /** The validated domain (absent when the domain argument itself was invalid). */
+  domain?: string;
+  /** The tool id (the pin is `toolId@domain`). */
+  toolId: string;
+  /** Developer name from the discovery document. */
+  developerName?: string;
+  /** Fingerprint of the discovery key (from step 2 on). */
+  keyFingerprint?: string;
+  /** Pin status (see {@linkcode KeyPinningStatus}). */
+  keyPinning: KeyPinningStatus;
+  /** The fingerprint already pinned, on `KEY_PIN_MISMATCH`. */
+  pinnedFingerprint?: string;
+  /** The error code when not valid. */
+  errorCode?: ErrorCode;
+  /** What went wrong, for people. */
+  errorMessage?: string;
+  /** Warning codes (see the result type of each verifier). */
+  warnings: string[];
+  /** True when `expires_at` is past (beyond the skew) or unparseable. */
+  expired: boolean;
+  /** The document's `expires_at`, mirrored (§16.2). */
+  expiresAt?: string;
+  /** The document's `schema_version` (§18.2), once the signature verified. */
+  schemaVersion?: string;
+  /** The document's `previous_hash` (§18.2), once the signature verified. */
+  previousHash?: string;
+  /** The document's `signed_at`, once the signature verified. */
+  signedAt?: string;
+  /** The document's `signer_kid`, once the signature verified. */
+  signerKid?: string;
+  /** Unknown document fields (not covered by the signature). */
+  unprotectedFields?: string[];
+}
+
+/** A step that failed: the code and message the result will carry. */
+export interface StepFailure {
+  /** The error code. */
+  readonly errorCode: ErrorCode;
+  /** What went wrong, for people. */
+  readonly errorMessage: string;
+}
+
+/** What a subject's step 0 found: the tool id, when the signature names it. */
+export interface PreparedSubject {
+  /** The tool id, when the caller gave none (a skill's `skill_name`). */
+  readonly toolId?: string;
+}
+
+/** What a subject's steps 5–6 found when the signature verified. */
+export interface VerifiedSubject {
+  /** The signed document, whose `expires_at` (when present) is checked next (§16.2). */
+  readonly signed?: { readonly expires_at?: unknown };
+}
+
+/** What is verified, and how: a tool schema or a skill folder. */
+export interface OfflineSubject<R extends OfflineVerificationResult> {
+  /**
+   * Step 0: parse the signature and check the canonicalization it declares (see
+   * {@linkcode checkDeclaredCanonicalization}). No key loading, no cryptography.
+   */
+  prepare(result: R): StepFailure | PreparedSubject;
+  /**
+   * Steps 5–6: hash what was signed, verify the signature with `key`, compare the hash, check
+   * the document's own `domain` against `domain`; fill the subject's result fields.
+   */
+  verify(
+    key: PublicKey,
+    domain: string,
+    result: R,
+  ): StepFailure | VerifiedSubject | Promise<StepFailure | VerifiedSubject>;
+}
+
+/**
+ * A hook run after verification succeeded and before the pin is written; returning a failure
+ * stops verification (A2A scope, DNS cross-check), so nothing is pinned.
+ */
+export type BeforePinHook<R extends OfflineVerificationResult = OfflineVerificationResult> = (
+  result: R,
+) => StepFailure | undefined;
+
+/**
+ * §19.3: a signature declaring any canonicalization but `"schemapin-v1"` is a hard failure
+ * (`CANONICALIZATION_UNSUPPORTED`); absence means schemapin-v1.
+ *
+ * @example
+ * ```ts
+ * import { checkDeclaredCanonicalization } from "./flow.ts";
+ * checkDeclaredCanonicalization({ canonicalization: "jcs" })?.errorCode;
+ * // "CANONICALIZATION_UNSUPPORTED"
+ * ```
+ */
+export function checkDeclaredCanonicalization(
+  document: { readonly canonicalization?: unknown },
+): StepFailure | undefined {
+  if (!Object.hasOwn(document, "canonicalization")) return undefined;
+  if (document.canonicalization === SCHEMAPIN_V1) return undefined;
+  return {
+    errorCode: "CANONICALIZATION_UNSUPPORTED",
+    errorMessage: `the signature declares canonicalization ${
+      JSON.stringify(document.canonicalization)
+    }, which this verifier does not implement (only "${SCHEMAPIN_V1}"); ` +
+      `refusing rather than falling back (§19.3)`,
+  };
+}
+
+function isFailure(value: StepFailure | object): value is StepFailure {
+  return typeof (value as StepFailure).errorCode === "string";
+}
+
+/**
+ * Runs the §15.1 flow for `subject` (see the module documentation), filling `result` (created
+ * by the caller with `valid: false`, `keyPinning: "not_checked"`, `warnings: []`,
+ * `expired: false`) and returning it. Throws only when `options.pinStore` is missing.
+ *
+ * @example
+ * ```ts ignore
+ * const result = await runOfflineFlow({ ...trust, toolId }, initialResult, subject);
+ * ```
+ */
+export async function runOfflineFlow<R extends OfflineVerificationResult>(
+  options: OfflineFlowOptions & { toolId?: string },
+  result: R,
+  subject: OfflineSubject<R>,
+  beforePin?: BeforePinHook<R>,
+): Promise<R> {
+  if (!options.pinStore || typeof options.pinStore.get !== "function") {
+    throw new TypeError("offline verification: a pinStore is required");
+  }
+  const fail = (code: ErrorCode, message: string): R => {
+    result.valid = false;
+    result.errorCode = code;
+    result.errorMessage = message;
+    return result;
+  };
+  const failWith = (f: StepFailure): R => fail(f.errorCode, f.errorMessage);
+  const sources = options.sources ?? {};
+
+  // Step 0a: the domain argument (§9, §15.1) and the tool id, when given.
+  const dc = checkDomain(options.domain);
+  if (!dc.ok) {
+    return fail("INPUT_INVALID", `invalid domain ${JSON.stringify(options.domain)}: ${dc.reason}`);
+  }
+  const domain = dc.domain;
+  result.domain = domain;
+  if (options.toolId !== undefined) {
+    const tidProblem = checkToolId(options.toolId);
+    if (tidProblem) return fail("INPUT_INVALID", `invalid tool id: ${tidProblem}`);
+    result.toolId = options.toolId;
+  }
+
+  // Step 0b: the canonicalization identifier (§19.3) and the signature's shape, before any
+  // key loading or cryptography.
+  if (options.canonicalization !== undefined && options.canonicalization !== SCHEMAPIN_V1) {
+    return fail(
+      "CANONICALIZATION_UNSUPPORTED",
+      `canonicalization ${JSON.stringify(options.canonicalization)} is not supported ` +
+        `(only "${SCHEMAPIN_V1}")`,
+    );
+  }
+  const prepared = subject.prepare(result);
+  if (isFailure(prepared)) return failWith(prepared);
+  if (options.toolId === undefined) {
+    const tidProblem = checkToolId(prepared.toolId);
+    if (tidProblem) return fail("INPUT_INVALID", `invalid tool id: ${tidProblem}`);
+    result.toolId = prepared.toolId!;
+  }
+  const toolId = result.toolId;
+
+  // Step 1: validate the discovery document.
+  let discoveryDoc;
+  try {
+    const parsed = parseDiscoveryDocument(options.discovery, sources.discovery);
+    discoveryDoc = parsed.document;
+    result.warnings.push(...parsed.warnings);
+  } catch (e) {
+    return fail(codeOf(e, "DISCOVERY_INVALID"), messageOf(e));
+  }
+  result.developerName = discoveryDoc.developer_name;
+
+  // Step 2: the public key and its fingerprint.
+  let key: PublicKey;
+  try {
+    key = loadDiscoveryKey(discoveryDoc, sources.discovery);
+  } catch (e) {
+    return fail(codeOf(e, "DISCOVERY_INVALID"), messageOf(e));
+  }
+  result.keyFingerprint = key.fingerprint;
+
+  // Step 3: revocation, both sources (§8.7); a declared endpoint without a document fails
+  // closed (§9).
+  let revocation: RevocationDocument | undefined;
+  if (options.revocation !== undefined && options.revocation !== null) {
+    try {
+      revocation = parseRevocationDocument(options.revocation, sources.revocation);
+    } catch (e) {
+      return fail(codeOf(e, "DISCOVERY_INVALID"), messageOf(e));
+    }
+    if (revocation.domain !== domain) {
+      return fail(
+        "DOMAIN_MISMATCH",
+        `the revocation document is for ${revocation.domain}, not ${domain}; ` +
+          `its list does not apply here`,
+      );
+    }
+  }
+  const status = checkRevocation(key.fingerprint, discoveryDoc, revocation);
+  if (status.revoked) {
+    return fail(
+      "KEY_REVOKED",
+      status.source === "discovery"
+        ? `key ${key.fingerprint} is listed in the discovery document's revoked_keys`
+        : `key ${key.fingerprint} is revoked by the revocation document ` +
+          `(${status.reason}, ${status.revokedAt})`,
+    );
+  }
+  if (discoveryDoc.revocation_endpoint !== undefined && revocation === undefined) {
+    if (!options.allowMissingRevocation) {
+      return fail(
+        "DISCOVERY_FETCH_FAILED",
+        `the discovery document declares revocation_endpoint ` +
+          `${discoveryDoc.revocation_endpoint} but no revocation document was supplied; ` +
+          `an unchecked revocation list is not "not revoked" (§9)`,
+      );
+    }
+    result.warnings.push("revocation_document_missing");
+  }
+
+  // Step 4: the pin, read only.
+  let firstUse = false;
+  try {
+    const pin = await options.pinStore.get(toolId, domain);
+    if (pin === undefined) {
+      firstUse = true;
+      result.keyPinning = "not_pinned";
+    } else if (pin.fingerprint === key.fingerprint) {
+      result.keyPinning = "pinned";
+    } else {
+      result.keyPinning = "mismatch";
+      result.pinnedFingerprint = pin.fingerprint;
+      return fail(
+        "KEY_PIN_MISMATCH",
+        `${toolId}@${domain} is pinned to ${pin.fingerprint} but the discovery key is ` +
+          `${key.fingerprint}; if the developer really rotated keys, rotate the pin explicitly`,
+      );
+    }
+  } catch (e) {
+    return fail(codeOf(e, "IO_FAILED"), messageOf(e));
+  }
+
+  // Steps 5–6: the subject's hash and signature.
+  const verified = await subject.verify(key, domain, result);
+  if (isFailure(verified)) return failWith(verified);
+
+  // Expiry (§16.2): fail closed more than 300 s past expires_at, or when it does not parse.
+  const signed = verified.signed;
+  if (signed !== undefined && Object.hasOwn(signed, "expires_at")) {
+    const raw = signed.expires_at;
+    if (typeof raw === "string") result.expiresAt = raw;
+    const expiresMs = parseRfc3339(raw);
+    const nowMs = options.now === undefined
+      ? Date.now()
+      : typeof options.now === "number"
+      ? options.now
+      : options.now.getTime();
+    if (expiresMs === undefined) {
+      result.expired = true;
+      if (!options.allowExpired) {
+        return fail(
+          "SIGNATURE_EXPIRED",
+          `expires_at ${JSON.stringify(raw)} is not a strict RFC 3339 timestamp; ` +
+            `a malformed expiry is treated as expired (§16.2)`,
+        );
+      }
+      result.warnings.push("signature_expires_at_unparseable");
+    } else if (nowMs > expiresMs + EXPIRY_SKEW_MS) {
+      result.expired = true;
+      if (!options.allowExpired) {
+        return fail(
+          "SIGNATURE_EXPIRED",
+          `the signature expired at ${raw} (now ${formatRfc3339(nowMs)}, skew allowance 300 s)`,
+        );
+      }
+      result.warnings.push("signature_expired");
+    }
+  }
+
+  // Step 7: pin on first use, only now, and only with consent.
+  if (firstUse) {
+    let consent = options.trustFirstUse === true;
+    let how: "first_use" | "confirmed" = "first_use";
+    if (!consent && options.confirmFirstUse) {
+      try {
+        consent = (await options.confirmFirstUse({
+          toolId,
+          domain,
+          fingerprint: key.fingerprint,
+          developerName: discoveryDoc.developer_name,
+          publicKeyPem: key.pem,
+        })) === true;
+      } catch (e) {
+        result.keyPinning = "first_use_declined";
+        return fail("KEY_NOT_FOUND", `first-use confirmation failed: ${messageOf(e)}`);
+      }
+      how = "confirmed";
+    }
+    if (!consent) {
+      result.keyPinning = "first_use_declined";
+      return fail(
+        "KEY_NOT_FOUND",
+        `no key is pinned for ${toolId}@${domain} and first use of ${key.fingerprint} was not ` +
+          `confirmed; compare the fingerprint out of band, then pin it (trust first use, or ` +
+          `seed it)`,
+      );
+    }
+    const hookFailure = beforePin?.(result);
+    if (hookFailure) return failWith(hookFailure);
+    try {
+      const outcome = await addPinIfAbsent(
+        options.pinStore,
+        makePinRecord({
+          toolId,
+          domain,
+          fingerprint: key.fingerprint,
+          source: how,
+          developerName: discoveryDoc.developer_name,
+        }),
+      );
+      if (outcome.record.fingerprint !== key.fingerprint) {
+        // Another verifier pinned a different key between our read and our write.
+        result.keyPinning = "mismatch";
+        result.pinnedFingerprint = outcome.record.fingerprint;
+        return fail(
+          "KEY_PIN_MISMATCH",
+          `${toolId}@${domain} was just pinned to ${outcome.record.fingerprint} by another ` +
+            `verifier; the discovery key is ${key.fingerprint}`,
+        );
+      }
+      result.keyPinning = outcome.status === "added" ? "first_use" : "pinned";
+    } catch (e) {
+      return fail(codeOf(e, "IO_FAILED"), `could not write the pin: ${messageOf(e)}`);
+    }
+  } else {
+    const hookFailure = beforePin?.(result);
+    if (hookFailure) return failWith(hookFailure);
+  }
+  result.valid = true;
+  return result;
+}
+
+/** The message of an error, for results. */
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function codeOf(e: unknown, fallback: ErrorCode): ErrorCode {
+  return e instanceof SchemaPinError ? e.code : fallback;
+}

@@ -1,0 +1,243 @@
+/**
+ * `verifySchemaOffline` (§15.1): the core verification primitive for tool schemas. Every
+ * other schema verification (A2A, resolvers, the CLI) delegates to it. The order of the seven
+ * steps and every trust decision live in `flow.ts` (shared with skill verification); this
+ * module supplies what is specific to schemas:
+ *
+ * - step 0: the signature is a bare Base64 string (v1.3, §4.1) or a 1.4 schema signature
+ *   document, whose structure and canonicalization identifier (§19) are checked before any
+ *   key loading or cryptography;
+ * - steps 5–6: canonicalize the schema (§4) and hash it; verify the bare signature over
+ *   `SHA-256(SHA-256(canonical))`, or the document's §4b-style signing input, then require
+ *   `schema_hash` to equal the schema's hash and the document's `domain` (when present) to
+ *   equal the verified domain. Expiry (§16) and pinning (step 7) follow in the flow.
+ *
+ * A failed verification never writes a pin. The validated `domain` argument is the only source
+ * of the pin key and of the reported domain.
+ *
+ * @module
+ */
+import { canonicalizeSchemapinV1Bytes } from "../json/canonical_schemapin.ts";
+import { sha256, toHex } from "../crypto/hash.ts";
+import { scanBase64 } from "../crypto/base64.ts";
+import { verifyDigest, verifyDocumentSignature, verifySchemaSignature } from "../crypto/ecdsa.ts";
+import {
+  type BeforePinHook,
+  checkDeclaredCanonicalization,
+  messageOf,
+  type OfflineFlowOptions,
+  type OfflineSubject,
+  type OfflineVerificationResult,
+  runOfflineFlow,
+} from "./flow.ts";
+import {
+  parseSchemaSignatureDocument,
+  type SchemaSignatureDocument,
+  schemaSignatureSigningInput,
+} from "./document.ts";
+
+export { EXPIRY_SKEW_MS, type FirstUseInfo, type KeyPinningStatus } from "./flow.ts";
+
+// Successful ECDSA checks, keyed by everything the check depends on (key fingerprint, the
+// hash of the signed bytes, the exact signature text): verifying the same tool again — what a
+// client does on every tools/list — skips the elliptic-curve work. Only the cryptographic
+// check is cached; discovery, revocation, pins, canonicalization and expiry run every time.
+const VERIFIED = new Set<string>();
+const VERIFIED_MAX = 4096;
+
+function rememberVerified(id: string): void {
+  if (VERIFIED.size >= VERIFIED_MAX) {
+    VERIFIED.delete(VERIFIED.values().next().value as string);
+  }
+  VERIFIED.add(id);
+}
+
+/**
+ * Forgets the cached successful signature checks (for benchmarks and tests that measure the
+ * cryptography itself).
+ *
+ * @example
+ * ```ts
+ * import { clearSignatureCheckCache } from "./verify.ts";
+ * clearSignatureCheckCache();
+ * ```
+ */
+export function clearSignatureCheckCache(): void {
+  VERIFIED.clear();
+}
+
+/** Inputs of {@linkcode verifySchemaOffline}. */
+export interface VerifySchemaOfflineOptions extends OfflineFlowOptions {
+  /** The tool schema (a parsed JSON value). */
+  schema: unknown;
+  /** A bare Base64 signature (v1.3) or a parsed 1.4 schema signature document. */
+  signature: string | SchemaSignatureDocument | Readonly<Record<string, unknown>>;
+  /** The tool id; pins are keyed `toolId@domain`. */
+  toolId: string;
+}
+
+/**
+ * The structured result of a schema verification. Warning codes: `signature_expired`,
+ * `signature_expires_at_unparseable` (with `allowExpired`), `unprotected_fields` (see
+ * `unprotectedFields`), `revocation_document_missing`, `discovery_schema_version_newer`,
+ * `signature_version_newer`.
+ */
+export interface SchemaVerificationResult extends OfflineVerificationResult {
+  /** `sha256:` of the canonical schema (from step 5 on). */
+  schemaHash?: string;
+  /** `bare` (v1.3 Base64) or `document` (1.4). */
+  signatureFormat: "bare" | "document";
+  /** The parsed document, once the signature verified (for lineage checks). */
+  document?: SchemaSignatureDocument;
+}
+
+/**
+ * Verifies a schema signature offline per §15.1 (see the module documentation). Returns a
+ * structured result; throws only on misuse (missing pin store, non-string signature).
+ *
+ * @example
+ * ```ts ignore
+ * const result = await verifySchemaOffline({
+ *   schema, signature: signatureB64, domain: "example.com", toolId: "calculate_sum",
+ *   discovery: wellKnown, pinStore: new MemoryPinStore(), trustFirstUse: true,
+ * });
+ * if (!result.valid) console.error(result.errorCode, result.errorMessage);
+ * ```
+ */
+export function verifySchemaOffline(
+  options: VerifySchemaOfflineOptions,
+): Promise<SchemaVerificationResult> {
+  return verifySchemaOfflineWithHook(options, undefined);
+}
+
+/**
+ * {@linkcode verifySchemaOffline} with a hook run after verification succeeded and before a
+ * pin is written (used by `verifySchemaForA2a`, so an out-of-scope tool is never pinned).
+ *
+ * @example
+ * ```ts ignore
+ * await verifySchemaOfflineWithHook(options, (r) => r.domain === "example.com" ? undefined
+ *   : { errorCode: "A2A_SCOPE_VIOLATION", errorMessage: "out of scope" });
+ * ```
+ */
+export async function verifySchemaOfflineWithHook(
+  options: VerifySchemaOfflineOptions,
+  beforePin: BeforePinHook<SchemaVerificationResult> | undefined,
+): Promise<SchemaVerificationResult> {
+  if (!options || typeof options !== "object") {
+    throw new TypeError("verifySchemaOffline: options are required");
+  }
+  if (!options.pinStore || typeof options.pinStore.get !== "function") {
+    throw new TypeError("verifySchemaOffline: a pinStore is required");
+  }
+  const sig = options.signature;
+  const isDocument = typeof sig === "object" && sig !== null;
+  if (!isDocument && typeof sig !== "string") {
+    throw new TypeError("verifySchemaOffline: signature must be a string or a document object");
+  }
+  const result: SchemaVerificationResult = {
+    valid: false,
+    toolId: options.toolId,
+    keyPinning: "not_checked",
+    warnings: [],
+    expired: false,
+    signatureFormat: isDocument ? "document" : "bare",
+  };
+  let document: SchemaSignatureDocument | undefined;
+  let unknownFields: readonly string[] = [];
+
+  const subject: OfflineSubject<SchemaVerificationResult> = {
+    // Step 0: the signature's shape and its canonicalization identifier (§19.3).
+    prepare(r) {
+      if (!isDocument) {
+        if ((sig as string).trim() === "") {
+          return { errorCode: "SIGNATURE_INVALID", errorMessage: "the signature is empty" };
+        }
+        return {};
+      }
+      try {
+        const parsed = parseSchemaSignatureDocument(sig, options.sources?.signature);
+        document = parsed.document;
+        unknownFields = parsed.unknownFields;
+        r.warnings.push(...parsed.warnings);
+      } catch (e) {
+        return { errorCode: "SIGNATURE_INVALID", errorMessage: messageOf(e) };
+      }
+      return checkDeclaredCanonicalization(document) ?? {};
+    },
+    // Steps 5–6.
+    verify(key, domain, r) {
+      let canonical: Uint8Array;
+      try {
+        canonical = canonicalizeSchemapinV1Bytes(options.schema);
+      } catch (e) {
+        return {
+          errorCode: "SCHEMA_CANONICALIZATION_FAILED",
+          errorMessage: `the schema has no canonical form: ${messageOf(e)}`,
+        };
+      }
+      // SHA-256(canonical) is both the schema hash and the §4.1 ECDSA message.
+      const single = sha256(canonical);
+      const hash = "sha256:" + toHex(single);
+      r.schemaHash = hash;
+      if (document === undefined) {
+        // §4.1: ECDSA over SHA-256(SHA-256(canonical)); on failure, let the full check say
+        // why (malformed, mismatch, or the single-hash signer bug).
+        const id = `s ${key.fingerprint} ${hash} ${sig}`;
+        if (VERIFIED.has(id)) return {};
+        const der = scanBase64(sig as string);
+        if (!(der instanceof Uint8Array) || !verifyDigest(key, sha256(single), der).valid) {
+          const check = verifySchemaSignature(key, canonical, sig as string);
+          return {
+            errorCode: "SIGNATURE_INVALID",
+            errorMessage: check.valid ? "the signature check disagreed" : check.message,
+          };
+        }
+        rememberVerified(id);
+        return {};
+      }
+      let input: Uint8Array;
+      try {
+        input = schemaSignatureSigningInput(document);
+      } catch (e) {
+        return {
+          errorCode: "SIGNATURE_INVALID",
+          errorMessage: `the signature document has no canonical signing input: ${messageOf(e)}`,
+        };
+      }
+      const id = `d ${key.fingerprint} ${toHex(sha256(input))} ${document.signature}`;
+      if (!VERIFIED.has(id)) {
+        const check = verifyDocumentSignature(key, input, document.signature);
+        if (!check.valid) return { errorCode: "SIGNATURE_INVALID", errorMessage: check.message };
+        rememberVerified(id);
+      }
+      if (document.schema_hash !== hash) {
+        return {
+          errorCode: "SIGNATURE_INVALID",
+          errorMessage: `the signature document is authentic but covers schema_hash ` +
+            `${document.schema_hash}, while this schema hashes to ${hash}: the schema changed ` +
+            `after signing`,
+        };
+      }
+      if (document.domain !== undefined && document.domain.toLowerCase() !== domain) {
+        return {
+          errorCode: "DOMAIN_MISMATCH",
+          errorMessage: `the signature document was signed for domain ${document.domain}, ` +
+            `not ${domain}`,
+        };
+      }
+      // §18.2: surfaced only once the signature covering them verified.
+      r.document = document;
+      r.signedAt = document.signed_at;
+      if (document.signer_kid !== undefined) r.signerKid = document.signer_kid;
+      if (document.schema_version !== undefined) r.schemaVersion = document.schema_version;
+      if (document.previous_hash !== undefined) r.previousHash = document.previous_hash;
+      if (unknownFields.length > 0) {
+        r.warnings.push("unprotected_fields");
+        r.unprotectedFields = [...unknownFields];
+      }
+      return { signed: document };
+    },
+  };
+  return await runOfflineFlow(options, result, subject, beforePin);
+}

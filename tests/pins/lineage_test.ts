@@ -1,0 +1,176 @@
+import assert from "node:assert/strict";
+import {
+  compareVersions,
+  type LineageSignature,
+  LineageStore,
+  parseNumericVersion,
+  verifyChain,
+} from "../../lib/pins/lineage.ts";
+import { isSchemaPinError } from "../../lib/errors.ts";
+import { parseJson } from "../../lib/json/parse.ts";
+import { tempDir } from "../schema/_fixtures.ts";
+
+const H = (c: string) => "sha256:" + c.repeat(64);
+const sig = (hash: string, extra: Partial<LineageSignature> = {}): LineageSignature => ({
+  schemapin_version: "1.4",
+  schema_hash: hash,
+  ...extra,
+});
+
+Deno.test("verifyChain succeeds when previous_hash names the previous hash", () => {
+  assert.deepEqual(verifyChain(sig(H("b"), { previous_hash: H("a") }), sig(H("a"))), {
+    valid: true,
+    hash: H("b"),
+  });
+  // Skill documents chain through skill_hash.
+  assert.equal(
+    verifyChain(
+      { schemapin_version: "1.4", skill_hash: H("b"), previous_hash: H("a") },
+      { schemapin_version: "1.4", skill_hash: H("a") },
+    ).valid,
+    true,
+  );
+});
+
+Deno.test("verifyChain tells 'no previous hash' from 'mismatch' and names both hashes", () => {
+  for (const prev of [undefined, ""]) {
+    const r = verifyChain(sig(H("b"), { previous_hash: prev }), sig(H("a")));
+    assert.equal(r.valid, false);
+    assert.equal(!r.valid && r.reason, "no_previous_hash");
+  }
+  const m = verifyChain(sig(H("b"), { previous_hash: H("c") }), sig(H("a")));
+  assert.equal(m.valid, false);
+  if (!m.valid && m.reason === "mismatch") {
+    assert.equal(m.expected, H("a"));
+    assert.equal(m.observed, H("c"));
+    assert.ok(m.message.includes(H("a")) && m.message.includes(H("c")));
+  } else {
+    assert.fail("expected a mismatch");
+  }
+  assert.throws(
+    () => verifyChain(sig(H("b"), { previous_hash: H("a") }), { schemapin_version: "1.4" }),
+    (e) => isSchemaPinError(e, "INPUT_INVALID"),
+  );
+});
+
+Deno.test("versions compare numerically", () => {
+  assert.deepEqual(parseNumericVersion("2.10.0"), [2, 10, 0]);
+  assert.deepEqual(parseNumericVersion("3"), [3, 0, 0]);
+  assert.deepEqual(parseNumericVersion("1.2.3-beta.1"), [1, 2, 3]);
+  for (const bad of ["v1.0.0", "1.2.3.4", "", "one", "1..2"]) {
+    assert.equal(parseNumericVersion(bad), undefined, bad);
+  }
+  assert.ok(compareVersions("1.10.0", "1.9.9")! > 0);
+  assert.ok(compareVersions("2.0.0", "10.0.0")! < 0);
+  assert.equal(compareVersions("1.0", "1.0.0"), 0);
+  assert.equal(compareVersions("x", "1.0.0"), undefined);
+});
+
+Deno.test("LineageStore: anchor, unchanged, advance", async () => {
+  const store = new LineageStore({ memory: true });
+  assert.deepEqual(
+    await store.checkAndAdvance("t", "example.com", sig(H("a"), { schema_version: "1.9.0" })),
+    { status: "anchored", hash: H("a") },
+  );
+  assert.deepEqual(await store.checkAndAdvance("t", "example.com", sig(H("a"))), {
+    status: "unchanged",
+    hash: H("a"),
+  });
+  assert.deepEqual(
+    await store.checkAndAdvance(
+      "t",
+      "Example.com",
+      sig(H("b"), { previous_hash: H("a"), schema_version: "1.10.0" }),
+    ),
+    { status: "advanced", from: H("a"), to: H("b") },
+  );
+  const r = await store.get("t", "example.com");
+  assert.equal(r?.latestHash, H("b"));
+  assert.equal(r?.schemaVersion, "1.10.0");
+  assert.deepEqual(r?.history, [H("a")]);
+});
+
+Deno.test("LineageStore rejects forks, rollbacks, missing links, non-increasing versions, legacy", async () => {
+  const store = new LineageStore({ memory: true });
+  await store.checkAndAdvance("t", "example.com", sig(H("a"), { schema_version: "1.0.0" }));
+  await store.checkAndAdvance(
+    "t",
+    "example.com",
+    sig(H("b"), { previous_hash: H("a"), schema_version: "1.1.0" }),
+  );
+  const reason = async (s: LineageSignature) => {
+    const o = await store.checkAndAdvance("t", "example.com", s);
+    return o.status === "rejected" ? o.reason : o.status;
+  };
+  assert.equal(await reason(sig(H("c"))), "missing_previous_hash");
+  assert.equal(await reason(sig(H("c"), { previous_hash: H("e") })), "fork");
+  assert.equal(await reason(sig(H("a"))), "rollback");
+  assert.equal(await reason(sig(H("a"), { previous_hash: H("f") })), "rollback");
+  assert.equal(
+    await reason(sig(H("c"), { previous_hash: H("b"), schema_version: "1.1.0" })),
+    "version_not_increasing",
+  );
+  assert.equal(
+    await reason(sig(H("c"), { previous_hash: H("b"), schema_version: "1.0.9" })),
+    "version_not_increasing",
+  );
+  assert.equal(
+    await reason(sig(H("c"), { previous_hash: H("b"), schema_version: "next" })),
+    "version_unparseable",
+  );
+  assert.equal(
+    await reason({ schemapin_version: "1.3", schema_hash: H("c"), previous_hash: H("b") }),
+    "legacy",
+  );
+  assert.equal((await store.get("t", "example.com"))?.latestHash, H("b"), "nothing moved");
+  // A legacy document cannot anchor either.
+  const fresh = new LineageStore({ memory: true });
+  assert.equal(
+    (await fresh.checkAndAdvance("u", "example.com", {
+      schemapin_version: "1.3",
+      skill_hash: H("a"),
+    })).status,
+    "rejected",
+  );
+  assert.equal(await fresh.get("u", "example.com"), undefined);
+  await assert.rejects(() =>
+    fresh.override("u", "example.com", { schemapin_version: "1.2", skill_hash: H("a") })
+  );
+  // Operator override after inspection.
+  await store.override("t", "example.com", sig(H("9")));
+  assert.equal((await store.get("t", "example.com"))?.latestHash, H("9"));
+  assert.equal(await store.remove("t", "example.com"), true);
+});
+
+Deno.test("LineageStore persists to a file with the same locked format", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const path = `${dir}/lineage.json`;
+    await new LineageStore({ path }).checkAndAdvance(
+      "__proto__",
+      "example.com",
+      sig(H("a"), { schema_version: "2.0.0" }),
+    );
+    const again = new LineageStore({ path });
+    assert.equal(
+      (await again.checkAndAdvance(
+        "__proto__",
+        "example.com",
+        sig(H("b"), { previous_hash: H("a"), schema_version: "2.1.0" }),
+      )).status,
+      "advanced",
+    );
+    const value = parseJson(await Deno.readFile(path)) as { lineage: Record<string, unknown>[] };
+    assert.equal((value as Record<string, unknown>).schemapin_lineage_version, 1);
+    assert.equal(value.lineage[0].tool_id, "__proto__");
+    assert.equal(value.lineage[0].latest_hash, H("b"));
+    assert.deepEqual((await again.list()).map((r) => r.toolId), ["__proto__"]);
+    await Deno.writeTextFile(path, "{}");
+    await assert.rejects(
+      () => again.get("x", "example.com"),
+      (e) => isSchemaPinError(e, "INPUT_INVALID"),
+    );
+  } finally {
+    await cleanup();
+  }
+});
