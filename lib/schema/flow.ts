@@ -204,9 +204,10 @@ export function checkDeclaredCanonicalization(
   if (document.canonicalization === SCHEMAPIN_V1) return undefined;
   return {
     errorCode: "CANONICALIZATION_UNSUPPORTED",
-    errorMessage: `the signature declares canonicalization ${
-      JSON.stringify(document.canonicalization)
-    }, which this verifier does not implement (only "${SCHEMAPIN_V1}"); ` +
+    errorMessage:
+      `the signature declares canonicalization ${
+        JSON.stringify(document.canonicalization)
+      }, which this verifier does not implement (only "${SCHEMAPIN_V1}"); ` +
       `refusing rather than falling back (§19.3)`,
   };
 }
