@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MAX_JSON_DEPTH, parseJson, parseJsonText } from "../../lib/json/parse.ts";
-import { isSchemaPinError, SchemaPinError } from "../../lib/errors.ts";
+import { isSchemaPinError, type SchemaPinError } from "../../lib/errors.ts";
 
 const enc = new TextEncoder();
 
