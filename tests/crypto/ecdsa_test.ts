@@ -26,9 +26,10 @@ import {
 } from "../../lib/crypto/keys.ts";
 import { parsePem } from "../../lib/crypto/pem.ts";
 import { thrown } from "./openssl_keys.ts";
+import { INTEROP_JS } from "../fixtures/interop.ts";
 
 const N = p256.Point.Fn.ORDER;
-const INTEROP = "/work/shared/interop/reference-js";
+const INTEROP = INTEROP_JS;
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const sk = generateKeyPair();
 const other = generateKeyPair();

@@ -23,9 +23,10 @@ import {
 } from "../../lib/crypto/keys.ts";
 import { formatPem, parsePem } from "../../lib/crypto/pem.ts";
 import { makeKeys, openssl, run, thrown } from "./openssl_keys.ts";
+import { INTEROP_JS } from "../fixtures/interop.ts";
 
 const keys = await makeKeys();
-const INTEROP = "/work/shared/interop/reference-js";
+const INTEROP = INTEROP_JS;
 const N = p256.Point.Fn.ORDER;
 
 function assertKeyInvalid(

@@ -105,7 +105,7 @@ Deno.test("bytes form is the UTF-8 of the text form", () => {
 
 Deno.test("reference interop: canonical strings match for valid entries, astral entry differs", async () => {
   const path = new URL(
-    "../../../shared/interop/reference-js/schema_signatures.json",
+    "../fixtures/interop/reference-js/schema_signatures.json",
     import.meta.url,
   );
   const doc = parseJson(await Deno.readFile(path)) as {

@@ -6,10 +6,10 @@ import type { PinRecord, PinStore } from "../../lib/pins/store.ts";
 import { MemoryPinStore } from "../../lib/pins/store.ts";
 
 /** The reference-SDK interop fixtures. */
-export const INTEROP = new URL("../../../shared/interop/reference-js/", import.meta.url);
+export const INTEROP = new URL("../fixtures/interop/reference-js/", import.meta.url);
 /** The reference signed bundle. */
 export const INTEROP_BUNDLE = new URL(
-  "../../../shared/interop/reference-bundle/signed_bundle.json",
+  "../fixtures/interop/reference-bundle/signed_bundle.json",
   import.meta.url,
 );
 
