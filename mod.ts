@@ -173,3 +173,67 @@ export {
 } from "./lib/a2a/context.ts";
 // Strict RFC 3339 and durations (spec §16)
 export { formatRfc3339, parseDuration, parseRfc3339 } from "./lib/time/rfc3339.ts";
+
+// Skill folders (spec §4b, §15, §16, §18)
+export {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_ENTRIES,
+  SIGNATURE_FILE_NAME,
+  type SkillFile,
+  type SkillLimits,
+  type SkillWalk,
+  walkSkillDir,
+} from "./lib/skill/walk.ts";
+export {
+  checkSkillPath,
+  hashSkillDir,
+  hashSkillFiles,
+  type HashSkillOptions,
+  type SkillAlgorithm,
+  type SkillEntryHash,
+  type SkillFileContent,
+  type SkillHash,
+  type SkillHashProgress,
+} from "./lib/skill/hash.ts";
+export {
+  formatSkillSignatureDocument,
+  type ParsedSkillSignature,
+  parseSkillSignatureDocument,
+  SKILL_SIGNATURE_FIELDS,
+  SKILL_SIGNATURE_VERSION,
+  skillAlgorithmFor,
+  type SkillSignatureDocument,
+  type SkillSignOptions,
+  signSkillDocument,
+  skillSigningInput,
+} from "./lib/skill/document.ts";
+export {
+  readSkillName,
+  type SignedSkill,
+  signSkillDir,
+  type SignSkillDirOptions,
+} from "./lib/skill/sign.ts";
+export { compareManifests, type ManifestChanges } from "./lib/skill/manifest.ts";
+export { skillNameFromFrontMatter } from "./lib/skill/front_matter.ts";
+export {
+  MAX_SIGNATURE_FILE_BYTES,
+  type SkillVerificationResult,
+  verifySkillOffline,
+  verifySkillOfflineWithHook,
+  type VerifySkillOfflineOptions,
+} from "./lib/skill/verify.ts";
+export type {
+  BeforePinHook,
+  OfflineFlowOptions,
+  OfflineVerificationResult,
+  StepFailure,
+} from "./lib/schema/flow.ts";
+
+// Trust bundles (spec §13, §14, §21)
+export * from "./lib/bundle/bundle.ts";
+export * from "./lib/bundle/sign.ts";
+export * from "./lib/bundle/authority.ts";
+export * from "./lib/bundle/verify.ts";
+export * from "./lib/bundle/merge.ts";
+export * from "./lib/bundle/jsonrpc.ts";
+export * from "./lib/bundle/resolver.ts";

@@ -15,6 +15,10 @@ import { revokeCommand } from "./revoke.ts";
 import { pinsCommand } from "./pins.ts";
 import { chainCommand } from "./chain.ts";
 import { contractCommand } from "./contract.ts";
+import { hashSkillCommand } from "./hash_skill.ts";
+import { signSkillCommand } from "./sign_skill.ts";
+import { bundleCommand } from "./bundle.ts";
+import { verifySkillCommand } from "./verify_skill.ts";
 
 /**
  * Every `schemapin` command, in the order `--help` lists them.
@@ -36,4 +40,8 @@ export const COMMANDS: readonly Command[] = [
   pinsCommand,
   chainCommand,
   contractCommand,
+  hashSkillCommand,
+  signSkillCommand,
+  bundleCommand,
+  verifySkillCommand,
 ];

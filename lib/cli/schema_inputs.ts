@@ -8,10 +8,14 @@
 import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import type { JsonValue } from "../json/types.ts";
-import { findInUnsignedBundle } from "../discovery/unsigned_bundle.ts";
+import {
+  type AuthorityFlagValues,
+  findInBundleFile,
+  rejectAuthorityFlags,
+} from "./bundle_trust.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import { parseRevocationDocument } from "../revocation/document.ts";
-import type { FirstUseInfo } from "../schema/flow.ts";
+import type { FirstUseInfo, OfflineVerificationResult } from "../schema/flow.ts";
 import { type CliIO, EXIT_FAILED, EXIT_USAGE, jsonOutput, UsageError } from "./command.ts";
 import { describeFsError, readInput } from "./io.ts";
 
@@ -154,7 +158,8 @@ export interface TrustInputs {
 }
 
 /** The key-source options of the verify commands. */
-export interface TrustOptionValues {
+/** (`--authority…` options: a signed `--bundle` must verify against them, §21.4.) */
+export interface TrustOptionValues extends AuthorityFlagValues {
   /** `--discovery FILE`. */
   discovery?: string;
   /** `--bundle FILE`. */
@@ -190,6 +195,7 @@ export async function loadTrust(
     );
   }
   if (values.discovery !== undefined) {
+    rejectAuthorityFlags(command, values);
     const trust: TrustInputs = {
       discovery: await readJsonFile(values.discovery, io, "discovery document"),
       discoverySource: sourceName(values.discovery),
@@ -207,8 +213,9 @@ export async function loadTrust(
     );
   }
   const file = values.bundle!;
-  const bundle = await readJsonFile(file, io, "trust bundle");
-  const found = findInUnsignedBundle(bundle, domain, sourceName(file));
+  // Unsigned bundles are used as given; signed ones only after verifying against the
+  // authority allow-list (lib/cli/bundle_trust.ts, §21.4).
+  const found = await findInBundleFile(command, file, domain, values, io);
   return validateTrust({
     discovery: found.discovery,
     revocation: found.revocation,
@@ -292,4 +299,20 @@ export function confirmFirstUseWith(
     );
     return answer !== undefined && /^(y|yes)$/i.test(answer);
   };
+}
+
+/**
+ * The CLI's advice for a failure the user can act on (first use not confirmed, a changed
+ * key), or `""`.
+ */
+export function failureHint(result: OfflineVerificationResult): string {
+  if (result.keyPinning === "first_use_declined") {
+    return "\nhint: after checking the fingerprint, rerun with --trust-first-use or seed it with " +
+      `\`schemapin pins add ${result.toolId}@${result.domain} --fingerprint ${result.keyFingerprint}\``;
+  }
+  if (result.errorCode === "KEY_PIN_MISMATCH") {
+    return "\nhint: if the publisher rotated keys, confirm the new fingerprint out of band and run " +
+      `\`schemapin pins rotate ${result.toolId}@${result.domain} --fingerprint ${result.keyFingerprint}\``;
+  }
+  return "";
 }

@@ -8,20 +8,12 @@ import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
 import { checkDomain } from "../discovery/domain.ts";
 import { isJsonObject, ownField } from "../discovery/object.ts";
-import { findInUnsignedBundle } from "../discovery/unsigned_bundle.ts";
-import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
-import { parseRevocationDocument } from "../revocation/document.ts";
 import { parseSchemaSignatureDocument } from "../schema/document.ts";
 import { checkToolId, defaultPinStorePath, FilePinStore } from "../pins/store.ts";
-import {
-  type FirstUseInfo,
-  type SchemaVerificationResult,
-  verifySchemaOffline,
-} from "../schema/verify.ts";
+import { type SchemaVerificationResult, verifySchemaOffline } from "../schema/verify.ts";
 import {
   type CliIO,
   type Command,
-  EXIT_FAILED,
   EXIT_OK,
   EXIT_USAGE,
   jsonOutput,
@@ -29,13 +21,20 @@ import {
   UsageError,
 } from "./command.ts";
 import {
-  INPUT_CODES,
+  confirmFirstUseWith,
+  describeVerifyWarning,
+  failureHint,
   joinPath,
   listBatch,
+  loadTrust,
   readJsonFile,
   readSignatureFile,
+  reportInputFailure,
   sourceName,
+  type TrustInputs,
+  verifyExitCode,
 } from "./schema_inputs.ts";
+import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 
 const HELP = `schemapin verify-schema — verify a tool schema's signature offline
 
@@ -67,7 +66,9 @@ Options:
   --domain D               the tool's domain (RFC 1123 host name; the pin key)
   --tool-id ID             tool id for the pin (default: the schema's "name")
   --discovery FILE         the domain's .well-known/schemapin.json, saved locally
-  --bundle FILE            an unsigned trust bundle holding the domain's documents
+  --bundle FILE            a trust bundle holding the domain's documents (unsigned, or
+                           signed and verified against the authority allow-list)
+${BUNDLE_VERIFY_HELP}
   --well-known             fetch over HTTPS (not available in this version)
   --revocation FILE        the domain's standalone revocation document
   --pin-store FILE         pin file (default $SCHEMAPIN_HOME/pins.json or ~/.schemapin/pins.json)
@@ -97,6 +98,7 @@ const OPTIONS = {
   "tool-id": { type: "string" },
   discovery: { type: "string" },
   bundle: { type: "string" },
+  ...BUNDLE_VERIFY_OPTIONS,
   "well-known": { type: "boolean" },
   revocation: { type: "string" },
   "pin-store": { type: "string" },
@@ -126,51 +128,8 @@ export const terminalPrompt: PromptLine = async (question, io) => {
   return new TextDecoder().decode(new Uint8Array(bytes)).trim();
 };
 
-const WARNINGS: Record<string, string> = {
-  signature_expired: "the signature has expired; accepted only because of --allow-expired",
-  signature_expires_at_unparseable:
-    "expires_at is not a valid RFC 3339 time; accepted only because of --allow-expired",
-  unprotected_fields: "the signature document has fields its signature does not cover",
-  revocation_document_missing:
-    "the discovery document declares a revocation_endpoint whose document was not checked",
-  discovery_schema_version_newer:
-    "the discovery document has a newer schema_version than this verifier knows (read as 1.4)",
-  signature_version_newer:
-    "the signature document has a newer schemapin_version than this verifier knows",
-};
-
-function describeWarning(code: string, result: SchemaVerificationResult): string {
-  const base = WARNINGS[code] ?? code;
-  if (code === "unprotected_fields" && result.unprotectedFields) {
-    return `${base}: ${result.unprotectedFields.join(", ")} (ignored)`;
-  }
-  return base;
-}
-
-/**
- * Exit code of an error code: 2 when an input could not be used — unreadable, not JSON, or
- * a local discovery, revocation, bundle or signature file that is malformed
- * (`DISCOVERY_INVALID` here always concerns a file the user gave) — else 1.
- */
-function exitCodeFor(code: string | undefined): number {
-  return INPUT_CODES.includes(code ?? "") || code === "DISCOVERY_INVALID"
-    ? EXIT_USAGE
-    : EXIT_FAILED;
-}
-
 function exitCodeOf(result: SchemaVerificationResult): number {
-  return result.valid ? EXIT_OK : exitCodeFor(result.errorCode);
-}
-
-/** Reports an input that could not be loaded (before any verification) and its exit code. */
-async function reportInputFailure(e: unknown, json: boolean, io: CliIO): Promise<number> {
-  if (!(e instanceof SchemaPinError)) throw e;
-  if (json) {
-    await io.stdout(jsonOutput({ valid: false, errorCode: e.code, errorMessage: e.message }));
-  } else {
-    await io.stderr(`error: ${e.code}: ${e.message}\n`);
-  }
-  return exitCodeFor(e.code);
+  return result.valid ? EXIT_OK : verifyExitCode(result.errorCode);
 }
 
 /**
@@ -214,19 +173,6 @@ function resultJson(result: SchemaVerificationResult): Record<string, unknown> {
   return out;
 }
 
-/** The CLI's advice for a failure the user can act on. */
-function hintFor(result: SchemaVerificationResult): string {
-  if (result.keyPinning === "first_use_declined") {
-    return "\nhint: after checking the fingerprint, rerun with --trust-first-use or seed it with " +
-      `\`schemapin pins add ${result.toolId}@${result.domain} --fingerprint ${result.keyFingerprint}\``;
-  }
-  if (result.errorCode === "KEY_PIN_MISMATCH") {
-    return "\nhint: if the publisher rotated keys, confirm the new fingerprint out of band and run " +
-      `\`schemapin pins rotate ${result.toolId}@${result.domain} --fingerprint ${result.keyFingerprint}\``;
-  }
-  return "";
-}
-
 function toolIdFor(explicit: string | undefined, schema: JsonValue, file: string): string {
   if (explicit !== undefined) {
     const problem = checkToolId(explicit);
@@ -242,69 +188,6 @@ function toolIdFor(explicit: string | undefined, schema: JsonValue, file: string
     );
   }
   return name;
-}
-
-interface TrustInputs {
-  discovery: unknown;
-  revocation?: unknown;
-  discoverySource: string;
-  revocationSource?: string;
-}
-
-async function loadTrust(
-  values: ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"],
-  domain: string,
-  io: CliIO,
-): Promise<TrustInputs> {
-  const sources = [values.discovery, values.bundle, values["well-known"] ? "x" : undefined]
-    .filter((v) => v !== undefined);
-  if (sources.length !== 1) {
-    throw new UsageError(
-      "verify-schema: give exactly one key source: --discovery FILE or --bundle FILE",
-    );
-  }
-  if (values["well-known"]) {
-    throw new UsageError(
-      "verify-schema: --well-known (HTTPS discovery) is not available in this version; save " +
-        "https://DOMAIN/.well-known/schemapin.json and pass it with --discovery FILE",
-    );
-  }
-  if (values.discovery !== undefined) {
-    const trust: TrustInputs = {
-      discovery: await readJsonFile(values.discovery, io, "discovery document"),
-      discoverySource: sourceName(values.discovery),
-    };
-    if (values.revocation !== undefined) {
-      trust.revocation = await readJsonFile(values.revocation, io, "revocation document");
-      trust.revocationSource = sourceName(values.revocation);
-    }
-    return validateTrust(trust);
-  }
-  if (values.revocation !== undefined) {
-    throw new UsageError(
-      "verify-schema: a bundle carries its own revocation documents; --revocation goes with " +
-        "--discovery",
-    );
-  }
-  const file = values.bundle!;
-  const bundle = await readJsonFile(file, io, "trust bundle");
-  const found = findInUnsignedBundle(bundle, domain, sourceName(file));
-  return validateTrust({
-    discovery: found.discovery,
-    revocation: found.revocation,
-    discoverySource: `${sourceName(file)} (documents: ${domain})`,
-    revocationSource: `${sourceName(file)} (revocations: ${domain})`,
-  });
-}
-
-/** Checks the structure of the local discovery (and its key) and revocation documents. */
-function validateTrust(trust: TrustInputs): TrustInputs {
-  const { document } = parseDiscoveryDocument(trust.discovery, trust.discoverySource);
-  loadDiscoveryKey(document, trust.discoverySource);
-  if (trust.revocation !== undefined) {
-    parseRevocationDocument(trust.revocation, trust.revocationSource);
-  }
-  return trust;
 }
 
 /** What the command needs from its environment (tests replace the prompt). */
@@ -336,23 +219,13 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
       const domain = dc.domain;
       let trust: TrustInputs;
       try {
-        trust = await loadTrust(values, domain, io);
+        trust = await loadTrust("verify-schema", values, domain, io);
       } catch (e) {
         if (e instanceof UsageError) throw e;
         return await reportInputFailure(e, values.json === true, io);
       }
       const pinStore = new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
-      const confirmFirstUse = async (info: FirstUseInfo): Promise<boolean> => {
-        const answer = await deps.prompt(
-          `schemapin: first use of ${info.toolId}@${info.domain}\n` +
-            `  developer:   ${info.developerName}\n` +
-            `  fingerprint: ${info.fingerprint}\n` +
-            `Compare the fingerprint with one obtained out of band (the publisher, DNS TXT).\n` +
-            `Pin this key for ${info.toolId}@${info.domain}? [y/N] `,
-          io,
-        );
-        return answer !== undefined && /^(y|yes)$/i.test(answer);
-      };
+      const confirmFirstUse = confirmFirstUseWith((q) => deps.prompt(q, io));
       const common = {
         domain,
         discovery: trust.discovery,
@@ -438,7 +311,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         await io.stdout(jsonOutput(resultJson(result)));
       } else {
         for (const w of result.warnings) {
-          await io.stderr(`warning: ${describeWarning(w, result)}\n`);
+          await io.stderr(`warning: ${describeVerifyWarning(w, result.unprotectedFields)}\n`);
         }
         if (result.valid) {
           const pin = result.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
@@ -447,7 +320,9 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           );
         } else {
           await io.stdout(`FAIL ${toolId}@${domain}: ${result.errorCode}\n`);
-          await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}${hintFor(result)}\n`);
+          await io.stderr(
+            `error: ${result.errorCode}: ${result.errorMessage}${failureHint(result)}\n`,
+          );
         }
       }
       return exitCodeOf(result);
@@ -505,12 +380,14 @@ async function verifyBatch(
             : `FAIL ${path}: ${result.errorCode}: ${result.errorMessage}\n`,
         );
         for (const w of result.warnings) {
-          await ctx.io.stderr(`warning: ${path}: ${describeWarning(w, result)}\n`);
+          await ctx.io.stderr(
+            `warning: ${path}: ${describeVerifyWarning(w, result.unprotectedFields)}\n`,
+          );
         }
       }
     } catch (e) {
       if (!(e instanceof SchemaPinError)) throw e;
-      code = exitCodeFor(e.code);
+      code = verifyExitCode(e.code);
       entry = { file: path, valid: false, errorCode: e.code, errorMessage: e.message };
       if (!ctx.json) await ctx.io.stdout(`FAIL ${path}: ${e.code}: ${e.message}\n`);
     }

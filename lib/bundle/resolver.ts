@@ -1,0 +1,143 @@
+/**
+ * Using a trust bundle for verification: {@linkcode loadTrustBundle} (an unsigned bundle is
+ * used as is, a signed one only after `verifyTrustBundle` passed) and the §14.2
+ * {@linkcode TrustBundleResolver}.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import type { RevocationDocument } from "../revocation/document.ts";
+import type { BundleAuthorityStore } from "./authority.ts";
+import {
+  type BundleDocument,
+  findInTrustBundle,
+  isSignedTrustBundle,
+  parseTrustBundle,
+  type TrustBundle,
+} from "./bundle.ts";
+import {
+  type TrustBundleVerification,
+  VerifiedTrustBundle,
+  verifyTrustBundle,
+  type VerifyTrustBundleOptions,
+} from "./verify.ts";
+
+/** A bundle ready for use, and how it was accepted. */
+export interface LoadedTrustBundle {
+  /** The bundle's known fields. */
+  readonly bundle: Readonly<TrustBundle>;
+  /** `true` for a signed bundle that verified; `false` for an unsigned (§13) bundle. */
+  readonly signed: boolean;
+  /** The verification result (signed bundles only). */
+  readonly verification?: TrustBundleVerification;
+}
+
+/** Options of {@linkcode loadTrustBundle}. */
+export interface LoadTrustBundleOptions extends VerifyTrustBundleOptions {
+  /** Refuse unsigned bundles (`BUNDLE_UNSIGNED`), e.g. when the caller named authorities. */
+  requireSigned?: boolean;
+}
+
+/**
+ * Accepts a bundle for verification use. An unsigned bundle (§13.1: no `signature`, no
+ * `bundle_authority`) is parsed and returned as the caller's own trust input. A signed bundle
+ * must pass {@linkcode verifyTrustBundle} against `store` first; a failure throws
+ * `SchemaPinError` with the §21.4 code (`BUNDLE_EXPIRED`, `BUNDLE_AUTHORITY_UNTRUSTED`,
+ * `KEY_PIN_MISMATCH`, `SIGNATURE_INVALID`, `DISCOVERY_INVALID`; `BUNDLE_UNSIGNED` for a
+ * half-signed one) and `details.verification`. A malformed bundle: `DISCOVERY_INVALID`;
+ * an unsigned bundle with `requireSigned`: `BUNDLE_UNSIGNED`.
+ *
+ * @example
+ * ```ts ignore
+ * const { bundle } = await loadTrustBundle(value, store, { source: "bundle.json" });
+ * const entries = findInTrustBundle(bundle, "example.com");
+ * ```
+ */
+export async function loadTrustBundle(
+  value: unknown,
+  store: BundleAuthorityStore,
+  options: LoadTrustBundleOptions = {},
+): Promise<LoadedTrustBundle> {
+  const source = options.source ?? "trust bundle";
+  if (!isSignedTrustBundle(value)) {
+    const bundle = parseTrustBundle(value, source);
+    if (options.requireSigned) {
+      // A caller that expects an authority must not accept a bundle whose signature was
+      // stripped: that would be a silent downgrade to unauthenticated documents.
+      throw new SchemaPinError(
+        "BUNDLE_UNSIGNED",
+        `${source} is not signed, but a signed bundle from an allow-listed authority is required`,
+        { source },
+      );
+    }
+    return { bundle, signed: false };
+  }
+  const verification = await verifyTrustBundle(value, store, options);
+  if (!verification.valid) {
+    throw new SchemaPinError(verification.errorCode!, verification.errorMessage!, {
+      source,
+      verification,
+    });
+  }
+  return { bundle: verification.verified!.bundle, signed: true, verification };
+}
+
+/**
+ * The §14.2 TrustBundleResolver: resolves a domain's discovery and revocation documents from
+ * an in-memory bundle. Build it from a {@linkcode VerifiedTrustBundle} or from an unsigned
+ * bundle; a signed bundle that was not verified is refused (`BUNDLE_AUTHORITY_UNTRUSTED`).
+ *
+ * @example
+ * ```ts ignore
+ * const resolver = TrustBundleResolver.fromVerified(result.verified!);
+ * const discovery = await resolver.resolveDiscovery("example.com");
+ * ```
+ */
+export class TrustBundleResolver {
+  readonly #bundle: Readonly<TrustBundle>;
+
+  private constructor(bundle: Readonly<TrustBundle>) {
+    this.#bundle = bundle;
+  }
+
+  /** A resolver over a verified signed bundle. */
+  static fromVerified(verified: VerifiedTrustBundle): TrustBundleResolver {
+    if (!VerifiedTrustBundle.is(verified)) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        "TrustBundleResolver.fromVerified needs the `verified` of a verifyTrustBundle result",
+      );
+    }
+    return new TrustBundleResolver(verified.bundle);
+  }
+
+  /** A resolver over an unsigned bundle (validated; signed bundles are refused). */
+  static fromUnsigned(value: unknown, source = "trust bundle"): TrustBundleResolver {
+    if (isSignedTrustBundle(value)) {
+      throw new SchemaPinError(
+        "BUNDLE_AUTHORITY_UNTRUSTED",
+        `${source} is signed; verify it with verifyTrustBundle and use fromVerified`,
+        { source },
+      );
+    }
+    return new TrustBundleResolver(parseTrustBundle(value, source));
+  }
+
+  /** The domain's discovery document, or `undefined`. Invalid domain: `INPUT_INVALID`. */
+  resolveDiscovery(domain: string): Promise<BundleDocument | undefined> {
+    try {
+      return Promise.resolve(findInTrustBundle(this.#bundle, domain)?.discovery);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** The domain's standalone revocation document, or `undefined`. */
+  resolveRevocation(domain: string): Promise<RevocationDocument | undefined> {
+    try {
+      return Promise.resolve(findInTrustBundle(this.#bundle, domain)?.revocation);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+}

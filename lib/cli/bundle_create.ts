@@ -1,0 +1,137 @@
+/**
+ * `schemapin bundle create` and `schemapin bundle add`: assemble unsigned trust bundles
+ * (§13.1) from discovery and revocation documents.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import {
+  addDiscoveryToBundle,
+  addRevocationToBundle,
+  createTrustBundle,
+  isSignedTrustBundle,
+  type TrustBundle,
+} from "../bundle/bundle.ts";
+import { type CliIO, EXIT_OK, jsonOutput, parseCommandArgs, UsageError } from "./command.ts";
+import { writeFileAtomic } from "./io.ts";
+import { readJsonFile, sourceName } from "./schema_inputs.ts";
+import { asInputError, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
+
+const DOC_OPTIONS = {
+  discovery: { type: "string", multiple: true },
+  revocation: { type: "string", multiple: true },
+  out: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+/** Serialises a bundle for a file: two-space indent, trailing newline. */
+export function formatBundle(bundle: unknown): string {
+  return JSON.stringify(bundle, null, 2) + "\n";
+}
+
+function domainFile(command: string, flag: string, value: string): [string, string] {
+  const at = value.indexOf("=");
+  if (at <= 0 || at === value.length - 1) {
+    throw new UsageError(`${command}: ${flag} ${JSON.stringify(value)} is not DOMAIN=FILE`);
+  }
+  return [value.slice(0, at), value.slice(at + 1)];
+}
+
+async function addDocuments(
+  command: string,
+  start: TrustBundle,
+  values: { discovery?: string[]; revocation?: string[] },
+  replace: boolean,
+  io: CliIO,
+): Promise<TrustBundle> {
+  let bundle = start;
+  try {
+    for (const v of values.discovery ?? []) {
+      const [domain, file] = domainFile(command, "--discovery", v);
+      const doc = await readJsonFile(file, io, "discovery document");
+      bundle = addDiscoveryToBundle(bundle, domain, doc, { replace, source: sourceName(file) });
+    }
+    for (const v of values.revocation ?? []) {
+      const [domain, file] = domainFile(command, "--revocation", v);
+      const doc = await readJsonFile(file, io, "revocation document");
+      bundle = addRevocationToBundle(bundle, domain, doc, { replace, source: sourceName(file) });
+    }
+  } catch (e) {
+    throw asInputError(e);
+  }
+  return bundle;
+}
+
+function summary(bundle: TrustBundle, out: string): Record<string, unknown> {
+  return {
+    out,
+    schemapin_bundle_version: bundle.schemapin_bundle_version,
+    created_at: bundle.created_at,
+    documents: bundle.documents.map((d) => d.domain),
+    revocations: bundle.revocations.map((r) => r.domain),
+  };
+}
+
+function describe(verb: string, bundle: TrustBundle, out: string): string {
+  const list = (xs: string[]) => (xs.length > 0 ? xs.join(", ") : "none");
+  return `${verb} ${out}: documents: ${list(bundle.documents.map((d) => d.domain))}; ` +
+    `revocations: ${list(bundle.revocations.map((r) => r.domain))}\n`;
+}
+
+/** `bundle create --out FILE [--discovery DOMAIN=FILE …] [--revocation DOMAIN=FILE …]`. */
+export async function runBundleCreate(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("bundle create", args, {
+    ...DOC_OPTIONS,
+    force: { type: "boolean" },
+  });
+  if (positionals.length > 0) {
+    throw new UsageError(`bundle create: unexpected argument ${JSON.stringify(positionals[0])}`);
+  }
+  if (values.out === undefined) throw new UsageError("bundle create: --out FILE is required");
+  const now = Math.floor(Date.now() / 1000) * 1000;
+  const bundle = await addDocuments("bundle create", createTrustBundle(now), values, false, io);
+  await writeFileAtomic(values.out, formatBundle(bundle), { overwrite: values.force === true });
+  await io.stdout(
+    values.json ? jsonOutput(summary(bundle, values.out)) : describe("created", bundle, values.out),
+  );
+  return EXIT_OK;
+}
+
+/** `bundle add BUNDLE [--discovery DOMAIN=FILE …] [--revocation DOMAIN=FILE …]`. */
+export async function runBundleAdd(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("bundle add", args, {
+    ...DOC_OPTIONS,
+    replace: { type: "boolean" },
+  });
+  if (positionals.length !== 1) {
+    throw new UsageError(`bundle add: expected one BUNDLE, got ${positionals.length} argument(s)`);
+  }
+  if ((values.discovery?.length ?? 0) + (values.revocation?.length ?? 0) === 0) {
+    throw new UsageError("bundle add: give at least one --discovery or --revocation");
+  }
+  const file = positionals[0];
+  const out = values.out ?? (file === "-" ? undefined : file);
+  if (out === undefined && values.json) {
+    throw new UsageError("bundle add: the bundle goes to stdout; give --out FILE to use --json");
+  }
+  const value = await readBundleFile(file, io);
+  if (isSignedTrustBundle(value)) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `${sourceName(file)} is a signed bundle; adding documents would invalidate its ` +
+        `signature. Verify it and merge, or create a new bundle, then sign the result`,
+      { path: file },
+    );
+  }
+  const start = parseBundleInput(value, file);
+  const bundle = await addDocuments("bundle add", start, values, values.replace === true, io);
+  if (out === undefined) {
+    await io.stdout(formatBundle(bundle));
+    return EXIT_OK;
+  }
+  await writeFileAtomic(out, formatBundle(bundle), { overwrite: true });
+  await io.stdout(
+    values.json ? jsonOutput(summary(bundle, out)) : describe("updated", bundle, out),
+  );
+  return EXIT_OK;
+}

@@ -1,0 +1,104 @@
+/**
+ * `schemapin bundle merge`: verify bundles against the authority allow-list, then merge them
+ * into one unsigned bundle (§21.4 `merge_trust_bundles`).
+ *
+ * @module
+ */
+import { checkKid } from "../bundle/bundle.ts";
+import { mergeTrustBundles } from "../bundle/merge.ts";
+import { type VerifiedTrustBundle, verifyTrustBundle } from "../bundle/verify.ts";
+import { type CliIO, EXIT_OK, jsonOutput, parseCommandArgs, UsageError } from "./command.ts";
+import { writeFileAtomic } from "./io.ts";
+import { sourceName } from "./schema_inputs.ts";
+import { AUTHORITY_OPTIONS, authorityStoreFromFlags, readBundleFile } from "./bundle_trust.ts";
+import { formatBundle } from "./bundle_create.ts";
+import {
+  bundleExitCode,
+  reportError,
+  verificationHint,
+  verificationJson,
+  verificationNotes,
+} from "./bundle_verify.ts";
+
+function parsePrecedence(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  const kids = text.split(",");
+  const seen = new Set<string>();
+  for (const kid of kids) {
+    const problem = checkKid(kid);
+    if (problem) {
+      throw new UsageError(`bundle merge: --precedence ${JSON.stringify(text)}: ${problem}`);
+    }
+    if (seen.has(kid)) {
+      throw new UsageError(`bundle merge: --precedence lists ${JSON.stringify(kid)} twice`);
+    }
+    seen.add(kid);
+  }
+  return kids;
+}
+
+/** `bundle merge OUT IN… [--precedence KID,…]` with the authority options of verify. */
+export async function runBundleMerge(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("bundle merge", args, {
+    ...AUTHORITY_OPTIONS,
+    "trust-first-use": { type: "boolean" },
+    precedence: { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (positionals.length < 2) {
+    throw new UsageError("bundle merge: expected OUT and at least one IN bundle");
+  }
+  const [out, ...inputs] = positionals;
+  if (out === "-") throw new UsageError("bundle merge: OUT must be a file");
+  if (inputs.includes(out)) {
+    throw new UsageError(`bundle merge: OUT ${out} is also an input; write to a new file`);
+  }
+  const precedence = parsePrecedence(values.precedence);
+  const json = values.json === true;
+  const verified: VerifiedTrustBundle[] = [];
+  const reports: Record<string, unknown>[] = [];
+  let notes = "";
+  try {
+    const values2 = await Promise.all(inputs.map((f) => readBundleFile(f, io)));
+    const flags = await authorityStoreFromFlags("bundle merge", values, io);
+    for (const [i, file] of inputs.entries()) {
+      const result = await verifyTrustBundle(values2[i], flags.store, {
+        allowFirstUse: values["trust-first-use"] === true,
+        source: sourceName(file),
+      });
+      reports.push(verificationJson(file, result));
+      if (!result.valid) {
+        // Only verified bundles may be merged (§21.4): one failure stops the merge.
+        if (json) {
+          await io.stdout(jsonOutput({ merged: false, out, inputs: reports }));
+        } else {
+          await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}\n`);
+          await io.stderr(verificationHint(result));
+          await io.stderr(`bundle merge: nothing written to ${out}\n`);
+        }
+        return bundleExitCode(result.errorCode);
+      }
+      notes += verificationNotes(file, result, {
+        persisted: flags.persisted,
+        path: values["authority-store"],
+      });
+      verified.push(result.verified!);
+    }
+  } catch (e) {
+    return await reportError(e, json, io);
+  }
+  const now = Math.floor(Date.now() / 1000) * 1000;
+  const merged = mergeTrustBundles(verified, precedence, { createdAt: now });
+  await writeFileAtomic(out, formatBundle(merged), { overwrite: true });
+  if (notes) await io.stderr(notes);
+  const list = (xs: string[]) => (xs.length > 0 ? xs.join(", ") : "none");
+  const docs = merged.documents.map((d) => d.domain);
+  const revs = merged.revocations.map((r) => r.domain);
+  await io.stdout(
+    json
+      ? jsonOutput({ merged: true, out, inputs: reports, documents: docs, revocations: revs })
+      : `merged ${inputs.length} verified bundle(s) into ${out} (unsigned; sign it before ` +
+        `sharing)\ndocuments: ${list(docs)}\nrevocations: ${list(revs)}\n`,
+  );
+  return EXIT_OK;
+}

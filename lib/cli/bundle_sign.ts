@@ -1,0 +1,101 @@
+/**
+ * `schemapin bundle sign`: sign a trust bundle as a bundle authority (§21.4).
+ *
+ * @module
+ */
+import { parsePrivateKeyPem } from "../crypto/keys.ts";
+import { checkKid } from "../bundle/bundle.ts";
+import { signTrustBundle } from "../bundle/sign.ts";
+import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
+import { type CliIO, EXIT_OK, jsonOutput, parseCommandArgs, UsageError } from "./command.ts";
+import { readTextInput, writeFileAtomic } from "./io.ts";
+import { sourceName } from "./schema_inputs.ts";
+import { asInputError, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
+import { formatBundle } from "./bundle_create.ts";
+
+/** `bundle sign BUNDLE --key PRIVATE.pem --kid KID [--expires-in D | --expires-at T]`. */
+export async function runBundleSign(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("bundle sign", args, {
+    key: { type: "string" },
+    kid: { type: "string" },
+    "expires-in": { type: "string" },
+    "expires-at": { type: "string" },
+    out: { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (positionals.length !== 1) {
+    throw new UsageError(`bundle sign: expected one BUNDLE, got ${positionals.length} argument(s)`);
+  }
+  if (values.key === undefined) throw new UsageError("bundle sign: --key PRIVATE.pem is required");
+  if (values.kid === undefined) throw new UsageError("bundle sign: --kid KID is required");
+  const kidProblem = checkKid(values.kid);
+  if (kidProblem) throw new UsageError(`bundle sign: --kid: ${kidProblem}`);
+  if (values["expires-in"] !== undefined && values["expires-at"] !== undefined) {
+    throw new UsageError("bundle sign: give --expires-in or --expires-at, not both");
+  }
+  const now = Math.floor(Date.now() / 1000) * 1000; // whole seconds in signed_at
+  let expiresAt: string | number | undefined;
+  if (values["expires-in"] !== undefined) {
+    const ms = parseDuration(values["expires-in"]);
+    if (ms === undefined) {
+      throw new UsageError(
+        `bundle sign: --expires-in ${
+          JSON.stringify(values["expires-in"])
+        } is not a duration like 30d, 12h, 90m, 2w or 1d12h`,
+      );
+    }
+    expiresAt = now + ms;
+  }
+  if (values["expires-at"] !== undefined) {
+    const ms = parseRfc3339(values["expires-at"]);
+    if (ms === undefined) {
+      throw new UsageError(
+        `bundle sign: --expires-at ${
+          JSON.stringify(values["expires-at"])
+        } is not a strict RFC 3339 time like 2026-11-01T10:00:00Z`,
+      );
+    }
+    if (ms <= now) throw new UsageError("bundle sign: --expires-at is in the past");
+    expiresAt = values["expires-at"];
+  }
+  const file = positionals[0];
+  const out = values.out ?? (file === "-" ? undefined : file);
+  if (out === undefined && values.json) {
+    throw new UsageError("bundle sign: the bundle goes to stdout; give --out FILE to use --json");
+  }
+  const key = parsePrivateKeyPem(await readTextInput(values.key, io), sourceName(values.key));
+  const value = await readBundleFile(file, io);
+  const bundle = parseBundleInput(value, file);
+  const replaced = bundle.bundle_authority?.kid;
+  let signed;
+  try {
+    signed = signTrustBundle(bundle, key, values.kid, now, expiresAt);
+  } catch (e) {
+    throw asInputError(e);
+  }
+  if (replaced !== undefined) {
+    await io.stderr(
+      `note: ${sourceName(file)} was signed by ${JSON.stringify(replaced)}; that signature is ` +
+        `replaced\n`,
+    );
+  }
+  if (out === undefined) {
+    await io.stdout(formatBundle(signed));
+    return EXIT_OK;
+  }
+  await writeFileAtomic(out, formatBundle(signed), { overwrite: true });
+  const result = {
+    out,
+    kid: values.kid,
+    fingerprint: key.publicKey.fingerprint,
+    signed_at: signed.signed_at,
+    ...(signed.expires_at !== undefined ? { expires_at: signed.expires_at } : {}),
+    documents: signed.documents.map((d) => d.domain),
+    revocations: signed.revocations.map((r) => r.domain),
+  };
+  await io.stdout(
+    values.json ? jsonOutput(result) : `signed ${out} as ${values.kid} (${result.fingerprint})` +
+      (signed.expires_at ? `, expires ${signed.expires_at}` : "") + "\n",
+  );
+  return EXIT_OK;
+}

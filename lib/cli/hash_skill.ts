@@ -1,0 +1,162 @@
+/**
+ * `schemapin hash-skill`: the §4b manifest and `skill_hash` of a skill folder, no key needed.
+ * Also home of what the three skill commands share: the cap options and the progress line.
+ *
+ * @module
+ */
+import { showPath } from "../skill/fs.ts";
+import { hashSkillDir, type SkillHashProgress } from "../skill/hash.ts";
+import { DEFAULT_MAX_ENTRIES, type SkillLimits } from "../skill/walk.ts";
+import {
+  type CliIO,
+  type Command,
+  EXIT_OK,
+  jsonOutput,
+  parseCommandArgs,
+  requirePositionals,
+  UsageError,
+} from "./command.ts";
+
+const HELP = `schemapin hash-skill — hash a skill folder (SchemaPin §4b)
+
+Usage: schemapin hash-skill DIR [--json] [--max-entries N] [--max-bytes SIZE]
+
+Prints each file's entry digest and the folder's skill_hash, exactly as sign-skill would
+sign them. Directories are not entries; the top-level .schemapin.sig is left out. A symbolic
+link, FIFO, socket or device anywhere in the folder, a file name that is not UTF-8, more
+than 10000 files or more than 256 MiB stop the command with an error naming the path.
+
+Options:
+  --json              print {"skill_hash", "files", "total_bytes", "file_manifest"}
+  --max-entries N     most files allowed (default ${DEFAULT_MAX_ENTRIES})
+  --max-bytes SIZE    most bytes allowed over all files (default 256M; K, M, G suffixes)
+
+Exit codes: 0 hashed; 2 bad arguments, or a folder that cannot be hashed (the message names
+the path).
+
+Example:
+  schemapin hash-skill ./pdf-tools
+  schemapin hash-skill ./pdf-tools --json
+`;
+
+/** The cap options every skill command accepts. */
+export const LIMIT_OPTIONS = {
+  "max-entries": { type: "string" },
+  "max-bytes": { type: "string" },
+} as const;
+
+const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/**
+ * The caps given with `--max-entries N` and `--max-bytes SIZE` (`SIZE` in bytes or with a
+ * `K`, `M` or `G` suffix, powers of 1024).
+ *
+ * @example
+ * ```ts
+ * import { limitsFromArgs } from "./hash_skill.ts";
+ * limitsFromArgs("hash-skill", { "max-bytes": "1G" }); // { maxBytes: 1073741824 }
+ * ```
+ */
+export function limitsFromArgs(
+  command: string,
+  values: { "max-entries"?: string; "max-bytes"?: string },
+): SkillLimits {
+  const limits: SkillLimits = {};
+  const entries = values["max-entries"];
+  if (entries !== undefined) {
+    if (!/^[1-9]\d{0,8}$/.test(entries)) {
+      throw new UsageError(`${command}: --max-entries must be a positive integer`);
+    }
+    limits.maxEntries = Number(entries);
+  }
+  const bytes = values["max-bytes"];
+  if (bytes !== undefined) {
+    const m = /^([1-9]\d{0,15})([kmg]?)(?:i?b)?$/i.exec(bytes);
+    const n = m ? Number(m[1]) * SIZE_UNITS[m[2].toLowerCase()] : NaN;
+    if (!Number.isSafeInteger(n)) {
+      throw new UsageError(
+        `${command}: --max-bytes must be a size in bytes, or with K, M or G (e.g. 512M)`,
+      );
+    }
+    limits.maxBytes = n;
+  }
+  return limits;
+}
+
+function mib(n: number): string {
+  return (n / 1024 / 1024).toFixed(1);
+}
+
+/** How long hashing must take before the progress line appears, in milliseconds. */
+export const PROGRESS_DELAY_MS = 1000;
+
+/**
+ * A progress line on stderr for slow hashing: shown only when stderr is a terminal and only
+ * once hashing has taken more than a second; `done()` erases it.
+ *
+ * @example
+ * ```ts ignore
+ * const progress = progressLine(io);
+ * try { await hashSkillDir(dir, { onProgress: progress.onProgress }); } finally { await progress.done(); }
+ * ```
+ */
+export function progressLine(io: CliIO): {
+  onProgress: ((p: SkillHashProgress) => Promise<void>) | undefined;
+  done: () => Promise<void>;
+} {
+  let shown = false;
+  if (!io.stderrIsTerminal) return { onProgress: undefined, done: () => Promise.resolve() };
+  return {
+    onProgress: async (p) => {
+      if (p.elapsedMs < PROGRESS_DELAY_MS) return;
+      shown = true;
+      const pct = p.bytesTotal === 0 ? 100 : Math.floor((p.bytesDone / p.bytesTotal) * 100);
+      await io.stderr(
+        `\rhashing: ${p.filesDone}/${p.filesTotal} files, ${mib(p.bytesDone)}/${
+          mib(p.bytesTotal)
+        } MiB (${pct}%)\x1b[K`,
+      );
+    },
+    done: async () => {
+      if (shown) await io.stderr("\r\x1b[K");
+      shown = false;
+    },
+  };
+}
+
+/** The `hash-skill` command. */
+export const hashSkillCommand: Command = {
+  name: "hash-skill",
+  summary: "print a skill folder's file manifest and skill_hash (§4b), no key needed",
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs("hash-skill", args, {
+      json: { type: "boolean" },
+      ...LIMIT_OPTIONS,
+    });
+    const [dir] = requirePositionals("hash-skill", positionals, 1, "DIR");
+    const limits = limitsFromArgs("hash-skill", values);
+    const progress = progressLine(io);
+    let hash;
+    try {
+      hash = await hashSkillDir(dir, { ...limits, onProgress: progress.onProgress });
+    } finally {
+      await progress.done();
+    }
+    if (values.json) {
+      await io.stdout(jsonOutput({
+        skill_hash: hash.skillHash,
+        files: hash.entries.length,
+        total_bytes: hash.totalBytes,
+        file_manifest: hash.manifest,
+      }));
+    } else {
+      const lines = hash.entries.map((e) => `${e.digest}  ${showPath(e.path)}\n`);
+      lines.push(
+        `skill_hash ${hash.skillHash} (${hash.entries.length} files, ${hash.totalBytes} bytes)\n`,
+      );
+      await io.stdout(lines.join(""));
+    }
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,181 @@
+/**
+ * `schemapin sign-skill`: sign a skill folder (§4b.5) and write `DIR/.schemapin.sig`,
+ * pretty-printed and atomically; on any error nothing is written.
+ *
+ * @module
+ */
+import { parseJson } from "../json/parse.ts";
+import { parsePrivateKeyPem } from "../crypto/keys.ts";
+import { checkDomain } from "../discovery/domain.ts";
+import { formatRfc3339, parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
+import { formatSkillSignatureDocument, parseSkillSignatureDocument } from "../skill/document.ts";
+import { showPath } from "../skill/fs.ts";
+import { signSkillDir, type SignSkillDirOptions } from "../skill/sign.ts";
+import { SIGNATURE_FILE_NAME } from "../skill/walk.ts";
+import {
+  type CliIO,
+  type Command,
+  EXIT_OK,
+  jsonOutput,
+  parseCommandArgs,
+  requirePositionals,
+  UsageError,
+} from "./command.ts";
+import { readInput, readTextInput, writeFileAtomic } from "./io.ts";
+import { LIMIT_OPTIONS, limitsFromArgs, progressLine } from "./hash_skill.ts";
+
+const HELP = `schemapin sign-skill — sign a skill folder (SchemaPin §4b)
+
+Usage:
+  schemapin sign-skill DIR --key PRIVATE.pem --domain D [--name N]
+      [--expires-in DURATION | --expires-at TIME] [--schema-version V]
+      [--previous-hash H | --previous SIGFILE] [--signer-kid KID]
+      [--max-entries N] [--max-bytes SIZE] [--json]
+
+Hashes every file of DIR (§4b: entry digests, file_manifest, skill_hash), builds the 1.4
+signature document and signs it with ECDSA P-256 over its schemapin-v1 canonical form, so
+every field — expiry, domain, versions, manifest — is covered. Writes DIR/.schemapin.sig
+(replacing an older one) pretty-printed and atomically; if anything fails, nothing is
+written. A symbolic link, FIFO, socket or device in DIR, a non-UTF-8 file name, or a folder
+over the caps (10000 files, 256 MiB) is refused with the path named.
+
+Options:
+  --key FILE            private key (PKCS#8 or SEC1 PEM), required
+  --domain D            the publisher's domain, whose .well-known/schemapin.json holds the
+                        public key (required)
+  --name N              skill_name (default: name: in SKILL.md front matter, else the
+                        folder name); verifiers pin the key under N@D
+  --expires-in DURATION expiry from now: 30d, 12h, 90m, 2w, 1d12h
+  --expires-at TIME     expiry as strict RFC 3339 (2026-11-01T10:00:00Z)
+  --schema-version V    version tag of this release (e.g. 2.1.0), §18
+  --previous-hash H     skill_hash (sha256:…) of the previous signed release, §18
+  --previous SIGFILE    take previous_hash from that release's .schemapin.sig
+  --signer-kid KID      key id (default: the key's sha256: fingerprint)
+  --max-entries N       most files allowed (default 10000)
+  --max-bytes SIZE      most bytes allowed (default 256M)
+  --json                print {"path", "document"}
+
+Exit codes: 0 signed; 2 bad arguments, an unreadable or malformed key or previous
+signature, or a folder that cannot be hashed (the message names the path).
+
+Examples:
+  schemapin sign-skill ./pdf-tools --key keys/private.pem --domain example.com
+  schemapin sign-skill ./pdf-tools --key keys/private.pem --domain example.com \\
+      --expires-in 180d --schema-version 2.1.0 --previous old/.schemapin.sig
+`;
+
+const OPTIONS = {
+  key: { type: "string" },
+  domain: { type: "string" },
+  name: { type: "string" },
+  "expires-in": { type: "string" },
+  "expires-at": { type: "string" },
+  "schema-version": { type: "string" },
+  "previous-hash": { type: "string" },
+  previous: { type: "string" },
+  "signer-kid": { type: "string" },
+  json: { type: "boolean" },
+  ...LIMIT_OPTIONS,
+} as const;
+
+type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
+
+function expiryFromArgs(values: Values, now: number): string | undefined {
+  if (values["expires-in"] !== undefined && values["expires-at"] !== undefined) {
+    throw new UsageError("sign-skill: give --expires-in or --expires-at, not both");
+  }
+  if (values["expires-in"] !== undefined) {
+    const ms = parseDuration(values["expires-in"]);
+    if (ms === undefined) {
+      throw new UsageError(
+        `sign-skill: --expires-in ${
+          JSON.stringify(values["expires-in"])
+        } is not a duration like 30d, 12h, 90m, 2w or 1d12h`,
+      );
+    }
+    return formatRfc3339(now + ms);
+  }
+  if (values["expires-at"] !== undefined) {
+    const ms = parseRfc3339(values["expires-at"]);
+    if (ms === undefined) {
+      throw new UsageError(
+        `sign-skill: --expires-at ${
+          JSON.stringify(values["expires-at"])
+        } is not a strict RFC 3339 time like 2026-11-01T10:00:00Z`,
+      );
+    }
+    if (ms <= now) throw new UsageError("sign-skill: --expires-at is in the past");
+    return values["expires-at"];
+  }
+  return undefined;
+}
+
+/** `skill_hash` of the signature document in `path` (the previous release). */
+async function previousHashFrom(path: string, io: CliIO): Promise<string> {
+  const bytes = await readInput(path, io);
+  const source = path === "-" ? "stdin" : path;
+  const { document } = parseSkillSignatureDocument(parseJson(bytes, source), source);
+  return document.skill_hash;
+}
+
+/** The `sign-skill` command. */
+export const signSkillCommand: Command = {
+  name: "sign-skill",
+  summary: "sign a skill folder (§4b) and write DIR/.schemapin.sig",
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs("sign-skill", args, OPTIONS);
+    const [dir] = requirePositionals("sign-skill", positionals, 1, "DIR");
+    if (!values.key) throw new UsageError("sign-skill: --key PRIVATE.pem is required");
+    if (values.domain === undefined) throw new UsageError("sign-skill: --domain D is required");
+    const dc = checkDomain(values.domain);
+    if (!dc.ok) {
+      throw new UsageError(`sign-skill: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
+    }
+    if (values["previous-hash"] !== undefined && values.previous !== undefined) {
+      throw new UsageError("sign-skill: give --previous-hash or --previous, not both");
+    }
+    const limits = limitsFromArgs("sign-skill", values);
+    const now = Math.floor(Date.now() / 1000) * 1000; // signed_at in whole seconds
+    const expiresAt = expiryFromArgs(values, now);
+    // Everything that can fail cheaply fails before the folder is hashed.
+    const key = parsePrivateKeyPem(
+      await readTextInput(values.key, io),
+      values.key === "-" ? "stdin" : values.key,
+    );
+    const previousHash = values.previous !== undefined
+      ? await previousHashFrom(values.previous, io)
+      : values["previous-hash"];
+
+    const options: SignSkillDirOptions = { ...limits, domain: dc.domain, signedAt: now };
+    if (values.name !== undefined) options.skillName = values.name;
+    if (expiresAt !== undefined) options.expiresAt = expiresAt;
+    if (values["schema-version"] !== undefined) options.schemaVersion = values["schema-version"];
+    if (previousHash !== undefined) options.previousHash = previousHash;
+    if (values["signer-kid"] !== undefined) options.signerKid = values["signer-kid"];
+
+    const progress = progressLine(io);
+    let signed;
+    try {
+      signed = await signSkillDir(dir, key, { ...options, onProgress: progress.onProgress });
+    } finally {
+      await progress.done();
+    }
+    const root = dir.length > 1 ? dir.replace(/\/+$/, "") || "/" : dir;
+    const out = `${root === "/" ? "" : root}/${SIGNATURE_FILE_NAME}`;
+    await writeFileAtomic(out, formatSkillSignatureDocument(signed.document), { overwrite: true });
+    if (values.json) {
+      await io.stdout(jsonOutput({ path: out, document: signed.document }));
+    } else {
+      const d = signed.document;
+      await io.stdout(
+        `signed ${showPath(d.skill_name)} for ${d.domain}: ${signed.hash.entries.length} files, ` +
+          `${signed.hash.totalBytes} bytes\n` +
+          `skill_hash ${d.skill_hash}\n` +
+          (d.expires_at !== undefined ? `expires_at ${d.expires_at}\n` : "") +
+          `wrote ${showPath(out)}\n`,
+      );
+    }
+    return EXIT_OK;
+  },
+};

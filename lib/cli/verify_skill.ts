@@ -1,0 +1,211 @@
+/**
+ * `schemapin verify-skill`: offline verification of a signed skill folder (§4b, §15.1):
+ * exit 0 verified, 1 verification failed (the files that changed are listed), 2 could not
+ * run (bad arguments, unreadable or malformed input, a hostile folder).
+ *
+ * @module
+ */
+import { checkDomain } from "../discovery/domain.ts";
+import { parseJson } from "../json/parse.ts";
+import { checkToolId, defaultPinStorePath, FilePinStore } from "../pins/store.ts";
+import { showPath } from "../skill/fs.ts";
+import { describeChanges } from "../skill/manifest.ts";
+import { type SkillVerificationResult, verifySkillOffline } from "../skill/verify.ts";
+import {
+  type Command,
+  EXIT_OK,
+  jsonOutput,
+  parseCommandArgs,
+  requirePositionals,
+  UsageError,
+} from "./command.ts";
+import { readInput } from "./io.ts";
+import { LIMIT_OPTIONS, limitsFromArgs, progressLine } from "./hash_skill.ts";
+import {
+  confirmFirstUseWith,
+  describeVerifyWarning,
+  failureHint,
+  loadTrust,
+  reportInputFailure,
+  sourceName,
+  type TrustInputs,
+  verifyExitCode,
+} from "./schema_inputs.ts";
+import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
+import { type PromptLine, terminalPrompt } from "./verify_schema.ts";
+
+const HELP = `schemapin verify-skill — verify a signed skill folder offline (SchemaPin §4b)
+
+Usage:
+  schemapin verify-skill DIR --domain D (--discovery FILE | --bundle FILE | --well-known)
+      [--revocation FILE] [--pin-store FILE] [--trust-first-use] [--allow-expired]
+      [--allow-missing-revocation] [--tool-id ID] [--signature FILE]
+      [--max-entries N] [--max-bytes SIZE] [--json]
+
+Runs the seven steps of SchemaPin §15.1 in order: the discovery document, the key and its
+fingerprint, revocation (the discovery revoked_keys and the --revocation document), the pin
+of SKILL_NAME@D (read only), the folder hash, the signature — over every field of a 1.4
+.schemapin.sig — and, only after all of that succeeded, pinning on first use. A failed
+verification never writes a pin. The domain D is the only source of the pin key and of the
+reported domain; the document's own domain field must match it.
+
+When the folder changed since it was signed, the files modified, added and removed are
+listed. A legacy (1.3) signature verifies with a warning: it signs the file contents only,
+none of the metadata, and never anchors lineage. A symbolic link, FIFO, socket or device in
+the folder, a non-UTF-8 name or a folder over the caps stops verification (exit 2).
+
+First use (no pin yet): on a terminal you are shown the key fingerprint and asked to
+confirm; otherwise verification fails with KEY_NOT_FOUND unless --trust-first-use is given
+or the fingerprint was seeded with \`schemapin pins add\`.
+
+Options:
+  --domain D               the publisher's domain (RFC 1123 host name; the pin key)
+  --discovery FILE         the domain's .well-known/schemapin.json, saved locally
+  --bundle FILE            a trust bundle holding the domain's documents (unsigned, or
+                           signed and verified against the authority allow-list)
+${BUNDLE_VERIFY_HELP}
+  --well-known             fetch over HTTPS (not available in this version)
+  --revocation FILE        the domain's standalone revocation document
+  --pin-store FILE         pin file (default $SCHEMAPIN_HOME/pins.json or ~/.schemapin/pins.json)
+  --trust-first-use        pin an unknown key without asking (explicit opt-in)
+  --allow-expired          accept an expired signature, with a warning
+  --allow-missing-revocation  accept a discovery document whose revocation_endpoint
+                           document is not supplied (air-gapped use; default: fail)
+  --tool-id ID             pin under ID instead of the document's skill_name
+  --signature FILE         the signature document (default DIR/.schemapin.sig)
+  --max-entries N          most files allowed (default 10000)
+  --max-bytes SIZE         most bytes allowed (default 256M)
+  --json                   print the result object
+
+Exit codes: 0 verified; 1 not verified (tampered, bad signature, revoked, expired, pin
+mismatch, unsigned, first use not confirmed, …); 2 bad arguments, an unreadable or malformed
+input, or a folder that cannot be hashed safely (the message names the path).
+
+Examples:
+  schemapin verify-skill ./pdf-tools --domain example.com --discovery schemapin.json \\
+      --trust-first-use
+  schemapin verify-skill ./pdf-tools --domain example.com --bundle bundle.json --json
+`;
+
+const OPTIONS = {
+  domain: { type: "string" },
+  discovery: { type: "string" },
+  bundle: { type: "string" },
+  ...BUNDLE_VERIFY_OPTIONS,
+  "well-known": { type: "boolean" },
+  revocation: { type: "string" },
+  "pin-store": { type: "string" },
+  "trust-first-use": { type: "boolean" },
+  "allow-expired": { type: "boolean" },
+  "allow-missing-revocation": { type: "boolean" },
+  "tool-id": { type: "string" },
+  signature: { type: "string" },
+  json: { type: "boolean" },
+  ...LIMIT_OPTIONS,
+} as const;
+
+/** A result as printed by `--json` (the parsed document is left out). */
+function resultJson(result: SkillVerificationResult): Record<string, unknown> {
+  const { document: _document, ...rest } = result;
+  return rest;
+}
+
+/** What the command needs from its environment (tests replace the prompt). */
+export interface VerifySkillDeps {
+  /** How to ask the user to confirm a first-use key. */
+  prompt: PromptLine;
+}
+
+/** Builds the `verify-skill` command with the given prompt. */
+export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
+  return {
+    name: "verify-skill",
+    summary: "verify a signed skill folder offline (lists tampered files)",
+    help: HELP,
+    async run(args, io) {
+      const { values, positionals } = parseCommandArgs("verify-skill", args, OPTIONS);
+      const [dir] = requirePositionals("verify-skill", positionals, 1, "DIR");
+      if (values.domain === undefined) throw new UsageError("verify-skill: --domain D is required");
+      const dc = checkDomain(values.domain);
+      if (!dc.ok) {
+        throw new UsageError(
+          `verify-skill: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`,
+        );
+      }
+      const domain = dc.domain;
+      if (values["tool-id"] !== undefined) {
+        const problem = checkToolId(values["tool-id"]);
+        if (problem) throw new UsageError(`verify-skill: --tool-id: ${problem}`);
+      }
+      const limits = limitsFromArgs("verify-skill", values);
+      const json = values.json === true;
+      let trust: TrustInputs;
+      let signature: unknown;
+      try {
+        trust = await loadTrust("verify-skill", values, domain, io);
+        if (values.signature !== undefined) {
+          signature = parseJson(
+            await readInput(values.signature, io),
+            sourceName(values.signature),
+          );
+        }
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        return await reportInputFailure(e, json, io);
+      }
+      const progress = progressLine(io);
+      let result: SkillVerificationResult;
+      try {
+        result = await verifySkillOffline({
+          ...limits,
+          dir,
+          signature,
+          toolId: values["tool-id"],
+          domain,
+          discovery: trust.discovery,
+          revocation: trust.revocation,
+          pinStore: new FilePinStore(values["pin-store"] ?? defaultPinStorePath()),
+          trustFirstUse: values["trust-first-use"] === true,
+          confirmFirstUse: confirmFirstUseWith((q) => deps.prompt(q, io)),
+          allowExpired: values["allow-expired"] === true,
+          allowMissingRevocation: values["allow-missing-revocation"] === true,
+          onProgress: progress.onProgress,
+          sources: {
+            discovery: trust.discoverySource,
+            revocation: trust.revocationSource,
+            signature: values.signature !== undefined ? sourceName(values.signature) : undefined,
+          },
+        });
+      } finally {
+        await progress.done();
+      }
+      if (json) {
+        await io.stdout(jsonOutput(resultJson(result)));
+        return result.valid ? EXIT_OK : verifyExitCode(result.errorCode);
+      }
+      for (const w of result.warnings) {
+        await io.stderr(`warning: ${describeVerifyWarning(w, result.unprotectedFields)}\n`);
+      }
+      const who = `${showPath(result.toolId || "(unnamed)")}@${domain}`;
+      if (result.valid) {
+        const pin = result.keyPinning === "first_use" ? "pinned now (first use)" : "pin matches";
+        const legacy = result.signatureFormat === "legacy" ? ", legacy format" : "";
+        await io.stdout(
+          `OK ${who}: ${result.files} files, ${result.skillHash}, signed by ` +
+            `${result.keyFingerprint} (${pin}${legacy})` +
+            (result.expiresAt !== undefined ? `, expires ${result.expiresAt}` : "") + "\n",
+        );
+        return EXIT_OK;
+      }
+      const changed = result.changes
+        ? describeChanges(result.changes).map((line) => `  ${showPath(line)}\n`).join("")
+        : "";
+      await io.stdout(`FAIL ${who}: ${result.errorCode}\n${changed}`);
+      await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}${failureHint(result)}\n`);
+      return verifyExitCode(result.errorCode);
+    },
+  };
+}
+
+/** The `verify-skill` command (asks on the terminal on first use). */
+export const verifySkillCommand: Command = makeVerifySkillCommand({ prompt: terminalPrompt });

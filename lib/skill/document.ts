@@ -1,0 +1,425 @@
+/**
+ * The skill signature document, `.schemapin.sig` (§4b.5, §16, §18, §19):
+ *
+ * ```json
+ * { "schemapin_version": "1.4",
+ *   "skill_name": "example-skill",
+ *   "skill_hash": "sha256:…",                 // root hash of the folder (§4b.5)
+ *   "signature": "<Base64 DER>",
+ *   "signed_at": "2026-05-01T10:00:00Z",
+ *   "expires_at": "2026-11-01T10:00:00Z",     // optional (§16)
+ *   "schema_version": "2.1.0",                // optional (§18)
+ *   "previous_hash": "sha256:…",              // optional (§18): the prior skill_hash
+ *   "canonicalization": "schemapin-v1",       // optional (§19)
+ *   "domain": "example.com",
+ *   "signer_kid": "sha256:…",                 // default: the key fingerprint
+ *   "file_manifest": { "SKILL.md": "sha256:…" } }
+ * ```
+ *
+ * Signing input (§4b.5): the document with every present known field and `signature` set to
+ * `""`, canonicalized with schemapin-v1 (§4), signed as ECDSA P-256 with SHA-256 over those
+ * bytes. A verifier rebuilds it from the parsed known fields only: unknown fields are ignored
+ * and therefore unprotected.
+ *
+ * Documents with `schemapin_version` below "1.4" are legacy: their signature covers only the
+ * 32-byte root hash of the legacy algorithm, none of their fields.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import type { JsonValue } from "../json/types.ts";
+import { canonicalizeSchemapinV1Bytes, SCHEMAPIN_V1 } from "../json/canonical_schemapin.ts";
+import type { PrivateKey } from "../crypto/keys.ts";
+import { signDocument } from "../crypto/ecdsa.ts";
+import { checkDomain } from "../discovery/domain.ts";
+import { isJsonObject, objectFromEntries, ownField } from "../discovery/object.ts";
+import { describeBadSha256Ref, isSha256Ref, typeName } from "../revocation/fingerprint.ts";
+import { checkToolId } from "../pins/store.ts";
+import { formatRfc3339, isRfc3339, parseRfc3339 } from "../time/rfc3339.ts";
+import type { SkillAlgorithm, SkillHash } from "./hash.ts";
+
+/** The `schemapin_version` this implementation writes (§4b: never the legacy format). */
+export const SKILL_SIGNATURE_VERSION = "1.4";
+
+/** The known fields of a skill signature document, in the order they are written. */
+export const SKILL_SIGNATURE_FIELDS = [
+  "schemapin_version",
+  "skill_name",
+  "skill_hash",
+  "signature",
+  "signed_at",
+  "expires_at",
+  "schema_version",
+  "previous_hash",
+  "canonicalization",
+  "domain",
+  "signer_kid",
+  "file_manifest",
+] as const;
+
+/** A skill signature document (see the module documentation). */
+export interface SkillSignatureDocument {
+  /** `"1.4"`; below is legacy, above 1.4 is read as 1.4 with a warning. */
+  schemapin_version: string;
+  /** The skill's name — the tool id its key is pinned under. */
+  skill_name: string;
+  /** `"sha256:" + hex(root hash)`. */
+  skill_hash: string;
+  /** Base64 DER ECDSA P-256 signature. */
+  signature: string;
+  /** When it was signed (strict RFC 3339 for 1.4 documents). */
+  signed_at: string;
+  /** Expiry (§16), read as found: a value that does not parse fails with `SIGNATURE_EXPIRED`. */
+  expires_at?: JsonValue;
+  /** Caller-supplied version tag (§18.1). */
+  schema_version?: string;
+  /** `skill_hash` of the previous signed version (§18.1). */
+  previous_hash?: string;
+  /** Canonicalization identifier (§19); anything but `"schemapin-v1"` fails verification. */
+  canonicalization?: JsonValue;
+  /** The signer's domain; when present it must equal the domain being verified. */
+  domain?: string;
+  /** Signer key id (this implementation writes the key fingerprint by default). */
+  signer_kid?: string;
+  /** `path → "sha256:" + hex(entry digest)`. Optional only in legacy documents. */
+  file_manifest?: Record<string, string>;
+}
+
+/** A parsed skill signature document. */
+export interface ParsedSkillSignature {
+  /** The known fields. */
+  readonly document: SkillSignatureDocument;
+  /** `"1.4"` or `"legacy"` (below 1.4), selected by `schemapin_version`. */
+  readonly algorithm: SkillAlgorithm;
+  /** Unknown top-level fields (ignored and unprotected). */
+  readonly unknownFields: readonly string[];
+  /** Warning codes: `signature_version_newer` for a 1.5+ document. */
+  readonly warnings: readonly string[];
+}
+
+function invalid(source: string, message: string, field?: string): SchemaPinError {
+  return new SchemaPinError("INPUT_INVALID", `${source}: ${message}`, { source, field });
+}
+
+/**
+ * The `schemapin_version` of a skill signature document as an algorithm (`"1.4"` for 1.4 and
+ * later 1.x, `"legacy"` below), or `undefined` when it is not a `major.minor` 1.x version.
+ *
+ * @example
+ * ```ts
+ * import { skillAlgorithmFor } from "./document.ts";
+ * skillAlgorithmFor("1.3"); // "legacy"
+ * skillAlgorithmFor("1.4"); // "1.4"
+ * ```
+ */
+export function skillAlgorithmFor(version: unknown): SkillAlgorithm | undefined {
+  const m = typeof version === "string" ? /^(\d{1,4})\.(\d{1,4})$/.exec(version) : null;
+  if (!m || Number(m[1]) !== 1) return undefined;
+  return Number(m[2]) < 4 ? "legacy" : "1.4";
+}
+
+/**
+ * Validates the structure of a skill signature document and returns its known fields.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` naming `source` and the field: not an object, a
+ *   missing or mistyped required field (`schemapin_version` 1.x, `skill_name`, `skill_hash`,
+ *   `signature`, `signed_at` — strict RFC 3339 from 1.4 on — and, from 1.4 on,
+ *   `file_manifest`), a malformed `file_manifest`, `previous_hash`, `domain`, `signer_kid`
+ *   or `schema_version`. `expires_at` and `canonicalization` are not judged here: their
+ *   failures have their own codes at verification time (§16.2, §19.3).
+ *
+ * @example
+ * ```ts ignore
+ * const { document, algorithm } = parseSkillSignatureDocument(parseJson(bytes), ".schemapin.sig");
+ * ```
+ */
+export function parseSkillSignatureDocument(
+  value: unknown,
+  source = "skill signature document",
+): ParsedSkillSignature {
+  if (!isJsonObject(value)) {
+    throw invalid(
+      source,
+      `a skill signature document must be a JSON object, not ${typeName(value)}`,
+    );
+  }
+  const str = (field: string, required: boolean): string | undefined => {
+    const v = ownField(value, field);
+    if (v === undefined) {
+      if (required) throw invalid(source, `${field} is missing`, field);
+      return undefined;
+    }
+    if (typeof v !== "string") {
+      throw invalid(source, `${field} must be a string, not ${typeName(v)}`, field);
+    }
+    return v;
+  };
+  const warnings: string[] = [];
+  const version = str("schemapin_version", true)!;
+  const algorithm = skillAlgorithmFor(version);
+  if (algorithm === undefined) {
+    throw invalid(
+      source,
+      `schemapin_version ${JSON.stringify(version)} is not a supported 1.x version`,
+      "schemapin_version",
+    );
+  }
+  if (algorithm === "1.4" && version !== SKILL_SIGNATURE_VERSION) {
+    warnings.push("signature_version_newer");
+  }
+  const name = str("skill_name", true)!;
+  if (name === "") throw invalid(source, "skill_name is empty", "skill_name");
+  const hash = str("skill_hash", true)!;
+  if (!isSha256Ref(hash)) {
+    throw invalid(source, `skill_hash ${describeBadSha256Ref(hash)}`, "skill_hash");
+  }
+  const signature = str("signature", true)!;
+  if (signature === "") throw invalid(source, "signature is empty", "signature");
+  const signedAt = str("signed_at", true)!;
+  if (algorithm === "1.4" && !isRfc3339(signedAt)) {
+    throw invalid(
+      source,
+      `signed_at ${JSON.stringify(signedAt)} is not a strict RFC 3339 timestamp`,
+      "signed_at",
+    );
+  }
+  const document: SkillSignatureDocument = {
+    schemapin_version: version,
+    skill_name: name,
+    skill_hash: hash,
+    signature,
+    signed_at: signedAt,
+  };
+  if (Object.hasOwn(value, "expires_at")) document.expires_at = value.expires_at as JsonValue;
+  const sv = str("schema_version", false);
+  if (sv !== undefined) {
+    if (sv === "") throw invalid(source, "schema_version is empty", "schema_version");
+    document.schema_version = sv;
+  }
+  const prev = str("previous_hash", false);
+  if (prev !== undefined) {
+    if (!isSha256Ref(prev)) {
+      throw invalid(source, `previous_hash ${describeBadSha256Ref(prev)}`, "previous_hash");
+    }
+    document.previous_hash = prev;
+  }
+  if (Object.hasOwn(value, "canonicalization")) {
+    document.canonicalization = value.canonicalization as JsonValue;
+  }
+  const domain = str("domain", false);
+  if (domain !== undefined) {
+    const dc = checkDomain(domain);
+    // Kept exactly as signed (no case folding): it is part of the signing input.
+    if (!dc.ok) throw invalid(source, `domain ${JSON.stringify(domain)}: ${dc.reason}`, "domain");
+    document.domain = domain;
+  }
+  const kid = str("signer_kid", false);
+  if (kid !== undefined) {
+    if (kid === "") throw invalid(source, "signer_kid is empty", "signer_kid");
+    document.signer_kid = kid;
+  }
+  const manifest = ownField(value, "file_manifest");
+  if (manifest === undefined) {
+    if (algorithm === "1.4") throw invalid(source, "file_manifest is missing", "file_manifest");
+  } else {
+    document.file_manifest = parseManifest(manifest, source);
+  }
+  const known = SKILL_SIGNATURE_FIELDS as readonly string[];
+  const unknownFields = Object.keys(value).filter((k) => !known.includes(k));
+  return { document, algorithm, unknownFields, warnings };
+}
+
+function parseManifest(value: unknown, source: string): Record<string, string> {
+  if (!isJsonObject(value)) {
+    throw invalid(
+      source,
+      `file_manifest must be an object, not ${typeName(value)}`,
+      "file_manifest",
+    );
+  }
+  const entries: [string, string][] = [];
+  for (const [path, digest] of Object.entries(value)) {
+    if (!isSha256Ref(digest)) {
+      throw invalid(
+        source,
+        `file_manifest[${JSON.stringify(path)}] ${describeBadSha256Ref(digest)}`,
+        "file_manifest",
+      );
+    }
+    entries.push([path, digest]);
+  }
+  return objectFromEntries(entries);
+}
+
+/**
+ * The bytes a 1.4 skill signature covers (§4b.5): the present known fields with `signature`
+ * set to `""`, canonicalized with schemapin-v1.
+ *
+ * @throws {SchemaPinError} `SCHEMA_CANONICALIZATION_FAILED` when a field value has no
+ *   canonical form (for example a number beyond 2^53 − 1 in `expires_at`).
+ *
+ * @example
+ * ```ts ignore
+ * const bytes = skillSigningInput(document);
+ * ```
+ */
+export function skillSigningInput(document: SkillSignatureDocument): Uint8Array {
+  const input: Record<string, unknown> = {};
+  for (const field of SKILL_SIGNATURE_FIELDS) {
+    if (field === "signature") {
+      input.signature = "";
+    } else if (Object.hasOwn(document, field) && document[field] !== undefined) {
+      input[field] = document[field];
+    }
+  }
+  return canonicalizeSchemapinV1Bytes(input);
+}
+
+/** Metadata for {@linkcode signSkillDocument}. */
+export interface SkillSignOptions {
+  /** The skill's name (required; see `readSkillName` for the default the CLI uses). */
+  skillName: string;
+  /** The publisher's domain (validated, §9). */
+  domain: string;
+  /** Signing time (default now). */
+  signedAt?: Date | number;
+  /** Expiry (§16): a time, or a strict RFC 3339 string; must be after `signedAt`. */
+  expiresAt?: Date | number | string;
+  /** Version tag of this skill (§18.1). */
+  schemaVersion?: string;
+  /** `skill_hash` of the previous signed version (§18.1). */
+  previousHash?: string;
+  /** Key id (default: the key fingerprint). */
+  signerKid?: string;
+  /** Declare the canonicalization (§19); only `"schemapin-v1"` exists. Omitted by default. */
+  canonicalization?: string;
+}
+
+function bad(message: string, field: string): SchemaPinError {
+  return new SchemaPinError("INPUT_INVALID", message, { field });
+}
+
+/**
+ * Signs a hashed skill (§4b.5) as a 1.4 skill signature document: every field present, then
+ * the signature over the schemapin-v1 canonical document with `signature: ""`.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for a legacy hash (new signatures never use the
+ *   legacy format), an unusable name, domain, hash, version tag or key id, or an expiry not
+ *   after `signedAt`; `CANONICALIZATION_UNSUPPORTED` for another canonicalization.
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair } from "../crypto/keys.ts";
+ * import { hashSkillFiles } from "./hash.ts";
+ * import { signSkillDocument } from "./document.ts";
+ * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
+ * const doc = signSkillDocument(hash, generateKeyPair(), { skillName: "s", domain: "example.com" });
+ * doc.schemapin_version; // "1.4"
+ * ```
+ */
+export function signSkillDocument(
+  hash: SkillHash,
+  privateKey: PrivateKey,
+  options: SkillSignOptions,
+): SkillSignatureDocument {
+  if (hash.algorithm !== "1.4") {
+    throw bad(
+      "new skill signatures must use the §4b algorithm, never the legacy one",
+      "skill_hash",
+    );
+  }
+  const nameProblem = checkToolId(options.skillName);
+  if (nameProblem) {
+    throw bad(`skill name ${JSON.stringify(options.skillName)}: ${nameProblem}`, "skill_name");
+  }
+  const dc = checkDomain(options.domain);
+  if (!dc.ok) throw bad(`invalid domain ${JSON.stringify(options.domain)}: ${dc.reason}`, "domain");
+  const signedAtMs = options.signedAt === undefined
+    ? Date.now()
+    : typeof options.signedAt === "number"
+    ? options.signedAt
+    : options.signedAt.getTime();
+  const doc: SkillSignatureDocument = {
+    schemapin_version: SKILL_SIGNATURE_VERSION,
+    skill_name: options.skillName,
+    skill_hash: hash.skillHash,
+    signature: "",
+    signed_at: formatRfc3339(signedAtMs),
+  };
+  if (options.expiresAt !== undefined) {
+    let ms: number | undefined;
+    if (typeof options.expiresAt === "string") {
+      ms = parseRfc3339(options.expiresAt);
+      if (ms === undefined) {
+        throw bad(
+          `expires_at ${JSON.stringify(options.expiresAt)} is not a strict RFC 3339 timestamp ` +
+            `(e.g. 2026-11-01T10:00:00Z)`,
+          "expires_at",
+        );
+      }
+      doc.expires_at = options.expiresAt;
+    } else {
+      ms = typeof options.expiresAt === "number" ? options.expiresAt : options.expiresAt.getTime();
+      doc.expires_at = formatRfc3339(ms);
+    }
+    if (!(ms > signedAtMs)) throw bad("expires_at must be later than signed_at", "expires_at");
+  }
+  if (options.schemaVersion !== undefined) {
+    if (options.schemaVersion === "") throw bad("schema_version is empty", "schema_version");
+    doc.schema_version = options.schemaVersion;
+  }
+  if (options.previousHash !== undefined) {
+    if (!isSha256Ref(options.previousHash)) {
+      throw bad(
+        `previous_hash ${JSON.stringify(options.previousHash)} ${
+          describeBadSha256Ref(options.previousHash)
+        }`,
+        "previous_hash",
+      );
+    }
+    if (options.previousHash === hash.skillHash) {
+      throw bad(
+        "previous_hash equals this skill's own skill_hash (nothing changed since that " +
+          "signature); it must name the previous version",
+        "previous_hash",
+      );
+    }
+    doc.previous_hash = options.previousHash;
+  }
+  if (options.canonicalization !== undefined) {
+    if (options.canonicalization !== SCHEMAPIN_V1) {
+      throw new SchemaPinError(
+        "CANONICALIZATION_UNSUPPORTED",
+        `canonicalization ${JSON.stringify(options.canonicalization)} is not supported; ` +
+          `the only one is "${SCHEMAPIN_V1}"`,
+      );
+    }
+    doc.canonicalization = SCHEMAPIN_V1;
+  }
+  doc.domain = dc.domain;
+  const kid = options.signerKid ?? privateKey.publicKey.fingerprint;
+  if (kid === "") throw bad("signer_kid is empty", "signer_kid");
+  doc.signer_kid = kid;
+  doc.file_manifest = hash.manifest;
+  doc.signature = signDocument(privateKey, skillSigningInput(doc));
+  return doc;
+}
+
+/**
+ * Serialises a skill signature document for `.schemapin.sig`: known fields in the order of
+ * {@linkcode SKILL_SIGNATURE_FIELDS}, two-space indentation, trailing newline.
+ *
+ * @example
+ * ```ts ignore
+ * const text = formatSkillSignatureDocument(doc);
+ * ```
+ */
+export function formatSkillSignatureDocument(document: SkillSignatureDocument): string {
+  const ordered: Record<string, unknown> = {};
+  for (const field of SKILL_SIGNATURE_FIELDS) {
+    if (Object.hasOwn(document, field) && document[field] !== undefined) {
+      ordered[field] = document[field];
+    }
+  }
+  return JSON.stringify(ordered, null, 2) + "\n";
+}

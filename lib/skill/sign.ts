@@ -1,0 +1,113 @@
+/**
+ * Signing a skill folder (§4b.5): hash it, name it, sign the 1.4 document. Writing
+ * `.schemapin.sig` is the caller's job (the CLI writes it atomically, only after all of this
+ * succeeded).
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import type { PrivateKey } from "../crypto/keys.ts";
+import {
+  signSkillDocument,
+  type SkillSignatureDocument,
+  type SkillSignOptions,
+} from "./document.ts";
+import { skillNameFromFrontMatter } from "./front_matter.ts";
+import { fsReason, readRegularFile } from "./fs.ts";
+import { hashSkillDir, type HashSkillOptions, type SkillHash } from "./hash.ts";
+import { checkSkillRoot } from "./walk.ts";
+
+/** The most of `SKILL.md` read to find its front matter. */
+const SKILL_MD_MAX_BYTES = 1 << 20;
+
+/**
+ * The default `skill_name` of the folder `dir`: the `name:` of its `SKILL.md` front matter,
+ * else the folder's own name.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` / `IO_FAILED` when `SKILL.md` exists but is not a
+ *   readable regular file of at most 1 MiB.
+ *
+ * @example
+ * ```ts ignore
+ * readSkillName("./pdf-tools"); // "pdf-tools"
+ * ```
+ */
+export function readSkillName(dir: string): string {
+  const root = checkSkillRoot(dir);
+  const skillMd = `${root}/SKILL.md`;
+  let present = true;
+  try {
+    Deno.lstatSync(skillMd);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) {
+      throw new SchemaPinError("IO_FAILED", `cannot inspect ${skillMd}: ${fsReason(e)}`, {
+        path: skillMd,
+      });
+    }
+    present = false;
+  }
+  if (present) {
+    const bytes = readRegularFile(skillMd, SKILL_MD_MAX_BYTES, "SKILL.md");
+    let text: string | undefined;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      text = undefined; // not UTF-8: no usable front matter
+    }
+    const name = text === undefined ? undefined : skillNameFromFrontMatter(text);
+    if (name !== undefined) return name;
+  }
+  const real = Deno.realPathSync(root);
+  return real.slice(real.lastIndexOf("/") + 1) || real;
+}
+
+/** Options of {@linkcode signSkillDir}. */
+export interface SignSkillDirOptions
+  extends Omit<SkillSignOptions, "skillName">, Omit<HashSkillOptions, "algorithm"> {
+  /** `skill_name` (default {@linkcode readSkillName}). */
+  skillName?: string;
+}
+
+/** A signed skill: the document to write to `.schemapin.sig` and the hash it covers. */
+export interface SignedSkill {
+  /** The 1.4 signature document. */
+  readonly document: SkillSignatureDocument;
+  /** The folder's hash (§4b). */
+  readonly hash: SkillHash;
+}
+
+/**
+ * Hashes and signs the skill folder `dir` (§4b.5). Nothing is written.
+ *
+ * @throws {SchemaPinError} everything {@linkcode hashSkillDir} and `signSkillDocument` throw
+ *   (`INPUT_INVALID`, `IO_FAILED`).
+ *
+ * @example
+ * ```ts ignore
+ * const { document } = await signSkillDir("./pdf-tools", key, { domain: "example.com" });
+ * await Deno.writeTextFile("./pdf-tools/.schemapin.sig", formatSkillSignatureDocument(document));
+ * ```
+ */
+export async function signSkillDir(
+  dir: string,
+  privateKey: PrivateKey,
+  options: SignSkillDirOptions,
+): Promise<SignedSkill> {
+  const { maxEntries, maxBytes, onProgress, skillName, ...meta } = options;
+  const hash = await hashSkillDir(dir, { maxEntries, maxBytes, onProgress });
+  const name = skillName ?? readSkillName(dir);
+  try {
+    return { document: signSkillDocument(hash, privateKey, { ...meta, skillName: name }), hash };
+  } catch (e) {
+    if (
+      e instanceof SchemaPinError && e.details.field === "skill_name" && skillName === undefined
+    ) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `${e.message} (taken from ${dir}/SKILL.md or the folder name); give a name explicitly`,
+        e.details,
+      );
+    }
+    throw e;
+  }
+}

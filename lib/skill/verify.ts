@@ -1,0 +1,326 @@
+/**
+ * `verifySkillOffline`: verifies a signed skill folder with the §15.1 seven-step flow shared
+ * with schemas (`lib/schema/flow.ts`): discovery, fingerprint, revocation, pin check without
+ * writing, then — this module's part — the folder hash and the signature, then expiry, and
+ * the pin only after success with an explicit first-use opt-in.
+ *
+ * Steps 5–6 for a skill:
+ * - 1.4 documents (§4b.5): recompute the root hash, verify the signature over the
+ *   schemapin-v1 canonical document rebuilt from its parsed known fields (`signature: ""`),
+ *   require `skill_hash` to equal the root hash and `file_manifest` to equal the folder's;
+ *   unknown fields are reported as unprotected (`unprotected_fields`).
+ * - Legacy documents (`schemapin_version` below "1.4"): recompute the legacy root hash and
+ *   verify the signature over the 32-byte root hash (ECDSA P-256 with SHA-256 over those 32
+ *   bytes, i.e. the ECDSA digest is `SHA-256(root)` — the construction that makes the
+ *   reference SDKs' signatures verify). Accepted with the `legacy_signature_format` warning:
+ *   none of its fields is signed, and it is never a lineage anchor (§18.4).
+ * - When the folder differs from what was signed, the result lists the files added, removed
+ *   and modified (signed `file_manifest` against the folder).
+ * - The document's `domain`, when present, must be the verified domain; the pin key and the
+ *   reported domain come only from the validated `domain` argument.
+ *
+ * Symbolic links abort for legacy documents too (the legacy algorithm skipped them): the
+ * folder walk is the same hostile-input-safe walk for both.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { parseJson } from "../json/parse.ts";
+import { verifyDocumentSignature } from "../crypto/ecdsa.ts";
+import {
+  type BeforePinHook,
+  checkDeclaredCanonicalization,
+  messageOf,
+  type OfflineFlowOptions,
+  type OfflineSubject,
+  type OfflineVerificationResult,
+  runOfflineFlow,
+  type StepFailure,
+} from "../schema/flow.ts";
+import {
+  parseSkillSignatureDocument,
+  type SkillSignatureDocument,
+  skillSigningInput,
+} from "./document.ts";
+import { readRegularFile, showPath } from "./fs.ts";
+import {
+  hashSkillDir,
+  hashSkillFiles,
+  type SkillAlgorithm,
+  type SkillFileContent,
+  type SkillHash,
+  type SkillHashProgress,
+} from "./hash.ts";
+import {
+  compareManifests,
+  describeChanges,
+  isUnchanged,
+  type ManifestChanges,
+} from "./manifest.ts";
+import { SIGNATURE_FILE_NAME, type SkillLimits } from "./walk.ts";
+
+/** The largest `.schemapin.sig` read: 32 MiB (10,000 entries with long paths fit easily). */
+export const MAX_SIGNATURE_FILE_BYTES: number = 32 * 1024 * 1024;
+
+/** Inputs of {@linkcode verifySkillOffline}. */
+export interface VerifySkillOfflineOptions extends OfflineFlowOptions, SkillLimits {
+  /** The skill folder. Give `dir` or `files`. */
+  dir?: string;
+  /** The skill's files in memory, instead of a folder (then `signature` is required). */
+  files?: Iterable<SkillFileContent>;
+  /**
+   * The parsed signature document; default: `dir/.schemapin.sig`, read as a regular file of
+   * at most {@linkcode MAX_SIGNATURE_FILE_BYTES}.
+   */
+  signature?: unknown;
+  /** Pin under this tool id instead of the document's `skill_name`. */
+  toolId?: string;
+  /** Progress while hashing (see `hashSkillDir`). */
+  onProgress?: (progress: SkillHashProgress) => void | Promise<void>;
+}
+
+/** The structured result of a skill verification. */
+export interface SkillVerificationResult extends OfflineVerificationResult {
+  /**
+   * Warning codes: `legacy_signature_format` (a pre-1.4 document: no field is signed),
+   * `unprotected_fields` (see `unprotectedFields`), `signature_expired`,
+   * `signature_expires_at_unparseable` (with `allowExpired`), `revocation_document_missing`,
+   * `discovery_schema_version_newer`, `signature_version_newer`.
+   */
+  warnings: string[];
+  /** `"1.4"` (§4b) or `"legacy"`, once the document parsed. */
+  signatureFormat?: SkillAlgorithm;
+  /** The document's `skill_name`. */
+  skillName?: string;
+  /** The folder's hash as recomputed (step 5), `sha256:…`. */
+  skillHash?: string;
+  /** Number of files hashed. */
+  files?: number;
+  /** Bytes hashed. */
+  totalBytes?: number;
+  /** What differs between the signed manifest and the folder, when anything does. */
+  changes?: ManifestChanges;
+  /**
+   * True only for a verified 1.4 document: lineage (§18.4) may be anchored on it. Legacy
+   * documents never are.
+   */
+  lineageAnchor: boolean;
+  /** The parsed document, once the signature verified. */
+  document?: SkillSignatureDocument;
+}
+
+function failure(errorCode: StepFailure["errorCode"], errorMessage: string): StepFailure {
+  return { errorCode, errorMessage };
+}
+
+function hexToBytes(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+function changeSummary(changes: ManifestChanges): string {
+  const lines = describeChanges(changes, 20).map(showPath);
+  return `${changes.modified.length} modified, ${changes.added.length} added, ` +
+    `${changes.removed.length} removed (${lines.join("; ")})`;
+}
+
+/** The document read from `dir/.schemapin.sig`, or a failure. */
+function readSignatureDocument(dir: string): unknown | StepFailure {
+  const root = dir.length > 1 ? dir.replace(/\/+$/, "") || "/" : dir;
+  const path = `${root === "/" ? "" : root}/${SIGNATURE_FILE_NAME}`;
+  try {
+    Deno.lstatSync(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      return failure(
+        "SIGNATURE_INVALID",
+        `the skill is unsigned: ${showPath(path)} does not exist (sign it with sign-skill)`,
+      );
+    }
+  }
+  try {
+    return parseJson(readRegularFile(path, MAX_SIGNATURE_FILE_BYTES, "signature file"), path);
+  } catch (e) {
+    if (e instanceof SchemaPinError) return failure(e.code, e.message);
+    throw e;
+  }
+}
+
+class SkillSubject implements OfflineSubject<SkillVerificationResult> {
+  #document: SkillSignatureDocument | undefined;
+  #algorithm: SkillAlgorithm = "1.4";
+  #unknownFields: readonly string[] = [];
+
+  constructor(readonly options: VerifySkillOfflineOptions) {}
+
+  prepare(result: SkillVerificationResult): StepFailure | { toolId: string } {
+    const o = this.options;
+    let value = o.signature;
+    if (value === undefined) {
+      const read = readSignatureDocument(o.dir!);
+      if (read && typeof (read as StepFailure).errorCode === "string") return read as StepFailure;
+      value = read;
+    }
+    const source = o.sources?.signature ?? SIGNATURE_FILE_NAME;
+    let parsed;
+    try {
+      parsed = parseSkillSignatureDocument(value, source);
+    } catch (e) {
+      return failure("SIGNATURE_INVALID", messageOf(e));
+    }
+    result.warnings.push(...parsed.warnings);
+    const canonicalization = checkDeclaredCanonicalization(parsed.document);
+    if (canonicalization) return canonicalization;
+    this.#document = parsed.document;
+    this.#algorithm = parsed.algorithm;
+    this.#unknownFields = parsed.unknownFields;
+    result.signatureFormat = parsed.algorithm;
+    result.skillName = parsed.document.skill_name;
+    if (parsed.algorithm === "legacy") result.warnings.push("legacy_signature_format");
+    return { toolId: parsed.document.skill_name };
+  }
+
+  async verify(
+    key: Parameters<OfflineSubject<SkillVerificationResult>["verify"]>[0],
+    domain: string,
+    result: SkillVerificationResult,
+  ): Promise<StepFailure | { signed: SkillSignatureDocument }> {
+    const doc = this.#document!;
+    const o = this.options;
+    // Step 5: hash the folder with the algorithm the document's version selects.
+    let hash: SkillHash;
+    try {
+      hash = o.files !== undefined
+        ? hashSkillFiles(o.files, this.#algorithm)
+        : await hashSkillDir(o.dir!, {
+          algorithm: this.#algorithm,
+          maxEntries: o.maxEntries,
+          maxBytes: o.maxBytes,
+          onProgress: o.onProgress,
+        });
+    } catch (e) {
+      if (e instanceof SchemaPinError) return failure(e.code, e.message);
+      throw e;
+    }
+    result.skillHash = hash.skillHash;
+    result.files = hash.entries.length;
+    result.totalBytes = hash.totalBytes;
+    const changes = doc.file_manifest === undefined
+      ? undefined
+      : compareManifests(doc.file_manifest, hash.manifest);
+    if (changes && !isUnchanged(changes)) result.changes = changes;
+
+    // Step 6: the signature, then the hash it covers.
+    let check;
+    if (this.#algorithm === "legacy") {
+      // Legacy: the signature covers the 32-byte root hash only (ECDSA digest SHA-256(root)).
+      check = verifyDocumentSignature(key, hexToBytes(doc.skill_hash.slice(7)), doc.signature);
+    } else {
+      let input: Uint8Array;
+      try {
+        input = skillSigningInput(doc);
+      } catch (e) {
+        return failure(
+          "SIGNATURE_INVALID",
+          `the signature document has no canonical signing input: ${messageOf(e)}`,
+        );
+      }
+      check = verifyDocumentSignature(key, input, doc.signature);
+    }
+    if (!check.valid) {
+      const tampered = doc.skill_hash !== hash.skillHash && result.changes
+        ? `; besides, the folder differs from the document's manifest: ${
+          changeSummary(result.changes)
+        }`
+        : "";
+      return failure("SIGNATURE_INVALID", check.message + tampered);
+    }
+    if (doc.skill_hash !== hash.skillHash) {
+      return failure(
+        "SIGNATURE_INVALID",
+        `the signature is authentic but covers skill_hash ${doc.skill_hash}, while the folder ` +
+          `hashes to ${hash.skillHash}: the skill changed after signing` +
+          (result.changes ? `: ${changeSummary(result.changes)}` : ""),
+      );
+    }
+    if (this.#algorithm === "1.4" && (changes === undefined || !isUnchanged(changes))) {
+      return failure(
+        "SIGNATURE_INVALID",
+        "the signed file_manifest does not match the folder although skill_hash does: the " +
+          "signer produced an inconsistent document",
+      );
+    }
+    if (doc.domain !== undefined && doc.domain.toLowerCase() !== domain) {
+      return failure(
+        "DOMAIN_MISMATCH",
+        `the signature document was signed for domain ${doc.domain}, not ${domain}`,
+      );
+    }
+    result.document = doc;
+    result.signedAt = doc.signed_at;
+    if (doc.signer_kid !== undefined) result.signerKid = doc.signer_kid;
+    if (doc.schema_version !== undefined) result.schemaVersion = doc.schema_version;
+    if (doc.previous_hash !== undefined) result.previousHash = doc.previous_hash;
+    if (this.#unknownFields.length > 0) {
+      result.warnings.push("unprotected_fields");
+      result.unprotectedFields = [...this.#unknownFields];
+    }
+    result.lineageAnchor = this.#algorithm === "1.4";
+    return { signed: doc };
+  }
+}
+
+/**
+ * Verifies a signed skill folder offline (see the module documentation and §15.1). Returns a
+ * structured result; throws only on misuse (no pin store, neither or both of `dir` and
+ * `files`).
+ *
+ * @example
+ * ```ts ignore
+ * const result = await verifySkillOffline({
+ *   dir: "./pdf-tools", domain: "example.com", discovery: wellKnown,
+ *   pinStore: new MemoryPinStore(), trustFirstUse: true,
+ * });
+ * if (!result.valid) console.error(result.errorCode, result.errorMessage, result.changes);
+ * ```
+ */
+export function verifySkillOffline(
+  options: VerifySkillOfflineOptions,
+): Promise<SkillVerificationResult> {
+  return verifySkillOfflineWithHook(options, undefined);
+}
+
+/**
+ * {@linkcode verifySkillOffline} with a hook run after verification and before the pin is
+ * written (A2A scope, DNS cross-check §17); a failure from it stops verification unpinned.
+ *
+ * @example
+ * ```ts ignore
+ * await verifySkillOfflineWithHook(options, (r) => dnsMatches(r.keyFingerprint) ? undefined
+ *   : { errorCode: "DOMAIN_MISMATCH", errorMessage: "DNS TXT names another key" });
+ * ```
+ */
+export async function verifySkillOfflineWithHook(
+  options: VerifySkillOfflineOptions,
+  beforePin: BeforePinHook<SkillVerificationResult> | undefined,
+): Promise<SkillVerificationResult> {
+  if (!options || typeof options !== "object") {
+    throw new TypeError("verifySkillOffline: options are required");
+  }
+  if ((options.dir === undefined) === (options.files === undefined)) {
+    throw new TypeError("verifySkillOffline: give exactly one of dir and files");
+  }
+  if (options.files !== undefined && options.signature === undefined) {
+    throw new TypeError("verifySkillOffline: files need an explicit signature document");
+  }
+  const result: SkillVerificationResult = {
+    valid: false,
+    toolId: options.toolId ?? "",
+    keyPinning: "not_checked",
+    warnings: [],
+    expired: false,
+    lineageAnchor: false,
+  };
+  return await runOfflineFlow(options, result, new SkillSubject(options), beforePin);
+}

@@ -1,0 +1,1 @@
+{"not": "excluded: only the top-level .schemapin.sig is"}
