@@ -21,7 +21,8 @@ import type { McpTransport } from "./session.ts";
 /** Largest single stdout message accepted. */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 const STDERR_TAIL_BYTES = 16 * 1024;
-const isWindows = Deno.build.os === "windows";
+// `globalThis.Deno?`: this module is imported (not used) by the pure core that also runs on Node.
+const isWindows = globalThis.Deno?.build.os === "windows";
 
 /** How to start a stdio server. */
 export interface StdioOptions {
@@ -70,7 +71,6 @@ export class StdioTransport implements McpTransport {
   #nextId = 1;
   #failure: ServerFailure | undefined;
   #stderrTail = new Uint8Array(0);
-  #exited = false;
   #closed = false;
   #status: Promise<Deno.CommandStatus>;
   #readers: Promise<void>[];
@@ -78,33 +78,11 @@ export class StdioTransport implements McpTransport {
 
   /** Spawns the process; see {@linkcode spawnStdio}. */
   constructor(options: StdioOptions) {
-    const [program, ...args] = options.command;
-    this.#source = options.source ?? program;
+    this.#source = options.source ?? options.command[0];
     this.#graceMs = options.graceMs ?? 2000;
-    try {
-      this.#child = new Deno.Command(program, {
-        args,
-        env: options.env,
-        cwd: options.cwd,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-        // Own process group, so shutdown reaches grandchildren (npx → node server).
-        detached: !isWindows,
-      }).spawn();
-    } catch (e) {
-      const reason = e instanceof Deno.errors.NotFound
-        ? `command not found: ${program}`
-        : e instanceof Deno.errors.PermissionDenied
-        ? `permission denied running ${program}`
-        : `cannot start ${program}: ${(e as Error).message}`;
-      throw new ServerFailure("spawn", `${this.#source}: ${reason}`);
-    }
+    this.#child = spawnProcessGroup({ ...options, source: this.#source, stderr: "piped" });
     this.#writer = this.#child.stdin.getWriter();
-    this.#status = this.#child.status.then((s) => {
-      this.#exited = true;
-      return s;
-    });
+    this.#status = this.#child.status;
     this.#readers = [this.#readStdout(), this.#readStderr()];
     if (!isWindows) {
       // Ctrl-C while a server runs: take its process group down with us.
@@ -131,23 +109,17 @@ export class StdioTransport implements McpTransport {
 
   async #readStdout(): Promise<void> {
     const reader = this.#child.stdout.getReader();
-    let buffer = new Uint8Array(0);
+    const lines = new LineSplitter();
     try {
       while (true) {
         const { value, done } = await reader.read();
         if (done) break;
         if (this.#failure) continue; // drain, so the child never blocks on a full pipe
-        const joined = new Uint8Array(buffer.length + value.length);
-        joined.set(buffer);
-        joined.set(value, buffer.length);
-        let start = 0;
-        for (let nl = joined.indexOf(0x0a, start); nl >= 0; nl = joined.indexOf(0x0a, start)) {
-          this.#line(joined.subarray(start, nl));
-          start = nl + 1;
+        for (const line of lines.push(value)) {
+          this.#line(line);
           if (this.#failure) break;
         }
-        buffer = joined.slice(start);
-        if (buffer.length > MAX_MESSAGE_BYTES) {
+        if (lines.buffered > MAX_MESSAGE_BYTES) {
           this.#fail(
             new ServerFailure(
               "malformed",
@@ -164,6 +136,7 @@ export class StdioTransport implements McpTransport {
       reader.releaseLock();
     }
     if (!this.#failure && !this.#closed) {
+      const buffer = lines.flush();
       if (buffer.some((b) => b !== 0x20 && b !== 0x09 && b !== 0x0d)) {
         // A final message without its newline is still a message.
         this.#line(buffer);
@@ -312,23 +285,7 @@ export class StdioTransport implements McpTransport {
   }
 
   #signalGroup(signal: Deno.Signal): void {
-    try {
-      if (isWindows) this.#child.kill(signal);
-      else Deno.kill(-this.#child.pid, signal);
-    } catch {
-      // already gone
-    }
-  }
-
-  async #waitExit(ms: number): Promise<boolean> {
-    if (this.#exited) return true;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const done = await Promise.race([
-      this.#status.then(() => true),
-      new Promise<boolean>((r) => timer = setTimeout(() => r(false), ms)),
-    ]);
-    clearTimeout(timer);
-    return done;
+    signalProcessGroup(this.#child, signal);
   }
 
   /**
@@ -339,21 +296,163 @@ export class StdioTransport implements McpTransport {
     if (this.#closed) return;
     this.#closed = true;
     await this.#writer.close().catch(() => {});
-    const grace = this.#failure ? 0 : this.#graceMs;
-    if (!(await this.#waitExit(grace))) {
-      this.#signalGroup("SIGTERM");
-      if (!(await this.#waitExit(2000))) {
-        this.#signalGroup("SIGKILL");
-        await this.#status;
-      }
-    }
-    // Anything the server left running in its group goes too.
-    this.#signalGroup("SIGKILL");
+    await stopProcessGroup(this.#child, this.#status, this.#failure ? 0 : this.#graceMs);
     await Promise.allSettled(this.#readers);
     if (this.#onSignal) Deno.removeSignalListener("SIGINT", this.#onSignal);
     for (const p of this.#pending.values()) {
       p.reject(new ServerFailure("exited", `${this.#source}: transport closed`));
     }
     this.#pending.clear();
+  }
+}
+
+/** How {@linkcode spawnProcessGroup} starts a server. */
+export interface SpawnOptions extends StdioOptions {
+  /** `piped` to read the server's stderr, `inherit` to pass it straight through. */
+  readonly stderr: "piped" | "inherit";
+}
+
+/**
+ * Spawns a server with piped stdin and stdout, in its own process group (so shutdown reaches
+ * grandchildren: `npx` runs the real server as one). Fails with a {@linkcode ServerFailure}
+ * `spawn` when the program cannot be started (not found, not executable, not permitted).
+ *
+ * @example
+ * ```ts ignore
+ * const child = spawnProcessGroup({ command: ["my-server"], stderr: "inherit" });
+ * ```
+ */
+export function spawnProcessGroup(options: SpawnOptions): Deno.ChildProcess {
+  const [program, ...args] = options.command;
+  const source = options.source ?? program;
+  try {
+    return new Deno.Command(program, {
+      args,
+      env: options.env,
+      cwd: options.cwd,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: options.stderr,
+      detached: !isWindows,
+    }).spawn();
+  } catch (e) {
+    const reason = e instanceof Deno.errors.NotFound
+      ? `command not found: ${program}`
+      : e instanceof Deno.errors.PermissionDenied
+      ? `permission denied running ${program}`
+      : `cannot start ${program}: ${(e as Error).message}`;
+    throw new ServerFailure("spawn", `${source}: ${reason}`);
+  }
+}
+
+/**
+ * Sends `signal` to a child's whole process group (the child alone on Windows); a group that
+ * is already gone is not an error.
+ *
+ * @example
+ * ```ts ignore
+ * signalProcessGroup(child, "SIGTERM");
+ * ```
+ */
+export function signalProcessGroup(child: Deno.ChildProcess, signal: Deno.Signal): void {
+  try {
+    if (isWindows) child.kill(signal);
+    else Deno.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Stops a server whose stdin the caller has closed: wait `graceMs` for a clean exit, then
+ * SIGTERM, 2 s later SIGKILL, to its whole process group; finally SIGKILL whatever it left
+ * running in the group.
+ *
+ * @example
+ * ```ts ignore
+ * await stopProcessGroup(child, child.status, 2000);
+ * ```
+ */
+export async function stopProcessGroup(
+  child: Deno.ChildProcess,
+  status: Promise<Deno.CommandStatus>,
+  graceMs: number,
+): Promise<Deno.CommandStatus> {
+  const waitExit = async (ms: number): Promise<boolean> => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = await Promise.race([
+      status.then(() => true),
+      new Promise<boolean>((r) => timer = setTimeout(() => r(false), ms)),
+    ]);
+    clearTimeout(timer);
+    return done;
+  };
+  if (!(await waitExit(graceMs))) {
+    signalProcessGroup(child, "SIGTERM");
+    if (!(await waitExit(2000))) signalProcessGroup(child, "SIGKILL");
+  }
+  const final = await status;
+  signalProcessGroup(child, "SIGKILL");
+  return final;
+}
+
+/**
+ * Splits a byte stream into newline-delimited messages (the stdio transport's framing): each
+ * LF ends one; the bytes before it — a CR included — are the message, never copied when they
+ * lie within one chunk.
+ *
+ * @example
+ * ```ts
+ * import { LineSplitter } from "./stdio.ts";
+ * const s = new LineSplitter();
+ * s.push(new TextEncoder().encode('{"a":1}\n{"b"')).length; // 1
+ * s.push(new TextEncoder().encode(":2}\n")).length; // 1
+ * ```
+ */
+export class LineSplitter {
+  #parts: Uint8Array[] = [];
+  #size = 0;
+
+  /** Bytes held for a message whose LF has not arrived yet. */
+  get buffered(): number {
+    return this.#size;
+  }
+
+  /** Adds a chunk; returns the messages it completes, without their LF. */
+  push(chunk: Uint8Array): Uint8Array[] {
+    const lines: Uint8Array[] = [];
+    let start = 0;
+    for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, start)) {
+      const piece = chunk.subarray(start, nl);
+      if (this.#size === 0) {
+        lines.push(piece);
+      } else {
+        this.#parts.push(piece);
+        lines.push(this.flush());
+      }
+      start = nl + 1;
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      this.#parts.push(rest);
+      this.#size += rest.length;
+    }
+    return lines;
+  }
+
+  /** Returns the held bytes (a final message without its LF) and empties the buffer. */
+  flush(): Uint8Array {
+    const size = this.#parts.reduce((n, p) => n + p.length, 0);
+    const out = this.#parts.length === 1 ? this.#parts[0] : new Uint8Array(size);
+    if (this.#parts.length !== 1) {
+      let at = 0;
+      for (const p of this.#parts) {
+        out.set(p, at);
+        at += p.length;
+      }
+    }
+    this.#parts = [];
+    this.#size = 0;
+    return out;
   }
 }

@@ -1,0 +1,39 @@
+// The pure core (canonicalization, signing, verification of in-memory documents, bundles,
+// contract digests) must run outside Deno: bundle tests/node/core_smoke.ts with
+// `deno bundle` and run it under Node.js.
+import assert from "node:assert/strict";
+
+const node = await new Deno.Command("node", { args: ["--version"] }).output().catch(() => null);
+
+Deno.test({
+  name: "the bundled core runs under Node.js",
+  ignore: node === null,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "schemapin-node-" });
+    try {
+      const out = `${dir}/core.mjs`;
+      const bundle = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "bundle",
+          "--quiet",
+          "--platform",
+          "browser",
+          "-o",
+          out,
+          new URL("./core_smoke.ts", import.meta.url).pathname,
+        ],
+      }).output();
+      assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
+      const source = await Deno.readTextFile(out);
+      assert.doesNotMatch(source, /from "npm:/, "npm packages are bundled in");
+      const run = await new Deno.Command("node", { args: [out] }).output();
+      const stderr = new TextDecoder().decode(run.stderr);
+      assert.equal(run.code, 0, stderr);
+      assert.equal(new TextDecoder().decode(run.stdout), "core ok\n");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+if (node === null) console.log("node_test: skipped: no `node` on PATH");
