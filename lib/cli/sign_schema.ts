@@ -193,7 +193,9 @@ export const signSchemaCommand: Command = {
     const signed = signOne(schema, key, docOptions, sourceName(file));
     if (values.out !== undefined) {
       await writeFileAtomic(values.out, signed.text, { overwrite: true });
-      if (values.json) await io.stdout(jsonOutput({ ...signed.json, out: values.out }));
+      await io.stdout(
+        values.json ? jsonOutput({ ...signed.json, out: values.out }) : `wrote ${values.out}\n`,
+      );
     } else {
       await io.stdout(values.json ? jsonOutput(signed.json) : signed.text);
     }

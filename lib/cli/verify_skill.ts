@@ -188,7 +188,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
       }
       const who = `${showPath(result.toolId || "(unnamed)")}@${domain}`;
       if (result.valid) {
-        const pin = result.keyPinning === "first_use" ? "pinned now (first use)" : "pin matches";
+        const pin = result.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
         const legacy = result.signatureFormat === "legacy" ? ", legacy format" : "";
         await io.stdout(
           `OK ${who}: ${result.files} files, ${result.skillHash}, signed by ` +

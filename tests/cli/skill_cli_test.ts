@@ -291,7 +291,7 @@ Deno.test("verify-skill: OK, then a tampered folder lists its changes and exits 
       ok.stdout,
       /^OK my-skill@example\.com: 3 files, sha256:[0-9a-f]{64}, signed by sha256:/,
     );
-    assert.match(ok.stdout, /pinned now \(first use\)/);
+    assert.match(ok.stdout, /pinned on first use/);
     assert.equal((await verify(s.dir, pins)).code, 0, "pinned now: no opt-in needed");
     await Deno.writeTextFile(`${s.dir}/SKILL.md`, "---\nname: my-skill\n---\n# changed\n");
     await Deno.writeTextFile(`${s.dir}/scripts/new.sh`, "new");
@@ -476,7 +476,7 @@ Deno.test("verify-skill: first use without a terminal or opt-in exits 1; a yes p
     assert.equal(code, 0, out);
     assert.equal(questions.length, 1);
     assert.match(questions[0], new RegExp(key.publicKey.fingerprint));
-    assert.match(out, /pinned now/);
+    assert.match(out, /pinned on first use/);
   } finally {
     await s.cleanup();
   }
