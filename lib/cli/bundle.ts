@@ -21,7 +21,7 @@ Usage:
   schemapin bundle add BUNDLE [--discovery DOMAIN=FILE …] [--revocation DOMAIN=FILE …]
       [--replace] [--out FILE] [--json]
   schemapin bundle sign BUNDLE --key PRIVATE.pem --kid KID
-      [--expires-in DURATION | --expires-at TIME] [--out FILE] [--json]
+      [--expires-in DURATION | --expires-at TIME] [--passphrase-file FILE] [--out FILE] [--json]
   schemapin bundle verify BUNDLE (--authority KID=FINGERPRINT | --authority-key KID=PEM)…
       [--authority-store FILE] [--trust-first-use] [--json]
   schemapin bundle merge OUT IN… [--precedence KID,…] (authority options as for verify)
@@ -59,7 +59,9 @@ Options:
   --revocation DOMAIN=FILE a domain's standalone revocation document; repeatable
   --force                  create: replace an existing --out file
   --replace                add: replace a domain's existing entry
-  --key PRIVATE.pem        sign: the authority's private key
+  --key PRIVATE.pem        sign: the authority's private key (may be encrypted PKCS#8)
+  --passphrase-file FILE   sign: passphrase of an encrypted --key, its first line (else
+                           $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal)
   --kid KID                sign: the authority key id
   --expires-in DURATION    sign: expiry from now (30d, 12h, 2w, 1d12h)
   --expires-at TIME        sign: expiry as strict RFC 3339

@@ -3,17 +3,20 @@
  *
  * @module
  */
-import { parsePrivateKeyPem } from "../crypto/keys.ts";
 import { checkKid } from "../bundle/bundle.ts";
 import { signTrustBundle } from "../bundle/sign.ts";
 import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
 import { type CliIO, EXIT_OK, jsonOutput, parseCommandArgs, UsageError } from "./command.ts";
-import { readTextInput, writeFileAtomic } from "./io.ts";
+import { writeFileAtomic } from "./io.ts";
 import { sourceName } from "./schema_inputs.ts";
 import { asInputError, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
 import { formatBundle } from "./bundle_create.ts";
+import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 
-/** `bundle sign BUNDLE --key PRIVATE.pem --kid KID [--expires-in D | --expires-at T]`. */
+/**
+ * `bundle sign BUNDLE --key PRIVATE.pem --kid KID [--expires-in D | --expires-at T]
+ * [--passphrase-file FILE]`.
+ */
 export async function runBundleSign(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("bundle sign", args, {
     key: { type: "string" },
@@ -22,6 +25,7 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
     "expires-at": { type: "string" },
     out: { type: "string" },
     json: { type: "boolean" },
+    ...PASSPHRASE_OPTIONS,
   });
   if (positionals.length !== 1) {
     throw new UsageError(`bundle sign: expected one BUNDLE, got ${positionals.length} argument(s)`);
@@ -63,7 +67,10 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
   if (out === undefined && values.json) {
     throw new UsageError("bundle sign: the bundle goes to stdout; give --out FILE to use --json");
   }
-  const key = parsePrivateKeyPem(await readTextInput(values.key, io), sourceName(values.key));
+  const key = await loadPrivateKey(values.key, io, {
+    command: "bundle sign",
+    passphraseFile: values["passphrase-file"],
+  });
   const value = await readBundleFile(file, io);
   const bundle = parseBundleInput(value, file);
   const replaced = bundle.bundle_authority?.kid;

@@ -1,10 +1,11 @@
 /**
  * `schemapin keygen --out DIR`: a new P-256 key pair as `private.pem` (mode 0600) and
- * `public.pem`.
+ * `public.pem`; with `--encrypt`, `private.pem` is an encrypted PKCS #8 key (§9).
  *
  * @module
  */
 import { generateKeyPair, privateKeyToPem } from "../crypto/keys.ts";
+import { DEFAULT_PBKDF2_ITERATIONS, encryptPrivateKeyPem } from "../crypto/encrypted_key.ts";
 import { SchemaPinError } from "../errors.ts";
 import {
   type Command,
@@ -16,29 +17,40 @@ import {
 } from "./command.ts";
 import { describeFsError, exists, writeFileAtomic } from "./io.ts";
 import { buildDiscoveryDocument } from "../discovery/document.ts";
+import { PASSPHRASE_OPTIONS, readPassphrase } from "./private_key.ts";
 
 const HELP = `schemapin keygen — generate an ECDSA P-256 signing key pair
 
-Usage: schemapin keygen --out DIR [--force] [--json]
+Usage: schemapin keygen --out DIR [--force] [--json] [--encrypt [--passphrase-file FILE]]
        [--well-known --developer NAME [--contact C]]
 
 Writes DIR/private.pem (PKCS#8, file mode 0600) and DIR/public.pem (SPKI), creating DIR
 (mode 0700) if needed, and prints the public key's fingerprint. Existing key files are never
 replaced unless --force is given; if anything fails, no key file is left behind.
 
+With --encrypt, private.pem is an ENCRYPTED PRIVATE KEY (PKCS#8 PBES2: PBKDF2-HMAC-SHA256,
+${DEFAULT_PBKDF2_ITERATIONS} iterations, random salt; AES-256-CBC) that OpenSSL reads too.
+The passphrase comes from --passphrase-file FILE (its first line), else
+$SCHEMAPIN_PASSPHRASE, else a prompt on the terminal (typed twice, not echoed). An empty
+passphrase is refused. Every command that takes --key then asks for it the same way.
+
 Options:
   --out DIR   directory for the two files (required)
   --force     replace existing private.pem/public.pem
+  --encrypt   encrypt private.pem with a passphrase
+  --passphrase-file FILE  the passphrase for --encrypt: the file's first line
   --well-known  also write DIR/schemapin.json, the discovery document to publish at
                 https://DOMAIN/.well-known/schemapin.json (needs --developer)
   --developer NAME  developer name for the discovery document
   --contact C       security contact for the discovery document
-  --json      print {"fingerprint", "public_key_pem", "private_key_path"}
+  --json      print {"fingerprint", "public_key_pem", "private_key_path", "encrypted"}
 
-Exit codes: 0 written; 2 bad arguments, existing files without --force, or a write error.
+Exit codes: 0 written; 2 bad arguments, existing files without --force, a write error, or
+--encrypt with no passphrase (no --passphrase-file, no $SCHEMAPIN_PASSPHRASE, no terminal).
 
-Example:
+Examples:
   schemapin keygen --out ./keys
+  schemapin keygen --out ./keys --encrypt
 `;
 
 /** The `keygen` command. */
@@ -54,6 +66,8 @@ export const keygenCommand: Command = {
       "well-known": { type: "boolean" },
       developer: { type: "string" },
       contact: { type: "string" },
+      encrypt: { type: "boolean" },
+      ...PASSPHRASE_OPTIONS,
     });
     requirePositionals("keygen", positionals, 0, "no positional arguments");
     const dir = values.out;
@@ -70,6 +84,10 @@ export const keygenCommand: Command = {
     if (!values["well-known"] && (values.developer !== undefined || values.contact !== undefined)) {
       throw new UsageError("keygen: --developer and --contact go with --well-known");
     }
+    const encrypt = values.encrypt === true;
+    if (!encrypt && values["passphrase-file"] !== undefined) {
+      throw new UsageError("keygen: --passphrase-file goes with --encrypt");
+    }
     if (!force) {
       for (const path of [privatePath, publicPath, ...(wellKnownPath ? [wellKnownPath] : [])]) {
         if (await exists(path)) {
@@ -81,6 +99,15 @@ export const keygenCommand: Command = {
         }
       }
     }
+    // Asked before anything is created, so a refused passphrase leaves nothing behind.
+    const passphrase = encrypt
+      ? await readPassphrase(
+        io,
+        { command: "keygen", passphraseFile: values["passphrase-file"] },
+        privatePath,
+        true,
+      )
+      : undefined;
     try {
       await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
     } catch (e) {
@@ -100,7 +127,10 @@ export const keygenCommand: Command = {
         2,
       ) + "\n"
       : undefined;
-    await writeFileAtomic(privatePath, privateKeyToPem(key), { mode: 0o600, overwrite: force });
+    const privatePem = passphrase === undefined
+      ? privateKeyToPem(key)
+      : await encryptPrivateKeyPem(key, passphrase);
+    await writeFileAtomic(privatePath, privatePem, { mode: 0o600, overwrite: force });
     try {
       await writeFileAtomic(publicPath, key.publicKey.pem, { mode: 0o644, overwrite: force });
     } catch (e) {
@@ -124,9 +154,12 @@ export const keygenCommand: Command = {
           fingerprint: key.publicKey.fingerprint,
           public_key_pem: key.publicKey.pem,
           private_key_path: privatePath,
+          encrypted: encrypt,
           ...(wellKnownPath ? { well_known_path: wellKnownPath } : {}),
         })
-        : `${key.publicKey.fingerprint}\nwrote ${privatePath} (mode 0600) and ${publicPath}` +
+        : `${key.publicKey.fingerprint}\nwrote ${privatePath} (${
+          encrypt ? "encrypted, " : ""
+        }mode 0600) and ${publicPath}` +
           (wellKnownPath ? ` and ${wellKnownPath}\n` : "\n"),
     );
     return EXIT_OK;

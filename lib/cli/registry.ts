@@ -19,6 +19,7 @@ import { hashSkillCommand } from "./hash_skill.ts";
 import { signSkillCommand } from "./sign_skill.ts";
 import { bundleCommand } from "./bundle.ts";
 import { verifySkillCommand } from "./verify_skill.ts";
+import { makeCompletionsCommand } from "./completions.ts";
 
 /**
  * Every `schemapin` command, in the order `--help` lists them.
@@ -44,4 +45,5 @@ export const COMMANDS: readonly Command[] = [
   signSkillCommand,
   bundleCommand,
   verifySkillCommand,
+  makeCompletionsCommand(() => COMMANDS),
 ];

@@ -5,7 +5,7 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { parsePrivateKeyPem, type PrivateKey } from "../crypto/keys.ts";
+import type { PrivateKey } from "../crypto/keys.ts";
 import {
   formatSchemaSignatureDocument,
   type SchemaDocumentOptions,
@@ -22,8 +22,9 @@ import {
   parseCommandArgs,
   UsageError,
 } from "./command.ts";
-import { describeFsError, readTextInput, writeFileAtomic } from "./io.ts";
+import { describeFsError, writeFileAtomic } from "./io.ts";
 import { joinPath, listBatch, readJsonFile, sourceName } from "./schema_inputs.ts";
+import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 
 const HELP = `schemapin sign-schema — sign a tool schema
 
@@ -46,7 +47,9 @@ Metadata (selects the document format):
   --document              write a document even without the options above
 
 Options:
-  --key FILE        private key (PKCS#8 or SEC1 PEM), required
+  --key FILE        private key (PKCS#8, encrypted PKCS#8 or SEC1 PEM), required
+  --passphrase-file FILE  passphrase of an encrypted --key: the file's first line (else
+                    $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal)
   --out FILE        write the signature to FILE (default stdout)
   --batch DIR       sign every file in DIR matching --pattern (default *.json), writing
                     OUT-DIR/<name>.sig for each
@@ -78,6 +81,7 @@ const OPTIONS = {
   "signer-kid": { type: "string" },
   document: { type: "boolean" },
   json: { type: "boolean" },
+  ...PASSPHRASE_OPTIONS,
 } as const;
 
 type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
@@ -128,8 +132,8 @@ function documentOptions(values: Values, now: number): SchemaDocumentOptions | u
   return options;
 }
 
-async function loadKey(path: string, io: CliIO): Promise<PrivateKey> {
-  return parsePrivateKeyPem(await readTextInput(path, io), sourceName(path));
+function loadKey(path: string, io: CliIO, passphraseFile?: string): Promise<PrivateKey> {
+  return loadPrivateKey(path, io, { command: "sign-schema", passphraseFile });
 }
 
 function signOne(
@@ -172,7 +176,7 @@ export const signSchemaCommand: Command = {
         throw new UsageError("sign-schema: use --out-dir with --batch, not --out");
       }
       if (!values["out-dir"]) throw new UsageError("sign-schema: --batch needs --out-dir DIR");
-      const key = await loadKey(values.key, io);
+      const key = await loadKey(values.key, io, values["passphrase-file"]);
       return await signBatch(values.batch, values.pattern ?? "*.json", values["out-dir"], key, {
         docOptions,
         json: values.json === true,
@@ -188,7 +192,7 @@ export const signSchemaCommand: Command = {
       );
     }
     const file = positionals[0];
-    const key = await loadKey(values.key, io);
+    const key = await loadKey(values.key, io, values["passphrase-file"]);
     const schema = await readJsonFile(file, io, "schema");
     const signed = signOne(schema, key, docOptions, sourceName(file));
     if (values.out !== undefined) {

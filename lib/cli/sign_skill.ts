@@ -5,7 +5,6 @@
  * @module
  */
 import { parseJson } from "../json/parse.ts";
-import { parsePrivateKeyPem } from "../crypto/keys.ts";
 import { checkDomain } from "../discovery/domain.ts";
 import { formatRfc3339, parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
 import { formatSkillSignatureDocument, parseSkillSignatureDocument } from "../skill/document.ts";
@@ -21,8 +20,9 @@ import {
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import { readInput, readTextInput, writeFileAtomic } from "./io.ts";
+import { readInput, writeFileAtomic } from "./io.ts";
 import { LIMIT_OPTIONS, limitsFromArgs, progressLine } from "./hash_skill.ts";
+import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 
 const HELP = `schemapin sign-skill — sign a skill folder (SchemaPin §4b)
 
@@ -30,7 +30,7 @@ Usage:
   schemapin sign-skill DIR --key PRIVATE.pem --domain D [--name N]
       [--expires-in DURATION | --expires-at TIME] [--schema-version V]
       [--previous-hash H | --previous SIGFILE] [--signer-kid KID]
-      [--max-entries N] [--max-bytes SIZE] [--json]
+      [--max-entries N] [--max-bytes SIZE] [--passphrase-file FILE] [--json]
 
 Hashes every file of DIR (§4b: entry digests, file_manifest, skill_hash), builds the 1.4
 signature document and signs it with ECDSA P-256 over its schemapin-v1 canonical form, so
@@ -40,7 +40,9 @@ written. A symbolic link, FIFO, socket or device in DIR, a non-UTF-8 file name, 
 over the caps (10000 files, 256 MiB) is refused with the path named.
 
 Options:
-  --key FILE            private key (PKCS#8 or SEC1 PEM), required
+  --key FILE            private key (PKCS#8, encrypted PKCS#8 or SEC1 PEM), required
+  --passphrase-file FILE  passphrase of an encrypted --key: the file's first line (else
+                        $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal)
   --domain D            the publisher's domain, whose .well-known/schemapin.json holds the
                         public key (required)
   --name N              skill_name (default: name: in SKILL.md front matter, else the
@@ -76,6 +78,7 @@ const OPTIONS = {
   "signer-kid": { type: "string" },
   json: { type: "boolean" },
   ...LIMIT_OPTIONS,
+  ...PASSPHRASE_OPTIONS,
 } as const;
 
 type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
@@ -139,10 +142,10 @@ export const signSkillCommand: Command = {
     const now = Math.floor(Date.now() / 1000) * 1000; // signed_at in whole seconds
     const expiresAt = expiryFromArgs(values, now);
     // Everything that can fail cheaply fails before the folder is hashed.
-    const key = parsePrivateKeyPem(
-      await readTextInput(values.key, io),
-      values.key === "-" ? "stdin" : values.key,
-    );
+    const key = await loadPrivateKey(values.key, io, {
+      command: "sign-skill",
+      passphraseFile: values["passphrase-file"],
+    });
     const previousHash = values.previous !== undefined
       ? await previousHashFrom(values.previous, io)
       : values["previous-hash"];

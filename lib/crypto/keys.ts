@@ -454,6 +454,24 @@ function parsePkcs8(der: Uint8Array, ctx: Ctx): PrivateKey {
   return finishPrivateKey(parts, extraPublic, ctx);
 }
 
+/**
+ * Parses DER PKCS #8 (PrivateKeyInfo / OneAsymmetricKey) holding an ECDSA P-256 key, with the
+ * checks of {@linkcode parsePrivateKeyPem}. Used for the plaintext of encrypted keys.
+ *
+ * @throws {SchemaPinError} `KEY_INVALID` as {@linkcode parsePrivateKeyPem}.
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair, privateKeyFromPkcs8Der, privateKeyToPkcs8Der } from "./keys.ts";
+ * const sk = generateKeyPair();
+ * privateKeyFromPkcs8Der(privateKeyToPkcs8Der(sk)).publicKey.fingerprint ===
+ *   sk.publicKey.fingerprint; // true
+ * ```
+ */
+export function privateKeyFromPkcs8Der(der: Uint8Array, source?: string): PrivateKey {
+  return parsePkcs8(der, context("private key", source));
+}
+
 /** SEC1 `EC PRIVATE KEY` (RFC 5915): the curve must be named. */
 function parseSec1(der: Uint8Array, ctx: Ctx): PrivateKey {
   const parts = readEcPrivateKey(new DerReader(der, ctx), ctx);
@@ -473,8 +491,9 @@ function parseSec1(der: Uint8Array, ctx: Ctx): PrivateKey {
  *
  * @param pem The PEM text.
  * @param source Where the text came from (a file name), for messages and `details.source`.
- * @throws {SchemaPinError} `KEY_INVALID` saying what was given instead: an encrypted key (not
- *   supported yet), a public key, an RSA / Ed25519 / other-curve key, malformed DER, …
+ * @throws {SchemaPinError} `KEY_INVALID` saying what was given instead: an encrypted key
+ *   (`details.encrypted`; decrypt it with `decryptPrivateKeyPem` from `encrypted_key.ts`), a
+ *   public key, an RSA / Ed25519 / other-curve key, malformed DER, …
  *
  * @example
  * ```ts
@@ -494,10 +513,12 @@ export function parsePrivateKeyPem(pem: string, source?: string): PrivateKey {
     case "EC PRIVATE KEY":
       return parseSec1(block.der, ctx);
     case "ENCRYPTED PRIVATE KEY":
+      // §9: decrypting needs a passphrase and WebCrypto (async): decryptPrivateKeyPem.
       return fail(
         ctx,
-        "encrypted private keys are not supported yet; decrypt it first " +
-          "(`openssl pkey -in key.pem -out plain.pem`) and keep the result private",
+        "the key is encrypted and needs its passphrase: commands that take --key read it " +
+          "from --passphrase-file, SCHEMAPIN_PASSPHRASE or a terminal prompt; in code use " +
+          "decryptPrivateKeyPem(). Where only the public key is needed, give public.pem",
         { label, encrypted: true },
       );
     case "PUBLIC KEY":
@@ -567,6 +588,21 @@ export function publicKeyToPem(pk: PublicKey): string {
  * ```
  */
 export function privateKeyToPem(sk: PrivateKey): string {
+  return formatPem("PRIVATE KEY", privateKeyToPkcs8Der(sk));
+}
+
+/**
+ * The private key as unencrypted DER PKCS #8 (the body of {@linkcode privateKeyToPem}).
+ *
+ * @throws {SchemaPinError} `KEY_INVALID` as {@linkcode privateKeyToPem}.
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair, privateKeyToPkcs8Der } from "./keys.ts";
+ * privateKeyToPkcs8Der(generateKeyPair())[0]; // 0x30
+ * ```
+ */
+export function privateKeyToPkcs8Der(sk: PrivateKey): Uint8Array<ArrayBuffer> {
   const ctx = context("private key");
   if (sk.scalar.length !== 32) fail(ctx, `the private scalar is ${sk.scalar.length} bytes, not 32`);
   const d = bytesToNumberBE(sk.scalar);
@@ -580,8 +616,7 @@ export function privateKeyToPem(sk: PrivateKey): string {
     derOctetString(sk.scalar),
     derExplicit(1, derBitString(point)),
   );
-  const pkcs8 = derSequence(derInteger(0n), P256_ALGORITHM, derOctetString(ecPrivateKey));
-  return formatPem("PRIVATE KEY", pkcs8);
+  return derSequence(derInteger(0n), P256_ALGORITHM, derOctetString(ecPrivateKey));
 }
 
 /**

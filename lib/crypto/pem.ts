@@ -167,8 +167,9 @@ export function parsePem(text: string, options: ParsePemOptions = {}): PemBlock 
     if (i === 0 && /^[A-Za-z-]+:/.test(line)) {
       if (/^Proc-Type:\s*4,\s*ENCRYPTED/i.test(line)) {
         fail(
-          `legacy OpenSSL-encrypted PEM ("Proc-Type: 4,ENCRYPTED") is not supported yet; ` +
-            "decrypt the key first (`openssl pkey -in key.pem -out plain.pem`)",
+          `legacy OpenSSL-encrypted PEM ("Proc-Type: 4,ENCRYPTED") is not supported; ` +
+            "convert it to encrypted PKCS #8 (`openssl pkcs8 -topk8 -v2 aes-256-cbc " +
+            "-v2prf hmacWithSHA256 -iter 600000 -in old.pem -out key.pem`)",
           { label, encrypted: true },
         );
       }

@@ -277,10 +277,10 @@ Deno.test("two PEM blocks are refused; `openssl ecparam -genkey` output gets a h
   assertKeyInvalid(() => parsePrivateKeyPem(keys.text("p256_ecparam")), /EC PARAMETERS.*-noout/);
 });
 
-Deno.test("encrypted private keys are refused as not supported yet", () => {
+Deno.test("encrypted keys need their passphrase; legacy PEM encryption is refused", () => {
   assertKeyInvalid(
     () => parsePrivateKeyPem(keys.text("p256_enc"), "enc.pem"),
-    /encrypted private keys are not supported yet/,
+    /the key is encrypted and needs its passphrase.*decryptPrivateKeyPem/,
     {
       encrypted: true,
       source: "enc.pem",
@@ -288,7 +288,7 @@ Deno.test("encrypted private keys are refused as not supported yet", () => {
   );
   assertKeyInvalid(
     () => parsePrivateKeyPem(keys.text("p256_legacy_enc")),
-    /Proc-Type: 4,ENCRYPTED.*not supported yet/,
+    /Proc-Type: 4,ENCRYPTED.*not supported; convert it to encrypted PKCS #8/,
     {
       encrypted: true,
     },

@@ -87,7 +87,7 @@ Deno.test("empty bodies and PEM headers are rejected; legacy encryption is calle
   );
   assertPemError(
     "-----BEGIN EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,00\n\nZg==\n-----END EC PRIVATE KEY-----\n",
-    /Proc-Type: 4,ENCRYPTED.*not supported yet/,
+    /Proc-Type: 4,ENCRYPTED.*not supported; convert it/,
     { encrypted: true },
   );
 });

@@ -1,0 +1,332 @@
+/**
+ * Loading `--key PRIVATE.pem` for every signing command, and the passphrase of an encrypted
+ * key (§9 "Private Key Storage": keys encrypted at rest).
+ *
+ * The passphrase comes from, in this order:
+ *   1. `--passphrase-file FILE` — its first line (a final `\n` or `\r\n` is not part of it);
+ *   2. the `SCHEMAPIN_PASSPHRASE` environment variable;
+ *   3. a prompt on the terminal (stdin and stderr both TTYs), typed without echo.
+ * The explicit flag wins over the ambient variable (a note says so when both are set). With
+ * none of them and no terminal, the command exits 2 naming the first two. An empty passphrase
+ * is refused from every source. The passphrase is never printed, logged or put in an error.
+ *
+ * @module
+ */
+import { parsePrivateKeyPem, type PrivateKey } from "../crypto/keys.ts";
+import {
+  decryptPrivateKeyPem,
+  encryptedPrivateKeyParameters,
+  isEncryptedPrivateKeyPem,
+} from "../crypto/encrypted_key.ts";
+import { SchemaPinError } from "../errors.ts";
+import { type CliIO, UsageError } from "./command.ts";
+import { readInput, readTextInput } from "./io.ts";
+
+/** The environment variable holding a passphrase. */
+export const PASSPHRASE_ENV = "SCHEMAPIN_PASSPHRASE";
+
+/** The parseArgs option every command taking `--key` (and `keygen --encrypt`) adds. */
+export const PASSPHRASE_OPTIONS = {
+  "passphrase-file": { type: "string" },
+} as const;
+
+/** Below this many PBKDF2 iterations, loading an encrypted key prints a warning. */
+export const WEAK_PBKDF2_ITERATIONS = 100_000;
+
+/** The longest passphrase accepted, in bytes (from a file or the prompt). */
+export const MAX_PASSPHRASE_BYTES = 1024;
+
+/**
+ * Asks for a line on the terminal without echo; `undefined` when there is no terminal.
+ * Throws a {@linkcode UsageError} when the user cancels. Tests inject their own.
+ */
+export type PassphrasePrompt = (question: string, io: CliIO) => Promise<string | undefined>;
+
+/** Where a command gets a passphrase. */
+export interface PassphraseSources {
+  /** The command name, first word of usage errors (`sign-schema`, `bundle sign`). */
+  readonly command: string;
+  /** The `--passphrase-file` value, if given. */
+  readonly passphraseFile?: string;
+  /** The terminal prompt (default {@linkcode terminalPassphrasePrompt}). */
+  readonly prompt?: PassphrasePrompt;
+  /** Reads an environment variable (default `Deno.env.get`). */
+  readonly getEnv?: (name: string) => string | undefined;
+}
+
+/**
+ * Reads one line from a terminal in raw mode, echoing nothing: Enter ends it; Backspace/Delete
+ * removes the last character (a whole UTF-8 sequence), Ctrl-U the whole line; Ctrl-C, or
+ * Ctrl-D on an empty line, cancels (`undefined`); escape sequences (arrow keys) and other
+ * control characters are ignored. At most {@linkcode MAX_PASSPHRASE_BYTES} bytes.
+ *
+ * @param read Reads bytes into the buffer, `null` at end of input (`Deno.stdin.read`).
+ * @throws {SchemaPinError} `INPUT_INVALID` for a line longer than the limit.
+ *
+ * @example
+ * ```ts
+ * import { readHiddenLine } from "./private_key.ts";
+ * const chunks = [new TextEncoder().encode("s3cret\r")];
+ * await readHiddenLine(async (buf) => {
+ *   const c = chunks.shift();
+ *   if (!c) return null;
+ *   buf.set(c);
+ *   return c.length;
+ * }); // "s3cret"
+ * ```
+ */
+export async function readHiddenLine(
+  read: (buf: Uint8Array) => Promise<number | null>,
+): Promise<string | undefined> {
+  const line: number[] = [];
+  const buf = new Uint8Array(256);
+  let escape: "none" | "start" | "csi" = "none";
+  try {
+    for (;;) {
+      const n = await read(buf);
+      if (n === null) return line.length === 0 ? undefined : decodeLine(line);
+      for (const b of buf.subarray(0, n)) {
+        if (escape === "start") {
+          escape = b === 0x5b || b === 0x4f ? "csi" : "none"; // ESC [ or ESC O
+          continue;
+        }
+        if (escape === "csi") {
+          if (b >= 0x40 && b <= 0x7e) escape = "none"; // final byte of the sequence
+          continue;
+        }
+        if (b === 0x0d || b === 0x0a) return decodeLine(line);
+        if (b === 0x03) return undefined; // Ctrl-C
+        if (b === 0x04) {
+          if (line.length === 0) return undefined; // Ctrl-D on an empty line
+          continue;
+        }
+        if (b === 0x7f || b === 0x08) {
+          // Remove one character: its continuation bytes (10xxxxxx) and its lead byte.
+          while (line.length > 0 && (line[line.length - 1] & 0xc0) === 0x80) line.pop();
+          line.pop();
+          continue;
+        }
+        if (b === 0x15) {
+          line.fill(0);
+          line.length = 0;
+          continue;
+        }
+        if (b === 0x1b) {
+          escape = "start";
+          continue;
+        }
+        if (b < 0x20) continue;
+        if (line.length >= MAX_PASSPHRASE_BYTES) {
+          throw new SchemaPinError(
+            "INPUT_INVALID",
+            `the passphrase is longer than ${MAX_PASSPHRASE_BYTES} bytes`,
+          );
+        }
+        line.push(b);
+      }
+    }
+  } finally {
+    buf.fill(0);
+  }
+}
+
+function decodeLine(bytes: number[]): string {
+  const arr = new Uint8Array(bytes);
+  bytes.fill(0);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(arr);
+  } catch {
+    throw new SchemaPinError("INPUT_INVALID", "the passphrase typed is not valid UTF-8");
+  } finally {
+    arr.fill(0);
+  }
+}
+
+/**
+ * Prompts on the process terminal (stdin and stderr both TTYs) with echo off (raw mode);
+ * `undefined` when there is no terminal. The terminal mode is restored however it ends.
+ * Ctrl-C or Ctrl-D cancels with a {@linkcode UsageError} (exit 2).
+ *
+ * @example
+ * ```ts ignore
+ * const pass = await terminalPassphrasePrompt("Passphrase for key.pem: ", io);
+ * ```
+ */
+export const terminalPassphrasePrompt: PassphrasePrompt = async (
+  question,
+  io,
+): Promise<string | undefined> => {
+  if (!Deno.stdin.isTerminal() || !io.stderrIsTerminal) return undefined;
+  // Echo goes off before the question appears, so nothing typed after it is ever shown.
+  Deno.stdin.setRaw(true);
+  try {
+    await io.stderr(question);
+    const line = await readHiddenLine((buf) => Deno.stdin.read(buf));
+    if (line === undefined) throw new UsageError("passphrase entry cancelled");
+    return line;
+  } finally {
+    Deno.stdin.setRaw(false);
+    await io.stderr("\n");
+  }
+};
+
+/** Reads an environment variable; a missing permission is an error naming it, not "unset". */
+function defaultGetEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch (e) {
+    throw new SchemaPinError(
+      "IO_FAILED",
+      `cannot read the ${name} environment variable: ${(e as Error).message}`,
+      { variable: name },
+    );
+  }
+}
+
+/** The first line of a passphrase file, without its line ending. */
+async function passphraseFromFile(path: string, io: CliIO): Promise<string> {
+  const bytes = await readInput(path, io);
+  const where = path === "-" ? "stdin" : path;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new SchemaPinError("INPUT_INVALID", `passphrase file ${where} is not UTF-8 text`, {
+      path,
+    });
+  } finally {
+    bytes.fill(0);
+  }
+  const nl = text.indexOf("\n");
+  let line = nl < 0 ? text : text.slice(0, nl);
+  if (line.endsWith("\r")) line = line.slice(0, -1);
+  if (line.length === 0) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `passphrase file ${where} is empty (its first line is the passphrase)`,
+      { path },
+    );
+  }
+  if (new TextEncoder().encode(line).length > MAX_PASSPHRASE_BYTES) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `passphrase file ${where}: the passphrase is longer than ${MAX_PASSPHRASE_BYTES} bytes`,
+      { path },
+    );
+  }
+  return line;
+}
+
+/**
+ * Gets a passphrase from `--passphrase-file`, else `SCHEMAPIN_PASSPHRASE`, else the terminal
+ * (asking twice when `confirm`, for a new key).
+ *
+ * @param io The command's I/O (notes and the prompt go to stderr).
+ * @param sources Where to look.
+ * @param purpose What it is for, shown in the prompt and the error ("keys/private.pem").
+ * @param confirm Ask twice on the terminal and require the same answer (a new passphrase).
+ * @throws {UsageError} no source and no terminal, an empty or mismatched passphrase, or a
+ *   cancelled prompt (exit 2).
+ * @throws {SchemaPinError} `IO_FAILED` / `INPUT_INVALID` for an unreadable or empty file.
+ *
+ * @example
+ * ```ts ignore
+ * const pass = await readPassphrase(io, { command: "keygen" }, "the new key", true);
+ * ```
+ */
+export async function readPassphrase(
+  io: CliIO,
+  sources: PassphraseSources,
+  purpose: string,
+  confirm = false,
+): Promise<string> {
+  const command = sources.command;
+  const getEnv = sources.getEnv ?? defaultGetEnv;
+  if (sources.passphraseFile !== undefined) {
+    let envSet = false;
+    try {
+      envSet = getEnv(PASSPHRASE_ENV) !== undefined;
+    } catch { /* no permission to look: nothing to note */ }
+    if (envSet) {
+      await io.stderr(`note: --passphrase-file is used; ${PASSPHRASE_ENV} is ignored\n`);
+    }
+    return await passphraseFromFile(sources.passphraseFile, io);
+  }
+  const fromEnv = getEnv(PASSPHRASE_ENV);
+  if (fromEnv !== undefined) {
+    if (fromEnv === "") {
+      throw new UsageError(
+        `${command}: ${PASSPHRASE_ENV} is set but empty; set it to the passphrase or unset it`,
+      );
+    }
+    return fromEnv;
+  }
+  const prompt = sources.prompt ?? terminalPassphrasePrompt;
+  const first = await prompt(
+    confirm ? `New passphrase for ${purpose}: ` : `Passphrase for ${purpose}: `,
+    io,
+  );
+  if (first === undefined) {
+    throw new UsageError(
+      `${command}: ${purpose} needs a passphrase: give --passphrase-file FILE or set ` +
+        `${PASSPHRASE_ENV} (there is no terminal to ask on)`,
+    );
+  }
+  if (first === "") throw new UsageError(`${command}: the passphrase is empty`);
+  if (confirm) {
+    const again = await prompt(`Repeat the passphrase: `, io);
+    if (again === undefined) throw new UsageError(`${command}: passphrase entry cancelled`);
+    if (again !== first) {
+      throw new UsageError(`${command}: the two passphrases differ; nothing was written`);
+    }
+  }
+  return first;
+}
+
+/**
+ * Reads `--key PATH` (or stdin for `-`): an unencrypted private key (PKCS #8 or SEC1), or an
+ * encrypted PKCS #8 key, whose parameters are checked before its passphrase is asked for.
+ * Warns on stderr when an encrypted key uses fewer than
+ * {@linkcode WEAK_PBKDF2_ITERATIONS} PBKDF2 iterations (OpenSSL writes 2048 by default).
+ *
+ * @throws {SchemaPinError} `KEY_INVALID` (not a P-256 private key, unsupported encryption,
+ *   wrong passphrase or corrupted key), `IO_FAILED`; {@linkcode UsageError} as
+ *   {@linkcode readPassphrase}.
+ *
+ * @example
+ * ```ts ignore
+ * const key = await loadPrivateKey(values.key, io, {
+ *   command: "sign-schema",
+ *   passphraseFile: values["passphrase-file"],
+ * });
+ * ```
+ */
+export async function loadPrivateKey(
+  path: string,
+  io: CliIO,
+  sources: PassphraseSources,
+): Promise<PrivateKey> {
+  if (path === "-" && sources.passphraseFile === "-") {
+    throw new UsageError(`${sources.command}: --key and --passphrase-file cannot both be stdin`);
+  }
+  const source = path === "-" ? "stdin" : path;
+  const pem = await readTextInput(path, io);
+  if (!isEncryptedPrivateKeyPem(pem)) {
+    const key = parsePrivateKeyPem(pem, source);
+    if (sources.passphraseFile !== undefined) {
+      await io.stderr(`note: ${source} is not encrypted; --passphrase-file is not used\n`);
+    }
+    return key;
+  }
+  const params = encryptedPrivateKeyParameters(pem, source);
+  const passphrase = await readPassphrase(io, sources, source);
+  const key = await decryptPrivateKeyPem(pem, passphrase, source);
+  if (params.iterations < WEAK_PBKDF2_ITERATIONS) {
+    await io.stderr(
+      `warning: ${source} is encrypted with only ${params.iterations} PBKDF2 iterations; ` +
+        "re-encrypt it with `openssl pkcs8 -topk8 -v2 aes-256-cbc -v2prf hmacWithSHA256 " +
+        `-iter 600000 -in ${source} -out NEW.pem\`\n`,
+    );
+  }
+  return key;
+}

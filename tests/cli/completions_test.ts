@@ -1,0 +1,254 @@
+// `schemapin completions bash|zsh|fish`: generated from the registry's help texts; each script
+// is valid for its shell and the bash one is exercised for real.
+import assert from "node:assert/strict";
+import type { Command } from "../../lib/cli/command.ts";
+import { COMMANDS } from "../../lib/cli/registry.ts";
+import { completionScript, completionSpec, SHELLS } from "../../lib/cli/completions.ts";
+import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
+
+async function available(shell: string): Promise<boolean> {
+  try {
+    const o = await new Deno.Command(shell, {
+      args: ["-c", "exit 0"],
+      stdout: "null",
+      stderr: "null",
+    })
+      .output();
+    return o.success;
+  } catch {
+    return false;
+  }
+}
+
+async function syntaxCheck(shell: string, file: string): Promise<{ ok: boolean; err: string }> {
+  const o = await new Deno.Command(shell, { args: ["-n", file], stdout: "piped", stderr: "piped" })
+    .output();
+  return { ok: o.success, err: new TextDecoder().decode(o.stderr) };
+}
+
+/** Runs the bash completion function for a command line ending at the cursor. */
+async function bashComplete(script: string, line: string[]): Promise<string[]> {
+  return await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/c.bash`, script);
+    const words = line.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(" ");
+    const program = `source '${dir}/c.bash'
+COMP_WORDS=(${words}); COMP_CWORD=${line.length - 1}
+_schemapin
+printf '%s\\n' "\${COMPREPLY[@]}"`;
+    const o = await new Deno.Command("bash", {
+      args: ["--norc", "--noprofile", "-c", program],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.ok(o.success, new TextDecoder().decode(o.stderr));
+    return new TextDecoder().decode(o.stdout).split("\n").filter((l) => l !== "");
+  });
+}
+
+const HAS_BASH = await available("bash");
+
+// ---------------------------------------------------------------- the scripts
+
+for (const shell of SHELLS) {
+  Deno.test(`completions ${shell}: exit 0, mentions every command, and is valid ${shell}`, async () => {
+    const r = await runInProcess(["completions", shell]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, "");
+    for (const c of COMMANDS) {
+      assert.match(r.stdout, new RegExp(`(^|[\\s'(])${c.name}([\\s)']|$)`), `${shell}: ${c.name}`);
+    }
+    for (const flag of ["--encrypt", "--passphrase-file", "--trust-first-use"]) {
+      assert.ok(r.stdout.includes(shell === "fish" ? `-l ${flag.slice(2)}` : flag), flag);
+    }
+    if (!(await available(shell))) {
+      console.log(`skip: ${shell} is not installed, so \`${shell} -n\` cannot check the script`);
+      return;
+    }
+    await withTempDir(async (dir) => {
+      const file = `${dir}/script.${shell}`;
+      await Deno.writeTextFile(file, r.stdout);
+      const check = await syntaxCheck(shell, file);
+      assert.ok(check.ok, `${shell} -n failed: ${check.err}`);
+      // The check can fail: a broken copy is refused.
+      await Deno.writeTextFile(file, r.stdout.replace(/\bfi\b|\bend\b/, "") + "\nif\n");
+      assert.equal((await syntaxCheck(shell, file)).ok, false, "a broken script is rejected");
+    });
+  });
+}
+
+Deno.test("the real binary prints the same script as in process", async () => {
+  const child = await runCliProcess(["completions", "bash"]);
+  assert.equal(child.code, 0, child.stderr);
+  assert.equal(child.stdout, completionScript("bash", COMMANDS));
+});
+
+Deno.test({
+  name: "bash completes commands, subcommands and the flags of the right subcommand",
+  ignore: !HAS_BASH,
+  fn: async () => {
+    const script = completionScript("bash", COMMANDS);
+    assert.deepEqual(await bashComplete(script, ["schemapin", "bun"]), ["bundle"]);
+    assert.deepEqual(await bashComplete(script, ["schemapin", "--v"]), ["--version"]);
+    assert.deepEqual(await bashComplete(script, ["schemapin", "bundle", "s"]), ["sign", "show"]);
+    assert.deepEqual(await bashComplete(script, ["schemapin", "keygen", "--en"]), ["--encrypt"]);
+    assert.deepEqual(
+      await bashComplete(script, ["schemapin", "bundle", "sign", "b.json", "--pa"]),
+      ["--passphrase-file"],
+    );
+    assert.deepEqual(
+      await bashComplete(script, ["schemapin", "sign-schema", "tool.json", "--passphrase"]),
+      ["--passphrase-file"],
+    );
+    assert.deepEqual(await bashComplete(script, ["schemapin", "completions", "z"]), ["zsh"]);
+  },
+});
+
+Deno.test({
+  name: "bash offers nothing where nothing fits: other subcommands' flags, after --, file words",
+  ignore: !HAS_BASH,
+  fn: async () => {
+    const script = completionScript("bash", COMMANDS);
+    const none = async (line: string[]) => assert.deepEqual(await bashComplete(script, line), []);
+    await none(["schemapin", "bundle", "verify", "b.json", "--pa"]); // --passphrase-file is sign's
+    await none(["schemapin", "bundle", "create", "--ki"]); // --kid is sign's
+    await none(["schemapin", "nosuch", "--"]);
+    await none(["schemapin", "keygen", "ou"]); // not a flag: the shell completes file names
+    await none(["schemapin", "contract", "init", "--server", "x", "--", "--he"]);
+    await none(["schemapin", "bundle", "nosuch", "--js"]);
+    await none(["schemapin", "zzz"]);
+  },
+});
+
+// ---------------------------------------------------------------- reading the help texts
+
+const byName = (name: string) => COMMANDS.find((c) => c.name === name)!;
+
+Deno.test("keygen's flags are exactly its documented options", () => {
+  const spec = completionSpec(byName("keygen"));
+  assert.deepEqual(spec.subcommands, []);
+  assert.deepEqual(
+    [...spec.flags].sort(),
+    [
+      "--contact",
+      "--developer",
+      "--encrypt",
+      "--force",
+      "--help",
+      "--json",
+      "--out",
+      "--passphrase-file",
+      "--well-known",
+    ],
+  );
+});
+
+Deno.test("subcommands come from the Usage block; `as for` and shared notes are followed", () => {
+  const pins = completionSpec(byName("pins"));
+  assert.deepEqual(pins.subcommands.map((s) => s.name), [
+    "list",
+    "show",
+    "add",
+    "rotate",
+    "remove",
+    "export",
+    "import",
+  ]);
+  const remove = pins.subcommands.find((s) => s.name === "remove")!;
+  assert.deepEqual([...remove.flags].sort(), ["--help", "--pin-store"], "'All take' is shared");
+  const bundle = completionSpec(byName("bundle"));
+  const merge = bundle.subcommands.find((s) => s.name === "merge")!;
+  assert.ok(merge.flags.includes("--authority-key"), "merge takes verify's options");
+  assert.ok(!merge.flags.includes("--kid"));
+  assert.deepEqual(
+    completionSpec(byName("completions")).subcommands.map((s) => s.name),
+    ["bash", "zsh", "fish"],
+  );
+  for (const name of ["contract", "bundle", "pins"]) {
+    assert.ok(completionSpec(byName(name)).subcommands.length >= 3, name);
+  }
+});
+
+Deno.test("flags quoted in prose or examples are not offered", () => {
+  const fake: Command = {
+    name: "demo",
+    summary: "a demo",
+    help: `schemapin demo — demo
+
+Usage: schemapin demo [--real] FILE
+
+Run \`schemapin other --elsewhere\` first; --prose-flag is mentioned here.
+
+Options:
+  --real      a real flag
+  --also X, --too Y   two on one line
+
+Example:
+  schemapin demo --example-only x
+`,
+    run: () => Promise.resolve(0),
+  };
+  const spec = completionSpec(fake);
+  assert.deepEqual([...spec.flags].sort(), ["--also", "--help", "--real", "--too"]);
+  assert.deepEqual(spec.subcommands, []);
+});
+
+Deno.test("a command name that is not a plain word is refused rather than written into a script", () => {
+  const bad: Command = {
+    name: "x;rm -rf",
+    summary: "s",
+    help: "Usage: schemapin x\n",
+    run: () => Promise.resolve(0),
+  };
+  for (const shell of SHELLS) {
+    assert.throws(() => completionScript(shell, [bad]), /unexpected word "x;rm -rf"/);
+  }
+});
+
+// ---------------------------------------------------------------- usage errors
+
+Deno.test("completions without a shell, with an unknown shell or extra words exits 2", async () => {
+  const cases: [string[], RegExp][] = [
+    [["completions"], /expected a shell \(bash\|zsh\|fish\), got 0/],
+    [["completions", "tcsh"], /unknown shell "tcsh"; expected bash, zsh or fish/],
+    [["completions", "bash", "zsh"], /got 2 argument/],
+    [["completions", "--bogus"], /Unknown option '--bogus'/],
+  ];
+  for (const [args, pattern] of cases) {
+    const r = await runInProcess(args);
+    assert.equal(r.code, 2, args.join(" "));
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, pattern);
+  }
+  const help = await runInProcess(["completions", "--help"]);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /Usage: schemapin completions bash\|zsh\|fish/);
+});
+
+Deno.test("a subcommand's flags do not leak to its siblings", () => {
+  const sub = (cmd: string, name: string) =>
+    completionSpec(byName(cmd)).subcommands.find((s) => s.name === name)!.flags;
+  assert.ok(!sub("pins", "list").includes("--fingerprint"));
+  assert.ok(!sub("pins", "import").includes("--out"));
+  assert.ok(!sub("contract", "digest").includes("--lock"));
+  assert.ok(!sub("contract", "init").includes("--allow-new"));
+  assert.ok(!sub("bundle", "show").includes("--key"));
+  assert.ok(!sub("bundle", "verify").includes("--passphrase-file"));
+});
+
+Deno.test("a help text with no Usage block and no option list gives only --help", () => {
+  const bare: Command = {
+    name: "bare",
+    summary: "it's: odd",
+    help: "schemapin bare — see `schemapin bare --nothing` and --prose\n",
+    run: () => Promise.resolve(0),
+  };
+  assert.deepEqual(completionSpec(bare), {
+    name: "bare",
+    summary: "it's: odd",
+    flags: ["--help"],
+    subcommands: [],
+  });
+  // Quotes and colons in a summary are escaped for each shell, never left to break the script.
+  assert.ok(completionScript("zsh", [bare]).includes(`'bare:it'\\''s\\: odd'`));
+  assert.ok(completionScript("fish", [bare]).includes(`-d 'it\\'s: odd'`));
+});
