@@ -199,13 +199,13 @@ export {
   formatSkillSignatureDocument,
   type ParsedSkillSignature,
   parseSkillSignatureDocument,
+  signSkillDocument,
   SKILL_SIGNATURE_FIELDS,
   SKILL_SIGNATURE_VERSION,
   skillAlgorithmFor,
   type SkillSignatureDocument,
-  type SkillSignOptions,
-  signSkillDocument,
   skillSigningInput,
+  type SkillSignOptions,
 } from "./lib/skill/document.ts";
 export {
   readSkillName,
@@ -219,8 +219,8 @@ export {
   MAX_SIGNATURE_FILE_BYTES,
   type SkillVerificationResult,
   verifySkillOffline,
-  verifySkillOfflineWithHook,
   type VerifySkillOfflineOptions,
+  verifySkillOfflineWithHook,
 } from "./lib/skill/verify.ts";
 export type {
   BeforePinHook,
@@ -237,3 +237,18 @@ export * from "./lib/bundle/verify.ts";
 export * from "./lib/bundle/merge.ts";
 export * from "./lib/bundle/jsonrpc.ts";
 export * from "./lib/bundle/resolver.ts";
+
+// Private keys at rest (spec §9)
+export {
+  type CipherName,
+  decryptPrivateKeyPem,
+  DEFAULT_PBKDF2_ITERATIONS,
+  type EncryptedKeyParameters,
+  encryptedPrivateKeyParameters,
+  type EncryptPrivateKeyOptions,
+  encryptPrivateKeyPem,
+  isEncryptedPrivateKeyPem,
+  MAX_PBKDF2_ITERATIONS,
+  type PbkdfHash,
+} from "./lib/crypto/encrypted_key.ts";
+export { privateKeyFromPkcs8Der, privateKeyToPkcs8Der } from "./lib/crypto/keys.ts";
