@@ -19,6 +19,8 @@ import { hashSkillCommand } from "./hash_skill.ts";
 import { signSkillCommand } from "./sign_skill.ts";
 import { bundleCommand } from "./bundle.ts";
 import { verifySkillCommand } from "./verify_skill.ts";
+import { dnsCommand } from "./dns.ts";
+import { serveCommand } from "./serve.ts";
 import { makeCompletionsCommand } from "./completions.ts";
 
 /**
@@ -45,5 +47,7 @@ export const COMMANDS: readonly Command[] = [
   signSkillCommand,
   bundleCommand,
   verifySkillCommand,
+  dnsCommand,
+  serveCommand,
   makeCompletionsCommand(() => COMMANDS),
 ];

@@ -10,14 +10,28 @@ import { parseJson } from "../json/parse.ts";
 import type { JsonValue } from "../json/types.ts";
 import {
   type AuthorityFlagValues,
+  authorityStoreFromFlags,
   findInBundleFile,
+  hasAuthorityFlags,
+  readBundleFile,
   rejectAuthorityFlags,
 } from "./bundle_trust.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import { parseRevocationDocument } from "../revocation/document.ts";
 import type { FirstUseInfo, OfflineVerificationResult } from "../schema/flow.ts";
+import { loadTrustBundle, TrustBundleResolver } from "../bundle/resolver.ts";
+import {
+  ChainResolver,
+  LocalFileResolver,
+  resolveTrustDocuments,
+  type SchemaResolver,
+} from "../discovery/resolvers.ts";
+import { WellKnownResolver } from "../discovery/well_known.ts";
+import type { HttpsFetchOptions } from "../discovery/http.ts";
+import { type DnsCrossCheck, type DnsTxtLookup, lookupDnsTxt } from "../dns/check.ts";
+import { type DnsServer, parseDnsServer } from "../dns/resolve.ts";
 import { type CliIO, EXIT_FAILED, EXIT_USAGE, jsonOutput, UsageError } from "./command.ts";
-import { describeFsError, readInput } from "./io.ts";
+import { describeFsError, readInput, readTextInput } from "./io.ts";
 
 /** The name a path is reported under (`stdin` for `-`). */
 export function sourceName(path: string): string {
@@ -155,6 +169,8 @@ export interface TrustInputs {
   discoverySource: string;
   /** Where the revocation document came from, for messages. */
   revocationSource?: string;
+  /** Warnings from resolving (`revocation_endpoint_unreachable`). */
+  warnings?: readonly string[];
 }
 
 /** The key-source options of the verify commands. */
@@ -166,34 +182,165 @@ export interface TrustOptionValues extends AuthorityFlagValues {
   bundle?: string;
   /** `--well-known`. */
   "well-known"?: boolean;
+  /** `--resolver-dir DIR`. */
+  "resolver-dir"?: string;
   /** `--revocation FILE`. */
   revocation?: string;
+  /** `--ca-file FILE` (extra CA certificates for --well-known). */
+  "ca-file"?: string;
+  /** `--timeout SECONDS` (network connect/read and DNS deadlines). */
+  timeout?: string;
+  /** `--dns` (DNS TXT cross-check, §17). */
+  dns?: boolean;
+  /** `--dns-server IP[:PORT]`. */
+  "dns-server"?: string;
+  /** `--allow-missing-revocation`. */
+  "allow-missing-revocation"?: boolean;
+}
+
+/** The network and resolver options the verify commands add (`parseArgs` spec). */
+export const NETWORK_OPTIONS = {
+  "well-known": { type: "boolean" },
+  "resolver-dir": { type: "string" },
+  dns: { type: "boolean" },
+  "dns-server": { type: "string" },
+  "ca-file": { type: "string" },
+  timeout: { type: "string" },
+} as const;
+
+/** Help lines for {@linkcode NETWORK_OPTIONS}. */
+export const NETWORK_HELP =
+  `  --well-known             fetch https://DOMAIN/.well-known/schemapin.json (and its declared
+                           revocation_endpoint): HTTPS only, no redirects, 64 KiB cap,
+                           timeouts; HTTPS_PROXY/NO_PROXY and DENO_CERT are honoured
+  --resolver-dir DIR       read DIR/DOMAIN.json and DIR/DOMAIN.revocations.json
+                           (--bundle, --resolver-dir and --well-known together form a chain,
+                           in the order given: the first source that has the domain wins;
+                           only "not found" falls through, any other failure stops)
+  --ca-file FILE           extra CA certificate(s), PEM, for --well-known (a private CA)
+  --timeout SECONDS        network deadlines (default: connect 5, read 10, DNS 5)
+  --dns                    cross-check the key with the _schemapin.DOMAIN TXT record (§17):
+                           absent = no effect; mismatch = DOMAIN_MISMATCH; malformed =
+                           DISCOVERY_INVALID; no answer (timeout, SERVFAIL) fails closed
+  --dns-server IP[:PORT]   the name server for --dns (default: /etc/resolv.conf)`;
+
+/** The source flags that can form a chain, in the order they appear in `args`. */
+function chainOrder(args: readonly string[], values: TrustOptionValues): string[] {
+  const flags = ["bundle", "resolver-dir", "well-known"].filter((f) =>
+    f === "well-known" ? values["well-known"] === true : values[f as "bundle"] !== undefined
+  );
+  const at = (flag: string) => {
+    const i = args.findIndex((a) => a === `--${flag}` || a.startsWith(`--${flag}=`));
+    return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+  };
+  return flags.sort((a, b) => at(a) - at(b));
 }
 
 /**
- * Loads the trust inputs of `command` from exactly one key source (`--discovery FILE` with an
- * optional `--revocation FILE`, or `--bundle FILE`) and checks their structure, so a malformed
- * local file is an input error naming it rather than a verification failure.
+ * Parses `--timeout SECONDS` (0 < s ≤ 600, decimals allowed) into milliseconds; a usage
+ * error otherwise.
+ */
+export function parseTimeoutFlag(command: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const s = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
+  if (!(s > 0 && s <= 600)) {
+    throw new UsageError(
+      `${command}: --timeout ${JSON.stringify(text)} must be a number of seconds, > 0 and ≤ 600`,
+    );
+  }
+  return Math.round(s * 1000);
+}
+
+/** The `--well-known` fetch options: `--timeout` and the `--ca-file` HTTP client (close it). */
+export async function httpsOptions(
+  command: string,
+  values: TrustOptionValues,
+  io: CliIO,
+): Promise<HttpsFetchOptions> {
+  const ms = parseTimeoutFlag(command, values.timeout);
+  const options: HttpsFetchOptions = ms === undefined
+    ? {}
+    : { connectTimeoutMs: ms, readTimeoutMs: ms };
+  const caFile = values["ca-file"];
+  if (caFile !== undefined) {
+    const pem = await readTextInput(caFile, io);
+    if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `--ca-file ${sourceName(caFile)} holds no PEM certificate (BEGIN CERTIFICATE)`,
+        { path: caFile },
+      );
+    }
+    try {
+      options.client = Deno.createHttpClient({ caCerts: [pem] });
+    } catch (e) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `--ca-file ${sourceName(caFile)}: ${(e as Error).message}`,
+        { path: caFile },
+      );
+    }
+  }
+  return options;
+}
+
+/** A bundle file as a resolver (a signed bundle only after it verified, §21.4). */
+async function bundleResolver(
+  command: string,
+  file: string,
+  values: TrustOptionValues,
+  io: CliIO,
+): Promise<SchemaResolver> {
+  const value = await readBundleFile(file, io);
+  const { store } = await authorityStoreFromFlags(command, values, io);
+  const loaded = await loadTrustBundle(value, store, {
+    allowFirstUse: values["trust-first-use-authority"] === true,
+    source: sourceName(file),
+    requireSigned: hasAuthorityFlags(values),
+  });
+  const resolver = loaded.signed
+    ? TrustBundleResolver.fromVerified(loaded.verification!.verified!)
+    : TrustBundleResolver.fromUnsigned(value, sourceName(file));
+  return {
+    resolveDiscovery: (d) => resolver.resolveDiscovery(d),
+    resolveRevocation: (d) => resolver.resolveRevocation(d),
+    sourceName: (d) => `${sourceName(file)} (documents: ${d})`,
+    revocationSourceName: (d) => `${sourceName(file)} (revocations: ${d})`,
+  };
+}
+
+/**
+ * Loads the trust inputs of `command`: `--discovery FILE` (with an optional
+ * `--revocation FILE`) alone, or one or more of `--bundle FILE`, `--resolver-dir DIR`,
+ * `--well-known` — several form a chain in the order they appear in `args`. Structure is
+ * checked, so a malformed local file is an input error naming it. Network failures carry
+ * `details.remote` (exit 1, see {@linkcode reportInputFailure}).
  */
 export async function loadTrust(
   command: string,
   values: TrustOptionValues,
   domain: string,
   io: CliIO,
+  args: readonly string[] = [],
 ): Promise<TrustInputs> {
-  const sources = [values.discovery, values.bundle, values["well-known"] ? "x" : undefined]
-    .filter((v) => v !== undefined);
-  if (sources.length !== 1) {
+  const chain = chainOrder(args, values);
+  if (values.discovery !== undefined ? chain.length > 0 : chain.length === 0) {
     throw new UsageError(
-      `${command}: give exactly one key source: --discovery FILE or --bundle FILE`,
+      `${command}: give exactly one key source (--discovery FILE), or one or more of ` +
+        "--bundle FILE, --resolver-dir DIR and --well-known (a chain, in the order given)",
     );
   }
-  if (values["well-known"]) {
-    throw new UsageError(
-      `${command}: --well-known (HTTPS discovery) is not available in this version; save ` +
-        "https://DOMAIN/.well-known/schemapin.json and pass it with --discovery FILE",
-    );
+  if (!values["well-known"]) {
+    for (const flag of ["ca-file"] as const) {
+      if (values[flag] !== undefined) {
+        throw new UsageError(`${command}: --${flag} goes with --well-known`);
+      }
+    }
+    if (values.timeout !== undefined && !values.dns) {
+      throw new UsageError(`${command}: --timeout goes with --well-known or --dns`);
+    }
   }
+  parseTimeoutFlag(command, values.timeout);
   if (values.discovery !== undefined) {
     rejectAuthorityFlags(command, values);
     const trust: TrustInputs = {
@@ -208,20 +355,111 @@ export async function loadTrust(
   }
   if (values.revocation !== undefined) {
     throw new UsageError(
-      `${command}: a bundle carries its own revocation documents; --revocation goes with ` +
-        "--discovery",
+      `${command}: --revocation goes with --discovery; a bundle, --resolver-dir and ` +
+        "--well-known supply their own revocation documents",
     );
   }
-  const file = values.bundle!;
-  // Unsigned bundles are used as given; signed ones only after verifying against the
-  // authority allow-list (lib/cli/bundle_trust.ts, §21.4).
-  const found = await findInBundleFile(command, file, domain, values, io);
-  return validateTrust({
-    discovery: found.discovery,
-    revocation: found.revocation,
-    discoverySource: `${sourceName(file)} (documents: ${domain})`,
-    revocationSource: `${sourceName(file)} (revocations: ${domain})`,
+  if (values.bundle === undefined) rejectAuthorityFlags(command, values);
+  if (chain.length === 1 && chain[0] === "bundle") {
+    const file = values.bundle!;
+    // Unsigned bundles are used as given; signed ones only after verifying against the
+    // authority allow-list (lib/cli/bundle_trust.ts, §21.4).
+    const found = await findInBundleFile(command, file, domain, values, io);
+    return validateTrust({
+      discovery: found.discovery,
+      revocation: found.revocation,
+      discoverySource: `${sourceName(file)} (documents: ${domain})`,
+      revocationSource: `${sourceName(file)} (revocations: ${domain})`,
+    });
+  }
+  const resolvers: SchemaResolver[] = [];
+  let client: Deno.HttpClient | undefined;
+  try {
+    for (const flag of chain) {
+      if (flag === "bundle") {
+        resolvers.push(await bundleResolver(command, values.bundle!, values, io));
+      } else if (flag === "resolver-dir") {
+        resolvers.push(new LocalFileResolver(values["resolver-dir"]!));
+      } else {
+        const options = await httpsOptions(command, values, io);
+        client = options.client;
+        resolvers.push(new WellKnownResolver(options));
+      }
+    }
+    const resolver = resolvers.length === 1 ? resolvers[0] : new ChainResolver(resolvers);
+    const trust = await resolveTrustDocuments(resolver, domain, {
+      allowMissingRevocation: values["allow-missing-revocation"] === true,
+    });
+    return { ...trust };
+  } finally {
+    client?.close();
+  }
+}
+
+/**
+ * The DNS TXT record of `domain` when `--dns` is given (else `undefined`); `--dns-server`
+ * without `--dns` and a malformed server are usage errors. Network trouble is a `failed`
+ * lookup, which the before-pin hook turns into `DISCOVERY_FETCH_FAILED` (fail closed).
+ */
+export async function loadDnsLookup(
+  command: string,
+  values: TrustOptionValues,
+  domain: string,
+): Promise<DnsTxtLookup | undefined> {
+  const server = parseDnsServerFlag(command, values);
+  if (!values.dns) return undefined;
+  const timeoutMs = parseTimeoutFlag(command, values.timeout);
+  return await lookupDnsTxt(domain, {
+    ...(server ? { nameServer: server } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
   });
+}
+
+/** `--dns-server`, parsed; a usage error when malformed or given without `--dns`. */
+export function parseDnsServerFlag(
+  command: string,
+  values: { dns?: boolean; "dns-server"?: string },
+  requireDns = true,
+): DnsServer | undefined {
+  const text = values["dns-server"];
+  if (text === undefined) return undefined;
+  if (requireDns && !values.dns) throw new UsageError(`${command}: --dns-server goes with --dns`);
+  try {
+    return parseDnsServer(text);
+  } catch (e) {
+    throw new UsageError(`${command}: --dns-server: ${(e as Error).message}`);
+  }
+}
+
+/** One line describing a DNS cross-check, for the text output. */
+export function describeDnsCheck(check: DnsCrossCheck): string {
+  switch (check.state) {
+    case "absent":
+      return `dns: no ${check.name} TXT record (absent: no effect)`;
+    case "match":
+      return `dns: ${check.name} publishes ${check.fingerprint}: matches`;
+    case "mismatch":
+      return `dns: ${check.name} publishes ${check.fingerprint}: MISMATCH`;
+    case "malformed":
+      return `dns: ${check.name} is malformed: ${check.reason}`;
+    case "lookup_failed":
+      return `dns: ${check.name} could not be looked up (${check.server}): ${check.reason}`;
+  }
+}
+
+/**
+ * The exit code of a finished verification: 0 valid; 1 for a failure reported by the DNS
+ * cross-check (the published record is not the user's input); else {@linkcode verifyExitCode}.
+ */
+export function resultExitCode(
+  result: OfflineVerificationResult & { dns?: DnsCrossCheck },
+): number {
+  if (result.valid) return 0;
+  const dnsState = result.dns?.state;
+  if (dnsState === "mismatch" || dnsState === "malformed" || dnsState === "lookup_failed") {
+    return EXIT_FAILED;
+  }
+  return verifyExitCode(result.errorCode);
 }
 
 /** Checks the structure of the local discovery (and its key) and revocation documents. */
@@ -253,7 +491,9 @@ export async function reportInputFailure(e: unknown, json: boolean, io: CliIO): 
   } else {
     await io.stderr(`error: ${e.code}: ${e.message}\n`);
   }
-  return verifyExitCode(e.code);
+  // A network document that is unreachable or malformed is a verification failure (exit 1),
+  // not a bad input of the user's.
+  return e.details.remote === true ? EXIT_FAILED : verifyExitCode(e.code);
 }
 
 const VERIFY_WARNINGS: Record<string, string> = {
@@ -267,6 +507,12 @@ const VERIFY_WARNINGS: Record<string, string> = {
     "the discovery document has a newer schema_version than this verifier knows (read as 1.4)",
   signature_version_newer:
     "the signature document has a newer schemapin_version than this verifier knows",
+  revocation_endpoint_unreachable:
+    "the declared revocation_endpoint could not be fetched; accepted only because of " +
+    "--allow-missing-revocation",
+  dns_multiple_records:
+    "several _schemapin TXT records carry v=schemapin1; the first one was used (§17.1)",
+  dns_lookup_failed: "the DNS TXT record could not be looked up; not cross-checked",
   legacy_signature_format:
     "legacy signature format (schemapin_version below 1.4): only the file contents are " +
     "signed, none of the metadata (skill_name, domain, signed_at, expires_at, versions, " +

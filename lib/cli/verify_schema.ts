@@ -1,6 +1,8 @@
 /**
- * `schemapin verify-schema`: offline verification of a tool schema signature (§15.1) against
- * a discovery document or an unsigned trust bundle, with TOFU pins, revocation and expiry.
+ * `schemapin verify-schema`: verification of a tool schema signature (§15.1) against a
+ * discovery document, a trust bundle, a resolver folder or `.well-known` over HTTPS (§14, a
+ * chain when several are given), with TOFU pins, revocation, expiry and the optional DNS TXT
+ * cross-check (§17) before any pin is written.
  *
  * @module
  */
@@ -10,7 +12,8 @@ import { checkDomain } from "../discovery/domain.ts";
 import { isJsonObject, ownField } from "../discovery/object.ts";
 import { parseSchemaSignatureDocument } from "../schema/document.ts";
 import { checkToolId, defaultPinStorePath, FilePinStore } from "../pins/store.ts";
-import { type SchemaVerificationResult, verifySchemaOffline } from "../schema/verify.ts";
+import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
+import { dnsBeforePinHook, type DnsCrossCheck } from "../dns/check.ts";
 import {
   type CliIO,
   type Command,
@@ -22,29 +25,35 @@ import {
 } from "./command.ts";
 import {
   confirmFirstUseWith,
+  describeDnsCheck,
   describeVerifyWarning,
   failureHint,
   joinPath,
   listBatch,
+  loadDnsLookup,
   loadTrust,
+  NETWORK_HELP,
+  NETWORK_OPTIONS,
   readJsonFile,
   readSignatureFile,
   reportInputFailure,
+  resultExitCode,
   sourceName,
   type TrustInputs,
   verifyExitCode,
 } from "./schema_inputs.ts";
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 
-const HELP = `schemapin verify-schema — verify a tool schema's signature offline
+const HELP = `schemapin verify-schema — verify a tool schema's signature
 
 Usage:
   schemapin verify-schema SCHEMA.json|- (--signature B64 | --signature-file FILE) --domain D
-      [--tool-id ID] (--discovery FILE | --bundle FILE) [--revocation FILE]
-      [--pin-store FILE] [--trust-first-use] [--allow-expired] [--allow-missing-revocation]
-      [--json]
+      [--tool-id ID] (--discovery FILE [--revocation FILE] | SOURCE…)
+      [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
+      [--allow-expired] [--allow-missing-revocation] [--json]
   schemapin verify-schema --batch DIR [--pattern GLOB] [--signature-dir DIR] --domain D
-      (--discovery FILE | --bundle FILE) [options above]
+      (--discovery FILE | SOURCE…) [options above]
+  SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
 Runs the seven steps of SchemaPin §15.1 in order: discovery document, key and fingerprint,
 revocation (the discovery revoked_keys and the --revocation document: either revokes), the
@@ -69,13 +78,14 @@ Options:
   --bundle FILE            a trust bundle holding the domain's documents (unsigned, or
                            signed and verified against the authority allow-list)
 ${BUNDLE_VERIFY_HELP}
-  --well-known             fetch over HTTPS (not available in this version)
-  --revocation FILE        the domain's standalone revocation document
+${NETWORK_HELP}
+  --revocation FILE        the domain's standalone revocation document (with --discovery)
   --pin-store FILE         pin file (default $SCHEMAPIN_HOME/pins.json or ~/.schemapin/pins.json)
   --trust-first-use        pin an unknown key without asking (explicit opt-in)
   --allow-expired          accept an expired signature, with a warning
   --allow-missing-revocation  accept a discovery document whose revocation_endpoint
-                           document is not supplied (air-gapped use; default: fail)
+                           document is not supplied or cannot be fetched (air-gapped use;
+                           default: fail closed)
   --batch DIR              verify every file in DIR matching --pattern (default *.json),
                            each against SIGDIR/<name>.sig
   --pattern GLOB           file-name pattern for --batch (* and ?)
@@ -83,12 +93,15 @@ ${BUNDLE_VERIFY_HELP}
   --json                   print the result object (batch: a list and a summary)
 
 Exit codes: 0 valid; 1 invalid (bad signature, revoked, expired, pin mismatch, first use not
-confirmed, …); 2 bad arguments or an unreadable or malformed input (the message names the file).
+confirmed, discovery unreachable or malformed over the network, DNS mismatch, …); 2 bad
+arguments or an unreadable or malformed local input (the message names the file).
 
 Examples:
   schemapin verify-schema tool.json --signature-file tool.json.sig --domain example.com \\
       --discovery schemapin.json --trust-first-use
   schemapin verify-schema --batch schemas/ --domain example.com --bundle bundle.json --json
+  schemapin verify-schema tool.json --signature-file tool.json.sig --domain example.com \\
+      --resolver-dir ./trust --well-known --dns --trust-first-use
 `;
 
 const OPTIONS = {
@@ -99,7 +112,7 @@ const OPTIONS = {
   discovery: { type: "string" },
   bundle: { type: "string" },
   ...BUNDLE_VERIFY_OPTIONS,
-  "well-known": { type: "boolean" },
+  ...NETWORK_OPTIONS,
   revocation: { type: "string" },
   "pin-store": { type: "string" },
   "trust-first-use": { type: "boolean" },
@@ -128,8 +141,11 @@ export const terminalPrompt: PromptLine = async (question, io) => {
   return new TextDecoder().decode(new Uint8Array(bytes)).trim();
 };
 
-function exitCodeOf(result: SchemaVerificationResult): number {
-  return result.valid ? EXIT_OK : verifyExitCode(result.errorCode);
+/** A schema result, with the DNS cross-check when `--dns` was given. */
+type Result = SchemaVerificationResult & { dns?: DnsCrossCheck; discoverySource?: string };
+
+function exitCodeOf(result: Result): number {
+  return resultExitCode(result);
 }
 
 /**
@@ -146,8 +162,8 @@ async function loadSignature(
 }
 
 /** A result as printed by `--json` (the parsed document is left out). */
-function resultJson(result: SchemaVerificationResult): Record<string, unknown> {
-  const order: (keyof SchemaVerificationResult)[] = [
+function resultJson(result: Result): Record<string, unknown> {
+  const order: (keyof Result)[] = [
     "valid",
     "errorCode",
     "errorMessage",
@@ -167,6 +183,8 @@ function resultJson(result: SchemaVerificationResult): Record<string, unknown> {
     "previousHash",
     "warnings",
     "unprotectedFields",
+    "discoverySource",
+    "dns",
   ];
   const out: Record<string, unknown> = {};
   for (const k of order) if (result[k] !== undefined) out[k] = result[k];
@@ -203,7 +221,7 @@ export interface VerifySchemaDeps {
 export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
   return {
     name: "verify-schema",
-    summary: "verify a schema signature offline (discovery file or bundle, pins, revocation)",
+    summary: "verify a schema signature (discovery file, bundle, folder or HTTPS; pins, DNS)",
     help: HELP,
     async run(args, io) {
       const { values, positionals } = parseCommandArgs("verify-schema", args, OPTIONS);
@@ -218,12 +236,26 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
       }
       const domain = dc.domain;
       let trust: TrustInputs;
+      let dnsHook;
       try {
-        trust = await loadTrust("verify-schema", values, domain, io);
+        const [loaded, dns] = await Promise.all([
+          loadTrust("verify-schema", values, domain, io, args),
+          loadDnsLookup("verify-schema", values, domain),
+        ]);
+        trust = loaded;
+        dnsHook = dns ? dnsBeforePinHook<SchemaVerificationResult>(dns) : undefined;
       } catch (e) {
         if (e instanceof UsageError) throw e;
         return await reportInputFailure(e, values.json === true, io);
       }
+      const verify = async (
+        options: Parameters<typeof verifySchemaOfflineWithHook>[0],
+      ): Promise<Result> => {
+        const result: Result = await verifySchemaOfflineWithHook(options, dnsHook);
+        result.discoverySource = trust.discoverySource;
+        result.warnings.push(...(trust.warnings ?? []));
+        return result;
+      };
       const pinStore = new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
       const confirmFirstUse = confirmFirstUseWith((q) => deps.prompt(q, io));
       const common = {
@@ -248,7 +280,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           json: values.json === true,
           io,
           verify: async (schema, signature, toolId, sigSource) =>
-            await verifySchemaOffline({
+            await verify({
               ...common,
               schema,
               signature,
@@ -292,7 +324,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         if (e instanceof UsageError) throw e;
         return await reportInputFailure(e, values.json === true, io);
       }
-      const result = await verifySchemaOffline({
+      const result = await verify({
         ...common,
         schema,
         signature,
@@ -313,6 +345,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         for (const w of result.warnings) {
           await io.stderr(`warning: ${describeVerifyWarning(w, result.unprotectedFields)}\n`);
         }
+        if (result.dns) await io.stderr(describeDnsCheck(result.dns) + "\n");
         if (result.valid) {
           const pin = result.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
           await io.stdout(
@@ -345,7 +378,7 @@ async function verifyBatch(
       signature: string | Record<string, unknown>,
       toolId: string,
       sigSource: string,
-    ) => Promise<SchemaVerificationResult>;
+    ) => Promise<Result>;
   },
 ): Promise<number> {
   const { files, skipped } = await listBatch(dir, pattern);

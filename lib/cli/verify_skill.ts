@@ -1,5 +1,7 @@
 /**
- * `schemapin verify-skill`: offline verification of a signed skill folder (§4b, §15.1):
+ * `schemapin verify-skill`: verification of a signed skill folder (§4b, §15.1) with trust
+ * from a file, a bundle, a resolver folder or `.well-known` over HTTPS (§14), and the
+ * optional DNS TXT cross-check (§17):
  * exit 0 verified, 1 verification failed (the files that changed are listed), 2 could not
  * run (bad arguments, unreadable or malformed input, a hostile folder).
  *
@@ -10,7 +12,8 @@ import { parseJson } from "../json/parse.ts";
 import { checkToolId, defaultPinStorePath, FilePinStore } from "../pins/store.ts";
 import { showPath } from "../skill/fs.ts";
 import { describeChanges } from "../skill/manifest.ts";
-import { type SkillVerificationResult, verifySkillOffline } from "../skill/verify.ts";
+import { type SkillVerificationResult, verifySkillOfflineWithHook } from "../skill/verify.ts";
+import { dnsBeforePinHook, type DnsCrossCheck } from "../dns/check.ts";
 import {
   type Command,
   EXIT_OK,
@@ -23,24 +26,29 @@ import { readInput } from "./io.ts";
 import { LIMIT_OPTIONS, limitsFromArgs, progressLine } from "./hash_skill.ts";
 import {
   confirmFirstUseWith,
+  describeDnsCheck,
   describeVerifyWarning,
   failureHint,
+  loadDnsLookup,
   loadTrust,
+  NETWORK_HELP,
+  NETWORK_OPTIONS,
   reportInputFailure,
+  resultExitCode,
   sourceName,
   type TrustInputs,
-  verifyExitCode,
 } from "./schema_inputs.ts";
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 import { type PromptLine, terminalPrompt } from "./verify_schema.ts";
 
-const HELP = `schemapin verify-skill — verify a signed skill folder offline (SchemaPin §4b)
+const HELP = `schemapin verify-skill — verify a signed skill folder (SchemaPin §4b)
 
 Usage:
-  schemapin verify-skill DIR --domain D (--discovery FILE | --bundle FILE | --well-known)
-      [--revocation FILE] [--pin-store FILE] [--trust-first-use] [--allow-expired]
-      [--allow-missing-revocation] [--tool-id ID] [--signature FILE]
+  schemapin verify-skill DIR --domain D (--discovery FILE [--revocation FILE] | SOURCE…)
+      [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
+      [--allow-expired] [--allow-missing-revocation] [--tool-id ID] [--signature FILE]
       [--max-entries N] [--max-bytes SIZE] [--json]
+  SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
 Runs the seven steps of SchemaPin §15.1 in order: the discovery document, the key and its
 fingerprint, revocation (the discovery revoked_keys and the --revocation document), the pin
@@ -64,13 +72,14 @@ Options:
   --bundle FILE            a trust bundle holding the domain's documents (unsigned, or
                            signed and verified against the authority allow-list)
 ${BUNDLE_VERIFY_HELP}
-  --well-known             fetch over HTTPS (not available in this version)
-  --revocation FILE        the domain's standalone revocation document
+${NETWORK_HELP}
+  --revocation FILE        the domain's standalone revocation document (with --discovery)
   --pin-store FILE         pin file (default $SCHEMAPIN_HOME/pins.json or ~/.schemapin/pins.json)
   --trust-first-use        pin an unknown key without asking (explicit opt-in)
   --allow-expired          accept an expired signature, with a warning
   --allow-missing-revocation  accept a discovery document whose revocation_endpoint
-                           document is not supplied (air-gapped use; default: fail)
+                           document is not supplied or cannot be fetched (air-gapped use;
+                           default: fail closed)
   --tool-id ID             pin under ID instead of the document's skill_name
   --signature FILE         the signature document (default DIR/.schemapin.sig)
   --max-entries N          most files allowed (default 10000)
@@ -78,13 +87,16 @@ ${BUNDLE_VERIFY_HELP}
   --json                   print the result object
 
 Exit codes: 0 verified; 1 not verified (tampered, bad signature, revoked, expired, pin
-mismatch, unsigned, first use not confirmed, …); 2 bad arguments, an unreadable or malformed
-input, or a folder that cannot be hashed safely (the message names the path).
+mismatch, unsigned, first use not confirmed, discovery unreachable or malformed over the
+network, DNS mismatch, …); 2 bad arguments, an unreadable or malformed local input, or a
+folder that cannot be hashed safely (the message names the path).
 
 Examples:
   schemapin verify-skill ./pdf-tools --domain example.com --discovery schemapin.json \\
       --trust-first-use
   schemapin verify-skill ./pdf-tools --domain example.com --bundle bundle.json --json
+  schemapin verify-skill ./pdf-tools --domain example.com --well-known --dns \\
+      --ca-file corp-ca.pem --trust-first-use
 `;
 
 const OPTIONS = {
@@ -92,7 +104,7 @@ const OPTIONS = {
   discovery: { type: "string" },
   bundle: { type: "string" },
   ...BUNDLE_VERIFY_OPTIONS,
-  "well-known": { type: "boolean" },
+  ...NETWORK_OPTIONS,
   revocation: { type: "string" },
   "pin-store": { type: "string" },
   "trust-first-use": { type: "boolean" },
@@ -120,7 +132,7 @@ export interface VerifySkillDeps {
 export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
   return {
     name: "verify-skill",
-    summary: "verify a signed skill folder offline (lists tampered files)",
+    summary: "verify a signed skill folder (lists tampered files; file, bundle, HTTPS, DNS)",
     help: HELP,
     async run(args, io) {
       const { values, positionals } = parseCommandArgs("verify-skill", args, OPTIONS);
@@ -141,8 +153,14 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
       const json = values.json === true;
       let trust: TrustInputs;
       let signature: unknown;
+      let dnsHook;
       try {
-        trust = await loadTrust("verify-skill", values, domain, io);
+        const [loaded, dns] = await Promise.all([
+          loadTrust("verify-skill", values, domain, io, args),
+          loadDnsLookup("verify-skill", values, domain),
+        ]);
+        trust = loaded;
+        dnsHook = dns ? dnsBeforePinHook<SkillVerificationResult>(dns) : undefined;
         if (values.signature !== undefined) {
           signature = parseJson(
             await readInput(values.signature, io),
@@ -154,9 +172,9 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         return await reportInputFailure(e, json, io);
       }
       const progress = progressLine(io);
-      let result: SkillVerificationResult;
+      let result: SkillVerificationResult & { dns?: DnsCrossCheck; discoverySource?: string };
       try {
-        result = await verifySkillOffline({
+        result = await verifySkillOfflineWithHook({
           ...limits,
           dir,
           signature,
@@ -175,17 +193,20 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
             revocation: trust.revocationSource,
             signature: values.signature !== undefined ? sourceName(values.signature) : undefined,
           },
-        });
+        }, dnsHook);
+        result.discoverySource = trust.discoverySource;
+        result.warnings.push(...(trust.warnings ?? []));
       } finally {
         await progress.done();
       }
       if (json) {
         await io.stdout(jsonOutput(resultJson(result)));
-        return result.valid ? EXIT_OK : verifyExitCode(result.errorCode);
+        return resultExitCode(result);
       }
       for (const w of result.warnings) {
         await io.stderr(`warning: ${describeVerifyWarning(w, result.unprotectedFields)}\n`);
       }
+      if (result.dns) await io.stderr(describeDnsCheck(result.dns) + "\n");
       const who = `${showPath(result.toolId || "(unnamed)")}@${domain}`;
       if (result.valid) {
         const pin = result.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
@@ -202,7 +223,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         : "";
       await io.stdout(`FAIL ${who}: ${result.errorCode}\n${changed}`);
       await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}${failureHint(result)}\n`);
-      return verifyExitCode(result.errorCode);
+      return resultExitCode(result);
     },
   };
 }

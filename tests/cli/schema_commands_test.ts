@@ -332,7 +332,7 @@ Deno.test("verify-schema: argument errors exit 2", async () => {
         [...base, "--domain", "example.com", "--discovery", s.wk, "--bundle", s.wk],
         /exactly one key source/,
       ],
-      [[...base, "--domain", "example.com", "--well-known"], /not available in this version/],
+      [[...base, "--domain", "example.com", "--well-known", "--timeout", "0"], /--timeout/],
       [
         ["verify-schema", s.schema, "--domain", "example.com", "--discovery", s.wk],
         /exactly one of --signature/,

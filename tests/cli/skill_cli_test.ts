@@ -491,7 +491,7 @@ Deno.test("verify-skill: input problems exit 2", async () => {
     const cases: string[][] = [
       ["verify-skill", s.dir, "--discovery", DISCOVERY],
       ["verify-skill", s.dir, "--domain", "example.com"],
-      ["verify-skill", s.dir, "--domain", "example.com", "--well-known"],
+      ["verify-skill", s.dir, "--domain", "example.com", "--well-known", "--timeout", "0"],
       [
         "verify-skill",
         s.dir,

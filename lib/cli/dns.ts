@@ -1,0 +1,280 @@
+/**
+ * `schemapin dns record` (the TXT value a publisher puts at `_schemapin.{domain}`, §17.1) and
+ * `schemapin dns check` (what a domain publishes, and whether it matches a key, §17.2).
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { isSha256Ref } from "../revocation/fingerprint.ts";
+import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
+import { checkDomain } from "../discovery/domain.ts";
+import { WellKnownResolver } from "../discovery/well_known.ts";
+import { crossCheckDnsTxt, lookupDnsTxt } from "../dns/check.ts";
+import { checkDnsKid, dnsLookupName, formatDnsTxtRecord } from "../dns/txt.ts";
+import {
+  type CliIO,
+  type Command,
+  EXIT_FAILED,
+  EXIT_OK,
+  jsonOutput,
+  parseCommandArgs,
+  UsageError,
+} from "./command.ts";
+import { readTextInput } from "./io.ts";
+import { publicKeyFromAnyPem } from "./fingerprint.ts";
+import {
+  describeDnsCheck,
+  httpsOptions,
+  parseDnsServerFlag,
+  parseTimeoutFlag,
+  readJsonFile,
+  reportInputFailure,
+  sourceName,
+} from "./schema_inputs.ts";
+
+const HELP = `schemapin dns — DNS TXT cross-verification records (SchemaPin §17)
+
+Usage:
+  schemapin dns record --key KEY.pem [--kid KID] [--domain D] [--json]
+  schemapin dns check DOMAIN [--dns-server IP[:PORT]] [--timeout SECONDS]
+      [--key KEY.pem | --fingerprint sha256:… | --discovery FILE | --well-known
+       [--ca-file FILE]] [--json]
+
+record   prints the TXT value to publish at _schemapin.D:  v=schemapin1; kid=KID; fp=sha256:…
+         (with --domain, as a zone-file line). KEY.pem may be the public or the private key.
+check    looks up _schemapin.DOMAIN and shows what is published; with a key (--key,
+         --fingerprint, a --discovery file, or the live --well-known document) it says
+         whether the record matches it. Verifiers treat the states as follows (§17.2):
+         absent → no effect; matching → ok; mismatching → DOMAIN_MISMATCH; malformed →
+         DISCOVERY_INVALID; no answer (timeout, SERVFAIL, REFUSED) → with --dns, a
+         verification fails closed (DISCOVERY_FETCH_FAILED).
+
+Options:
+  --key FILE               the key (record: required; check: the key to compare)
+  --kid KID                record: the key id to include
+  --domain D               record: print a zone-file line for _schemapin.D
+  --fingerprint FP         check: the fingerprint to compare
+  --discovery FILE         check: compare with this discovery document's key
+  --well-known             check: compare with https://DOMAIN/.well-known/schemapin.json
+  --ca-file FILE           check: extra CA certificate(s) for --well-known
+  --dns-server IP[:PORT]   check: the name server (default: /etc/resolv.conf)
+  --timeout SECONDS        check: DNS (and --well-known) deadline (default 5)
+  --json                   print one JSON object
+
+Exit codes: 0 printed / a well-formed record is published (and matches the key given);
+1 absent, mismatching, malformed, or no answer from DNS; 2 bad arguments or input.
+
+Examples:
+  schemapin dns record --key keys/public.pem --kid acme-2026-04
+  schemapin dns check example.com --key keys/public.pem
+  schemapin dns check tools.example.test --dns-server 127.0.0.1:5353 --json
+`;
+
+const RECORD_OPTIONS = {
+  key: { type: "string" },
+  kid: { type: "string" },
+  domain: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+const CHECK_OPTIONS = {
+  key: { type: "string" },
+  fingerprint: { type: "string" },
+  discovery: { type: "string" },
+  "well-known": { type: "boolean" },
+  "ca-file": { type: "string" },
+  "dns-server": { type: "string" },
+  timeout: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+async function runRecord(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("dns record", args, RECORD_OPTIONS);
+  if (positionals.length > 0) throw new UsageError("dns record: takes no positional arguments");
+  if (values.key === undefined) throw new UsageError("dns record: --key KEY.pem is required");
+  if (values.kid !== undefined) {
+    const problem = checkDnsKid(values.kid);
+    if (problem) throw new UsageError(`dns record: --kid: ${problem}`);
+  }
+  let name: string | undefined;
+  if (values.domain !== undefined) {
+    const dc = checkDomain(values.domain);
+    if (!dc.ok) {
+      throw new UsageError(`dns record: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
+    }
+    name = dnsLookupName(dc.domain);
+  }
+  const key = publicKeyFromAnyPem(await readTextInput(values.key, io), sourceName(values.key));
+  const value = formatDnsTxtRecord(key.fingerprint, values.kid);
+  if (values.json) {
+    await io.stdout(jsonOutput({
+      ...(name ? { name } : {}),
+      value,
+      fingerprint: key.fingerprint,
+      ...(values.kid !== undefined ? { kid: values.kid } : {}),
+    }));
+  } else if (name) {
+    await io.stdout(`${name}. IN TXT "${value}"\n`);
+  } else {
+    await io.stdout(value + "\n");
+  }
+  return EXIT_OK;
+}
+
+async function expectedFingerprint(
+  values: {
+    key?: string;
+    fingerprint?: string;
+    discovery?: string;
+    "well-known"?: boolean;
+    "ca-file"?: string;
+    timeout?: string;
+  },
+  domain: string,
+  io: CliIO,
+): Promise<{ fingerprint: string; source: string } | undefined> {
+  if (values.key !== undefined) {
+    const key = publicKeyFromAnyPem(await readTextInput(values.key, io), sourceName(values.key));
+    return { fingerprint: key.fingerprint, source: sourceName(values.key) };
+  }
+  if (values.fingerprint !== undefined) {
+    return { fingerprint: values.fingerprint, source: "--fingerprint" };
+  }
+  if (values.discovery !== undefined) {
+    const value = await readJsonFile(values.discovery, io, "discovery document");
+    const source = sourceName(values.discovery);
+    const { document } = parseDiscoveryDocument(value, source);
+    return { fingerprint: loadDiscoveryKey(document, source).fingerprint, source };
+  }
+  if (values["well-known"]) {
+    const options = await httpsOptions("dns check", values, io);
+    try {
+      const resolver = new WellKnownResolver(options);
+      const source = resolver.sourceName(domain);
+      const { document } = parseDiscoveryDocument(await resolver.resolveDiscovery(domain), source);
+      return { fingerprint: loadDiscoveryKey(document, source).fingerprint, source };
+    } catch (e) {
+      if (e instanceof SchemaPinError) {
+        throw new SchemaPinError(e.code, e.message, { ...e.details, remote: true });
+      }
+      throw e;
+    } finally {
+      options.client?.close();
+    }
+  }
+  return undefined;
+}
+
+async function runCheck(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("dns check", args, CHECK_OPTIONS);
+  if (positionals.length !== 1) {
+    throw new UsageError(`dns check: expected DOMAIN, got ${positionals.length} argument(s)`);
+  }
+  const dc = checkDomain(
+    positionals[0].endsWith(".") ? positionals[0].slice(0, -1) : positionals[0],
+  );
+  if (!dc.ok) throw new UsageError(`dns check: ${JSON.stringify(positionals[0])}: ${dc.reason}`);
+  const domain = dc.domain;
+  const given = ["key", "fingerprint", "discovery", "well-known"].filter((k) =>
+    values[k as keyof typeof values] !== undefined
+  );
+  if (given.length > 1) {
+    throw new UsageError(
+      `dns check: give at most one of --key, --fingerprint, --discovery, --well-known`,
+    );
+  }
+  if (values["ca-file"] !== undefined && !values["well-known"]) {
+    throw new UsageError("dns check: --ca-file goes with --well-known");
+  }
+  if (values.fingerprint !== undefined && !isSha256Ref(values.fingerprint)) {
+    throw new UsageError(
+      "dns check: --fingerprint must be sha256: and 64 lower-case hex digits",
+    );
+  }
+  const server = parseDnsServerFlag("dns check", values, false);
+  const timeoutMs = parseTimeoutFlag("dns check", values.timeout);
+  const json = values.json === true;
+  let expected;
+  try {
+    expected = await expectedFingerprint(values, domain, io);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    return await reportInputFailure(e, json, io);
+  }
+  const lookup = await lookupDnsTxt(domain, {
+    ...(server ? { nameServer: server } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+  });
+  const decision = expected ? crossCheckDnsTxt(lookup, expected.fingerprint) : undefined;
+  const ok = lookup.state === "present" &&
+    (decision === undefined || decision.check.state === "match");
+  if (json) {
+    await io.stdout(jsonOutput({
+      ok,
+      name: lookup.name,
+      server: lookup.server,
+      state: decision?.check.state ?? lookup.state,
+      ...(lookup.text !== undefined ? { record: lookup.text } : {}),
+      ...(lookup.record ? { fingerprint: lookup.record.fp } : {}),
+      ...(lookup.record?.kid !== undefined ? { kid: lookup.record.kid } : {}),
+      ...(lookup.reason !== undefined ? { reason: lookup.reason } : {}),
+      records: lookup.records,
+      candidates: lookup.candidates,
+      ...(expected ? { expected: expected.fingerprint, expectedSource: expected.source } : {}),
+      ...(decision?.failure ? { errorCode: decision.failure.errorCode } : {}),
+    }));
+    return ok ? EXIT_OK : EXIT_FAILED;
+  }
+  switch (lookup.state) {
+    case "failed":
+      await io.stdout(`FAIL ${lookup.name}: no answer from ${lookup.server}\n`);
+      await io.stderr(`error: ${lookup.reason}\n`);
+      return EXIT_FAILED;
+    case "absent":
+      await io.stdout(
+        `ABSENT ${lookup.name}: no TXT record with v=schemapin1 (${lookup.records} TXT ` +
+          `record(s)); verifiers ignore DNS for ${domain}\n`,
+      );
+      return EXIT_FAILED;
+    case "malformed":
+      await io.stdout(`MALFORMED ${lookup.name}: ${JSON.stringify(lookup.text)}\n`);
+      await io.stderr(`error: DISCOVERY_INVALID: ${lookup.reason}\n`);
+      return EXIT_FAILED;
+    case "present":
+      break;
+  }
+  const kid = lookup.record!.kid !== undefined ? ` (kid ${lookup.record!.kid})` : "";
+  if (!decision) {
+    await io.stdout(`OK ${lookup.name}: ${lookup.record!.fp}${kid}\n`);
+  } else if (decision.check.state === "match") {
+    await io.stdout(`OK ${lookup.name}: ${lookup.record!.fp}${kid} matches ${expected!.source}\n`);
+  } else {
+    await io.stdout(`MISMATCH ${lookup.name}: ${lookup.record!.fp}${kid}\n`);
+    await io.stderr(`error: DOMAIN_MISMATCH: ${decision.failure!.errorMessage}\n`);
+  }
+  if (lookup.candidates > 1) {
+    await io.stderr(
+      `warning: ${lookup.candidates} records carry v=schemapin1; verifiers use the first ` +
+        `one the server returns — publish exactly one\n`,
+    );
+  }
+  if (decision && !ok) await io.stderr(describeDnsCheck(decision.check) + "\n");
+  return ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/** The `dns` command (`record`, `check`). */
+export const dnsCommand: Command = {
+  name: "dns",
+  summary: "DNS TXT records: print one to publish (record), check a domain's (check)",
+  help: HELP,
+  async run(args, io) {
+    const [sub, ...rest] = args;
+    if (sub === "record") return await runRecord(rest, io);
+    if (sub === "check") return await runCheck(rest, io);
+    throw new UsageError(
+      sub === undefined
+        ? "dns: expected a subcommand: record or check"
+        : `dns: unknown subcommand ${JSON.stringify(sub)} (record, check)`,
+    );
+  },
+};

@@ -1,0 +1,299 @@
+/**
+ * `schemapin serve`: the publisher's `.well-known` server — serves a discovery document at
+ * `/.well-known/schemapin.json`, its revocation document at the path its
+ * `revocation_endpoint` names, and optionally a trust bundle, over HTTPS with `Deno.serve`.
+ *
+ * The files are validated at start (a malformed document is exit 2, never served) and served
+ * byte for byte as written. GET and HEAD only; `application/json; charset=utf-8`,
+ * `X-Content-Type-Options: nosniff`, an `ETag` (SHA-256 of the bytes, `If-None-Match` → 304),
+ * `Cache-Control: public, max-age=300` for the discovery document and bundle and `no-cache`
+ * for the revocation document (clients revalidate, so a revocation propagates at once). No
+ * redirects, 404 for every other path, 405 for other methods. One log line per request on
+ * stderr; SIGINT/SIGTERM stop it gracefully (in-flight requests finish), exit 0.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { parseJson } from "../json/parse.ts";
+import { sha256, toHex } from "../crypto/hash.ts";
+import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
+import { WELL_KNOWN_PATH } from "../discovery/well_known.ts";
+import { parseRevocationDocument } from "../revocation/document.ts";
+import { parseTrustBundle } from "../bundle/bundle.ts";
+import { type CliIO, type Command, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
+import { readInput, readTextInput } from "./io.ts";
+
+/** Where a revocation document is served when the discovery document declares no endpoint. */
+export const DEFAULT_REVOCATION_PATH = "/.well-known/schemapin-revocations.json";
+/** Where `--bundle` is served. */
+export const BUNDLE_PATH = "/.well-known/schemapin-bundle.json";
+
+const HELP = `schemapin serve — serve .well-known/schemapin.json over HTTPS (for publishers)
+
+Usage:
+  schemapin serve --discovery FILE [--revocation FILE] [--bundle FILE] --cert CERT.pem
+      --key KEY.pem [--port P] [--hostname H]
+
+Serves, over HTTPS only:
+  ${WELL_KNOWN_PATH}                the --discovery document
+  <path of its revocation_endpoint>          the --revocation document
+                                             (${DEFAULT_REVOCATION_PATH} if none declared)
+  ${BUNDLE_PATH}         the --bundle trust bundle
+and 404 for anything else (405 for methods other than GET and HEAD). Documents are
+validated at start and served byte for byte, as application/json with an ETag;
+Cache-Control is "public, max-age=300" for the discovery document and bundle and "no-cache"
+for the revocation document. A discovery document that declares a revocation_endpoint needs
+--revocation (clients fail closed when it is missing). One line per request is logged on
+stderr. SIGINT or SIGTERM stops the server after in-flight requests finish.
+
+Options:
+  --discovery FILE   the discovery document (schemapin well-known makes one)
+  --revocation FILE  the standalone revocation document (schemapin revoke makes one)
+  --bundle FILE      a trust bundle to publish as well
+  --cert FILE        TLS certificate chain, PEM
+  --key FILE         TLS private key, PEM (unencrypted)
+  --port P           TCP port (default 8443; 0 picks a free one)
+  --hostname H       address to listen on (default 0.0.0.0)
+
+Exit codes: 0 stopped by SIGINT/SIGTERM; 2 bad arguments, a malformed document, or a
+certificate/key or address that cannot be used.
+
+Example:
+  schemapin serve --discovery schemapin.json --revocation revocations.json \\
+      --cert /etc/ssl/tools.example.com.pem --key /etc/ssl/tools.example.com.key --port 443
+`;
+
+const OPTIONS = {
+  discovery: { type: "string" },
+  revocation: { type: "string" },
+  bundle: { type: "string" },
+  cert: { type: "string" },
+  key: { type: "string" },
+  port: { type: "string" },
+  hostname: { type: "string" },
+} as const;
+
+/** One document to serve. */
+interface Served {
+  readonly bytes: Uint8Array;
+  readonly etag: string;
+  readonly cacheControl: string;
+}
+
+async function loadJson(
+  path: string,
+  what: string,
+  io: CliIO,
+): Promise<{ bytes: Uint8Array; value: unknown }> {
+  const bytes = await readInput(path, io);
+  try {
+    return { bytes, value: parseJson(bytes, path) };
+  } catch (e) {
+    if (e instanceof SchemaPinError) {
+      throw new SchemaPinError("INPUT_INVALID", `${what} ${e.message}`, { path });
+    }
+    throw e;
+  }
+}
+
+function served(bytes: Uint8Array, cacheControl: string): Served {
+  return { bytes, cacheControl, etag: `"${toHex(sha256(bytes)).slice(0, 32)}"` };
+}
+
+function asInput(e: unknown): unknown {
+  if (e instanceof SchemaPinError && e.code === "DISCOVERY_INVALID") {
+    return new SchemaPinError("INPUT_INVALID", e.message, e.details);
+  }
+  return e;
+}
+
+/** The routes: path → document, validated (malformed: `INPUT_INVALID`, exit 2). */
+export async function loadRoutes(values: {
+  discovery?: string;
+  revocation?: string;
+  bundle?: string;
+}, io: CliIO): Promise<Map<string, Served>> {
+  const routes = new Map<string, Served>();
+  const discovery = await loadJson(values.discovery!, "discovery document", io);
+  let endpoint: string | undefined;
+  try {
+    const { document } = parseDiscoveryDocument(discovery.value, values.discovery);
+    loadDiscoveryKey(document, values.discovery);
+    endpoint = document.revocation_endpoint;
+  } catch (e) {
+    throw asInput(e);
+  }
+  routes.set(WELL_KNOWN_PATH, served(discovery.bytes, "public, max-age=300"));
+  if (values.revocation !== undefined) {
+    const revocation = await loadJson(values.revocation, "revocation document", io);
+    try {
+      parseRevocationDocument(revocation.value, values.revocation);
+    } catch (e) {
+      throw asInput(e);
+    }
+    let path = DEFAULT_REVOCATION_PATH;
+    if (endpoint !== undefined) {
+      path = new URL(endpoint).pathname;
+    } else {
+      await io.stderr(
+        `warning: ${values.discovery} declares no revocation_endpoint; serving the revocation ` +
+          `document at ${path}, where clients will not look for it\n`,
+      );
+    }
+    if (path === WELL_KNOWN_PATH) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `revocation_endpoint ${endpoint} is the discovery document's own path`,
+      );
+    }
+    routes.set(path, served(revocation.bytes, "no-cache"));
+  } else if (endpoint !== undefined) {
+    throw new UsageError(
+      `serve: ${values.discovery} declares revocation_endpoint ${endpoint}; give its document ` +
+        "with --revocation FILE (clients fail closed without it)",
+    );
+  }
+  if (values.bundle !== undefined) {
+    const bundle = await loadJson(values.bundle, "trust bundle", io);
+    try {
+      parseTrustBundle(bundle.value, values.bundle);
+    } catch (e) {
+      throw asInput(e);
+    }
+    if (routes.has(BUNDLE_PATH)) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `the revocation document already uses ${BUNDLE_PATH}`,
+      );
+    }
+    routes.set(BUNDLE_PATH, served(bundle.bytes, "public, max-age=300"));
+  }
+  return routes;
+}
+
+/** Answers one request from the routes (pure apart from the response object). */
+export function respond(routes: Map<string, Served>, request: Request): Response {
+  const base = { "x-content-type-options": "nosniff" };
+  const url = new URL(request.url);
+  const doc = routes.get(url.pathname);
+  if (!doc) {
+    return new Response("not found\n", {
+      status: 404,
+      headers: {
+        ...base,
+        "content-type": "text/plain; charset=utf-8",
+        "cache-control": "no-store",
+      },
+    });
+  }
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return new Response("method not allowed\n", {
+      status: 405,
+      headers: { ...base, allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" },
+    });
+  }
+  const headers = {
+    ...base,
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": doc.cacheControl,
+    etag: doc.etag,
+  };
+  const match = request.headers.get("if-none-match");
+  if (match !== null && match.split(",").some((t) => t.trim() === doc.etag)) {
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(request.method === "HEAD" ? null : doc.bytes.slice(), {
+    status: 200,
+    headers: { ...headers, "content-length": String(doc.bytes.length) },
+  });
+}
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return 8443;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) {
+    throw new UsageError(`serve: --port ${JSON.stringify(text)} is not a port number (0–65535)`);
+  }
+  return Number(text);
+}
+
+/** The `serve` command. */
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "serve .well-known/schemapin.json (and revocations) over HTTPS",
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs("serve", args, OPTIONS);
+    if (positionals.length > 0) throw new UsageError("serve: takes no positional arguments");
+    for (const flag of ["discovery", "cert", "key"] as const) {
+      if (values[flag] === undefined) throw new UsageError(`serve: --${flag} FILE is required`);
+      if (values[flag] === "-") throw new UsageError(`serve: --${flag} must be a file, not stdin`);
+    }
+    for (const flag of ["revocation", "bundle"] as const) {
+      if (values[flag] === "-") throw new UsageError(`serve: --${flag} must be a file, not stdin`);
+    }
+    const port = parsePort(values.port);
+    const hostname = values.hostname ?? "0.0.0.0";
+    const routes = await loadRoutes(values, io);
+    const cert = await readTextInput(values.cert!, io);
+    const key = await readTextInput(values.key!, io);
+    if (!cert.includes("-----BEGIN CERTIFICATE-----")) {
+      throw new SchemaPinError("INPUT_INVALID", `--cert ${values.cert} holds no PEM certificate`);
+    }
+    if (!/-----BEGIN (EC |RSA )?PRIVATE KEY-----/.test(key)) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `--key ${values.key} holds no unencrypted PEM private key`,
+      );
+    }
+
+    const log = (line: string) => io.stderr(line).catch(() => {});
+    let server: Deno.HttpServer<Deno.NetAddr>;
+    try {
+      server = Deno.serve({
+        hostname,
+        port,
+        cert,
+        key,
+        onListen: () => {},
+        onError: (e) => {
+          log(`error: ${(e as Error)?.message ?? e}\n`);
+          return new Response("internal error\n", { status: 500 });
+        },
+      }, (request, info) => {
+        const response = respond(routes, request);
+        const path = new URL(request.url).pathname;
+        const size = response.headers.get("content-length") ?? "-";
+        const peer = info.remoteAddr.hostname;
+        log(
+          `${new Date().toISOString()} ${peer} ${request.method} ${JSON.stringify(path)} ` +
+            `${response.status} ${size}\n`,
+        );
+        return response;
+      });
+    } catch (e) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `cannot serve on ${hostname}:${port}: ${(e as Error).message}`,
+      );
+    }
+    const addr = server.addr;
+    const shown = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+    await io.stderr(
+      `schemapin serve: listening on https://${shown}:${addr.port}/ ` +
+        `(${[...routes.keys()].join(", ")})\n`,
+    );
+
+    const signals: Deno.Signal[] = Deno.build.os === "windows"
+      ? ["SIGINT", "SIGBREAK"]
+      : ["SIGINT", "SIGTERM"];
+    const stop = () => server.shutdown();
+    for (const s of signals) Deno.addSignalListener(s, stop);
+    try {
+      await server.finished;
+    } finally {
+      for (const s of signals) Deno.removeSignalListener(s, stop);
+    }
+    await io.stderr("schemapin serve: stopped\n");
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,237 @@
+/**
+ * Verification with a resolver (§14): `verifySchemaWithResolver` and
+ * `verifySkillWithResolver` resolve the domain's documents with a {@linkcode SchemaResolver}
+ * (the domain validated first, the revocation document from the same resolver, fail closed
+ * per §9), optionally look up the §17 DNS TXT record, and then run the same §15.1 flow as
+ * the offline verifiers — the DNS comparison in its before-pin hook, so a mismatch never
+ * leaves a pin.
+ *
+ * A resolution failure is reported in the result (`errorCode` `DISCOVERY_FETCH_FAILED`,
+ * `DISCOVERY_INVALID`, `KEY_NOT_FOUND`, `INPUT_INVALID`, …) without running the flow; these
+ * functions throw only on misuse (no pin store).
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import type { BeforePinHook, OfflineVerificationResult } from "../schema/flow.ts";
+import {
+  type SchemaVerificationResult,
+  type VerifySchemaOfflineOptions,
+  verifySchemaOfflineWithHook,
+} from "../schema/verify.ts";
+import {
+  type SkillVerificationResult,
+  type VerifySkillOfflineOptions,
+  verifySkillOfflineWithHook,
+} from "../skill/verify.ts";
+import {
+  dnsBeforePinHook,
+  type DnsCrossCheck,
+  type DnsFailurePolicy,
+  type DnsTxtLookup,
+  lookupDnsTxt,
+} from "../dns/check.ts";
+import type { DnsLookupOptions } from "../dns/resolve.ts";
+import { checkDomain } from "./domain.ts";
+import { type ResolvedTrust, resolveTrustDocuments, type SchemaResolver } from "./resolvers.ts";
+
+/** The DNS TXT cross-check options (§17). */
+export interface DnsVerifyOptions extends DnsLookupOptions {
+  /**
+   * What a failed lookup (timeout, SERVFAIL, REFUSED) does: `"fail"` (default: the caller
+   * asked for the check, so no answer fails closed with `DISCOVERY_FETCH_FAILED`) or
+   * `"warn"` (warning `dns_lookup_failed`, no effect).
+   */
+  onLookupFailure?: DnsFailurePolicy;
+}
+
+/** What resolver-based verification adds to the offline options. */
+export interface ResolverVerifyOptions {
+  /** Where the domain's documents come from. */
+  resolver: SchemaResolver;
+  /** Cross-check the key against `_schemapin.{domain}` TXT (§17); `true` = defaults. */
+  dns?: DnsVerifyOptions | true;
+}
+
+/** Inputs of {@linkcode verifySchemaWithResolver}. */
+export type VerifySchemaWithResolverOptions =
+  & Omit<VerifySchemaOfflineOptions, "discovery" | "revocation">
+  & ResolverVerifyOptions;
+
+/** Inputs of {@linkcode verifySkillWithResolver}. */
+export type VerifySkillWithResolverOptions =
+  & Omit<VerifySkillOfflineOptions, "discovery" | "revocation">
+  & ResolverVerifyOptions;
+
+/** What resolver-based results add. */
+export interface ResolverResultFields {
+  /** The DNS TXT cross-check, when requested and reached (before the pin step). */
+  dns?: DnsCrossCheck;
+  /** Where the discovery document came from. */
+  discoverySource?: string;
+}
+
+/** The result of {@linkcode verifySchemaWithResolver}. */
+export type SchemaResolverVerificationResult = SchemaVerificationResult & ResolverResultFields;
+
+/** The result of {@linkcode verifySkillWithResolver}. */
+export type SkillResolverVerificationResult = SkillVerificationResult & ResolverResultFields;
+
+interface Prepared {
+  readonly trust?: ResolvedTrust;
+  readonly dns?: DnsTxtLookup;
+  readonly failure?: SchemaPinError;
+}
+
+/** Resolves the documents and (concurrently) the DNS record. */
+async function prepare(
+  domain: string,
+  options: ResolverVerifyOptions & { allowMissingRevocation?: boolean },
+): Promise<Prepared> {
+  const dnsOptions = options.dns === true ? {} : options.dns;
+  try {
+    const [trust, dns] = await Promise.all([
+      resolveTrustDocuments(options.resolver, domain, {
+        allowMissingRevocation: options.allowMissingRevocation,
+      }),
+      dnsOptions === undefined ? undefined : lookupDnsTxt(domain, dnsOptions),
+    ]);
+    return { trust, dns };
+  } catch (e) {
+    if (e instanceof SchemaPinError) return { failure: e };
+    throw e;
+  }
+}
+
+function hookFor<R extends OfflineVerificationResult>(
+  options: ResolverVerifyOptions,
+  dns: DnsTxtLookup | undefined,
+): BeforePinHook<R & ResolverResultFields> | undefined {
+  if (dns === undefined) return undefined;
+  const policy = options.dns === true ? "fail" : options.dns?.onLookupFailure ?? "fail";
+  return dnsBeforePinHook<R>(dns, policy);
+}
+
+function fail<R extends OfflineVerificationResult>(result: R, e: SchemaPinError): R {
+  result.valid = false;
+  result.errorCode = e.code;
+  result.errorMessage = e.message;
+  return result;
+}
+
+function requirePinStore(options: { pinStore?: unknown }, what: string): void {
+  const store = options?.pinStore as { get?: unknown } | undefined;
+  if (!store || typeof store.get !== "function") {
+    throw new TypeError(`${what}: a pinStore is required`);
+  }
+  if (!(options as ResolverVerifyOptions).resolver) {
+    throw new TypeError(`${what}: a resolver is required`);
+  }
+}
+
+/**
+ * Verifies a schema signature with documents from `options.resolver` (see the module
+ * documentation); the rest is {@linkcode verifySchemaOffline}'s flow.
+ *
+ * @example
+ * ```ts ignore
+ * const result = await verifySchemaWithResolver({
+ *   schema, signature, toolId: "calculate_sum", domain: "example.com",
+ *   resolver: new ChainResolver([new LocalFileResolver("./trust"), new WellKnownResolver()]),
+ *   dns: { nameServer: "127.0.0.1:5353" }, pinStore, trustFirstUse: true,
+ * });
+ * ```
+ */
+export async function verifySchemaWithResolver(
+  options: VerifySchemaWithResolverOptions,
+): Promise<SchemaResolverVerificationResult> {
+  requirePinStore(options, "verifySchemaWithResolver");
+  const { resolver: _r, dns: _d, ...offline } = options;
+  const dc = checkDomain(options.domain);
+  if (!dc.ok) {
+    // The flow reports the invalid domain; nothing is resolved or looked up.
+    return await verifySchemaOfflineWithHook({ ...offline, discovery: undefined }, undefined);
+  }
+  const prepared = await prepare(dc.domain, options);
+  if (prepared.failure) {
+    const sig = options.signature;
+    return fail<SchemaResolverVerificationResult>({
+      valid: false,
+      domain: dc.domain,
+      toolId: options.toolId,
+      keyPinning: "not_checked",
+      warnings: [],
+      expired: false,
+      signatureFormat: typeof sig === "object" && sig !== null ? "document" : "bare",
+    }, prepared.failure);
+  }
+  const trust = prepared.trust!;
+  const result: SchemaResolverVerificationResult = await verifySchemaOfflineWithHook(
+    {
+      ...offline,
+      discovery: trust.discovery,
+      revocation: trust.revocation,
+      sources: {
+        ...offline.sources,
+        discovery: trust.discoverySource,
+        revocation: trust.revocationSource,
+      },
+    },
+    hookFor<SchemaVerificationResult>(options, prepared.dns),
+  );
+  result.discoverySource = trust.discoverySource;
+  result.warnings.push(...trust.warnings);
+  return result;
+}
+
+/**
+ * Verifies a skill folder with documents from `options.resolver` (see the module
+ * documentation); the rest is {@linkcode verifySkillOffline}'s flow.
+ *
+ * @example
+ * ```ts ignore
+ * const result = await verifySkillWithResolver({
+ *   dir: "./pdf-tools", domain: "example.com", resolver: new WellKnownResolver(),
+ *   pinStore, trustFirstUse: true,
+ * });
+ * ```
+ */
+export async function verifySkillWithResolver(
+  options: VerifySkillWithResolverOptions,
+): Promise<SkillResolverVerificationResult> {
+  requirePinStore(options, "verifySkillWithResolver");
+  const { resolver: _r, dns: _d, ...offline } = options;
+  const dc = checkDomain(options.domain);
+  if (!dc.ok) {
+    return await verifySkillOfflineWithHook({ ...offline, discovery: undefined }, undefined);
+  }
+  const prepared = await prepare(dc.domain, options);
+  if (prepared.failure) {
+    return fail<SkillResolverVerificationResult>({
+      valid: false,
+      domain: dc.domain,
+      toolId: options.toolId ?? "",
+      keyPinning: "not_checked",
+      warnings: [],
+      expired: false,
+      lineageAnchor: false,
+    }, prepared.failure);
+  }
+  const trust = prepared.trust!;
+  const result: SkillResolverVerificationResult = await verifySkillOfflineWithHook(
+    {
+      ...offline,
+      discovery: trust.discovery,
+      revocation: trust.revocation,
+      sources: {
+        ...offline.sources,
+        discovery: trust.discoverySource,
+        revocation: trust.revocationSource,
+      },
+    },
+    hookFor<SkillVerificationResult>(options, prepared.dns),
+  );
+  result.discoverySource = trust.discoverySource;
+  result.warnings.push(...trust.warnings);
+  return result;
+}

@@ -1,0 +1,275 @@
+// §17 against a real DNS server: dnsmasq on 127.0.0.1 serving _schemapin TXT records, and a
+// hostile UDP server for resolver failures. Where dnsmasq is missing these tests say so and
+// skip (CI installs dnsmasq-base in .ci/run).
+import assert from "node:assert/strict";
+import { lookupDnsTxt } from "../../lib/dns/check.ts";
+import { formatDnsTxtRecord } from "../../lib/dns/txt.ts";
+import { verifySchemaWithResolver } from "../../lib/discovery/resolvers_verify.ts";
+import { LocalFileResolver } from "../../lib/discovery/resolvers.ts";
+import { signSchemaBase64 } from "../../lib/schema/document.ts";
+import { MemoryPinStore } from "../../lib/pins/store.ts";
+import { type Dnsmasq, findDnsmasq, startDnsmasq, startFakeDns } from "../fixtures/network/dns.ts";
+import { discoveryFor, OTHER, SIGNER, toolSchema } from "../schema/_fixtures.ts";
+import { runCliProcess, runInProcess, withTempDir } from "../cli/run.ts";
+
+const ZONE = "example.test";
+const FP = SIGNER.publicKey.fingerprint;
+const BAD = OTHER.publicKey.fingerprint;
+const dnsmasq = findDnsmasq();
+if (!dnsmasq) {
+  console.error("dnsmasq not found (Debian: dnsmasq-base): skipping the dnsmasq DNS TXT tests");
+}
+
+const RECORDS: [string, ...string[]][] = [
+  [`_schemapin.match.${ZONE}`, formatDnsTxtRecord(FP, "k-2026")],
+  [`_schemapin.mismatch.${ZONE}`, formatDnsTxtRecord(BAD)],
+  [`_schemapin.malformed.${ZONE}`, "v=schemapin1; fp=sha256:not-hex"],
+  // One record in three chunks (RFC 1464: concatenated in order).
+  [`_schemapin.chunks.${ZONE}`, "v=schemapin1; ", `kid=k; fp=${FP.slice(0, 40)}`, FP.slice(40)],
+  // Several records: unrelated ones are skipped, the v=schemapin1 one counts.
+  [`_schemapin.several.${ZONE}`, "v=spf1 -all"],
+  [`_schemapin.several.${ZONE}`, `  fp = ${FP} ; v = schemapin1 ; future=yes`],
+  [`_schemapin.other.${ZONE}`, "v=spf1 -all"],
+  // More than 512 bytes: the UDP answer is truncated, the lookup retries over TCP.
+  ...Array.from(
+    { length: 4 },
+    (_, i): [string, string] => [`_schemapin.big.${ZONE}`, `pad${i}=${"x".repeat(200)}`],
+  ),
+  [`_schemapin.big.${ZONE}`, formatDnsTxtRecord(FP)],
+];
+
+async function withDnsmasq(fn: (d: Dnsmasq) => Promise<void>): Promise<void> {
+  const d = await startDnsmasq(dnsmasq!, ZONE, RECORDS);
+  try {
+    await fn(d);
+  } finally {
+    await d.stop();
+  }
+}
+
+Deno.test({
+  name: "dnsmasq: match, mismatch, malformed, chunks, several records, absent, TCP",
+  ignore: !dnsmasq,
+  fn: () =>
+    withDnsmasq(async (d) => {
+      const look = (host: string) =>
+        lookupDnsTxt(`${host}.${ZONE}`, { nameServer: d.server, timeoutMs: 2000 });
+      const match = await look("match");
+      assert.equal(match.state, "present");
+      assert.deepEqual(match.record, { v: "schemapin1", fp: FP, kid: "k-2026" });
+      assert.equal((await look("mismatch")).record?.fp, BAD);
+      assert.equal((await look("malformed")).state, "malformed");
+      assert.equal((await look("chunks")).record?.fp, FP);
+      const several = await look("several");
+      assert.equal(several.record?.fp, FP);
+      assert.equal(several.records, 2);
+      assert.equal((await look("other")).state, "absent");
+      assert.equal((await look("nothing")).state, "absent"); // NXDOMAIN
+      const big = await look("big");
+      assert.equal(big.record?.fp, FP);
+      assert.equal(big.records, 5);
+      // A name outside the server's zone: REFUSED is a failure, never "absent".
+      const refused = await lookupDnsTxt("x.elsewhere.test", {
+        nameServer: d.server,
+        timeoutMs: 2000,
+      });
+      assert.equal(refused.state, "failed");
+      assert.match(refused.reason!, /REFUSED/);
+    }),
+});
+
+Deno.test("hostile DNS servers: SERVFAIL, REFUSED, silence, garbage, wrong id are failures", async () => {
+  const modes = [{ rcode: 2 }, { rcode: 5 }, { silent: true }, { garbage: true }, {
+    wrongId: true,
+  }] as const;
+  for (const mode of modes) {
+    const fake = await startFakeDns(mode);
+    try {
+      const started = Date.now();
+      const r = await lookupDnsTxt(`match.${ZONE}`, { nameServer: fake.server, timeoutMs: 600 });
+      assert.equal(r.state, "failed", JSON.stringify(mode));
+      assert.ok(Date.now() - started < 1500);
+      assert.ok(fake.queries >= 1);
+    } finally {
+      await fake.stop();
+    }
+  }
+  for (const rcode of [0, 3]) {
+    const fake = await startFakeDns({ rcode });
+    try {
+      assert.equal(
+        (await lookupDnsTxt(`x.${ZONE}`, { nameServer: fake.server, timeoutMs: 600 })).state,
+        "absent",
+      );
+    } finally {
+      await fake.stop();
+    }
+  }
+});
+
+async function setup(dir: string) {
+  const trust = `${dir}/trust`;
+  await Deno.mkdir(trust);
+  for (
+    const host of ["match", "mismatch", "malformed", "chunks", "several", "nothing", "failing"]
+  ) {
+    await Deno.writeTextFile(`${trust}/${host}.${ZONE}.json`, JSON.stringify(discoveryFor(SIGNER)));
+  }
+  const schema = `${dir}/calc.json`;
+  await Deno.writeTextFile(schema, JSON.stringify(toolSchema()));
+  await Deno.writeTextFile(`${schema}.sig`, signSchemaBase64(toolSchema(), SIGNER));
+  return { trust, schema, pins: `${dir}/pins.json` };
+}
+
+Deno.test({
+  name: "verify-schema --dns: the §17.2 table, checked before any pin is written",
+  ignore: !dnsmasq,
+  fn: () =>
+    withDnsmasq(async (d) => {
+      await withTempDir(async (dir) => {
+        const s = await setup(dir);
+        const run = (host: string, server = d.server, ...more: string[]) =>
+          runInProcess([
+            "verify-schema",
+            s.schema,
+            "--signature-file",
+            `${s.schema}.sig`,
+            "--domain",
+            `${host}.${ZONE}`,
+            "--resolver-dir",
+            s.trust,
+            "--pin-store",
+            s.pins,
+            "--trust-first-use",
+            "--dns",
+            "--dns-server",
+            server,
+            ...more,
+          ]);
+        const pinned = async (host: string) =>
+          (await Deno.readTextFile(s.pins).catch(() => "")).includes(`@${host}.${ZONE}`);
+        const ok = await run("match");
+        assert.equal(ok.code, 0, ok.stderr);
+        assert.match(ok.stderr, /dns: _schemapin\.match\.example\.test publishes .*: matches/);
+        assert.equal((await run("chunks")).code, 0);
+        assert.equal((await run("several")).code, 0);
+        const absent = await run("nothing");
+        assert.equal(absent.code, 0, absent.stderr);
+        assert.match(absent.stderr, /absent: no effect/);
+        const cases: [string, string][] = [["mismatch", "DOMAIN_MISMATCH"], [
+          "malformed",
+          "DISCOVERY_INVALID",
+        ]];
+        for (const [host, code] of cases) {
+          const r = await run(host, d.server, "--json");
+          assert.equal(r.code, 1, r.stdout);
+          const json = JSON.parse(r.stdout);
+          assert.equal(json.errorCode, code);
+          assert.equal(json.dns.state, host);
+          assert.equal(await pinned(host), false, `${host}: no pin`);
+        }
+        const fake = await startFakeDns({ rcode: 2 });
+        try {
+          const failed = await run("failing", fake.server, "--timeout", "1");
+          assert.equal(failed.code, 1, failed.stderr);
+          assert.match(failed.stderr, /DISCOVERY_FETCH_FAILED: .*SERVFAIL.*failing closed/);
+          assert.equal(await pinned("failing"), false);
+        } finally {
+          await fake.stop();
+        }
+        // The library: the same table, and the opt-in "warn" policy for lookup failures.
+        const schema = toolSchema();
+        const base = {
+          schema,
+          signature: signSchemaBase64(schema, SIGNER),
+          toolId: "calculate_sum",
+          resolver: new LocalFileResolver(s.trust),
+          pinStore: new MemoryPinStore(),
+          trustFirstUse: true,
+        };
+        const lib = await verifySchemaWithResolver({
+          ...base,
+          domain: `mismatch.${ZONE}`,
+          dns: { nameServer: d.server },
+        });
+        assert.equal(lib.errorCode, "DOMAIN_MISMATCH");
+        assert.equal(lib.keyPinning, "not_pinned");
+        assert.equal(await base.pinStore.get("calculate_sum", `mismatch.${ZONE}`), undefined);
+        const silent = await startFakeDns({ silent: true });
+        try {
+          const warned = await verifySchemaWithResolver({
+            ...base,
+            domain: `failing.${ZONE}`,
+            dns: { nameServer: silent.server, timeoutMs: 400, onLookupFailure: "warn" },
+          });
+          assert.equal(warned.valid, true, warned.errorMessage);
+          assert.ok(warned.warnings.includes("dns_lookup_failed"));
+        } finally {
+          await silent.stop();
+        }
+      });
+    }),
+});
+
+Deno.test({
+  name: "dns record / dns check (real process, the task's permissions)",
+  ignore: !dnsmasq,
+  fn: () =>
+    withDnsmasq(async (d) => {
+      await withTempDir(async (dir) => {
+        const pub = `${dir}/public.pem`;
+        await Deno.writeTextFile(pub, SIGNER.publicKey.pem);
+        const rec = await runCliProcess(["dns", "record", "--key", pub, "--kid", "k-2026"]);
+        assert.equal(rec.code, 0, rec.stderr);
+        assert.equal(rec.stdout, formatDnsTxtRecord(FP, "k-2026") + "\n");
+        const zone = await runInProcess(["dns", "record", "--key", pub, "--domain", "example.com"]);
+        assert.equal(zone.stdout, `_schemapin.example.com. IN TXT "${formatDnsTxtRecord(FP)}"\n`);
+        const check = await runCliProcess([
+          "dns",
+          "check",
+          `match.${ZONE}`,
+          "--dns-server",
+          d.server,
+          "--key",
+          pub,
+          "--json",
+        ]);
+        assert.equal(check.code, 0, check.stderr);
+        assert.equal(JSON.parse(check.stdout).state, "match");
+        const expect: [string[], number, RegExp][] = [
+          [["dns", "check", `match.${ZONE}`, "--dns-server", d.server], 0, /^OK _schemapin\.match/],
+          [
+            ["dns", "check", `mismatch.${ZONE}`, "--dns-server", d.server, "--key", pub],
+            1,
+            /^MISMATCH/,
+          ],
+          [["dns", "check", `malformed.${ZONE}`, "--dns-server", d.server], 1, /^MALFORMED/],
+          [["dns", "check", `nothing.${ZONE}`, "--dns-server", d.server], 1, /^ABSENT/],
+          [["dns", "check", `x.elsewhere.test`, "--dns-server", d.server], 1, /^FAIL/],
+        ];
+        for (const [args, code, re] of expect) {
+          const r = await runInProcess(args);
+          assert.equal(r.code, code, `${args.join(" ")}: ${r.stdout}${r.stderr}`);
+          assert.match(r.stdout, re);
+        }
+        const usage = [
+          ["dns"],
+          ["dns", "bogus"],
+          ["dns", "record"],
+          ["dns", "record", "--key", pub, "--kid", "a;b"],
+          ["dns", "record", "--key", pub, "--domain", "http://x.com"],
+          ["dns", "check"],
+          ["dns", "check", "http://example.com"],
+          ["dns", "check", "example.com", "--dns-server", "dns.google"],
+          ["dns", "check", "example.com", "--fingerprint", "sha256:00"],
+          ["dns", "check", "example.com", "--key", pub, "--fingerprint", FP],
+          ["dns", "check", "example.com", "--timeout", "-1"],
+          ["dns", "record", "--key", `${dir}/missing.pem`],
+        ];
+        for (const args of usage) {
+          const r = await runInProcess(args);
+          assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
+        }
+      });
+    }),
+});
