@@ -252,3 +252,68 @@ export {
   type PbkdfHash,
 } from "./lib/crypto/encrypted_key.ts";
 export { privateKeyFromPkcs8Der, privateKeyToPkcs8Der } from "./lib/crypto/keys.ts";
+
+// Discovery over the network, resolvers, DNS TXT (spec §6, §9, §14, §17)
+export {
+  checkFetchUrl,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_READ_TIMEOUT_MS,
+  fetchHttpsJson,
+  type HttpsFetchOptions,
+  MAX_DISCOVERY_BYTES,
+} from "./lib/discovery/http.ts";
+export {
+  WELL_KNOWN_PATH,
+  WellKnownResolver,
+  type WellKnownResolverOptions,
+  wellKnownUrl,
+} from "./lib/discovery/well_known.ts";
+export {
+  ChainResolver,
+  LocalFileResolver,
+  MAX_LOCAL_DOCUMENT_BYTES,
+  type ResolvedTrust,
+  resolveTrustDocuments,
+  type ResolveTrustOptions,
+  type SchemaResolver,
+} from "./lib/discovery/resolvers.ts";
+export {
+  type DnsVerifyOptions,
+  type ResolverResultFields,
+  type ResolverVerifyOptions,
+  type SchemaResolverVerificationResult,
+  type SkillResolverVerificationResult,
+  verifySchemaWithResolver,
+  type VerifySchemaWithResolverOptions,
+  verifySkillWithResolver,
+  type VerifySkillWithResolverOptions,
+} from "./lib/discovery/resolvers_verify.ts";
+export {
+  checkDnsKid,
+  DNS_TXT_VERSION,
+  dnsLookupName,
+  type DnsTxtRecord,
+  type DnsTxtSelection,
+  formatDnsTxtRecord,
+  isSchemapinRecord,
+  parseDnsTxtRecord,
+  selectDnsTxtRecord,
+} from "./lib/dns/txt.ts";
+export {
+  crossCheckDnsTxt,
+  dnsBeforePinHook,
+  type DnsCrossCheck,
+  type DnsDecision,
+  type DnsFailurePolicy,
+  type DnsTxtLookup,
+  lookupDnsTxt,
+  type WithDnsCheck,
+} from "./lib/dns/check.ts";
+export {
+  DEFAULT_DNS_TIMEOUT_MS,
+  type DnsLookupOptions,
+  type DnsLookupResult,
+  type DnsServer,
+  lookupTxt,
+  parseDnsServer,
+} from "./lib/dns/resolve.ts";
