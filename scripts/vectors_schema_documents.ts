@@ -11,6 +11,7 @@
 import { parsePrivateKeyPem, type PrivateKey } from "../lib/crypto/keys.ts";
 import { signDocument } from "../lib/crypto/ecdsa.ts";
 import {
+  SCHEMA_SIGNATURE_FIELDS,
   schemaHash,
   type SchemaSignatureDocument,
   schemaSignatureSigningInput,
@@ -205,18 +206,7 @@ export async function makeSchemaDocumentVectors(): Promise<unknown> {
       "Verify each document against `schema` for domain example.com at time `verify_at` " +
       "(300 s expiry skew); `expect` is valid or the error code.",
     spec: "SchemaPin 1.4 §4, §4b.5, §15.1, §16, §18, §19",
-    known_fields: [
-      "schemapin_version",
-      "schema_hash",
-      "signature",
-      "signed_at",
-      "expires_at",
-      "domain",
-      "signer_kid",
-      "schema_version",
-      "previous_hash",
-      "canonicalization",
-    ],
+    known_fields: [...SCHEMA_SIGNATURE_FIELDS],
     key: {
       note: "published test-only key (same as signatures.json); never trust it",
       public_key_pem: sk.publicKey.pem,

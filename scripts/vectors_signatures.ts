@@ -106,48 +106,30 @@ function withHighS(signatureB64: string): string {
   return encodeBase64(encodeEcdsaDer({ r, s: N - s }));
 }
 
-function schemaEntry(
+/**
+ * One corpus entry: a `schema` (ECDSA over SHA-256(SHA-256(canonical)), §4.1) or a
+ * `document` (ECDSA over SHA-256(canonical), §4b.5) with its canonical form and digests.
+ */
+function entry(
+  kind: "schema" | "document",
   name: string,
-  schema: unknown,
+  value: unknown,
   signature: string,
   expect: Expect,
   reason?: Reason,
   note?: string,
 ): Entry {
-  const canonical = canonicalizeSchemapinV1(schema);
+  const canonical = canonicalizeSchemapinV1(value);
   const bytes = utf8(canonical);
   return {
     name,
     expect,
     ...(reason ? { reason } : {}),
     ...(note ? { note } : {}),
-    schema,
+    [kind]: value,
     canonical,
     canonical_sha256: sha256Hex(bytes),
-    ecdsa_digest: sha256Hex(sha256(bytes)),
-    signature,
-  };
-}
-
-function documentEntry(
-  name: string,
-  document: unknown,
-  signature: string,
-  expect: Expect,
-  reason?: Reason,
-  note?: string,
-): Entry {
-  const canonical = canonicalizeSchemapinV1(document);
-  const bytes = utf8(canonical);
-  return {
-    name,
-    expect,
-    ...(reason ? { reason } : {}),
-    ...(note ? { note } : {}),
-    document,
-    canonical,
-    canonical_sha256: sha256Hex(bytes),
-    ecdsa_digest: sha256Hex(bytes),
+    ecdsa_digest: sha256Hex(kind === "schema" ? sha256(bytes) : bytes),
     signature,
   };
 }
@@ -157,7 +139,7 @@ function schemaEntries(sk: PrivateKey): Entry[] {
   for (const { name, json } of SCHEMAS) {
     const schema = JSON.parse(json);
     const sig = signSchema(sk, utf8(canonicalizeSchemapinV1(schema)));
-    entries.push(schemaEntry(name, schema, sig, "valid"));
+    entries.push(entry("schema", name, schema, sig, "valid"));
   }
 
   const base = JSON.parse(SCHEMAS[0].json);
@@ -166,7 +148,8 @@ function schemaEntries(sk: PrivateKey): Entry[] {
   const der = decodeBase64Strict(good, "signature");
   const { r, s } = decodeEcdsaDer(der);
   entries.push(
-    schemaEntry(
+    entry(
+      "schema",
       "high-s",
       base,
       withHighS(good),
@@ -174,7 +157,8 @@ function schemaEntries(sk: PrivateKey): Entry[] {
       undefined,
       "s replaced by n − s; high-S signatures are valid P-256 signatures and MUST verify",
     ),
-    schemaEntry(
+    entry(
+      "schema",
       "single-hash",
       base,
       encodeBase64(signDigest(sk, sha256(bytes))),
@@ -182,7 +166,8 @@ function schemaEntries(sk: PrivateKey): Entry[] {
       "single-hash",
       "ECDSA over SHA-256(canonical) instead of SHA-256(SHA-256(canonical)) (a signer bug)",
     ),
-    schemaEntry(
+    entry(
+      "schema",
       "tampered",
       { ...base, description: "Calculates the sum!" },
       good,
@@ -223,7 +208,7 @@ function schemaEntries(sk: PrivateKey): Entry[] {
     ],
   ];
   for (const [name, note, signature] of malformed) {
-    entries.push(schemaEntry(name, base, signature, "invalid", "malformed", note));
+    entries.push(entry("schema", name, base, signature, "invalid", "malformed", note));
   }
   return entries;
 }
@@ -233,8 +218,9 @@ function documentEntries(sk: PrivateKey): Entry[] {
   const bytes = utf8(canonicalizeSchemapinV1(document));
   const good = signDocument(sk, bytes);
   return [
-    documentEntry("skill-signature-document", document, good, "valid"),
-    documentEntry(
+    entry("document", "skill-signature-document", document, good, "valid"),
+    entry(
+      "document",
       "document-high-s",
       document,
       withHighS(good),
@@ -242,7 +228,8 @@ function documentEntries(sk: PrivateKey): Entry[] {
       undefined,
       "s replaced by n − s; MUST verify",
     ),
-    documentEntry(
+    entry(
+      "document",
       "document-signed-as-schema",
       document,
       signSchema(sk, bytes),
@@ -250,7 +237,8 @@ function documentEntries(sk: PrivateKey): Entry[] {
       "mismatch",
       "ECDSA over SHA-256(SHA-256(canonical)): the schema construction, not the document one",
     ),
-    documentEntry(
+    entry(
+      "document",
       "document-tampered",
       { ...document, domain: "evil.example" },
       good,

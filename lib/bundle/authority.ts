@@ -15,7 +15,12 @@ import { parsePublicKeyPem } from "../crypto/keys.ts";
 import { isJsonObject, ownField } from "../discovery/object.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../revocation/fingerprint.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
-import { RecordFile, schemapinHome } from "../pins/json_file.ts";
+import { schemapinHome } from "../pins/json_file.ts";
+import {
+  FileKeyedRecords,
+  type KeyedRecordCodec,
+  MemoryKeyedRecords,
+} from "../pins/keyed_records.ts";
 import { checkKid } from "./bundle.ts";
 
 /** How an authority entered the allow-list. */
@@ -91,10 +96,6 @@ export function makeAuthorityRecord(fields: {
   return { kid: fields.kid, fingerprint: fields.fingerprint, pinnedAt, source: fields.source };
 }
 
-function sortedRecords(map: Map<string, BundleAuthorityRecord>): BundleAuthorityRecord[] {
-  return [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
-}
-
 /**
  * An allow-list held in memory.
  *
@@ -105,39 +106,28 @@ function sortedRecords(map: Map<string, BundleAuthorityRecord>): BundleAuthority
  * ```
  */
 export class MemoryBundleAuthorityStore implements BundleAuthorityStore {
-  readonly #map = new Map<string, BundleAuthorityRecord>();
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #records: MemoryKeyedRecords<BundleAuthorityRecord>;
 
   /** Creates a store, optionally with initial records. */
   constructor(records: Iterable<BundleAuthorityRecord> = []) {
-    for (const r of records) this.#map.set(r.kid, r);
+    this.#records = new MemoryKeyedRecords(Array.from(records, (r) => [r.kid, r] as const));
   }
 
   /** The record for `kid`. */
   get(kid: string): Promise<BundleAuthorityRecord | undefined> {
-    return Promise.resolve(this.#map.get(kid));
+    return this.#records.get(kid);
   }
 
   /** Every record, sorted by kid. */
   list(): Promise<BundleAuthorityRecord[]> {
-    return Promise.resolve(sortedRecords(this.#map));
+    return this.#records.list();
   }
 
   /** Runs `change` on a copy and keeps it when `changed`; one transaction at a time. */
   transact<R>(
     change: (authorities: Map<string, BundleAuthorityRecord>) => { changed: boolean; result: R },
   ): Promise<R> {
-    const run = this.#queue.then(() => {
-      const copy = new Map(this.#map);
-      const { changed, result } = change(copy);
-      if (changed) {
-        this.#map.clear();
-        for (const [k, v] of copy) this.#map.set(k, v);
-      }
-      return result;
-    });
-    this.#queue = run.catch(() => {});
-    return run;
+    return this.#records.transact(change);
   }
 }
 
@@ -186,6 +176,13 @@ function recordFromJson(value: unknown, where: string): BundleAuthorityRecord {
   }
 }
 
+const AUTHORITY_CODEC: KeyedRecordCodec<BundleAuthorityRecord> = {
+  fromJson: recordFromJson,
+  toJson: recordToJson,
+  key: (r) => r.kid,
+  duplicate: (kid) => `kid ${JSON.stringify(kid)} is listed twice`,
+};
+
 /**
  * An allow-list persisted as JSON, with the pin store's locked, atomic updates:
  *
@@ -204,52 +201,33 @@ function recordFromJson(value: unknown, where: string): BundleAuthorityRecord {
  * ```
  */
 export class FileBundleAuthorityStore implements BundleAuthorityStore {
-  readonly #file: RecordFile;
+  readonly #records: FileKeyedRecords<BundleAuthorityRecord>;
 
   /** A store at `path` (default {@linkcode defaultBundleAuthorityStorePath}). */
   constructor(path: string = defaultBundleAuthorityStorePath()) {
-    this.#file = new RecordFile(path, AUTHORITY_FILE_FORMAT);
+    this.#records = new FileKeyedRecords(path, AUTHORITY_FILE_FORMAT, AUTHORITY_CODEC);
   }
 
   /** The file's path. */
   get path(): string {
-    return this.#file.path;
-  }
-
-  #toMap(records: unknown[]): Map<string, BundleAuthorityRecord> {
-    const map = new Map<string, BundleAuthorityRecord>();
-    records.forEach((raw, i) => {
-      const rec = recordFromJson(raw, `bundle authority store ${this.path}: authorities[${i}]`);
-      if (map.has(rec.kid)) {
-        throw new SchemaPinError(
-          "INPUT_INVALID",
-          `bundle authority store ${this.path}: kid ${JSON.stringify(rec.kid)} is listed twice`,
-        );
-      }
-      map.set(rec.kid, rec);
-    });
-    return map;
+    return this.#records.path;
   }
 
   /** The record for `kid` (the file is read on every call). */
-  async get(kid: string): Promise<BundleAuthorityRecord | undefined> {
-    return this.#toMap(await this.#file.read()).get(kid);
+  get(kid: string): Promise<BundleAuthorityRecord | undefined> {
+    return this.#records.get(kid);
   }
 
   /** Every record, sorted by kid. */
-  async list(): Promise<BundleAuthorityRecord[]> {
-    return sortedRecords(this.#toMap(await this.#file.read()));
+  list(): Promise<BundleAuthorityRecord[]> {
+    return this.#records.list();
   }
 
   /** Runs `change` under the file lock and rewrites the file atomically when `changed`. */
   transact<R>(
     change: (authorities: Map<string, BundleAuthorityRecord>) => { changed: boolean; result: R },
   ): Promise<R> {
-    return this.#file.update((records) => {
-      const map = this.#toMap(records);
-      const { changed, result } = change(map);
-      return { records: changed ? sortedRecords(map).map(recordToJson) : undefined, result };
-    });
+    return this.#records.transact(change);
   }
 }
 

@@ -4,7 +4,6 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { checkDomain } from "../discovery/domain.ts";
 import {
   addRevokedKey,
   buildRevocationDocument,
@@ -22,7 +21,7 @@ import {
 } from "./command.ts";
 import { exists, readTextInput, writeFileAtomic } from "./io.ts";
 import { publicKeyFromAnyPem } from "./fingerprint.ts";
-import { readJsonFile, sourceName } from "./schema_inputs.ts";
+import { readJsonFile, requireDomainFlag, sourceName } from "./schema_inputs.ts";
 
 const HELP = `schemapin revoke — build or extend a standalone revocation document
 
@@ -63,11 +62,7 @@ export const revokeCommand: Command = {
       into: { type: "string" },
     });
     requirePositionals("revoke", positionals, 0, "no positional arguments");
-    if (values.domain === undefined) throw new UsageError("revoke: --domain D is required");
-    const dc = checkDomain(values.domain);
-    if (!dc.ok) {
-      throw new UsageError(`revoke: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
-    }
+    const domain = requireDomainFlag("revoke", values.domain);
     if ((values.fingerprint === undefined) === (values.key === undefined)) {
       throw new UsageError("revoke: give exactly one of --fingerprint FP and --key FILE");
     }
@@ -85,15 +80,15 @@ export const revokeCommand: Command = {
       } catch (e) {
         throw new SchemaPinError("INPUT_INVALID", (e as Error).message, { path: values.into });
       }
-      if (doc.domain !== dc.domain) {
+      if (doc.domain !== domain) {
         throw new SchemaPinError(
           "INPUT_INVALID",
-          `${values.into} is the revocation document of ${doc.domain}, not ${dc.domain}`,
+          `${values.into} is the revocation document of ${doc.domain}, not ${domain}`,
           { path: values.into },
         );
       }
     } else {
-      doc = buildRevocationDocument(dc.domain);
+      doc = buildRevocationDocument(domain);
     }
     const next = addRevokedKey(doc, fingerprint, values.reason);
     const text = jsonOutput(next);

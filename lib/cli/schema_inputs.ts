@@ -18,7 +18,8 @@ import {
 } from "./bundle_trust.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import { parseRevocationDocument } from "../revocation/document.ts";
-import type { FirstUseInfo, OfflineVerificationResult } from "../schema/flow.ts";
+import type { BeforePinHook, FirstUseInfo, OfflineVerificationResult } from "../schema/flow.ts";
+import { checkDomain } from "../discovery/domain.ts";
 import { loadTrustBundle, TrustBundleResolver } from "../bundle/resolver.ts";
 import {
   ChainResolver,
@@ -28,7 +29,12 @@ import {
 } from "../discovery/resolvers.ts";
 import { WellKnownResolver } from "../discovery/well_known.ts";
 import type { HttpsFetchOptions } from "../discovery/http.ts";
-import { type DnsCrossCheck, type DnsTxtLookup, lookupDnsTxt } from "../dns/check.ts";
+import {
+  dnsBeforePinHook,
+  type DnsCrossCheck,
+  type DnsTxtLookup,
+  lookupDnsTxt,
+} from "../dns/check.ts";
 import { type DnsServer, parseDnsServer } from "../dns/resolve.ts";
 import { type CliIO, EXIT_FAILED, EXIT_USAGE, jsonOutput, UsageError } from "./command.ts";
 import { describeFsError, readInput, readTextInput } from "./io.ts";
@@ -415,6 +421,49 @@ export async function loadDnsLookup(
   });
 }
 
+/**
+ * `--domain D` of `command`, validated (§9) and in the form pins are keyed by; a usage error
+ * when it is missing or not a host name.
+ *
+ * @example
+ * ```ts ignore
+ * const domain = requireDomainFlag("verify-skill", values.domain); // "example.com"
+ * ```
+ */
+export function requireDomainFlag(command: string, value: string | undefined): string {
+  if (value === undefined) throw new UsageError(`${command}: --domain D is required`);
+  const dc = checkDomain(value);
+  if (!dc.ok) {
+    throw new UsageError(`${command}: --domain ${JSON.stringify(value)}: ${dc.reason}`);
+  }
+  return dc.domain;
+}
+
+/**
+ * The trust inputs ({@linkcode loadTrust}) and, with `--dns`, the DNS TXT cross-check as a
+ * before-pin hook ({@linkcode loadDnsLookup}), loaded concurrently.
+ *
+ * @example
+ * ```ts ignore
+ * const { trust, dnsHook } = await loadTrustAndDnsHook<SkillVerificationResult>(
+ *   "verify-skill", values, domain, io, args,
+ * );
+ * ```
+ */
+export async function loadTrustAndDnsHook<R extends OfflineVerificationResult>(
+  command: string,
+  values: TrustOptionValues,
+  domain: string,
+  io: CliIO,
+  args: readonly string[],
+): Promise<{ trust: TrustInputs; dnsHook: BeforePinHook<R> | undefined }> {
+  const [trust, dns] = await Promise.all([
+    loadTrust(command, values, domain, io, args),
+    loadDnsLookup(command, values, domain),
+  ]);
+  return { trust, dnsHook: dns ? dnsBeforePinHook<R>(dns) : undefined };
+}
+
 /** `--dns-server`, parsed; a usage error when malformed or given without `--dns`. */
 export function parseDnsServerFlag(
   command: string,
@@ -445,6 +494,25 @@ export function describeDnsCheck(check: DnsCrossCheck): string {
     case "lookup_failed":
       return `dns: ${check.name} could not be looked up (${check.server}): ${check.reason}`;
   }
+}
+
+/**
+ * Prints, for the text output of a verification, its warnings and then its DNS cross-check
+ * to stderr.
+ *
+ * @example
+ * ```ts ignore
+ * await printVerifyNotes(result, io); // "warning: the signature has expired; …"
+ * ```
+ */
+export async function printVerifyNotes(
+  result: OfflineVerificationResult & { dns?: DnsCrossCheck },
+  io: CliIO,
+): Promise<void> {
+  for (const w of result.warnings) {
+    await io.stderr(`warning: ${describeVerifyWarning(w, result.unprotectedFields)}\n`);
+  }
+  if (result.dns) await io.stderr(describeDnsCheck(result.dns) + "\n");
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   EXIT_USAGE,
   jsonOutput,
   parseCommandArgs,
+  requirePositionals,
   UsageError,
 } from "./command.ts";
 import { describeFsError, writeFileAtomic } from "./io.ts";
@@ -186,12 +187,7 @@ export const signSchemaCommand: Command = {
     if (values.pattern !== undefined || values["out-dir"] !== undefined) {
       throw new UsageError("sign-schema: --pattern and --out-dir go with --batch");
     }
-    if (positionals.length !== 1) {
-      throw new UsageError(
-        `sign-schema: expected one SCHEMA.json (or -), got ${positionals.length} argument(s)`,
-      );
-    }
-    const file = positionals[0];
+    const [file] = requirePositionals("sign-schema", positionals, 1, "one SCHEMA.json (or -)");
     const key = await loadKey(values.key, io, values["passphrase-file"]);
     const schema = await readJsonFile(file, io, "schema");
     const signed = signOne(schema, key, docOptions, sourceName(file));

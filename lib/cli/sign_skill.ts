@@ -5,7 +5,6 @@
  * @module
  */
 import { parseJson } from "../json/parse.ts";
-import { checkDomain } from "../discovery/domain.ts";
 import { formatRfc3339, parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
 import { formatSkillSignatureDocument, parseSkillSignatureDocument } from "../skill/document.ts";
 import { showPath } from "../skill/fs.ts";
@@ -23,6 +22,7 @@ import {
 import { readInput, writeFileAtomic } from "./io.ts";
 import { LIMIT_OPTIONS, limitsFromArgs, progressLine } from "./hash_skill.ts";
 import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { requireDomainFlag } from "./schema_inputs.ts";
 
 const HELP = `schemapin sign-skill — sign a skill folder (SchemaPin §4b)
 
@@ -130,11 +130,7 @@ export const signSkillCommand: Command = {
     const { values, positionals } = parseCommandArgs("sign-skill", args, OPTIONS);
     const [dir] = requirePositionals("sign-skill", positionals, 1, "DIR");
     if (!values.key) throw new UsageError("sign-skill: --key PRIVATE.pem is required");
-    if (values.domain === undefined) throw new UsageError("sign-skill: --domain D is required");
-    const dc = checkDomain(values.domain);
-    if (!dc.ok) {
-      throw new UsageError(`sign-skill: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
-    }
+    const domain = requireDomainFlag("sign-skill", values.domain);
     if (values["previous-hash"] !== undefined && values.previous !== undefined) {
       throw new UsageError("sign-skill: give --previous-hash or --previous, not both");
     }
@@ -150,7 +146,7 @@ export const signSkillCommand: Command = {
       ? await previousHashFrom(values.previous, io)
       : values["previous-hash"];
 
-    const options: SignSkillDirOptions = { ...limits, domain: dc.domain, signedAt: now };
+    const options: SignSkillDirOptions = { ...limits, domain, signedAt: now };
     if (values.name !== undefined) options.skillName = values.name;
     if (expiresAt !== undefined) options.expiresAt = expiresAt;
     if (values["schema-version"] !== undefined) options.schemaVersion = values["schema-version"];

@@ -8,12 +8,12 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
-import { checkDomain } from "../discovery/domain.ts";
 import { isJsonObject, ownField } from "../discovery/object.ts";
 import { parseSchemaSignatureDocument } from "../schema/document.ts";
 import { checkToolId, defaultPinStorePath, FilePinStore } from "../pins/store.ts";
 import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
-import { dnsBeforePinHook, type DnsCrossCheck } from "../dns/check.ts";
+import type { DnsCrossCheck } from "../dns/check.ts";
+import type { BeforePinHook } from "../schema/flow.ts";
 import {
   type CliIO,
   type Command,
@@ -21,22 +21,23 @@ import {
   EXIT_USAGE,
   jsonOutput,
   parseCommandArgs,
+  requirePositionals,
   UsageError,
 } from "./command.ts";
 import {
   confirmFirstUseWith,
-  describeDnsCheck,
   describeVerifyWarning,
   failureHint,
   joinPath,
   listBatch,
-  loadDnsLookup,
-  loadTrust,
+  loadTrustAndDnsHook,
   NETWORK_HELP,
   NETWORK_OPTIONS,
+  printVerifyNotes,
   readJsonFile,
   readSignatureFile,
   reportInputFailure,
+  requireDomainFlag,
   resultExitCode,
   sourceName,
   type TrustInputs,
@@ -225,25 +226,17 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
     help: HELP,
     async run(args, io) {
       const { values, positionals } = parseCommandArgs("verify-schema", args, OPTIONS);
-      if (values.domain === undefined) {
-        throw new UsageError("verify-schema: --domain D is required");
-      }
-      const dc = checkDomain(values.domain);
-      if (!dc.ok) {
-        throw new UsageError(
-          `verify-schema: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`,
-        );
-      }
-      const domain = dc.domain;
+      const domain = requireDomainFlag("verify-schema", values.domain);
       let trust: TrustInputs;
-      let dnsHook;
+      let dnsHook: BeforePinHook<SchemaVerificationResult> | undefined;
       try {
-        const [loaded, dns] = await Promise.all([
-          loadTrust("verify-schema", values, domain, io, args),
-          loadDnsLookup("verify-schema", values, domain),
-        ]);
-        trust = loaded;
-        dnsHook = dns ? dnsBeforePinHook<SchemaVerificationResult>(dns) : undefined;
+        ({ trust, dnsHook } = await loadTrustAndDnsHook<SchemaVerificationResult>(
+          "verify-schema",
+          values,
+          domain,
+          io,
+          args,
+        ));
       } catch (e) {
         if (e instanceof UsageError) throw e;
         return await reportInputFailure(e, values.json === true, io);
@@ -297,12 +290,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
       if (values.pattern !== undefined || values["signature-dir"] !== undefined) {
         throw new UsageError("verify-schema: --pattern and --signature-dir go with --batch");
       }
-      if (positionals.length !== 1) {
-        throw new UsageError(
-          `verify-schema: expected one SCHEMA.json (or -), got ${positionals.length} argument(s)`,
-        );
-      }
-      const file = positionals[0];
+      const [file] = requirePositionals("verify-schema", positionals, 1, "one SCHEMA.json (or -)");
       if ((values.signature === undefined) === (values["signature-file"] === undefined)) {
         throw new UsageError(
           "verify-schema: give exactly one of --signature B64 and --signature-file FILE",
@@ -342,10 +330,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
       if (values.json) {
         await io.stdout(jsonOutput(resultJson(result)));
       } else {
-        for (const w of result.warnings) {
-          await io.stderr(`warning: ${describeVerifyWarning(w, result.unprotectedFields)}\n`);
-        }
-        if (result.dns) await io.stderr(describeDnsCheck(result.dns) + "\n");
+        await printVerifyNotes(result, io);
         if (result.valid) {
           const pin = result.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
           await io.stdout(

@@ -7,13 +7,13 @@
  *
  * @module
  */
-import { checkDomain } from "../discovery/domain.ts";
 import { parseJson } from "../json/parse.ts";
 import { checkToolId, defaultPinStorePath, FilePinStore } from "../pins/store.ts";
 import { showPath } from "../skill/fs.ts";
 import { describeChanges } from "../skill/manifest.ts";
 import { type SkillVerificationResult, verifySkillOfflineWithHook } from "../skill/verify.ts";
-import { dnsBeforePinHook, type DnsCrossCheck } from "../dns/check.ts";
+import type { DnsCrossCheck } from "../dns/check.ts";
+import type { BeforePinHook } from "../schema/flow.ts";
 import {
   type Command,
   EXIT_OK,
@@ -26,14 +26,13 @@ import { readInput } from "./io.ts";
 import { LIMIT_OPTIONS, limitsFromArgs, progressLine } from "./hash_skill.ts";
 import {
   confirmFirstUseWith,
-  describeDnsCheck,
-  describeVerifyWarning,
   failureHint,
-  loadDnsLookup,
-  loadTrust,
+  loadTrustAndDnsHook,
   NETWORK_HELP,
   NETWORK_OPTIONS,
+  printVerifyNotes,
   reportInputFailure,
+  requireDomainFlag,
   resultExitCode,
   sourceName,
   type TrustInputs,
@@ -137,14 +136,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
     async run(args, io) {
       const { values, positionals } = parseCommandArgs("verify-skill", args, OPTIONS);
       const [dir] = requirePositionals("verify-skill", positionals, 1, "DIR");
-      if (values.domain === undefined) throw new UsageError("verify-skill: --domain D is required");
-      const dc = checkDomain(values.domain);
-      if (!dc.ok) {
-        throw new UsageError(
-          `verify-skill: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`,
-        );
-      }
-      const domain = dc.domain;
+      const domain = requireDomainFlag("verify-skill", values.domain);
       if (values["tool-id"] !== undefined) {
         const problem = checkToolId(values["tool-id"]);
         if (problem) throw new UsageError(`verify-skill: --tool-id: ${problem}`);
@@ -153,14 +145,15 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
       const json = values.json === true;
       let trust: TrustInputs;
       let signature: unknown;
-      let dnsHook;
+      let dnsHook: BeforePinHook<SkillVerificationResult> | undefined;
       try {
-        const [loaded, dns] = await Promise.all([
-          loadTrust("verify-skill", values, domain, io, args),
-          loadDnsLookup("verify-skill", values, domain),
-        ]);
-        trust = loaded;
-        dnsHook = dns ? dnsBeforePinHook<SkillVerificationResult>(dns) : undefined;
+        ({ trust, dnsHook } = await loadTrustAndDnsHook<SkillVerificationResult>(
+          "verify-skill",
+          values,
+          domain,
+          io,
+          args,
+        ));
         if (values.signature !== undefined) {
           signature = parseJson(
             await readInput(values.signature, io),
@@ -203,10 +196,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         await io.stdout(jsonOutput(resultJson(result)));
         return resultExitCode(result);
       }
-      for (const w of result.warnings) {
-        await io.stderr(`warning: ${describeVerifyWarning(w, result.unprotectedFields)}\n`);
-      }
-      if (result.dns) await io.stderr(describeDnsCheck(result.dns) + "\n");
+      await printVerifyNotes(result, io);
       const who = `${showPath(result.toolId || "(unnamed)")}@${domain}`;
       if (result.valid) {
         const pin = result.keyPinning === "first_use" ? "pinned on first use" : "pin matches";

@@ -13,7 +13,11 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import type { BeforePinHook, OfflineVerificationResult } from "../schema/flow.ts";
+import type {
+  BeforePinHook,
+  OfflineFlowOptions,
+  OfflineVerificationResult,
+} from "../schema/flow.ts";
 import {
   type SchemaVerificationResult,
   type VerifySchemaOfflineOptions,
@@ -112,6 +116,33 @@ function hookFor<R extends OfflineVerificationResult>(
   return dnsBeforePinHook<R>(dns, policy);
 }
 
+/** The offline options with the resolved documents and the names they are reported under. */
+function withTrust<O extends { sources?: OfflineFlowOptions["sources"] }>(
+  offline: O,
+  trust: ResolvedTrust,
+): O & { discovery: unknown; revocation?: unknown } {
+  return {
+    ...offline,
+    discovery: trust.discovery,
+    revocation: trust.revocation,
+    sources: {
+      ...offline.sources,
+      discovery: trust.discoverySource,
+      revocation: trust.revocationSource,
+    },
+  };
+}
+
+/** Adds where the documents came from, and the resolver's warnings, to `result`. */
+function noteTrust<R extends OfflineVerificationResult & ResolverResultFields>(
+  result: R,
+  trust: ResolvedTrust,
+): R {
+  result.discoverySource = trust.discoverySource;
+  result.warnings.push(...trust.warnings);
+  return result;
+}
+
 function fail<R extends OfflineVerificationResult>(result: R, e: SchemaPinError): R {
   result.valid = false;
   result.errorCode = e.code;
@@ -167,21 +198,10 @@ export async function verifySchemaWithResolver(
   }
   const trust = prepared.trust!;
   const result: SchemaResolverVerificationResult = await verifySchemaOfflineWithHook(
-    {
-      ...offline,
-      discovery: trust.discovery,
-      revocation: trust.revocation,
-      sources: {
-        ...offline.sources,
-        discovery: trust.discoverySource,
-        revocation: trust.revocationSource,
-      },
-    },
+    withTrust(offline, trust),
     hookFor<SchemaVerificationResult>(options, prepared.dns),
   );
-  result.discoverySource = trust.discoverySource;
-  result.warnings.push(...trust.warnings);
-  return result;
+  return noteTrust(result, trust);
 }
 
 /**
@@ -219,19 +239,8 @@ export async function verifySkillWithResolver(
   }
   const trust = prepared.trust!;
   const result: SkillResolverVerificationResult = await verifySkillOfflineWithHook(
-    {
-      ...offline,
-      discovery: trust.discovery,
-      revocation: trust.revocation,
-      sources: {
-        ...offline.sources,
-        discovery: trust.discoverySource,
-        revocation: trust.revocationSource,
-      },
-    },
+    withTrust(offline, trust),
     hookFor<SkillVerificationResult>(options, prepared.dns),
   );
-  result.discoverySource = trust.discoverySource;
-  result.warnings.push(...trust.warnings);
-  return result;
+  return noteTrust(result, trust);
 }

@@ -13,7 +13,8 @@ import { checkDomain } from "../discovery/domain.ts";
 import { isJsonObject, ownField } from "../discovery/object.ts";
 import { isSha256Ref } from "../revocation/fingerprint.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
-import { RecordFile, schemapinHome } from "./json_file.ts";
+import { schemapinHome } from "./json_file.ts";
+import { FileKeyedRecords, type KeyedRecordCodec, MemoryKeyedRecords } from "./keyed_records.ts";
 import { checkToolId, pinKey } from "./store.ts";
 
 /** The fields of a signature document that lineage looks at. */
@@ -235,6 +236,13 @@ function recordFromJson(value: unknown, where: string): LineageRecord {
   return sv === undefined ? rec : { ...rec, schemaVersion: sv as string };
 }
 
+const LINEAGE_CODEC: KeyedRecordCodec<LineageRecord> = {
+  fromJson: recordFromJson,
+  toJson: recordToJson,
+  key: (r) => pinKey(r.toolId, r.domain),
+  duplicate: (key) => `${key} twice`,
+};
+
 /** Where a {@linkcode LineageStore} keeps its records. */
 export interface LineageStoreOptions {
   /** A JSON file (default `$SCHEMAPIN_HOME/lineage.json` or `~/.schemapin/lineage.json`). */
@@ -267,68 +275,30 @@ export function defaultLineageStorePath(): string {
  * ```
  */
 export class LineageStore {
-  readonly #file: RecordFile | undefined;
-  readonly #memory = new Map<string, LineageRecord>();
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #records: FileKeyedRecords<LineageRecord> | MemoryKeyedRecords<LineageRecord>;
 
   /** Creates a store (file-backed unless `memory`). */
   constructor(options: LineageStoreOptions = {}) {
-    this.#file = options.memory
-      ? undefined
-      : new RecordFile(options.path ?? defaultLineageStorePath(), LINEAGE_FILE_FORMAT);
+    this.#records = options.memory ? new MemoryKeyedRecords() : new FileKeyedRecords(
+      options.path ?? defaultLineageStorePath(),
+      LINEAGE_FILE_FORMAT,
+      LINEAGE_CODEC,
+    );
   }
 
   /** The file path, or `undefined` for an in-memory store. */
   get path(): string | undefined {
-    return this.#file?.path;
-  }
-
-  #toMap(records: unknown[]): Map<string, LineageRecord> {
-    const map = new Map<string, LineageRecord>();
-    records.forEach((raw, i) => {
-      const r = recordFromJson(raw, `lineage store ${this.path}: lineage[${i}]`);
-      const key = pinKey(r.toolId, r.domain);
-      if (map.has(key)) {
-        throw new SchemaPinError("INPUT_INVALID", `lineage store ${this.path}: ${key} twice`);
-      }
-      map.set(key, r);
-    });
-    return map;
-  }
-
-  #transact<R>(change: (m: Map<string, LineageRecord>) => { changed: boolean; result: R }) {
-    if (this.#file) {
-      return this.#file.update((records) => {
-        const map = this.#toMap(records);
-        const { changed, result } = change(map);
-        const sorted = [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        return { records: changed ? sorted.map(([, r]) => recordToJson(r)) : undefined, result };
-      });
-    }
-    const run = this.#queue.then(() => {
-      const copy = new Map(this.#memory);
-      const { changed, result } = change(copy);
-      if (changed) {
-        this.#memory.clear();
-        for (const [k, v] of copy) this.#memory.set(k, v);
-      }
-      return result;
-    });
-    this.#queue = run.catch(() => {});
-    return run;
+    return this.#records instanceof FileKeyedRecords ? this.#records.path : undefined;
   }
 
   /** The lineage of `toolId@domain`, if any. */
   async get(toolId: string, domain: string): Promise<LineageRecord | undefined> {
-    const key = pinKey(toolId, domain);
-    if (!this.#file) return this.#memory.get(key);
-    return this.#toMap(await this.#file.read()).get(key);
+    return await this.#records.get(pinKey(toolId, domain));
   }
 
   /** Every lineage record, sorted by key. */
   async list(): Promise<LineageRecord[]> {
-    const map = this.#file ? this.#toMap(await this.#file.read()) : this.#memory;
-    return [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+    return await this.#records.list();
   }
 
   /**
@@ -363,7 +333,7 @@ export class LineageStore {
     }
     const hash = signatureHash(signature);
     const stamp = formatRfc3339(now);
-    return await this.#transact<LineageOutcome>((map) => {
+    return await this.#records.transact<LineageOutcome>((map) => {
       const current = map.get(key);
       const next = (history: readonly string[]): LineageRecord => {
         const r: LineageRecord = {
@@ -392,25 +362,21 @@ export class LineageStore {
         return { changed: false, result: { status: "unchanged", hash } };
       }
       const prev = signature.previous_hash;
+      // An older hash that does not claim to extend the latest is a rollback (a missing
+      // previous_hash never names the latest, which is always a sha256: hash).
+      if (prev !== current.latestHash && current.history.includes(hash)) {
+        return reject(
+          "rollback",
+          `${hash} is an older version of ${key}; the latest is ${current.latestHash}`,
+        );
+      }
       if (prev === undefined || prev === "") {
-        if (current.history.includes(hash)) {
-          return reject(
-            "rollback",
-            `${hash} is an older version of ${key}; the latest is ${current.latestHash}`,
-          );
-        }
         return reject(
           "missing_previous_hash",
           `the signature for ${key} has no previous_hash; the latest known hash is ${current.latestHash}`,
         );
       }
       if (prev !== current.latestHash) {
-        if (current.history.includes(hash)) {
-          return reject(
-            "rollback",
-            `${hash} is an older version of ${key}; the latest is ${current.latestHash}`,
-          );
-        }
         return reject(
           "fork",
           `previous_hash ${prev} does not name the latest known hash ${current.latestHash} of ${key}`,
@@ -457,7 +423,7 @@ export class LineageStore {
     }
     const hash = signatureHash(signature);
     const key = pinKey(toolId, dc.domain);
-    return await this.#transact((map) => {
+    return await this.#records.transact((map) => {
       const current = map.get(key);
       const history = current ? [current.latestHash, ...current.history] : [];
       const r: LineageRecord = {
@@ -480,7 +446,7 @@ export class LineageStore {
     const dc = checkDomain(domain);
     if (!dc.ok) throw new SchemaPinError("INPUT_INVALID", `invalid domain: ${dc.reason}`);
     const key = pinKey(toolId, dc.domain);
-    return await this.#transact((map) => {
+    return await this.#records.transact((map) => {
       const had = map.delete(key);
       return { changed: had, result: had };
     });

@@ -14,7 +14,8 @@ import { checkDomain } from "../discovery/domain.ts";
 import { isJsonObject, ownField } from "../discovery/object.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../revocation/fingerprint.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
-import { RecordFile, schemapinHome } from "./json_file.ts";
+import { schemapinHome } from "./json_file.ts";
+import { FileKeyedRecords, type KeyedRecordCodec, MemoryKeyedRecords } from "./keyed_records.ts";
 
 /** How a pin came to be. */
 export type PinSource = "first_use" | "confirmed" | "seeded" | "rotated" | "imported";
@@ -254,10 +255,6 @@ export function pinRecordFromJson(value: unknown, where: string): PinRecord {
   }
 }
 
-function sortedRecords(pins: Map<string, PinRecord>): PinRecord[] {
-  return [...pins.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
-}
-
 /**
  * A pin store held in memory (for library users who persist pins themselves, and tests).
  *
@@ -268,39 +265,30 @@ function sortedRecords(pins: Map<string, PinRecord>): PinRecord[] {
  * ```
  */
 export class MemoryPinStore implements PinStore {
-  readonly #pins = new Map<string, PinRecord>();
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #pins: MemoryKeyedRecords<PinRecord>;
 
   /** Creates a store, optionally with initial records. */
   constructor(records: Iterable<PinRecord> = []) {
-    for (const r of records) this.#pins.set(pinKey(r.toolId, r.domain), r);
+    this.#pins = new MemoryKeyedRecords(
+      Array.from(records, (r) => [pinKey(r.toolId, r.domain), r] as const),
+    );
   }
 
   /** The pin for `toolId@domain`. */
   get(toolId: string, domain: string): Promise<PinRecord | undefined> {
-    return Promise.resolve(this.#pins.get(pinKey(toolId, domain)));
+    return this.#pins.get(pinKey(toolId, domain));
   }
 
   /** Every pin, sorted by key. */
   list(): Promise<PinRecord[]> {
-    return Promise.resolve(sortedRecords(this.#pins));
+    return this.#pins.list();
   }
 
   /** Runs `change` on a copy and keeps it when `changed`; transactions run one at a time. */
   transact<R>(
     change: (pins: Map<string, PinRecord>) => { changed: boolean; result: R },
   ): Promise<R> {
-    const run = this.#queue.then(() => {
-      const copy = new Map(this.#pins);
-      const { changed, result } = change(copy);
-      if (changed) {
-        this.#pins.clear();
-        for (const [k, v] of copy) this.#pins.set(k, v);
-      }
-      return result;
-    });
-    this.#queue = run.catch(() => {});
-    return run;
+    return this.#pins.transact(change);
   }
 }
 
@@ -310,6 +298,13 @@ const PIN_FILE_FORMAT = {
   listField: "pins",
   what: "pin store",
 } as const;
+
+const PIN_CODEC: KeyedRecordCodec<PinRecord> = {
+  fromJson: pinRecordFromJson,
+  toJson: pinRecordToJson,
+  key: (r) => pinKey(r.toolId, r.domain),
+  duplicate: (key) => `${JSON.stringify(key)} is pinned twice`,
+};
 
 /**
  * The default pin file: `$SCHEMAPIN_HOME/pins.json`, else `~/.schemapin/pins.json`.
@@ -343,63 +338,33 @@ export function defaultPinStorePath(): string {
  * ```
  */
 export class FilePinStore implements PinStore {
-  readonly #file: RecordFile;
-  #cache: { records: unknown[]; map: Map<string, PinRecord> } | undefined;
+  readonly #pins: FileKeyedRecords<PinRecord>;
 
   /** A store at `path` (default {@linkcode defaultPinStorePath}). */
   constructor(path: string = defaultPinStorePath()) {
-    this.#file = new RecordFile(path, PIN_FILE_FORMAT);
+    this.#pins = new FileKeyedRecords(path, PIN_FILE_FORMAT, PIN_CODEC);
   }
 
   /** The file's path. */
   get path(): string {
-    return this.#file.path;
-  }
-
-  #toMap(records: unknown[]): Map<string, PinRecord> {
-    const map = new Map<string, PinRecord>();
-    records.forEach((raw, i) => {
-      const rec = pinRecordFromJson(raw, `pin store ${this.path}: pins[${i}]`);
-      const key = pinKey(rec.toolId, rec.domain);
-      if (map.has(key)) {
-        throw new SchemaPinError(
-          "INPUT_INVALID",
-          `pin store ${this.path}: ${JSON.stringify(key)} is pinned twice`,
-        );
-      }
-      map.set(key, rec);
-    });
-    return map;
-  }
-
-  /** The validated pins of the file as it is now (re-validated only when it changed). */
-  async #current(): Promise<Map<string, PinRecord>> {
-    const records = await this.#file.read();
-    if (this.#cache?.records === records) return this.#cache.map;
-    const map = this.#toMap(records);
-    this.#cache = { records, map };
-    return map;
+    return this.#pins.path;
   }
 
   /** The pin for `toolId@domain` (the file is read on every call). */
-  async get(toolId: string, domain: string): Promise<PinRecord | undefined> {
-    return (await this.#current()).get(pinKey(toolId, domain));
+  get(toolId: string, domain: string): Promise<PinRecord | undefined> {
+    return this.#pins.get(pinKey(toolId, domain));
   }
 
   /** Every pin, sorted by key. */
-  async list(): Promise<PinRecord[]> {
-    return sortedRecords(await this.#current());
+  list(): Promise<PinRecord[]> {
+    return this.#pins.list();
   }
 
   /** Runs `change` under the file lock and rewrites the file atomically when `changed`. */
   transact<R>(
     change: (pins: Map<string, PinRecord>) => { changed: boolean; result: R },
   ): Promise<R> {
-    return this.#file.update((records) => {
-      const map = this.#toMap(records);
-      const { changed, result } = change(map);
-      return { records: changed ? sortedRecords(map).map(pinRecordToJson) : undefined, result };
-    });
+    return this.#pins.transact(change);
   }
 }
 

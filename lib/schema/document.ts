@@ -30,14 +30,24 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
-import { canonicalizeSchemapinV1Bytes, SCHEMAPIN_V1 } from "../json/canonical_schemapin.ts";
+import { canonicalizeSchemapinV1Bytes } from "../json/canonical_schemapin.ts";
 import { sha256Hex } from "../crypto/hash.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
 import { signDocument, signSchema } from "../crypto/ecdsa.ts";
 import { checkDomain } from "../discovery/domain.ts";
-import { isJsonObject, ownField } from "../discovery/object.ts";
+import { isJsonObject } from "../discovery/object.ts";
 import { describeBadSha256Ref, isSha256Ref, typeName } from "../revocation/fingerprint.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
+import {
+  declaredCanonicalization,
+  formatSignedDocument,
+  invalidDocument,
+  readOptionalSignedFields,
+  readRequiredSignedFields,
+  signedDocumentSigningInput,
+  stringFieldReader,
+  unknownFieldsOf,
+} from "./signed_document.ts";
 
 /** The `schemapin_version` of schema signature documents written by this implementation. */
 export const SCHEMA_SIGNATURE_DOCUMENT_VERSION = "1.4";
@@ -107,10 +117,6 @@ export function schemaHash(schema: unknown): string {
   return "sha256:" + sha256Hex(canonicalizeSchemapinV1Bytes(schema));
 }
 
-function invalid(source: string, message: string, field?: string): SchemaPinError {
-  return new SchemaPinError("INPUT_INVALID", `${source}: ${message}`, { source, field });
-}
-
 /**
  * Validates the structure of a schema signature document and returns its known fields.
  * Throws `SchemaPinError` `INPUT_INVALID` naming `source` and the field for a non-object, a
@@ -129,34 +135,24 @@ export function parseSchemaSignatureDocument(
   source = "schema signature document",
 ): ParsedSchemaSignature {
   if (!isJsonObject(value)) {
-    throw invalid(
+    throw invalidDocument(
       source,
       `a schema signature document must be a JSON object, not ${typeName(value)}`,
     );
   }
   const warnings: string[] = [];
-  const str = (field: string, required: boolean): string | undefined => {
-    const v = ownField(value, field);
-    if (v === undefined) {
-      if (required) throw invalid(source, `${field} is missing`, field);
-      return undefined;
-    }
-    if (typeof v !== "string") {
-      throw invalid(source, `${field} must be a string, not ${typeName(v)}`, field);
-    }
-    return v;
-  };
+  const str = stringFieldReader(value, source);
   const version = str("schemapin_version", true)!;
   const vm = /^(\d+)\.(\d+)$/.exec(version);
   if (!vm || Number(vm[1]) !== 1) {
-    throw invalid(
+    throw invalidDocument(
       source,
       `schemapin_version ${JSON.stringify(version)} is not a supported 1.x version`,
       "schemapin_version",
     );
   }
   if (Number(vm[2]) < 4) {
-    throw invalid(
+    throw invalidDocument(
       source,
       `schemapin_version ${version}: schema signature documents start at 1.4 ` +
         `(an older schema signature is a bare Base64 string)`,
@@ -164,53 +160,20 @@ export function parseSchemaSignatureDocument(
     );
   }
   if (Number(vm[2]) > 4) warnings.push("signature_version_newer");
-  const hash = str("schema_hash", true)!;
-  if (!isSha256Ref(hash)) {
-    throw invalid(source, `schema_hash ${describeBadSha256Ref(hash)}`, "schema_hash");
-  }
-  const signature = str("signature", true)!;
-  if (signature === "") throw invalid(source, "signature is empty", "signature");
-  const signedAt = str("signed_at", true)!;
-  if (!isRfc3339(signedAt)) {
-    throw invalid(
-      source,
-      `signed_at ${JSON.stringify(signedAt)} is not a strict RFC 3339 timestamp`,
-      "signed_at",
-    );
-  }
+  const { hash, signature, signedAt } = readRequiredSignedFields(value, source, "schema_hash", {
+    strictSignedAt: true,
+  });
   const document: SchemaSignatureDocument = {
     schemapin_version: version,
     schema_hash: hash,
     signature,
     signed_at: signedAt,
+    // A schema document's signer_kid may be empty (informational only).
+    ...readOptionalSignedFields(value, source, SCHEMA_SIGNATURE_FIELDS, {
+      rejectEmptySignerKid: false,
+    }),
   };
-  if (Object.hasOwn(value, "expires_at")) document.expires_at = value.expires_at as JsonValue;
-  const domain = str("domain", false);
-  if (domain !== undefined) {
-    const dc = checkDomain(domain);
-    // Kept exactly as signed (no case folding): it is part of the signing input.
-    if (!dc.ok) throw invalid(source, `domain ${JSON.stringify(domain)}: ${dc.reason}`, "domain");
-    document.domain = domain;
-  }
-  const kid = str("signer_kid", false);
-  if (kid !== undefined) document.signer_kid = kid;
-  const sv = str("schema_version", false);
-  if (sv !== undefined) {
-    if (sv === "") throw invalid(source, "schema_version is empty", "schema_version");
-    document.schema_version = sv;
-  }
-  const prev = str("previous_hash", false);
-  if (prev !== undefined) {
-    if (!isSha256Ref(prev)) {
-      throw invalid(source, `previous_hash ${describeBadSha256Ref(prev)}`, "previous_hash");
-    }
-    document.previous_hash = prev;
-  }
-  if (Object.hasOwn(value, "canonicalization")) {
-    document.canonicalization = value.canonicalization as JsonValue;
-  }
-  const known = SCHEMA_SIGNATURE_FIELDS as readonly string[];
-  const unknownFields = Object.keys(value).filter((k) => !known.includes(k));
+  const unknownFields = unknownFieldsOf(value, SCHEMA_SIGNATURE_FIELDS);
   return { document, unknownFields, warnings };
 }
 
@@ -225,15 +188,7 @@ export function parseSchemaSignatureDocument(
  * ```
  */
 export function schemaSignatureSigningInput(document: SchemaSignatureDocument): Uint8Array {
-  const input: Record<string, unknown> = {};
-  for (const field of SCHEMA_SIGNATURE_FIELDS) {
-    if (field === "signature") {
-      input.signature = "";
-    } else if (Object.hasOwn(document, field) && document[field] !== undefined) {
-      input[field] = document[field];
-    }
-  }
-  return canonicalizeSchemapinV1Bytes(input);
+  return signedDocumentSigningInput(document, SCHEMA_SIGNATURE_FIELDS);
 }
 
 /**
@@ -361,14 +316,7 @@ export function signSchemaDocument(
     doc.previous_hash = options.previousHash;
   }
   if (options.canonicalization !== undefined) {
-    if (options.canonicalization !== SCHEMAPIN_V1) {
-      throw new SchemaPinError(
-        "CANONICALIZATION_UNSUPPORTED",
-        `canonicalization ${JSON.stringify(options.canonicalization)} is not supported; ` +
-          `the only one is "${SCHEMAPIN_V1}"`,
-      );
-    }
-    doc.canonicalization = SCHEMAPIN_V1;
+    doc.canonicalization = declaredCanonicalization(options.canonicalization);
   }
   doc.signature = signDocument(privateKey, schemaSignatureSigningInput(doc));
   return doc;
@@ -384,11 +332,5 @@ export function signSchemaDocument(
  * ```
  */
 export function formatSchemaSignatureDocument(document: SchemaSignatureDocument): string {
-  const ordered: Record<string, unknown> = {};
-  for (const field of SCHEMA_SIGNATURE_FIELDS) {
-    if (Object.hasOwn(document, field) && document[field] !== undefined) {
-      ordered[field] = document[field];
-    }
-  }
-  return JSON.stringify(ordered, null, 2) + "\n";
+  return formatSignedDocument(document, SCHEMA_SIGNATURE_FIELDS);
 }

@@ -212,6 +212,62 @@ export function checkDeclaredCanonicalization(
   };
 }
 
+/** The fields of a signature document that {@linkcode acceptSignedDocument} looks at. */
+export interface SignedDocumentSummary {
+  /** The signer's domain, when the document names one. */
+  readonly domain?: string;
+  /** When it was signed. */
+  readonly signed_at: string;
+  /** Signer key id. */
+  readonly signer_kid?: string;
+  /** Version tag (§18.1). */
+  readonly schema_version?: string;
+  /** The previous version's hash (§18.1). */
+  readonly previous_hash?: string;
+}
+
+/**
+ * The end of steps 5–6 for a signature document whose signature and hash verified: its own
+ * `domain`, when present, must be the verified `domain` (else `DOMAIN_MISMATCH`, and
+ * `result` is left alone). Then `result` gets the document and the fields its signature
+ * covers — surfaced only now (§18.2) — and, as the `unprotected_fields` warning, the
+ * `unknownFields` it does not cover.
+ *
+ * @example
+ * ```ts
+ * import { acceptSignedDocument, type OfflineVerificationResult } from "./flow.ts";
+ * const result: OfflineVerificationResult = {
+ *   valid: false, toolId: "t", keyPinning: "not_checked", warnings: [], expired: false,
+ * };
+ * const doc = { domain: "example.org", signed_at: "2026-05-01T10:00:00Z" };
+ * acceptSignedDocument(doc, [], "example.com", result)?.errorCode; // "DOMAIN_MISMATCH"
+ * ```
+ */
+export function acceptSignedDocument<D extends SignedDocumentSummary>(
+  document: D,
+  unknownFields: readonly string[],
+  domain: string,
+  result: OfflineVerificationResult & { document?: D },
+): StepFailure | undefined {
+  if (document.domain !== undefined && document.domain.toLowerCase() !== domain) {
+    return {
+      errorCode: "DOMAIN_MISMATCH",
+      errorMessage: `the signature document was signed for domain ${document.domain}, ` +
+        `not ${domain}`,
+    };
+  }
+  result.document = document;
+  result.signedAt = document.signed_at;
+  if (document.signer_kid !== undefined) result.signerKid = document.signer_kid;
+  if (document.schema_version !== undefined) result.schemaVersion = document.schema_version;
+  if (document.previous_hash !== undefined) result.previousHash = document.previous_hash;
+  if (unknownFields.length > 0) {
+    result.warnings.push("unprotected_fields");
+    result.unprotectedFields = [...unknownFields];
+  }
+  return undefined;
+}
+
 function isFailure(value: StepFailure | object): value is StepFailure {
   return typeof (value as StepFailure).errorCode === "string";
 }

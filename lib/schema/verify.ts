@@ -22,6 +22,7 @@ import { sha256, toHex } from "../crypto/hash.ts";
 import { scanBase64 } from "../crypto/base64.ts";
 import { verifyDigest, verifyDocumentSignature, verifySchemaSignature } from "../crypto/ecdsa.ts";
 import {
+  acceptSignedDocument,
   type BeforePinHook,
   checkDeclaredCanonicalization,
   messageOf,
@@ -219,24 +220,7 @@ export async function verifySchemaOfflineWithHook(
             `after signing`,
         };
       }
-      if (document.domain !== undefined && document.domain.toLowerCase() !== domain) {
-        return {
-          errorCode: "DOMAIN_MISMATCH",
-          errorMessage: `the signature document was signed for domain ${document.domain}, ` +
-            `not ${domain}`,
-        };
-      }
-      // §18.2: surfaced only once the signature covering them verified.
-      r.document = document;
-      r.signedAt = document.signed_at;
-      if (document.signer_kid !== undefined) r.signerKid = document.signer_kid;
-      if (document.schema_version !== undefined) r.schemaVersion = document.schema_version;
-      if (document.previous_hash !== undefined) r.previousHash = document.previous_hash;
-      if (unknownFields.length > 0) {
-        r.warnings.push("unprotected_fields");
-        r.unprotectedFields = [...unknownFields];
-      }
-      return { signed: document };
+      return acceptSignedDocument(document, unknownFields, domain, r) ?? { signed: document };
     },
   };
   return await runOfflineFlow(options, result, subject, beforePin);

@@ -28,14 +28,23 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
-import { canonicalizeSchemapinV1Bytes, SCHEMAPIN_V1 } from "../json/canonical_schemapin.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
 import { signDocument } from "../crypto/ecdsa.ts";
 import { checkDomain } from "../discovery/domain.ts";
 import { isJsonObject, objectFromEntries, ownField } from "../discovery/object.ts";
 import { describeBadSha256Ref, isSha256Ref, typeName } from "../revocation/fingerprint.ts";
 import { checkToolId } from "../pins/store.ts";
-import { formatRfc3339, isRfc3339, parseRfc3339 } from "../time/rfc3339.ts";
+import { formatRfc3339, parseRfc3339 } from "../time/rfc3339.ts";
+import {
+  declaredCanonicalization,
+  formatSignedDocument,
+  invalidDocument,
+  readOptionalSignedFields,
+  readRequiredSignedFields,
+  signedDocumentSigningInput,
+  stringFieldReader,
+  unknownFieldsOf,
+} from "../schema/signed_document.ts";
 import type { SkillAlgorithm, SkillHash } from "./hash.ts";
 
 /** The `schemapin_version` this implementation writes (§4b: never the legacy format). */
@@ -97,10 +106,6 @@ export interface ParsedSkillSignature {
   readonly warnings: readonly string[];
 }
 
-function invalid(source: string, message: string, field?: string): SchemaPinError {
-  return new SchemaPinError("INPUT_INVALID", `${source}: ${message}`, { source, field });
-}
-
 /**
  * The `schemapin_version` of a skill signature document as an algorithm (`"1.4"` for 1.4 and
  * later 1.x, `"legacy"` below), or `undefined` when it is not a `major.minor` 1.x version.
@@ -138,27 +143,17 @@ export function parseSkillSignatureDocument(
   source = "skill signature document",
 ): ParsedSkillSignature {
   if (!isJsonObject(value)) {
-    throw invalid(
+    throw invalidDocument(
       source,
       `a skill signature document must be a JSON object, not ${typeName(value)}`,
     );
   }
-  const str = (field: string, required: boolean): string | undefined => {
-    const v = ownField(value, field);
-    if (v === undefined) {
-      if (required) throw invalid(source, `${field} is missing`, field);
-      return undefined;
-    }
-    if (typeof v !== "string") {
-      throw invalid(source, `${field} must be a string, not ${typeName(v)}`, field);
-    }
-    return v;
-  };
+  const str = stringFieldReader(value, source);
   const warnings: string[] = [];
   const version = str("schemapin_version", true)!;
   const algorithm = skillAlgorithmFor(version);
   if (algorithm === undefined) {
-    throw invalid(
+    throw invalidDocument(
       source,
       `schemapin_version ${JSON.stringify(version)} is not a supported 1.x version`,
       "schemapin_version",
@@ -168,70 +163,36 @@ export function parseSkillSignatureDocument(
     warnings.push("signature_version_newer");
   }
   const name = str("skill_name", true)!;
-  if (name === "") throw invalid(source, "skill_name is empty", "skill_name");
-  const hash = str("skill_hash", true)!;
-  if (!isSha256Ref(hash)) {
-    throw invalid(source, `skill_hash ${describeBadSha256Ref(hash)}`, "skill_hash");
-  }
-  const signature = str("signature", true)!;
-  if (signature === "") throw invalid(source, "signature is empty", "signature");
-  const signedAt = str("signed_at", true)!;
-  if (algorithm === "1.4" && !isRfc3339(signedAt)) {
-    throw invalid(
-      source,
-      `signed_at ${JSON.stringify(signedAt)} is not a strict RFC 3339 timestamp`,
-      "signed_at",
-    );
-  }
+  if (name === "") throw invalidDocument(source, "skill_name is empty", "skill_name");
+  // signed_at is strict RFC 3339 from 1.4 on.
+  const { hash, signature, signedAt } = readRequiredSignedFields(value, source, "skill_hash", {
+    strictSignedAt: algorithm === "1.4",
+  });
   const document: SkillSignatureDocument = {
     schemapin_version: version,
     skill_name: name,
     skill_hash: hash,
     signature,
     signed_at: signedAt,
+    ...readOptionalSignedFields(value, source, SKILL_SIGNATURE_FIELDS, {
+      rejectEmptySignerKid: true,
+    }),
   };
-  if (Object.hasOwn(value, "expires_at")) document.expires_at = value.expires_at as JsonValue;
-  const sv = str("schema_version", false);
-  if (sv !== undefined) {
-    if (sv === "") throw invalid(source, "schema_version is empty", "schema_version");
-    document.schema_version = sv;
-  }
-  const prev = str("previous_hash", false);
-  if (prev !== undefined) {
-    if (!isSha256Ref(prev)) {
-      throw invalid(source, `previous_hash ${describeBadSha256Ref(prev)}`, "previous_hash");
-    }
-    document.previous_hash = prev;
-  }
-  if (Object.hasOwn(value, "canonicalization")) {
-    document.canonicalization = value.canonicalization as JsonValue;
-  }
-  const domain = str("domain", false);
-  if (domain !== undefined) {
-    const dc = checkDomain(domain);
-    // Kept exactly as signed (no case folding): it is part of the signing input.
-    if (!dc.ok) throw invalid(source, `domain ${JSON.stringify(domain)}: ${dc.reason}`, "domain");
-    document.domain = domain;
-  }
-  const kid = str("signer_kid", false);
-  if (kid !== undefined) {
-    if (kid === "") throw invalid(source, "signer_kid is empty", "signer_kid");
-    document.signer_kid = kid;
-  }
   const manifest = ownField(value, "file_manifest");
   if (manifest === undefined) {
-    if (algorithm === "1.4") throw invalid(source, "file_manifest is missing", "file_manifest");
+    if (algorithm === "1.4") {
+      throw invalidDocument(source, "file_manifest is missing", "file_manifest");
+    }
   } else {
     document.file_manifest = parseManifest(manifest, source);
   }
-  const known = SKILL_SIGNATURE_FIELDS as readonly string[];
-  const unknownFields = Object.keys(value).filter((k) => !known.includes(k));
+  const unknownFields = unknownFieldsOf(value, SKILL_SIGNATURE_FIELDS);
   return { document, algorithm, unknownFields, warnings };
 }
 
 function parseManifest(value: unknown, source: string): Record<string, string> {
   if (!isJsonObject(value)) {
-    throw invalid(
+    throw invalidDocument(
       source,
       `file_manifest must be an object, not ${typeName(value)}`,
       "file_manifest",
@@ -240,7 +201,7 @@ function parseManifest(value: unknown, source: string): Record<string, string> {
   const entries: [string, string][] = [];
   for (const [path, digest] of Object.entries(value)) {
     if (!isSha256Ref(digest)) {
-      throw invalid(
+      throw invalidDocument(
         source,
         `file_manifest[${JSON.stringify(path)}] ${describeBadSha256Ref(digest)}`,
         "file_manifest",
@@ -264,15 +225,7 @@ function parseManifest(value: unknown, source: string): Record<string, string> {
  * ```
  */
 export function skillSigningInput(document: SkillSignatureDocument): Uint8Array {
-  const input: Record<string, unknown> = {};
-  for (const field of SKILL_SIGNATURE_FIELDS) {
-    if (field === "signature") {
-      input.signature = "";
-    } else if (Object.hasOwn(document, field) && document[field] !== undefined) {
-      input[field] = document[field];
-    }
-  }
-  return canonicalizeSchemapinV1Bytes(input);
+  return signedDocumentSigningInput(document, SKILL_SIGNATURE_FIELDS);
 }
 
 /** Metadata for {@linkcode signSkillDocument}. */
@@ -387,14 +340,7 @@ export function signSkillDocument(
     doc.previous_hash = options.previousHash;
   }
   if (options.canonicalization !== undefined) {
-    if (options.canonicalization !== SCHEMAPIN_V1) {
-      throw new SchemaPinError(
-        "CANONICALIZATION_UNSUPPORTED",
-        `canonicalization ${JSON.stringify(options.canonicalization)} is not supported; ` +
-          `the only one is "${SCHEMAPIN_V1}"`,
-      );
-    }
-    doc.canonicalization = SCHEMAPIN_V1;
+    doc.canonicalization = declaredCanonicalization(options.canonicalization);
   }
   doc.domain = dc.domain;
   const kid = options.signerKid ?? privateKey.publicKey.fingerprint;
@@ -415,11 +361,5 @@ export function signSkillDocument(
  * ```
  */
 export function formatSkillSignatureDocument(document: SkillSignatureDocument): string {
-  const ordered: Record<string, unknown> = {};
-  for (const field of SKILL_SIGNATURE_FIELDS) {
-    if (Object.hasOwn(document, field) && document[field] !== undefined) {
-      ordered[field] = document[field];
-    }
-  }
-  return JSON.stringify(ordered, null, 2) + "\n";
+  return formatSignedDocument(document, SKILL_SIGNATURE_FIELDS);
 }

@@ -28,6 +28,7 @@ import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import { verifyDocumentSignature } from "../crypto/ecdsa.ts";
 import {
+  acceptSignedDocument,
   type BeforePinHook,
   checkDeclaredCanonicalization,
   messageOf,
@@ -251,21 +252,8 @@ class SkillSubject implements OfflineSubject<SkillVerificationResult> {
           "signer produced an inconsistent document",
       );
     }
-    if (doc.domain !== undefined && doc.domain.toLowerCase() !== domain) {
-      return failure(
-        "DOMAIN_MISMATCH",
-        `the signature document was signed for domain ${doc.domain}, not ${domain}`,
-      );
-    }
-    result.document = doc;
-    result.signedAt = doc.signed_at;
-    if (doc.signer_kid !== undefined) result.signerKid = doc.signer_kid;
-    if (doc.schema_version !== undefined) result.schemaVersion = doc.schema_version;
-    if (doc.previous_hash !== undefined) result.previousHash = doc.previous_hash;
-    if (this.#unknownFields.length > 0) {
-      result.warnings.push("unprotected_fields");
-      result.unprotectedFields = [...this.#unknownFields];
-    }
+    const rejected = acceptSignedDocument(doc, this.#unknownFields, domain, result);
+    if (rejected) return rejected;
     result.lineageAnchor = this.#algorithm === "1.4";
     return { signed: doc };
   }

@@ -11,7 +11,7 @@ import { startConnectProxy } from "../fixtures/network/proxy.ts";
 import { startServeProcess, startTlsServer } from "../fixtures/network/https.ts";
 import { discoveryFor, SIGNER, toolSchema } from "../schema/_fixtures.ts";
 import { signSkillDir } from "../../lib/skill/sign.ts";
-import { runCliProcess, schemapinTaskFlags, withTempDir } from "./run.ts";
+import { exists, runCliProcess, schemapinTaskFlags, withTempDir } from "./run.ts";
 
 const HOST = "tools.example.test";
 const REVOCATION_URL = `https://${HOST}/.well-known/schemapin-revocations.json`;
@@ -68,8 +68,22 @@ const verify = (f: Files, ...more: string[]) => [
   ...more,
 ];
 
-async function exists(path: string): Promise<boolean> {
-  return await Deno.lstat(path).then(() => true, () => false);
+/** `schemapin serve` of `f`'s discovery document and `revocation`, over TLS on 127.0.0.1. */
+function serveOnLoopback(f: Files, revocation: string) {
+  return startServeProcess(FLAGS, [
+    "--discovery",
+    f.discovery,
+    "--revocation",
+    revocation,
+    "--cert",
+    pki.cert,
+    "--key",
+    pki.key,
+    "--port",
+    "0",
+    "--hostname",
+    "127.0.0.1",
+  ]);
 }
 
 /** Runs `fn` with a proxy that tunnels the test domain to `port`. */
@@ -88,20 +102,7 @@ async function viaProxy<T>(
 Deno.test("schemapin serve → verify-schema/verify-skill --well-known through the proxy", async () => {
   await withTempDir(async (dir) => {
     const f = await files(dir);
-    const serve = await startServeProcess(FLAGS, [
-      "--discovery",
-      f.discovery,
-      "--revocation",
-      f.revocation,
-      "--cert",
-      pki.cert,
-      "--key",
-      pki.key,
-      "--port",
-      "0",
-      "--hostname",
-      "127.0.0.1",
-    ]);
+    const serve = await serveOnLoopback(f, f.revocation);
     try {
       await viaProxy(serve.port, async (env, connects) => {
         const ok = await runCliProcess(verify(f, "--well-known", "--trust-first-use", "--json"), {
@@ -159,20 +160,7 @@ Deno.test("schemapin serve → verify-schema/verify-skill --well-known through t
 Deno.test("served revocation document revokes; an unreachable endpoint fails closed", async () => {
   await withTempDir(async (dir) => {
     const f = await files(dir);
-    const serve = await startServeProcess(FLAGS, [
-      "--discovery",
-      f.discovery,
-      "--revocation",
-      f.revoked,
-      "--cert",
-      pki.cert,
-      "--key",
-      pki.key,
-      "--port",
-      "0",
-      "--hostname",
-      "127.0.0.1",
-    ]);
+    const serve = await serveOnLoopback(f, f.revoked);
     try {
       await viaProxy(serve.port, async (env) => {
         const r = await runCliProcess(verify(f, "--well-known", "--trust-first-use"), { env });
@@ -309,7 +297,11 @@ Deno.test("refused before connecting: http:// domains, bad flags; the chain stop
           { env },
         );
         assert.equal(through.code, 0, through.stderr);
-        assert.equal(connects.length, 1);
+        // Only the well-known host was reached (the HTTP client may open more than one tunnel).
+        assert.ok(
+          connects.length >= 1 && connects.every((c) => c === `${HOST}:443`),
+          `${connects}`,
+        );
       });
     } finally {
       await server.close();
@@ -320,20 +312,7 @@ Deno.test("refused before connecting: http:// domains, bad flags; the chain stop
 Deno.test("serve: content types, caching, ETag, 404/405, HEAD; bad setups exit 2", async () => {
   await withTempDir(async (dir) => {
     const f = await files(dir);
-    const serve = await startServeProcess(FLAGS, [
-      "--discovery",
-      f.discovery,
-      "--revocation",
-      f.revocation,
-      "--cert",
-      pki.cert,
-      "--key",
-      pki.key,
-      "--port",
-      "0",
-      "--hostname",
-      "127.0.0.1",
-    ]);
+    const serve = await serveOnLoopback(f, f.revocation);
     const client = Deno.createHttpClient({ caCerts: [Deno.readTextFileSync(pki.caCert)] });
     const proxy = startConnectProxy(() => serve.port);
     const c2 = Deno.createHttpClient({

@@ -16,7 +16,7 @@ import {
 } from "../../lib/crypto/encrypted_key.ts";
 import { generateKeyPair, parsePublicKeyPem, privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { openssl } from "../crypto/openssl_keys.ts";
-import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
+import { exists, runCliProcess, runInProcess, withTempDir } from "./run.ts";
 
 const PASS = "tr0ub4dor&3 passphrase";
 const enc = new TextEncoder();
@@ -312,15 +312,6 @@ Deno.test("keygen --encrypt without any passphrase source, or with an empty one,
     assert.equal(await exists(`${dir}/k`), false);
   });
 });
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 // ---------------------------------------------------------------- commands that take --key
 

@@ -87,3 +87,8 @@ export async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+/** True when something exists at `path` (a dangling symlink counts; any error is "no"). */
+export async function exists(path: string): Promise<boolean> {
+  return await Deno.lstat(path).then(() => true, () => false);
+}

@@ -1,7 +1,7 @@
 // CLI tests for sign-schema, verify-schema, well-known, revoke, pins, chain and
 // keygen --well-known: in process (buffer I/O) and, for a few, as real `deno run` processes.
 import assert from "node:assert/strict";
-import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
+import { exists, runCliProcess, runInProcess, withTempDir } from "./run.ts";
 import { makeVerifySchemaCommand } from "../../lib/cli/verify_schema.ts";
 import type { CliIO } from "../../lib/cli/command.ts";
 import { privateKeyToPem } from "../../lib/crypto/keys.ts";
@@ -49,6 +49,14 @@ async function setup(dir: string): Promise<Setup> {
   return s;
 }
 
+const signArgs = (s: Setup, ...more: string[]) => [
+  "sign-schema",
+  s.schema,
+  "--key",
+  s.key,
+  ...more,
+];
+
 const verifyArgs = (s: Setup, sig: string, ...more: string[]) => [
   "verify-schema",
   s.schema,
@@ -63,19 +71,10 @@ const verifyArgs = (s: Setup, sig: string, ...more: string[]) => [
   ...more,
 ];
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 Deno.test("sign-schema (bare) then verify-schema: first use with opt-in, then the pin", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
-    const signed = await runInProcess(["sign-schema", s.schema, "--key", s.key]);
+    const signed = await runInProcess(signArgs(s));
     assert.equal(signed.code, 0, signed.stderr);
     assert.match(signed.stdout, /^[A-Za-z0-9+/]+=*\n$/);
     await Deno.writeTextFile(`${dir}/calc.json.sig`, signed.stdout);
@@ -102,14 +101,7 @@ Deno.test("sign-schema (bare) then verify-schema: first use with opt-in, then th
 Deno.test("verify-schema: invalid signature exits 1 and writes no pin", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
-    const signed = await runInProcess([
-      "sign-schema",
-      s.schema,
-      "--key",
-      s.key,
-      "--out",
-      `${dir}/calc.json.sig`,
-    ]);
+    const signed = await runInProcess(signArgs(s, "--out", `${dir}/calc.json.sig`));
     assert.equal(signed.code, 0, signed.stderr);
     await Deno.writeTextFile(s.schema, JSON.stringify({ ...toolSchema(), description: "evil" }));
     const r = await runInProcess(verifyArgs(s, `${dir}/calc.json.sig`, "--trust-first-use"));
@@ -130,7 +122,7 @@ Deno.test("verify-schema: invalid signature exits 1 and writes no pin", async ()
 Deno.test("verify-schema: first use without opt-in or terminal fails with a hint", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
-    await runInProcess(["sign-schema", s.schema, "--key", s.key, "--out", `${dir}/calc.json.sig`]);
+    await runInProcess(signArgs(s, "--out", `${dir}/calc.json.sig`));
     const r = await runInProcess(verifyArgs(s, `${dir}/calc.json.sig`));
     assert.equal(r.code, 1);
     assert.match(r.stderr, /KEY_NOT_FOUND/);
@@ -163,7 +155,7 @@ function captureIO(): { io: CliIO; out: () => string; err: () => string } {
 Deno.test("verify-schema: the interactive prompt shows the fingerprint and pins only on yes", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
-    await runInProcess(["sign-schema", s.schema, "--key", s.key, "--out", `${dir}/calc.json.sig`]);
+    await runInProcess(signArgs(s, "--out", `${dir}/calc.json.sig`));
     const asked: string[] = [];
     const no = makeVerifySchemaCommand({ prompt: (q) => (asked.push(q), Promise.resolve("n")) });
     const c1 = captureIO();
@@ -191,22 +183,21 @@ Deno.test("verify-schema: the interactive prompt shows the fingerprint and pins 
 Deno.test("sign-schema with metadata writes a 1.4 document that verifies; expiry is enforced", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
-    const r = await runInProcess([
-      "sign-schema",
-      s.schema,
-      "--key",
-      s.key,
-      "--expires-in",
-      "30d",
-      "--schema-version",
-      "1.2.0",
-      "--domain",
-      "example.com",
-      "--signer-kid",
-      "k1",
-      "--out",
-      `${dir}/calc.json.sig`,
-    ]);
+    const r = await runInProcess(
+      signArgs(
+        s,
+        "--expires-in",
+        "30d",
+        "--schema-version",
+        "1.2.0",
+        "--domain",
+        "example.com",
+        "--signer-kid",
+        "k1",
+        "--out",
+        `${dir}/calc.json.sig`,
+      ),
+    );
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(await Deno.readTextFile(`${dir}/calc.json.sig`));
     assert.equal(doc.schemapin_version, "1.4");
@@ -245,7 +236,7 @@ Deno.test("sign-schema with metadata writes a 1.4 document that verifies; expiry
         ["--domain", "http://x.com"],
       ]
     ) {
-      const u = await runInProcess(["sign-schema", s.schema, "--key", s.key, ...bad]);
+      const u = await runInProcess(signArgs(s, ...bad));
       assert.equal(u.code, 2, bad.join(" "));
     }
   });
@@ -254,7 +245,7 @@ Deno.test("sign-schema with metadata writes a 1.4 document that verifies; expiry
 Deno.test("verify-schema: malformed inputs exit 2 with a message naming the file", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
-    await runInProcess(["sign-schema", s.schema, "--key", s.key, "--out", `${dir}/calc.json.sig`]);
+    await runInProcess(signArgs(s, "--out", `${dir}/calc.json.sig`));
     const sig = `${dir}/calc.json.sig`;
     const cases: [() => Promise<string[]>, RegExp][] = [
       [
@@ -422,7 +413,7 @@ Deno.test("verify-schema: revocation document, canonicalization id and interop f
 Deno.test("verify-schema --bundle: unsigned bundles work; signed, ambiguous or incomplete ones fail", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
-    await runInProcess(["sign-schema", s.schema, "--key", s.key, "--out", `${dir}/calc.json.sig`]);
+    await runInProcess(signArgs(s, "--out", `${dir}/calc.json.sig`));
     const bundle = (
       extra: Record<string, unknown> = {},
       docs = [{ domain: "example.com", ...discoveryFor(SIGNER) }],
@@ -693,31 +684,9 @@ Deno.test("well-known prints a discovery document; keygen --well-known writes on
     ) {
       assert.equal((await runInProcess(["well-known", ...bad])).code, 2, bad.join(" "));
     }
-    assert.equal(
-      (await runInProcess([
-        "well-known",
-        "--key",
-        s.pub,
-        "--developer",
-        "X",
-        "--out",
-        `${dir}/wk2.json`,
-      ])).code,
-      0,
-    );
-    assert.equal(
-      (await runInProcess([
-        "well-known",
-        "--key",
-        s.pub,
-        "--developer",
-        "X",
-        "--out",
-        `${dir}/wk2.json`,
-      ])).code,
-      2,
-      "no overwrite without --force",
-    );
+    const writeWk2 = ["well-known", "--key", s.pub, "--developer", "X", "--out", `${dir}/wk2.json`];
+    assert.equal((await runInProcess(writeWk2)).code, 0);
+    assert.equal((await runInProcess(writeWk2)).code, 2, "no overwrite without --force");
     const kg = await runInProcess([
       "keygen",
       "--out",
@@ -839,7 +808,7 @@ Deno.test("revoke builds and extends revocation documents", async () => {
       );
     }
     // The document it wrote revokes the key in verify-schema.
-    await runInProcess(["sign-schema", s.schema, "--key", s.key, "--out", `${dir}/calc.json.sig`]);
+    await runInProcess(signArgs(s, "--out", `${dir}/calc.json.sig`));
     const v = await runInProcess(
       verifyArgs(s, `${dir}/calc.json.sig`, "--trust-first-use", "--revocation", into),
     );
@@ -975,45 +944,18 @@ Deno.test("chain: success, missing previous_hash, mismatch naming both hashes", 
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     const v1 = `${dir}/v1.sig`, v2 = `${dir}/v2.sig`, v3 = `${dir}/v3.sig`;
-    await runInProcess([
-      "sign-schema",
-      s.schema,
-      "--key",
-      s.key,
-      "--schema-version",
-      "1.0.0",
-      "--out",
-      v1,
-    ]);
+    await runInProcess(signArgs(s, "--schema-version", "1.0.0", "--out", v1));
     const h1 = JSON.parse(await Deno.readTextFile(v1)).schema_hash;
     await Deno.writeTextFile(s.schema, JSON.stringify(toolSchema("calc_v2")));
-    await runInProcess([
-      "sign-schema",
-      s.schema,
-      "--key",
-      s.key,
-      "--schema-version",
-      "2.0.0",
-      "--previous-hash",
-      h1,
-      "--out",
-      v2,
-    ]);
+    await runInProcess(
+      signArgs(s, "--schema-version", "2.0.0", "--previous-hash", h1, "--out", v2),
+    );
     const ok = await runInProcess(["chain", v2, v1]);
     assert.equal(ok.code, 0, ok.stderr);
     const none = await runInProcess(["chain", v1, v2, "--json"]);
     assert.equal(none.code, 1);
     assert.equal(JSON.parse(none.stdout).reason, "no_previous_hash");
-    await runInProcess([
-      "sign-schema",
-      s.schema,
-      "--key",
-      s.key,
-      "--previous-hash",
-      "sha256:" + "e".repeat(64),
-      "--out",
-      v3,
-    ]);
+    await runInProcess(signArgs(s, "--previous-hash", "sha256:" + "e".repeat(64), "--out", v3));
     const mismatch = await runInProcess(["chain", v3, v1]);
     assert.equal(mismatch.code, 1);
     assert.ok(mismatch.stderr.includes(h1) && mismatch.stderr.includes("sha256:" + "e".repeat(64)));
@@ -1029,18 +971,13 @@ Deno.test("real CLI: sign, verify (0), tampered (1), malformed (2)", async () =>
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     const env = homeEnv(dir);
-    const signed = await runCliProcess([
-      "sign-schema",
-      s.schema,
-      "--key",
-      s.key,
-      "--expires-in",
-      "1d",
-      "--out",
-      `${dir}/calc.json.sig`,
-    ], { env });
+    const signed = await runCliProcess(
+      signArgs(s, "--expires-in", "1d", "--out", `${dir}/calc.json.sig`),
+      { env },
+    );
     assert.equal(signed.code, 0, signed.stderr);
-    const ok = await runCliProcess([
+    // No --pin-store: the default store (under HOME, or SCHEMAPIN_HOME) is what is tested.
+    const verify = [
       "verify-schema",
       s.schema,
       "--signature-file",
@@ -1049,51 +986,25 @@ Deno.test("real CLI: sign, verify (0), tampered (1), malformed (2)", async () =>
       "example.com",
       "--discovery",
       s.wk,
-      "--trust-first-use",
-    ], { env });
+    ];
+    const ok = await runCliProcess([...verify, "--trust-first-use"], { env });
     assert.equal(ok.code, 0, ok.stderr);
     // The default pin store is ~/.schemapin/pins.json.
     const pins = JSON.parse(await Deno.readTextFile(`${dir}/.schemapin/pins.json`));
     assert.equal(pins.pins[0].tool_id, "calculate_sum");
     await Deno.writeTextFile(s.schema, JSON.stringify({ ...toolSchema(), description: "evil" }));
-    const bad = await runCliProcess([
-      "verify-schema",
-      s.schema,
-      "--signature-file",
-      `${dir}/calc.json.sig`,
-      "--domain",
-      "example.com",
-      "--discovery",
-      s.wk,
-    ], { env });
+    const bad = await runCliProcess(verify, { env });
     assert.equal(bad.code, 1);
     assert.match(bad.stdout, /FAIL/);
     await Deno.writeTextFile(s.schema, "{");
-    const malformed = await runCliProcess([
-      "verify-schema",
-      s.schema,
-      "--signature-file",
-      `${dir}/calc.json.sig`,
-      "--domain",
-      "example.com",
-      "--discovery",
-      s.wk,
-    ], { env });
+    const malformed = await runCliProcess(verify, { env });
     assert.equal(malformed.code, 2);
     assert.match(malformed.stderr, /calc\.json/);
     // SCHEMAPIN_HOME moves the store.
     await Deno.writeTextFile(s.schema, JSON.stringify(toolSchema()));
-    const moved = await runCliProcess([
-      "verify-schema",
-      s.schema,
-      "--signature-file",
-      `${dir}/calc.json.sig`,
-      "--domain",
-      "example.com",
-      "--discovery",
-      s.wk,
-      "--trust-first-use",
-    ], { env: homeEnv(dir, { SCHEMAPIN_HOME: `${dir}/sp` }) });
+    const moved = await runCliProcess([...verify, "--trust-first-use"], {
+      env: homeEnv(dir, { SCHEMAPIN_HOME: `${dir}/sp` }),
+    });
     assert.equal(moved.code, 0, moved.stderr);
     assert.equal(await exists(`${dir}/sp/pins.json`), true);
   });
@@ -1102,46 +1013,28 @@ Deno.test("real CLI: sign, verify (0), tampered (1), malformed (2)", async () =>
 Deno.test("real CLI: concurrent first use from several processes leaves a valid pin file", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
-    const sig = (await runInProcess(["sign-schema", s.schema, "--key", s.key])).stdout.trim();
+    const sig = (await runInProcess(signArgs(s))).stdout.trim();
     const n = 6;
     // Distinct tools at once: every pin must survive. Then one tool from all processes at once.
-    const runs = await Promise.all(
-      Array.from({ length: n }, (_, i) =>
-        runCliProcess([
-          "verify-schema",
-          s.schema,
-          "--signature",
-          sig,
-          "--tool-id",
-          `tool-${i}`,
-          "--domain",
-          "example.com",
-          "--discovery",
-          s.wk,
-          "--pin-store",
-          s.pins,
-          "--trust-first-use",
-        ], { env: homeEnv(dir) })),
-    );
+    const verifyAs = (toolId: string) =>
+      runCliProcess([
+        "verify-schema",
+        s.schema,
+        "--signature",
+        sig,
+        "--tool-id",
+        toolId,
+        "--domain",
+        "example.com",
+        "--discovery",
+        s.wk,
+        "--pin-store",
+        s.pins,
+        "--trust-first-use",
+      ], { env: homeEnv(dir) });
+    const runs = await Promise.all(Array.from({ length: n }, (_, i) => verifyAs(`tool-${i}`)));
     for (const r of runs) assert.equal(r.code, 0, r.stderr);
-    const same = await Promise.all(
-      Array.from({ length: n }, () =>
-        runCliProcess([
-          "verify-schema",
-          s.schema,
-          "--signature",
-          sig,
-          "--tool-id",
-          "shared",
-          "--domain",
-          "example.com",
-          "--discovery",
-          s.wk,
-          "--pin-store",
-          s.pins,
-          "--trust-first-use",
-        ], { env: homeEnv(dir) })),
-    );
+    const same = await Promise.all(Array.from({ length: n }, () => verifyAs("shared")));
     for (const r of same) assert.equal(r.code, 0, r.stderr);
     const file = parseJson(await Deno.readFile(s.pins)) as {
       schemapin_pins_version: number;

@@ -7,7 +7,7 @@ import type { CliIO } from "../../lib/cli/command.ts";
 import { limitsFromArgs, progressLine } from "../../lib/cli/hash_skill.ts";
 import { makeVerifySkillCommand } from "../../lib/cli/verify_skill.ts";
 import { runCliProcess, runInProcess } from "./run.ts";
-import { makeSkill } from "../skill/trees.ts";
+import { withSkill } from "../skill/trees.ts";
 import { INTEROP_JS } from "../fixtures/interop.ts";
 
 const key = generateKeyPair();
@@ -50,8 +50,7 @@ async function readSig(dir: string): Promise<Record<string, unknown>> {
 }
 
 Deno.test("hash-skill: one line per file and the skill_hash; --json has the manifest", async () => {
-  const s = await makeSkill();
-  try {
+  await withSkill(async (s) => {
     const expected = await hashSkillDir(s.dir);
     const r = await runInProcess(["hash-skill", s.dir]);
     assert.equal(r.code, 0, r.stderr);
@@ -68,14 +67,11 @@ Deno.test("hash-skill: one line per file and the skill_hash; --json has the mani
       file_manifest: { ...expected.manifest },
     });
     assert.equal(r.stderr, "", "no progress line when stderr is not a terminal");
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("hash-skill: usage errors and caps from the command line exit 2", async () => {
-  const s = await makeSkill();
-  try {
+  await withSkill(async (s) => {
     for (
       const args of [
         ["hash-skill"],
@@ -103,14 +99,11 @@ Deno.test("hash-skill: usage errors and caps from the command line exit 2", asyn
       maxEntries: 20000,
     });
     assert.deepEqual(limitsFromArgs("x", { "max-bytes": "1GiB" }), { maxBytes: 1024 ** 3 });
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("sign-skill: writes a pretty .schemapin.sig covering every field", async () => {
-  const s = await makeSkill();
-  try {
+  await withSkill(async (s) => {
     const r = await sign(s.dir, "--expires-in", "30d", "--schema-version", "2.1.0");
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^signed my-skill for example\.com: 2 files/);
@@ -129,9 +122,7 @@ Deno.test("sign-skill: writes a pretty .schemapin.sig covering every field", asy
     // The signature covers the document: verify-skill accepts it.
     const v = await verify(s.dir, `${s.base}/pins.json`, "--trust-first-use");
     assert.equal(v.code, 0, v.stderr);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 function stat(path: string) {
@@ -139,8 +130,7 @@ function stat(path: string) {
 }
 
 Deno.test("sign-skill: name from --name, previous hash from --previous or --previous-hash", async () => {
-  const s = await makeSkill();
-  try {
+  await withSkill(async (s) => {
     assert.equal((await sign(s.dir)).code, 0);
     const first = await readSig(s.dir);
     await Deno.writeTextFile(`${s.dir}/SKILL.md`, "---\nname: my-skill\n---\n# v2\n");
@@ -159,89 +149,29 @@ Deno.test("sign-skill: name from --name, previous hash from --previous or --prev
     const same = await sign(s.dir, "--previous", `${s.dir}/.schemapin.sig`);
     assert.equal(same.code, 2);
     assert.match(same.stderr, /own skill_hash/);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("sign-skill: bad arguments or inputs exit 2 and write nothing", async () => {
-  const s = await makeSkill();
-  try {
+  await withSkill(async (s) => {
+    const signArgs = ["sign-skill", s.dir, "--key", KEY, "--domain", "example.com"];
     const cases: [string[], RegExp][] = [
       [["sign-skill", s.dir, "--domain", "example.com"], /--key PRIVATE\.pem is required/],
       [["sign-skill", s.dir, "--key", KEY], /--domain D is required/],
       [["sign-skill", s.dir, "--key", KEY, "--domain", "http://example.com"], /--domain/],
       [["sign-skill", "--key", KEY, "--domain", "example.com"], /expected DIR/],
-      [[
-        "sign-skill",
-        s.dir,
-        "--key",
-        KEY,
-        "--domain",
-        "example.com",
-        "--expires-in",
-        "30 days",
-      ], /not a duration/],
-      [[
-        "sign-skill",
-        s.dir,
-        "--key",
-        KEY,
-        "--domain",
-        "example.com",
-        "--expires-at",
-        "2020-01-01T00:00:00Z",
-      ], /in the past/],
-      [[
-        "sign-skill",
-        s.dir,
-        "--key",
-        KEY,
-        "--domain",
-        "example.com",
-        "--expires-in",
-        "1d",
-        "--expires-at",
-        "2099-01-01T00:00:00Z",
-      ], /not both/],
-      [[
-        "sign-skill",
-        s.dir,
-        "--key",
-        KEY,
-        "--domain",
-        "example.com",
-        "--previous-hash",
-        "sha256:" + "a".repeat(64),
-        "--previous",
-        "x",
-      ], /not both/],
-      [[
-        "sign-skill",
-        s.dir,
-        "--key",
-        KEY,
-        "--domain",
-        "example.com",
-        "--previous-hash",
-        "md5:1",
-      ], /previous_hash/],
-      [[
-        "sign-skill",
-        s.dir,
-        "--key",
-        KEY,
-        "--domain",
-        "example.com",
-        "--previous",
-        DISCOVERY,
-      ], /schemapin_version is missing/],
+      [[...signArgs, "--expires-in", "30 days"], /not a duration/],
+      [[...signArgs, "--expires-at", "2020-01-01T00:00:00Z"], /in the past/],
+      [[...signArgs, "--expires-in", "1d", "--expires-at", "2099-01-01T00:00:00Z"], /not both/],
+      [[...signArgs, "--previous-hash", "sha256:" + "a".repeat(64), "--previous", "x"], /not both/],
+      [[...signArgs, "--previous-hash", "md5:1"], /previous_hash/],
+      [[...signArgs, "--previous", DISCOVERY], /schemapin_version is missing/],
       [
         ["sign-skill", s.dir, "--key", `${keys}/public.pem`, "--domain", "example.com"],
         /KEY_INVALID/,
       ],
       [["sign-skill", s.dir, "--key", `${keys}/none.pem`, "--domain", "example.com"], /IO_FAILED/],
-      [["sign-skill", s.dir, "--key", KEY, "--domain", "example.com", "--name", ""], /skill name/],
+      [[...signArgs, "--name", ""], /skill name/],
     ];
     for (const [args, message] of cases) {
       const r = await runInProcess(args);
@@ -249,41 +179,32 @@ Deno.test("sign-skill: bad arguments or inputs exit 2 and write nothing", async 
       assert.match(r.stderr, message);
       await assert.rejects(() => Deno.lstat(`${s.dir}/.schemapin.sig`), Deno.errors.NotFound);
     }
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("sign-skill: a failed re-sign leaves the previous signature in place", async () => {
-  const s = await makeSkill();
-  try {
+  await withSkill(async (s) => {
     assert.equal((await sign(s.dir)).code, 0);
     const before = await Deno.readTextFile(`${s.dir}/.schemapin.sig`);
     await Deno.symlink("/etc/hostname", `${s.dir}/link`);
     assert.equal((await sign(s.dir)).code, 2);
     assert.equal(await Deno.readTextFile(`${s.dir}/.schemapin.sig`), before);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("sign-skill --json prints the path and the document", async () => {
-  const s = await makeSkill();
-  try {
+  await withSkill(async (s) => {
     const r = await sign(s.dir, "--json");
     assert.equal(r.code, 0, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.equal(out.path, `${s.dir}/.schemapin.sig`);
     assert.deepEqual(out.document, await readSig(s.dir));
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify-skill: OK, then a tampered folder lists its changes and exits 1", async () => {
-  const s = await makeSkill({ "data/a.txt": "a" });
-  const pins = `${s.base}/pins.json`;
-  try {
+  await withSkill(async (s) => {
+    const pins = `${s.base}/pins.json`;
     assert.equal((await sign(s.dir)).code, 0);
     const ok = await verify(s.dir, pins, "--trust-first-use");
     assert.equal(ok.code, 0, ok.stderr);
@@ -314,53 +235,34 @@ Deno.test("verify-skill: OK, then a tampered folder lists its changes and exits 
       removed: ["data/a.txt"],
     });
     assert.equal(result.document, undefined);
-  } finally {
-    await s.cleanup();
-  }
+  }, { "data/a.txt": "a" });
 });
 
 Deno.test("verify-skill: the legacy reference fixture verifies with its warning", async () => {
   const base = await Deno.makeTempDir();
-  try {
-    const r = await runInProcess([
+  const verifyLegacy = (discovery: string, ...more: string[]) =>
+    runInProcess([
       "verify-skill",
       `${INTEROP}/legacy_skill`,
       "--domain",
       "example.com",
       "--discovery",
-      `${INTEROP}/well_known.json`,
-      "--trust-first-use",
+      `${INTEROP}/${discovery}`,
       "--pin-store",
       `${base}/pins.json`,
+      ...more,
     ]);
+  try {
+    const r = await verifyLegacy("well_known.json", "--trust-first-use");
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^OK public-legacy-skill@example\.com: 3 files, sha256:c1224fc6/);
     assert.match(r.stdout, /legacy format/);
     assert.match(r.stderr, /^warning: legacy signature format .* none of the metadata/m);
-    const j = await runInProcess([
-      "verify-skill",
-      `${INTEROP}/legacy_skill`,
-      "--domain",
-      "example.com",
-      "--discovery",
-      `${INTEROP}/well_known.json`,
-      "--pin-store",
-      `${base}/pins.json`,
-      "--json",
-    ]);
+    const j = await verifyLegacy("well_known.json", "--json");
     const result = JSON.parse(j.stdout);
     assert.deepEqual(result.warnings, ["legacy_signature_format"]);
     assert.equal(result.lineageAnchor, false);
-    const revoked = await runInProcess([
-      "verify-skill",
-      `${INTEROP}/legacy_skill`,
-      "--domain",
-      "example.com",
-      "--discovery",
-      `${INTEROP}/well_known_revoked.json`,
-      "--pin-store",
-      `${base}/pins.json`,
-    ]);
+    const revoked = await verifyLegacy("well_known_revoked.json");
     assert.equal(revoked.code, 1);
     assert.match(revoked.stdout, /KEY_REVOKED/);
   } finally {
@@ -369,9 +271,8 @@ Deno.test("verify-skill: the legacy reference fixture verifies with its warning"
 });
 
 Deno.test("verify-skill: unknown field warns, expiry fails closed, pin mismatch, other signer", async () => {
-  const s = await makeSkill();
-  const pins = `${s.base}/pins.json`;
-  try {
+  await withSkill(async (s) => {
+    const pins = `${s.base}/pins.json`;
     assert.equal((await sign(s.dir, "--expires-in", "1h")).code, 0);
     const doc = await readSig(s.dir);
     await Deno.writeTextFile(`${s.dir}/.schemapin.sig`, JSON.stringify({ ...doc, note: "hi" }));
@@ -413,15 +314,12 @@ Deno.test("verify-skill: unknown field warns, expiry fails closed, pin mismatch,
     ]);
     assert.equal(mismatch.code, 1);
     assert.match(mismatch.stdout, /KEY_PIN_MISMATCH/);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify-skill: an expired signature exits 1 unless --allow-expired", async () => {
-  const s = await makeSkill();
-  const pins = `${s.base}/pins.json`;
-  try {
+  await withSkill(async (s) => {
+    const pins = `${s.base}/pins.json`;
     // Sign with the library at a past time so that the document is authentic and expired.
     const { signSkillDir } = await import("../../lib/skill/sign.ts");
     const { formatSkillSignatureDocument } = await import("../../lib/skill/document.ts");
@@ -438,15 +336,12 @@ Deno.test("verify-skill: an expired signature exits 1 unless --allow-expired", a
     const allowed = await verify(s.dir, pins, "--trust-first-use", "--allow-expired");
     assert.equal(allowed.code, 0, allowed.stderr);
     assert.match(allowed.stderr, /has expired; accepted only because of --allow-expired/);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify-skill: first use without a terminal or opt-in exits 1; a yes pins", async () => {
-  const s = await makeSkill();
-  const pins = `${s.base}/pins.json`;
-  try {
+  await withSkill(async (s) => {
+    const pins = `${s.base}/pins.json`;
     assert.equal((await sign(s.dir)).code, 0);
     const r = await verify(s.dir, pins);
     assert.equal(r.code, 1);
@@ -477,15 +372,12 @@ Deno.test("verify-skill: first use without a terminal or opt-in exits 1; a yes p
     assert.equal(questions.length, 1);
     assert.match(questions[0], new RegExp(key.publicKey.fingerprint));
     assert.match(out, /pinned on first use/);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify-skill: input problems exit 2", async () => {
-  const s = await makeSkill();
-  const pins = `${s.base}/pins.json`;
-  try {
+  await withSkill(async (s) => {
+    const pins = `${s.base}/pins.json`;
     assert.equal((await sign(s.dir)).code, 0);
     await Deno.writeTextFile(`${s.base}/bad.json`, "{");
     const cases: string[][] = [
@@ -524,15 +416,12 @@ Deno.test("verify-skill: input problems exit 2", async () => {
       assert.match(r.stderr, /^error: /m);
     }
     await assert.rejects(() => Deno.lstat(pins), Deno.errors.NotFound);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify-skill: --signature reads a detached document; unsigned folder exits 1", async () => {
-  const s = await makeSkill();
-  const pins = `${s.base}/pins.json`;
-  try {
+  await withSkill(async (s) => {
+    const pins = `${s.base}/pins.json`;
     assert.equal((await sign(s.dir)).code, 0);
     await Deno.rename(`${s.dir}/.schemapin.sig`, `${s.base}/detached.sig`);
     const unsigned = await verify(s.dir, pins, "--trust-first-use");
@@ -546,15 +435,12 @@ Deno.test("verify-skill: --signature reads a detached document; unsigned folder 
       `${s.base}/detached.sig`,
     );
     assert.equal(r.code, 0, r.stderr);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("skill commands through the real process: sign, verify, tamper", async () => {
-  const s = await makeSkill();
-  const pins = `${s.base}/pins.json`;
-  try {
+  await withSkill(async (s) => {
+    const pins = `${s.base}/pins.json`;
     const signed = await runCliProcess([
       "sign-skill",
       s.dir,
@@ -581,9 +467,7 @@ Deno.test("skill commands through the real process: sign, verify, tamper", async
     const bad = await runCliProcess(args);
     assert.equal(bad.code, 1);
     assert.match(bad.stdout, /modified: scripts\/run\.sh/);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("progress: only on a terminal, only after a second, erased at the end", async () => {

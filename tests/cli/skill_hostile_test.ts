@@ -30,6 +30,26 @@ globalThis.addEventListener("unload", () => Deno.removeSync(keyDir, { recursive:
 
 const repo = new URL("../../", import.meta.url);
 
+/** sign-skill of `dir` with the test key for example.com. */
+function signArgs(dir: string): string[] {
+  return ["sign-skill", dir, "--key", KEY, "--domain", "example.com"];
+}
+
+/** verify-skill of `s` against the test discovery document, pinning on first use. */
+function verifyArgs(s: { dir: string; base: string }): string[] {
+  return [
+    "verify-skill",
+    s.dir,
+    "--domain",
+    "example.com",
+    "--discovery",
+    DISCOVERY,
+    "--trust-first-use",
+    "--pin-store",
+    `${s.base}/pins.json`,
+  ];
+}
+
 /** The real CLI as a child process, killed after `timeoutMs`; optionally wrapped (setpriv). */
 async function runReal(
   args: string[],
@@ -94,7 +114,7 @@ async function checkHostile(
     };
     expectClean(await run(["hash-skill", s.dir]), "hash-skill");
     expectClean(
-      await run(["sign-skill", s.dir, "--key", KEY, "--domain", "example.com"]),
+      await run(signArgs(s.dir)),
       "sign-skill",
     );
     await assert.rejects(() => Deno.lstat(sig), Deno.errors.NotFound, "no .schemapin.sig written");
@@ -104,17 +124,7 @@ async function checkHostile(
     const text = formatSkillSignatureDocument(document);
     await Deno.writeTextFile(sig, text);
     expectClean(
-      await run([
-        "verify-skill",
-        s.dir,
-        "--domain",
-        "example.com",
-        "--discovery",
-        DISCOVERY,
-        "--trust-first-use",
-        "--pin-store",
-        `${s.base}/pins.json`,
-      ]),
+      await run(verifyArgs(s)),
       "verify-skill",
     );
     assert.equal(await Deno.readTextFile(sig), text, "the signature is untouched");
@@ -282,31 +292,13 @@ Deno.test("cli hostile: an unreadable file (real process, capabilities dropped w
 Deno.test("cli hostile: a nested .schemapin.sig is an ordinary, signed file", async () => {
   const s = await makeSkill({ "vendor/.schemapin.sig": '{"inner": true}\n' });
   try {
-    const signed = await runInProcess([
-      "sign-skill",
-      s.dir,
-      "--key",
-      KEY,
-      "--domain",
-      "example.com",
-      "--json",
-    ]);
+    const signed = await runInProcess([...signArgs(s.dir), "--json"]);
     assert.equal(signed.code, 0, signed.stderr);
     const doc = JSON.parse(signed.stdout).document;
     assert.ok(Object.hasOwn(doc.file_manifest, "vendor/.schemapin.sig"));
     assert.ok(!Object.hasOwn(doc.file_manifest, ".schemapin.sig"));
     await Deno.writeTextFile(`${s.dir}/vendor/.schemapin.sig`, '{"inner": false}\n');
-    const r = await runInProcess([
-      "verify-skill",
-      s.dir,
-      "--domain",
-      "example.com",
-      "--discovery",
-      DISCOVERY,
-      "--trust-first-use",
-      "--pin-store",
-      `${s.base}/pins.json`,
-    ]);
+    const r = await runInProcess(verifyArgs(s));
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stdout, /modified: vendor\/\.schemapin\.sig/);
   } finally {

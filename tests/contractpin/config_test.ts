@@ -61,8 +61,7 @@ Deno.test("config: verify --config reports a changed command and an unpinned ser
         .code,
       0,
     );
-    // Same definition: match.
-    const same = await runInProcess([
+    const verifyConfig = [
       "contract",
       "verify",
       "--lock",
@@ -70,19 +69,13 @@ Deno.test("config: verify --config reports a changed command and an unpinned ser
       "--config",
       `${dir}/mcp.json`,
       "--json",
-    ]);
+    ];
+    // Same definition: match.
+    const same = await runInProcess(verifyConfig);
     assert.equal(same.code, 0, same.stdout);
     // The client config now runs something else under the pinned name (same tools!).
     await Deno.writeTextFile(`${dir}/mcp.json`, configFor({ raw: stdioEntry("ping-first") }));
-    const changed = await runInProcess([
-      "contract",
-      "verify",
-      "--lock",
-      lock,
-      "--config",
-      `${dir}/mcp.json`,
-      "--json",
-    ]);
+    const changed = await runInProcess(verifyConfig);
     assert.equal(changed.code, 1);
     const s = JSON.parse(changed.stdout).servers[0];
     assert.equal(s.status, "drift");
@@ -94,15 +87,7 @@ Deno.test("config: verify --config reports a changed command and an unpinned ser
       `${dir}/mcp.json`,
       configFor({ raw: stdioEntry("ok"), extra: stdioEntry("ok") }),
     );
-    const unpinned = await runInProcess([
-      "contract",
-      "verify",
-      "--lock",
-      lock,
-      "--config",
-      `${dir}/mcp.json`,
-      "--json",
-    ]);
+    const unpinned = await runInProcess(verifyConfig);
     assert.equal(unpinned.code, 1);
     const statuses = JSON.parse(unpinned.stdout).servers.map((
       x: { name: string; status: string },

@@ -16,18 +16,23 @@ import {
 
 type Json = Record<string, unknown>;
 
-async function initRaw(dir: string, mode: string, ...flags: string[]) {
-  return await runInProcess([
+/** `contract init` of `dir/contractpin.lock` pinning `command` as `server`. */
+function initServer(dir: string, server: string, command: string[], ...flags: string[]) {
+  return runInProcess([
     "contract",
     "init",
     "--lock",
     `${dir}/contractpin.lock`,
     ...flags,
     "--server",
-    "raw",
+    server,
     "--",
-    ...rawCommand(mode),
+    ...command,
   ]);
+}
+
+async function initRaw(dir: string, mode: string, ...flags: string[]) {
+  return await initServer(dir, "raw", rawCommand(mode), ...flags);
 }
 
 const failing: { mode: string; flags?: string[]; kind: string; message: RegExp }[] = [
@@ -82,17 +87,7 @@ Deno.test("init: exit-early server's stderr is shown (captured, never parsed)", 
 
 Deno.test("init: a command that does not exist → exit 1, nothing written", async () => {
   await withTempDir(async (dir) => {
-    const r = await runInProcess([
-      "contract",
-      "init",
-      "--lock",
-      `${dir}/contractpin.lock`,
-      "--server",
-      "ghost",
-      "--",
-      `${dir}/no-such-server`,
-      "--stdio",
-    ]);
+    const r = await initServer(dir, "ghost", [`${dir}/no-such-server`, "--stdio"]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /command not found/);
     assert.deepEqual(await listDir(dir), []);
@@ -163,16 +158,7 @@ Deno.test("shutdown: a server that ignores stdin EOF and SIGTERM is killed", asy
   await withTempDir(async (dir) => {
     const pidFile = `${dir}/pid`;
     const started = Date.now();
-    const r = await runInProcess([
-      "contract",
-      "init",
-      "--lock",
-      `${dir}/contractpin.lock`,
-      "--server",
-      "stubborn",
-      "--",
-      ...rawCommand("stubborn", pidFile),
-    ]);
+    const r = await initServer(dir, "stubborn", rawCommand("stubborn", pidFile));
     assert.equal(r.code, 0, r.stderr);
     const pid = Number(await Deno.readTextFile(pidFile));
     assert.ok(pid > 0);
@@ -184,16 +170,7 @@ Deno.test("shutdown: a server that ignores stdin EOF and SIGTERM is killed", asy
 Deno.test("shutdown: the server's own children are terminated with it (process group)", async () => {
   await withTempDir(async (dir) => {
     const pidFile = `${dir}/pid`;
-    const r = await runInProcess([
-      "contract",
-      "init",
-      "--lock",
-      `${dir}/contractpin.lock`,
-      "--server",
-      "parent",
-      "--",
-      ...rawCommand("grandchild", pidFile),
-    ]);
+    const r = await initServer(dir, "parent", rawCommand("grandchild", pidFile));
     assert.equal(r.code, 0, r.stderr);
     const pid = Number(await Deno.readTextFile(pidFile));
     assert.ok(pid > 0);
@@ -205,18 +182,13 @@ Deno.test("shutdown: a timed-out server is killed, not waited for", async () => 
   await withTempDir(async (dir) => {
     const pidFile = `${dir}/pid`;
     const started = Date.now();
-    const r = await runInProcess([
-      "contract",
-      "init",
-      "--lock",
-      `${dir}/contractpin.lock`,
+    const r = await initServer(
+      dir,
+      "silent",
+      rawCommand("silent", pidFile),
       "--startup-timeout",
       "0.5",
-      "--server",
-      "silent",
-      "--",
-      ...rawCommand("silent", pidFile),
-    ]);
+    );
     assert.equal(r.code, 1);
     assert.ok(Date.now() - started < 6000, `took ${Date.now() - started} ms`);
     const pid = Number(await Deno.readTextFile(pidFile));

@@ -23,6 +23,23 @@ async function verifyJson(lock: string, ...extra: string[]) {
   return { code: r.code, report, server: (report.servers as Json[])[0], stderr: r.stderr };
 }
 
+/** `contract init` pinning the SDK stdio fixture (serving `tools`) as `server` in `lock`. */
+function initStdio(lock: string, tools: string, server: string, ...options: string[]) {
+  return runInProcess([
+    "contract",
+    "init",
+    "--lock",
+    lock,
+    ...options,
+    "--server",
+    server,
+    "--env",
+    `FIXTURE_TOOLS=${tools}`,
+    "--",
+    ...sdkStdioCommand(),
+  ]);
+}
+
 function mutate(tools: Tool[], name: string, f: (t: Tool) => void): Tool[] {
   const copy = structuredClone(tools);
   f(copy.find((t) => t.name === name)!);
@@ -34,18 +51,7 @@ Deno.test("stdio SDK server: init pins every tool across pages, verify matches",
     const tools = `${dir}/tools.json`;
     const lock = `${dir}/contractpin.lock`;
     await writeTools(tools, baseTools(), 3);
-    const init = await runInProcess([
-      "contract",
-      "init",
-      "--lock",
-      lock,
-      "--server",
-      "fixture",
-      "--env",
-      `FIXTURE_TOOLS=${tools}`,
-      "--",
-      ...sdkStdioCommand(),
-    ]);
+    const init = await initStdio(lock, tools, "fixture");
     assert.equal(init.code, 0, init.stderr);
     assert.match(init.stdout, /pinned fixture \(stdio\): 4 tools {2}sha256:[0-9a-f]{64}/);
     const written = await readJson(lock);
@@ -81,18 +87,7 @@ Deno.test("stdio SDK server: each kind of contract change is drift with the righ
     const tools = `${dir}/tools.json`;
     const lock = `${dir}/contractpin.lock`;
     await writeTools(tools, baseTools(), 2);
-    const init = await runInProcess([
-      "contract",
-      "init",
-      "--lock",
-      lock,
-      "--server",
-      "fixture",
-      "--env",
-      `FIXTURE_TOOLS=${tools}`,
-      "--",
-      ...sdkStdioCommand(),
-    ]);
+    const init = await initStdio(lock, tools, "fixture");
     assert.equal(init.code, 0, init.stderr);
 
     const cases: {
@@ -168,21 +163,7 @@ Deno.test("stdio SDK server: human output names drifted fields and shows a unifi
     const tools = `${dir}/tools.json`;
     const lock = `${dir}/contractpin.lock`;
     await writeTools(tools, baseTools());
-    assert.equal(
-      (await runInProcess([
-        "contract",
-        "init",
-        "--lock",
-        lock,
-        "--server",
-        "fx",
-        "--env",
-        `FIXTURE_TOOLS=${tools}`,
-        "--",
-        ...sdkStdioCommand(),
-      ])).code,
-      0,
-    );
+    assert.equal((await initStdio(lock, tools, "fx")).code, 0);
     await writeTools(
       tools,
       mutate(baseTools(), "echo", (t) => {
@@ -212,21 +193,7 @@ Deno.test("stdio SDK server: title-only and _meta changes are notices, not drift
     const tools = `${dir}/tools.json`;
     const lock = `${dir}/contractpin.lock`;
     await writeTools(tools, baseTools());
-    assert.equal(
-      (await runInProcess([
-        "contract",
-        "init",
-        "--lock",
-        lock,
-        "--server",
-        "fx",
-        "--env",
-        `FIXTURE_TOOLS=${tools}`,
-        "--",
-        ...sdkStdioCommand(),
-      ])).code,
-      0,
-    );
+    assert.equal((await initStdio(lock, tools, "fx")).code, 0);
     const changed = mutate(baseTools(), "echo", (t) => {
       t.title = "Echo (new)";
       t._meta = { note: "x".repeat(250) };
@@ -250,18 +217,7 @@ Deno.test("stdio SDK server: --allow-new accepts added tools but not drift", asy
     const tools = `${dir}/tools.json`;
     const lock = `${dir}/contractpin.lock`;
     await writeTools(tools, baseTools());
-    await runInProcess([
-      "contract",
-      "init",
-      "--lock",
-      lock,
-      "--server",
-      "fx",
-      "--env",
-      `FIXTURE_TOOLS=${tools}`,
-      "--",
-      ...sdkStdioCommand(),
-    ]);
+    await initStdio(lock, tools, "fx");
     await writeTools(tools, [...baseTools(), { name: "new_tool" }]);
     const strict = await verifyJson(lock);
     assert.equal(strict.code, 1);
@@ -282,18 +238,7 @@ Deno.test("stdio SDK server: init --force re-pins the lock's servers and acknowl
     const tools = `${dir}/tools.json`;
     const lock = `${dir}/contractpin.lock`;
     await writeTools(tools, baseTools());
-    await runInProcess([
-      "contract",
-      "init",
-      "--lock",
-      lock,
-      "--server",
-      "fx",
-      "--env",
-      `FIXTURE_TOOLS=${tools}`,
-      "--",
-      ...sdkStdioCommand(),
-    ]);
+    await initStdio(lock, tools, "fx");
     const before = await Deno.readTextFile(lock);
     await writeTools(tools, [...baseTools(), { name: "new_tool" }]);
     // Without --force the existing lock is kept byte for byte (exit 2).
@@ -314,20 +259,7 @@ Deno.test("stdio SDK server: verify --server selects, unknown names are exit 2",
     const lock = `${dir}/contractpin.lock`;
     await writeTools(tools, baseTools());
     await Deno.writeTextFile(`${dir}/dump.json`, JSON.stringify({ tools: baseTools() }));
-    const init = await runInProcess([
-      "contract",
-      "init",
-      "--lock",
-      lock,
-      "--file",
-      `saved=${dir}/dump.json`,
-      "--server",
-      "fx",
-      "--env",
-      `FIXTURE_TOOLS=${tools}`,
-      "--",
-      ...sdkStdioCommand(),
-    ]);
+    const init = await initStdio(lock, tools, "fx", "--file", `saved=${dir}/dump.json`);
     assert.equal(init.code, 0, init.stderr);
     await writeTools(tools, baseTools().slice(1));
     const all = await verifyJson(lock);
@@ -346,37 +278,11 @@ Deno.test("stdio SDK server: more pages than --max-pages is a failure, not a tru
     const tools = `${dir}/tools.json`;
     const lock = `${dir}/contractpin.lock`;
     await writeTools(tools, baseTools(), 1);
-    const capped = await runInProcess([
-      "contract",
-      "init",
-      "--lock",
-      lock,
-      "--max-pages",
-      "3",
-      "--server",
-      "fx",
-      "--env",
-      `FIXTURE_TOOLS=${tools}`,
-      "--",
-      ...sdkStdioCommand(),
-    ]);
+    const capped = await initStdio(lock, tools, "fx", "--max-pages", "3");
     assert.equal(capped.code, 1);
     assert.match(capped.stderr, /more pages after 3 \(page cap/);
     assert.deepEqual(await listDir(dir), ["tools.json"]);
-    const enough = await runInProcess([
-      "contract",
-      "init",
-      "--lock",
-      lock,
-      "--max-pages",
-      "4",
-      "--server",
-      "fx",
-      "--env",
-      `FIXTURE_TOOLS=${tools}`,
-      "--",
-      ...sdkStdioCommand(),
-    ]);
+    const enough = await initStdio(lock, tools, "fx", "--max-pages", "4");
     assert.equal(enough.code, 0, enough.stderr);
   });
 });

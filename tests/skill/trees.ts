@@ -41,6 +41,19 @@ export async function makeSkill(
   };
 }
 
+/** Runs `fn` on a fresh {@linkcode makeSkill} folder, then removes it (also on failure). */
+export async function withSkill<T>(
+  fn: (skill: { base: string; dir: string }) => Promise<T>,
+  files: Record<string, string | Uint8Array> = {},
+): Promise<T> {
+  const skill = await makeSkill(files);
+  try {
+    return await fn(skill);
+  } finally {
+    await skill.cleanup();
+  }
+}
+
 async function run(cmd: string, args: string[], cwd?: string): Promise<void> {
   const out = await new Deno.Command(cmd, { args, cwd, stdout: "null", stderr: "piped" }).output();
   if (!out.success) {

@@ -60,6 +60,19 @@ async function signedSkill(
   return { ...s, document, writeDoc };
 }
 
+/** Runs `fn` on a fresh {@linkcode signedSkill} folder, then removes it (also on failure). */
+async function withSignedSkill(
+  options: Parameters<typeof signedSkill>[0],
+  fn: (s: Awaited<ReturnType<typeof signedSkill>>) => Promise<void>,
+): Promise<void> {
+  const s = await signedSkill(options);
+  try {
+    await fn(s);
+  } finally {
+    await s.cleanup();
+  }
+}
+
 /** Re-signs a hand-made document with `key` (to reach checks that follow the signature). */
 function resign(doc: Record<string, unknown>): Record<string, unknown> {
   const d = { ...doc, signature: "" } as unknown as SkillSignatureDocument;
@@ -67,8 +80,7 @@ function resign(doc: Record<string, unknown>): Record<string, unknown> {
 }
 
 Deno.test("verify: a signed folder verifies; first use pins only with the opt-in", async () => {
-  const s = await signedSkill({ expiresAt: "2027-01-01T00:00:00Z" });
-  try {
+  await withSignedSkill({ expiresAt: "2027-01-01T00:00:00Z" }, async (s) => {
     const pins = new MemoryPinStore();
     const r = await verify(s.dir, { pinStore: pins });
     assert.equal(r.valid, true, r.errorMessage);
@@ -91,14 +103,11 @@ Deno.test("verify: a signed folder verifies; first use pins only with the opt-in
     const again = await verify(s.dir, { pinStore: pins, trustFirstUse: false });
     assert.equal(again.keyPinning, "pinned");
     assert.equal(again.valid, true);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: first use without opt-in or confirmation fails and pins nothing", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     const pins = new MemoryPinStore();
     const r = await verify(s.dir, { pinStore: pins, trustFirstUse: false });
     assert.equal(r.valid, false);
@@ -117,9 +126,7 @@ Deno.test("verify: first use without opt-in or confirmation fails and pins nothi
     });
     assert.equal(confirmed.valid, true);
     assert.equal(asked, 1);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 for (
@@ -175,11 +182,10 @@ for (
 }
 
 Deno.test("verify: editing any signed metadata field fails", async () => {
-  const s = await signedSkill({
+  await withSignedSkill({
     expiresAt: "2027-01-01T00:00:00Z",
     previousHash: "sha256:" + "1".repeat(64),
-  });
-  try {
+  }, async (s) => {
     const doc = s.document as unknown as Record<string, unknown>;
     const edits: Record<string, unknown> = {
       schemapin_version: "1.5",
@@ -214,14 +220,11 @@ Deno.test("verify: editing any signed metadata field fails", async () => {
     const down = await verify(s.dir);
     assert.equal(down.errorCode, "SIGNATURE_INVALID");
     assert.equal(down.signatureFormat, "legacy");
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: an edited unknown field is still valid, with an unprotected_fields warning", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     await s.writeDoc({ ...s.document, x_publisher_note: "trust me", reviewed: true });
     const r = await verify(s.dir);
     assert.equal(r.valid, true, r.errorMessage);
@@ -229,14 +232,11 @@ Deno.test("verify: an edited unknown field is still valid, with an unprotected_f
     assert.deepEqual(r.unprotectedFields, ["x_publisher_note", "reviewed"]);
     await s.writeDoc({ ...s.document, x_publisher_note: "edited again", reviewed: false });
     assert.equal((await verify(s.dir)).valid, true);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: the domain argument is validated and is the only pin key", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     for (const bad of ["https://example.com", "example.com:443", "127.0.0.1", "../x", ""]) {
       const r = await verify(s.dir, { domain: bad });
       assert.equal(r.errorCode, "INPUT_INVALID", bad);
@@ -253,52 +253,40 @@ Deno.test("verify: the domain argument is validated and is the only pin key", as
     assert.equal(other.errorCode, "DOMAIN_MISMATCH");
     assert.equal(other.domain, "evil.example");
     assert.deepEqual(await pins2.list(), []);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: --tool-id overrides skill_name as the pin id; a bad one is refused", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     const pins = new MemoryPinStore();
     const r = await verify(s.dir, { toolId: "pinned-as", pinStore: pins });
     assert.equal(r.valid, true);
     assert.equal(r.toolId, "pinned-as");
     assert.ok(await pins.get("pinned-as", "example.com"));
     assert.equal((await verify(s.dir, { toolId: "a\u0000b" })).errorCode, "INPUT_INVALID");
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: a pinned different key is KEY_PIN_MISMATCH", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     const pins = new MemoryPinStore();
     await seedPin(pins, "my-skill", "example.com", otherKey.publicKey.fingerprint);
     const r = await verify(s.dir, { pinStore: pins });
     assert.equal(r.errorCode, "KEY_PIN_MISMATCH");
     assert.equal(r.pinnedFingerprint, otherKey.publicKey.fingerprint);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: another key's signature fails", async () => {
-  const s = await signedSkill({ sk: otherKey });
-  try {
+  await withSignedSkill({ sk: otherKey }, async (s) => {
     const r = await verify(s.dir);
     assert.equal(r.errorCode, "SIGNATURE_INVALID");
     assert.equal(r.changes, undefined, "nothing changed in the folder");
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: expiry fails closed after the 300 s skew; --allow-expired degrades", async () => {
-  const s = await signedSkill({ expiresAt: "2026-05-02T00:00:00Z" });
-  try {
+  await withSignedSkill({ expiresAt: "2026-05-02T00:00:00Z" }, async (s) => {
     const at = Date.parse("2026-05-02T00:00:00Z");
     assert.equal((await verify(s.dir, { now: at + 300_000 })).valid, true, "within the skew");
     const late = await verify(s.dir, { now: at + 300_001 });
@@ -309,14 +297,11 @@ Deno.test("verify: expiry fails closed after the 300 s skew; --allow-expired deg
     assert.equal(allowed.valid, true);
     assert.equal(allowed.expired, true);
     assert.deepEqual(allowed.warnings, ["signature_expired"]);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: a signed but unparseable expires_at fails as expired", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     for (const raw of ["2027-01-01", "2027-01-01 00:00:00Z", 1893456000]) {
       await s.writeDoc(resign({ ...s.document, expires_at: raw }));
       const r = await verify(s.dir);
@@ -325,14 +310,11 @@ Deno.test("verify: a signed but unparseable expires_at fails as expired", async 
       const allowed = await verify(s.dir, { allowExpired: true });
       assert.deepEqual(allowed.warnings, ["signature_expires_at_unparseable"]);
     }
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: an unknown canonicalization fails before any key loading or hashing", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     await mkfifo(`${s.dir}/pipe`); // hashing would fail with INPUT_INVALID
     await s.writeDoc({ ...s.document, canonicalization: "jcs-rfc8785" });
     const r = await verify(s.dir, { discovery: { not: "a discovery document" } });
@@ -340,41 +322,32 @@ Deno.test("verify: an unknown canonicalization fails before any key loading or h
     assert.equal(r.keyFingerprint, undefined, "no key was loaded");
     const caller = await verify(s.dir, { canonicalization: "jcs" });
     assert.equal(caller.errorCode, "CANONICALIZATION_UNSUPPORTED");
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: revocation is checked before the folder is hashed", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     await mkfifo(`${s.dir}/pipe`);
     const revokedDiscovery = { ...discovery, revoked_keys: [key.publicKey.fingerprint] };
     const r = await verify(s.dir, { discovery: revokedDiscovery });
     assert.equal(r.errorCode, "KEY_REVOKED");
     assert.equal(r.skillHash, undefined);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: a hostile folder is an input error and leaves no pin", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     await Deno.symlink("/etc/hostname", `${s.dir}/data/link`);
     const pins = new MemoryPinStore();
     const r = await verify(s.dir, { pinStore: pins });
     assert.equal(r.errorCode, "INPUT_INVALID");
     assert.match(r.errorMessage!, /data\/link is a symbolic link/);
     assert.deepEqual(await pins.list(), []);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: unsigned, unreadable or malformed .schemapin.sig", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     await Deno.remove(`${s.dir}/.schemapin.sig`);
     const unsigned = await verify(s.dir);
     assert.equal(unsigned.errorCode, "SIGNATURE_INVALID");
@@ -394,28 +367,22 @@ Deno.test("verify: unsigned, unreadable or malformed .schemapin.sig", async () =
     const bad = await verify(s.dir);
     assert.equal(bad.errorCode, "SIGNATURE_INVALID");
     assert.match(bad.errorMessage!, /skill_name is missing/);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: a signed file_manifest inconsistent with skill_hash is refused", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     const manifest = { ...s.document.file_manifest, "ghost.txt": "sha256:" + "5".repeat(64) };
     await s.writeDoc(resign({ ...s.document, file_manifest: manifest }));
     const r = await verify(s.dir);
     assert.equal(r.errorCode, "SIGNATURE_INVALID");
     assert.match(r.errorMessage!, /inconsistent/);
     assert.deepEqual(r.changes?.removed, ["ghost.txt"]);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("verify: in-memory files verify like the folder", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     const files = [];
     for (const path of ["SKILL.md", "scripts/run.sh", "data/table.csv"]) {
       files.push({ path, content: await Deno.readFile(`${s.dir}/${path}`) });
@@ -444,9 +411,7 @@ Deno.test("verify: in-memory files verify like the folder", async () => {
         verifySkillOffline({ domain: "example.com", discovery, pinStore: new MemoryPinStore() }),
       TypeError,
     );
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 // ---- legacy (1.3) documents -------------------------------------------------------------
@@ -476,8 +441,7 @@ Deno.test("legacy: the reference fixture verifies, warns, and is refused as a li
 });
 
 Deno.test("legacy: a 1.4 document anchors lineage (the contrast)", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     const r = await verify(s.dir);
     const outcome = await new LineageStore({ memory: true }).checkAndAdvance(
       r.toolId,
@@ -485,9 +449,7 @@ Deno.test("legacy: a 1.4 document anchors lineage (the contrast)", async () => {
       r.document!,
     );
     assert.equal(outcome.status, "anchored");
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
 
 Deno.test("legacy: tampered content fails and is listed; unsigned metadata edits do not matter", async () => {
@@ -545,13 +507,10 @@ Deno.test("legacy: the signer's revocation applies to legacy documents too", asy
 });
 
 Deno.test("format: the written document re-parses to the verified one", async () => {
-  const s = await signedSkill();
-  try {
+  await withSignedSkill({}, async (s) => {
     await Deno.writeTextFile(`${s.dir}/.schemapin.sig`, formatSkillSignatureDocument(s.document));
     const r = await verify(s.dir);
     assert.equal(r.valid, true);
     assert.deepEqual(r.document, s.document);
-  } finally {
-    await s.cleanup();
-  }
+  });
 });
