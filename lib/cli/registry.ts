@@ -15,6 +15,8 @@ import { revokeCommand } from "./revoke.ts";
 import { pinsCommand } from "./pins.ts";
 import { chainCommand } from "./chain.ts";
 import { contractCommand } from "./contract.ts";
+import { guardCommand } from "./guard.ts";
+import { signToolsCommand } from "./sign_tools.ts";
 import { hashSkillCommand } from "./hash_skill.ts";
 import { signSkillCommand } from "./sign_skill.ts";
 import { bundleCommand } from "./bundle.ts";
@@ -43,6 +45,8 @@ export const COMMANDS: readonly Command[] = [
   pinsCommand,
   chainCommand,
   contractCommand,
+  signToolsCommand,
+  guardCommand,
   hashSkillCommand,
   signSkillCommand,
   bundleCommand,

@@ -1,0 +1,350 @@
+/**
+ * `schemapin guard`: enforce contract locks and SchemaPin signatures live, between an MCP
+ * client and server (stdio: wrap the server command; HTTP: a loopback reverse proxy).
+ *
+ * @module
+ */
+import { basename, resolve } from "node:path";
+import { SchemaPinError } from "../errors.ts";
+import { checkDomain } from "../discovery/domain.ts";
+import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
+import { ServerFailure } from "../contractpin/mcp/errors.ts";
+import { parseEndpoint } from "../contractpin/secrets.ts";
+import { defaultPinStorePath, FilePinStore } from "../pins/store.ts";
+import { AuditLog, openAuditSink } from "../guard/audit.ts";
+import { GuardCore } from "../guard/core.ts";
+import { isLoopbackHost, startHttpGuard } from "../guard/http.ts";
+import { type GuardMode, GuardPolicy, type LockPolicy } from "../guard/policy.ts";
+import type { ToolTrust } from "../guard/signatures.ts";
+import { runStdioGuard } from "../guard/stdio.ts";
+import { type CliIO, type Command, EXIT_FAILED, parseCommandArgs, UsageError } from "./command.ts";
+import { readLock } from "./contract_shared.ts";
+import {
+  loadTrustAndDnsHook,
+  NETWORK_HELP,
+  NETWORK_OPTIONS,
+  reportInputFailure,
+  type TrustInputs,
+} from "./schema_inputs.ts";
+import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
+import type { BeforePinHook } from "../schema/flow.ts";
+import type { SchemaVerificationResult } from "../schema/verify.ts";
+import { describeFsError } from "./io.ts";
+
+const HELP = `schemapin guard — check every tools/list live, between an MCP client and server
+
+Usage:
+  schemapin guard [--lock FILE] [--server NAME] [--mode enforce|filter|audit] [--log FILE]
+      [--signatures --domain D (--discovery FILE | --bundle FILE | --resolver-dir DIR |
+      --well-known) [the other verify-schema options]]
+      -- CMD ARGS…
+  schemapin guard --listen 127.0.0.1:PORT --upstream URL [the same checks]
+
+The MCP client launches \`schemapin guard … -- CMD ARGS…\` instead of \`CMD ARGS…\`. The guard
+starts the server and relays JSON-RPC both ways unchanged, except that every tools/list
+answer (all pages) is checked first:
+
+  lock        each tool's contract digest must equal the entry of --server in the lock
+              (contractpin.lock): a drifted, added or removed tool fails
+  signatures  (--signatures) each tool must carry a valid SchemaPin signature over its
+              contract in _meta["dev.schemapin/signature"] (see \`schemapin sign-tools\`),
+              verified like verify-schema: discovery, revocation, pins, expiry
+
+Modes:
+  enforce (default)  a list with any failing tool is answered with a JSON-RPC error naming
+                     the tools; from then on every tools/call is refused (re-approve with
+                     \`schemapin contract init --force\`, then restart the client)
+  filter             failing tools are removed from the list; calls to them are refused
+  audit              everything passes; failures are logged
+
+After notifications/tools/list_changed the next list is checked again; a tools/call before
+any checked list makes the guard list the tools itself first. The audit log (--log FILE,
+default stderr) has one JSON object per line: time, server, mode, decision, tool, reason,
+digests — never tool arguments or results.
+
+Lock checks run with --lock, or by default (./contractpin.lock) when --signatures is not
+given. --server picks the lock entry (needed when the lock has several) and names the server
+in the log.
+
+Options:
+  --lock FILE              the contractpin lock (default ./contractpin.lock)
+  --server NAME            the server's entry in the lock / its name in the log
+  --mode MODE              enforce, filter or audit (default enforce)
+  --log FILE               append the audit log to FILE (default stderr)
+  --signatures             require SchemaPin signatures on every tool
+  --domain D               the publisher's domain (with --signatures; the pin key)
+  --discovery FILE         the domain's .well-known/schemapin.json, saved locally
+  --bundle FILE            a trust bundle holding the domain's documents (unsigned, or
+                           signed and verified against the authority allow-list)
+${BUNDLE_VERIFY_HELP}
+${NETWORK_HELP}
+                           (fetched once, when the guard starts)
+  --revocation FILE        the domain's standalone revocation document (with --discovery)
+  --pin-store FILE         pin file (default $SCHEMAPIN_HOME/pins.json or ~/.schemapin/pins.json)
+  --trust-first-use        pin an unknown key on first use (nobody can be asked: stdin is
+                           the protocol); otherwise seed pins with \`schemapin pins add\`
+  --allow-expired          accept expired signatures (logged)
+  --allow-missing-revocation  accept a revocation_endpoint whose document is not supplied
+  --listen HOST:PORT       run as a Streamable HTTP proxy on HOST:PORT (PORT 0: any)
+  --upstream URL           the HTTP server to guard (with --listen)
+  --allow-remote           allow --listen on an address that is not loopback
+  --startup-timeout S      seconds for the server to answer initialize (default 90)
+  --list-timeout S         seconds for each tools/list answer (default 30)
+
+Exit codes: the server's exit status; 1 when the server failed (garbage on stdout, no answer
+in time, could not start); 130/143 after SIGINT/SIGTERM (HTTP: 0); 2 bad arguments, or an
+unreadable or malformed lock or trust file.
+
+Examples:
+  schemapin guard --lock /abs/contractpin.lock --server acme -- npx -y @acme/mcp-server
+  schemapin guard --mode filter --signatures --domain acme.example \\
+      --discovery /abs/acme-schemapin.json --pin-store /abs/pins.json -- node server.js
+  schemapin guard --listen 127.0.0.1:8931 --upstream https://mcp.acme.example/mcp \\
+      --lock contractpin.lock --server acme-http
+`;
+
+const OPTIONS = {
+  lock: { type: "string" },
+  server: { type: "string" },
+  mode: { type: "string" },
+  log: { type: "string" },
+  signatures: { type: "boolean" },
+  domain: { type: "string" },
+  discovery: { type: "string" },
+  bundle: { type: "string" },
+  revocation: { type: "string" },
+  "pin-store": { type: "string" },
+  "trust-first-use": { type: "boolean" },
+  "allow-expired": { type: "boolean" },
+  "allow-missing-revocation": { type: "boolean" },
+  ...BUNDLE_VERIFY_OPTIONS,
+  ...NETWORK_OPTIONS,
+  listen: { type: "string" },
+  upstream: { type: "string" },
+  "allow-remote": { type: "boolean" },
+  "startup-timeout": { type: "string" },
+  "list-timeout": { type: "string" },
+} as const;
+
+/** The verification flags (those of verify-schema): they go with --signatures. */
+const TRUST_FLAGS = [
+  "domain",
+  "discovery",
+  "bundle",
+  "revocation",
+  "pin-store",
+  "trust-first-use",
+  "allow-expired",
+  "allow-missing-revocation",
+  ...Object.keys(BUNDLE_VERIFY_OPTIONS),
+  ...Object.keys(NETWORK_OPTIONS),
+] as (keyof typeof OPTIONS)[];
+
+function seconds(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new UsageError(`guard: --${flag} must be a positive number of seconds (got ${text})`);
+  }
+  return n * 1000;
+}
+
+function parseListen(text: string, allowRemote: boolean): { hostname: string; port: number } {
+  const m = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(text);
+  if (!m || Number(m[2]) > 65535) {
+    throw new UsageError(`guard: --listen expects HOST:PORT or PORT (got ${JSON.stringify(text)})`);
+  }
+  const hostname = (m[1] ?? "127.0.0.1").replace(/^\[|\]$/g, "");
+  if (!isLoopbackHost(hostname) && !allowRemote) {
+    throw new UsageError(
+      `guard: --listen ${hostname} is not a loopback address; the guard listens on loopback ` +
+        `only unless --allow-remote is given (anyone who can reach it can use the server)`,
+    );
+  }
+  return { hostname, port: Number(m[2]) };
+}
+
+/** The `guard` command. */
+export const guardCommand: Command = {
+  name: "guard",
+  summary: "guard an MCP server live: check every tools/list against the lock and signatures",
+  help: HELP,
+  async run(args: string[], io: CliIO): Promise<number> {
+    const dash = args.indexOf("--");
+    const own = dash < 0 ? args : args.slice(0, dash);
+    const command = dash < 0 ? [] : args.slice(dash + 1);
+    const { values, positionals } = parseCommandArgs("guard", own, OPTIONS);
+    if (positionals.length > 0) {
+      throw new UsageError(
+        `guard: unexpected argument ${JSON.stringify(positionals[0])}; put the server ` +
+          `command after --`,
+      );
+    }
+    const mode = (values.mode ?? "enforce") as GuardMode;
+    if (!["enforce", "filter", "audit"].includes(mode)) {
+      throw new UsageError(`guard: --mode must be enforce, filter or audit (got ${values.mode})`);
+    }
+    const http = values.listen !== undefined || values.upstream !== undefined;
+    if (http) {
+      if (values.listen === undefined || values.upstream === undefined) {
+        throw new UsageError("guard: --listen and --upstream go together");
+      }
+      if (command.length > 0) {
+        throw new UsageError("guard: give either a command after -- or --listen/--upstream");
+      }
+    } else {
+      if (command.length === 0 || command[0] === "") {
+        throw new UsageError(
+          "guard: the server command goes after -- (or use --listen/--upstream)",
+        );
+      }
+      if (values["allow-remote"]) throw new UsageError("guard: --allow-remote goes with --listen");
+    }
+    const listen = http ? parseListen(values.listen!, values["allow-remote"] === true) : undefined;
+    if (http) {
+      try {
+        parseEndpoint(values.upstream!);
+      } catch (e) {
+        throw new UsageError(`guard: --upstream: ${(e as Error).message}`);
+      }
+    }
+    const startupTimeoutMs = seconds("startup-timeout", values["startup-timeout"]);
+    const requestTimeoutMs = seconds("list-timeout", values["list-timeout"]);
+
+    // Signatures: the trust inputs of verify-schema.
+    let signatures: ToolTrust | undefined;
+    if (values.signatures) {
+      if (values.domain === undefined) {
+        throw new UsageError("guard: --signatures needs --domain D");
+      }
+      const dc = checkDomain(values.domain);
+      if (!dc.ok) {
+        throw new UsageError(`guard: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
+      }
+      let trust: TrustInputs;
+      let dnsHook: BeforePinHook<SchemaVerificationResult> | undefined;
+      try {
+        ({ trust, dnsHook } = await loadTrustAndDnsHook<SchemaVerificationResult>(
+          "guard",
+          values,
+          dc.domain,
+          io,
+          own,
+        ));
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        return await reportInputFailure(e, false, io);
+      }
+      for (const w of trust.warnings ?? []) await io.stderr(`warning: guard: ${w}\n`);
+      signatures = {
+        domain: dc.domain,
+        discovery: trust.discovery,
+        revocation: trust.revocation,
+        pinStore: new FilePinStore(values["pin-store"] ?? defaultPinStorePath()),
+        trustFirstUse: values["trust-first-use"] === true,
+        allowExpired: values["allow-expired"] === true,
+        allowMissingRevocation: values["allow-missing-revocation"] === true,
+        sources: { discovery: trust.discoverySource, revocation: trust.revocationSource },
+        ...(dnsHook ? { beforePin: dnsHook } : {}),
+      };
+    } else {
+      for (const flag of TRUST_FLAGS) {
+        if (values[flag] !== undefined) {
+          throw new UsageError(`guard: --${flag} goes with --signatures`);
+        }
+      }
+    }
+
+    // The lock: with --lock, or by default when signatures are not asked for.
+    let lock: LockPolicy | undefined;
+    if (values.lock !== undefined || !values.signatures) {
+      const file = values.lock ?? DEFAULT_LOCK_FILE;
+      const parsed = await readLock(file, io);
+      const names = Object.keys(parsed.servers);
+      let name = values.server;
+      if (name === undefined) {
+        if (names.length !== 1) {
+          throw new UsageError(
+            `guard: ${file} pins ${names.length} servers; choose one with --server NAME` +
+              (names.length ? ` (${names.join(", ")})` : ""),
+          );
+        }
+        name = names[0];
+      }
+      if (!Object.hasOwn(parsed.servers, name)) {
+        throw new SchemaPinError(
+          "INPUT_INVALID",
+          `${file} has no server ${JSON.stringify(name)} (it pins: ${
+            names.join(", ") || "none"
+          }); ` +
+            `pin it first with \`schemapin contract init --server ${name} -- …\``,
+        );
+      }
+      lock = { serverName: name, entry: parsed.servers[name], file: resolve(file) };
+    }
+    const serverName = values.server ?? lock?.serverName ??
+      (http ? new URL(values.upstream!).host : basename(command[0]));
+
+    let sink;
+    try {
+      sink = openAuditSink(values.log);
+    } catch (e) {
+      throw new SchemaPinError(
+        "IO_FAILED",
+        `cannot open --log ${values.log}: ${describeFsError(e)}`,
+      );
+    }
+    const log = new AuditLog(serverName, mode, sink);
+    const core = new GuardCore({
+      policy: new GuardPolicy({ lock, signatures }),
+      mode,
+      log,
+      serverName,
+    });
+    const checks = [
+      lock ? `lock ${lock.file} (${lock.serverName})` : "",
+      signatures ? `signatures of ${signatures.domain}` : "",
+    ]
+      .filter(Boolean).join(" and ");
+    log.record({ decision: "started", message: `checking ${checks}` });
+
+    if (listen) {
+      const guard = await startHttpGuard({
+        upstream: values.upstream!,
+        hostname: listen.hostname,
+        port: listen.port,
+        core,
+        serverName,
+        startupTimeoutMs,
+        requestTimeoutMs,
+      });
+      await io.stderr(
+        `schemapin guard: listening on ${guard.url} (upstream ${
+          new URL(values.upstream!).origin
+        })\n`,
+      );
+      let stop = () => {};
+      const stopped = new Promise<void>((r) => stop = () => void guard.shutdown().then(r));
+      const sigs: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+      for (const s of sigs) Deno.addSignalListener(s, stop);
+      await Promise.race([guard.finished, stopped]);
+      for (const s of sigs) Deno.removeSignalListener(s, stop);
+      log.record({ decision: "stopped" });
+      return 0;
+    }
+    try {
+      return await runStdioGuard({
+        command,
+        core,
+        serverName,
+        startupTimeoutMs,
+        requestTimeoutMs,
+      });
+    } catch (e) {
+      if (!(e instanceof ServerFailure)) throw e;
+      log.record({ decision: "server_failed", message: e.message });
+      await io.stderr(`error: ${e.message}\n`);
+      return EXIT_FAILED;
+    }
+  },
+};

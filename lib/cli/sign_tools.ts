@@ -1,0 +1,205 @@
+/**
+ * `schemapin sign-tools`: sign every tool of an MCP server (or a saved `tools/list`) and
+ * write a `tools/list` document whose tools carry their signatures in `_meta`, with a
+ * manifest tool → signature — what a publisher serves, and `schemapin guard --signatures`
+ * checks.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import type { JsonObject } from "../json/types.ts";
+import { parsePrivateKeyPem } from "../crypto/keys.ts";
+import { checkDomain } from "../discovery/domain.ts";
+import { enumerateTarget, prepareTarget } from "../contractpin/live.ts";
+import { ServerFailure } from "../contractpin/mcp/errors.ts";
+import { listingFromDump, readToolsDump } from "../contractpin/mcp/file.ts";
+import { parseJson } from "../json/parse.ts";
+import type { ToolListing } from "../contractpin/mcp/session.ts";
+import { MANIFEST_META_KEY, signToolList, type SignToolListOptions } from "../guard/signatures.ts";
+import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
+import { VERSION } from "../version.ts";
+import {
+  type CliIO,
+  type Command,
+  EXIT_FAILED,
+  EXIT_OK,
+  parseCommandArgs,
+  UsageError,
+} from "./command.ts";
+import { readTextInput, writeFileAtomic } from "./io.ts";
+import { sourceName } from "./schema_inputs.ts";
+
+const HELP = `schemapin sign-tools — sign the contracts of an MCP server's tools
+
+Usage:
+  schemapin sign-tools --key PRIVATE.pem --domain D (--server NAME -- CMD ARGS… | --file TOOLS.json)
+      [--out FILE] [--force] [--expires-in DURATION | --expires-at TIME] [--signer-kid KID]
+      [--schema-version V]
+
+Fetches the server's tools (initialize, then tools/list, all pages) or reads a saved
+tools/list (--file: {"tools":[…]}, a JSON-RPC response, or an array of pages), and signs each
+tool's contract — name, description, inputSchema, and outputSchema/annotations when present
+(contractpin §2) — canonicalized with schemapin-v1, as a SchemaPin 1.4 schema signature
+document. The output is a tools/list document: every tool unchanged except for two _meta keys,
+
+  _meta["dev.schemapin/signature"]   the signature document
+  _meta["dev.schemapin/domain"]      the domain D
+
+and, at the top, _meta["dev.schemapin/manifest"]: the manifest tool → {digest (contractpin
+tool digest), schema_hash, signature}. Serve the tools as written (or attach signatures at run
+time with the library's signToolList); clients check them with
+\`schemapin guard --signatures --domain D …\`. Signing does not change a tool's contract
+digest: _meta is not part of the contract.
+
+Options:
+  --key FILE            the publisher's private key (PKCS#8 or SEC1 PEM)
+  --domain D            the publisher's domain (whose discovery document has the public key)
+  --server NAME         run the server command after -- (NAME names it in messages)
+  --file FILE           a saved tools/list instead of a live server (- for stdin)
+  --out FILE            write the document to FILE (default stdout)
+  --force               overwrite --out
+  --expires-in DURATION expiry from now: 30d, 12h, 2w, 1d12h
+  --expires-at TIME     expiry as strict RFC 3339 (2026-11-01T10:00:00Z)
+  --signer-kid KID      key id written into every signature document
+  --schema-version V    version tag written into every signature document
+  --startup-timeout S   seconds for the server to start and answer initialize (default 90)
+  --timeout S           seconds for each later request (default 30)
+
+Exit codes: 0 signed; 1 the server could not be reached or listed; 2 bad arguments, an
+unreadable or malformed key or tools file, a tool list with duplicate names.
+
+Examples:
+  schemapin sign-tools --key keys/private.pem --domain acme.example --server acme \\
+      --out tools.signed.json -- node server.js
+  schemapin sign-tools --key keys/private.pem --domain acme.example --file tools.json \\
+      --expires-in 180d > tools.signed.json
+`;
+
+const OPTIONS = {
+  key: { type: "string" },
+  domain: { type: "string" },
+  server: { type: "string" },
+  file: { type: "string" },
+  out: { type: "string" },
+  force: { type: "boolean" },
+  "expires-in": { type: "string" },
+  "expires-at": { type: "string" },
+  "signer-kid": { type: "string" },
+  "schema-version": { type: "string" },
+  "startup-timeout": { type: "string" },
+  timeout: { type: "string" },
+} as const;
+
+function seconds(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new UsageError(`sign-tools: --${flag} must be a positive number of seconds`);
+  }
+  return n * 1000;
+}
+
+/** The `sign-tools` command. */
+export const signToolsCommand: Command = {
+  name: "sign-tools",
+  summary: "sign every tool contract of an MCP server (signatures in _meta, for guard)",
+  help: HELP,
+  async run(args: string[], io: CliIO): Promise<number> {
+    const dash = args.indexOf("--");
+    const own = dash < 0 ? args : args.slice(0, dash);
+    const command = dash < 0 ? [] : args.slice(dash + 1);
+    const { values, positionals } = parseCommandArgs("sign-tools", own, OPTIONS);
+    if (positionals.length > 0) {
+      throw new UsageError(`sign-tools: unexpected argument ${JSON.stringify(positionals[0])}`);
+    }
+    if (values.key === undefined) throw new UsageError("sign-tools: --key FILE is required");
+    if (values.domain === undefined) throw new UsageError("sign-tools: --domain D is required");
+    const dc = checkDomain(values.domain);
+    if (!dc.ok) {
+      throw new UsageError(`sign-tools: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
+    }
+    const live = values.server !== undefined;
+    if (live === (values.file !== undefined)) {
+      throw new UsageError("sign-tools: give exactly one of --server NAME -- CMD… and --file FILE");
+    }
+    if (live && (command.length === 0 || command[0] === "")) {
+      throw new UsageError(`sign-tools: --server ${values.server} needs the command after --`);
+    }
+    if (!live && command.length > 0) {
+      throw new UsageError("sign-tools: a command after -- goes with --server");
+    }
+    if (values["expires-in"] !== undefined && values["expires-at"] !== undefined) {
+      throw new UsageError("sign-tools: give --expires-in or --expires-at, not both");
+    }
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    const signOptions: SignToolListOptions = { domain: dc.domain, signedAt: now };
+    if (values["expires-in"] !== undefined) {
+      const ms = parseDuration(values["expires-in"]);
+      if (ms === undefined) {
+        throw new UsageError(
+          `sign-tools: --expires-in ${JSON.stringify(values["expires-in"])} is not a duration ` +
+            `like 30d, 12h, 2w or 1d12h`,
+        );
+      }
+      signOptions.expiresAt = now + ms;
+    }
+    if (values["expires-at"] !== undefined) {
+      const ms = parseRfc3339(values["expires-at"]);
+      if (ms === undefined) {
+        throw new UsageError(
+          `sign-tools: --expires-at ${JSON.stringify(values["expires-at"])} is not a strict ` +
+            `RFC 3339 time like 2026-11-01T10:00:00Z`,
+        );
+      }
+      if (ms <= now) throw new UsageError("sign-tools: --expires-at is in the past");
+      signOptions.expiresAt = values["expires-at"];
+    }
+    if (values["signer-kid"] !== undefined) signOptions.signerKid = values["signer-kid"];
+    if (values["schema-version"] !== undefined) {
+      signOptions.schemaVersion = values["schema-version"];
+    }
+    const startupTimeoutMs = seconds("startup-timeout", values["startup-timeout"]);
+    const requestTimeoutMs = seconds("timeout", values.timeout);
+    const key = parsePrivateKeyPem(await readTextInput(values.key, io), sourceName(values.key));
+
+    let listing: ToolListing;
+    const where = live ? `server ${values.server}` : sourceName(values.file!);
+    try {
+      if (live) {
+        listing = await enumerateTarget(
+          prepareTarget({ name: values.server!, identity: { transport: "stdio", command } }),
+          { startupTimeoutMs, requestTimeoutMs, clientVersion: VERSION },
+        );
+      } else if (values.file === "-") {
+        listing = await listingFromDump(parseJson(await io.readStdin(), "stdin"), "stdin");
+      } else {
+        listing = await readToolsDump(values.file!);
+      }
+    } catch (e) {
+      if (!(e instanceof ServerFailure)) throw e;
+      if (live) {
+        await io.stderr(`error: ${e.message}\n${e.stderr ? `server stderr:\n${e.stderr}\n` : ""}`);
+        return EXIT_FAILED;
+      }
+      // A local file that is missing or is not a tool list is an input error (exit 2).
+      throw new SchemaPinError(e.kind === "io" ? "IO_FAILED" : "INPUT_INVALID", e.message);
+    }
+    for (const notice of listing.notices) await io.stderr(`notice: ${where}: ${notice}\n`);
+    const signed = signToolList(listing.tools, key, signOptions);
+    const document: JsonObject = {
+      tools: signed.tools,
+      _meta: { [MANIFEST_META_KEY]: signed.manifest as unknown as JsonObject },
+    };
+    const text = JSON.stringify(document, null, 2) + "\n";
+    if (values.out !== undefined) {
+      await writeFileAtomic(values.out, text, { overwrite: values.force === true });
+    } else {
+      await io.stdout(text);
+    }
+    await io.stderr(
+      `signed ${signed.tools.length} tool(s) of ${where} for ${dc.domain} with key ` +
+        `${key.publicKey.fingerprint}${values.out !== undefined ? ` → ${values.out}` : ""}\n`,
+    );
+    return EXIT_OK;
+  },
+};

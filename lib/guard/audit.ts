@@ -1,0 +1,149 @@
+/**
+ * The guard's audit log: one JSON object per line (JSON Lines) with the time, the server,
+ * the mode, the tool, the decision, the reason and the digests. It never holds tool arguments
+ * or results — they may carry secrets — only names, digests, codes and the guard's own
+ * sentences.
+ *
+ * @module
+ */
+import type { GuardMode } from "./policy.ts";
+
+/** What happened. */
+export type AuditDecision =
+  | "started" // the guard is running (once)
+  | "list_allowed" // a tools/list page or list passed unchanged
+  | "list_refused" // enforce: a tools/list was answered with an error
+  | "list_filtered" // filter: tools were withheld from a page
+  | "list_audited" // audit: a list with problems passed
+  | "list_invalid" // a tools/list result that is not a tool list
+  | "list_changed" // the server announced notifications/tools/list_changed
+  | "list_check_failed" // the guard's own tools/list (before a call) failed
+  | "refused" // enforce: this tool made the list fail
+  | "filtered" // filter: this tool was withheld
+  | "audited" // audit: this tool has a problem and passed
+  | "call_refused" // a tools/call was refused
+  | "client_malformed" // the client sent bytes that are not strict JSON-RPC
+  | "server_failed" // the server wrote garbage or did not answer in time
+  | "server_exited" // the server exited
+  | "stopped"; // the guard stopped (signal, client gone)
+
+/** One audit record (the fields besides time, server and mode). */
+export interface AuditEntry {
+  /** What happened. */
+  decision: AuditDecision;
+  /** The tool concerned, if one. */
+  tool?: string;
+  /** Why: `drifted`, `added`, `removed`, `unsigned`, `signature_invalid`, `malformed`, … */
+  reason?: string;
+  /** The live contract digest. */
+  digest?: string;
+  /** The digest pinned in the lock. */
+  lock_digest?: string;
+  /** Contract fields that changed. */
+  fields?: readonly string[];
+  /** The SchemaPin error code of a signature failure. */
+  error_code?: string;
+  /** The server digest of a complete list (contractpin §4.3). */
+  server_digest?: string;
+  /** How many tools a page or list held. */
+  tool_count?: number;
+  /** A sentence for people (never arguments or results). */
+  message?: string;
+  /** The process exit status, for `server_exited` / `stopped`. */
+  exit_code?: number;
+}
+
+/**
+ * Formats one record as a JSON line (fields in a fixed order, trailing LF).
+ *
+ * @example
+ * ```ts
+ * import { formatAuditEntry } from "./audit.ts";
+ * formatAuditEntry("demo", "enforce", { decision: "refused", tool: "x", reason: "added" },
+ *   new Date(0));
+ * // '{"time":"1970-01-01T00:00:00.000Z","server":"demo","mode":"enforce","decision":"refused","tool":"x","reason":"added"}\n'
+ * ```
+ */
+export function formatAuditEntry(
+  server: string,
+  mode: GuardMode,
+  entry: AuditEntry,
+  now: Date = new Date(),
+): string {
+  const record: Record<string, unknown> = { time: now.toISOString(), server, mode };
+  const order: (keyof AuditEntry)[] = [
+    "decision",
+    "tool",
+    "reason",
+    "digest",
+    "lock_digest",
+    "fields",
+    "error_code",
+    "server_digest",
+    "tool_count",
+    "exit_code",
+    "message",
+  ];
+  for (const k of order) if (entry[k] !== undefined) record[k] = entry[k];
+  return JSON.stringify(record) + "\n";
+}
+
+/**
+ * Where the log goes: a function taking one formatted line. Writes are synchronous so lines
+ * are never interleaved or lost on exit.
+ */
+export type AuditSink = (line: string) => void;
+
+/**
+ * The audit log of one guarded server.
+ *
+ * @example
+ * ```ts
+ * import { AuditLog } from "./audit.ts";
+ * const lines: string[] = [];
+ * const log = new AuditLog("demo", "filter", (l) => lines.push(l));
+ * log.record({ decision: "filtered", tool: "x", reason: "drifted" });
+ * ```
+ */
+export class AuditLog {
+  readonly #server: string;
+  readonly #mode: GuardMode;
+  readonly #sink: AuditSink;
+
+  /** A log for `server` in `mode` writing to `sink`. */
+  constructor(server: string, mode: GuardMode, sink: AuditSink) {
+    this.#server = server;
+    this.#mode = mode;
+    this.#sink = sink;
+  }
+
+  /** Writes one record. A sink failure is swallowed: logging never stops the relay. */
+  record(entry: AuditEntry): void {
+    try {
+      this.#sink(formatAuditEntry(this.#server, this.#mode, entry));
+    } catch {
+      // the log is best effort; the decision itself already happened
+    }
+  }
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * A sink appending to a file (created when missing), or to stderr when `path` is undefined.
+ *
+ * @example
+ * ```ts ignore
+ * const sink = openAuditSink("/var/log/schemapin-guard.jsonl");
+ * ```
+ */
+export function openAuditSink(path?: string): AuditSink {
+  const target: { writeSync(p: Uint8Array): number } = path === undefined
+    ? Deno.stderr
+    : Deno.openSync(path, { append: true, create: true, mode: 0o600 });
+  return (line) => {
+    const bytes = encoder.encode(line);
+    let n = 0;
+    while (n < bytes.length) n += target.writeSync(bytes.subarray(n));
+  };
+}

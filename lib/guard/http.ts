@@ -1,0 +1,576 @@
+/**
+ * The Streamable HTTP guard: a local reverse proxy in front of one MCP endpoint, with the
+ * checks of the stdio guard. The client talks to `http://127.0.0.1:PORT<upstream path>`; every
+ * request is forwarded to the upstream URL with its headers (`Authorization`,
+ * `Mcp-Session-Id`, `MCP-Protocol-Version` …), and every answer — a JSON body or an SSE
+ * stream — comes back through {@linkcode GuardCore}: `tools/list` results are checked,
+ * refused calls never reach the upstream, `Mcp-Session-Id` passes through both ways and keys
+ * the guard's per-session state.
+ *
+ * - Bound to loopback by default (a non-loopback address needs an explicit opt-in). Requests
+ *   with an `Origin` header that is not a loopback origin are refused (DNS rebinding).
+ * - Request bodies go through the strict parser; a body that is not strict JSON is answered
+ *   400 with a parse error and never forwarded.
+ * - An upstream that is unreachable, answers garbage, or does not answer `initialize` /
+ *   `tools/list` in time: the client gets JSON-RPC errors for those requests; the proxy keeps
+ *   running (it serves every session).
+ * - Redirects from the upstream are passed to the client unchanged, never followed.
+ *
+ * @module
+ */
+import { parseJson } from "../json/parse.ts";
+import type { JsonObject, JsonValue } from "../json/types.ts";
+import { isJsonObject } from "../contractpin/contract.ts";
+import { messagesOf } from "../contractpin/mcp/jsonrpc.ts";
+import { MAX_HTTP_MESSAGE_BYTES } from "../contractpin/mcp/http.ts";
+import {
+  collectPages,
+  DEFAULT_MAX_PAGES,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_STARTUP_TIMEOUT_MS,
+} from "../contractpin/mcp/session.ts";
+import { SseParser } from "../contractpin/mcp/sse.ts";
+import {
+  errorResponse,
+  GUARD_SERVER_FAILED,
+  type GuardCore,
+  type GuardSession,
+  INVALID_REQUEST,
+  PARSE_ERROR,
+} from "./core.ts";
+
+/** How to run an HTTP guard. */
+export interface HttpGuardOptions {
+  /** The upstream MCP endpoint. */
+  readonly upstream: string;
+  /** Address to listen on (default 127.0.0.1). */
+  readonly hostname?: string;
+  /** Port (0: any free port). */
+  readonly port: number;
+  /** The decisions. */
+  readonly core: GuardCore;
+  /** Names the server in messages. */
+  readonly serverName: string;
+  /** Milliseconds for `initialize` answers (default 90 s). */
+  readonly startupTimeoutMs?: number;
+  /** Milliseconds for `tools/list` answers (default 30 s). */
+  readonly requestTimeoutMs?: number;
+  /** Most pages the guard follows when it lists tools itself. */
+  readonly maxPages?: number;
+}
+
+/** A running HTTP guard. */
+export interface HttpGuard {
+  /** The local endpoint clients use. */
+  readonly url: string;
+  /** Ends open upstream streams, stops listening (waits at most 3 s for open requests). */
+  shutdown(): Promise<void>;
+  /** Resolves when the server has stopped. */
+  readonly finished: Promise<void>;
+}
+
+const encoder = new TextEncoder();
+
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "proxy-connection",
+  "host",
+  "content-length",
+  "accept-encoding",
+]);
+
+/**
+ * True for a host name or address on the loopback interface.
+ *
+ * @example
+ * ```ts
+ * import { isLoopbackHost } from "./http.ts";
+ * isLoopbackHost("127.0.0.1"); // true
+ * isLoopbackHost("0.0.0.0"); // false
+ * ```
+ */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const u = new URL(origin);
+    return (u.protocol === "http:" || u.protocol === "https:") && isLoopbackHost(u.hostname);
+  } catch {
+    return false;
+  }
+}
+
+function upstreamHeaders(from: Headers): Headers {
+  const h = new Headers();
+  for (const [k, v] of from) if (!HOP_BY_HOP.has(k) && k !== "origin") h.append(k, v);
+  return h;
+}
+
+function clientHeaders(from: Headers): Headers {
+  const h = new Headers();
+  for (const [k, v] of from) {
+    if (!HOP_BY_HOP.has(k) && k !== "content-encoding") h.append(k, v);
+  }
+  return h;
+}
+
+function jsonResponse(value: JsonValue, status = 200, headers?: Headers): Response {
+  const h = headers ?? new Headers();
+  h.set("content-type", "application/json");
+  return new Response(JSON.stringify(value), { status, headers: h });
+}
+
+async function readLimited(body: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const c of body) {
+    size += c.length;
+    if (size > MAX_HTTP_MESSAGE_BYTES) {
+      throw new Error(`a body exceeds ${MAX_HTTP_MESSAGE_BYTES} bytes`);
+    }
+    chunks.push(c);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+function sseEvent(data: string, event?: string, id?: string): Uint8Array {
+  let text = "";
+  if (id !== undefined) text += `id: ${id}\n`;
+  if (event !== undefined && event !== "message") text += `event: ${event}\n`;
+  for (const l of data.split("\n")) text += `data: ${l}\n`;
+  return encoder.encode(text + "\n");
+}
+
+const MAX_SESSIONS = 1024;
+
+/**
+ * Starts the HTTP guard (see the module documentation).
+ *
+ * @example
+ * ```ts ignore
+ * const guard = await startHttpGuard({ upstream: "https://example.com/mcp", port: 8931, core, serverName: "x" });
+ * console.error(`listening on ${guard.url}`);
+ * ```
+ */
+export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
+  const core = options.core;
+  const upstream = new URL(options.upstream);
+  const source = `server ${options.serverName}`;
+  const startupMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
+  const requestMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const sessions = new Map<string, GuardSession>();
+  const guardPrefix = `schemapin-guard-${crypto.randomUUID().slice(0, 8)}-`;
+  let nextGuardId = 1;
+  // Aborted at shutdown: ends every upstream request and stream still open, so the graceful
+  // shutdown of the listener does not wait on a client that keeps a stream open.
+  const stopAll = new AbortController();
+
+  const sessionFor = (id: string): GuardSession => {
+    let s = sessions.get(id);
+    if (!s) {
+      if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value!);
+      s = core.newSession();
+      sessions.set(id, s);
+    }
+    return s;
+  };
+
+  /** The guard's own `tools/list` (all pages), with the client's headers (auth, session). */
+  const fetchToolsWith = (headers: Headers) => async (): Promise<JsonValue[]> => {
+    const listed = await collectPages(
+      async (cursor) => {
+        const id = guardPrefix + nextGuardId++;
+        const h = upstreamHeaders(headers);
+        h.set("content-type", "application/json");
+        h.set("accept", "application/json, text/event-stream");
+        const response = await fetch(upstream, {
+          method: "POST",
+          headers: h,
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id,
+            method: "tools/list",
+            params: cursor === undefined ? {} : { cursor },
+          }),
+          redirect: "manual",
+          signal: AbortSignal.any([AbortSignal.timeout(requestMs), stopAll.signal]),
+        });
+        if (!response.ok) {
+          await response.body?.cancel();
+          throw new Error(`${source}: tools/list: HTTP ${response.status}`);
+        }
+        const type = (response.headers.get("content-type") ?? "").split(";")[0].trim();
+        const candidates: JsonValue[] = [];
+        if (type === "text/event-stream") {
+          const parser = new SseParser();
+          for await (const chunk of response.body!) {
+            for (const e of parser.push(chunk)) {
+              if (e.event !== "message") continue;
+              const v = parseJson(e.data, `${source} tools/list event`);
+              candidates.push(...(Array.isArray(v) ? v : [v]));
+            }
+            if (candidates.some((m) => isJsonObject(m) && m.id === id)) break;
+          }
+          await response.body?.cancel().catch(() => {});
+        } else {
+          const v = parseJson(await readLimited(response.body), `${source} tools/list response`);
+          candidates.push(...(Array.isArray(v) ? v : [v]));
+        }
+        const answer = candidates.find((m) => isJsonObject(m) && m.id === id) as
+          | JsonObject
+          | undefined;
+        if (!answer) throw new Error(`${source}: tools/list: no answer to the guard's request`);
+        if (!Object.hasOwn(answer, "result")) {
+          const err = answer.error as JsonObject;
+          throw new Error(`tools/list failed: JSON-RPC error ${err?.code}: ${err?.message}`);
+        }
+        return answer.result;
+      },
+      options.maxPages ?? DEFAULT_MAX_PAGES,
+      source,
+    );
+    return listed.tools;
+  };
+
+  /** Runs every message of a server document through the core; undefined = unchanged. */
+  const judgeServerDocument = async (
+    session: GuardSession,
+    value: JsonValue,
+    answered: Set<JsonValue>,
+  ): Promise<JsonValue | undefined> => {
+    messagesOf(value); // strict JSON-RPC 2.0 shape
+    const items = Array.isArray(value) ? value : [value];
+    const out: JsonValue[] = [];
+    let changed = false;
+    for (const m of items) {
+      if (isJsonObject(m) && typeof m.method !== "string") answered.add(m.id);
+      const d = await core.fromServer(session, m);
+      if (d.kind === "replace") {
+        changed = true;
+        out.push(d.message);
+      } else {
+        out.push(m);
+      }
+    }
+    if (!changed) return undefined;
+    return Array.isArray(value) ? out : out[0];
+  };
+
+  const failForwarded = (requests: { id: JsonValue }[], answered: Set<JsonValue>, why: string) =>
+    requests.filter((r) => !answered.has(r.id)).map((r) =>
+      errorResponse(r.id, GUARD_SERVER_FAILED, `schemapin guard: ${source}: ${why}`)
+    );
+
+  const handlePost = async (req: Request, session: GuardSession): Promise<Response> => {
+    let body: Uint8Array;
+    try {
+      body = await readLimited(req.body);
+    } catch (e) {
+      return jsonResponse(errorResponse(null, INVALID_REQUEST, (e as Error).message), 413);
+    }
+    let value: JsonValue;
+    try {
+      value = parseJson(body, "client message");
+    } catch (e) {
+      core.log.record({ decision: "client_malformed", message: (e as Error).message });
+      return jsonResponse(
+        errorResponse(
+          null,
+          PARSE_ERROR,
+          `schemapin guard: the request body is not strict JSON and was not forwarded: ` +
+            (e as Error).message,
+        ),
+        400,
+      );
+    }
+    const items = Array.isArray(value) ? value : [value];
+    if (items.length === 0) {
+      return jsonResponse(
+        errorResponse(null, INVALID_REQUEST, "schemapin guard: empty batch"),
+        400,
+      );
+    }
+    const fetchTools = fetchToolsWith(req.headers);
+    const forwarded: JsonValue[] = [];
+    const replies: JsonObject[] = [];
+    const requests: { id: JsonValue; method: string }[] = [];
+    for (const m of items) {
+      const d = await core.fromClient(session, m, fetchTools);
+      if (d.forward) {
+        forwarded.push(m);
+        if (d.request) requests.push(d.request);
+      } else if (d.reply) {
+        replies.push(d.reply);
+      }
+    }
+    const merge = (outs: JsonValue[]): JsonValue =>
+      Array.isArray(value) || outs.length > 1 ? outs : outs[0];
+    if (forwarded.length === 0) {
+      return replies.length === 0 ? new Response(null, { status: 202 }) : jsonResponse(
+        merge(replies),
+      );
+    }
+    const upstreamBody = forwarded.length === items.length
+      ? body
+      : encoder.encode(JSON.stringify(Array.isArray(value) ? forwarded : forwarded[0]));
+    // initialize and tools/list must be answered in time: the guard depends on them.
+    const critical = requests.filter((r) => r.method === "initialize" || r.method === "tools/list");
+    const controller = new AbortController();
+    const limitMs = critical.some((r) => r.method === "initialize") ? startupMs : requestMs;
+    const timer = critical.length > 0
+      ? setTimeout(() => controller.abort(new Error("timeout")), limitMs)
+      : undefined;
+    const answered = new Set<JsonValue>();
+    let response: Response;
+    try {
+      response = await fetch(upstream, {
+        method: "POST",
+        headers: upstreamHeaders(req.headers),
+        body: upstreamBody as Uint8Array<ArrayBuffer>,
+        redirect: "manual",
+        signal: AbortSignal.any([controller.signal, stopAll.signal]),
+      });
+    } catch (e) {
+      clearTimeout(timer);
+      const why = controller.signal.aborted
+        ? `no answer within ${limitMs / 1000} s`
+        : `cannot reach the upstream: ${(e as Error).message}`;
+      core.log.record({ decision: "server_failed", message: why });
+      const errors = [...replies, ...failForwarded(requests, answered, why)];
+      return errors.length ? jsonResponse(merge(errors), 502) : new Response(why, { status: 502 });
+    }
+    const sid = response.headers.get("mcp-session-id");
+    const target = sid !== null && sid !== (req.headers.get("mcp-session-id") ?? "")
+      ? sessionFor(sid)
+      : session;
+    if (target !== session) {
+      // The upstream opened a session: requests pending in the anonymous state move with it.
+      for (const [k, v] of session.pendingLists) target.pendingLists.set(k, v);
+      session.pendingLists.clear();
+    }
+    const headers = clientHeaders(response.headers);
+    const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (
+      !response.ok || !response.body ||
+      (type !== "application/json" && type !== "text/event-stream")
+    ) {
+      clearTimeout(timer);
+      if (replies.length > 0 && response.status === 202) {
+        await response.body?.cancel();
+        return jsonResponse(merge(replies), 200, headers);
+      }
+      return new Response(response.body, { status: response.status, headers });
+    }
+    if (type === "application/json") {
+      let out: Uint8Array;
+      try {
+        const bytes = await readLimited(response.body);
+        clearTimeout(timer);
+        const doc = parseJson(bytes, `${source} response`);
+        const changed = await judgeServerDocument(target, doc, answered);
+        if (changed === undefined && replies.length === 0) {
+          out = bytes;
+        } else {
+          const outs = [
+            ...replies,
+            ...(Array.isArray(doc) ? (changed ?? doc) as JsonValue[] : [
+              changed ?? doc,
+            ]),
+          ];
+          out = encoder.encode(JSON.stringify(merge(outs)));
+        }
+      } catch (e) {
+        clearTimeout(timer);
+        const why = controller.signal.aborted
+          ? `no answer within ${limitMs / 1000} s`
+          : `the upstream answered something that is not strict JSON-RPC: ${(e as Error).message}`;
+        core.log.record({ decision: "server_failed", message: why });
+        return jsonResponse(merge([...replies, ...failForwarded(requests, answered, why)]), 502);
+      }
+      headers.set("content-type", "application/json");
+      return new Response(out as Uint8Array<ArrayBuffer>, { status: response.status, headers });
+    }
+    // text/event-stream: re-emit each event after the core has seen it.
+    const upstreamBodyStream = response.body;
+    const stream = new ReadableStream<Uint8Array>({
+      async start(ctrl) {
+        for (const r of replies) ctrl.enqueue(sseEvent(JSON.stringify(r)));
+        const parser = new SseParser();
+        let done = false;
+        try {
+          for await (const chunk of upstreamBodyStream) {
+            for (const e of parser.push(chunk)) {
+              let data = e.data;
+              if (e.event === "message") {
+                const doc = parseJson(e.data, `${source} event stream`);
+                const changed = await judgeServerDocument(target, doc, answered);
+                if (changed !== undefined) data = encoder.encode(JSON.stringify(changed));
+              }
+              ctrl.enqueue(sseEvent(new TextDecoder().decode(data), e.event, e.id));
+            }
+            if (critical.every((r) => answered.has(r.id))) clearTimeout(timer);
+            if (parser.buffered > MAX_HTTP_MESSAGE_BYTES) {
+              throw new Error(`an event exceeds ${MAX_HTTP_MESSAGE_BYTES} bytes`);
+            }
+          }
+          done = true;
+        } catch (e) {
+          const why = controller.signal.aborted
+            ? `no answer within ${limitMs / 1000} s`
+            : `the upstream event stream failed: ${(e as Error).message}`;
+          core.log.record({ decision: "server_failed", message: why });
+          for (const r of failForwarded(requests, answered, why)) {
+            ctrl.enqueue(sseEvent(JSON.stringify(r)));
+          }
+        } finally {
+          clearTimeout(timer);
+          if (!done) await upstreamBodyStream.cancel().catch(() => {});
+          ctrl.close();
+        }
+      },
+      cancel() {
+        clearTimeout(timer);
+        return upstreamBodyStream.cancel().catch(() => {});
+      },
+    });
+    headers.set("content-type", "text/event-stream");
+    return new Response(stream, { status: response.status, headers });
+  };
+
+  const handleGet = async (req: Request, session: GuardSession): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await fetch(upstream, {
+        method: "GET",
+        headers: upstreamHeaders(req.headers),
+        redirect: "manual",
+        signal: stopAll.signal, // a client that goes away cancels the stream below
+      });
+    } catch (e) {
+      return new Response(`schemapin guard: cannot reach the upstream: ${(e as Error).message}`, {
+        status: 502,
+      });
+    }
+    const headers = clientHeaders(response.headers);
+    const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (!response.ok || !response.body || type !== "text/event-stream") {
+      return new Response(response.body, { status: response.status, headers });
+    }
+    const body = response.body;
+    const answered = new Set<JsonValue>();
+    const stream = new ReadableStream<Uint8Array>({
+      async start(ctrl) {
+        const parser = new SseParser();
+        try {
+          for await (const chunk of body) {
+            for (const e of parser.push(chunk)) {
+              let data = e.data;
+              if (e.event === "message") {
+                const doc = parseJson(e.data, `${source} event stream`);
+                const changed = await judgeServerDocument(session, doc, answered);
+                if (changed !== undefined) data = encoder.encode(JSON.stringify(changed));
+              }
+              ctrl.enqueue(sseEvent(new TextDecoder().decode(data), e.event, e.id));
+            }
+          }
+        } catch (e) {
+          core.log.record({
+            decision: "server_failed",
+            message: `the upstream event stream failed: ${(e as Error).message}`,
+          });
+          await body.cancel().catch(() => {});
+        } finally {
+          try {
+            ctrl.close();
+          } catch { /* already closed */ }
+        }
+      },
+      cancel() {
+        return body.cancel().catch(() => {});
+      },
+    });
+    return new Response(stream, { status: response.status, headers });
+  };
+
+  const handleOther = async (req: Request): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await fetch(upstream, {
+        method: req.method,
+        headers: upstreamHeaders(req.headers),
+        body: req.method === "DELETE" ? undefined : req.body,
+        redirect: "manual",
+        signal: stopAll.signal,
+      });
+    } catch (e) {
+      return new Response(`schemapin guard: cannot reach the upstream: ${(e as Error).message}`, {
+        status: 502,
+      });
+    }
+    if (req.method === "DELETE" && response.ok) {
+      sessions.delete(req.headers.get("mcp-session-id") ?? "");
+    }
+    return new Response(response.body, {
+      status: response.status,
+      headers: clientHeaders(response.headers),
+    });
+  };
+
+  const handler = async (req: Request): Promise<Response> => {
+    const url = new URL(req.url);
+    if (url.pathname !== upstream.pathname) {
+      return new Response(
+        `schemapin guard: not found; the MCP endpoint is ${upstream.pathname}\n`,
+        { status: 404 },
+      );
+    }
+    const origin = req.headers.get("origin");
+    if (origin !== null && !isLoopbackOrigin(origin)) {
+      return new Response("schemapin guard: cross-origin requests are refused\n", {
+        status: 403,
+      });
+    }
+    const session = sessionFor(req.headers.get("mcp-session-id") ?? "");
+    if (req.method === "POST") return await handlePost(req, session);
+    if (req.method === "GET") return await handleGet(req, session);
+    return await handleOther(req);
+  };
+
+  const server = Deno.serve({
+    hostname: options.hostname ?? "127.0.0.1",
+    port: options.port,
+    onListen: () => {}, // the caller reports the address (stdout is not ours to write)
+  }, handler);
+  const addr = server.addr as Deno.NetAddr;
+  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  return Promise.resolve({
+    url: `http://${host}:${addr.port}${upstream.pathname}`,
+    shutdown: async () => {
+      stopAll.abort(new Error("the guard is stopping"));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        server.shutdown(),
+        new Promise((r) => timer = setTimeout(r, 3000)),
+      ]);
+      clearTimeout(timer);
+    },
+    finished: server.finished,
+  });
+}

@@ -1,0 +1,508 @@
+/**
+ * The stdio guard: spawns the real MCP server and relays newline-delimited JSON-RPC between
+ * it and the client (this process's stdin/stdout), in order, message bytes unchanged — except
+ * where {@linkcode GuardCore} replaces or refuses a message. The server's stderr is the
+ * guard's stderr.
+ *
+ * - Every line is read with the strict parser. A client line that is not strict JSON is not
+ *   forwarded (a lenient server could read it differently from the guard, e.g. a duplicated
+ *   `"name"` in a `tools/call`); the client gets a parse error. A server line that is not
+ *   strict JSON-RPC is a broken server: every open client request gets a JSON-RPC error, the
+ *   server is stopped and the guard exits 1.
+ * - `initialize` and `tools/list` must be answered within the start-up and request timeouts
+ *   (the guard depends on them); otherwise the same: errors, stop, exit 1. Other requests
+ *   (a long `tools/call`) are the client's to time out.
+ * - When the server exits, open requests get errors and the guard exits with the server's
+ *   status. When the client goes away (stdin closed), the server's stdin is closed, and after
+ *   a grace period its process group gets SIGTERM, then SIGKILL. SIGINT/SIGTERM stop the
+ *   server the same way; the guard then exits 130/143.
+ *
+ * @module
+ */
+import { parseJson } from "../json/parse.ts";
+import type { JsonObject, JsonValue } from "../json/types.ts";
+import { isJsonObject } from "../contractpin/contract.ts";
+import { ServerFailure } from "../contractpin/mcp/errors.ts";
+import { messagesOf } from "../contractpin/mcp/jsonrpc.ts";
+import {
+  DEFAULT_MAX_PAGES,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_STARTUP_TIMEOUT_MS,
+} from "../contractpin/mcp/session.ts";
+import { collectPages } from "../contractpin/mcp/session.ts";
+import {
+  LineSplitter,
+  MAX_MESSAGE_BYTES,
+  signalProcessGroup,
+  spawnProcessGroup,
+  stopProcessGroup,
+} from "../contractpin/mcp/stdio.ts";
+import {
+  errorResponse,
+  GUARD_SERVER_FAILED,
+  type GuardCore,
+  idKey,
+  INVALID_REQUEST,
+  PARSE_ERROR,
+} from "./core.ts";
+
+/** How to run a stdio guard. */
+export interface StdioGuardOptions {
+  /** The server's argv. */
+  readonly command: readonly string[];
+  /** Extra environment for the server. */
+  readonly env?: Record<string, string>;
+  /** The server's working directory. */
+  readonly cwd?: string;
+  /** The decisions. */
+  readonly core: GuardCore;
+  /** Names the server in messages. */
+  readonly serverName: string;
+  /** Milliseconds for the server to answer `initialize` (default 90 s). */
+  readonly startupTimeoutMs?: number;
+  /** Milliseconds for each `tools/list` answer (default 30 s). */
+  readonly requestTimeoutMs?: number;
+  /** Most pages the guard follows when it lists tools itself (default 100). */
+  readonly maxPages?: number;
+  /** Milliseconds a server gets to exit after its stdin closed (default 2 s). */
+  readonly graceMs?: number;
+  /** Bytes from the client (default: this process's stdin). */
+  readonly input?: ReadableStream<Uint8Array>;
+  /** Writes bytes to the client (default: this process's stdout). */
+  readonly output?: (bytes: Uint8Array) => Promise<void>;
+  /** Writes a human diagnostic line (default: this process's stderr). */
+  readonly diagnostic?: (line: string) => void;
+  /** Stop on SIGINT/SIGTERM (default true). */
+  readonly handleSignals?: boolean;
+}
+
+const encoder = new TextEncoder();
+const NL = 0x0a;
+
+function isBlank(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return false;
+  return true;
+}
+
+function line(value: JsonValue): Uint8Array {
+  return encoder.encode(JSON.stringify(value) + "\n");
+}
+
+/**
+ * Messages waiting to be written in one go: the lines of one chunk, each followed by LF, in
+ * a single buffer (one write instead of one per message).
+ */
+class Outbox {
+  #lines: Uint8Array[] = [];
+  #size = 0;
+
+  add(bytes: Uint8Array): void {
+    this.#lines.push(bytes);
+    this.#size += bytes.length + 1;
+  }
+
+  addValue(value: JsonValue): void {
+    this.add(encoder.encode(JSON.stringify(value)));
+  }
+
+  take(): Uint8Array | undefined {
+    if (this.#lines.length === 0) return undefined;
+    const out = new Uint8Array(this.#size);
+    let at = 0;
+    for (const l of this.#lines) {
+      out.set(l, at);
+      at += l.length;
+      out[at++] = NL;
+    }
+    this.#lines = [];
+    this.#size = 0;
+    return out;
+  }
+}
+
+async function writeAllStdout(bytes: Uint8Array): Promise<void> {
+  let n = 0;
+  while (n < bytes.length) n += await Deno.stdout.write(bytes.subarray(n));
+}
+
+function exitCodeOf(status: Deno.CommandStatus): number {
+  return status.code;
+}
+
+interface PendingRequest {
+  readonly id: JsonValue;
+  readonly method: string;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+interface GuardPending {
+  resolve(result: JsonObject): void;
+  reject(e: Error): void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * Runs the stdio guard until the server exits, the server fails, the client goes away or a
+ * signal arrives; returns the exit code (see the module documentation).
+ *
+ * @throws {ServerFailure} `spawn` when the server cannot be started
+ *
+ * @example
+ * ```ts ignore
+ * const code = await runStdioGuard({ command: ["npx", "-y", "some-server"], core, serverName: "s" });
+ * Deno.exit(code);
+ * ```
+ */
+export async function runStdioGuard(options: StdioGuardOptions): Promise<number> {
+  const core = options.core;
+  const log = core.log;
+  const source = `server ${options.serverName}`;
+  const startupMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
+  const requestMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const graceMs = options.graceMs ?? 2000;
+  const output = options.output ?? writeAllStdout;
+  const diagnostic = options.diagnostic ??
+    ((text: string) => Deno.stderr.writeSync(encoder.encode(text + "\n")));
+
+  const child = spawnProcessGroup({
+    command: options.command,
+    env: options.env,
+    cwd: options.cwd,
+    source,
+    stderr: "inherit",
+  });
+  const status = child.status;
+  const session = core.newSession();
+  const serverIn = child.stdin.getWriter();
+  const pending = new Map<string, PendingRequest>();
+  const guardPending = new Map<string, GuardPending>();
+  const guardPrefix = `schemapin-guard-${crypto.randomUUID().slice(0, 8)}-`;
+  let nextGuardId = 1;
+  let serverChain: Promise<void> = Promise.resolve();
+  let clientChain: Promise<void> = Promise.resolve();
+  let serverInClosed = false;
+  let stopping: Promise<Deno.CommandStatus> | undefined;
+  let failure: string | undefined;
+  let signalled: Deno.Signal | undefined;
+  let clientGone = false;
+
+  const toServer = (bytes: Uint8Array): void => {
+    if (serverInClosed) return;
+    serverChain = serverChain.then(() => serverIn.write(bytes)).catch(() => {
+      // The server's stdin is gone: it exited; the stdout side reports that.
+    });
+  };
+  const toClient = (bytes: Uint8Array): void => {
+    if (clientGone) return;
+    clientChain = clientChain.then(() => output(bytes)).catch(() => {
+      clientGone = true;
+      stopServer(graceMs);
+    });
+  };
+  const serverOut = new Outbox(); // client lines for the server, flushed per chunk
+  const clientOut = new Outbox(); // server lines for the client, flushed per chunk
+  const flushServer = (): void => {
+    const bytes = serverOut.take();
+    if (bytes) toServer(bytes);
+  };
+  const flushClient = (): void => {
+    const bytes = clientOut.take();
+    if (bytes) toClient(bytes);
+  };
+
+  const closeServerIn = (): void => {
+    if (serverInClosed) return;
+    serverInClosed = true;
+    serverChain = serverChain.then(() => serverIn.close()).catch(() => {});
+  };
+  const stopServer = (grace: number): Promise<Deno.CommandStatus> => {
+    closeServerIn();
+    stopping ??= serverChain.then(() => stopProcessGroup(child, status, grace));
+    return stopping;
+  };
+
+  const answerPending = (message: string): void => {
+    flushClient();
+    for (const p of pending.values()) {
+      clearTimeout(p.timer);
+      toClient(line(errorResponse(p.id, GUARD_SERVER_FAILED, message)));
+    }
+    pending.clear();
+    for (const g of guardPending.values()) {
+      clearTimeout(g.timer);
+      g.reject(new Error(message));
+    }
+    guardPending.clear();
+  };
+
+  const fail = (reason: string): void => {
+    if (failure !== undefined || signalled) return;
+    failure = reason;
+    log.record({ decision: "server_failed", message: reason });
+    diagnostic(`schemapin guard: ${source}: ${reason}`);
+    answerPending(`schemapin guard: ${source} failed: ${reason}`);
+    void stopServer(0);
+  };
+
+  const track = (id: JsonValue, method: string): void => {
+    const key = idKey(id);
+    const old = pending.get(key);
+    if (old) clearTimeout(old.timer);
+    const entry: PendingRequest = { id, method };
+    const ms = method === "initialize" ? startupMs : method === "tools/list" ? requestMs : 0;
+    if (ms > 0) {
+      entry.timer = setTimeout(() => {
+        if (pending.get(key) !== entry) return;
+        fail(`no answer to ${method} within ${ms / 1000} s`);
+      }, ms);
+    }
+    pending.set(key, entry);
+  };
+
+  const guardRequest = (method: string, params: JsonObject, ms: number): Promise<JsonObject> => {
+    if (failure !== undefined || serverInClosed) {
+      return Promise.reject(new Error(`${source} is not running`));
+    }
+    const id = guardPrefix + nextGuardId++;
+    return new Promise<JsonObject>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        guardPending.delete(id);
+        const message = `no answer to the guard's ${method} within ${ms / 1000} s`;
+        reject(new Error(message));
+        fail(message);
+      }, ms);
+      guardPending.set(id, { resolve, reject, timer });
+      flushServer(); // what the client sent before goes first
+      toServer(line({ jsonrpc: "2.0", id, method, params }));
+    });
+  };
+  const fetchTools = async (): Promise<JsonValue[]> => {
+    const listed = await collectPages(
+      (cursor) => guardRequest("tools/list", cursor === undefined ? {} : { cursor }, requestMs),
+      options.maxPages ?? DEFAULT_MAX_PAGES,
+      source,
+    );
+    return listed.tools;
+  };
+
+  // Client → server.
+  const handleClientLine = async (bytes: Uint8Array): Promise<void> => {
+    if (isBlank(bytes)) {
+      serverOut.add(bytes);
+      return;
+    }
+    let value: JsonValue;
+    try {
+      value = parseJson(bytes, "client message");
+    } catch (e) {
+      log.record({ decision: "client_malformed", message: (e as Error).message });
+      toClient(line(errorResponse(
+        null,
+        PARSE_ERROR,
+        `schemapin guard: the client message is not strict JSON and was not forwarded: ` +
+          (e as Error).message,
+      )));
+      return;
+    }
+    if (failure !== undefined) {
+      for (const m of Array.isArray(value) ? value : [value]) {
+        if (isJsonObject(m) && typeof m.method === "string" && Object.hasOwn(m, "id")) {
+          toClient(line(errorResponse(m.id, GUARD_SERVER_FAILED, `schemapin guard: ${failure}`)));
+        }
+      }
+      return;
+    }
+    if (!Array.isArray(value)) {
+      const d = await core.fromClient(session, value, fetchTools);
+      if (d.forward) {
+        if (d.request) track(d.request.id, d.request.method);
+        serverOut.add(bytes);
+      } else if (d.reply) {
+        toClient(line(d.reply));
+      }
+      return;
+    }
+    if (value.length === 0) {
+      toClient(line(errorResponse(null, INVALID_REQUEST, "schemapin guard: empty batch")));
+      return;
+    }
+    const forwarded: JsonValue[] = [];
+    const replies: JsonObject[] = [];
+    for (const m of value) {
+      const d = await core.fromClient(session, m, fetchTools);
+      if (d.forward) {
+        forwarded.push(m);
+        if (d.request) track(d.request.id, d.request.method);
+      } else if (d.reply) {
+        replies.push(d.reply);
+      }
+    }
+    if (forwarded.length === value.length) serverOut.add(bytes);
+    else if (forwarded.length > 0) serverOut.addValue(forwarded);
+    if (replies.length > 0) toClient(line(replies));
+  };
+
+  // Server → client.
+  const handleServerLine = async (bytes: Uint8Array): Promise<void> => {
+    if (isBlank(bytes)) {
+      clientOut.add(bytes);
+      return;
+    }
+    let value: JsonValue;
+    try {
+      value = parseJson(bytes, `${source} stdout`);
+      messagesOf(value); // JSON-RPC 2.0 shape, strictly
+    } catch (e) {
+      const message = e instanceof ServerFailure
+        ? e.message
+        : `the server wrote something that is not strict JSON to stdout: ${(e as Error).message}`;
+      fail(message);
+      return;
+    }
+    const items = Array.isArray(value) ? value : [value];
+    const out: JsonValue[] = [];
+    let changed = false;
+    for (const m of items) {
+      const message = m as JsonObject;
+      const isResponse = typeof message.method !== "string";
+      if (isResponse && typeof message.id === "string" && message.id.startsWith(guardPrefix)) {
+        const g = guardPending.get(message.id);
+        guardPending.delete(message.id);
+        changed = true;
+        if (!g) continue;
+        clearTimeout(g.timer);
+        if (Object.hasOwn(message, "result")) g.resolve(message.result as JsonObject);
+        else {
+          const err = message.error as JsonObject;
+          g.reject(new Error(`tools/list failed: JSON-RPC error ${err.code}: ${err.message}`));
+        }
+        continue;
+      }
+      if (isResponse) {
+        const key = idKey(message.id);
+        const p = pending.get(key);
+        if (p) {
+          clearTimeout(p.timer);
+          pending.delete(key);
+        }
+      }
+      const d = await core.fromServer(session, message);
+      if (d.kind === "replace") {
+        out.push(d.message);
+        changed = true;
+      } else {
+        out.push(message);
+      }
+    }
+    if (!changed) clientOut.add(bytes);
+    else if (out.length === 1 && !Array.isArray(value)) clientOut.addValue(out[0]);
+    else if (out.length > 0) clientOut.addValue(out);
+  };
+
+  const input = options.input ?? Deno.stdin.readable;
+  const clientReader = input.getReader();
+  const clientLoop = (async () => {
+    const lines = new LineSplitter();
+    try {
+      while (true) {
+        const { value, done } = await clientReader.read();
+        if (done) break;
+        for (const l of lines.push(value)) await handleClientLine(l);
+        flushServer();
+        if (lines.buffered > MAX_MESSAGE_BYTES) {
+          lines.flush();
+          toClient(line(errorResponse(
+            null,
+            PARSE_ERROR,
+            `schemapin guard: a client message exceeds ${MAX_MESSAGE_BYTES} bytes`,
+          )));
+        }
+      }
+      const rest = lines.flush();
+      if (!isBlank(rest)) await handleClientLine(rest);
+      flushServer();
+    } catch {
+      // the client's stdin failed: the same as the client going away
+    }
+    // The client went away: let the server finish, then stop it.
+    if (failure === undefined && !signalled) void stopServer(graceMs);
+  })();
+
+  const serverLoop = (async () => {
+    const reader = child.stdout.getReader();
+    const lines = new LineSplitter();
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        if (failure !== undefined) continue; // drain, so the server never blocks on a full pipe
+        for (const l of lines.push(value)) {
+          await handleServerLine(l);
+          if (failure !== undefined) break;
+        }
+        flushClient();
+        if (lines.buffered > MAX_MESSAGE_BYTES) {
+          fail(`a stdout message exceeds ${MAX_MESSAGE_BYTES} bytes`);
+        }
+      }
+      if (failure === undefined) {
+        const rest = lines.flush();
+        if (!isBlank(rest)) await handleServerLine(rest);
+        flushClient();
+      }
+    } catch (e) {
+      if (failure === undefined) fail(`reading the server's stdout failed: ${e}`);
+    } finally {
+      reader.releaseLock();
+    }
+  })();
+
+  const signals: [Deno.Signal, () => void][] = [];
+  if (options.handleSignals !== false && Deno.build.os !== "windows") {
+    for (const sig of ["SIGINT", "SIGTERM"] as const) {
+      const handler = () => {
+        if (signalled) {
+          signalProcessGroup(child, "SIGKILL"); // a second signal: no more patience
+          return;
+        }
+        signalled = sig;
+        log.record({ decision: "stopped", message: `received ${sig}` });
+        closeServerIn();
+        signalProcessGroup(child, "SIGTERM");
+        void stopServer(graceMs);
+      };
+      Deno.addSignalListener(sig, handler);
+      signals.push([sig, handler]);
+    }
+  }
+
+  await serverLoop;
+  // stdout closed: the server exited or is about to; make sure of it.
+  const final = await stopServer(failure !== undefined ? 0 : Math.min(graceMs, 1000));
+  const code = exitCodeOf(final);
+  if (failure === undefined) {
+    const how = final.signal ? `was killed by ${final.signal}` : `exited with code ${final.code}`;
+    if (pending.size > 0 || guardPending.size > 0) {
+      const waiting = [...pending.values()].map((p) => p.method);
+      answerPending(
+        `schemapin guard: ${source} ${how}` +
+          (waiting.length ? ` before answering ${waiting.join(", ")}` : ""),
+      );
+    }
+    log.record({ decision: "server_exited", exit_code: code, message: `${source} ${how}` });
+  }
+  for (const [sig, handler] of signals) Deno.removeSignalListener(sig, handler);
+  for (const p of pending.values()) clearTimeout(p.timer);
+  // Flush what is owed to the client (bounded: a client that stopped reading is gone).
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    clientChain,
+    new Promise<void>((r) => flushTimer = setTimeout(r, 2000)),
+  ]);
+  clearTimeout(flushTimer);
+  await clientReader.cancel().catch(() => {});
+  await clientLoop.catch(() => {});
+  if (signalled) return signalled === "SIGINT" ? 130 : 143;
+  if (failure !== undefined) return 1;
+  return code;
+}
