@@ -73,6 +73,7 @@ export { decodeBase64Strict, encodeBase64 } from "./lib/crypto/base64.ts";
 export {
   type ContractLock,
   digestToolList,
+  type LockServer,
   parseLock,
   pinServers,
   projectContract,
@@ -317,3 +318,59 @@ export {
   lookupTxt,
   parseDnsServer,
 } from "./lib/dns/resolve.ts";
+
+// Live guard between MCP client and server, tool signatures in _meta
+export {
+  DOMAIN_META_KEY,
+  MANIFEST_META_KEY,
+  readToolSignature,
+  SIGNATURE_META_KEY,
+  type SignedToolList,
+  signToolList,
+  type SignToolListOptions,
+  SnapshotPinStore,
+  type ToolSignatureCheck,
+  type ToolSignatureEntry,
+  type ToolSignatureField,
+  type ToolSignatureManifest,
+  type ToolTrust,
+  verifyToolSignature,
+} from "./lib/guard/signatures.ts";
+export {
+  describeProblems,
+  type GuardMode,
+  GuardPolicy,
+  type GuardPolicyOptions,
+  type LockPolicy,
+  type SeenTools,
+  type ToolProblem,
+  type ToolVerdict,
+} from "./lib/guard/policy.ts";
+export {
+  type ClientDecision,
+  errorResponse,
+  type FetchTools,
+  GUARD_REFUSED,
+  GUARD_SERVER_FAILED,
+  GuardCore,
+  type GuardCoreOptions,
+  type GuardListing,
+  GuardSession,
+  idKey,
+  type ServerDecision,
+} from "./lib/guard/core.ts";
+export {
+  type AuditDecision,
+  type AuditEntry,
+  AuditLog,
+  type AuditSink,
+  formatAuditEntry,
+  openAuditSink,
+} from "./lib/guard/audit.ts";
+export { runStdioGuard, type StdioGuardOptions } from "./lib/guard/stdio.ts";
+export {
+  type HttpGuard,
+  type HttpGuardOptions,
+  isLoopbackHost,
+  startHttpGuard,
+} from "./lib/guard/http.ts";
