@@ -189,6 +189,23 @@ export class GuardCore {
     message: JsonValue,
     fetchTools?: FetchTools,
   ): Promise<ClientDecision> {
+    const d = this.fromClientNow(session, message, fetchTools);
+    return d !== undefined
+      ? d
+      : await this.#checkThenCall(session, message as JsonObject, fetchTools!);
+  }
+
+  /**
+   * {@linkcode GuardCore.fromClient} without waiting, for the relay's common case: the
+   * decision, or `undefined` when it needs the guard's own check of the tool list first (a
+   * `tools/call` before any checked list, or after `list_changed`) — then call
+   * `fromClient`, which does that check and decides. Same decisions, same log records.
+   */
+  fromClientNow(
+    session: GuardSession,
+    message: JsonValue,
+    fetchTools?: FetchTools,
+  ): ClientDecision | undefined {
     if (!isJsonObject(message) || typeof message.method !== "string") return { forward: true };
     const method = message.method;
     const hasId = Object.hasOwn(message, "id");
@@ -228,43 +245,79 @@ export class GuardCore {
         ),
       };
     }
-    const refusal = await this.#callRefusal(session, name, fetchTools);
-    if (refusal === undefined) return { forward: true, request: { id: message.id, method } };
-    this.#log.record({ decision: "call_refused", tool: name, reason: refusal.reason });
-    return {
-      forward: false,
-      reply: errorResponse(message.id, GUARD_REFUSED, refusal.message, refusal.data),
-    };
+    if (
+      this.#mode !== "audit" && !session.blocked &&
+      session.allowed.get(name) !== session.generation &&
+      session.checkedGeneration !== session.generation && fetchTools
+    ) {
+      return undefined; // the guard checks the list first: fromClient
+    }
+    return this.#callDecision(message.id, name, this.#callRefusalNow(session, name));
   }
 
-  async #callRefusal(
+  /** A `tools/call` (with an id and a string name) once the list has been checked. */
+  async #checkThenCall(
     session: GuardSession,
-    name: string,
-    fetchTools: FetchTools | undefined,
-  ): Promise<{ reason: string; message: string; data: JsonObject } | undefined> {
-    if (this.#mode === "audit") return undefined;
-    if (!session.blocked && session.allowed.get(name) === session.generation) return undefined;
-    if (!session.blocked && session.checkedGeneration !== session.generation) {
-      if (!fetchTools) {
-        return this.#refusal(
-          "unchecked",
-          `schemapin guard: tools/call ${JSON.stringify(name)} refused: the tool list has not ` +
-            `been checked since it changed; list the tools first`,
-          [],
-        );
-      }
-      try {
-        await this.#ensureChecked(session, fetchTools);
-      } catch (e) {
-        return this.#refusal(
+    message: JsonObject,
+    fetchTools: FetchTools,
+  ): Promise<ClientDecision> {
+    const name = (message.params as JsonObject).name as string;
+    try {
+      await this.#ensureChecked(session, fetchTools);
+    } catch (e) {
+      return this.#callDecision(
+        message.id,
+        name,
+        this.#refusal(
           "check_failed",
           `schemapin guard: tools/call ${JSON.stringify(name)} refused: the guard could not ` +
             `check the tool list: ${(e as Error).message}`,
           [],
-        );
-      }
-      if (!session.blocked && session.allowed.has(name)) return undefined;
+        ),
+      );
     }
+    const refusal = !session.blocked && session.allowed.has(name)
+      ? undefined
+      : this.#callRefusalAfterCheck(session, name);
+    return this.#callDecision(message.id, name, refusal);
+  }
+
+  #callDecision(
+    id: JsonValue,
+    name: string,
+    refusal: { reason: string; message: string; data: JsonObject } | undefined,
+  ): ClientDecision {
+    if (refusal === undefined) return { forward: true, request: { id, method: "tools/call" } };
+    this.#log.record({ decision: "call_refused", tool: name, reason: refusal.reason });
+    return {
+      forward: false,
+      reply: errorResponse(id, GUARD_REFUSED, refusal.message, refusal.data),
+    };
+  }
+
+  /** The refusal of a call when no check of the list is due (or none can be made). */
+  #callRefusalNow(
+    session: GuardSession,
+    name: string,
+  ): { reason: string; message: string; data: JsonObject } | undefined {
+    if (this.#mode === "audit") return undefined;
+    if (!session.blocked && session.allowed.get(name) === session.generation) return undefined;
+    if (!session.blocked && session.checkedGeneration !== session.generation) {
+      return this.#refusal(
+        "unchecked",
+        `schemapin guard: tools/call ${JSON.stringify(name)} refused: the tool list has not ` +
+          `been checked since it changed; list the tools first`,
+        [],
+      );
+    }
+    return this.#callRefusalAfterCheck(session, name);
+  }
+
+  /** The refusal of a call the checked list does not allow. */
+  #callRefusalAfterCheck(
+    session: GuardSession,
+    name: string,
+  ): { reason: string; message: string; data: JsonObject } | undefined {
     if (session.blocked) {
       return this.#refusal(
         "blocked",
@@ -455,6 +508,21 @@ export class GuardCore {
 
   /** Decides a server → client message (one element of a batch at a time). */
   async fromServer(session: GuardSession, message: JsonValue): Promise<ServerDecision> {
+    const d = this.fromServerNow(session, message);
+    if (d !== undefined) return d;
+    const m = message as JsonObject;
+    const key = idKey(m.id);
+    const pending = session.pendingLists.get(key)!;
+    session.pendingLists.delete(key);
+    return await this.#listResult(session, m.id, m.result, pending);
+  }
+
+  /**
+   * {@linkcode GuardCore.fromServer} without waiting, for the relay's common case: the
+   * decision, or `undefined` (and nothing changed) for a page of a client's `tools/list`,
+   * which only `fromServer` checks.
+   */
+  fromServerNow(session: GuardSession, message: JsonValue): ServerDecision | undefined {
     if (!isJsonObject(message)) return PASS;
     if (typeof message.method === "string") {
       if (message.method === "notifications/tools/list_changed" && !Object.hasOwn(message, "id")) {
@@ -465,11 +533,10 @@ export class GuardCore {
     }
     if (!Object.hasOwn(message, "id")) return PASS;
     const key = idKey(message.id);
-    const pending = session.pendingLists.get(key);
-    if (pending === undefined) return PASS;
+    if (!session.pendingLists.has(key)) return PASS;
+    if (Object.hasOwn(message, "result")) return undefined; // a page to check: fromServer
     session.pendingLists.delete(key);
-    if (!Object.hasOwn(message, "result")) return PASS; // an error answer stays an error
-    return await this.#listResult(session, message.id, message.result, pending);
+    return PASS; // an error answer stays an error
   }
 
   async #listResult(

@@ -38,6 +38,7 @@ import {
   stopProcessGroup,
 } from "../contractpin/mcp/stdio.ts";
 import {
+  type ClientDecision,
   errorResponse,
   GUARD_SERVER_FAILED,
   type GuardCore,
@@ -188,13 +189,31 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
 
   const toServer = (bytes: Uint8Array): void => {
     if (serverInClosed) return;
-    serverChain = serverChain.then(() => serverIn.write(bytes)).catch(() => {
+    // The writer queues writes in order; starting this one now (not after the previous one
+    // settled) saves a hop per message.
+    serverChain = serverIn.write(bytes).catch(() => {
       // The server's stdin is gone: it exited; the stdout side reports that.
     });
   };
+  let clientWrites = 0; // writes to the client not finished yet
+  const writeClient = (bytes: Uint8Array): Promise<void> => {
+    try {
+      return output(bytes);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
   const toClient = (bytes: Uint8Array): void => {
     if (clientGone) return;
-    clientChain = clientChain.then(() => output(bytes)).catch(() => {
+    // One write at a time, in order; when none is running, this one starts now.
+    const write = clientWrites === 0
+      ? writeClient(bytes)
+      : clientChain.then(() => writeClient(bytes));
+    clientWrites++;
+    clientChain = write.then(() => {
+      clientWrites--;
+    }, () => {
+      clientWrites--;
       clientGone = true;
       stopServer(graceMs);
     });
@@ -285,8 +304,17 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
     return listed.tools;
   };
 
-  // Client → server.
-  const handleClientLine = async (bytes: Uint8Array): Promise<void> => {
+  // Client → server. The handlers finish synchronously (no promise) unless a decision has
+  // to wait (the guard's own check of the tool list; a batch).
+  const forwardClient = (d: ClientDecision, bytes: Uint8Array): void => {
+    if (d.forward) {
+      if (d.request) track(d.request.id, d.request.method);
+      serverOut.add(bytes);
+    } else if (d.reply) {
+      toClient(line(d.reply));
+    }
+  };
+  const handleClientLine = (bytes: Uint8Array): Promise<void> | undefined => {
     if (isBlank(bytes)) {
       serverOut.add(bytes);
       return;
@@ -313,15 +341,16 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
       return;
     }
     if (!Array.isArray(value)) {
-      const d = await core.fromClient(session, value, fetchTools);
-      if (d.forward) {
-        if (d.request) track(d.request.id, d.request.method);
-        serverOut.add(bytes);
-      } else if (d.reply) {
-        toClient(line(d.reply));
+      const d = core.fromClientNow(session, value, fetchTools);
+      if (d !== undefined) {
+        forwardClient(d, bytes);
+        return;
       }
-      return;
+      return core.fromClient(session, value, fetchTools).then((d) => forwardClient(d, bytes));
     }
+    return handleClientBatch(value, bytes);
+  };
+  const handleClientBatch = async (value: JsonValue[], bytes: Uint8Array): Promise<void> => {
     if (value.length === 0) {
       toClient(line(errorResponse(null, INVALID_REQUEST, "schemapin guard: empty batch")));
       return;
@@ -329,7 +358,8 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
     const forwarded: JsonValue[] = [];
     const replies: JsonObject[] = [];
     for (const m of value) {
-      const d = await core.fromClient(session, m, fetchTools);
+      const d = core.fromClientNow(session, m, fetchTools) ??
+        await core.fromClient(session, m, fetchTools);
       if (d.forward) {
         forwarded.push(m);
         if (d.request) track(d.request.id, d.request.method);
@@ -342,8 +372,33 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
     if (replies.length > 0) toClient(line(replies));
   };
 
-  // Server → client.
-  const handleServerLine = async (bytes: Uint8Array): Promise<void> => {
+  // Server → client. Synchronous unless a page of a client's tools/list is to be checked.
+  /** Takes a guard response or ends a tracked request; true when the item is the guard's. */
+  const serverItem = (message: JsonObject): boolean => {
+    const isResponse = typeof message.method !== "string";
+    if (isResponse && typeof message.id === "string" && message.id.startsWith(guardPrefix)) {
+      const g = guardPending.get(message.id);
+      guardPending.delete(message.id);
+      if (!g) return true;
+      clearTimeout(g.timer);
+      if (Object.hasOwn(message, "result")) g.resolve(message.result as JsonObject);
+      else {
+        const err = message.error as JsonObject;
+        g.reject(new Error(`tools/list failed: JSON-RPC error ${err.code}: ${err.message}`));
+      }
+      return true;
+    }
+    if (isResponse) {
+      const key = idKey(message.id);
+      const p = pending.get(key);
+      if (p) {
+        clearTimeout(p.timer);
+        pending.delete(key);
+      }
+    }
+    return false;
+  };
+  const handleServerLine = (bytes: Uint8Array): Promise<void> | undefined => {
     if (isBlank(bytes)) {
       clientOut.add(bytes);
       return;
@@ -359,34 +414,33 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
       fail(message);
       return;
     }
-    const items = Array.isArray(value) ? value : [value];
+    if (!Array.isArray(value)) {
+      // One message (the common case).
+      const message = value as JsonObject;
+      if (serverItem(message)) return;
+      const d = core.fromServerNow(session, message);
+      if (d === undefined) {
+        return core.fromServer(session, message).then((d) => {
+          if (d.kind === "replace") clientOut.addValue(d.message);
+          else clientOut.add(bytes);
+        });
+      }
+      if (d.kind === "replace") clientOut.addValue(d.message);
+      else clientOut.add(bytes);
+      return;
+    }
+    return handleServerBatch(value, bytes);
+  };
+  const handleServerBatch = async (items: JsonValue[], bytes: Uint8Array): Promise<void> => {
     const out: JsonValue[] = [];
     let changed = false;
     for (const m of items) {
       const message = m as JsonObject;
-      const isResponse = typeof message.method !== "string";
-      if (isResponse && typeof message.id === "string" && message.id.startsWith(guardPrefix)) {
-        const g = guardPending.get(message.id);
-        guardPending.delete(message.id);
+      if (serverItem(message)) {
         changed = true;
-        if (!g) continue;
-        clearTimeout(g.timer);
-        if (Object.hasOwn(message, "result")) g.resolve(message.result as JsonObject);
-        else {
-          const err = message.error as JsonObject;
-          g.reject(new Error(`tools/list failed: JSON-RPC error ${err.code}: ${err.message}`));
-        }
         continue;
       }
-      if (isResponse) {
-        const key = idKey(message.id);
-        const p = pending.get(key);
-        if (p) {
-          clearTimeout(p.timer);
-          pending.delete(key);
-        }
-      }
-      const d = await core.fromServer(session, message);
+      const d = core.fromServerNow(session, message) ?? await core.fromServer(session, message);
       if (d.kind === "replace") {
         out.push(d.message);
         changed = true;
@@ -395,7 +449,6 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
       }
     }
     if (!changed) clientOut.add(bytes);
-    else if (out.length === 1 && !Array.isArray(value)) clientOut.addValue(out[0]);
     else if (out.length > 0) clientOut.addValue(out);
   };
 
@@ -407,7 +460,10 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
       while (true) {
         const { value, done } = await clientReader.read();
         if (done) break;
-        for (const l of lines.push(value)) await handleClientLine(l);
+        for (const l of lines.push(value)) {
+          const pending = handleClientLine(l);
+          if (pending) await pending;
+        }
         flushServer();
         if (lines.buffered > MAX_MESSAGE_BYTES) {
           lines.flush();
@@ -437,7 +493,8 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
         if (done) break;
         if (failure !== undefined) continue; // drain, so the server never blocks on a full pipe
         for (const l of lines.push(value)) {
-          await handleServerLine(l);
+          const pending = handleServerLine(l);
+          if (pending) await pending;
           if (failure !== undefined) break;
         }
         flushClient();
