@@ -21,13 +21,14 @@ import { SchemaPinError } from "../errors.ts";
 import { encodeBase64, scanBase64 } from "./base64.ts";
 import { decodeEcdsaDer, type EcdsaSignatureScalars } from "./der.ts";
 import { sha256 } from "./hash.ts";
-import { type CachedKey, type P256Point, pointForVerification } from "./key_cache.ts";
+import { baseForVerification, type CachedKey, pointForVerification } from "./key_cache.ts";
 import { cachedKeyFromDer, type PrivateKey, type PublicKey } from "./keys.ts";
 
 export { derToP1363, p1363ToDer } from "./der.ts";
 
 const { Point } = p256;
 const Fn = Point.Fn;
+const Fp = Point.Fp;
 
 /**
  * The outcome of a signature check. `malformed`: the signature is not Base64 of a strict DER
@@ -79,19 +80,29 @@ export function signDigest(sk: PrivateKey, digest: Uint8Array): Uint8Array<Array
   return p256.sign(digest, sk.scalar, { prehash: false, lowS: true, format: "der" });
 }
 
-/** ECDSA verification over digest `e` (SEC 1 §4.1.4) with the cached point. */
+/** r + n, when it is still a field element: the only other x with x mod n = r. */
+const R_PLUS_N_LIMIT = Fp.ORDER - Fn.ORDER;
+
+/**
+ * ECDSA verification over digest `e` (SEC 1 §4.1.4) with the cached point: R = u1·G + u2·Q,
+ * valid iff R ≠ O and x(R) mod n = r. noble's points are homogeneous projective (x = X/Z), so
+ * the last test is done without the field inversion of `toAffine`: x(R) mod n = r exactly when
+ * x(R) = r or x(R) = r + n (possible only while r + n < p), i.e. X = r·Z or X = (r + n)·Z.
+ */
 function verifyScalars(
-  entryPoint: P256Point,
+  entry: CachedKey,
   e: bigint,
   sig: EcdsaSignatureScalars,
 ): boolean {
+  const point = pointForVerification(entry);
   const w = Fn.inv(sig.s);
   const u1 = Fn.create(e * w);
   const u2 = Fn.create(sig.r * w);
-  // G·u1 uses noble's precomputed base table; P·u2 uses the key's table once the key is hot.
-  const R = Point.BASE.multiplyUnsafe(u1).add(entryPoint.multiplyUnsafe(u2));
+  // G·u1 and Q·u2 each use a precomputed window table once the key is hot (key_cache.ts).
+  const R = baseForVerification(entry).multiplyUnsafe(u1).add(point.multiplyUnsafe(u2));
   if (R.is0()) return false;
-  return Fn.create(R.toAffine().x) === sig.r;
+  if (Fp.eql(R.X, Fp.mul(sig.r, R.Z))) return true;
+  return sig.r < R_PLUS_N_LIMIT && Fp.eql(R.X, Fp.mul(sig.r + Fn.ORDER, R.Z));
 }
 
 /**
@@ -176,7 +187,7 @@ export function verifyDigest(
   const entry = entryFor(pk);
   const parsed = parseDer(signatureDer);
   if (!parsed.ok) return parsed.check;
-  if (verifyScalars(pointForVerification(entry), digestToScalar(digest), parsed.sig)) {
+  if (verifyScalars(entry, digestToScalar(digest), parsed.sig)) {
     return { valid: true };
   }
   return {
@@ -230,9 +241,8 @@ export function verifySchemaSignature(
   const parsed = parseBase64(signatureB64);
   if (!parsed.ok) return parsed.check;
   const single = sha256(canonical);
-  const point = pointForVerification(entry);
-  if (verifyScalars(point, digestToScalar(sha256(single)), parsed.sig)) return { valid: true };
-  if (verifyScalars(point, digestToScalar(single), parsed.sig)) {
+  if (verifyScalars(entry, digestToScalar(sha256(single)), parsed.sig)) return { valid: true };
+  if (verifyScalars(entry, digestToScalar(single), parsed.sig)) {
     return {
       valid: false,
       reason: "single-hash",
@@ -288,7 +298,7 @@ export function verifyDocumentSignature(
   const entry = entryFor(pk);
   const parsed = parseBase64(signatureB64);
   if (!parsed.ok) return parsed.check;
-  if (verifyScalars(pointForVerification(entry), digestToScalar(sha256(canonical)), parsed.sig)) {
+  if (verifyScalars(entry, digestToScalar(sha256(canonical)), parsed.sig)) {
     return { valid: true };
   }
   return {

@@ -268,3 +268,32 @@ Deno.test("p1363ToDer refuses wrong lengths and out-of-range scalars", () => {
   assert.match(thrown(() => p1363ToDer(big)).message, /not less than/);
   assert.match(thrown(() => derToP1363(new Uint8Array([1, 2]))).message, /SEQUENCE/);
 });
+
+Deno.test("verification agrees with noble's p256.verify on random inputs, cold and hot keys", () => {
+  const key = generateKeyPair();
+  const wrong = generateKeyPair();
+  // 100 rounds: the key becomes hot (its own table, and the precomputed copy of G) after 32.
+  for (let i = 0; i < 100; i++) {
+    const e = sha256(utf8(`message ${i}`));
+    const der = signDigest(key, e);
+    const { r, s } = decodeEcdsaDer(der);
+    const high = encodeEcdsaDer({ r, s: N - s }); // the high-S twin is valid too
+    const tampered = sha256(utf8(`message ${i}!`));
+    for (
+      const [pk, digest, sig] of [
+        [key.publicKey, e, der],
+        [key.publicKey, e, high],
+        [key.publicKey, tampered, der],
+        [wrong.publicKey, e, der],
+      ] as const
+    ) {
+      const ours = verifyDigest(pk, digest, sig).valid;
+      const noble = p256.verify(sig, digest, pk.point, {
+        prehash: false,
+        lowS: false,
+        format: "der",
+      });
+      assert.equal(ours, noble, `round ${i}`);
+    }
+  }
+});
