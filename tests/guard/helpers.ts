@@ -92,14 +92,7 @@ export function rawTools(): Tool[] {
 }
 
 /** True while a process with this pid exists and is not a zombie (Linux /proc). */
-export async function processAlive(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return false;
-  }
-}
+export { processAlive } from "../contractpin/helpers.ts";
 
 /** Writes the SDK fixture's tool file. */
 export async function writeTools(
