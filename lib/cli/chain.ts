@@ -25,13 +25,16 @@ Usage: schemapin chain CURRENT.sig PREVIOUS.sig [--json]
 
 Succeeds when CURRENT's previous_hash equals PREVIOUS's schema_hash (or skill_hash for skill
 signature documents). Two failures are told apart: CURRENT has no previous_hash, and a
-mismatch (both hashes are printed). This is a metadata check only: verify both signatures
-first (verify-schema / verify-skill), or the chain proves nothing.
+mismatch (both hashes are printed). A legacy (1.3) skill signature document on either side is
+refused: its skill_hash and previous_hash are not covered by its signature, so it never
+anchors or extends a chain (§4b, §18.4). This is a metadata check only: verify both
+signatures first (verify-schema / verify-skill), or the chain proves nothing.
 
 Options:
-  --json   print {"valid", "reason", "expected", "observed", "message"}
+  --json   print {"valid", "reason", "expected", "observed", "legacy", "message"}
 
-Exit codes: 0 chained; 1 no previous_hash or mismatch; 2 unreadable or malformed documents.
+Exit codes: 0 chained; 1 legacy document, no previous_hash or mismatch; 2 unreadable or
+malformed documents.
 
 Example:
   schemapin chain tool-v2.json.sig tool-v1.json.sig
@@ -43,7 +46,9 @@ async function readDocument(path: string, io: CliIO): Promise<LineageSignature> 
   if (isJsonObject(value) && Object.hasOwn(value, "schema_hash")) {
     return parseSchemaSignatureDocument(value, src).document;
   }
-  // A skill signature document (.schemapin.sig): the lineage fields only.
+  // A skill signature document (.schemapin.sig): the lineage fields only. A legacy (1.3) one
+  // is read too, so that verifyChain can refuse it by name (§4b, §18.4) rather than as
+  // malformed input.
   if (!isJsonObject(value)) {
     throw new SchemaPinError("INPUT_INVALID", `${src} is not a signature document`, { path });
   }

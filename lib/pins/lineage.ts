@@ -34,6 +34,18 @@ export interface LineageSignature {
 /** The result of {@linkcode verifyChain}. */
 export type ChainCheck =
   | { readonly valid: true; readonly hash: string }
+  | {
+    readonly valid: false;
+    /**
+     * A document below 1.4 (a legacy 1.3 skill signature): its `skill_hash` and
+     * `previous_hash` are not covered by its signature, so it can neither anchor nor extend a
+     * chain (§4b, §18.4).
+     */
+    readonly reason: "legacy";
+    /** Which documents are legacy: `"current"`, `"previous"` or both, in that order. */
+    readonly legacy: readonly ("current" | "previous")[];
+    readonly message: string;
+  }
   | { readonly valid: false; readonly reason: "no_previous_hash"; readonly message: string }
   | {
     readonly valid: false;
@@ -68,9 +80,14 @@ export function signatureHash(signature: LineageSignature, what = "signature"): 
 
 /**
  * §18.3 chain check — pure metadata, no cryptography: succeeds when
- * `current.previous_hash` equals the previous signature's hash. The two failures are
- * distinct: `no_previous_hash` (absent or empty) and `mismatch` (naming both hashes). Both
- * signatures must have been verified independently first; otherwise the check means nothing.
+ * `current.previous_hash` equals the previous signature's hash. The two failures of §18.3
+ * are distinct: `no_previous_hash` (absent or empty) and `mismatch` (naming both hashes).
+ * Before either, a document whose `schemapin_version` is below 1.4 on either side fails
+ * with `legacy`: §4b says verifiers "MUST NOT anchor lineage (Section 18)" on legacy
+ * documents and §18.4 that a legacy 1.3 document "MUST be refused as a lineage anchor",
+ * because its `skill_hash` and `previous_hash` are not covered by its signature — a chain
+ * through one would rest on unsigned values. Both signatures must have been verified
+ * independently first; otherwise the check means nothing.
  *
  * @example
  * ```ts
@@ -81,6 +98,29 @@ export function signatureHash(signature: LineageSignature, what = "signature"): 
  * ```
  */
 export function verifyChain(current: LineageSignature, previous: LineageSignature): ChainCheck {
+  // §4b, §18.4: legacy documents never anchor or extend lineage, whatever their hashes say.
+  const legacyDocs = ([["current", current], ["previous", previous]] as const)
+    .filter(([, doc]) => !isLineageCapable(doc?.schemapin_version));
+  if (legacyDocs.length > 0) {
+    const legacy = legacyDocs.map(([which]) => which);
+    const named = legacyDocs
+      .map(([which, doc]) =>
+        `the ${which} document (schemapin_version ${JSON.stringify(doc?.schemapin_version)})`
+      )
+      .join(" and ");
+    return {
+      valid: false,
+      reason: "legacy",
+      legacy,
+      message: legacyDocs.length > 1
+        ? `${named} are legacy signature documents (below 1.4): their skill_hash and ` +
+          `previous_hash are not covered by their signatures, so they cannot anchor or extend ` +
+          `a chain (§4b, §18.4); have the publisher re-sign with SchemaPin 1.4`
+        : `${named} is a legacy signature document (below 1.4): its skill_hash and ` +
+          `previous_hash are not covered by its signature, so it cannot anchor or extend a ` +
+          `chain (§4b, §18.4); have the publisher re-sign with SchemaPin 1.4`,
+    };
+  }
   const expected = signatureHash(previous, "the previous signature");
   const observed = current.previous_hash;
   if (observed === undefined || observed === "") {
@@ -138,7 +178,9 @@ export function compareVersions(a: string, b: string): number | undefined {
   return 0;
 }
 
-function isLineageCapable(version: string): boolean {
+/** True for a `schemapin_version` of 1.4 or later: one whose hashes its signature covers. */
+function isLineageCapable(version: unknown): boolean {
+  if (typeof version !== "string") return false;
   const m = /^(\d+)\.(\d+)/.exec(version);
   if (!m) return false;
   const major = Number(m[1]);

@@ -53,6 +53,99 @@ Deno.test("verifyChain tells 'no previous hash' from 'mismatch' and names both h
   );
 });
 
+// §4b: verifiers "MUST NOT anchor lineage (Section 18)" on legacy documents; §18.4: "A legacy
+// 1.3 document MUST be refused as a lineage anchor". The expectations below are that text.
+const legacySkill = (hash: string, extra: Partial<LineageSignature> = {}): LineageSignature => ({
+  schemapin_version: "1.3",
+  skill_hash: hash,
+  ...extra,
+});
+
+Deno.test("verifyChain refuses a legacy current document even when its previous_hash matches", () => {
+  const r = verifyChain(legacySkill(H("b"), { previous_hash: H("a") }), sig(H("a")));
+  assert.equal(r.valid, false);
+  assert.equal(!r.valid && r.reason, "legacy");
+  if (r.valid || r.reason !== "legacy") return assert.fail("expected legacy");
+  assert.deepEqual(r.legacy, ["current"]);
+  assert.match(r.message, /the current document \(schemapin_version "1\.3"\)/);
+  assert.match(r.message, /not covered by its signature/);
+  assert.match(r.message, /§18\.4/);
+});
+
+Deno.test("verifyChain refuses a legacy previous document (the anchor) even when hashes match", () => {
+  const r = verifyChain(
+    { schemapin_version: "1.4", skill_hash: H("b"), previous_hash: H("a") },
+    legacySkill(H("a")),
+  );
+  assert.equal(r.valid, false);
+  if (r.valid || r.reason !== "legacy") return assert.fail("expected legacy");
+  assert.deepEqual(r.legacy, ["previous"]);
+  assert.match(r.message, /the previous document \(schemapin_version "1\.3"\)/);
+});
+
+Deno.test("verifyChain names both documents when both are legacy", () => {
+  const r = verifyChain(legacySkill(H("b"), { previous_hash: H("a") }), legacySkill(H("a")));
+  if (r.valid || r.reason !== "legacy") return assert.fail("expected legacy");
+  assert.deepEqual(r.legacy, ["current", "previous"]);
+  assert.match(r.message, /current document .* and the previous document .* are legacy/);
+});
+
+Deno.test("verifyChain: legacy is decided before no_previous_hash and mismatch", () => {
+  for (const prev of [undefined, "", H("c")]) {
+    const r = verifyChain(legacySkill(H("b"), { previous_hash: prev }), sig(H("a")));
+    assert.equal(!r.valid && r.reason, "legacy", String(prev));
+  }
+  // A 1.4 current whose previous_hash is wrong, chained to a legacy document: still legacy.
+  const r = verifyChain(sig(H("b"), { previous_hash: H("c") }), legacySkill(H("a")));
+  assert.equal(!r.valid && r.reason, "legacy");
+});
+
+Deno.test("verifyChain treats every version below 1.4, and a missing one, as legacy", () => {
+  for (
+    const version of ["1.3", "1.0", "1.3.9", "0.9", "1.", "v1.4", "", "1.4".padStart(5, " ")]
+  ) {
+    const r = verifyChain(
+      { schemapin_version: version, skill_hash: H("b"), previous_hash: H("a") },
+      sig(H("a")),
+    );
+    assert.equal(!r.valid && r.reason, "legacy", JSON.stringify(version));
+  }
+  for (const version of [undefined, 1.4, null]) {
+    const r = verifyChain(
+      {
+        schemapin_version: version,
+        skill_hash: H("b"),
+        previous_hash: H("a"),
+      } as unknown as LineageSignature,
+      sig(H("a")),
+    );
+    assert.equal(!r.valid && r.reason, "legacy", String(version));
+  }
+});
+
+Deno.test("verifyChain accepts 1.4 and later on both sides (the contrast)", () => {
+  for (const version of ["1.4", "1.5", "2.0", "1.10"]) {
+    const r = verifyChain(
+      { schemapin_version: version, skill_hash: H("b"), previous_hash: H("a") },
+      { schemapin_version: version, skill_hash: H("a") },
+    );
+    assert.deepEqual(r, { valid: true, hash: H("b") }, version);
+  }
+});
+
+Deno.test("verifyChain refuses the reference SDK's legacy skill document as an anchor", async () => {
+  const doc = parseJson(
+    await Deno.readFile(
+      new URL("../fixtures/interop/reference-js/legacy_skill/.schemapin.sig", import.meta.url),
+    ),
+  ) as unknown as LineageSignature;
+  const r = verifyChain(
+    { schemapin_version: "1.4", skill_hash: H("b"), previous_hash: doc.skill_hash },
+    doc,
+  );
+  assert.equal(!r.valid && r.reason, "legacy");
+});
+
 Deno.test("versions compare numerically", () => {
   assert.deepEqual(parseNumericVersion("2.10.0"), [2, 10, 0]);
   assert.deepEqual(parseNumericVersion("3"), [3, 0, 0]);
