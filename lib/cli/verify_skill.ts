@@ -58,7 +58,9 @@ reported domain; the document's own domain field must match it.
 
 When the folder changed since it was signed, the files modified, added and removed are
 listed. A legacy (1.3) signature verifies with a warning: it signs the file contents only,
-none of the metadata, and never anchors lineage. A symbolic link, FIFO, socket or device in
+none of the metadata, and never anchors lineage. A document labelled 1.4 whose signature
+covers only the legacy root hash (how the reference SDKs write "1.4") is refused, and the
+message says so and whether any file changed. A symbolic link, FIFO, socket or device in
 the folder, a non-UTF-8 name or a folder over the caps stops verification (exit 2).
 
 First use (no pin yet): on a terminal you are shown the key fingerprint and asked to

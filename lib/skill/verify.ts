@@ -14,6 +14,15 @@
  *   bytes, i.e. the ECDSA digest is `SHA-256(root)` — the construction that makes the
  *   reference SDKs' signatures verify). Accepted with the `legacy_signature_format` warning:
  *   none of its fields is signed, and it is never a lineage anchor (§18.4).
+ * - A document labelled 1.4 (or later) whose signature does not verify over its canonical
+ *   document but does verify over its 32-byte `skill_hash` signs the legacy way under a 1.4
+ *   label — what the reference SDKs write when they add `expires_at`. It fails
+ *   (`SIGNATURE_INVALID`, `signsLegacyHash: true`): §4b makes `schemapin_version` select the
+ *   algorithm ("The algorithm, identified by `schemapin_version: "1.4"`… Verifiers MUST …
+ *   verify the signature over those bytes"), and only documents "below "1.4"" are legacy
+ *   documents a verifier MAY accept; accepting it would also let its unsigned
+ *   `previous_hash` anchor lineage (§18.4). The folder is then compared with the legacy
+ *   hash, so the message says whether anything was modified instead of listing every file.
  * - When the folder differs from what was signed, the result lists the files added, removed
  *   and modified (signed `file_manifest` against the folder).
  * - The document's `domain`, when present, must be the verified domain; the pin key and the
@@ -108,6 +117,12 @@ export interface SkillVerificationResult extends OfflineVerificationResult {
   lineageAnchor: boolean;
   /** The parsed document, once the signature verified. */
   document?: SkillSignatureDocument;
+  /**
+   * True when the document is labelled 1.4 (or later) but its signature covers only its
+   * legacy (1.3) root hash — the reference SDKs' "1.4" documents. Always a failure
+   * (`SIGNATURE_INVALID`); `changes` then compares the folder with that legacy hash.
+   */
+  signsLegacyHash?: boolean;
 }
 
 function failure(errorCode: StepFailure["errorCode"], errorMessage: string): StepFailure {
@@ -118,6 +133,18 @@ function hexToBytes(hex: string): Uint8Array {
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   return out;
+}
+
+/**
+ * True when `doc.signature` verifies over the 32-byte root hash named by `doc.skill_hash` —
+ * the legacy construction (ECDSA P-256 with SHA-256 over the root hash).
+ */
+function verifiesOverRootHash(
+  key: Parameters<typeof verifyDocumentSignature>[0],
+  doc: SkillSignatureDocument,
+): boolean {
+  if (!/^sha256:[0-9a-f]{64}$/.test(doc.skill_hash)) return false;
+  return verifyDocumentSignature(key, hexToBytes(doc.skill_hash.slice(7)), doc.signature).valid;
 }
 
 function changeSummary(changes: ManifestChanges): string {
@@ -182,24 +209,74 @@ class SkillSubject implements OfflineSubject<SkillVerificationResult> {
     return { toolId: parsed.document.skill_name };
   }
 
+  /** The folder (or the in-memory `files`) hashed with `algorithm`. */
+  #hash(algorithm: SkillAlgorithm, files: SkillFileContent[] | undefined): Promise<SkillHash> {
+    const o = this.options;
+    if (files !== undefined) return Promise.resolve(hashSkillFiles(files, algorithm));
+    return hashSkillDir(o.dir!, {
+      algorithm,
+      maxEntries: o.maxEntries,
+      maxBytes: o.maxBytes,
+      onProgress: o.onProgress,
+    });
+  }
+
+  /**
+   * The failure for a document labelled 1.4 whose signature covers only its legacy root hash
+   * (see the module documentation): the folder is hashed the legacy way so that the message
+   * says whether it still matches what was signed, and `changes` lists only real changes.
+   */
+  async #legacyHashUnderNewLabel(
+    doc: SkillSignatureDocument,
+    files: SkillFileContent[] | undefined,
+    result: SkillVerificationResult,
+  ): Promise<StepFailure> {
+    result.signsLegacyHash = true;
+    const label = `schemapin_version ${JSON.stringify(doc.schemapin_version)}, but the ` +
+      `signature covers only the legacy (1.3) root hash ${doc.skill_hash}, not the signature ` +
+      `document (§4b)`;
+    const advice = "; a document labelled 1.4 and signed the legacy way is refused, since none " +
+      "of its metadata (skill_name, domain, signed_at, expires_at, versions, manifest) is " +
+      "signed (§4b, §18.4) — the reference SDKs write '1.4' documents this way: ask the " +
+      "publisher to re-sign with a SchemaPin 1.4 signer";
+    let legacy: SkillHash;
+    try {
+      legacy = await this.#hash("legacy", files);
+    } catch (e) {
+      if (e instanceof SchemaPinError) return failure(e.code, `${label}; ${e.message}`);
+      throw e;
+    }
+    const changes = doc.file_manifest === undefined
+      ? undefined
+      : compareManifests(doc.file_manifest, legacy.manifest);
+    delete result.changes;
+    if (changes && !isUnchanged(changes)) result.changes = changes;
+    if (legacy.skillHash === doc.skill_hash) {
+      return failure(
+        "SIGNATURE_INVALID",
+        `${label}; no file was modified (the folder still has that legacy hash)${advice}`,
+      );
+    }
+    return failure(
+      "SIGNATURE_INVALID",
+      `${label}; besides, the folder no longer matches that legacy hash (it hashes to ` +
+        `${legacy.skillHash})` + (result.changes ? `: ${changeSummary(result.changes)}` : "") +
+        advice,
+    );
+  }
+
   async verify(
     key: Parameters<OfflineSubject<SkillVerificationResult>["verify"]>[0],
     domain: string,
     result: SkillVerificationResult,
   ): Promise<StepFailure | { signed: SkillSignatureDocument }> {
     const doc = this.#document!;
-    const o = this.options;
+    // In-memory files are read twice when a mislabelled document needs the legacy hash too.
+    const files = this.options.files === undefined ? undefined : [...this.options.files];
     // Step 5: hash the folder with the algorithm the document's version selects.
     let hash: SkillHash;
     try {
-      hash = o.files !== undefined
-        ? hashSkillFiles(o.files, this.#algorithm)
-        : await hashSkillDir(o.dir!, {
-          algorithm: this.#algorithm,
-          maxEntries: o.maxEntries,
-          maxBytes: o.maxBytes,
-          onProgress: o.onProgress,
-        });
+      hash = await this.#hash(this.#algorithm, files);
     } catch (e) {
       if (e instanceof SchemaPinError) return failure(e.code, e.message);
       throw e;
@@ -230,6 +307,9 @@ class SkillSubject implements OfflineSubject<SkillVerificationResult> {
       check = verifyDocumentSignature(key, input, doc.signature);
     }
     if (!check.valid) {
+      if (this.#algorithm === "1.4" && verifiesOverRootHash(key, doc)) {
+        return await this.#legacyHashUnderNewLabel(doc, files, result);
+      }
       const tampered = doc.skill_hash !== hash.skillHash && result.changes
         ? `; besides, the folder differs from the document's manifest: ${
           changeSummary(result.changes)

@@ -270,6 +270,87 @@ Deno.test("verify-skill: the legacy reference fixture verifies with its warning"
   }
 });
 
+/**
+ * The reference legacy fixture's document as the reference SDK writes it with an expiry:
+ * schemapin_version "1.4", expires_at, the same signature over the legacy root hash.
+ */
+async function referenceLabelled14(): Promise<string> {
+  const sig = JSON.parse(await Deno.readTextFile(`${INTEROP}/legacy_skill/.schemapin.sig`));
+  const { schemapin_version: _, ...rest } = sig;
+  return JSON.stringify(
+    { schemapin_version: "1.4", ...rest, expires_at: "2027-11-30T04:11:30Z" },
+    null,
+    2,
+  );
+}
+
+Deno.test("verify-skill: a 1.4 label over a legacy signature says so, lists nothing, exit 1", async () => {
+  const base = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${base}/labelled.sig`, await referenceLabelled14());
+    const args = [
+      "verify-skill",
+      `${INTEROP}/legacy_skill`,
+      "--signature",
+      `${base}/labelled.sig`,
+      "--domain",
+      "example.com",
+      "--discovery",
+      `${INTEROP}/well_known.json`,
+      "--pin-store",
+      `${base}/pins.json`,
+      "--trust-first-use",
+    ];
+    const r = await runInProcess(args);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stdout, "FAIL public-legacy-skill@example.com: SIGNATURE_INVALID\n");
+    assert.match(
+      r.stderr,
+      /^error: SIGNATURE_INVALID: schemapin_version "1\.4", but the signature covers only the legacy \(1\.3\) root hash sha256:c1224fc6[0-9a-f]+, not the signature document \(§4b\); no file was modified/,
+    );
+    assert.doesNotMatch(r.stdout + r.stderr, /modified: /);
+    const j = await runInProcess([...args, "--json"]);
+    assert.equal(j.code, 1);
+    const result = JSON.parse(j.stdout);
+    assert.equal(result.signsLegacyHash, true);
+    assert.equal(result.changes, undefined);
+    assert.equal(await Deno.stat(`${base}/pins.json`).then(() => true, () => false), false);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("verify-skill: a 1.4 label over a legacy signature, folder changed: only real changes", async () => {
+  const base = await Deno.makeTempDir();
+  try {
+    const dir = `${base}/skill`;
+    await new Deno.Command("cp", { args: ["-r", `${INTEROP}/legacy_skill`, dir] }).output();
+    await new Deno.Command("chmod", { args: ["-R", "u+w", dir] }).output();
+    await Deno.writeTextFile(`${dir}/.schemapin.sig`, await referenceLabelled14());
+    await Deno.writeTextFile(`${dir}/SKILL.md`, "changed\n");
+    const r = await runInProcess([
+      "verify-skill",
+      dir,
+      "--domain",
+      "example.com",
+      "--discovery",
+      `${INTEROP}/well_known.json`,
+      "--pin-store",
+      `${base}/pins.json`,
+      "--trust-first-use",
+    ]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(
+      r.stdout,
+      "FAIL public-legacy-skill@example.com: SIGNATURE_INVALID\n  modified: SKILL.md\n",
+    );
+    assert.match(r.stderr, /covers only the legacy \(1\.3\) root hash/);
+    assert.match(r.stderr, /no longer matches that legacy hash/);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
 Deno.test("verify-skill: unknown field warns, expiry fails closed, pin mismatch, other signer", async () => {
   await withSkill(async (s) => {
     const pins = `${s.base}/pins.json`;

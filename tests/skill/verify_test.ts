@@ -487,6 +487,166 @@ Deno.test("legacy: a reference-style '1.4' document signed the legacy way fails"
   }
 });
 
+// ---- a 1.4 label over a legacy signature (the reference SDKs' "1.4" documents) ----------
+// The reference JavaScript SDK's signSkillWithOptions, given expiresIn, writes
+// schemapin_version "1.4" and expires_at after signed_at but still signs only the legacy root
+// hash. Its legacy_skill fixture relabelled that way is byte for byte such a document: the
+// signature is the reference SDK's own, and it covers the root hash alone.
+const REFERENCE_FIELD_ORDER = [
+  "schemapin_version",
+  "skill_name",
+  "skill_hash",
+  "signature",
+  "signed_at",
+  "expires_at",
+  "domain",
+  "signer_kid",
+  "file_manifest",
+];
+
+function referenceStyle14(sig: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  const doc: Record<string, unknown> = {
+    ...sig,
+    schemapin_version: "1.4",
+    expires_at: "2027-11-30T04:11:30Z",
+    ...extra,
+  };
+  return Object.fromEntries(REFERENCE_FIELD_ORDER.map((k) => [k, doc[k]]));
+}
+
+/** A copy of the reference legacy fixture whose document carries the reference's 1.4 label. */
+async function copyMislabelled(extra: Record<string, unknown> = {}) {
+  const c = await copyLegacy();
+  const sigPath = `${c.dir}/.schemapin.sig`;
+  const sig = JSON.parse(await Deno.readTextFile(sigPath));
+  await Deno.writeTextFile(sigPath, JSON.stringify(referenceStyle14(sig, extra), null, 2) + "\n");
+  return { ...c, sig };
+}
+
+const MISLABELLED =
+  /schemapin_version "1\.4", but the signature covers only the legacy \(1\.3\) root hash sha256:c1224fc6/;
+
+Deno.test("1.4 label, legacy signature: nothing modified is said, not 'every file modified'", async () => {
+  const c = await copyMislabelled();
+  try {
+    const pinStore = new MemoryPinStore();
+    const r = await verify(c.dir, { discovery: wellKnown, pinStore });
+    assert.equal(r.valid, false);
+    assert.equal(r.errorCode, "SIGNATURE_INVALID");
+    assert.equal(r.signsLegacyHash, true);
+    assert.equal(r.changes, undefined, "no file is reported as changed");
+    assert.match(r.errorMessage!, MISLABELLED);
+    assert.match(r.errorMessage!, /no file was modified/);
+    assert.match(r.errorMessage!, /§4b, §18\.4/);
+    assert.equal(r.lineageAnchor, false);
+    assert.equal(r.document, undefined);
+    assert.deepEqual(await pinStore.list(), [], "a failed verification writes no pin");
+  } finally {
+    await c.cleanup();
+  }
+});
+
+Deno.test("1.4 label, legacy signature, and a modified file: only that file is listed", async () => {
+  const c = await copyMislabelled();
+  try {
+    await Deno.writeFile(`${c.dir}/data.bin`, new Uint8Array([9, 9]));
+    await Deno.writeTextFile(`${c.dir}/NEW.md`, "new\n");
+    const r = await verify(c.dir, { discovery: wellKnown });
+    assert.equal(r.errorCode, "SIGNATURE_INVALID");
+    assert.equal(r.signsLegacyHash, true);
+    assert.deepEqual(r.changes, { modified: ["data.bin"], added: ["NEW.md"], removed: [] });
+    assert.match(r.errorMessage!, MISLABELLED);
+    assert.match(r.errorMessage!, /no longer matches that legacy hash/);
+    assert.doesNotMatch(r.errorMessage!, /no file was modified/);
+  } finally {
+    await c.cleanup();
+  }
+});
+
+Deno.test("1.4 label, legacy signature: detected for in-memory files given once (an iterator)", async () => {
+  const c = await copyMislabelled();
+  try {
+    const paths = ["SKILL.md", "data.bin", "scripts/run.sh"];
+    const contents = await Promise.all(paths.map((p) => Deno.readFile(`${c.dir}/${p}`)));
+    const files = function* () {
+      for (let i = 0; i < paths.length; i++) yield { path: paths[i], content: contents[i] };
+    };
+    const signature = JSON.parse(await Deno.readTextFile(`${c.dir}/.schemapin.sig`));
+    const r = await verifySkillOffline({
+      files: files(),
+      signature,
+      domain: "example.com",
+      discovery: wellKnown,
+      pinStore: new MemoryPinStore(),
+      trustFirstUse: true,
+      now: NOW,
+    });
+    assert.equal(r.signsLegacyHash, true);
+    assert.equal(r.changes, undefined);
+    assert.match(r.errorMessage!, /no file was modified/);
+  } finally {
+    await c.cleanup();
+  }
+});
+
+Deno.test("1.4 label, legacy signature: a later 1.x label is read the same way", async () => {
+  const c = await copyMislabelled({ schemapin_version: "1.5" });
+  try {
+    const r = await verify(c.dir, { discovery: wellKnown });
+    assert.equal(r.signsLegacyHash, true);
+    assert.match(r.errorMessage!, /schemapin_version "1\.5", but the signature covers only/);
+  } finally {
+    await c.cleanup();
+  }
+});
+
+Deno.test("1.4 label, legacy signature by another key: an ordinary bad signature", async () => {
+  const c = await copyMislabelled();
+  try {
+    // discovery names `key`, not the reference signer: the signature verifies in no way.
+    const r = await verify(c.dir, { discovery });
+    assert.equal(r.errorCode, "SIGNATURE_INVALID");
+    assert.equal(r.signsLegacyHash, undefined);
+    assert.doesNotMatch(r.errorMessage!, /legacy \(1\.3\) root hash/);
+  } finally {
+    await c.cleanup();
+  }
+});
+
+Deno.test("1.4 label, legacy signature over another skill_hash: not reported as a mislabel", async () => {
+  const c = await copyMislabelled({ skill_hash: "sha256:" + "0".repeat(64) });
+  try {
+    const r = await verify(c.dir, { discovery: wellKnown });
+    assert.equal(r.errorCode, "SIGNATURE_INVALID");
+    assert.equal(r.signsLegacyHash, undefined);
+    assert.doesNotMatch(r.errorMessage!, /legacy \(1\.3\) root hash/);
+  } finally {
+    await c.cleanup();
+  }
+});
+
+Deno.test("1.4 label, legacy signature: the genuine 1.3 and 1.4 documents are unaffected", async () => {
+  const legacy = await verify(LEGACY, { discovery: wellKnown });
+  assert.equal(legacy.valid, true);
+  assert.equal(legacy.signsLegacyHash, undefined);
+  await withSignedSkill({}, async (s) => {
+    const r = await verify(s.dir);
+    assert.equal(r.valid, true, r.errorMessage);
+    assert.equal(r.signsLegacyHash, undefined);
+  });
+});
+
+Deno.test("1.4 label over a genuine 1.4 signature that was tampered: not reported as a mislabel", async () => {
+  await withSignedSkill({}, async (s) => {
+    await Deno.writeTextFile(`${s.dir}/data/table.csv`, "a,b\n1,3\n");
+    await s.writeDoc({ ...s.document, skill_name: "other" });
+    const r = await verify(s.dir);
+    assert.equal(r.errorCode, "SIGNATURE_INVALID");
+    assert.equal(r.signsLegacyHash, undefined);
+    assert.deepEqual(r.changes?.modified, ["data/table.csv"]);
+  });
+});
+
 Deno.test("legacy: a symbolic link aborts even though the legacy algorithm skipped links", async () => {
   const c = await copyLegacy();
   try {
