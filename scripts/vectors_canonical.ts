@@ -92,6 +92,61 @@ export const SCHEMAPIN_CASES: CanonicalCase[] = [
   parseReject("duplicate-proto-key", '{"__proto__":1,"__proto__":2}', "duplicate-key"),
   parseReject("duplicate-key-non-ascii-escaped", '{"é":1,"\\u00e9":2}', "duplicate-key"),
   ok("similar-keys-not-duplicates", '{"a":1,"A":2,"a ":3}', '{"A":2,"a":1,"a ":3}'),
+  // Escaped names across objects (issue 12). The V8 in Deno 2.9.6 reads such a name with
+  // JSON.parse as an earlier, differently escaped name of the same length: renamed, or merged
+  // so that a member disappears. Each expected output here is the bytes' meaning, by hand.
+  ok(
+    "escaped-name-rename",
+    '{"a":{"x":0,"\\\\":0},"b":{"x":1,"\\n":2}}',
+    '{"a":{"\\\\":0,"x":0},"b":{"\\n":2,"x":1}}',
+  ),
+  ok(
+    "escaped-name-rename-short-prefix",
+    '{"a":{"x":0,"p\\\\":0},"b":{"x":1,"p\\n":2}}',
+    '{"a":{"p\\\\":0,"x":0},"b":{"p\\n":2,"x":1}}',
+  ),
+  ok(
+    "escaped-name-rename-long",
+    '{"a":{"x":0,"description_of_the_tool\\\\":0},"b":{"x":1,"description_of_the_tool\\n":2}}',
+    '{"a":{"description_of_the_tool\\\\":0,"x":0},"b":{"description_of_the_tool\\n":2,"x":1}}',
+  ),
+  ok(
+    "escaped-name-merge-drops-member",
+    '{"a":{"x":0,"\\\\":0,"y":0},"b":{"x":1,"\\n":2,"\\\\":3}}',
+    '{"a":{"\\\\":0,"x":0,"y":0},"b":{"\\n":2,"\\\\":3,"x":1}}',
+  ),
+  ok(
+    "escaped-name-in-arrays-of-objects",
+    '{"a":[{"x":0,"\\\\":0}],"b":[{"x":1,"\\n":2}]}',
+    '{"a":[{"\\\\":0,"x":0}],"b":[{"\\n":2,"x":1}]}',
+  ),
+  ok(
+    "escaped-name-three-objects",
+    '{"a":{"x":0,"\\\\":0},"b":{"x":1,"\\n":2},"c":{"x":1,"\\t":2}}',
+    '{"a":{"\\\\":0,"x":0},"b":{"\\n":2,"x":1},"c":{"\\t":2,"x":1}}',
+  ),
+  ok(
+    "escaped-name-quote-and-unicode",
+    '{"a":{"x":0,"\\\\":0},"b":{"x":1,"\\"":2},"c":[{"x":0,"\\u0041":1},{"x":0,"\\n":2}]}',
+    '{"a":{"\\\\":0,"x":0},"b":{"\\"":2,"x":1},"c":[{"A":1,"x":0},{"\\n":2,"x":0}]}',
+  ),
+  ok(
+    "escaped-name-injected-property",
+    '{"_meta":{"x":0,"\\\\":0},"inputSchema":{"properties":{"x":{"type":"string"},' +
+      '"\\u0007":{"description":"injected"}}}}',
+    '{"_meta":{"\\\\":0,"x":0},"inputSchema":{"properties":{"\\u0007":{"description":"injected"},' +
+      '"x":{"type":"string"}}}}',
+  ),
+  ok(
+    "escaped-name-not-a-duplicate",
+    '{"a":{"x":0,"\\\\":0},"b":{"x":1,"\\n":2,"\\u005c":3}}',
+    '{"a":{"\\\\":0,"x":0},"b":{"\\n":2,"\\\\":3,"x":1}}',
+  ),
+  parseReject(
+    "escaped-name-duplicate-after-trigger",
+    '{"a":{"x":0,"\\\\":0},"b":{"x":1,"\\\\":2,"\\u005c":3}}',
+    "duplicate-key",
+  ),
   // §4.5 strings
   ok(
     "short-escapes",

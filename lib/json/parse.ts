@@ -13,10 +13,18 @@
  * Names such as `__proto__`, `constructor` and `prototype` are stored as own data properties
  * (spec §4 item 8): the parser never assigns through a prototype.
  *
+ * Every value is built here, in one pass, from the decoded text; the runtime's `JSON.parse`
+ * is never used. The V8 in Deno 2.9.6 has a `JSON.parse` defect that reads an escaped object
+ * name as an earlier, differently escaped name of the same length (renaming or merging
+ * members), which let tampered bytes canonicalize like the signed ones (issue 12). Building
+ * values ourselves makes the result depend on the bytes only. The cost is linear in the input
+ * for every shape (wide objects included: duplicate names are found with the object's own
+ * hashed property lookup).
+ *
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import type { JsonValue } from "./types.ts";
+import type { JsonObject, JsonValue } from "./types.ts";
 
 /**
  * The deepest nesting of arrays and objects the parser and the canonicalizers accept. Real
@@ -31,8 +39,9 @@ import type { JsonValue } from "./types.ts";
  */
 export const MAX_JSON_DEPTH = 1000;
 
-const latin1 = new TextDecoder("latin1");
-const utf8 = new TextDecoder("utf-8");
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lossyUtf8 = new TextDecoder("utf-8", { ignoreBOM: true });
+const encoder = new TextEncoder();
 
 /**
  * Parses strict JSON from UTF-8 bytes.
@@ -49,13 +58,18 @@ const utf8 = new TextDecoder("utf-8");
  * ```
  */
 export function parseJson(bytes: Uint8Array, source?: string): JsonValue {
-  new Validator(bytes, source).validateDocument();
-  return JSON.parse(utf8.decode(bytes));
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    return failInvalidUtf8(bytes, source);
+  }
+  return new Parser(text, source).document();
 }
 
 /**
- * Parses strict JSON from a string (encoded to UTF-8 first, so offsets are byte offsets of
- * that encoding). A string holding a lone surrogate cannot be encoded and is rejected.
+ * Parses strict JSON from a string (offsets in errors are byte offsets of its UTF-8
+ * encoding). A string holding a lone surrogate cannot be encoded and is rejected.
  *
  * @example
  * ```ts
@@ -71,17 +85,13 @@ export function parseJsonText(text: string, source?: string): JsonValue {
       { source },
     );
   }
-  return parseJson(new TextEncoder().encode(text), source);
+  return new Parser(text, source).document();
 }
 
-// Byte classes.
+// Character codes.
 const QUOTE = 0x22, BACKSLASH = 0x5c, MINUS = 0x2d, PLUS = 0x2b, DOT = 0x2e, ZERO = 0x30;
 const NINE = 0x39, COLON = 0x3a, COMMA = 0x2c, LBRACE = 0x7b, RBRACE = 0x7d;
-const LBRACKET = 0x5b, RBRACKET = 0x5d, LOWER_E = 0x65, UPPER_E = 0x45;
-
-function isWhitespace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
+const LBRACKET = 0x5b, RBRACKET = 0x5d, LOWER_E = 0x65, UPPER_E = 0x45, SLASH = 0x2f;
 
 function isDigit(c: number): boolean {
   return c >= ZERO && c <= NINE;
@@ -94,42 +104,68 @@ function hexValue(c: number): number {
   return -1;
 }
 
-function describeByte(c: number | undefined): string {
-  if (c === undefined) return "end of input";
+/** The one-character escapes of RFC 8259 §7: the code unit, by the character after `\` (0: none). */
+const SIMPLE_ESCAPES = new Uint16Array(128);
+for (
+  const [c, unit] of [
+    [QUOTE, QUOTE],
+    [BACKSLASH, BACKSLASH],
+    [SLASH, SLASH],
+    [0x62, 0x08],
+    [0x66, 0x0c],
+    [0x6e, 0x0a],
+    [0x72, 0x0d],
+    [0x74, 0x09],
+  ]
+) {
+  SIMPLE_ESCAPES[c] = unit;
+}
+
+/** 10^0 … 10^22: every one is an exact double. */
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
+
+/** Flush size of the string buffer; `UNIT_CHUNK + 2` units always fit (a pair after a check). */
+const UNIT_CHUNK = 8192;
+const unitBuffer = new Uint16Array(UNIT_CHUNK + 2);
+
+function describeChar(s: string, i: number): string {
+  if (i >= s.length) return "end of input";
+  const c = s.codePointAt(i)!;
   if (c >= 0x21 && c < 0x7f) return `'${String.fromCharCode(c)}'`;
-  return `byte 0x${c.toString(16).padStart(2, "0")}`;
+  if (c < 0x80) return `byte 0x${c.toString(16).padStart(2, "0")}`;
+  return `character U+${c.toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
 /**
- * Strict validation pass. It checks every rule of the module documentation over the bytes,
- * without building values; `JSON.parse` then materialises the validated text natively (for
- * strict RFC 8259 input it yields exactly the values the grammar defines, and it defines a
- * `"__proto__"` name as an own property). This is several times faster than building values
- * in JavaScript, because creating short strings from bytes is expensive in JS.
- *
- * Duplicate names are found by hashing each name's decoded UTF-8 bytes (so `"a"` and
- * `"\u0061"` collide); names with equal hashes are decoded and compared exactly.
+ * Recursive-descent parser over the decoded text. Positions are UTF-16 indexes while
+ * parsing; an error converts its index to the byte offset of the UTF-8 encoding.
  */
-class Validator {
+class Parser {
   private i = 0;
   private depth = 0;
-  private keyHash = 0;
 
-  constructor(private readonly b: Uint8Array, private readonly source?: string) {}
+  constructor(private readonly s: string, private readonly source?: string) {}
 
-  validateDocument(): void {
-    const b = this.b;
-    if (b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) {
+  document(): JsonValue {
+    const s = this.s;
+    if (s.charCodeAt(0) === 0xfeff) {
       this.fail("a UTF-8 byte order mark is not allowed in JSON; save the file without a BOM", 0);
     }
     this.skipWhitespace();
-    this.value();
+    const v = this.value();
     this.skipWhitespace();
-    if (this.i < b.length) this.fail(`unexpected ${describeByte(b[this.i])} after the JSON value`);
+    if (this.i < s.length) this.fail(`unexpected ${describeChar(s, this.i)} after the JSON value`);
+    return v;
   }
 
-  fail(what: string, offset: number = this.i): never {
-    const { line, column } = lineColumn(this.b, offset);
+  fail(what: string, at: number = this.i): never {
+    const prefix = this.s.slice(0, Math.min(at, this.s.length));
+    const offset = encoder.encode(prefix).length;
+    const newline = prefix.lastIndexOf("\n");
+    let line = 1;
+    for (let k = prefix.indexOf("\n"); k !== -1; k = prefix.indexOf("\n", k + 1)) line++;
+    let column = 1;
+    for (const _ of prefix.slice(newline + 1)) column++;
     const where = `${this.source ? this.source + ": " : ""}`;
     throw new SchemaPinError(
       "JSON_INVALID",
@@ -139,49 +175,50 @@ class Validator {
   }
 
   private skipWhitespace(): void {
-    const b = this.b;
+    const s = this.s;
     let i = this.i;
-    while (i < b.length && isWhitespace(b[i])) i++;
+    for (;;) {
+      const c = s.charCodeAt(i);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
+      else break;
+    }
     this.i = i;
   }
 
-  private value(): void {
-    const c = this.b[this.i];
+  private value(): JsonValue {
+    const c = this.s.charCodeAt(this.i);
     switch (c) {
       case LBRACE:
         return this.object();
       case LBRACKET:
         return this.array();
       case QUOTE:
-        this.string(false);
-        return;
+        return this.string();
       case 0x74: // t
-        return this.literal("true");
+        return this.literal("true", true);
       case 0x66: // f
-        return this.literal("false");
+        return this.literal("false", false);
       case 0x6e: // n
-        return this.literal("null");
+        return this.literal("null", null);
       default:
         if (c === MINUS || isDigit(c)) return this.number();
         return this.unexpectedValue(c);
     }
   }
 
-  private unexpectedValue(c: number | undefined): never {
+  private unexpectedValue(c: number): never {
     if (c === 0x27) this.fail("single-quoted strings are not JSON");
-    if (c === 0x2f) this.fail("comments are not JSON");
+    if (c === SLASH) this.fail("comments are not JSON");
     if (c === 0x4e || c === 0x49) this.fail("NaN and Infinity are not JSON");
     if (c === PLUS) this.fail("a leading '+' is not JSON");
     if (c === DOT) this.fail("a number must start with a digit");
-    this.fail(`unexpected ${describeByte(c)}: expected a value`);
+    this.fail(`unexpected ${describeChar(this.s, this.i)}: expected a value`);
   }
 
-  private literal(word: string): void {
-    const b = this.b;
-    for (let k = 0; k < word.length; k++) {
-      if (b[this.i + k] !== word.charCodeAt(k)) this.fail(`invalid literal (expected "${word}")`);
-    }
+  private literal<T extends JsonValue>(word: string, value: T): T {
+    if (!this.s.startsWith(word, this.i)) this.fail(`invalid literal (expected "${word}")`);
     this.i += word.length;
+    return value;
   }
 
   private enter(): void {
@@ -190,72 +227,81 @@ class Validator {
     this.skipWhitespace();
   }
 
-  private array(): void {
-    const b = this.b;
+  private array(): JsonValue[] {
+    const s = this.s;
+    const out: JsonValue[] = [];
     this.enter();
-    if (b[this.i] === RBRACKET) {
+    if (s.charCodeAt(this.i) === RBRACKET) {
       this.i++;
       this.depth--;
-      return;
+      return out;
     }
     for (;;) {
       this.skipWhitespace();
-      this.value();
+      out.push(this.value());
       this.skipWhitespace();
-      const c = b[this.i];
+      const c = s.charCodeAt(this.i);
       if (c === COMMA) {
         this.i++;
         this.skipWhitespace();
-        if (b[this.i] === RBRACKET) this.fail("trailing comma in array");
+        if (s.charCodeAt(this.i) === RBRACKET) this.fail("trailing comma in array");
         continue;
       }
       if (c === RBRACKET) {
         this.i++;
         this.depth--;
-        return;
+        return out;
       }
-      if (c === 0x2f) this.fail("comments are not JSON");
-      this.fail(`unexpected ${describeByte(c)} in array: expected ',' or ']'`);
+      if (c === SLASH) this.fail("comments are not JSON");
+      this.fail(`unexpected ${describeChar(s, this.i)} in array: expected ',' or ']'`);
     }
   }
 
-  private object(): void {
-    const b = this.b;
+  private object(): JsonObject {
+    const s = this.s;
+    const out: JsonObject = {};
     this.enter();
-    if (b[this.i] === RBRACE) {
+    if (s.charCodeAt(this.i) === RBRACE) {
       this.i++;
       this.depth--;
-      return;
+      return out;
     }
-    const hashes: number[] = [];
-    const starts: number[] = [];
     for (;;) {
       this.skipWhitespace();
-      const keyOffset = this.i;
-      const k = b[keyOffset];
+      const keyAt = this.i;
+      const k = s.charCodeAt(keyAt);
       if (k !== QUOTE) {
         if (k === 0x27) this.fail("single-quoted names are not JSON");
         if (k === RBRACE) this.fail("trailing comma in object");
-        if (k === 0x2f) this.fail("comments are not JSON");
-        this.fail(`unexpected ${describeByte(k)}: expected a quoted name`);
+        if (k === SLASH) this.fail("comments are not JSON");
+        this.fail(`unexpected ${describeChar(s, keyAt)}: expected a quoted name`);
       }
-      this.string(true);
-      const h = this.keyHash;
-      for (let j = hashes.indexOf(h); j !== -1; j = hashes.indexOf(h, j + 1)) {
-        const name = this.decodeString(keyOffset);
-        if (this.decodeString(starts[j]) === name) {
-          this.fail(`duplicate name ${JSON.stringify(name)} in object`, keyOffset);
-        }
+      const name = this.string();
+      // Names are compared after decoding, so "a" and "\u0061" collide. The object's own
+      // property table makes this a hashed lookup: linear in the number of names.
+      if (Object.hasOwn(out, name)) {
+        this.fail(`duplicate name ${JSON.stringify(name)} in object`, keyAt);
       }
-      hashes.push(h);
-      starts.push(keyOffset);
       this.skipWhitespace();
-      if (b[this.i] !== COLON) this.fail(`unexpected ${describeByte(b[this.i])}: expected ':'`);
+      if (s.charCodeAt(this.i) !== COLON) {
+        this.fail(`unexpected ${describeChar(s, this.i)}: expected ':'`);
+      }
       this.i++;
       this.skipWhitespace();
-      this.value();
+      const v = this.value();
+      if (name === "__proto__") {
+        // An assignment would set the prototype; define an own data property instead (§4 item 8).
+        Object.defineProperty(out, name, {
+          value: v,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      } else {
+        out[name] = v;
+      }
       this.skipWhitespace();
-      const c = b[this.i];
+      const c = s.charCodeAt(this.i);
       if (c === COMMA) {
         this.i++;
         continue;
@@ -263,69 +309,98 @@ class Validator {
       if (c === RBRACE) {
         this.i++;
         this.depth--;
-        return;
+        return out;
       }
-      if (c === 0x2f) this.fail("comments are not JSON");
-      this.fail(`unexpected ${describeByte(c)} in object: expected ',' or '}'`);
+      if (c === SLASH) this.fail("comments are not JSON");
+      this.fail(`unexpected ${describeChar(s, this.i)} in object: expected ',' or '}'`);
     }
   }
 
-  /** Decodes the (already validated) string token starting at `offset`. Slow; rare. */
-  private decodeString(offset: number): string {
-    let end = offset + 1;
-    while (this.b[end] !== QUOTE) end += this.b[end] === BACKSLASH ? 2 : 1;
-    return JSON.parse(utf8.decode(this.b.subarray(offset, end + 1)));
-  }
-
-  private number(): void {
-    const b = this.b;
+  private number(): number {
+    const s = this.s;
     const start = this.i;
     let i = start;
-    if (b[i] === MINUS) i++;
-    if (b[i] === ZERO) {
+    const negative = s.charCodeAt(i) === MINUS;
+    if (negative) i++;
+    // `mantissa` collects the significant digits while there are at most 15 of them (below
+    // 2^53, so exact); `digits` counts them all and `scale` is the decimal exponent of the last.
+    let mantissa = 0, digits = 0, scale = 0;
+    let c = s.charCodeAt(i);
+    if (c === ZERO) {
       i++;
-      if (isDigit(b[i])) this.fail("leading zeros are not allowed in numbers", start);
-    } else if (isDigit(b[i])) {
-      while (isDigit(b[i])) i++;
+      if (isDigit(s.charCodeAt(i))) this.fail("leading zeros are not allowed in numbers", start);
+    } else if (isDigit(c)) {
+      do {
+        if (++digits <= 15) mantissa = mantissa * 10 + (c - ZERO);
+        c = s.charCodeAt(++i);
+      } while (isDigit(c));
     } else {
-      if (b[i] === 0x49) this.fail("NaN and Infinity are not JSON", start);
+      if (c === 0x49) this.fail("NaN and Infinity are not JSON", start);
       this.fail("a '-' must be followed by a digit", i);
     }
-    if (b[i] === DOT) {
-      i++;
-      if (!isDigit(b[i])) this.fail("a decimal point must be followed by a digit", i);
-      while (isDigit(b[i])) i++;
+    c = s.charCodeAt(i);
+    if (c === DOT) {
+      c = s.charCodeAt(++i);
+      if (!isDigit(c)) this.fail("a decimal point must be followed by a digit", i);
+      do {
+        if (mantissa !== 0 || c !== ZERO) digits++;
+        if (digits <= 15) (mantissa = mantissa * 10 + (c - ZERO)), scale--;
+        c = s.charCodeAt(++i);
+      } while (isDigit(c));
     }
     let exponent = false;
-    if (b[i] === LOWER_E || b[i] === UPPER_E) {
+    if (c === LOWER_E || c === UPPER_E) {
       exponent = true;
-      i++;
-      if (b[i] === PLUS || b[i] === MINUS) i++;
-      if (!isDigit(b[i])) this.fail("an exponent must have digits", i);
-      while (isDigit(b[i])) i++;
+      c = s.charCodeAt(++i);
+      if (c === PLUS || c === MINUS) i++;
+      if (!isDigit(s.charCodeAt(i))) this.fail("an exponent must have digits", i);
+      while (isDigit(s.charCodeAt(i))) i++;
     }
     this.i = i;
-    // Only an exponent or more than 308 digits can overflow a double.
-    if (
-      (exponent || i - start > 308) && !Number.isFinite(Number(latin1.decode(b.subarray(start, i))))
-    ) {
+    // Fast path (Clinger): at most 15 significant digits and no exponent part, so the value is
+    // mantissa × 10^scale with both factors exact doubles and |scale| ≤ 22; one IEEE division is
+    // correctly rounded, as RFC 8259 §6 and ECMAScript StringToNumber require.
+    if (!exponent && digits <= 15 && scale >= -22) {
+      const v = scale === 0 ? mantissa : mantissa / POWERS_OF_TEN[-scale];
+      return negative ? -v : v;
+    }
+    // Everything else: ECMAScript StringToNumber on the validated token (round to nearest,
+    // ties to even), the same reading of a JSON number as an IEEE 754 double.
+    const n = Number(s.slice(start, i));
+    if (!Number.isFinite(n)) {
       this.fail("number is too large for an IEEE 754 double (overflows to Infinity)", start);
     }
+    return n;
   }
 
-  /**
-   * Validates a string token. For names (`isKey`), leaves in `keyHash` an FNV-1a hash of the
-   * decoded name's UTF-8 bytes, so differently escaped spellings of one name hash alike.
-   */
-  private string(isKey: boolean): void {
-    const b = this.b;
+  private string(): string {
+    const s = this.s;
     const start = this.i;
     let i = start + 1;
-    let h = 0x811c9dc5;
+    // Fast path: no escape in the string, one slice of the source text.
     for (;;) {
-      const c = b[i];
+      const c = s.charCodeAt(i);
+      if (c === QUOTE) {
+        this.i = i + 1;
+        return s.slice(start + 1, i);
+      }
+      if (c === BACKSLASH || c < 0x20 || i >= s.length) break;
+      i++;
+    }
+    // Slow path: the string has escapes. Decoded code units go through a reusable buffer,
+    // flushed in chunks: linear, where appending many short pieces to a string is not.
+    const units = unitBuffer;
+    const parts: string[] = [];
+    let n = 0;
+    for (let k = start + 1; k < i; k++) units[n++] = s.charCodeAt(k);
+    for (;;) {
+      if (n >= UNIT_CHUNK) {
+        parts.push(String.fromCharCode.apply(null, units.subarray(0, n) as unknown as number[]));
+        n = 0;
+      }
+      if (i >= s.length) this.fail("unterminated string", start);
+      const c = s.charCodeAt(i);
       if (c === QUOTE) break;
-      if (c === undefined) this.fail("unterminated string", start);
       if (c < 0x20) {
         this.fail(
           `control character U+${c.toString(16).padStart(4, "0").toUpperCase()} ` +
@@ -333,82 +408,84 @@ class Validator {
           i,
         );
       }
-      if (c < 0x80 && c !== BACKSLASH) {
-        if (isKey) h = Math.imul(h ^ c, 0x01000193);
+      if (c !== BACKSLASH) {
+        units[n++] = c;
         i++;
         continue;
       }
-      if (c >= 0x80) {
-        const next = this.utf8Sequence(i);
-        if (isKey) { for (; i < next; i++) h = Math.imul(h ^ b[i], 0x01000193); }
-        i = next;
-        continue;
-      }
-      // An escape.
-      const e = b[i + 1];
-      let unit: number;
-      let skip = 2;
-      switch (e) {
-        case QUOTE:
-        case BACKSLASH:
-        case 0x2f:
-          unit = e;
-          break;
-        case 0x62:
-          unit = 0x08;
-          break;
-        case 0x66:
-          unit = 0x0c;
-          break;
-        case 0x6e:
-          unit = 0x0a;
-          break;
-        case 0x72:
-          unit = 0x0d;
-          break;
-        case 0x74:
-          unit = 0x09;
-          break;
-        case 0x75: {
-          unit = this.hex4(i + 2, i);
-          skip = 6;
-          if (unit >= 0xd800 && unit <= 0xdbff) {
-            const low = b[i + 6] === BACKSLASH && b[i + 7] === 0x75 ? this.hex4(i + 8, i + 6) : -1;
-            if (low < 0xdc00 || low > 0xdfff) {
-              this.fail(`lone high surrogate \\u${unit.toString(16)} has no pair`, i);
-            }
-            unit = 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00);
-            skip = 12;
-          } else if (unit >= 0xdc00 && unit <= 0xdfff) {
-            this.fail(`lone low surrogate \\u${unit.toString(16)} has no pair`, i);
+      const e = s.charCodeAt(i + 1);
+      const simple = e < 128 ? SIMPLE_ESCAPES[e] : 0;
+      if (simple !== 0) {
+        units[n++] = simple;
+        i += 2;
+      } else if (e === 0x75) {
+        const unit = this.hex4(i + 2, i);
+        if (unit >= 0xd800 && unit <= 0xdbff) {
+          const low = s.charCodeAt(i + 6) === BACKSLASH && s.charCodeAt(i + 7) === 0x75
+            ? this.hex4(i + 8, i + 6)
+            : -1;
+          if (low < 0xdc00 || low > 0xdfff) {
+            this.fail(`lone high surrogate \\u${unit.toString(16)} has no pair`, i);
           }
-          break;
+          units[n++] = unit;
+          units[n++] = low;
+          i += 12;
+        } else if (unit >= 0xdc00 && unit <= 0xdfff) {
+          this.fail(`lone low surrogate \\u${unit.toString(16)} has no pair`, i);
+        } else {
+          units[n++] = unit;
+          i += 6;
         }
-        default:
-          this.fail(`invalid escape ${e === undefined ? "at end of input" : describeByte(e)}`, i);
+      } else {
+        const what = i + 1 >= s.length ? "at end of input" : describeChar(s, i + 1);
+        this.fail(`invalid escape ${what}`, i);
       }
-      if (isKey) h = hashCodePoint(h, unit);
-      i += skip;
     }
     this.i = i + 1;
-    this.keyHash = h;
+    const last = String.fromCharCode.apply(null, units.subarray(0, n) as unknown as number[]);
+    if (parts.length === 0) return last;
+    parts.push(last);
+    return parts.join("");
   }
 
-  private hex4(at: number, escapeOffset: number): number {
-    const b = this.b;
+  private hex4(at: number, escapeAt: number): number {
+    const s = this.s;
     let v = 0;
     for (let k = 0; k < 4; k++) {
-      const h = hexValue(b[at + k]);
-      if (h < 0) this.fail("\\u must be followed by four hex digits", escapeOffset);
+      const h = hexValue(s.charCodeAt(at + k));
+      if (h < 0) this.fail("\\u must be followed by four hex digits", escapeAt);
       v = (v << 4) | h;
     }
     return v;
   }
+}
 
-  /** Validates one UTF-8 sequence starting at `i` (RFC 3629 table); returns the next offset. */
-  private utf8Sequence(i: number): number {
-    const b = this.b;
+/**
+ * Reports bytes that are not UTF-8. A grammar error before the first bad byte is reported
+ * first (as a validating pass in document order would); otherwise the bad byte, with the
+ * reason (RFC 3629 table).
+ */
+function failInvalidUtf8(b: Uint8Array, source?: string): never {
+  const bad = firstInvalidUtf8(b);
+  // The lossy decoding replaces each bad sequence with U+FFFD and keeps every ASCII byte, so
+  // the structure and every offset before the first bad byte are those of the input.
+  try {
+    new Parser(lossyUtf8.decode(b), source).document();
+  } catch (e) {
+    if (e instanceof SchemaPinError && Number(e.details?.offset) < bad.offset) throw e;
+  }
+  const prefix = new Parser(lossyUtf8.decode(b.subarray(0, bad.offset)), source);
+  return prefix.fail(`invalid UTF-8 (${bad.why})`, Infinity);
+}
+
+/** The offset of the first byte sequence that is not UTF-8, and why. */
+function firstInvalidUtf8(b: Uint8Array): { offset: number; why: string } {
+  for (let i = 0; i < b.length;) {
     const c = b[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
     let need: number, lo = 0x80, hi = 0xbf;
     if (c >= 0xc2 && c <= 0xdf) need = 1;
     else if (c === 0xe0) (need = 2), (lo = 0xa0);
@@ -420,7 +497,7 @@ class Validator {
     else if (c === 0xf4) (need = 3), (hi = 0x8f);
     else {
       const why = c === 0xc0 || c === 0xc1 ? "overlong encoding" : "not a UTF-8 lead byte";
-      this.fail(`invalid UTF-8 (${why}: 0x${c.toString(16)})`, i);
+      return { offset: i, why: `${why}: 0x${c.toString(16)}` };
     }
     for (let k = 1; k <= need; k++) {
       const d = b[i + k];
@@ -433,41 +510,10 @@ class Validator {
           : k === 1 && (c === 0xe0 || c === 0xf0) && d !== undefined && d < lo
           ? "overlong encoding"
           : "bad continuation byte";
-        this.fail(`invalid UTF-8 (${why})`, i);
+        return { offset: i, why };
       }
     }
-    return i + need + 1;
+    i += need + 1;
   }
-}
-
-/** Feeds the UTF-8 encoding of code point `cp` into an FNV-1a hash. */
-function hashCodePoint(h: number, cp: number): number {
-  if (cp < 0x80) return Math.imul(h ^ cp, 0x01000193);
-  if (cp < 0x800) {
-    h = Math.imul(h ^ (0xc0 | (cp >> 6)), 0x01000193);
-  } else {
-    if (cp < 0x10000) {
-      h = Math.imul(h ^ (0xe0 | (cp >> 12)), 0x01000193);
-    } else {
-      h = Math.imul(h ^ (0xf0 | (cp >> 18)), 0x01000193);
-      h = Math.imul(h ^ (0x80 | ((cp >> 12) & 0x3f)), 0x01000193);
-    }
-    h = Math.imul(h ^ (0x80 | ((cp >> 6) & 0x3f)), 0x01000193);
-  }
-  return Math.imul(h ^ (0x80 | (cp & 0x3f)), 0x01000193);
-}
-
-/** 1-based line and column (in characters) of a byte offset, for error messages. */
-function lineColumn(b: Uint8Array, offset: number): { line: number; column: number } {
-  let line = 1, lineStart = 0;
-  const end = Math.min(offset, b.length);
-  for (let i = 0; i < end; i++) {
-    if (b[i] === 0x0a) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  let column = 1;
-  for (let i = lineStart; i < end; i++) if ((b[i] & 0xc0) !== 0x80) column++;
-  return { line, column };
+  return { offset: b.length, why: "truncated sequence" };
 }
