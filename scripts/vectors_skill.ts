@@ -91,7 +91,9 @@ The key is a published test-only key (\`tests/fixtures/vector_key.pem\`): never 
     — ECDSA P-256 / SHA-256 over these bytes gives \`signature_document.signature\`
     (RFC 6979, so the bytes are reproducible, but verify rather than compare);
   - \`legacy\`: the same tree under the pre-1.4 algorithm (SHA-256(path ‖ content) per file,
-    root over the concatenated hex digests) — for verifiers that accept legacy documents;
+    root over the concatenated hex digests, \`.schemapin.sig\` left out at every depth as the
+    1.3 signers did, so \`nested/.schemapin.sig\` is not covered) — for verifiers that accept
+    legacy documents;
   - \`document_cases[]\`: the signed document and mutations of it with the verdict of the
     signature check over the rebuilt signing input (\`valid\` / \`invalid\`): every known
     field is covered; an unknown field is not (valid, to be reported as unprotected).
@@ -101,6 +103,9 @@ The key is a published test-only key (\`tests/fixtures/vector_key.pem\`): never 
 /** The independent reference computation of §4b.4–5 and the legacy algorithm. */
 function reference(algorithm: "1.4" | "legacy") {
   const entries = Object.entries(TREE)
+    // The legacy (1.3) algorithm leaves `.schemapin.sig` out at every depth (§4b: only the
+    // 1.4 algorithm limits the exclusion to the top level).
+    .filter(([path]) => algorithm === "1.4" || !/(^|\/)\.schemapin\.sig$/.test(path))
     .map(([path, content]) => ({ path, bytes: utf8(path), content }))
     .sort((a, b) => compareUtf8(a.bytes, b.bytes));
   const out = entries.map((e) => {
@@ -240,7 +245,7 @@ export async function buildSkillVectors(): Promise<Record<string, Uint8Array>> {
     signature_document: doc,
     legacy: {
       note: "schemapin_version below 1.4: SHA-256(path ‖ content) per file, root over the " +
-        "concatenated hex digests; verification only",
+        "concatenated hex digests, .schemapin.sig left out at every depth; verification only",
       entries: legacyRef.entries.map((e) => ({
         path: e.path,
         entry_digest: "sha256:" + hex(e.digest),

@@ -585,6 +585,10 @@ const VERIFY_WARNINGS: Record<string, string> = {
     "legacy signature format (schemapin_version below 1.4): only the file contents are " +
     "signed, none of the metadata (skill_name, domain, signed_at, expires_at, versions, " +
     "manifest); it cannot anchor lineage — ask the publisher to re-sign with SchemaPin 1.4",
+  legacy_nested_signature_files:
+    "legacy signature format: nested .schemapin.sig files are not covered by the signature " +
+    "(the 1.3 algorithm leaves that name out at every depth, as the reference SDKs do; §4b); " +
+    "their contents are not verified",
 };
 
 /** The human text of a verification warning code. */

@@ -199,6 +199,9 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         return resultExitCode(result);
       }
       await printVerifyNotes(result, io);
+      if (result.unsignedFiles) {
+        await io.stderr(`  not covered: ${result.unsignedFiles.map(showPath).join(", ")}\n`);
+      }
       const who = `${showPath(result.toolId || "(unnamed)")}@${domain}`;
       if (result.valid) {
         const pin = result.keyPinning === "first_use" ? "pinned on first use" : "pin matches";

@@ -8,8 +8,10 @@
  *   point order; `skill_hash = "sha256:" + hex(root hash)`.
  *
  * Legacy (`schemapin_version` below "1.4", §4b last paragraph): entry digest
- * `SHA-256(path ‖ content)`, root hash `SHA-256` over the concatenated lowercase hex digests.
- * Only verification uses it; new signatures never do.
+ * `SHA-256(path ‖ content)`, root hash `SHA-256` over the concatenated lowercase hex digests,
+ * and `.schemapin.sig` left out at every depth as the 1.3 signers did (the "top-level only"
+ * rule of §4b.1 belongs to the 1.4 algorithm; see `WalkSkillOptions` in walk.ts). Only
+ * verification uses it; new signatures never do.
  *
  * Files are read in fixed-size chunks into one reused buffer, so memory does not grow with
  * file size. Each file is opened only after the walk classified it as a regular file with
@@ -70,6 +72,11 @@ export interface SkillHash {
   readonly skillHash: string;
   /** Sum of the file sizes. */
   readonly totalBytes: number;
+  /**
+   * Nested `.schemapin.sig` files the legacy algorithm left out, in code point order (always
+   * empty for 1.4, where only the top-level one is excluded). Their contents are not covered.
+   */
+  readonly excluded: readonly string[];
 }
 
 /** Progress of {@linkcode hashSkillDir}, reported to `onProgress`. */
@@ -145,6 +152,7 @@ function finish(
   algorithm: SkillAlgorithm,
   hashed: readonly HashedEntry[],
   totalBytes: number,
+  excluded: readonly string[],
 ): SkillHash {
   const root = createHash("sha256");
   const entries: SkillEntryHash[] = [];
@@ -167,6 +175,7 @@ function finish(
     rootHash,
     skillHash: "sha256:" + toHex(rootHash),
     totalBytes,
+    excluded,
   };
 }
 
@@ -233,7 +242,11 @@ export async function hashSkillDir(
   options: HashSkillOptions = {},
 ): Promise<SkillHash> {
   const algorithm = options.algorithm ?? "1.4";
-  const { files, totalBytes } = walkSkillDir(dir, options);
+  const { files, totalBytes, excluded } = walkSkillDir(dir, {
+    maxEntries: options.maxEntries,
+    maxBytes: options.maxBytes,
+    excludeNestedSignatureFiles: algorithm === "legacy",
+  });
   const root = dir.length > 1 ? dir.replace(/\/+$/, "") || "/" : dir;
   const buffer = new Uint8Array(CHUNK_BYTES);
   const hashed: HashedEntry[] = [];
@@ -291,7 +304,7 @@ export async function hashSkillDir(
       digest: h.digest(),
     });
   }
-  return finish(algorithm, hashed, totalBytes);
+  return finish(algorithm, hashed, totalBytes, excluded);
 }
 
 /** A file given in memory to {@linkcode hashSkillFiles}. */
@@ -318,7 +331,8 @@ export function checkSkillPath(path: unknown): string | undefined {
 /**
  * Hashes a skill given in memory — the pure core of {@linkcode hashSkillDir}, for tests,
  * other storage and conformance vectors. Paths are sorted by code point; a top-level
- * `.schemapin.sig` is excluded as in a folder.
+ * `.schemapin.sig` is excluded as in a folder, and with the legacy algorithm a nested one too
+ * (listed in `excluded`).
  *
  * @throws {SchemaPinError} `INPUT_INVALID` for an invalid or duplicate path, or no file.
  *
@@ -336,6 +350,7 @@ export function hashSkillFiles(
 ): SkillHash {
   const encoder = new TextEncoder();
   const items: { path: string; pathBytes: Uint8Array; content: Uint8Array }[] = [];
+  const excluded: { path: string; pathBytes: Uint8Array }[] = [];
   const seen = new Set<string>();
   for (const f of files) {
     const problem = checkSkillPath(f?.path);
@@ -354,6 +369,10 @@ export function hashSkillFiles(
       throw new SchemaPinError("INPUT_INVALID", `${f.path} is given twice`, { path: f.path });
     }
     seen.add(f.path);
+    if (algorithm === "legacy" && f.path.endsWith(`/${SIGNATURE_FILE_NAME}`)) {
+      excluded.push({ path: f.path, pathBytes: encoder.encode(f.path) }); // as in walk.ts
+      continue;
+    }
     items.push({ path: f.path, pathBytes: encoder.encode(f.path), content: f.content });
   }
   if (items.length === 0) {
@@ -369,5 +388,6 @@ export function hashSkillFiles(
       .digest();
     return { ...it, size: it.content.length, digest: new Uint8Array(digest) };
   });
-  return finish(algorithm, hashed, total);
+  excluded.sort((a, b) => compareBytes(a.pathBytes, b.pathBytes));
+  return finish(algorithm, hashed, total, excluded.map((e) => e.path));
 }

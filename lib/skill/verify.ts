@@ -29,7 +29,10 @@
  *   reported domain come only from the validated `domain` argument.
  *
  * Symbolic links abort for legacy documents too (the legacy algorithm skipped them): the
- * folder walk is the same hostile-input-safe walk for both.
+ * folder walk is the same hostile-input-safe walk for both. The legacy walk leaves out a
+ * nested `.schemapin.sig` as the 1.3 signers did (§4b: the "top-level" exclusion is a rule of
+ * the 1.4 algorithm); such files are listed in `unsignedFiles` with the
+ * `legacy_nested_signature_files` warning.
  *
  * @module
  */
@@ -93,6 +96,8 @@ export interface VerifySkillOfflineOptions extends OfflineFlowOptions, SkillLimi
 export interface SkillVerificationResult extends OfflineVerificationResult {
   /**
    * Warning codes: `legacy_signature_format` (a pre-1.4 document: no field is signed),
+   * `legacy_nested_signature_files` (the legacy algorithm left nested `.schemapin.sig` files
+   * out of the signature, see `unsignedFiles`),
    * `unprotected_fields` (see `unprotectedFields`), `signature_expired`,
    * `signature_expires_at_unparseable` (with `allowExpired`), `revocation_document_missing`,
    * `discovery_schema_version_newer`, `signature_version_newer`.
@@ -108,6 +113,12 @@ export interface SkillVerificationResult extends OfflineVerificationResult {
   files?: number;
   /** Bytes hashed. */
   totalBytes?: number;
+  /**
+   * Nested `.schemapin.sig` files that a legacy (1.3) signature does not cover: the legacy
+   * algorithm leaves that name out at every depth, as the reference SDKs do (§4b; see
+   * `WalkSkillOptions` in walk.ts). Present only when there are some.
+   */
+  unsignedFiles?: string[];
   /** What differs between the signed manifest and the folder, when anything does. */
   changes?: ManifestChanges;
   /**
@@ -145,6 +156,18 @@ function verifiesOverRootHash(
 ): boolean {
   if (!/^sha256:[0-9a-f]{64}$/.test(doc.skill_hash)) return false;
   return verifyDocumentSignature(key, hexToBytes(doc.skill_hash.slice(7)), doc.signature).valid;
+}
+
+/**
+ * Records on `result` the nested `.schemapin.sig` files a legacy hash left out, with the
+ * `legacy_nested_signature_files` warning, so that their exclusion is never silent.
+ */
+function noteExcluded(hash: SkillHash, result: SkillVerificationResult): void {
+  if (hash.excluded.length === 0) return;
+  result.unsignedFiles = [...hash.excluded];
+  if (!result.warnings.includes("legacy_nested_signature_files")) {
+    result.warnings.push("legacy_nested_signature_files");
+  }
 }
 
 function changeSummary(changes: ManifestChanges): string {
@@ -251,6 +274,7 @@ class SkillSubject implements OfflineSubject<SkillVerificationResult> {
       : compareManifests(doc.file_manifest, legacy.manifest);
     delete result.changes;
     if (changes && !isUnchanged(changes)) result.changes = changes;
+    noteExcluded(legacy, result);
     if (legacy.skillHash === doc.skill_hash) {
       return failure(
         "SIGNATURE_INVALID",
@@ -284,6 +308,7 @@ class SkillSubject implements OfflineSubject<SkillVerificationResult> {
     result.skillHash = hash.skillHash;
     result.files = hash.entries.length;
     result.totalBytes = hash.totalBytes;
+    noteExcluded(hash, result);
     const changes = doc.file_manifest === undefined
       ? undefined
       : compareManifests(doc.file_manifest, hash.manifest);

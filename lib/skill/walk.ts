@@ -7,9 +7,11 @@
  * reachable through a link. Names that are not valid UTF-8 abort. The entry and byte caps are
  * checked here, from `lstat` sizes, before any file's data is read.
  *
- * Directories are not entries; the top-level `.schemapin.sig` is excluded (a `.schemapin.sig`
- * deeper down is an ordinary file). Paths are forward-slash relative paths, returned sorted by
- * code point (UTF-8 byte order).
+ * Directories are not entries; the top-level `.schemapin.sig` is excluded (§4b.1: for the 1.4
+ * algorithm a `.schemapin.sig` deeper down is an ordinary file). For the legacy (1.3)
+ * algorithm, `excludeNestedSignatureFiles` leaves out a regular file named `.schemapin.sig` at
+ * every depth, as the 1.3 signers did (see {@linkcode WalkSkillOptions}). Paths are
+ * forward-slash relative paths, returned sorted by code point (UTF-8 byte order).
  *
  * The walk uses synchronous file-system calls on purpose: for thousands of small files they
  * are several times faster than the asynchronous ones in Deno (see bench/skill_bench.ts).
@@ -34,6 +36,22 @@ export interface SkillLimits {
   maxBytes?: number;
 }
 
+/** Options of {@linkcode walkSkillDir}. */
+export interface WalkSkillOptions extends SkillLimits {
+  /**
+   * Leave out regular files named `.schemapin.sig` below the top as well (they are listed in
+   * {@linkcode SkillWalk.excluded}). Only for the legacy (1.3) algorithm: §4b defines the 1.4
+   * algorithm ("The algorithm, identified by `schemapin_version: "1.4"`… is: 1. … The
+   * top-level `.schemapin.sig` is excluded"), while documents below 1.4 "use the legacy
+   * algorithm", which §4b only summarises and which verifiers "MAY accept … for
+   * compatibility": the 1.3 algorithm as every reference SDK signed it skips that name at
+   * every depth, so counting a nested one would make a genuine 1.3 folder fail as "added".
+   * A symbolic link or special file of that name still aborts (§4b.2, as for any entry), and
+   * excluded files count towards the entry cap (never towards the byte cap: they are not read).
+   */
+  excludeNestedSignatureFiles?: boolean;
+}
+
 /** One file of a skill folder, as found by {@linkcode walkSkillDir}. */
 export interface SkillFile {
   /** Forward-slash path relative to the skill root (`scripts/run.sh`). */
@@ -52,6 +70,11 @@ export interface SkillWalk {
   readonly files: readonly SkillFile[];
   /** Sum of the files' sizes. */
   readonly totalBytes: number;
+  /**
+   * Nested `.schemapin.sig` files left out (only with `excludeNestedSignatureFiles`; else
+   * empty), sorted by code point.
+   */
+  readonly excluded: readonly string[];
 }
 
 const encoder = new TextEncoder();
@@ -149,10 +172,12 @@ export function checkSkillRoot(dir: string): string {
  * console.log(files.map((f) => f.path)); // ["SKILL.md", "scripts/run.sh"]
  * ```
  */
-export function walkSkillDir(dir: string, limits: SkillLimits = {}): SkillWalk {
+export function walkSkillDir(dir: string, limits: WalkSkillOptions = {}): SkillWalk {
   const { maxEntries, maxBytes } = resolveLimits(limits);
+  const excludeNested = limits.excludeNestedSignatureFiles === true;
   const root = checkSkillRoot(dir);
   const files: SkillFile[] = [];
+  const excluded: SkillFile[] = [];
   let totalBytes = 0;
   let directories = 0;
   // An explicit stack: nesting depth is bounded only by PATH_MAX, not by the JS call stack.
@@ -236,7 +261,7 @@ export function walkSkillDir(dir: string, limits: SkillLimits = {}): SkillWalk {
           kind === "symlink" ? "symlink" : kind.replace(" ", "_"),
         );
       }
-      if (files.length >= maxEntries) {
+      if (files.length + excluded.length >= maxEntries) {
         throw refuse(
           root,
           path,
@@ -244,6 +269,11 @@ export function walkSkillDir(dir: string, limits: SkillLimits = {}): SkillWalk {
             `intended)`,
           "too_many_entries",
         );
+      }
+      if (excludeNested && name === SIGNATURE_FILE_NAME) {
+        // Legacy (1.3) algorithm only: see WalkSkillOptions.excludeNestedSignatureFiles (§4b).
+        excluded.push({ path, pathBytes: encoder.encode(path), fsPath, size: info.size });
+        continue;
       }
       totalBytes += info.size;
       if (totalBytes > maxBytes) {
@@ -269,5 +299,6 @@ export function walkSkillDir(dir: string, limits: SkillLimits = {}): SkillWalk {
     );
   }
   files.sort((a, b) => compareBytes(a.pathBytes, b.pathBytes));
-  return { files, totalBytes };
+  excluded.sort((a, b) => compareBytes(a.pathBytes, b.pathBytes));
+  return { files, totalBytes, excluded: excluded.map((f) => f.path) };
 }

@@ -9,6 +9,7 @@ import { makeVerifySkillCommand } from "../../lib/cli/verify_skill.ts";
 import { runCliProcess, runInProcess } from "./run.ts";
 import { withSkill } from "../skill/trees.ts";
 import { INTEROP_JS } from "../fixtures/interop.ts";
+import { referenceLegacySign } from "../skill/reference_legacy.ts";
 
 const key = generateKeyPair();
 const other = generateKeyPair();
@@ -349,6 +350,65 @@ Deno.test("verify-skill: a 1.4 label over a legacy signature, folder changed: on
   } finally {
     await Deno.remove(base, { recursive: true });
   }
+});
+
+Deno.test("verify-skill: a legacy folder with a nested .schemapin.sig verifies and names it", async () => {
+  await withSkill(async (s) => {
+    const sig = JSON.parse(await Deno.readTextFile(`${INTEROP}/legacy_skill/.schemapin.sig`));
+    referenceLegacySign(s.dir, {
+      privateKeyPem: await Deno.readTextFile(`${INTEROP}/signer_private.pem`),
+      domain: "example.com",
+      skillName: "my-skill",
+      signerKid: sig.signer_kid,
+      signedAt: "2026-11-30T04:11:30Z",
+    });
+    const args = [
+      "verify-skill",
+      s.dir,
+      "--domain",
+      "example.com",
+      "--discovery",
+      `${INTEROP}/well_known.json`,
+      "--pin-store",
+      `${s.base}/pins.json`,
+      "--trust-first-use",
+    ];
+    const r = await runInProcess(args);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^OK my-skill@example\.com: 3 files, .*legacy format/);
+    assert.match(
+      r.stderr,
+      /^warning: legacy signature format: nested \.schemapin\.sig files are not covered/m,
+    );
+    assert.match(r.stderr, /^ {2}not covered: vendor\/\.schemapin\.sig$/m);
+    const j = JSON.parse((await runInProcess([...args, "--json"])).stdout);
+    assert.deepEqual(j.unsignedFiles, ["vendor/.schemapin.sig"]);
+    assert.ok(j.warnings.includes("legacy_nested_signature_files"));
+    // A signed file changed: exit 1, and only that file is listed.
+    await Deno.writeTextFile(`${s.dir}/vendor/tool.py`, "print('changed')\n");
+    const changed = await runInProcess(args);
+    assert.equal(changed.code, 1);
+    assert.equal(
+      changed.stdout,
+      "FAIL my-skill@example.com: SIGNATURE_INVALID\n  modified: vendor/tool.py\n",
+    );
+  }, {
+    "vendor/.schemapin.sig": '{"inner": true}\n',
+    "vendor/tool.py": "print('vendored')\n",
+  });
+});
+
+Deno.test("verify-skill: a 1.4 folder's nested .schemapin.sig stays signed (no exclusion)", async () => {
+  await withSkill(async (s) => {
+    assert.equal((await sign(s.dir)).code, 0);
+    const ok = await verify(s.dir, `${s.base}/pins.json`, "--trust-first-use");
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.doesNotMatch(ok.stderr, /not covered/);
+    await Deno.writeTextFile(`${s.dir}/vendor/.schemapin.sig`, '{"inner": false}\n');
+    const r = await verify(s.dir, `${s.base}/pins.json`);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /modified: vendor\/\.schemapin\.sig/);
+  }, { "vendor/.schemapin.sig": '{"inner": true}\n' });
 });
 
 Deno.test("verify-skill: unknown field warns, expiry fails closed, pin mismatch, other signer", async () => {

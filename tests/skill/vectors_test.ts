@@ -34,6 +34,13 @@ Deno.test("skill vectors: the tree hashes to the published entries and skill_has
   assert.ok(!expected.entries.some((e) => e.path === ".schemapin.sig"));
   const legacy = await hashSkillDir(tree, { algorithm: "legacy" });
   assert.equal(legacy.skillHash, expected.legacy.skill_hash);
+  // The legacy algorithm leaves nested/.schemapin.sig out, as the 1.3 signers did (§4b).
+  assert.ok(!expected.legacy.entries.some((e) => e.path === "nested/.schemapin.sig"));
+  assert.deepEqual(legacy.excluded, ["nested/.schemapin.sig"]);
+  assert.deepEqual(
+    legacy.entries.map((e) => ({ path: e.path, entry_digest: e.digest })),
+    expected.legacy.entries,
+  );
 });
 
 Deno.test("skill vectors: the published signature document verifies offline", async () => {
