@@ -79,6 +79,7 @@ if (import.meta.main) {
     console.error(`deno ${args.join(" ")}`);
     const { code } = await new Deno.Command(Deno.execPath(), {
       args,
+      env: { DENO_NO_UPDATE_CHECK: "1" },
       stdout: "inherit",
       stderr: "inherit",
     })

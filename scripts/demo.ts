@@ -21,7 +21,7 @@ async function schemapin(args: string[], expectCode: number): Promise<string> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", ...flags, new URL("cli.ts", repo).pathname, ...args],
     cwd: work,
-    env: { SCHEMAPIN_HOME: `${work}/.schemapin`, NO_COLOR: "1" },
+    env: { SCHEMAPIN_HOME: `${work}/.schemapin`, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
     stdin: "null",
   }).output();
   const out = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);

@@ -1,11 +1,12 @@
 // The JSR package: every export documented (`deno doc --lint`), and `deno publish --dry-run`
 // passes with no warnings (slow types, excluded files).
 import assert from "node:assert/strict";
+import { childCommand } from "./process.ts";
 
 const root = new URL("../", import.meta.url).pathname;
 
 async function deno(args: string[]): Promise<{ code: number; output: string }> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+  const { code, stdout, stderr } = await childCommand(Deno.execPath(), {
     args,
     cwd: root,
     env: { NO_COLOR: "1" },

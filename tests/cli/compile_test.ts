@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { compileArgs, permissionFlags, TARGETS } from "../../scripts/compile.ts";
 import { schemapinTaskFlags } from "./run.ts";
+import { childCommand } from "../process.ts";
 
 const denoJson = await Deno.readTextFile(new URL("../../deno.json", import.meta.url));
 
@@ -48,12 +49,12 @@ Deno.test({
       const flags = permissionFlags(denoJson);
       const out = `${dir}/schemapin`;
       const args = compileArgs(flags).map((a) => a.startsWith("dist/") ? out : a);
-      const build = await new Deno.Command(Deno.execPath(), {
+      const build = await childCommand(Deno.execPath(), {
         args,
         cwd: new URL("../../", import.meta.url).pathname,
       }).output();
       assert.equal(build.code, 0, new TextDecoder().decode(build.stderr));
-      const run = await new Deno.Command(out, { args: ["--version"] }).output();
+      const run = await childCommand(out, { args: ["--version"] }).output();
       assert.match(new TextDecoder().decode(run.stdout), /^schemapin \S+ \(compiled\)\n$/);
     } finally {
       await Deno.remove(dir, { recursive: true });

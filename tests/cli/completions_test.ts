@@ -5,10 +5,11 @@ import type { Command } from "../../lib/cli/command.ts";
 import { COMMANDS } from "../../lib/cli/registry.ts";
 import { completionScript, completionSpec, SHELLS } from "../../lib/cli/completions.ts";
 import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
+import { childCommand } from "../process.ts";
 
 async function available(shell: string): Promise<boolean> {
   try {
-    const o = await new Deno.Command(shell, {
+    const o = await childCommand(shell, {
       args: ["-c", "exit 0"],
       stdout: "null",
       stderr: "null",
@@ -21,7 +22,7 @@ async function available(shell: string): Promise<boolean> {
 }
 
 async function syntaxCheck(shell: string, file: string): Promise<{ ok: boolean; err: string }> {
-  const o = await new Deno.Command(shell, { args: ["-n", file], stdout: "piped", stderr: "piped" })
+  const o = await childCommand(shell, { args: ["-n", file], stdout: "piped", stderr: "piped" })
     .output();
   return { ok: o.success, err: new TextDecoder().decode(o.stderr) };
 }
@@ -35,7 +36,7 @@ async function bashComplete(script: string, line: string[]): Promise<string[]> {
 COMP_WORDS=(${words}); COMP_CWORD=${line.length - 1}
 _schemapin
 printf '%s\\n' "\${COMPREPLY[@]}"`;
-    const o = await new Deno.Command("bash", {
+    const o = await childCommand("bash", {
       args: ["--norc", "--noprofile", "-c", program],
       stdout: "piped",
       stderr: "piped",

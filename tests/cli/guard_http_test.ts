@@ -18,6 +18,7 @@ import {
   writeLock,
   writeTools,
 } from "../guard/helpers.ts";
+import { childCommand } from "../process.ts";
 
 const deno = Deno.execPath();
 
@@ -34,7 +35,7 @@ async function startProc(
   stream: "stdout" | "stderr",
   env: Record<string, string> = {},
 ): Promise<Proc> {
-  const child = new Deno.Command(deno, {
+  const child = childCommand(deno, {
     args,
     env: { NO_COLOR: "1", ...env },
     stdin: "null",

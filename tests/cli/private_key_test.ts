@@ -17,6 +17,7 @@ import {
 import { generateKeyPair, parsePublicKeyPem, privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { openssl } from "../crypto/openssl_keys.ts";
 import { exists, runCliProcess, runInProcess, withTempDir } from "./run.ts";
+import { childCommand } from "../process.ts";
 
 const PASS = "tr0ub4dor&3 passphrase";
 const enc = new TextEncoder();
@@ -486,7 +487,7 @@ Deno.test("a plain key with --passphrase-file still works, with a note", async (
 
 /** `script` (util-linux) runs the CLI on a pseudo-terminal; we type when the prompt shows. */
 const SCRIPT = Deno.build.os === "linux" &&
-  (await new Deno.Command("script", { args: ["--version"], stdout: "null", stderr: "null" })
+  (await childCommand("script", { args: ["--version"], stdout: "null", stderr: "null" })
     .output().then((o) => o.success, () => false));
 
 async function onTerminal(
@@ -496,7 +497,7 @@ async function onTerminal(
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const repo = new URL("../../", import.meta.url).pathname;
   const cmd = [Deno.execPath(), "run", "--quiet", "-A", `${repo}cli.ts`, ...args].map(quote);
-  const child = new Deno.Command("script", {
+  const child = childCommand("script", {
     args: ["-q", "-e", "-c", cmd.join(" "), "/dev/null"],
     stdin: "piped",
     stdout: "piped",

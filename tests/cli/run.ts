@@ -5,6 +5,7 @@
  */
 import { runCli } from "../../lib/cli/main.ts";
 import type { CliIO } from "../../lib/cli/command.ts";
+import { childCommand } from "../process.ts";
 
 /** What a CLI run produced. */
 export interface CliResult {
@@ -60,7 +61,7 @@ export async function runCliProcess(
   options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {},
 ): Promise<CliResult> {
   const flags = await schemapinTaskFlags();
-  const child = new Deno.Command(Deno.execPath(), {
+  const child = childCommand(Deno.execPath(), {
     args: ["run", "--quiet", ...flags, new URL("cli.ts", repo).pathname, ...args],
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",

@@ -16,6 +16,7 @@ import {
   mkNonUtf8,
   mksocket,
 } from "../skill/trees.ts";
+import { childCommand } from "../process.ts";
 
 const key = generateKeyPair();
 const keyDir = await Deno.makeTempDir({ prefix: "schemapin-hostile-keys-" });
@@ -65,7 +66,7 @@ async function runReal(
     ...args,
   ];
   const [cmd, ...rest] = [...(options.wrapper ?? []), ...argv];
-  const child = new Deno.Command(cmd, {
+  const child = childCommand(cmd, {
     args: rest,
     stdin: "null",
     stdout: "piped",
@@ -248,7 +249,7 @@ Deno.test("cli hostile: a file growing while it is hashed", async () => {
         const f = await Deno.open(`${dir}/z-grow.log`, { write: true, create: true });
         await f.truncate(64 << 20);
         f.close();
-        writer = new Deno.Command("sh", {
+        writer = childCommand("sh", {
           args: ["-c", `while :; do printf 0123456789abcdef >> "${dir}/z-grow.log"; done`],
           stdout: "null",
           stderr: "null",
@@ -274,7 +275,7 @@ Deno.test("cli hostile: an unreadable file (real process, capabilities dropped w
   let wrapper: string[] | undefined;
   if (readable) {
     // Root reads mode 000 through CAP_DAC_OVERRIDE; drop every capability for the CLI.
-    const setpriv = await new Deno.Command("setpriv", { args: ["--version"], stdout: "null" })
+    const setpriv = await childCommand("setpriv", { args: ["--version"], stdout: "null" })
       .output().catch(() => undefined);
     if (!setpriv?.success) {
       console.log("  skipped: running as root without setpriv, mode 000 cannot be unreadable");

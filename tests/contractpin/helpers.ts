@@ -1,3 +1,4 @@
+import { childCommand } from "../process.ts";
 /**
  * Shared helpers for the contractpin tests: fixture server commands, tool files, an SDK HTTP
  * fixture started as a real process on 127.0.0.1, and small file utilities.
@@ -97,7 +98,7 @@ export async function startSdkHttp(options: {
   const env: Record<string, string> = { FIXTURE_TOOLS: options.toolsFile };
   if (options.log) env.FIXTURE_LOG = options.log;
   if (options.auth) env.FIXTURE_AUTH = options.auth;
-  const child = new Deno.Command(deno, {
+  const child = childCommand(deno, {
     args: [
       "run",
       "--quiet",

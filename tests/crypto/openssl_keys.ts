@@ -1,3 +1,4 @@
+import { childCommand } from "../process.ts";
 /**
  * Test helper: real keys made with the `openssl` CLI at test time, in a temporary directory
  * removed when the test process ends.
@@ -11,7 +12,7 @@ export async function run(
   args: string[],
   stdin?: Uint8Array,
 ): Promise<Uint8Array> {
-  const child = new Deno.Command(command, {
+  const child = childCommand(command, {
     args,
     stdin: stdin === undefined ? "null" : "piped",
     stdout: "piped",

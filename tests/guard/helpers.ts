@@ -14,6 +14,7 @@ import type { JsonValue } from "../../lib/json/types.ts";
 import { generateKeyPair, type PrivateKey, privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { buildDiscoveryDocument } from "../../lib/discovery/document.ts";
 import { schemapinTaskFlags } from "../cli/run.ts";
+import { childCommand } from "../process.ts";
 
 export { runCliProcess, runInProcess, withTempDir } from "../cli/run.ts";
 
@@ -220,7 +221,7 @@ export class RawPeer {
 
   /** Spawns `argv` with piped stdio. */
   constructor(argv: string[], env?: Record<string, string>) {
-    const child = new Deno.Command(argv[0], {
+    const child = childCommand(argv[0], {
       args: argv.slice(1),
       stdin: "piped",
       stdout: "piped",

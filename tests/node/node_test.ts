@@ -2,8 +2,9 @@
 // contract digests) must run outside Deno: bundle tests/node/core_smoke.ts with
 // `deno bundle` and run it under Node.js.
 import assert from "node:assert/strict";
+import { childCommand } from "../process.ts";
 
-const node = await new Deno.Command("node", { args: ["--version"] }).output().catch(() => null);
+const node = await childCommand("node", { args: ["--version"] }).output().catch(() => null);
 
 Deno.test({
   name: "the bundled core runs under Node.js",
@@ -12,7 +13,7 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "schemapin-node-" });
     try {
       const out = `${dir}/core.mjs`;
-      const bundle = await new Deno.Command(Deno.execPath(), {
+      const bundle = await childCommand(Deno.execPath(), {
         args: [
           "bundle",
           "--quiet",
@@ -26,7 +27,7 @@ Deno.test({
       assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
       const source = await Deno.readTextFile(out);
       assert.doesNotMatch(source, /from "npm:/, "npm packages are bundled in");
-      const run = await new Deno.Command("node", { args: [out] }).output();
+      const run = await childCommand("node", { args: [out] }).output();
       const stderr = new TextDecoder().decode(run.stderr);
       assert.equal(run.code, 0, stderr);
       assert.equal(new TextDecoder().decode(run.stdout), "core ok\n");

@@ -16,6 +16,7 @@ import { schemapinHome } from "../../lib/pins/json_file.ts";
 import { isSchemaPinError } from "../../lib/errors.ts";
 import { parseJson } from "../../lib/json/parse.ts";
 import { tempDir } from "../schema/_fixtures.ts";
+import { childCommand } from "../process.ts";
 
 const FP = (c: string) => "sha256:" + c.repeat(64);
 const rec = (toolId: string, fp = FP("a"), domain = "example.com") =>
@@ -263,7 +264,7 @@ Deno.test("concurrent writers in separate processes lose no pin (file lock)", as
     const processes = 8;
     const each = 15;
     const children = Array.from({ length: processes }, (_, p) =>
-      new Deno.Command(Deno.execPath(), {
+      childCommand(Deno.execPath(), {
         args: [
           "run",
           "--allow-read",

@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
+import { childCommand } from "../process.ts";
 
 /** Writes `files` (path → text or bytes) under `dir`, creating directories. */
 export async function writeTree(
@@ -55,7 +56,7 @@ export async function withSkill<T>(
 }
 
 async function run(cmd: string, args: string[], cwd?: string): Promise<void> {
-  const out = await new Deno.Command(cmd, { args, cwd, stdout: "null", stderr: "piped" }).output();
+  const out = await childCommand(cmd, { args, cwd, stdout: "null", stderr: "piped" }).output();
   if (!out.success) {
     throw new Error(`${cmd} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
   }
