@@ -5,12 +5,21 @@
  *
  * Update protocol: create the parent directory (mode 0700) if needed; open
  * `<file>.lock` and take an exclusive `flock` (released by the kernel if the process dies, so
- * no stale locks); read the current file; apply the change; write a temporary file in the
- * same directory, fsync it, rename it over the file, fsync the directory; unlock. The lock
- * file itself is never deleted (deleting it would let two writers lock different inodes).
+ * no stale locks); read the current file; apply the change; write a temporary file
+ * `.<name>.tmp-<pid>-<uuid>` in the same directory, fsync it, rename it over the file, fsync
+ * the directory; unlock. The lock file itself is never deleted (deleting it would let two
+ * writers lock different inodes).
+ *
+ * A writer killed between creating its temporary file and the rename (`kill -9`, a crash, a
+ * power cut) leaves that file behind. Every later write of the same store removes such
+ * leftovers, holding the lock, before it writes (see {@linkcode STALE_TEMP_FILE_MS}): only
+ * regular files whose name is this store's temporary name (`.<name>.tmp-<pid>-<uuid>`, or
+ * `.<name>.tmp-<uuid>` from versions before the pid was recorded), and only when the writer
+ * whose pid the name carries is dead, or the file is older than the threshold.
  *
  * @module
  */
+import process from "node:process";
 import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import { isJsonObject, ownField } from "../discovery/object.ts";
@@ -34,6 +43,85 @@ function describeFsError(e: unknown): string {
   if (e instanceof Deno.errors.PermissionDenied) return "permission denied";
   if (e instanceof Deno.errors.IsADirectory) return "is a directory";
   return (e as Error)?.message ?? String(e);
+}
+
+/**
+ * How old (by modification time) a leftover temporary file of a store must be before a write
+ * removes it although its writer may be alive: 10 minutes. A live writer holds its temporary
+ * file for the milliseconds of one write, and always under the store's lock, which the
+ * cleaner holds too; the age rule only covers what the pid cannot tell (a name from an older
+ * version without a pid, a pid reused by another process, a platform where liveness cannot
+ * be checked). A file whose recorded writer is known to be dead is removed at once.
+ */
+export const STALE_TEMP_FILE_MS: number = 10 * 60 * 1000;
+
+const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+
+/** The temporary-file name pattern of the store file named `base`: pid (optional), uuid. */
+function tempNamePattern(base: string): RegExp {
+  const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`^\\.${escaped}\\.tmp-(?:([1-9][0-9]{0,9})-)?${UUID}$`);
+}
+
+/**
+ * Whether the process `pid` exists: `true`, `false`, or `undefined` when this process cannot
+ * tell. The check is signal 0 (`kill(pid, 0)`: `ESRCH` means no such process, `EPERM` that it
+ * exists under another user), which Deno allows only with the run permission; it is used only
+ * when that permission is already granted, so it never prompts. (`/proc` is no alternative:
+ * Deno requires all permissions to read it.) Without it the age rule alone applies. A zombie
+ * counts as alive, which only defers its file to the age rule.
+ */
+function processAlive(pid: number): boolean | undefined {
+  if (pid === Deno.pid) return true;
+  try {
+    if (Deno.permissions.querySync({ name: "run" }).state !== "granted") return undefined;
+    process.kill(pid, 0); // signal 0: an existence check, nothing is sent
+    return true;
+  } catch (e) {
+    const code = (e as { code?: string })?.code;
+    if (code === "ESRCH") return false;
+    if (code === "EPERM") return true;
+    return undefined;
+  }
+}
+
+/**
+ * Removes the stale temporary files of the store file `path` (see the module documentation).
+ * Call only while holding the store's lock. Best effort: a file that cannot be inspected or
+ * removed is left alone, and nothing here makes the write fail. Returns the names removed.
+ */
+function removeStaleTempFiles(path: string, now: number): string[] {
+  const dir = dirname(path);
+  const pattern = tempNamePattern(path.slice(path.lastIndexOf("/") + 1));
+  const removed: string[] = [];
+  let entries: Iterable<Deno.DirEntry>;
+  try {
+    entries = Deno.readDirSync(dir);
+  } catch {
+    return removed;
+  }
+  try {
+    for (const entry of entries) {
+      const m = pattern.exec(entry.name);
+      if (!m || !entry.isFile) continue; // never a link, a directory or another store's file
+      const full = `${dir}/${entry.name}`;
+      try {
+        const info = Deno.lstatSync(full);
+        if (!info.isFile) continue;
+        const age = now - (info.mtime?.getTime() ?? now);
+        const stale = age > STALE_TEMP_FILE_MS ||
+          (m[1] !== undefined && processAlive(Number(m[1])) === false);
+        if (!stale) continue;
+        Deno.removeSync(full);
+        removed.push(entry.name);
+      } catch {
+        // vanished or not removable: leave it
+      }
+    }
+  } catch {
+    // the listing failed part way: what was removed stays removed
+  }
+  return removed;
 }
 
 function dirname(path: string): string {
@@ -165,7 +253,11 @@ export class RecordFile {
       await lock.lock(true);
       const current = await this.read();
       const { records, result } = change(current);
-      if (records !== undefined) await this.#write(records);
+      if (records !== undefined) {
+        // Under the lock, so no live writer of this store is between create and rename.
+        removeStaleTempFiles(this.path, Date.now());
+        await this.#write(records);
+      }
       return result;
     } finally {
       try {
@@ -184,7 +276,8 @@ export class RecordFile {
     const bytes = new TextEncoder().encode(JSON.stringify(body, null, 2) + "\n");
     const dir = dirname(this.path);
     const base = this.path.slice(this.path.lastIndexOf("/") + 1);
-    const tmp = `${dir}/.${base}.tmp-${crypto.randomUUID()}`;
+    // The pid lets a later writer tell a dead writer's leftover from a live one's file.
+    const tmp = `${dir}/.${base}.tmp-${Deno.pid}-${crypto.randomUUID()}`;
     let file: Deno.FsFile | undefined;
     try {
       file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o644 });
