@@ -6,24 +6,24 @@ import { addPinIfAbsent, FilePinStore, makePinRecord } from "../../lib/pins/stor
 import { LineageStore } from "../../lib/pins/lineage.ts";
 import { STALE_TEMP_FILE_MS } from "../../lib/pins/json_file.ts";
 import { tempDir } from "../schema/_fixtures.ts";
+import { childCommand } from "../process.ts";
 
 const FP = "sha256:" + "a".repeat(64);
 const UUID = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9";
-const ENV = { DENO_NO_UPDATE_CHECK: "1" };
 
 const pin = (toolId: string) =>
   makePinRecord({ toolId, domain: "example.com", fingerprint: FP, source: "first_use" });
 
 /** The pid of a process that has exited (and been reaped). */
 async function deadPid(): Promise<number> {
-  const child = new Deno.Command("true", { stdout: "null", stderr: "null" }).spawn();
+  const child = childCommand("true", { stdout: "null", stderr: "null" }).spawn();
   await child.status;
   return child.pid;
 }
 
 /** A live process for the duration of `fn` (a `sleep`), by pid. */
 async function withLiveProcess<T>(fn: (pid: number) => Promise<T>): Promise<T> {
-  const child = new Deno.Command("sleep", { args: ["60"], stdout: "null", stderr: "null" })
+  const child = childCommand("sleep", { args: ["60"], stdout: "null", stderr: "null" })
     .spawn();
   try {
     return await fn(child.pid);
@@ -142,10 +142,9 @@ Deno.test("temp files: without the run permission a dead pid cannot be told: kep
     await touch(`${dir}/${fresh}`);
     await touch(`${dir}/${old}`, STALE_TEMP_FILE_MS + 60_000);
     const worker = new URL("./_pin_worker.ts", import.meta.url).pathname;
-    const out = await new Deno.Command(Deno.execPath(), {
+    const out = await childCommand(Deno.execPath(), {
       args: ["run", "--allow-read", "--allow-write", worker, `${dir}/pins.json`, "w", "1", FP],
       cwd: new URL("../../", import.meta.url).pathname,
-      env: ENV,
       stdout: "piped",
       stderr: "piped",
     }).output();
@@ -209,7 +208,7 @@ Deno.test("temp files: writers killed with SIGKILL mid-write leave nothing after
     const worker = new URL("./_pin_worker.ts", import.meta.url).pathname;
     let leftovers = 0;
     for (let round = 0; round < 8; round++) {
-      const child = new Deno.Command(Deno.execPath(), {
+      const child = childCommand(Deno.execPath(), {
         // The CLI's permissions include run, which lets a writer tell a dead writer's pid.
         args: [
           "run",
@@ -223,7 +222,6 @@ Deno.test("temp files: writers killed with SIGKILL mid-write leave nothing after
           FP,
         ],
         cwd: new URL("../../", import.meta.url).pathname,
-        env: ENV,
         stdout: "null",
         stderr: "null",
       }).spawn();
