@@ -184,6 +184,7 @@ export {
   type SkillLimits,
   type SkillWalk,
   walkSkillDir,
+  type WalkSkillOptions,
 } from "./lib/skill/walk.ts";
 export {
   checkSkillPath,
