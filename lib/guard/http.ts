@@ -29,7 +29,12 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_STARTUP_TIMEOUT_MS,
 } from "../contractpin/mcp/session.ts";
-import { SseParser } from "../contractpin/mcp/sse.ts";
+import {
+  formatSseEvent,
+  type SseEvent,
+  sseMessageData,
+  SseParser,
+} from "../contractpin/mcp/sse.ts";
 import {
   errorResponse,
   GUARD_SERVER_FAILED,
@@ -150,12 +155,9 @@ async function readLimited(body: ReadableStream<Uint8Array> | null): Promise<Uin
   return out;
 }
 
-function sseEvent(data: string, event?: string, id?: string): Uint8Array {
-  let text = "";
-  if (id !== undefined) text += `id: ${id}\n`;
-  if (event !== undefined && event !== "message") text += `event: ${event}\n`;
-  for (const l of data.split("\n")) text += `data: ${l}\n`;
-  return encoder.encode(text + "\n");
+/** A JSON-RPC message of the guard's own, as one SSE event. */
+function sseEvent(value: JsonValue): Uint8Array {
+  return formatSseEvent({ data: JSON.stringify(value) });
 }
 
 const MAX_SESSIONS = 1024;
@@ -222,8 +224,9 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
           const parser = new SseParser();
           for await (const chunk of response.body!) {
             for (const e of parser.push(chunk)) {
-              if (e.event !== "message") continue;
-              const v = parseJson(e.data, `${source} tools/list event`);
+              const data = sseMessageData(e); // priming events and other types carry none
+              if (data === undefined) continue;
+              const v = parseJson(data, `${source} tools/list event`);
               candidates.push(...(Array.isArray(v) ? v : [v]));
             }
             if (candidates.some((m) => isJsonObject(m) && m.id === id)) break;
@@ -271,6 +274,31 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     }
     if (!changed) return undefined;
     return Array.isArray(value) ? out : out[0];
+  };
+
+  /**
+   * One upstream SSE block on its way to the client: a JSON-RPC message goes through the core
+   * and is passed on byte for byte unless the core replaced it (then re-encoded with the
+   * block's own `id`, `event` and `retry`). Every other block — priming events (`id:` with
+   * empty data, MCP 2025-11-25), `retry:`, comments — is passed on unchanged, so the client's
+   * `Last-Event-ID` resumption works through the guard.
+   */
+  const relayEvent = async (
+    e: SseEvent,
+    session: GuardSession,
+    answered: Set<JsonValue>,
+  ): Promise<Uint8Array> => {
+    const data = sseMessageData(e);
+    if (data === undefined) return e.raw;
+    const doc = parseJson(data, `${source} event stream`);
+    const changed = await judgeServerDocument(session, doc, answered);
+    if (changed === undefined) return e.raw;
+    return formatSseEvent({
+      data: JSON.stringify(changed),
+      event: e.event,
+      id: e.id,
+      retry: e.retry,
+    });
   };
 
   const failForwarded = (requests: { id: JsonValue }[], answered: Set<JsonValue>, why: string) =>
@@ -411,19 +439,13 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     const upstreamBodyStream = response.body;
     const stream = new ReadableStream<Uint8Array>({
       async start(ctrl) {
-        for (const r of replies) ctrl.enqueue(sseEvent(JSON.stringify(r)));
+        for (const r of replies) ctrl.enqueue(sseEvent(r));
         const parser = new SseParser();
         let done = false;
         try {
           for await (const chunk of upstreamBodyStream) {
             for (const e of parser.push(chunk)) {
-              let data = e.data;
-              if (e.event === "message") {
-                const doc = parseJson(e.data, `${source} event stream`);
-                const changed = await judgeServerDocument(target, doc, answered);
-                if (changed !== undefined) data = encoder.encode(JSON.stringify(changed));
-              }
-              ctrl.enqueue(sseEvent(new TextDecoder().decode(data), e.event, e.id));
+              ctrl.enqueue(await relayEvent(e, target, answered));
             }
             if (critical.every((r) => answered.has(r.id))) clearTimeout(timer);
             if (parser.buffered > MAX_HTTP_MESSAGE_BYTES) {
@@ -437,7 +459,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
             : `the upstream event stream failed: ${(e as Error).message}`;
           core.log.record({ decision: "server_failed", message: why });
           for (const r of failForwarded(requests, answered, why)) {
-            ctrl.enqueue(sseEvent(JSON.stringify(r)));
+            ctrl.enqueue(sseEvent(r));
           }
         } finally {
           clearTimeout(timer);
@@ -481,13 +503,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
         try {
           for await (const chunk of body) {
             for (const e of parser.push(chunk)) {
-              let data = e.data;
-              if (e.event === "message") {
-                const doc = parseJson(e.data, `${source} event stream`);
-                const changed = await judgeServerDocument(session, doc, answered);
-                if (changed !== undefined) data = encoder.encode(JSON.stringify(changed));
-              }
-              ctrl.enqueue(sseEvent(new TextDecoder().decode(data), e.event, e.id));
+              ctrl.enqueue(await relayEvent(e, session, answered));
             }
           }
         } catch (e) {

@@ -3,7 +3,12 @@
  * formats (versioned JSON, SARIF 2.1.0, GitHub annotations).
  */
 import assert from "node:assert/strict";
-import { SseParser } from "../../lib/contractpin/mcp/sse.ts";
+import {
+  formatSseEvent,
+  type SseEvent,
+  sseMessageData,
+  SseParser,
+} from "../../lib/contractpin/mcp/sse.ts";
 import { diffLines, unifiedDiff } from "../../lib/contractpin/diff.ts";
 import { renderContract } from "../../lib/contractpin/snapshot.ts";
 import {
@@ -23,31 +28,87 @@ import type { JsonValue } from "../../lib/json/types.ts";
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-Deno.test("sse: events split across chunks, CRLF/CR endings, comments, multi-line data", () => {
+/** Feeds `stream` to a parser in pieces of `step` bytes; returns every block. */
+function sseBlocks(stream: string | Uint8Array, step: number): SseEvent[] {
+  const bytes = typeof stream === "string" ? enc.encode(stream) : stream;
   const p = new SseParser();
+  const events: SseEvent[] = [];
+  for (let i = 0; i < bytes.length; i += step) events.push(...p.push(bytes.subarray(i, i + step)));
+  return events;
+}
+
+Deno.test("sse: events split across chunks, CRLF/CR endings, comments, multi-line data", () => {
   const stream =
     ': keep-alive\r\nevent: message\r\ndata: {"a":\r\ndata: 1}\r\n\r\nid: 7\rdata: x\r\rdata: y\n\n';
-  const events = [];
-  for (let i = 0; i < stream.length; i += 3) {
-    events.push(...p.push(enc.encode(stream.slice(i, i + 3))));
+  for (const step of [1, 2, 3, 5, 1000]) {
+    const events = sseBlocks(stream, step);
+    assert.deepEqual(events.map((e) => [e.event, dec.decode(e.data), e.id, e.lastEventId]), [
+      ["message", '{"a":\n1}', undefined, ""],
+      ["message", "x", "7", "7"],
+      ["message", "y", undefined, "7"],
+    ], `step ${step}`);
+    // Every block keeps its bytes as received: together they are the stream.
+    assert.equal(events.map((e) => dec.decode(e.raw)).join(""), stream, `step ${step}`);
   }
-  assert.deepEqual(events.map((e) => [e.event, dec.decode(e.data), e.id]), [
-    ["message", '{"a":\n1}', undefined],
-    ["message", "x", "7"],
-    ["message", "y", "7"],
-  ]);
 });
 
-Deno.test("sse: other event types, empty data and a leading BOM", () => {
-  const p = new SseParser();
-  const events = p.push(
-    enc.encode("\ufeffevent: ping\ndata: 1\n\nid: 1\ndata:\n\ndata:no-space\n\n"),
+Deno.test("sse: a CRLF split between chunks is one line ending, not a blank line", () => {
+  const events = sseBlocks("data: a\r\ndata: b\r\n\r\n", 8); // chunk ends after the first CR
+  assert.deepEqual(events.map((e) => dec.decode(e.data)), ["a\nb"]);
+});
+
+Deno.test("sse: priming events (id and empty data) are blocks without a JSON-RPC message", () => {
+  // What MCP 2025-11-25 servers send first on a POST stream (server-everything does).
+  const events = sseBlocks('id: ev-1\ndata:\n\nid: ev-2\ndata: {"jsonrpc":"2.0","id":1}\n\n', 4);
+  assert.equal(events.length, 2);
+  assert.equal(events[0].dispatch, true); // WHATWG: a data line, even empty, dispatches
+  assert.equal(events[0].data.length, 0);
+  assert.equal(sseMessageData(events[0]), undefined);
+  assert.equal(events[0].id, "ev-1");
+  assert.equal(dec.decode(sseMessageData(events[1])!), '{"jsonrpc":"2.0","id":1}');
+  assert.equal(events[1].lastEventId, "ev-2");
+});
+
+Deno.test("sse: field-only blocks, retry, other event types and comments carry no message", () => {
+  const events = sseBlocks(
+    "id: 5\nretry: 3000\n\n: ping\n\nevent: ping\ndata: 1\n\nretry: 1x\ndata: {}\n\n",
+    3,
   );
-  assert.deepEqual(events.map((e) => [e.event, dec.decode(e.data)]), [["ping", "1"], [
-    "message",
-    "",
-  ], ["message", "no-space"]]);
-  assert.deepEqual(new SseParser().push(enc.encode("data: unterminated")), []);
+  assert.deepEqual(
+    events.map((e) => [e.dispatch, e.id, e.retry, e.event, sseMessageData(e) !== undefined]),
+    [
+      [false, "5", 3000, "message", false], // no data line: no event, but the ID is set
+      [false, undefined, undefined, "message", false], // a comment-only block
+      [true, undefined, undefined, "ping", false], // not a `message` event
+      [true, undefined, undefined, "message", true], // an invalid retry is ignored
+    ],
+  );
+  assert.equal(events[3].lastEventId, "5");
+});
+
+Deno.test("sse: an id with NUL is ignored; a line without colon is a field with empty value", () => {
+  const events = sseBlocks("id: a\u0000b\ndata\ndata\n\n", 2);
+  assert.equal(events[0].id, undefined);
+  assert.equal(events[0].lastEventId, "");
+  assert.equal(dec.decode(events[0].data), "\n"); // two empty data lines joined by LF
+});
+
+Deno.test("sse: a leading BOM is dropped even when split; only at the stream start", () => {
+  for (const step of [1, 2, 3, 64]) {
+    const events = sseBlocks("\ufeffdata: 1\n\n\ufeffdata: 2\n\n", step);
+    assert.deepEqual(events.map((e) => dec.decode(e.data)), ["1", ""], `step ${step}`);
+    // The second BOM is part of a field name, so that line is an unknown field and ignored
+    assert.equal(events[1].dispatch, false, `step ${step}`);
+  }
+});
+
+Deno.test("sse: nothing is returned before the blank line; buffered counts the open block", () => {
+  const p = new SseParser();
+  assert.deepEqual(p.push(enc.encode("data: unterminated")), []);
+  assert.equal(p.buffered, 18);
+  assert.deepEqual(p.push(enc.encode("\n")), []);
+  assert.equal(p.push(enc.encode("\n")).length, 1);
+  assert.equal(p.buffered, 0);
 });
 
 Deno.test("sse: data bytes are passed through unchanged (invalid UTF-8 reaches the strict parser)", () => {
@@ -55,6 +116,13 @@ Deno.test("sse: data bytes are passed through unchanged (invalid UTF-8 reaches t
     new Uint8Array([...enc.encode("data: "), 0xff, 0xfe, 0x0a, 0x0a]),
   );
   assert.deepEqual([...events[0].data], [0xff, 0xfe]);
+});
+
+Deno.test("sse: formatSseEvent writes what the parser reads back", () => {
+  const bytes = formatSseEvent({ data: '{"a":\n1}', event: "note", id: "9", retry: 50 });
+  assert.equal(dec.decode(bytes), 'id: 9\nevent: note\nretry: 50\ndata: {"a":\ndata: 1}\n\n');
+  const [e] = new SseParser().push(bytes);
+  assert.deepEqual([e.event, e.id, e.retry, dec.decode(e.data)], ["note", "9", 50, '{"a":\n1}']);
 });
 
 Deno.test("diff: edit script is minimal and reproduces both sides", () => {

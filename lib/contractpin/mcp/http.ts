@@ -18,7 +18,7 @@ import {
   messagesOf,
 } from "./jsonrpc.ts";
 import type { McpTransport } from "./session.ts";
-import { SseParser } from "./sse.ts";
+import { sseMessageData, SseParser } from "./sse.ts";
 
 /** Largest response body or SSE event accepted. */
 export const MAX_HTTP_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -241,10 +241,9 @@ export class HttpTransport implements McpTransport {
         const { value, done } = await reader.read();
         if (done) break;
         for (const event of parser.push(value)) {
-          if (event.event !== "message") continue;
-          const messages = messagesOf(
-            parseJson(event.data, `${this.#source} ${method} event stream`),
-          );
+          const data = sseMessageData(event); // priming events and other types carry none
+          if (data === undefined) continue;
+          const messages = messagesOf(parseJson(data, `${this.#source} ${method} event stream`));
           for (const m of messages) if (handle(m)) return;
         }
         if (parser.buffered > MAX_HTTP_MESSAGE_BYTES) {

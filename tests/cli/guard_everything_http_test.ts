@@ -1,0 +1,215 @@
+// deno-lint-ignore-file no-import-prefix -- the SDK is a test peer, pinned here
+/**
+ * Peers nobody here wrote (issue 13): the official SDK client over Streamable HTTP, through
+ * `schemapin guard --listen`, to the published `server-everything` in `streamableHttp` mode,
+ * for each protocol version the SDK negotiates. MCP 2025-11-25 servers open every POST event
+ * stream with a priming event (an `id:` and an empty `data:`); the guard must pass it on
+ * unchanged and never read its empty data as a message. `contract init`/`verify` run against
+ * the same server.
+ */
+import assert from "node:assert/strict";
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
+import type { JSONRPCMessage } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+import { guardArgv, readLog, runCliProcess, withTempDir } from "../guard/helpers.ts";
+import { EVERYTHING_PACKAGE } from "../contractpin/helpers.ts";
+import { childCommand } from "../process.ts";
+
+/** The protocol versions the SDK client negotiates over Streamable HTTP. */
+const VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
+
+interface Proc {
+  readonly url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `program args…` in a process group of its own (`setsid`: npx runs the server as a
+ * grandchild, which must be stopped with it) and waits until `pattern` shows on stdout or
+ * stderr.
+ */
+async function start(
+  program: string,
+  args: string[],
+  pattern: RegExp,
+  env: Record<string, string>,
+  url: (m: RegExpExecArray) => string,
+  waitMs: number,
+): Promise<Proc> {
+  const child = childCommand("setsid", {
+    args: [program, ...args],
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let out = "";
+  const pumps = [child.stdout, child.stderr].map((s) =>
+    (async () => {
+      for await (const c of s) out += new TextDecoder().decode(c);
+    })()
+  );
+  let exited = false;
+  child.status.then(() => exited = true);
+  const deadline = Date.now() + waitMs;
+  let m: RegExpExecArray | null;
+  while (!(m = pattern.exec(out))) {
+    if (exited || Date.now() > deadline) {
+      if (!exited) Deno.kill(-child.pid, "SIGKILL");
+      await child.status;
+      await Promise.all(pumps);
+      throw new Error(`${program} ${args.join(" ")} did not start:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return {
+    url: url(m),
+    output: () => out,
+    async stop() {
+      try {
+        Deno.kill(-child.pid, "SIGTERM"); // the whole group
+      } catch { /* already gone */ }
+      await child.status;
+      await Promise.all(pumps);
+    },
+  };
+}
+
+/** A port that was free a moment ago (server-everything takes its port from PORT). */
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+async function startEverything(): Promise<Proc> {
+  let last: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) { // another process may take the port first
+    const port = freePort();
+    try {
+      return await start(
+        "npx",
+        ["-y", EVERYTHING_PACKAGE, "streamableHttp"],
+        /listening on port (\d+)/,
+        { PORT: String(port) },
+        (m) => `http://127.0.0.1:${m[1]}/mcp`,
+        240_000, // the first run downloads the package
+      );
+    } catch (e) {
+      last = e;
+    }
+  }
+  throw last;
+}
+
+async function startGuard(upstream: string, args: string[]): Promise<Proc> {
+  return start(
+    Deno.execPath(),
+    await guardArgv(["--listen", "127.0.0.1:0", "--upstream", upstream, ...args]),
+    /listening on (\S+)/,
+    {},
+    (m) => m[1],
+    30_000,
+  );
+}
+
+/**
+ * An SDK client that asks for `version` in `initialize` (the SDK always asks for its newest;
+ * the server answers with the version asked for when it supports it).
+ */
+async function connect(url: string, version: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const send = transport.send.bind(transport);
+  transport.send = (message: JSONRPCMessage, options?: Parameters<typeof send>[1]) => {
+    if ("method" in message && message.method === "initialize") {
+      message = { ...message, params: { ...message.params, protocolVersion: version } };
+    }
+    return send(message, options);
+  };
+  const client = new Client({ name: "guard-everything-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+Deno.test({
+  name: "guard --listen: SDK client ↔ server-everything (streamableHttp), every protocol version",
+  // server-everything runs timers per session; the SDK client leaves fetches to be collected.
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await withTempDir(async (dir) => {
+      const everything = await startEverything();
+      let guard: Proc | undefined;
+      try {
+        // The contract client against the same server: pin, then verify unchanged.
+        const init = await runCliProcess(
+          ["contract", "init", "--http", `everything=${everything.url}`, "--no-snapshot"],
+          { cwd: dir },
+        );
+        assert.equal(init.code, 0, init.stdout + init.stderr);
+        const verify = await runCliProcess(["contract", "verify"], { cwd: dir });
+        assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+        assert.match(verify.stdout, /^ok +everything \(http\): \d+ unchanged/m);
+
+        guard = await startGuard(everything.url, [
+          "--lock",
+          `${dir}/contractpin.lock`,
+          "--server",
+          "everything",
+          "--log",
+          `${dir}/guard.log`,
+        ]);
+        for (const version of VERSIONS) {
+          const direct = await connect(everything.url, version);
+          const viaGuard = await connect(guard.url, version);
+          try {
+            assert.equal(viaGuard.getServerVersion()?.name, "mcp-servers/everything");
+            const tools = await viaGuard.listTools();
+            assert.deepEqual(tools, await direct.listTools(), version);
+            assert.ok(tools.tools.some((t: { name: string }) => t.name === "echo"), version);
+
+            const echo = await viaGuard.callTool({ name: "echo", arguments: { message: "hi" } });
+            assert.deepEqual(echo.content, [{ type: "text", text: "Echo: hi" }], version);
+
+            // Progress notifications travel on the call's event stream.
+            const progress: number[] = [];
+            const long = await viaGuard.callTool(
+              { name: "trigger-long-running-operation", arguments: { duration: 1, steps: 3 } },
+              undefined,
+              { onprogress: (p: { progress: number }) => progress.push(p.progress) },
+            );
+            assert.equal(long.isError ?? false, false, version);
+            assert.deepEqual(progress, [1, 2, 3], version);
+
+            const resources = await viaGuard.listResources();
+            assert.deepEqual(resources, await direct.listResources(), version);
+            const first = resources.resources[0];
+            assert.deepEqual(
+              await viaGuard.readResource({ uri: first.uri }),
+              await direct.readResource({ uri: first.uri }),
+              version,
+            );
+            const prompts = await viaGuard.listPrompts();
+            assert.deepEqual(prompts, await direct.listPrompts(), version);
+            assert.ok(prompts.prompts.length > 0, version);
+          } finally {
+            await viaGuard.close();
+            await direct.close();
+          }
+        }
+      } finally {
+        await guard?.stop();
+        await everything.stop();
+      }
+      const log = await readLog(`${dir}/guard.log`);
+      assert.ok(log.some((l) => l.decision === "list_allowed"), JSON.stringify(log));
+      // Only the standing GET streams end in failure, when the guard stops.
+      const failures = log.filter((l) =>
+        l.decision === "server_failed" && !/the guard is stopping/.test(String(l.message))
+      );
+      assert.deepEqual(failures, []);
+    });
+  },
+});
