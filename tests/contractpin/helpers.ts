@@ -92,6 +92,8 @@ export interface HttpFixture {
 export async function startSdkHttp(options: {
   toolsFile: string;
   json?: boolean;
+  /** Event store, and every tools/list stream ended before its answer (resume with GET). */
+  poll?: boolean;
   log?: string;
   auth?: string;
 }): Promise<HttpFixture> {
@@ -108,7 +110,7 @@ export async function startSdkHttp(options: {
       "--allow-net=127.0.0.1",
       SDK_SERVER,
       "http",
-      ...(options.json ? ["json"] : []),
+      ...(options.json ? ["json"] : options.poll ? ["poll"] : []),
     ],
     env,
     stdin: "null",

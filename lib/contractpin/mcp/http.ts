@@ -23,6 +23,29 @@ import { sseMessageData, SseParser } from "./sse.ts";
 /** Largest response body or SSE event accepted. */
 export const MAX_HTTP_MESSAGE_BYTES = 32 * 1024 * 1024;
 
+/** Most times one request's event stream is resumed after the server ended it early. */
+const MAX_STREAM_RESUMPTIONS = 8;
+/** Wait before resuming when the server gave no `retry:` (milliseconds). */
+const DEFAULT_RESUME_DELAY_MS = 500;
+/** Longest `retry:` honoured before resuming (milliseconds); the request timeout still applies. */
+const MAX_RESUME_DELAY_MS = 5_000;
+
+/** Resolves after `ms`, or rejects when `signal` aborts. */
+function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 /** How to reach a Streamable HTTP server. */
 export interface HttpOptions {
   /** The endpoint, `${VAR}` already expanded. */
@@ -188,7 +211,7 @@ export class HttpTransport implements McpTransport {
             if (handle(m)) break;
           }
         } else if (type === "text/event-stream") {
-          await this.#readStream(response, method, handle);
+          await this.#readStream(response, method, handle, controller.signal);
         } else {
           await response.body?.cancel();
           throw new ServerFailure(
@@ -226,40 +249,87 @@ export class HttpTransport implements McpTransport {
     }
   }
 
+  /**
+   * Reads an event stream until `handle` takes the response. MCP 2025-11-25 lets a server end
+   * the stream early after an event with an `id` (its priming event, or any later one) and
+   * resume it on a GET with `Last-Event-ID`, after the `retry` delay it gave; that is followed
+   * up to {@linkcode MAX_STREAM_RESUMPTIONS} times, within the request's timeout. A stream that
+   * ends without any event ID is a failure.
+   */
   async #readStream(
     response: Response,
     method: string,
     handle: (m: IncomingMessage) => boolean,
+    signal: AbortSignal,
   ): Promise<void> {
-    if (!response.body) {
-      throw new ServerFailure("malformed", `${this.#source}: ${method}: empty event stream`);
-    }
-    const reader = response.body.getReader();
-    const parser = new SseParser();
-    try {
-      while (true) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        for (const event of parser.push(value)) {
-          const data = sseMessageData(event); // priming events and other types carry none
-          if (data === undefined) continue;
-          const messages = messagesOf(parseJson(data, `${this.#source} ${method} event stream`));
-          for (const m of messages) if (handle(m)) return;
-        }
-        if (parser.buffered > MAX_HTTP_MESSAGE_BYTES) {
-          throw new ServerFailure(
-            "malformed",
-            `${this.#source}: an event exceeds ${MAX_HTTP_MESSAGE_BYTES} bytes`,
-          );
-        }
+    let lastEventId = "";
+    let retryMs = DEFAULT_RESUME_DELAY_MS;
+    for (let resumed = 0;; resumed++) {
+      if (!response.body) {
+        throw new ServerFailure("malformed", `${this.#source}: ${method}: empty event stream`);
       }
-      throw new ServerFailure(
-        "malformed",
-        `${this.#source}: ${method}: the event stream ended before the response`,
-      );
-    } finally {
-      await reader.cancel().catch(() => {});
+      const reader = response.body.getReader();
+      const parser = new SseParser();
+      try {
+        while (true) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          for (const event of parser.push(value)) {
+            if (event.lastEventId !== "") lastEventId = event.lastEventId;
+            if (event.retry !== undefined) retryMs = event.retry;
+            const data = sseMessageData(event); // priming events and other types carry none
+            if (data === undefined) continue;
+            const messages = messagesOf(parseJson(data, `${this.#source} ${method} event stream`));
+            for (const m of messages) if (handle(m)) return;
+          }
+          if (parser.buffered > MAX_HTTP_MESSAGE_BYTES) {
+            throw new ServerFailure(
+              "malformed",
+              `${this.#source}: an event exceeds ${MAX_HTTP_MESSAGE_BYTES} bytes`,
+            );
+          }
+        }
+      } finally {
+        await reader.cancel().catch(() => {});
+      }
+      if (lastEventId === "" || resumed >= MAX_STREAM_RESUMPTIONS) {
+        throw new ServerFailure(
+          "malformed",
+          `${this.#source}: ${method}: the event stream ended before the response` +
+            (lastEventId === "" ? "" : ` (after ${resumed} resumptions)`),
+        );
+      }
+      await abortableDelay(Math.min(retryMs, MAX_RESUME_DELAY_MS), signal);
+      response = await this.#resume(lastEventId, signal, method);
     }
+  }
+
+  /** GET the stream again from `lastEventId` (MCP 2025-11-25, resumability). */
+  async #resume(lastEventId: string, signal: AbortSignal, what: string): Promise<Response> {
+    const headers = this.#headers();
+    headers.delete("Content-Type");
+    headers.set("Accept", "text/event-stream");
+    headers.set("Last-Event-ID", lastEventId);
+    let response: Response;
+    try {
+      response = await fetch(this.#url, { method: "GET", headers, signal, redirect: "manual" });
+    } catch (e) {
+      if (signal.aborted) throw this.#timeoutFailure(what, signal);
+      throw new ServerFailure(
+        "connect",
+        `${this.#source}: cannot resume the ${what} event stream: ${(e as Error).message}`,
+      );
+    }
+    const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (!response.ok || type !== "text/event-stream") {
+      await response.body?.cancel();
+      throw new ServerFailure(
+        "http",
+        `${this.#source}: ${what}: resuming the event stream (Last-Event-ID) got HTTP ` +
+          `${response.status}${response.ok ? ` with Content-Type ${JSON.stringify(type)}` : ""}`,
+      );
+    }
+    return response;
   }
 
   #answer(id: unknown, method: string): void {

@@ -10,7 +10,7 @@ import { isJsonObject } from "../contract.ts";
 import { ServerFailure } from "./errors.ts";
 
 /** The protocol revision this client asks for; the server's answer is accepted as given. */
-export const CLIENT_PROTOCOL_VERSION = "2025-06-18";
+export const CLIENT_PROTOCOL_VERSION = "2025-11-25";
 /** Default start-up timeout: cold `npx` servers take 20–60 s to download and start. */
 export const DEFAULT_STARTUP_TIMEOUT_MS = 90_000;
 /** Default timeout for each request after `initialize`. */
