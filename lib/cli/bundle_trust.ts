@@ -106,6 +106,24 @@ function splitPair(command: string, flag: string, value: string, what: string): 
 }
 
 /**
+ * Checks the form of every `--authority KID=FINGERPRINT` and `--authority-key KID=PEM` value
+ * without reading a file, so a malformed one is a usage error before anything is fetched,
+ * written or read ({@linkcode authorityStoreFromFlags} repeats the checks and reads the keys).
+ */
+export function checkAuthorityFlags(command: string, values: AuthorityFlagValues): void {
+  for (const v of values.authority ?? []) {
+    const [, fp] = splitPair(command, "--authority", v, "FINGERPRINT");
+    if (!isSha256Ref(fp)) {
+      throw new UsageError(
+        `${command}: --authority ${JSON.stringify(v)}: the fingerprint must be sha256: and 64 ` +
+          `lower-case hex digits (see \`schemapin fingerprint\`)`,
+      );
+    }
+  }
+  for (const v of values["authority-key"] ?? []) splitPair(command, "--authority-key", v, "PEM");
+}
+
+/**
  * The allow-list for one run: the `--authority-store` file when given (with the command-line
  * authorities seeded into it), else an in-memory store holding only the command-line
  * authorities. A kid given twice is a usage error; a command-line fingerprint that
@@ -127,14 +145,9 @@ export async function authorityStoreFromFlags(
     }
     given.set(kid, fingerprint);
   };
+  checkAuthorityFlags(command, values);
   for (const v of values.authority ?? []) {
     const [kid, fp] = splitPair(command, "--authority", v, "FINGERPRINT");
-    if (!isSha256Ref(fp)) {
-      throw new UsageError(
-        `${command}: --authority ${JSON.stringify(v)}: the fingerprint must be sha256: and 64 ` +
-          `lower-case hex digits (see \`schemapin fingerprint\`)`,
-      );
-    }
     add(kid, fp, "--authority");
   }
   for (const v of values["authority-key"] ?? []) {

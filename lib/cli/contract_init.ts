@@ -75,6 +75,9 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
   }
   const limits = limitsFrom(CMD, values);
+  if (values.snapshot !== undefined && values["no-snapshot"]) {
+    throw new UsageError(`${CMD}: --snapshot FILE and --no-snapshot contradict each other`);
+  }
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
   const baseDir = dirname(resolve(lockPath));
 

@@ -20,11 +20,13 @@ import { runStdioGuard } from "../guard/stdio.ts";
 import { type CliIO, type Command, EXIT_FAILED, parseCommandArgs, UsageError } from "./command.ts";
 import { readLock } from "./contract_shared.ts";
 import {
+  checkTrustFlags,
   loadTrustAndDnsHook,
   NETWORK_HELP,
   NETWORK_OPTIONS,
   reportInputFailure,
   type TrustInputs,
+  type TrustPlan,
 } from "./schema_inputs.ts";
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 import type { BeforePinHook } from "../schema/flow.ts";
@@ -211,8 +213,10 @@ export const guardCommand: Command = {
     const startupTimeoutMs = seconds("startup-timeout", values["startup-timeout"]);
     const requestTimeoutMs = seconds("list-timeout", values["list-timeout"]);
 
-    // Signatures: the trust inputs of verify-schema.
-    let signatures: ToolTrust | undefined;
+    // Signatures: the trust inputs of verify-schema. Every flag is checked here; the
+    // documents are loaded after the lock, so that nothing is fetched before all of the
+    // arguments and local inputs are known to be good.
+    let plan: TrustPlan | undefined;
     if (values.signatures) {
       if (values.domain === undefined) {
         throw new UsageError("guard: --signatures needs --domain D");
@@ -221,32 +225,7 @@ export const guardCommand: Command = {
       if (!dc.ok) {
         throw new UsageError(`guard: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
       }
-      let trust: TrustInputs;
-      let dnsHook: BeforePinHook<SchemaVerificationResult> | undefined;
-      try {
-        ({ trust, dnsHook } = await loadTrustAndDnsHook<SchemaVerificationResult>(
-          "guard",
-          values,
-          dc.domain,
-          io,
-          own,
-        ));
-      } catch (e) {
-        if (e instanceof UsageError) throw e;
-        return await reportInputFailure(e, false, io);
-      }
-      for (const w of trust.warnings ?? []) await io.stderr(`warning: guard: ${w}\n`);
-      signatures = {
-        domain: dc.domain,
-        discovery: trust.discovery,
-        revocation: trust.revocation,
-        pinStore: new FilePinStore(values["pin-store"] ?? defaultPinStorePath()),
-        trustFirstUse: values["trust-first-use"] === true,
-        allowExpired: values["allow-expired"] === true,
-        allowMissingRevocation: values["allow-missing-revocation"] === true,
-        sources: { discovery: trust.discoverySource, revocation: trust.revocationSource },
-        ...(dnsHook ? { beforePin: dnsHook } : {}),
-      };
+      plan = checkTrustFlags("guard", values, dc.domain, own);
     } else {
       for (const flag of TRUST_FLAGS) {
         if (values[flag] !== undefined) {
@@ -281,6 +260,30 @@ export const guardCommand: Command = {
         );
       }
       lock = { serverName: name, entry: parsed.servers[name], file: resolve(file) };
+    }
+
+    let signatures: ToolTrust | undefined;
+    if (plan) {
+      let trust: TrustInputs;
+      let dnsHook: BeforePinHook<SchemaVerificationResult> | undefined;
+      try {
+        ({ trust, dnsHook } = await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io));
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        return await reportInputFailure(e, false, io);
+      }
+      for (const w of trust.warnings ?? []) await io.stderr(`warning: guard: ${w}\n`);
+      signatures = {
+        domain: plan.domain,
+        discovery: trust.discovery,
+        revocation: trust.revocation,
+        pinStore: new FilePinStore(values["pin-store"] ?? defaultPinStorePath()),
+        trustFirstUse: values["trust-first-use"] === true,
+        allowExpired: values["allow-expired"] === true,
+        allowMissingRevocation: values["allow-missing-revocation"] === true,
+        sources: { discovery: trust.discoverySource, revocation: trust.revocationSource },
+        ...(dnsHook ? { beforePin: dnsHook } : {}),
+      };
     }
     const serverName = values.server ?? lock?.serverName ??
       (http ? new URL(values.upstream!).host : basename(command[0]));

@@ -99,6 +99,20 @@ export const keygenCommand: Command = {
         }
       }
     }
+    // The discovery document checks --developer and --contact: built before the
+    // passphrase is asked for and before anything is created.
+    const key = generateKeyPair();
+    const discovery = wellKnownPath
+      ? JSON.stringify(
+        buildDiscoveryDocument({
+          publicKey: key.publicKey,
+          developerName: values.developer!,
+          contact: values.contact,
+        }),
+        null,
+        2,
+      ) + "\n"
+      : undefined;
     // Asked before anything is created, so a refused passphrase leaves nothing behind.
     const passphrase = encrypt
       ? await readPassphrase(
@@ -115,18 +129,6 @@ export const keygenCommand: Command = {
         path: dir,
       });
     }
-    const key = generateKeyPair();
-    const discovery = wellKnownPath
-      ? JSON.stringify(
-        buildDiscoveryDocument({
-          publicKey: key.publicKey,
-          developerName: values.developer!,
-          contact: values.contact,
-        }),
-        null,
-        2,
-      ) + "\n"
-      : undefined;
     const privatePem = passphrase === undefined
       ? privateKeyToPem(key)
       : await encryptPrivateKeyPem(key, passphrase);

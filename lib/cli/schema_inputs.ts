@@ -11,6 +11,7 @@ import type { JsonValue } from "../json/types.ts";
 import {
   type AuthorityFlagValues,
   authorityStoreFromFlags,
+  checkAuthorityFlags,
   findInBundleFile,
   hasAuthorityFlags,
   readBundleFile,
@@ -219,7 +220,8 @@ export const NETWORK_HELP =
   `  --well-known             fetch https://DOMAIN/.well-known/schemapin.json (and its declared
                            revocation_endpoint): HTTPS only, no redirects, 64 KiB cap,
                            timeouts; HTTPS_PROXY/NO_PROXY and DENO_CERT are honoured
-  --resolver-dir DIR       read DIR/DOMAIN.json and DIR/DOMAIN.revocations.json
+  --resolver-dir DIR       read DIR/DOMAIN.json and DIR/DOMAIN.revocations.json (DIR must
+                           exist: a missing folder is an error, never a fall-through)
                            (--bundle, --resolver-dir and --well-known together form a chain,
                            in the order given: the first source that has the domain wins;
                            only "not found" falls through, any other failure stops)
@@ -231,8 +233,8 @@ export const NETWORK_HELP =
   --dns-server IP[:PORT]   the name server for --dns (default: /etc/resolv.conf)`;
 
 /** The source flags that can form a chain, in the order they appear in `args`. */
-function chainOrder(args: readonly string[], values: TrustOptionValues): string[] {
-  const flags = ["bundle", "resolver-dir", "well-known"].filter((f) =>
+function chainOrder(args: readonly string[], values: TrustOptionValues): TrustSource[] {
+  const flags = (["bundle", "resolver-dir", "well-known"] as const).filter((f) =>
     f === "well-known" ? values["well-known"] === true : values[f as "bundle"] !== undefined
   );
   const at = (flag: string) => {
@@ -315,20 +317,44 @@ async function bundleResolver(
   };
 }
 
+/** A key source of the verify commands that can form a chain. */
+export type TrustSource = "bundle" | "resolver-dir" | "well-known";
+
 /**
- * Loads the trust inputs of `command`: `--discovery FILE` (with an optional
- * `--revocation FILE`) alone, or one or more of `--bundle FILE`, `--resolver-dir DIR`,
- * `--well-known` — several form a chain in the order they appear in `args`. Structure is
- * checked, so a malformed local file is an input error naming it. Network failures carry
- * `details.remote` (exit 1, see {@linkcode reportInputFailure}).
+ * The key-source and DNS flags of a verify command, checked by {@linkcode checkTrustFlags}:
+ * what {@linkcode loadTrustAndDnsHook} will read and fetch.
  */
-export async function loadTrust(
+export interface TrustPlan {
+  /** The command, for messages. */
+  readonly command: string;
+  /** The parsed flags. */
+  readonly values: TrustOptionValues;
+  /** The validated `--domain`. */
+  readonly domain: string;
+  /** `--bundle`, `--resolver-dir`, `--well-known` in the order given (none with --discovery). */
+  readonly chain: readonly TrustSource[];
+  /** With `--dns`: the name server (default: /etc/resolv.conf) and the lookup deadline. */
+  readonly dns?: { readonly server?: DnsServer; readonly timeoutMs?: number };
+}
+
+/**
+ * Checks every key-source and DNS flag of `command` — which sources, their combinations,
+ * `--timeout`, `--dns-server`, the form of the `--authority…` values — without reading a file
+ * or touching the network: a usage error here means nothing was fetched, read or written.
+ * Commands call it before anything else that has effects; {@linkcode loadTrustAndDnsHook}
+ * then loads what it describes.
+ *
+ * @example
+ * ```ts ignore
+ * const plan = checkTrustFlags("verify-skill", values, domain, args);
+ * ```
+ */
+export function checkTrustFlags(
   command: string,
   values: TrustOptionValues,
   domain: string,
-  io: CliIO,
   args: readonly string[] = [],
-): Promise<TrustInputs> {
+): TrustPlan {
   const chain = chainOrder(args, values);
   if (values.discovery !== undefined ? chain.length > 0 : chain.length === 0) {
     throw new UsageError(
@@ -346,9 +372,62 @@ export async function loadTrust(
       throw new UsageError(`${command}: --timeout goes with --well-known or --dns`);
     }
   }
-  parseTimeoutFlag(command, values.timeout);
-  if (values.discovery !== undefined) {
+  const timeoutMs = parseTimeoutFlag(command, values.timeout);
+  if (values.discovery !== undefined || values.bundle === undefined) {
     rejectAuthorityFlags(command, values);
+  }
+  if (values.discovery === undefined && values.revocation !== undefined) {
+    throw new UsageError(
+      `${command}: --revocation goes with --discovery; a bundle, --resolver-dir and ` +
+        "--well-known supply their own revocation documents",
+    );
+  }
+  checkAuthorityFlags(command, values);
+  for (const flag of ["discovery", "revocation", "bundle", "resolver-dir", "ca-file"] as const) {
+    if (values[flag] === "") throw new UsageError(`${command}: --${flag} needs a path`);
+  }
+  const server = parseDnsServerFlag(command, values);
+  const dns = values.dns
+    ? { ...(server ? { server } : {}), ...(timeoutMs ? { timeoutMs } : {}) }
+    : undefined;
+  return { command, values, domain, chain, ...(dns ? { dns } : {}) };
+}
+
+/** A resolver folder must exist: a mistyped one must not fall through to the next source. */
+async function checkResolverDir(dir: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(dir);
+  } catch (e) {
+    throw new SchemaPinError("IO_FAILED", `--resolver-dir ${dir}: ${describeFsError(e)}`, {
+      path: dir,
+    });
+  }
+  if (!info.isDirectory) {
+    throw new SchemaPinError("IO_FAILED", `--resolver-dir ${dir} is not a directory`, {
+      path: dir,
+    });
+  }
+}
+
+/** Trust inputs whose local files are read and checked; `resolve` is what may use the network. */
+interface PreparedTrust {
+  resolve(): Promise<TrustInputs>;
+  close(): void;
+}
+
+/**
+ * Reads and checks everything local that `plan` names — the discovery and revocation files, a
+ * bundle (verified against the allow-list, §21.4), the resolver folder, the `--ca-file`
+ * certificates — and nothing remote. A bad local input fails here, before any request.
+ */
+async function prepareTrust(plan: TrustPlan, io: CliIO): Promise<PreparedTrust> {
+  const { command, values, domain, chain } = plan;
+  const ready = (trust: TrustInputs): PreparedTrust => ({
+    resolve: () => Promise.resolve(trust),
+    close: () => {},
+  });
+  if (values.discovery !== undefined) {
     const trust: TrustInputs = {
       discovery: await readJsonFile(values.discovery, io, "discovery document"),
       discoverySource: sourceName(values.discovery),
@@ -357,26 +436,19 @@ export async function loadTrust(
       trust.revocation = await readJsonFile(values.revocation, io, "revocation document");
       trust.revocationSource = sourceName(values.revocation);
     }
-    return validateTrust(trust);
+    return ready(validateTrust(trust));
   }
-  if (values.revocation !== undefined) {
-    throw new UsageError(
-      `${command}: --revocation goes with --discovery; a bundle, --resolver-dir and ` +
-        "--well-known supply their own revocation documents",
-    );
-  }
-  if (values.bundle === undefined) rejectAuthorityFlags(command, values);
   if (chain.length === 1 && chain[0] === "bundle") {
     const file = values.bundle!;
     // Unsigned bundles are used as given; signed ones only after verifying against the
     // authority allow-list (lib/cli/bundle_trust.ts, §21.4).
     const found = await findInBundleFile(command, file, domain, values, io);
-    return validateTrust({
+    return ready(validateTrust({
       discovery: found.discovery,
       revocation: found.revocation,
       discoverySource: `${sourceName(file)} (documents: ${domain})`,
       revocationSource: `${sourceName(file)} (revocations: ${domain})`,
-    });
+    }));
   }
   const resolvers: SchemaResolver[] = [];
   let client: Deno.HttpClient | undefined;
@@ -385,6 +457,7 @@ export async function loadTrust(
       if (flag === "bundle") {
         resolvers.push(await bundleResolver(command, values.bundle!, values, io));
       } else if (flag === "resolver-dir") {
+        await checkResolverDir(values["resolver-dir"]!);
         resolvers.push(new LocalFileResolver(values["resolver-dir"]!));
       } else {
         const options = await httpsOptions(command, values, io);
@@ -392,33 +465,36 @@ export async function loadTrust(
         resolvers.push(new WellKnownResolver(options));
       }
     }
-    const resolver = resolvers.length === 1 ? resolvers[0] : new ChainResolver(resolvers);
-    const trust = await resolveTrustDocuments(resolver, domain, {
-      allowMissingRevocation: values["allow-missing-revocation"] === true,
-    });
-    return { ...trust };
-  } finally {
+  } catch (e) {
     client?.close();
+    throw e;
   }
+  const resolver = resolvers.length === 1 ? resolvers[0] : new ChainResolver(resolvers);
+  return {
+    resolve: async () => ({
+      ...await resolveTrustDocuments(resolver, domain, {
+        allowMissingRevocation: values["allow-missing-revocation"] === true,
+      }),
+    }),
+    close: () => client?.close(),
+  };
 }
 
 /**
- * The DNS TXT record of `domain` when `--dns` is given (else `undefined`); `--dns-server`
- * without `--dns` and a malformed server are usage errors. Network trouble is a `failed`
- * lookup, which the before-pin hook turns into `DISCOVERY_FETCH_FAILED` (fail closed).
+ * Loads the trust inputs `plan` describes: `--discovery FILE` (with an optional
+ * `--revocation FILE`) alone, or one or more of `--bundle FILE`, `--resolver-dir DIR`,
+ * `--well-known` — several form a chain in the order they appear in `args`. Structure is
+ * checked, so a malformed local file is an input error naming it; every local input is read
+ * before the first request. Network failures carry `details.remote` (exit 1, see
+ * {@linkcode reportInputFailure}).
  */
-export async function loadDnsLookup(
-  command: string,
-  values: TrustOptionValues,
-  domain: string,
-): Promise<DnsTxtLookup | undefined> {
-  const server = parseDnsServerFlag(command, values);
-  if (!values.dns) return undefined;
-  const timeoutMs = parseTimeoutFlag(command, values.timeout);
-  return await lookupDnsTxt(domain, {
-    ...(server ? { nameServer: server } : {}),
-    ...(timeoutMs ? { timeoutMs } : {}),
-  });
+export async function loadTrust(plan: TrustPlan, io: CliIO): Promise<TrustInputs> {
+  const prepared = await prepareTrust(plan, io);
+  try {
+    return await prepared.resolve();
+  } finally {
+    prepared.close();
+  }
 }
 
 /**
@@ -441,27 +517,33 @@ export function requireDomainFlag(command: string, value: string | undefined): s
 
 /**
  * The trust inputs ({@linkcode loadTrust}) and, with `--dns`, the DNS TXT cross-check as a
- * before-pin hook ({@linkcode loadDnsLookup}), loaded concurrently.
+ * before-pin hook. Every local input is read first; then the `.well-known` fetch and the DNS
+ * lookup run concurrently. Network trouble in the DNS lookup is a `failed` lookup, which the
+ * hook turns into `DISCOVERY_FETCH_FAILED` (fail closed).
  *
  * @example
  * ```ts ignore
- * const { trust, dnsHook } = await loadTrustAndDnsHook<SkillVerificationResult>(
- *   "verify-skill", values, domain, io, args,
- * );
+ * const plan = checkTrustFlags("verify-skill", values, domain, args);
+ * const { trust, dnsHook } = await loadTrustAndDnsHook<SkillVerificationResult>(plan, io);
  * ```
  */
 export async function loadTrustAndDnsHook<R extends OfflineVerificationResult>(
-  command: string,
-  values: TrustOptionValues,
-  domain: string,
+  plan: TrustPlan,
   io: CliIO,
-  args: readonly string[],
 ): Promise<{ trust: TrustInputs; dnsHook: BeforePinHook<R> | undefined }> {
-  const [trust, dns] = await Promise.all([
-    loadTrust(command, values, domain, io, args),
-    loadDnsLookup(command, values, domain),
-  ]);
-  return { trust, dnsHook: dns ? dnsBeforePinHook<R>(dns) : undefined };
+  const prepared = await prepareTrust(plan, io);
+  try {
+    const lookup: Promise<DnsTxtLookup | undefined> = plan.dns
+      ? lookupDnsTxt(plan.domain, {
+        ...(plan.dns.server ? { nameServer: plan.dns.server } : {}),
+        ...(plan.dns.timeoutMs ? { timeoutMs: plan.dns.timeoutMs } : {}),
+      })
+      : Promise.resolve(undefined);
+    const [trust, dns] = await Promise.all([prepared.resolve(), lookup]);
+    return { trust, dnsHook: dns ? dnsBeforePinHook<R>(dns) : undefined };
+  } finally {
+    prepared.close();
+  }
 }
 
 /** `--dns-server`, parsed; a usage error when malformed or given without `--dns`. */

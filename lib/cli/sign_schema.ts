@@ -13,6 +13,8 @@ import {
   signSchemaDocument,
 } from "../schema/document.ts";
 import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
+import { checkDomain } from "../discovery/domain.ts";
+import { describeBadSha256Ref, isSha256Ref } from "../revocation/fingerprint.ts";
 import {
   type CliIO,
   type Command,
@@ -125,6 +127,24 @@ function documentOptions(values: Values, now: number): SchemaDocumentOptions | u
     }
     if (ms <= now) throw new UsageError("sign-schema: --expires-at is in the past");
     options.expiresAt = values["expires-at"];
+  }
+  // Checked here, not only when the first schema is signed: a --batch run creates --out-dir.
+  if (values["schema-version"] === "") {
+    throw new UsageError("sign-schema: --schema-version is empty");
+  }
+  if (values["signer-kid"] === "") throw new UsageError("sign-schema: --signer-kid is empty");
+  if (values["previous-hash"] !== undefined && !isSha256Ref(values["previous-hash"])) {
+    throw new UsageError(
+      `sign-schema: --previous-hash ${JSON.stringify(values["previous-hash"])} ${
+        describeBadSha256Ref(values["previous-hash"])
+      }`,
+    );
+  }
+  if (values.domain !== undefined) {
+    const dc = checkDomain(values.domain);
+    if (!dc.ok) {
+      throw new UsageError(`sign-schema: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
+    }
   }
   if (values["schema-version"] !== undefined) options.schemaVersion = values["schema-version"];
   if (values["previous-hash"] !== undefined) options.previousHash = values["previous-hash"];

@@ -154,6 +154,10 @@ export const signToolsCommand: Command = {
       if (ms <= now) throw new UsageError("sign-tools: --expires-at is in the past");
       signOptions.expiresAt = values["expires-at"];
     }
+    // Checked before the server is started (signing would refuse them only afterwards).
+    for (const flag of ["signer-kid", "schema-version"] as const) {
+      if (values[flag] === "") throw new UsageError(`sign-tools: --${flag} is empty`);
+    }
     if (values["signer-kid"] !== undefined) signOptions.signerKid = values["signer-kid"];
     if (values["schema-version"] !== undefined) {
       signOptions.schemaVersion = values["schema-version"];

@@ -25,9 +25,11 @@ import {
   UsageError,
 } from "./command.ts";
 import {
+  checkTrustFlags,
   confirmFirstUseWith,
   describeVerifyWarning,
   failureHint,
+  globToRegExp,
   joinPath,
   listBatch,
   loadTrustAndDnsHook,
@@ -227,19 +229,59 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
     async run(args, io) {
       const { values, positionals } = parseCommandArgs("verify-schema", args, OPTIONS);
       const domain = requireDomainFlag("verify-schema", values.domain);
+      // Every argument is checked before anything is read, fetched or written.
+      const plan = checkTrustFlags("verify-schema", values, domain, args);
+      const json = values.json === true;
+      const batch = values.batch;
+      let file: string | undefined;
+      if (batch !== undefined) {
+        if (positionals.length > 0) throw new UsageError("verify-schema: --batch takes no SCHEMA");
+        for (const k of ["signature", "signature-file", "tool-id"] as const) {
+          if (values[k] !== undefined) {
+            throw new UsageError(`verify-schema: --${k} does not go with --batch`);
+          }
+        }
+        globToRegExp(values.pattern ?? "*.json");
+      } else {
+        if (values.pattern !== undefined || values["signature-dir"] !== undefined) {
+          throw new UsageError("verify-schema: --pattern and --signature-dir go with --batch");
+        }
+        [file] = requirePositionals("verify-schema", positionals, 1, "one SCHEMA.json (or -)");
+        if ((values.signature === undefined) === (values["signature-file"] === undefined)) {
+          throw new UsageError(
+            "verify-schema: give exactly one of --signature B64 and --signature-file FILE",
+          );
+        }
+        if (file === "-" && values["signature-file"] === "-") {
+          throw new UsageError("verify-schema: the schema and the signature cannot both be stdin");
+        }
+        if (values["tool-id"] !== undefined) {
+          const problem = checkToolId(values["tool-id"]);
+          if (problem) throw new UsageError(`verify-schema: --tool-id: ${problem}`);
+        }
+      }
+
+      // The local inputs, then the trust documents (the only step that may use the network).
+      let schema: JsonValue = null;
+      let signature: string | Record<string, unknown> = "";
+      let toolId = "";
+      let listing: { files: string[]; skipped: string[] } | undefined;
       let trust: TrustInputs;
       let dnsHook: BeforePinHook<SchemaVerificationResult> | undefined;
       try {
-        ({ trust, dnsHook } = await loadTrustAndDnsHook<SchemaVerificationResult>(
-          "verify-schema",
-          values,
-          domain,
-          io,
-          args,
-        ));
+        if (file === undefined) {
+          listing = await listBatch(batch!, values.pattern ?? "*.json");
+        } else {
+          schema = await readJsonFile(file, io, "schema");
+          signature = values.signature !== undefined
+            ? values.signature
+            : await loadSignature(values["signature-file"]!, io);
+          toolId = toolIdFor(values["tool-id"], schema, sourceName(file));
+        }
+        ({ trust, dnsHook } = await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io));
       } catch (e) {
         if (e instanceof UsageError) throw e;
-        return await reportInputFailure(e, values.json === true, io);
+        return await reportInputFailure(e, json, io);
       }
       const verify = async (
         options: Parameters<typeof verifySchemaOfflineWithHook>[0],
@@ -261,16 +303,10 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         allowMissingRevocation: values["allow-missing-revocation"] === true,
       };
 
-      if (values.batch !== undefined) {
-        if (positionals.length > 0) throw new UsageError("verify-schema: --batch takes no SCHEMA");
-        for (const k of ["signature", "signature-file", "tool-id"] as const) {
-          if (values[k] !== undefined) {
-            throw new UsageError(`verify-schema: --${k} does not go with --batch`);
-          }
-        }
-        return await verifyBatch(values.batch, values.pattern ?? "*.json", {
-          sigDir: values["signature-dir"] ?? values.batch,
-          json: values.json === true,
+      if (file === undefined) {
+        return await verifyBatch(batch!, values.pattern ?? "*.json", listing!, {
+          sigDir: values["signature-dir"] ?? batch!,
+          json,
           io,
           verify: async (schema, signature, toolId, sigSource) =>
             await verify({
@@ -286,31 +322,6 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
               },
             }),
         });
-      }
-      if (values.pattern !== undefined || values["signature-dir"] !== undefined) {
-        throw new UsageError("verify-schema: --pattern and --signature-dir go with --batch");
-      }
-      const [file] = requirePositionals("verify-schema", positionals, 1, "one SCHEMA.json (or -)");
-      if ((values.signature === undefined) === (values["signature-file"] === undefined)) {
-        throw new UsageError(
-          "verify-schema: give exactly one of --signature B64 and --signature-file FILE",
-        );
-      }
-      if (file === "-" && values["signature-file"] === "-") {
-        throw new UsageError("verify-schema: the schema and the signature cannot both be stdin");
-      }
-      let schema: JsonValue;
-      let signature: string | Record<string, unknown>;
-      let toolId: string;
-      try {
-        schema = await readJsonFile(file, io, "schema");
-        signature = values.signature !== undefined
-          ? values.signature
-          : await loadSignature(values["signature-file"]!, io);
-        toolId = toolIdFor(values["tool-id"], schema, sourceName(file));
-      } catch (e) {
-        if (e instanceof UsageError) throw e;
-        return await reportInputFailure(e, values.json === true, io);
       }
       const result = await verify({
         ...common,
@@ -354,6 +365,7 @@ export const verifySchemaCommand: Command = makeVerifySchemaCommand({ prompt: te
 async function verifyBatch(
   dir: string,
   pattern: string,
+  { files, skipped }: { files: string[]; skipped: string[] },
   ctx: {
     sigDir: string;
     json: boolean;
@@ -366,7 +378,6 @@ async function verifyBatch(
     ) => Promise<Result>;
   },
 ): Promise<number> {
-  const { files, skipped } = await listBatch(dir, pattern);
   const results: Record<string, unknown>[] = [];
   let worst = EXIT_OK;
   let verified = 0;

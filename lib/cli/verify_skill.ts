@@ -10,6 +10,7 @@
 import { parseJson } from "../json/parse.ts";
 import { checkToolId, defaultPinStorePath, FilePinStore } from "../pins/store.ts";
 import { showPath } from "../skill/fs.ts";
+import { checkSkillRoot } from "../skill/walk.ts";
 import { describeChanges } from "../skill/manifest.ts";
 import { type SkillVerificationResult, verifySkillOfflineWithHook } from "../skill/verify.ts";
 import type { DnsCrossCheck } from "../dns/check.ts";
@@ -25,6 +26,7 @@ import {
 import { readInput } from "./io.ts";
 import { LIMIT_OPTIONS, limitsFromArgs, progressLine } from "./hash_skill.ts";
 import {
+  checkTrustFlags,
   confirmFirstUseWith,
   failureHint,
   loadTrustAndDnsHook,
@@ -144,24 +146,23 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         if (problem) throw new UsageError(`verify-skill: --tool-id: ${problem}`);
       }
       const limits = limitsFromArgs("verify-skill", values);
+      // Every argument is checked before anything is read, fetched or written.
+      const plan = checkTrustFlags("verify-skill", values, domain, args);
       const json = values.json === true;
       let trust: TrustInputs;
       let signature: unknown;
       let dnsHook: BeforePinHook<SkillVerificationResult> | undefined;
       try {
-        ({ trust, dnsHook } = await loadTrustAndDnsHook<SkillVerificationResult>(
-          "verify-skill",
-          values,
-          domain,
-          io,
-          args,
-        ));
+        // The local inputs first (the folder must exist), then the trust documents: the only
+        // step that may use the network.
+        checkSkillRoot(dir);
         if (values.signature !== undefined) {
           signature = parseJson(
             await readInput(values.signature, io),
             sourceName(values.signature),
           );
         }
+        ({ trust, dnsHook } = await loadTrustAndDnsHook<SkillVerificationResult>(plan, io));
       } catch (e) {
         if (e instanceof UsageError) throw e;
         return await reportInputFailure(e, json, io);

@@ -55,14 +55,19 @@ export async function schemapinTaskFlags(): Promise<string[]> {
   return words.slice(2, -1);
 }
 
-/** Runs the real CLI (`deno run <task flags> cli.ts args…`) as a child process. */
+/**
+ * Runs the real CLI (`deno run <task flags> cli.ts args…`) as a child process. With `drain`,
+ * the entry point is tests/fixtures/cli_drain.ts: the same CLI, but the process exits only
+ * once nothing is left running, so background work cannot escape a test by racing the exit.
+ */
 export async function runCliProcess(
   args: string[],
-  options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {},
+  options: { stdin?: string; env?: Record<string, string>; cwd?: string; drain?: boolean } = {},
 ): Promise<CliResult> {
   const flags = await schemapinTaskFlags();
+  const entry = options.drain ? "tests/fixtures/cli_drain.ts" : "cli.ts";
   const child = childCommand(Deno.execPath(), {
-    args: ["run", "--quiet", ...flags, new URL("cli.ts", repo).pathname, ...args],
+    args: ["run", "--quiet", ...flags, new URL(entry, repo).pathname, ...args],
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
@@ -70,9 +75,11 @@ export async function runCliProcess(
     cwd: options.cwd,
   }).spawn();
   if (options.stdin !== undefined) {
+    // A child may exit without reading its stdin (a usage error): a broken pipe is not an
+    // error of the test, whose verdict comes from the exit code and the output.
     const w = child.stdin.getWriter();
-    await w.write(new TextEncoder().encode(options.stdin));
-    await w.close();
+    await w.write(new TextEncoder().encode(options.stdin)).catch(() => {});
+    await w.close().catch(() => {});
   }
   const { code, stdout, stderr } = await child.output();
   const dec = new TextDecoder();
