@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.3
 import { ToolListChangedNotificationSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import {
   baseTools,
+  eventually,
   guardArgv,
   readLog,
   SDK_SERVER,
@@ -238,8 +239,11 @@ Deno.test("guard --listen (SSE): list_changed on the GET stream makes the next c
         (await client.callTool({ name: "add", arguments: { a: 1, b: 2 } })).structuredContent,
         { sum: 3 },
       );
-      // The standalone GET stream opens after initialization; give it a moment.
-      await new Promise((r) => setTimeout(r, 300));
+      // The client opens the standalone GET stream after initialization: wait until the
+      // upstream has it (the guard relays it), or its notification would have nowhere to go.
+      await eventually(async () =>
+        (await readLog(`${dir}/upstream.log`)).some((l) => l.method === "GET")
+      );
       await writeTools(
         `${dir}/tools.json`,
         edit(baseTools(), "add", (t) => t.annotations = { destructiveHint: true }),
@@ -272,9 +276,9 @@ Deno.test("guard --listen: foreign Origin, bad body, wrong path, upstream down/g
       }
       return Response.json({ jsonrpc: "2.0", id: body.id, result: { tools: [] } });
     });
-    const down = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const downPort = (down.addr as Deno.NetAddr).port;
-    down.close();
+    // Nothing listens on port 1 (tcpmux). A port freed by closing a listener could be taken
+    // again at once by another process — even by one of the guards started below.
+    const downPort = 1;
     const guards = await Promise.all([
       startGuard(`http://127.0.0.1:${garbage.addr.port}/mcp`, ["--lock", `${dir}/lock`]),
       startGuard(`http://127.0.0.1:${hanging.addr.port}/mcp`, [

@@ -241,8 +241,8 @@ Deno.test("cli hostile: a file growing while it is hashed", async () => {
   // A writer process appends continuously; the size read differs from the size listed. The
   // race is retried a few times, but an implementation that never notices fails every time.
   for (let attempt = 1;; attempt++) {
+    let writer: Deno.ChildProcess | undefined;
     try {
-      let writer: Deno.ChildProcess | undefined;
       await checkHostile(async (dir) => {
         // 64 MiB (sparse) takes tens of milliseconds to hash: time for the writer to run
         // even on a loaded machine.
@@ -254,16 +254,24 @@ Deno.test("cli hostile: a file growing while it is hashed", async () => {
           stdout: "null",
           stderr: "null",
         }).spawn();
-        await new Promise((r) => setTimeout(r, 50));
+        // Start hashing only once the writer is appending (seen, not assumed after a pause).
+        for (const end = Date.now() + 10_000; Date.now() < end;) {
+          if ((await Deno.stat(`${dir}/z-grow.log`)).size > 64 << 20) break;
+          await new Promise((r) => setTimeout(r, 5));
+        }
         return () => {
           writer?.kill("SIGKILL");
         };
       }, /z-grow\.log changed size while it was being (hashed|read)/);
-      await writer?.status;
       return;
     } catch (e) {
       if (attempt >= 3) throw e;
       console.log(`  attempt ${attempt} missed the race, retrying: ${(e as Error).message}`);
+    } finally {
+      try {
+        writer?.kill("SIGKILL");
+      } catch { /* already gone */ }
+      await writer?.status; // never leave the writer running, whichever way the attempt ended
     }
   }
 });

@@ -88,7 +88,8 @@ Deno.test("hostile DNS servers: SERVFAIL, REFUSED, silence, garbage, wrong id ar
       const started = Date.now();
       const r = await lookupDnsTxt(`match.${ZONE}`, { nameServer: fake.server, timeoutMs: 600 });
       assert.equal(r.state, "failed", JSON.stringify(mode));
-      assert.ok(Date.now() - started < 1500);
+      // The 600 ms deadline, not the default 5 s (with room for a loaded machine).
+      assert.ok(Date.now() - started < 4000);
       assert.ok(fake.queries >= 1);
     } finally {
       await fake.stop();
