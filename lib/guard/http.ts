@@ -22,7 +22,11 @@ import { parseJson } from "../json/parse.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject } from "../contractpin/contract.ts";
 import { messagesOf } from "../contractpin/mcp/jsonrpc.ts";
-import { MAX_HTTP_MESSAGE_BYTES } from "../contractpin/mcp/http.ts";
+import {
+  MAX_HTTP_MESSAGE_BYTES,
+  readEventStream,
+  resumeEventStream,
+} from "../contractpin/mcp/http.ts";
 import {
   collectPages,
   DEFAULT_MAX_PAGES,
@@ -202,6 +206,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
         const h = upstreamHeaders(headers);
         h.set("content-type", "application/json");
         h.set("accept", "application/json, text/event-stream");
+        const signal = AbortSignal.any([AbortSignal.timeout(requestMs), stopAll.signal]);
         const response = await fetch(upstream, {
           method: "POST",
           headers: h,
@@ -212,7 +217,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
             params: cursor === undefined ? {} : { cursor },
           }),
           redirect: "manual",
-          signal: AbortSignal.any([AbortSignal.timeout(requestMs), stopAll.signal]),
+          signal,
         });
         if (!response.ok) {
           await response.body?.cancel();
@@ -221,17 +226,21 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
         const type = (response.headers.get("content-type") ?? "").split(";")[0].trim();
         const candidates: JsonValue[] = [];
         if (type === "text/event-stream") {
-          const parser = new SseParser();
-          for await (const chunk of response.body!) {
-            for (const e of parser.push(chunk)) {
-              const data = sseMessageData(e); // priming events and other types carry none
-              if (data === undefined) continue;
+          // Resumed with Last-Event-ID if the upstream ends the stream early (MCP 2025-11-25).
+          await readEventStream(response, {
+            what: "tools/list",
+            source,
+            signal,
+            onMessage: (data) => {
               const v = parseJson(data, `${source} tools/list event`);
               candidates.push(...(Array.isArray(v) ? v : [v]));
-            }
-            if (candidates.some((m) => isJsonObject(m) && m.id === id)) break;
-          }
-          await response.body?.cancel().catch(() => {});
+              return candidates.some((m) => isJsonObject(m) && m.id === id);
+            },
+            resume: (lastEventId) => {
+              const g = upstreamHeaders(headers);
+              return resumeEventStream(upstream, g, lastEventId, signal, "tools/list", source);
+            },
+          });
         } else {
           const v = parseJson(await readLimited(response.body), `${source} tools/list response`);
           candidates.push(...(Array.isArray(v) ? v : [v]));

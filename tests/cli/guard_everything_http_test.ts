@@ -11,70 +11,18 @@ import assert from "node:assert/strict";
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import type { JSONRPCMessage } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-import { guardArgv, readLog, runCliProcess, withTempDir } from "../guard/helpers.ts";
+import {
+  guardArgv,
+  type ListeningProcess,
+  readLog,
+  runCliProcess,
+  startListening,
+  withTempDir,
+} from "../guard/helpers.ts";
 import { EVERYTHING_PACKAGE } from "../contractpin/helpers.ts";
-import { childCommand } from "../process.ts";
 
 /** The protocol versions the SDK client negotiates over Streamable HTTP. */
 const VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
-
-interface Proc {
-  readonly url: string;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-/**
- * Starts `program args…` in a process group of its own (`setsid`: npx runs the server as a
- * grandchild, which must be stopped with it) and waits until `pattern` shows on stdout or
- * stderr.
- */
-async function start(
-  program: string,
-  args: string[],
-  pattern: RegExp,
-  env: Record<string, string>,
-  url: (m: RegExpExecArray) => string,
-  waitMs: number,
-): Promise<Proc> {
-  const child = childCommand("setsid", {
-    args: [program, ...args],
-    env: { NO_COLOR: "1", ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let out = "";
-  const pumps = [child.stdout, child.stderr].map((s) =>
-    (async () => {
-      for await (const c of s) out += new TextDecoder().decode(c);
-    })()
-  );
-  let exited = false;
-  child.status.then(() => exited = true);
-  const deadline = Date.now() + waitMs;
-  let m: RegExpExecArray | null;
-  while (!(m = pattern.exec(out))) {
-    if (exited || Date.now() > deadline) {
-      if (!exited) Deno.kill(-child.pid, "SIGKILL");
-      await child.status;
-      await Promise.all(pumps);
-      throw new Error(`${program} ${args.join(" ")} did not start:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return {
-    url: url(m),
-    output: () => out,
-    async stop() {
-      try {
-        Deno.kill(-child.pid, "SIGTERM"); // the whole group
-      } catch { /* already gone */ }
-      await child.status;
-      await Promise.all(pumps);
-    },
-  };
-}
 
 /** A port that was free a moment ago (server-everything takes its port from PORT). */
 function freePort(): number {
@@ -84,12 +32,12 @@ function freePort(): number {
   return port;
 }
 
-async function startEverything(): Promise<Proc> {
+async function startEverything(): Promise<ListeningProcess> {
   let last: unknown;
   for (let attempt = 0; attempt < 3; attempt++) { // another process may take the port first
     const port = freePort();
     try {
-      return await start(
+      return await startListening(
         "npx",
         ["-y", EVERYTHING_PACKAGE, "streamableHttp"],
         /listening on port (\d+)/,
@@ -104,8 +52,8 @@ async function startEverything(): Promise<Proc> {
   throw last;
 }
 
-async function startGuard(upstream: string, args: string[]): Promise<Proc> {
-  return start(
+async function startGuard(upstream: string, args: string[]): Promise<ListeningProcess> {
+  return startListening(
     Deno.execPath(),
     await guardArgv(["--listen", "127.0.0.1:0", "--upstream", upstream, ...args]),
     /listening on (\S+)/,
@@ -141,7 +89,7 @@ Deno.test({
   async fn() {
     await withTempDir(async (dir) => {
       const everything = await startEverything();
-      let guard: Proc | undefined;
+      let guard: ListeningProcess | undefined;
       try {
         // The contract client against the same server: pin, then verify unchanged.
         const init = await runCliProcess(

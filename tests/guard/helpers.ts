@@ -313,3 +313,62 @@ export class RawPeer {
     return this.#stderr;
   }
 }
+
+/** A process started by {@linkcode startListening}. */
+export interface ListeningProcess {
+  readonly url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `program args…` in a process group of its own (`setsid`: npx runs the server as a
+ * grandchild, which must be stopped with it) and waits until `pattern` shows on stdout or
+ * stderr.
+ */
+export async function startListening(
+  program: string,
+  args: string[],
+  pattern: RegExp,
+  env: Record<string, string>,
+  url: (m: RegExpExecArray) => string,
+  waitMs: number,
+): Promise<ListeningProcess> {
+  const child = childCommand("setsid", {
+    args: [program, ...args],
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let out = "";
+  const pumps = [child.stdout, child.stderr].map((s) =>
+    (async () => {
+      for await (const c of s) out += new TextDecoder().decode(c);
+    })()
+  );
+  let exited = false;
+  child.status.then(() => exited = true);
+  const deadline = Date.now() + waitMs;
+  let m: RegExpExecArray | null;
+  while (!(m = pattern.exec(out))) {
+    if (exited || Date.now() > deadline) {
+      if (!exited) Deno.kill(-child.pid, "SIGKILL");
+      await child.status;
+      await Promise.all(pumps);
+      throw new Error(`${program} ${args.join(" ")} did not start:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return {
+    url: url(m),
+    output: () => out,
+    async stop() {
+      try {
+        Deno.kill(-child.pid, "SIGTERM"); // the whole group
+      } catch { /* already gone */ }
+      await child.status;
+      await Promise.all(pumps);
+    },
+  };
+}

@@ -46,6 +46,130 @@ function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** How {@linkcode readEventStream} reads one stream. */
+export interface EventStreamReading {
+  /** What the stream answers (`tools/list`), for messages. */
+  readonly what: string;
+  /** Names the server in messages. */
+  readonly source: string;
+  /** Ends the wait for a resumption delay (the request's timeout). */
+  readonly signal: AbortSignal;
+  /** Called with each JSON-RPC payload; returns true when the awaited answer was seen. */
+  onMessage(data: Uint8Array): boolean;
+  /** Opens the stream again from `lastEventId` ({@linkcode resumeEventStream}). */
+  resume(lastEventId: string): Promise<Response>;
+}
+
+/**
+ * Reads an MCP event stream until `onMessage` has the awaited answer. Blocks without a JSON-RPC
+ * payload (priming events, comments, other event types) only update the last event ID and the
+ * `retry:` delay. MCP 2025-11-25 lets a server end the stream early after an event with an ID
+ * and continue it on a GET with `Last-Event-ID`: that is followed after the server's delay (at
+ * most 5 s; the request's timeout still applies), up to 8 times. A stream that ends without
+ * any event ID, or an open event larger than {@linkcode MAX_HTTP_MESSAGE_BYTES}, is a failure.
+ *
+ * @throws {ServerFailure} `malformed` when the stream ends without the answer
+ *
+ * @example
+ * ```ts ignore
+ * await readEventStream(response, {
+ *   what: "tools/list", source: "server x", signal,
+ *   onMessage: (data) => isMyAnswer(parseJson(data)),
+ *   resume: (id) => resumeEventStream(url, headers, id, signal, "tools/list", "server x"),
+ * });
+ * ```
+ */
+export async function readEventStream(
+  response: Response,
+  reading: EventStreamReading,
+): Promise<void> {
+  const { what, source } = reading;
+  let lastEventId = "";
+  let retryMs = DEFAULT_RESUME_DELAY_MS;
+  for (let resumed = 0;; resumed++) {
+    if (!response.body) {
+      throw new ServerFailure("malformed", `${source}: ${what}: empty event stream`);
+    }
+    const reader = response.body.getReader();
+    const parser = new SseParser();
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        for (const event of parser.push(value)) {
+          if (event.lastEventId !== "") lastEventId = event.lastEventId;
+          if (event.retry !== undefined) retryMs = event.retry;
+          const data = sseMessageData(event); // priming events and other types carry none
+          if (data !== undefined && reading.onMessage(data)) return;
+        }
+        if (parser.buffered > MAX_HTTP_MESSAGE_BYTES) {
+          throw new ServerFailure(
+            "malformed",
+            `${source}: an event exceeds ${MAX_HTTP_MESSAGE_BYTES} bytes`,
+          );
+        }
+      }
+    } finally {
+      await reader.cancel().catch(() => {});
+    }
+    if (lastEventId === "" || resumed >= MAX_STREAM_RESUMPTIONS) {
+      throw new ServerFailure(
+        "malformed",
+        `${source}: ${what}: the event stream ended before the response` +
+          (lastEventId === "" ? "" : ` (after ${resumed} resumptions)`),
+      );
+    }
+    await abortableDelay(Math.min(retryMs, MAX_RESUME_DELAY_MS), reading.signal);
+    response = await reading.resume(lastEventId);
+  }
+}
+
+/**
+ * Opens an MCP event stream again from `lastEventId`: a GET with `Accept: text/event-stream`
+ * and `Last-Event-ID`, the other `headers` (session, protocol version, credentials) kept.
+ * Redirects are not followed.
+ *
+ * @throws {ServerFailure} when the server cannot be reached or does not answer with a stream
+ *
+ * @example
+ * ```ts ignore
+ * const response = await resumeEventStream(url, headers, "ev-7", signal, "tools/list", "server x");
+ * ```
+ */
+export async function resumeEventStream(
+  url: string | URL,
+  headers: Headers,
+  lastEventId: string,
+  signal: AbortSignal,
+  what: string,
+  source: string,
+): Promise<Response> {
+  const h = new Headers(headers);
+  h.delete("content-type");
+  h.set("accept", "text/event-stream");
+  h.set("last-event-id", lastEventId);
+  let response: Response;
+  try {
+    response = await fetch(url, { method: "GET", headers: h, signal, redirect: "manual" });
+  } catch (e) {
+    if (signal.aborted) throw signal.reason ?? e;
+    throw new ServerFailure(
+      "connect",
+      `${source}: cannot resume the ${what} event stream: ${(e as Error).message}`,
+    );
+  }
+  const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  if (!response.ok || type !== "text/event-stream") {
+    await response.body?.cancel();
+    throw new ServerFailure(
+      "http",
+      `${source}: ${what}: resuming the event stream (Last-Event-ID) got HTTP ` +
+        `${response.status}${response.ok ? ` with Content-Type ${JSON.stringify(type)}` : ""}`,
+    );
+  }
+  return response;
+}
+
 /** How to reach a Streamable HTTP server. */
 export interface HttpOptions {
   /** The endpoint, `${VAR}` already expanded. */
@@ -249,87 +373,25 @@ export class HttpTransport implements McpTransport {
     }
   }
 
-  /**
-   * Reads an event stream until `handle` takes the response. MCP 2025-11-25 lets a server end
-   * the stream early after an event with an `id` (its priming event, or any later one) and
-   * resume it on a GET with `Last-Event-ID`, after the `retry` delay it gave; that is followed
-   * up to {@linkcode MAX_STREAM_RESUMPTIONS} times, within the request's timeout. A stream that
-   * ends without any event ID is a failure.
-   */
   async #readStream(
     response: Response,
     method: string,
     handle: (m: IncomingMessage) => boolean,
     signal: AbortSignal,
   ): Promise<void> {
-    let lastEventId = "";
-    let retryMs = DEFAULT_RESUME_DELAY_MS;
-    for (let resumed = 0;; resumed++) {
-      if (!response.body) {
-        throw new ServerFailure("malformed", `${this.#source}: ${method}: empty event stream`);
-      }
-      const reader = response.body.getReader();
-      const parser = new SseParser();
-      try {
-        while (true) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          for (const event of parser.push(value)) {
-            if (event.lastEventId !== "") lastEventId = event.lastEventId;
-            if (event.retry !== undefined) retryMs = event.retry;
-            const data = sseMessageData(event); // priming events and other types carry none
-            if (data === undefined) continue;
-            const messages = messagesOf(parseJson(data, `${this.#source} ${method} event stream`));
-            for (const m of messages) if (handle(m)) return;
-          }
-          if (parser.buffered > MAX_HTTP_MESSAGE_BYTES) {
-            throw new ServerFailure(
-              "malformed",
-              `${this.#source}: an event exceeds ${MAX_HTTP_MESSAGE_BYTES} bytes`,
-            );
-          }
-        }
-      } finally {
-        await reader.cancel().catch(() => {});
-      }
-      if (lastEventId === "" || resumed >= MAX_STREAM_RESUMPTIONS) {
-        throw new ServerFailure(
-          "malformed",
-          `${this.#source}: ${method}: the event stream ended before the response` +
-            (lastEventId === "" ? "" : ` (after ${resumed} resumptions)`),
-        );
-      }
-      await abortableDelay(Math.min(retryMs, MAX_RESUME_DELAY_MS), signal);
-      response = await this.#resume(lastEventId, signal, method);
-    }
-  }
-
-  /** GET the stream again from `lastEventId` (MCP 2025-11-25, resumability). */
-  async #resume(lastEventId: string, signal: AbortSignal, what: string): Promise<Response> {
-    const headers = this.#headers();
-    headers.delete("Content-Type");
-    headers.set("Accept", "text/event-stream");
-    headers.set("Last-Event-ID", lastEventId);
-    let response: Response;
-    try {
-      response = await fetch(this.#url, { method: "GET", headers, signal, redirect: "manual" });
-    } catch (e) {
-      if (signal.aborted) throw this.#timeoutFailure(what, signal);
-      throw new ServerFailure(
-        "connect",
-        `${this.#source}: cannot resume the ${what} event stream: ${(e as Error).message}`,
-      );
-    }
-    const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-    if (!response.ok || type !== "text/event-stream") {
-      await response.body?.cancel();
-      throw new ServerFailure(
-        "http",
-        `${this.#source}: ${what}: resuming the event stream (Last-Event-ID) got HTTP ` +
-          `${response.status}${response.ok ? ` with Content-Type ${JSON.stringify(type)}` : ""}`,
-      );
-    }
-    return response;
+    await readEventStream(response, {
+      what: method,
+      source: this.#source,
+      signal,
+      onMessage: (data) => {
+        const messages = messagesOf(parseJson(data, `${this.#source} ${method} event stream`));
+        return messages.some(handle);
+      },
+      resume: (lastEventId) => {
+        const headers = this.#headers();
+        return resumeEventStream(this.#url, headers, lastEventId, signal, method, this.#source);
+      },
+    });
   }
 
   #answer(id: unknown, method: string): void {
