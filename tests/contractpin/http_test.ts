@@ -58,7 +58,7 @@ Deno.test("http SDK server (SSE): headers sent, never written; session carried a
       assert.match(session, /^[0-9a-f-]{36}$/);
       for (const r of requests.slice(1)) {
         assert.equal(r.session, session);
-        assert.equal(r.protocol, "2025-06-18");
+        assert.equal(r.protocol, "2025-11-25"); // the newest revision, as the server accepted it
       }
 
       // verify needs the header again (it is not in the lock).
