@@ -1,6 +1,6 @@
 // §17 against a real DNS server: dnsmasq on 127.0.0.1 serving _schemapin TXT records, and a
 // hostile UDP server for resolver failures. Where dnsmasq is missing these tests say so and
-// skip (CI installs dnsmasq-base in .ci/run).
+// skip, except on CI (CI=true), where .ci/run installs dnsmasq-base and its absence fails.
 import assert from "node:assert/strict";
 import { lookupDnsTxt } from "../../lib/dns/check.ts";
 import { formatDnsTxtRecord } from "../../lib/dns/txt.ts";
@@ -11,14 +11,13 @@ import { MemoryPinStore } from "../../lib/pins/store.ts";
 import { type Dnsmasq, findDnsmasq, startDnsmasq, startFakeDns } from "../fixtures/network/dns.ts";
 import { discoveryFor, OTHER, SIGNER, toolSchema } from "../schema/_fixtures.ts";
 import { runCliProcess, runInProcess, withTempDir } from "../cli/run.ts";
+import { ignoreWithout } from "../required_tool.ts";
 
 const ZONE = "example.test";
 const FP = SIGNER.publicKey.fingerprint;
 const BAD = OTHER.publicKey.fingerprint;
 const dnsmasq = findDnsmasq();
-if (!dnsmasq) {
-  console.error("dnsmasq not found (Debian: dnsmasq-base): skipping the dnsmasq DNS TXT tests");
-}
+const noDnsmasq = ignoreWithout("dnsmasq", dnsmasq !== undefined, ".ci/run (Debian: dnsmasq-base)");
 
 const RECORDS: [string, ...string[]][] = [
   [`_schemapin.match.${ZONE}`, formatDnsTxtRecord(FP, "k-2026")],
@@ -49,7 +48,7 @@ async function withDnsmasq(fn: (d: Dnsmasq) => Promise<void>): Promise<void> {
 
 Deno.test({
   name: "dnsmasq: match, mismatch, malformed, chunks, several records, absent, TCP",
-  ignore: !dnsmasq,
+  ignore: noDnsmasq,
   fn: () =>
     withDnsmasq(async (d) => {
       const look = (host: string) =>
@@ -124,7 +123,7 @@ async function setup(dir: string) {
 
 Deno.test({
   name: "verify-schema --dns: the §17.2 table, checked before any pin is written",
-  ignore: !dnsmasq,
+  ignore: noDnsmasq,
   fn: () =>
     withDnsmasq(async (d) => {
       await withTempDir(async (dir) => {
@@ -214,7 +213,7 @@ Deno.test({
 
 Deno.test({
   name: "dns record / dns check (real process, the task's permissions)",
-  ignore: !dnsmasq,
+  ignore: noDnsmasq,
   fn: () =>
     withDnsmasq(async (d) => {
       await withTempDir(async (dir) => {
