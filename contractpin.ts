@@ -121,11 +121,14 @@ export { parseMcpConfig } from "./lib/contractpin/config.ts";
 export {
   type EnvLookup,
   expandVariables,
+  findSecretArguments,
   type HeaderTemplate,
   parseHeader,
+  redactCommand,
   sanitizeEnv,
   sanitizeIdentity,
   sanitizeUrl,
+  type SecretArgument,
   type SecretWarning,
 } from "./lib/contractpin/secrets.ts";
 export { ServerFailure, type ServerFailureKind } from "./lib/contractpin/mcp/errors.ts";

@@ -26,7 +26,7 @@ Usage:
   schemapin contract init [--lock FILE] [--force] [--config FILE]
       [--server NAME [--env NAME[=VALUE]]… [--cwd DIR] -- CMD ARGS…]
       [--http NAME=URL [--header 'Name: value']…]… [--file NAME=PATH]…
-      [--snapshot FILE | --no-snapshot] [--json] [limits]
+      [--snapshot FILE | --no-snapshot] [--allow-literal-secrets] [--json] [limits]
   schemapin contract verify [--lock FILE] [--server NAME]… [--allow-new]
       [--json | --format human|json|sarif|github] [--header 'Name: value']…
       [--config FILE] [--snapshot FILE] [--no-diff] [limits]
@@ -46,7 +46,10 @@ digest   prints tool and server digests of a saved tools/list result ({"tools":[
 
 Secrets: \${VAR} in a command, env value, URL or header is expanded from the environment at
 run time and the lock keeps the reference. --header values are never written; env values
-that look secret are stored as \${NAME}; credentials are stripped from URLs.
+that look secret are stored as \${NAME}; credentials are stripped from URLs. A stdio command
+holding a literal credential (--api-key=…, a token, 'Authorization: Bearer …', a URL with a
+password or ?api_key=) is refused (exit 2) with the \${VAR} form to use instead;
+--allow-literal-secrets writes it as given. Reports never print such arguments.
 A --header before the first --http applies to every HTTP server.
 
 Limits:

@@ -45,6 +45,7 @@ const OPTIONS = {
   snapshot: { type: "string" },
   "no-snapshot": { type: "boolean" },
   json: { type: "boolean" },
+  "allow-literal-secrets": { type: "boolean" },
   ...LIMIT_OPTIONS,
 } as const;
 
@@ -191,7 +192,10 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     throw new UsageError(`${CMD}: --header given but there is no HTTP server`);
   }
 
-  const outcomes = await pinServers(list, limits);
+  const outcomes = await pinServers(list, {
+    ...limits,
+    allowLiteralSecrets: values["allow-literal-secrets"] === true,
+  });
   const servers: Record<string, LockServer> = {};
   const snapshotServers: Record<string, { tools: Record<string, unknown> }> = {};
   let failed = 0;

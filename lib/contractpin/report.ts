@@ -7,6 +7,7 @@
  */
 import type { ServerIdentity, TransportKind } from "./lock.ts";
 import type { Notice, ToolDiff } from "./verify.ts";
+import { redactCommand } from "./secrets.ts";
 
 /** The `format` value of a verify report. */
 export const VERIFY_REPORT_FORMAT = "schemapin.contract.verify/1";
@@ -117,7 +118,10 @@ export function finishReport(
 function describeIdentity(id: ServerIdentity): string {
   switch (id.transport) {
     case "stdio":
-      return id.command.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(" ");
+      return redactCommand(id.command).map((
+        a,
+      ) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a)))
+        .join(" ");
     case "http":
       return id.url;
     case "file":

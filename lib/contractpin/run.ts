@@ -19,7 +19,13 @@ import {
 import { ServerFailure } from "./mcp/errors.ts";
 import type { ListOptions, ToolListing } from "./mcp/session.ts";
 import { finishReport, type ServerReport, type VerifyReport } from "./report.ts";
-import { type EnvLookup, processEnv, sanitizeIdentity, type SecretWarning } from "./secrets.ts";
+import {
+  type EnvLookup,
+  processEnv,
+  redactCommand,
+  sanitizeIdentity,
+  type SecretWarning,
+} from "./secrets.ts";
 import { type ContractSnapshot, snapshotServer, type SnapshotTool } from "./snapshot.ts";
 import {
   compareTools,
@@ -33,12 +39,22 @@ import {
   toolDiffs,
 } from "./verify.ts";
 
+/** An identity as reports show it: credentials in a stdio command hidden (§5). */
+function redactIdentity(id: ServerIdentity): ServerIdentity {
+  return id.transport === "stdio" ? { ...id, command: redactCommand(id.command) } : id;
+}
+
 /** Options shared by pin and verify. */
 export interface RunOptions extends ListOptions {
   /** Servers contacted at once (default 4). */
   concurrency?: number;
   /** Where `${VAR}` values come from (default: the process environment). */
   env?: EnvLookup;
+  /**
+   * Write literal credentials found in stdio commands to the lock (with a warning) instead of
+   * refusing them (contractpin §5). Off by default.
+   */
+  allowLiteralSecrets?: boolean;
 }
 
 /** Default number of servers contacted at once. */
@@ -128,7 +144,12 @@ export async function pinServers(
 ): Promise<PinOutcome[]> {
   const env = options.env ?? processEnv;
   const prepared = targets.map((t) => prepareTarget(t, env));
-  const sanitized = targets.map((t) => sanitizeIdentity(t.identity));
+  const sanitized = targets.map((t) =>
+    sanitizeIdentity(t.identity, {
+      server: t.name,
+      allowLiteralSecrets: options.allowLiteralSecrets,
+    })
+  );
   return await mapLimited(prepared, options.concurrency ?? DEFAULT_CONCURRENCY, async (p, i) => {
     const { identity, warnings } = sanitized[i];
     const live = await fetchLive(p, options);
@@ -239,8 +260,11 @@ export async function verifyLock(
       baseDir: request.baseDir,
     };
     if (configured) {
-      const live = sanitizeIdentity(configured.identity).identity;
-      if (!sameIdentity(pinned, live)) identityChanged = { locked: pinned, live };
+      // Compared, never written: credentials in the configured command are redacted in reports.
+      const live = sanitizeIdentity(configured.identity, { allowLiteralSecrets: true }).identity;
+      if (!sameIdentity(pinned, live)) {
+        identityChanged = { locked: redactIdentity(pinned), live: redactIdentity(live) };
+      }
       target = {
         ...configured,
         headers: [...(configured.headers ?? []), ...(request.headers ?? [])],

@@ -343,42 +343,223 @@ export function redactUrl(raw: string): string {
   }
 }
 
+/** A command argument that holds a literal credential. */
+export interface SecretArgument {
+  /** Its index in the command (0 is the program). */
+  readonly index: number;
+  /** The argument with the credential replaced by `…` (safe to print). */
+  readonly shown: string;
+  /** What makes it a credential. */
+  readonly reason: string;
+  /** The same argument with the credential taken from the environment (`${VAR}`). */
+  readonly suggestion: string;
+}
+
+/** An environment variable name for a flag or header name: `--api-key` → `API_KEY`. */
+function variableFor(name: string): string {
+  const v = name.replace(/^-+/, "").replace(/([a-z])([A-Z])/g, "$1_$2").replace(
+    /[^A-Za-z0-9]+/g,
+    "_",
+  )
+    .replace(/^_+|_+$/g, "").toUpperCase();
+  return v === "" || /^[0-9]/.test(v) ? `SECRET_${v}` : v;
+}
+
+/** Values that name a credential but are not one: file paths, numbers, booleans, empty. */
+function isHarmlessValue(value: string): boolean {
+  return value === "" || /^(\.{0,2}\/|~\/)/.test(value) || /^-?[0-9.]+$/.test(value) ||
+    /^(true|false|yes|no|on|off|none|null)$/i.test(value);
+}
+
+/** Flag names that name a credential's location or size, not the credential. */
+const NOT_A_CREDENTIAL_FLAG = /[-_](file|path|dir|env|var|name|length|size|timeout|ttl|id)$/i;
+
+const HEADER = /^([A-Za-z0-9][A-Za-z0-9-]*)\s*:\s*(.*)$/s;
+const AUTH_SCHEME = /^(bearer|basic|token|digest)\s+(\S.*)$/is;
+const URL_IN_TEXT = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>]+/g;
+const TOKEN_SHAPED = "a value shaped like a token";
+
 /**
- * Warnings for command arguments that look like secrets (`--token=…`, `--api-key VALUE`, a
- * bare `ghp_…`). Arguments are part of the server's identity and are written to the lock as
- * given, so the user should move such values into an env reference.
+ * The credential in `text` (an argument or a flag's value), if any: a URL with a password or a
+ * credential query parameter, an `Authorization`-like header, an auth scheme value, or a known
+ * token shape. `${VAR}` references are never credentials.
+ */
+function credentialIn(text: string): { reason: string; suggestion: string; shown: string } | null {
+  if (WHOLE_REFERENCE.test(text.trim())) return null;
+  for (const m of text.matchAll(URL_IN_TEXT)) {
+    const url = m[0];
+    const user = /^([^:]+:\/\/)([^/@?#:]*):([^/@?#]*)@/.exec(url);
+    if (user && user[3] !== "" && !WHOLE_REFERENCE.test(user[3])) {
+      const fix = `${user[1]}${user[2]}:\${${variableFor(user[2] || "password")}_PASSWORD}@`;
+      const shownUrl = `${user[1]}${user[2]}:…@`;
+      return {
+        reason: "a URL with a password",
+        suggestion: text.replace(user[0], fix),
+        shown: text.replace(user[0], shownUrl),
+      };
+    }
+    const q = url.indexOf("?");
+    if (q >= 0) {
+      for (const pair of url.slice(q + 1).split(/[&#]/)) {
+        const eq = pair.indexOf("=");
+        if (eq <= 0) continue;
+        const name = pair.slice(0, eq), value = pair.slice(eq + 1);
+        if (value === "" || WHOLE_REFERENCE.test(value)) continue;
+        if (looksLikeSecretName(name) || looksLikeSecretValue(value)) {
+          return {
+            reason: `a URL with the credential query parameter ${JSON.stringify(name)}`,
+            suggestion: text.replace(pair, `${name}=\${${variableFor(name)}}`),
+            shown: text.replace(pair, `${name}=…`),
+          };
+        }
+      }
+    }
+  }
+  const header = HEADER.exec(text);
+  if (header && !text.includes("://")) {
+    const [, name, value] = header;
+    const scheme = AUTH_SCHEME.exec(value);
+    const secretPart = scheme ? scheme[2] : value;
+    if (
+      !WHOLE_REFERENCE.test(secretPart.trim()) && secretPart.trim() !== "" &&
+      (scheme !== null || /^(authorization|proxy-authorization|cookie)$/i.test(name) ||
+        (looksLikeSecretName(name) && !isHarmlessValue(value)))
+    ) {
+      const variable = scheme ? "TOKEN" : variableFor(name);
+      const prefix = scheme ? `${value.slice(0, value.length - scheme[2].length)}` : "";
+      return {
+        reason: `a ${name} header value`,
+        suggestion: `${name}: ${prefix}\${${variable}}`,
+        shown: `${name}: ${prefix}…`,
+      };
+    }
+  }
+  const scheme = AUTH_SCHEME.exec(text);
+  if (scheme && !WHOLE_REFERENCE.test(scheme[2].trim())) {
+    const prefix = text.slice(0, text.length - scheme[2].length);
+    return {
+      reason: "an Authorization value",
+      suggestion: `${prefix}\${TOKEN}`,
+      shown: `${prefix}…`,
+    };
+  }
+  // A URL was checked above, part by part (its own password or query may be `${VAR}`).
+  if (!/[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text) && looksLikeSecretValue(text)) {
+    return { reason: TOKEN_SHAPED, suggestion: "${TOKEN}", shown: "…" };
+  }
+  return null;
+}
+
+/**
+ * Finds command arguments that hold a literal credential (contractpin §5: a lock writer MUST
+ * NOT persist credentials): `--api-key=VALUE` and `--api-key VALUE` (any flag whose name
+ * suggests a credential, unless the value is a path, number or boolean), `Authorization:`-like
+ * header values, `Bearer`/`Basic`/`token` values, URLs with `user:password@` or credential
+ * query parameters anywhere in an argument, and known token shapes (`ghp_…`, `sk-…`, JWTs, long
+ * high-entropy strings). `${VAR}` references are not credentials: they are expanded at run time
+ * and the lock keeps the reference, which is what each finding's `suggestion` shows.
  *
  * @example
  * ```ts
- * import { secretArgWarnings } from "./secrets.ts";
- * secretArgWarnings(["server", "--api-key", "abcd1234"]).length; // 1
+ * import { findSecretArguments } from "jsr:@schemapin/schemapin/contractpin";
+ * const [f] = findSecretArguments(["srv", "--api-key=sk-live-0123456789abcdef0123"]);
+ * console.log(f.index, f.shown, f.suggestion); // 1 --api-key=… --api-key=${API_KEY}
  * ```
  */
-export function secretArgWarnings(command: readonly string[]): SecretWarning[] {
-  const out: SecretWarning[] = [];
-  command.forEach((arg, i) => {
-    if (i === 0 || isReference(arg)) return;
-    const flag = /^--?([A-Za-z0-9_-]+)=(.*)$/s.exec(arg);
-    const prev = command[i - 1];
-    const prevFlag = /^--?([A-Za-z0-9_-]+)$/.exec(prev ?? "");
-    const secret = (flag && looksLikeSecretName(flag[1]) && flag[2] !== "" &&
-      !isReference(flag[2])) ||
-      (prevFlag && i > 1 && looksLikeSecretName(prevFlag[1]) && !arg.startsWith("-")) ||
-      looksLikeSecretValue(flag ? flag[2] : arg);
-    if (secret) {
-      out.push({
-        where: `command[${i}]`,
-        message: `command argument ${i} looks like a secret and will be written to the lock ` +
-          `as given; pass it through an environment variable instead`,
-      });
+export function findSecretArguments(command: readonly string[]): SecretArgument[] {
+  const out: SecretArgument[] = [];
+  command.forEach((arg, index) => {
+    if (index === 0) return;
+    const flag = /^(--?[A-Za-z0-9][A-Za-z0-9_.-]*)=(.*)$/s.exec(arg);
+    if (flag) {
+      const [, name, value] = flag;
+      const inner = credentialIn(value);
+      const namedSecret = looksLikeSecretName(name) && !NOT_A_CREDENTIAL_FLAG.test(name);
+      // A token-shaped value under a credential's flag name is named after the flag.
+      if (inner && !(inner.reason === TOKEN_SHAPED && namedSecret)) {
+        out.push({
+          index,
+          reason: inner.reason,
+          shown: `${name}=${inner.shown}`,
+          suggestion: `${name}=${inner.suggestion}`,
+        });
+        return;
+      }
+      if (namedSecret && !isHarmlessValue(value) && !WHOLE_REFERENCE.test(value)) {
+        out.push({
+          index,
+          reason: `the value of ${name}`,
+          shown: `${name}=…`,
+          suggestion: `${name}=\${${variableFor(name)}}`,
+        });
+      }
+      return;
     }
+    const previous = /^(--?[A-Za-z0-9][A-Za-z0-9_.-]*)$/.exec(command[index - 1] ?? "");
+    if (
+      index > 1 && previous && !arg.startsWith("-") && looksLikeSecretName(previous[1]) &&
+      !NOT_A_CREDENTIAL_FLAG.test(previous[1]) && !isHarmlessValue(arg) &&
+      !WHOLE_REFERENCE.test(arg)
+    ) {
+      out.push({
+        index,
+        reason: `the value of ${previous[1]}`,
+        shown: "…",
+        suggestion: `\${${variableFor(previous[1])}}`,
+      });
+      return;
+    }
+    const found = credentialIn(arg);
+    if (found) out.push({ index, ...found });
   });
   return out;
 }
 
 /**
- * Makes an identity safe to write (§5 "Secrets"): env sanitised, URL sanitised, warnings for
- * secret-looking command arguments. Headers are never part of an identity.
+ * A command safe to print in reports and logs: every argument {@linkcode findSecretArguments}
+ * flags is shown with its credential replaced by `…`.
+ *
+ * @example
+ * ```ts
+ * import { redactCommand } from "jsr:@schemapin/schemapin/contractpin";
+ * redactCommand(["srv", "--token", "ghp_0123456789abcdefghij0123"]); // ["srv", "--token", "…"]
+ * ```
+ */
+export function redactCommand(command: readonly string[]): string[] {
+  const out = [...command];
+  for (const f of findSecretArguments(command)) out[f.index] = f.shown;
+  return out;
+}
+
+/**
+ * The error for literal credentials in a stdio command: names each argument (credential
+ * hidden) and shows the `${VAR}` form to use instead.
+ */
+function literalSecretError(server: string, found: SecretArgument[]): SchemaPinError {
+  const lines = found.map((f) =>
+    `  argument ${f.index} (${f.shown}) is ${f.reason}; write ${shellQuote(f.suggestion)} ` +
+    `and set the variable when running init and verify`
+  );
+  return new SchemaPinError(
+    "INPUT_INVALID",
+    `server ${server}: the command holds ${found.length === 1 ? "a credential" : "credentials"} ` +
+      `that would be written to the lock as given (contractpin §5):\n${lines.join("\n")}\n` +
+      `  (\${VAR} is expanded from the environment at run time and the lock keeps the reference; ` +
+      `--allow-literal-secrets writes the arguments as they are)`,
+    { server, arguments: found.map((f) => f.index) },
+  );
+}
+
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Makes an identity safe to write (§5 "Secrets"): env sanitised, URL sanitised, and a command
+ * holding a literal credential refused ({@linkcode findSecretArguments}) unless
+ * `allowLiteralSecrets` (then each is a warning). Headers are never part of an identity.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` naming each credential argument and its `${VAR}` form
  *
  * @example
  * ```ts
@@ -389,11 +570,22 @@ export function secretArgWarnings(command: readonly string[]): SecretWarning[] {
  */
 export function sanitizeIdentity(
   identity: ServerIdentity,
+  options: { server?: string; allowLiteralSecrets?: boolean } = {},
 ): { identity: ServerIdentity; warnings: SecretWarning[] } {
   const warnings: SecretWarning[] = [];
   switch (identity.transport) {
     case "stdio": {
-      warnings.push(...secretArgWarnings(identity.command));
+      const found = findSecretArguments(identity.command);
+      if (found.length > 0 && !options.allowLiteralSecrets) {
+        throw literalSecretError(options.server ?? "?", found);
+      }
+      for (const f of found) {
+        warnings.push({
+          where: `command[${f.index}]`,
+          message: `command argument ${f.index} (${f.shown}) is ${f.reason} and is written to ` +
+            `the lock as given (--allow-literal-secrets)`,
+        });
+      }
       const out: ServerIdentity = { transport: "stdio", command: [...identity.command] };
       if (identity.env && Object.keys(identity.env).length > 0) {
         out.env = sanitizeEnv(identity.env, warnings);
