@@ -193,8 +193,10 @@ export function looksLikeSecretName(name: string): boolean {
 export function looksLikeSecretValue(value: string): boolean {
   if (isReference(value)) return false;
   if (SECRET_VALUE.some((re) => re.test(value))) return true;
-  // A long run of base64/hex-ish characters mixing letters and digits.
-  return /^[A-Za-z0-9+/=_-]{32,}$/.test(value) && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
+  // A long run of base64/hex-ish characters mixing letters and digits — but not a file path
+  // (`/tmp/run-3f9a…/pid` has the same characters).
+  return /^[A-Za-z0-9+/=_-]{32,}$/.test(value) && /[0-9]/.test(value) && /[A-Za-z]/.test(value) &&
+    !/^(\.{0,2}\/|~\/)/.test(value);
 }
 
 /** A warning produced while sanitising an identity for the lock. */

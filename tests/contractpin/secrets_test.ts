@@ -217,6 +217,7 @@ Deno.test("secrets: references, paths, numbers and ordinary arguments are not cr
     ["srv", "--header", "Authorization: Bearer ${TOKEN}"],
     ["srv", "https://user:${PW}@example.com/x", "https://h/mcp?api_key=${KEY}&region=eu"],
     ["srv", "--key-file", "/etc/srv/key.pem", "--token-path=./token"],
+    ["deno", "run", "server.ts", "/tmp/schemapin-test-d877a9507434e9fe/pid"],
     ["srv", "--session-timeout", "30", "--auth", "false", "--max-tokens", "100"],
     ["npx", "-y", "@modelcontextprotocol/server-filesystem@2026.1.14", "/home/me/project"],
     ["node", "server.js", "--port", "8080", "--name", "my-server", "Content-Type: text/plain"],

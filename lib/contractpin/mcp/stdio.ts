@@ -9,13 +9,8 @@
 import { parseJson } from "../../json/parse.ts";
 import type { JsonObject } from "../../json/types.ts";
 import { ServerFailure } from "./errors.ts";
-import {
-  answerServerRequest,
-  encodeNotification,
-  encodeRequest,
-  type IncomingMessage,
-  messagesOf,
-} from "./jsonrpc.ts";
+import { encodeNotification, type IncomingMessage, messagesOf } from "./jsonrpc.ts";
+import { PendingRequests } from "./pending.ts";
 import type { McpTransport } from "./session.ts";
 
 /** Largest single stdout message accepted. */
@@ -36,12 +31,6 @@ export interface StdioOptions {
   readonly graceMs?: number;
   /** Names the server in messages. */
   readonly source?: string;
-}
-
-interface Pending {
-  resolve(result: JsonObject): void;
-  reject(e: ServerFailure): void;
-  method: string;
 }
 
 const encoder = new TextEncoder();
@@ -65,11 +54,9 @@ export function spawnStdio(options: StdioOptions): StdioTransport {
 export class StdioTransport implements McpTransport {
   readonly #child: Deno.ChildProcess;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
-  readonly #pending = new Map<number, Pending>();
+  readonly #table: PendingRequests;
   readonly #source: string;
   readonly #graceMs: number;
-  #nextId = 1;
-  #failure: ServerFailure | undefined;
   #stderrTail = new Uint8Array(0);
   #closed = false;
   #status: Promise<Deno.CommandStatus>;
@@ -82,6 +69,7 @@ export class StdioTransport implements McpTransport {
     this.#graceMs = options.graceMs ?? 2000;
     this.#child = spawnProcessGroup({ ...options, source: this.#source, stderr: "piped" });
     this.#writer = this.#child.stdin.getWriter();
+    this.#table = new PendingRequests(this.#source, (line) => this.#write(line));
     this.#status = this.#child.status;
     this.#readers = [this.#readStdout(), this.#readStderr()];
     if (!isWindows) {
@@ -100,11 +88,13 @@ export class StdioTransport implements McpTransport {
   }
 
   #fail(failure: ServerFailure): void {
-    if (this.#failure) return;
+    if (this.#table.failure) return;
     failure.stderr = failure.stderr || this.stderr;
-    this.#failure = failure;
-    for (const p of this.#pending.values()) p.reject(failure);
-    this.#pending.clear();
+    this.#table.fail(failure);
+  }
+
+  get #failure(): ServerFailure | undefined {
+    return this.#table.failure;
   }
 
   async #readStdout(): Promise<void> {
@@ -141,7 +131,7 @@ export class StdioTransport implements McpTransport {
         // A final message without its newline is still a message.
         this.#line(buffer);
       }
-      if (this.#pending.size > 0 || !this.#closed) {
+      if (this.#table.size > 0 || !this.#closed) {
         const status = await Promise.race([
           this.#status,
           new Promise<undefined>((r) => setTimeout(() => r(undefined), 1000)),
@@ -151,7 +141,7 @@ export class StdioTransport implements McpTransport {
           : status.signal
           ? `was killed by ${status.signal}`
           : `exited with code ${status.code}`;
-        const waiting = [...this.#pending.values()].map((p) => p.method);
+        const waiting = this.#table.waiting;
         this.#fail(
           new ServerFailure(
             "exited",
@@ -201,37 +191,7 @@ export class StdioTransport implements McpTransport {
       );
       return;
     }
-    for (const m of messages) this.#dispatch(m);
-  }
-
-  #dispatch(m: IncomingMessage): void {
-    if (m.type === "notification") return; // logging, list_changed …: not needed
-    if (m.type === "request") {
-      this.#write(answerServerRequest(m.id, m.method)).catch(() => {});
-      return;
-    }
-    const pending = typeof m.id === "number" ? this.#pending.get(m.id) : undefined;
-    if (!pending) {
-      this.#fail(
-        new ServerFailure(
-          "malformed",
-          `${this.#source}: response to unknown request id ${JSON.stringify(m.id)}`,
-        ),
-      );
-      return;
-    }
-    this.#pending.delete(m.id as number);
-    if (m.type === "result") pending.resolve(m.result);
-    else {
-      pending.reject(
-        new ServerFailure(
-          "rpc_error",
-          `${this.#source}: ${pending.method} failed: JSON-RPC error ${m.code}: ${m.message}`,
-          "",
-          m.code,
-        ),
-      );
-    }
+    for (const m of messages) this.#table.dispatch(m);
   }
 
   async #write(line: string): Promise<void> {
@@ -240,35 +200,13 @@ export class StdioTransport implements McpTransport {
 
   /** Sends a request; see {@linkcode McpTransport.request}. */
   request(method: string, params: JsonObject | undefined, timeoutMs: number): Promise<JsonObject> {
-    if (this.#failure) return Promise.reject(this.#failure);
-    const id = this.#nextId++;
-    return new Promise<JsonObject>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#pending.delete(id);
-        const failure = new ServerFailure(
-          "timeout",
-          `${this.#source}: no answer to ${method} within ${timeoutMs / 1000} s`,
-        );
-        this.#fail(failure);
-        reject(failure);
-      }, timeoutMs);
-      this.#pending.set(id, {
-        method,
-        resolve: (r) => {
-          clearTimeout(timer);
-          resolve(r);
-        },
-        reject: (e) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      });
-      this.#write(encodeRequest(id, method, params)).catch((e) => {
-        this.#fail(
-          new ServerFailure("exited", `${this.#source}: cannot write to the server: ${e.message}`),
-        );
-      });
-    });
+    return this.#table.request(
+      method,
+      params,
+      timeoutMs,
+      (e) =>
+        new ServerFailure("exited", `${this.#source}: cannot write to the server: ${e.message}`),
+    );
   }
 
   /** Sends a notification. */
@@ -299,10 +237,7 @@ export class StdioTransport implements McpTransport {
     await stopProcessGroup(this.#child, this.#status, this.#failure ? 0 : this.#graceMs);
     await Promise.allSettled(this.#readers);
     if (this.#onSignal) Deno.removeSignalListener("SIGINT", this.#onSignal);
-    for (const p of this.#pending.values()) {
-      p.reject(new ServerFailure("exited", `${this.#source}: transport closed`));
-    }
-    this.#pending.clear();
+    this.#table.rejectAll(new ServerFailure("exited", `${this.#source}: transport closed`));
   }
 }
 
