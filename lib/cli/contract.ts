@@ -25,12 +25,16 @@ const HELP =
 Usage:
   schemapin contract init [--lock FILE] [--force] [--config FILE]
       [--server NAME [--env NAME[=VALUE]]… [--cwd DIR] -- CMD ARGS…]
-      [--http NAME=URL [--header 'Name: value']…]… [--file NAME=PATH]…
+      [--http NAME=URL [--header 'Name: value']…]… [--sse NAME=URL …]… [--file NAME=PATH]…
       [--snapshot FILE | --no-snapshot] [--allow-literal-secrets] [--json] [limits]
   schemapin contract verify [--lock FILE] [--server NAME]… [--allow-new]
       [--json | --format human|json|sarif|github] [--header 'Name: value']…
       [--config FILE] [--snapshot FILE] [--no-diff] [limits]
   schemapin contract digest FILE [--json] [--tool | --raw] [--canonical]
+
+HTTP servers are reached with Streamable HTTP; one that refuses it (400/404/405 on the first
+POST) is reached with the legacy HTTP+SSE transport (2024-11-05) on the same URL, which --sse
+chooses directly. The lock records both as "http"; verify detects the transport again.
 
 init     enumerates every server (tools/list, all pages) and writes the lock (default
          contractpin.lock) and a readable snapshot next to it (contractpin.snapshot.json).

@@ -39,6 +39,7 @@ const OPTIONS = {
   env: { type: "string", multiple: true },
   cwd: { type: "string" },
   http: { type: "string", multiple: true },
+  sse: { type: "string", multiple: true },
   header: { type: "string", multiple: true },
   file: { type: "string", multiple: true },
   config: { type: "string" },
@@ -52,7 +53,7 @@ const OPTIONS = {
 function splitNameValue(flag: string, text: string): [string, string] {
   const eq = text.indexOf("=");
   if (eq <= 0 || eq === text.length - 1) {
-    throw new UsageError(`${CMD}: --${flag} expects NAME=${flag === "http" ? "URL" : "PATH"}`);
+    throw new UsageError(`${CMD}: --${flag} expects NAME=${flag === "file" ? "PATH" : "URL"}`);
   }
   return [text.slice(0, eq), text.slice(eq + 1)];
 }
@@ -90,10 +91,16 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
   let lastHttp: string | undefined;
   for (const token of tokens) {
     if (token.kind !== "option") continue;
-    if (token.name === "http") {
-      const [name, url] = splitNameValue("http", token.value!);
+    if (token.name === "http" || token.name === "sse") {
+      // --sse: the legacy HTTP+SSE transport (2024-11-05); the lock records transport "http"
+      // (contractpin §5 knows no other) and verify detects the legacy transport again.
+      const [name, url] = splitNameValue(token.name, token.value!);
       checkName(name);
-      cli.push({ name, identity: { transport: "http", url } });
+      cli.push({
+        name,
+        identity: { transport: "http", url },
+        ...(token.name === "sse" ? { httpTransport: "sse" as const } : {}),
+      });
       perServer.set(name, []);
       lastHttp = name;
     } else if (token.name === "file") {

@@ -10,7 +10,14 @@ import type { ServerIdentity } from "./lock.ts";
 import { ServerFailure } from "./mcp/errors.ts";
 import { readToolsDump } from "./mcp/file.ts";
 import { connectHttp } from "./mcp/http.ts";
-import { type ListOptions, listTools, type McpTransport, type ToolListing } from "./mcp/session.ts";
+import { connectLegacySse } from "./mcp/legacy_sse.ts";
+import {
+  DEFAULT_STARTUP_TIMEOUT_MS,
+  type ListOptions,
+  listTools,
+  type McpTransport,
+  type ToolListing,
+} from "./mcp/session.ts";
 import { spawnStdio, type StdioTransport } from "./mcp/stdio.ts";
 import {
   type EnvLookup,
@@ -31,6 +38,11 @@ export interface ServerTarget {
   readonly headers?: readonly HeaderTemplate[];
   /** Folder that relative `cwd` and `path` values are relative to (the lock's folder). */
   readonly baseDir?: string;
+  /**
+   * For an HTTP identity: `"sse"` uses the legacy HTTP+SSE transport (MCP 2024-11-05) without
+   * trying Streamable HTTP first. Not part of the identity: a verify detects it again.
+   */
+  readonly httpTransport?: "sse";
 }
 
 /** A target with every reference expanded: ready to contact. */
@@ -42,7 +54,13 @@ export type PreparedTarget =
     env?: Record<string, string>;
     cwd?: string;
   }
-  | { name: string; transport: "http"; url: string; headers: [string, string][] }
+  | {
+    name: string;
+    transport: "http";
+    url: string;
+    headers: [string, string][];
+    httpTransport?: "sse";
+  }
   | { name: string; transport: "file"; path: string };
 
 function resolvePath(path: string, baseDir: string | undefined): string {
@@ -94,6 +112,7 @@ export function prepareTarget(target: ServerTarget, env: EnvLookup = processEnv)
         transport: "http",
         url,
         headers: expandHeaders(target.headers ?? [], env),
+        ...(target.httpTransport ? { httpTransport: target.httpTransport } : {}),
       };
     }
     case "file":
@@ -122,14 +141,54 @@ export async function enumerateTarget(
     return await readToolsDump(target.path, options.maxPages, `server ${target.name}`);
   }
   const source = `server ${target.name}`;
-  let stdio: StdioTransport | undefined;
-  let transport: McpTransport;
-  if (target.transport === "stdio") {
-    stdio = spawnStdio({ command: target.command, env: target.env, cwd: target.cwd, source });
-    transport = stdio;
-  } else {
-    transport = connectHttp({ url: target.url, headers: target.headers, source });
+  if (target.transport === "http") return await enumerateHttp(target, options, source);
+  const stdio = spawnStdio({ command: target.command, env: target.env, cwd: target.cwd, source });
+  return await listAndClose(stdio, options, source, stdio);
+}
+
+/** HTTP statuses with which a server that only speaks HTTP+SSE refuses a POST (MCP 2025-03-26). */
+const LEGACY_HINT_STATUSES = [400, 404, 405];
+
+/**
+ * Streamable HTTP first; when its first POST (`initialize`) is refused with 400, 404 or 405,
+ * the legacy HTTP+SSE transport on the same URL — the backwards-compatibility procedure of
+ * the MCP specification (2025-03-26 onward). `httpTransport: "sse"` skips the first attempt.
+ */
+async function enumerateHttp(
+  target: Extract<PreparedTarget, { transport: "http" }>,
+  options: ListOptions,
+  source: string,
+): Promise<ToolListing> {
+  if (target.httpTransport !== "sse") {
+    const http = connectHttp({ url: target.url, headers: target.headers, source });
+    try {
+      return await listAndClose(http, options, source);
+    } catch (e) {
+      const refused = e instanceof ServerFailure && !http.answered &&
+        LEGACY_HINT_STATUSES.includes(e.httpStatus ?? 0);
+      if (!refused) throw e;
+    }
   }
+  const legacy = await connectLegacySse({
+    url: target.url,
+    headers: target.headers,
+    source,
+    connectTimeoutMs: options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
+  });
+  const listing = await listAndClose(legacy, options, source);
+  return {
+    ...listing,
+    notices: [...listing.notices, "the server speaks the legacy HTTP+SSE transport (2024-11-05)"],
+  };
+}
+
+/** Lists the tools over an open transport and closes it, whatever happens. */
+async function listAndClose(
+  transport: McpTransport,
+  options: ListOptions,
+  source: string,
+  stdio?: StdioTransport,
+): Promise<ToolListing> {
   let failure: ServerFailure | undefined;
   try {
     return await listTools(transport, options, source);

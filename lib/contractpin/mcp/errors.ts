@@ -36,6 +36,8 @@ export class ServerFailure extends Error {
   stderr: string;
   /** The JSON-RPC error code, for `rpc_error`. */
   readonly rpcCode?: number;
+  /** The HTTP status, for `http` failures caused by one. */
+  httpStatus?: number;
 
   /** Creates a failure of the given kind. */
   constructor(kind: ServerFailureKind, message: string, stderr = "", rpcCode?: number) {

@@ -204,6 +204,7 @@ export class HttpTransport implements McpTransport {
   #sessionId: string | undefined;
   #protocolVersion: string | undefined;
   #nextId = 1;
+  #answered = false;
 
   /** See {@linkcode connectHttp}. */
   constructor(options: HttpOptions) {
@@ -211,6 +212,11 @@ export class HttpTransport implements McpTransport {
     this.#extra = options.headers ?? [];
     this.#source = options.source ?? redactUrl(options.url);
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 5000;
+  }
+
+  /** Whether any POST was answered with a success status (so this is Streamable HTTP). */
+  get answered(): boolean {
+    return this.#answered;
   }
 
   /** The session id the server assigned, if any. */
@@ -266,12 +272,15 @@ export class HttpTransport implements McpTransport {
         : response.status === 404 && this.#sessionId !== undefined
         ? " (the server ended the session)"
         : "";
-      throw new ServerFailure(
+      const failure = new ServerFailure(
         "http",
         `${this.#source}: ${what}: HTTP ${response.status} ${response.statusText}${hint}` +
           (excerpt ? `: ${excerpt}` : ""),
       );
+      failure.httpStatus = response.status;
+      throw failure;
     }
+    this.#answered = true;
     return response;
   }
 
