@@ -97,15 +97,16 @@ Deno.test("config: verify --config reports a changed command and an unpinned ser
 });
 
 const badConfigs: [string, string, RegExp][] = [
-  ["comments (JSONC)", '{ // servers\n "mcpServers": {} }', /comments are not JSON/],
+  // Client configs are JSONC (comments and trailing commas); an unclosed comment is named.
+  ["unclosed JSONC comment", '{ /* servers\n "mcpServers": {} }', /never closed.*byte 2/],
   [
     "duplicate server names",
     '{"mcpServers":{"a":{"command":"x"},"a":{"command":"y"}}}',
     /[Dd]uplicate/,
   ],
-  ["no mcpServers", '{"servers":{}}', /"mcpServers" object/],
+  ["no mcpServers", '{"mcpServer":{}}', /"mcpServers" object/],
   ["neither command nor url", '{"mcpServers":{"a":{"args":[]}}}', /neither "command"/],
-  ["legacy SSE", '{"mcpServers":{"a":{"type":"sse","url":"http://127.0.0.1/sse"}}}', /legacy SSE/],
+  ["unknown type", '{"mcpServers":{"a":{"type":"ws","url":"http://127.0.0.1/mcp"}}}', /type "ws"/],
   [
     "args not strings",
     '{"mcpServers":{"a":{"command":"x","args":[1]}}}',
