@@ -14,6 +14,7 @@ import { defaultPinStorePath, FilePinStore } from "../pins/store.ts";
 import { AuditLog, openAuditSink } from "../guard/audit.ts";
 import { GuardCore } from "../guard/core.ts";
 import { isLoopbackHost, startHttpGuard } from "../guard/http.ts";
+import { detectUpstreamTransport, startLegacySseGuard } from "../guard/legacy_sse.ts";
 import { type GuardMode, GuardPolicy, type LockPolicy } from "../guard/policy.ts";
 import type { ToolTrust } from "../guard/signatures.ts";
 import { runStdioGuard } from "../guard/stdio.ts";
@@ -89,6 +90,9 @@ ${NETWORK_HELP}
   --allow-missing-revocation  accept a revocation_endpoint whose document is not supplied
   --listen HOST:PORT       run as a Streamable HTTP proxy on HOST:PORT (PORT 0: any)
   --upstream URL           the HTTP server to guard (with --listen)
+  --upstream-transport T   auto (default), streamable-http, or sse (the legacy HTTP+SSE
+                           transport of 2024-11-05; clients then use the same transport
+                           with the guard: GET its stream URL, POST to the endpoint it names)
   --allow-remote           allow --listen on an address that is not loopback
   --startup-timeout S      seconds for the server to answer initialize (default 90)
   --list-timeout S         seconds for each tools/list answer (default 30)
@@ -123,6 +127,7 @@ const OPTIONS = {
   ...NETWORK_OPTIONS,
   listen: { type: "string" },
   upstream: { type: "string" },
+  "upstream-transport": { type: "string" },
   "allow-remote": { type: "boolean" },
   "startup-timeout": { type: "string" },
   "list-timeout": { type: "string" },
@@ -209,6 +214,16 @@ export const guardCommand: Command = {
       } catch (e) {
         throw new UsageError(`guard: --upstream: ${(e as Error).message}`);
       }
+    }
+    const upstreamTransport = values["upstream-transport"] ?? "auto";
+    if (!["auto", "streamable-http", "sse"].includes(upstreamTransport)) {
+      throw new UsageError(
+        `guard: --upstream-transport expects auto, streamable-http or sse ` +
+          `(got ${JSON.stringify(upstreamTransport)})`,
+      );
+    }
+    if (values["upstream-transport"] !== undefined && !http) {
+      throw new UsageError("guard: --upstream-transport goes with --listen/--upstream");
     }
     const startupTimeoutMs = seconds("startup-timeout", values["startup-timeout"]);
     const requestTimeoutMs = seconds("list-timeout", values["list-timeout"]);
@@ -312,7 +327,12 @@ export const guardCommand: Command = {
     log.record({ decision: "started", message: `checking ${checks}` });
 
     if (listen) {
-      const guard = await startHttpGuard({
+      // auto: a GET that opens an event stream starting with `endpoint` is a legacy server.
+      const transport = upstreamTransport === "auto"
+        ? await detectUpstreamTransport(values.upstream!, new Headers(), 5_000)
+        : upstreamTransport;
+      const start = transport === "sse" ? startLegacySseGuard : startHttpGuard;
+      const guard = await start({
         upstream: values.upstream!,
         hostname: listen.hostname,
         port: listen.port,
@@ -324,7 +344,7 @@ export const guardCommand: Command = {
       await io.stderr(
         `schemapin guard: listening on ${guard.url} (upstream ${
           new URL(values.upstream!).origin
-        })\n`,
+        }, ${transport === "sse" ? "legacy HTTP+SSE" : "Streamable HTTP"})\n`,
       );
       let stop = () => {};
       const stopped = new Promise<void>((r) => stop = () => void guard.shutdown().then(r));

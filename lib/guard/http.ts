@@ -110,7 +110,16 @@ export function isLoopbackHost(host: string): boolean {
   return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
-function isLoopbackOrigin(origin: string): boolean {
+/**
+ * True for an `Origin` on the loopback interface (a browser page elsewhere must not drive the
+ * guard).
+ *
+ * @example
+ * ```ts ignore
+ * isLoopbackOrigin("http://127.0.0.1:3000"); // true
+ * ```
+ */
+export function isLoopbackOrigin(origin: string): boolean {
   try {
     const u = new URL(origin);
     return (u.protocol === "http:" || u.protocol === "https:") && isLoopbackHost(u.hostname);
@@ -119,13 +128,30 @@ function isLoopbackOrigin(origin: string): boolean {
   }
 }
 
-function upstreamHeaders(from: Headers): Headers {
+/**
+ * The client's headers to send upstream: hop-by-hop headers and `Origin` removed.
+ *
+ * @example
+ * ```ts ignore
+ * fetch(upstream, { headers: upstreamHeaders(req.headers) });
+ * ```
+ */
+export function upstreamHeaders(from: Headers): Headers {
   const h = new Headers();
   for (const [k, v] of from) if (!HOP_BY_HOP.has(k) && k !== "origin") h.append(k, v);
   return h;
 }
 
-function clientHeaders(from: Headers): Headers {
+/**
+ * The upstream's response headers to pass to the client: hop-by-hop headers and
+ * `Content-Encoding` removed (the body is passed on decoded).
+ *
+ * @example
+ * ```ts ignore
+ * new Response(body, { headers: clientHeaders(response.headers) });
+ * ```
+ */
+export function clientHeaders(from: Headers): Headers {
   const h = new Headers();
   for (const [k, v] of from) {
     if (!HOP_BY_HOP.has(k) && k !== "content-encoding") h.append(k, v);
@@ -133,13 +159,31 @@ function clientHeaders(from: Headers): Headers {
   return h;
 }
 
-function jsonResponse(value: JsonValue, status = 200, headers?: Headers): Response {
+/**
+ * A JSON response.
+ *
+ * @example
+ * ```ts ignore
+ * return jsonResponse(errorResponse(null, PARSE_ERROR, "…"), 400);
+ * ```
+ */
+export function jsonResponse(value: JsonValue, status = 200, headers?: Headers): Response {
   const h = headers ?? new Headers();
   h.set("content-type", "application/json");
   return new Response(JSON.stringify(value), { status, headers: h });
 }
 
-async function readLimited(body: ReadableStream<Uint8Array> | null): Promise<Uint8Array> {
+/**
+ * Reads a whole body, refusing one above {@linkcode MAX_HTTP_MESSAGE_BYTES}.
+ *
+ * @example
+ * ```ts ignore
+ * const bytes = await readLimited(req.body);
+ * ```
+ */
+export async function readLimited(
+  body: ReadableStream<Uint8Array> | null,
+): Promise<Uint8Array> {
   if (!body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -162,6 +206,40 @@ async function readLimited(body: ReadableStream<Uint8Array> | null): Promise<Uin
 /** A JSON-RPC message of the guard's own, as one SSE event. */
 function sseEvent(value: JsonValue): Uint8Array {
   return formatSseEvent({ data: JSON.stringify(value) });
+}
+
+/**
+ * Runs every message of a server document (one message or a batch) through the core; returns
+ * the document to pass on when the core replaced a message, undefined when it is unchanged.
+ * Ids of answers seen are added to `answered`.
+ *
+ * @example
+ * ```ts ignore
+ * const changed = await judgeServerMessages(core, session, doc, new Set());
+ * ```
+ */
+export async function judgeServerMessages(
+  core: GuardCore,
+  session: GuardSession,
+  value: JsonValue,
+  answered: Set<JsonValue>,
+): Promise<JsonValue | undefined> {
+  messagesOf(value); // strict JSON-RPC 2.0 shape
+  const items = Array.isArray(value) ? value : [value];
+  const out: JsonValue[] = [];
+  let changed = false;
+  for (const m of items) {
+    if (isJsonObject(m) && typeof m.method !== "string") answered.add(m.id);
+    const d = await core.fromServer(session, m);
+    if (d.kind === "replace") {
+      changed = true;
+      out.push(d.message);
+    } else {
+      out.push(m);
+    }
+  }
+  if (!changed) return undefined;
+  return Array.isArray(value) ? out : out[0];
 }
 
 const MAX_SESSIONS = 1024;
@@ -261,29 +339,11 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     return listed.tools;
   };
 
-  /** Runs every message of a server document through the core; undefined = unchanged. */
-  const judgeServerDocument = async (
+  const judgeServerDocument = (
     session: GuardSession,
     value: JsonValue,
     answered: Set<JsonValue>,
-  ): Promise<JsonValue | undefined> => {
-    messagesOf(value); // strict JSON-RPC 2.0 shape
-    const items = Array.isArray(value) ? value : [value];
-    const out: JsonValue[] = [];
-    let changed = false;
-    for (const m of items) {
-      if (isJsonObject(m) && typeof m.method !== "string") answered.add(m.id);
-      const d = await core.fromServer(session, m);
-      if (d.kind === "replace") {
-        changed = true;
-        out.push(d.message);
-      } else {
-        out.push(m);
-      }
-    }
-    if (!changed) return undefined;
-    return Array.isArray(value) ? out : out[0];
-  };
+  ) => judgeServerMessages(core, session, value, answered);
 
   /**
    * One upstream SSE block on its way to the client: a JSON-RPC message goes through the core

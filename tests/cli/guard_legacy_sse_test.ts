@@ -1,0 +1,142 @@
+// deno-lint-ignore-file no-import-prefix -- the SDK is a test peer, pinned here
+/**
+ * `guard --listen … --upstream …/sse` in front of a legacy HTTP+SSE server (MCP 2024-11-05):
+ * the official SDK's SSE client through the guard to the published server-everything in `sse`
+ * mode. The transport is detected (or chosen with --upstream-transport sse); an unchanged server
+ * works as without the guard, and a lock that does not match gets the refusal.
+ */
+import assert from "node:assert/strict";
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+import { SSEClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/sse.js";
+import {
+  guardArgv,
+  type ListeningProcess,
+  readLog,
+  runCliProcess,
+  startListening,
+  withTempDir,
+} from "../guard/helpers.ts";
+import { EVERYTHING_PACKAGE } from "../contractpin/helpers.ts";
+
+function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+async function startEverythingSse(): Promise<ListeningProcess> {
+  for (let attempt = 0;; attempt++) { // the port may be taken in between
+    try {
+      return await startListening(
+        "npx",
+        ["-y", EVERYTHING_PACKAGE, "sse"],
+        /running on port (\d+)/,
+        { PORT: String(freePort()) },
+        (m) => `http://127.0.0.1:${m[1]}/sse`,
+        240_000,
+      );
+    } catch (e) {
+      if (attempt === 2) throw e;
+    }
+  }
+}
+
+async function startGuard(upstream: string, args: string[]): Promise<ListeningProcess> {
+  return await startListening(
+    Deno.execPath(),
+    await guardArgv(["--listen", "127.0.0.1:0", "--upstream", upstream, ...args]),
+    /listening on (\S+) \(upstream [^,]+, legacy HTTP\+SSE\)/,
+    {},
+    (m) => m[1],
+    30_000,
+  );
+}
+
+async function connect(url: string): Promise<Client> {
+  const client = new Client({ name: "guard-legacy-test", version: "1.0.0" });
+  await client.connect(new SSEClientTransport(new URL(url)));
+  return client;
+}
+
+Deno.test({
+  name: "guard --listen (legacy HTTP+SSE): SDK SSE client ↔ server-everything sse; drift refused",
+  sanitizeOps: false, // the SDK's EventSource is collected after close
+  sanitizeResources: false,
+  async fn() {
+    const everything = await startEverythingSse();
+    try {
+      await withTempDir(async (dir) => {
+        const lock = `${dir}/contractpin.lock`;
+        const init = await runCliProcess([
+          "contract",
+          "init",
+          "--lock",
+          lock,
+          "--no-snapshot",
+          "--sse",
+          `everything=${everything.url}`,
+        ]);
+        assert.equal(init.code, 0, init.stdout + init.stderr);
+
+        for (const args of [[], ["--upstream-transport", "sse"]]) {
+          const guard = await startGuard(everything.url, [
+            "--lock",
+            lock,
+            "--server",
+            "everything",
+            "--log",
+            `${dir}/guard.log`,
+            ...args,
+          ]);
+          try {
+            const direct = await connect(everything.url);
+            const viaGuard = await connect(guard.url);
+            assert.deepEqual(await viaGuard.listTools(), await direct.listTools());
+            const echo = await viaGuard.callTool({ name: "echo", arguments: { message: "hi" } });
+            assert.deepEqual(echo.content, [{ type: "text", text: "Echo: hi" }]);
+            assert.deepEqual(await viaGuard.listPrompts(), await direct.listPrompts());
+            await viaGuard.close();
+            await direct.close();
+          } finally {
+            await guard.stop();
+          }
+        }
+
+        // A lock that pins another contract for echo: the list is refused, and so are calls
+        // (also a call made before any list: the guard lists over a session of its own).
+        const text = await Deno.readTextFile(lock);
+        const changed = JSON.parse(text);
+        changed.servers.everything.tools.echo.digest = "sha256:" + "0".repeat(64);
+        await Deno.writeTextFile(`${dir}/drift.lock`, JSON.stringify(changed, null, 2));
+        const guard = await startGuard(everything.url, [
+          "--lock",
+          `${dir}/drift.lock`,
+          "--server",
+          "everything",
+          "--log",
+          `${dir}/drift.log`,
+        ]);
+        try {
+          const first = await connect(guard.url);
+          const call = await first.callTool({ name: "echo", arguments: { message: "x" } })
+            .then(() => null, (e: { code: number }) => e);
+          assert.equal(call?.code, -32010, "call before any list refused");
+          const list = await first.listTools().then(
+            () => null,
+            (e: { code: number; message: string }) => e,
+          );
+          assert.equal(list?.code, -32010);
+          assert.match(list!.message, /drifted: echo/);
+          await first.close();
+        } finally {
+          await guard.stop();
+        }
+        const log = await readLog(`${dir}/drift.log`);
+        assert.ok(log.some((l) => l.decision === "call_refused"), JSON.stringify(log));
+      });
+    } finally {
+      await everything.stop();
+    }
+  },
+});
