@@ -26,7 +26,8 @@ Usage:
   schemapin contract init [--lock FILE] [--force] [--config FILE]
       [--server NAME [--env NAME[=VALUE]]… [--cwd DIR] -- CMD ARGS…]
       [--http NAME=URL [--header 'Name: value']…]… [--sse NAME=URL …]… [--file NAME=PATH]…
-      [--snapshot FILE | --no-snapshot] [--allow-literal-secrets] [--json] [limits]
+      [--client-capabilities roots,sampling,…] [--snapshot FILE | --no-snapshot]
+      [--allow-literal-secrets] [--json] [limits]
   schemapin contract verify [--lock FILE] [--server NAME]… [--allow-new]
       [--json | --format human|json|sarif|github] [--header 'Name: value']…
       [--config FILE] [--snapshot FILE] [--no-diff] [limits]
@@ -35,6 +36,11 @@ Usage:
 HTTP servers are reached with Streamable HTTP; one that refuses it (400/404/405 on the first
 POST) is reached with the legacy HTTP+SSE transport (2024-11-05) on the same URL, which --sse
 chooses directly. The lock records both as "http"; verify detects the transport again.
+
+Client capabilities: servers may list other tools to clients that announce roots, sampling
+or elicitation. init announces none unless --client-capabilities names them (for the servers
+given on this command line); the lock entry records them and verify asks the same way. Pin
+one entry per capability set your clients use, and give the guard each with --server.
 
 init     enumerates every server (tools/list, all pages) and writes the lock (default
          contractpin.lock) and a readable snapshot next to it (contractpin.snapshot.json).

@@ -13,11 +13,14 @@ import {
   DEFAULT_LOCK_FILE,
   identityOf,
   type LockServer,
+  normalizeClientCapabilities,
   serializeLock,
 } from "../contractpin/lock.ts";
 import { pinServers } from "../contractpin/run.ts";
 import { type HeaderTemplate, parseHeader } from "../contractpin/secrets.ts";
 import { defaultSnapshotPath, serializeSnapshot } from "../contractpin/snapshot.ts";
+import type { DiscoveredServer, SkippedServer } from "../contractpin/discover.ts";
+import { processEnv } from "../contractpin/secrets.ts";
 import { type CliIO, EXIT_FAILED, EXIT_OK, jsonOutput, UsageError } from "./command.ts";
 import { exists, writeFileAtomic } from "./io.ts";
 import {
@@ -29,6 +32,13 @@ import {
   readConfig,
   readLock,
 } from "./contract_shared.ts";
+import {
+  discover,
+  type Discovery,
+  discoveryEnvironment,
+  printDiscovery,
+  printSkipped,
+} from "./contract_discover.ts";
 
 const CMD = "contract init";
 
@@ -43,10 +53,13 @@ const OPTIONS = {
   header: { type: "string", multiple: true },
   file: { type: "string", multiple: true },
   config: { type: "string" },
+  discover: { type: "boolean" },
+  project: { type: "string" },
   snapshot: { type: "string" },
   "no-snapshot": { type: "boolean" },
   json: { type: "boolean" },
   "allow-literal-secrets": { type: "boolean" },
+  "client-capabilities": { type: "string" },
   ...LIMIT_OPTIONS,
 } as const;
 
@@ -56,6 +69,20 @@ function splitNameValue(flag: string, text: string): [string, string] {
     throw new UsageError(`${CMD}: --${flag} expects NAME=${flag === "file" ? "PATH" : "URL"}`);
   }
   return [text.slice(0, eq), text.slice(eq + 1)];
+}
+
+/** `roots,sampling,elicitation` → sorted names; undefined when not given. */
+function parseClientCapabilities(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text.split(",").map((n) => n.trim()).filter((n) => n !== "");
+  if (names.length === 0) {
+    throw new UsageError(`${CMD}: --client-capabilities expects names, e.g. roots,sampling`);
+  }
+  try {
+    return normalizeClientCapabilities(names);
+  } catch (e) {
+    throw new UsageError(`${CMD}: --client-capabilities: ${(e as Error).message}`);
+  }
 }
 
 function checkName(name: string): void {
@@ -79,6 +106,9 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
   const limits = limitsFrom(CMD, values);
   if (values.snapshot !== undefined && values["no-snapshot"]) {
     throw new UsageError(`${CMD}: --snapshot FILE and --no-snapshot contradict each other`);
+  }
+  if (values.project !== undefined && !values.discover) {
+    throw new UsageError(`${CMD}: --project DIR goes with --discover`);
   }
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
   const baseDir = dirname(resolve(lockPath));
@@ -155,13 +185,18 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     try {
       old = await readLock(lockPath, io);
     } catch (e) {
-      if (cli.length === 0 && values.config === undefined) throw e;
+      if (cli.length === 0 && values.config === undefined && !values.discover) throw e;
       await io.stderr(
         `warning: existing ${lockPath} is not carried over: ${(e as Error).message}\n`,
       );
     }
     for (const [name, server] of Object.entries(old?.servers ?? {})) {
-      targets.set(name, { name, identity: identityOf(server as LockServer) });
+      const caps = (server as LockServer).client_capabilities;
+      targets.set(name, {
+        name,
+        identity: identityOf(server as LockServer),
+        ...(caps ? { clientCapabilities: caps } : {}),
+      });
     }
   }
   const explicit = new Set<string>();
@@ -180,12 +215,39 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
       add({ ...t, identity }, `--config ${values.config}`);
     }
   }
+  // --discover: the servers of the client configs found. One that is new to the lock is
+  // skipped (with the reason) when it cannot run here; lock servers stay strict.
+  let discovery: Discovery | undefined;
+  const lenient = new Map<string, DiscoveredServer>();
+  const skippedLate: SkippedServer[] = [];
+  if (values.discover) {
+    discovery = await discover(
+      discoveryEnvironment(values.project ?? ".", processEnv),
+      { lockPath, allowLiteralSecrets: values["allow-literal-secrets"] === true },
+      io,
+    );
+    if (!values.json) await printDiscovery(discovery, io);
+    for (const s of discovery.servers) {
+      if (!targets.has(s.lockName)) lenient.set(s.lockName, s);
+      add(s.target, `${s.from.label} ${s.from.path}`);
+    }
+  }
   for (const t of cli) add(t, "command line");
   if (targets.size === 0) {
     throw new UsageError(
-      `${CMD}: no servers to pin: give --server NAME -- CMD, --http NAME=URL, --file NAME=PATH ` +
-        `or --config FILE`,
+      `${CMD}: no servers to pin: give --server NAME -- CMD, --http NAME=URL, --file NAME=PATH, ` +
+        `--config FILE or --discover` + (discovery ? " (discovery found none it can run)" : ""),
     );
+  }
+  // --client-capabilities: what the servers given here are asked with (and the lock records).
+  const capabilities = parseClientCapabilities(values["client-capabilities"]);
+  if (capabilities) {
+    for (const t of cli) {
+      if (t.identity.transport === "file") {
+        throw new UsageError(`${CMD}: --client-capabilities has no meaning for --file ${t.name}`);
+      }
+      targets.set(t.name, { ...targets.get(t.name)!, clientCapabilities: capabilities });
+    }
   }
   const list = [...targets.values()].map((t) => {
     const headers = [
@@ -208,6 +270,12 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
   let failed = 0;
   for (const o of outcomes) {
     await printWarnings(io, o.name, o.warnings);
+    if (!o.ok && lenient.has(o.name)) {
+      const d = lenient.get(o.name)!;
+      skippedLate.push({ name: d.configName, from: d.from, reason: o.failure.message });
+      if (!values.json) await printSkipped(io, d.configName, d.from, o.failure.message);
+      continue;
+    }
     if (!o.ok) {
       failed++;
       await io.stderr(`error: ${o.failure.message}\n`);
@@ -226,6 +294,10 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
       `error: ${failed} of ${outcomes.length} servers could not be pinned; ${lockPath} was not ` +
         `written\n`,
     );
+    return EXIT_FAILED;
+  }
+  if (Object.keys(servers).length === 0) {
+    await io.stderr(`error: no server could be pinned; ${lockPath} was not written\n`);
     return EXIT_FAILED;
   }
 
@@ -248,16 +320,18 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
       lock: lockPath,
       snapshot: snapshotPath ?? null,
       generated_at: lock.generated_at,
-      servers: outcomes.map((o) => ({
+      servers: outcomes.filter((o) => o.ok).map((o) => ({
         name: o.name,
         transport: servers[o.name].transport,
         tool_count: servers[o.name].tool_count,
         digest: servers[o.name].digest,
         warnings: o.warnings.map((w) => w.message),
       })),
+      ...(discovery ? { discovered: discoveryJson(discovery, skippedLate) } : {}),
     }));
   } else {
     for (const o of outcomes) {
+      if (!o.ok) continue;
       const s = servers[o.name];
       await io.stdout(
         `pinned ${o.name} (${s.transport}): ${s.tool_count} tools  ${s.digest}\n`,
@@ -268,4 +342,27 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     );
   }
   return EXIT_OK;
+}
+
+/** `--json` form of a discovery: the configs found, what each server became, what was skipped. */
+function discoveryJson(d: Discovery, late: readonly SkippedServer[]) {
+  return {
+    configs: d.found.map((f) => ({
+      client: f.location.client,
+      scope: f.location.scope,
+      path: f.location.path,
+      servers: f.entries.map((e) => e.name),
+    })),
+    renamed: d.servers.filter((s) => s.lockName !== s.configName).map((s) => ({
+      name: s.configName,
+      config: s.from.path,
+      lock_name: s.lockName,
+    })),
+    skipped: [...d.skipped, ...late].map((s) => ({
+      name: s.name,
+      client: s.from.client,
+      config: s.from.path,
+      reason: s.reason,
+    })),
+  };
 }

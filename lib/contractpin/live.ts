@@ -6,7 +6,7 @@
  * @module
  */
 import { isAbsolute, join } from "node:path";
-import type { ServerIdentity } from "./lock.ts";
+import { normalizeClientCapabilities, type ServerIdentity } from "./lock.ts";
 import { ServerFailure } from "./mcp/errors.ts";
 import { readToolsDump } from "./mcp/file.ts";
 import { connectHttp } from "./mcp/http.ts";
@@ -43,6 +43,8 @@ export interface ServerTarget {
    * trying Streamable HTTP first. Not part of the identity: a verify detects it again.
    */
   readonly httpTransport?: "sse";
+  /** Client capabilities to announce in `initialize` (recorded in the lock entry). */
+  readonly clientCapabilities?: readonly string[];
 }
 
 /** A target with every reference expanded: ready to contact. */
@@ -53,6 +55,7 @@ export type PreparedTarget =
     command: string[];
     env?: Record<string, string>;
     cwd?: string;
+    clientCapabilities?: readonly string[];
   }
   | {
     name: string;
@@ -60,8 +63,14 @@ export type PreparedTarget =
     url: string;
     headers: [string, string][];
     httpTransport?: "sse";
+    clientCapabilities?: readonly string[];
   }
   | { name: string; transport: "file"; path: string };
+
+function capabilitiesOf(target: ServerTarget): { clientCapabilities?: readonly string[] } {
+  const caps = target.clientCapabilities;
+  return caps && caps.length > 0 ? { clientCapabilities: normalizeClientCapabilities(caps) } : {};
+}
 
 function resolvePath(path: string, baseDir: string | undefined): string {
   return baseDir === undefined || isAbsolute(path) ? path : join(baseDir, path);
@@ -93,6 +102,7 @@ export function prepareTarget(target: ServerTarget, env: EnvLookup = processEnv)
         name: target.name,
         transport: "stdio",
         command: id.command.map((a, i) => expandVariables(a, env, `${where} command[${i}]`)),
+        ...capabilitiesOf(target),
       };
       if (id.env) {
         out.env = Object.fromEntries(
@@ -113,6 +123,7 @@ export function prepareTarget(target: ServerTarget, env: EnvLookup = processEnv)
         url,
         headers: expandHeaders(target.headers ?? [], env),
         ...(target.httpTransport ? { httpTransport: target.httpTransport } : {}),
+        ...capabilitiesOf(target),
       };
     }
     case "file":
@@ -141,9 +152,12 @@ export async function enumerateTarget(
     return await readToolsDump(target.path, options.maxPages, `server ${target.name}`);
   }
   const source = `server ${target.name}`;
-  if (target.transport === "http") return await enumerateHttp(target, options, source);
+  const asked = target.clientCapabilities
+    ? { ...options, clientCapabilities: target.clientCapabilities }
+    : options;
+  if (target.transport === "http") return await enumerateHttp(target, asked, source);
   const stdio = spawnStdio({ command: target.command, env: target.env, cwd: target.cwd, source });
-  return await listAndClose(stdio, options, source, stdio);
+  return await listAndClose(stdio, asked, source, stdio);
 }
 
 /** HTTP statuses with which a server that only speaks HTTP+SSE refuses a POST (MCP 2025-03-26). */

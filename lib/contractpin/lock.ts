@@ -49,7 +49,42 @@ export type LockServer = ServerIdentity & {
   digest: string;
   /** Tools by name. */
   tools: Record<string, LockTool>;
+  /**
+   * The client capabilities announced in `initialize` when this entry was pinned (sorted
+   * names, e.g. `["elicitation", "roots", "sampling"]`). Servers may offer other tools to
+   * clients with other capabilities; verify asks the same way, and the guard checks a client
+   * against the entry pinned for its capabilities. Absent: none announced. An extension of
+   * this implementation (contractpin §5 is silent on client capabilities).
+   */
+  client_capabilities?: string[];
 };
+
+/** A client capability name as the lock records it (a top-level key of `capabilities`). */
+export const CLIENT_CAPABILITY = /^[a-z][A-Za-z0-9_]*$/;
+
+/**
+ * Normalizes client capability names: validated, duplicates removed, sorted.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for a name that is not a capability name
+ *
+ * @example
+ * ```ts
+ * import { normalizeClientCapabilities } from "jsr:@schemapin/schemapin/contractpin";
+ * normalizeClientCapabilities(["sampling", "roots", "roots"]); // ["roots", "sampling"]
+ * ```
+ */
+export function normalizeClientCapabilities(names: readonly string[]): string[] {
+  for (const n of names) {
+    if (!CLIENT_CAPABILITY.test(n) || n === "experimental") {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `${JSON.stringify(n)} is not a client capability name (e.g. roots, sampling, elicitation)`,
+        { field: "client_capabilities" },
+      );
+    }
+  }
+  return [...new Set(names)].sort();
+}
 
 /** A parsed lock file. */
 export interface ContractLock {
@@ -67,8 +102,8 @@ export interface ContractLock {
 
 const TOP_KEYS = ["contractpin", "algorithm", "canonicalization", "generated_at", "servers"];
 const SERVER_KEYS: Record<TransportKind, string[]> = {
-  stdio: ["command", "env", "cwd"],
-  http: ["url"],
+  stdio: ["command", "env", "cwd", "client_capabilities"],
+  http: ["url", "client_capabilities"],
   file: ["path"],
 };
 const COMMON_SERVER_KEYS = ["transport", "tool_count", "digest", "tools"];
@@ -227,7 +262,30 @@ function parseServer(name: string, v: JsonValue, source: string): LockServer {
       `${at}/tool_count`,
     );
   }
-  return { ...identity, tool_count: count, digest: digestAt(v, "digest", source, at), tools };
+  const entry: LockServer = {
+    ...identity,
+    tool_count: count,
+    digest: digestAt(v, "digest", source, at),
+    tools,
+  };
+  if (Object.hasOwn(v, "client_capabilities")) {
+    const caps = v.client_capabilities;
+    const cat = `${at}/client_capabilities`;
+    if (!Array.isArray(caps) || !caps.every((c) => typeof c === "string")) {
+      throw invalid(source, `${cat} must be an array of strings`, cat);
+    }
+    let normal: string[];
+    try {
+      normal = normalizeClientCapabilities(caps as string[]);
+    } catch (e) {
+      throw invalid(source, `${cat}: ${(e as Error).message}`, cat);
+    }
+    if (normal.join() !== caps.join()) {
+      throw invalid(source, `${cat} must be sorted names without duplicates`, cat);
+    }
+    if (normal.length > 0) entry.client_capabilities = normal;
+  }
+  return entry;
 }
 
 /**
@@ -298,12 +356,24 @@ export function formatGeneratedAt(date: Date): string {
  * console.log(entry.tool_count); // 0
  * ```
  */
-export function lockServerEntry(identity: ServerIdentity, list: DigestedToolList): LockServer {
+export function lockServerEntry(
+  identity: ServerIdentity,
+  list: DigestedToolList,
+  clientCapabilities: readonly string[] = [],
+): LockServer {
   const tools: Record<string, LockTool> = Object.create(null);
   for (const tool of list.tools.values()) {
     tools[tool.name] = { digest: tool.digest, fields: tool.fields };
   }
-  return { ...identity, tool_count: list.tools.size, digest: list.digest, tools };
+  const entry: LockServer = {
+    ...identity,
+    tool_count: list.tools.size,
+    digest: list.digest,
+    tools,
+  };
+  const caps = normalizeClientCapabilities(clientCapabilities);
+  if (caps.length > 0 && identity.transport !== "file") entry.client_capabilities = caps;
+  return entry;
 }
 
 /**

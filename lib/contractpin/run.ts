@@ -161,7 +161,7 @@ export async function pinServers(
     return {
       ok: true,
       name: p.name,
-      entry: lockServerEntry(identity, live.list),
+      entry: lockServerEntry(identity, live.list, targets[i].clientCapabilities),
       snapshot: snapshotServer(live.list),
       warnings,
       notices,
@@ -253,11 +253,16 @@ export async function verifyLock(
     const pinned = identityOf(locked);
     const configured = request.configured?.get(name);
     let identityChanged: Job["identityChanged"] = null;
+    // Asked the way it was pinned: with the same client capabilities.
+    const asked = locked.client_capabilities
+      ? { clientCapabilities: locked.client_capabilities }
+      : {};
     let target: ServerTarget = {
       name,
       identity: pinned,
       headers: request.headers,
       baseDir: request.baseDir,
+      ...asked,
     };
     if (configured) {
       // Compared, never written: credentials in the configured command are redacted in reports.
@@ -268,6 +273,7 @@ export async function verifyLock(
       target = {
         ...configured,
         headers: [...(configured.headers ?? []), ...(request.headers ?? [])],
+        ...asked,
       };
     }
     return { name, locked, target: prepareTarget(target, env), identityChanged };

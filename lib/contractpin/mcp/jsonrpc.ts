@@ -139,6 +139,8 @@ export function encodeNotification(method: string, params?: JsonObject): string 
  */
 export function answerServerRequest(id: JsonValue, method: string): string {
   if (method === "ping") return JSON.stringify({ jsonrpc: "2.0", id, result: {} });
+  // A client that announced `roots` is asked for them: it has none to share.
+  if (method === "roots/list") return JSON.stringify({ jsonrpc: "2.0", id, result: { roots: [] } });
   return JSON.stringify({
     jsonrpc: "2.0",
     id,

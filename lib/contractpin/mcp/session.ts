@@ -43,6 +43,11 @@ export interface ListOptions {
   maxPages?: number;
   /** Client version sent in `clientInfo`. */
   clientVersion?: string;
+  /**
+   * Client capabilities to announce (`roots`, `sampling`, `elicitation` …, each as `{}`);
+   * none by default. Some servers list other tools to clients that have them.
+   */
+  clientCapabilities?: readonly string[];
 }
 
 /** A complete tool enumeration. */
@@ -148,7 +153,7 @@ export async function listTools(
   const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const init = await transport.request("initialize", {
     protocolVersion: CLIENT_PROTOCOL_VERSION,
-    capabilities: {},
+    capabilities: Object.fromEntries((options.clientCapabilities ?? []).map((c) => [c, {}])),
     clientInfo: { name: "schemapin-contractpin", version: options.clientVersion ?? "0" },
   }, startup);
   const version = init.protocolVersion;
