@@ -92,6 +92,13 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 function normalizeVariables(value: string, ctx: ConfigContext, at: string): string {
   return value.replace(VARIABLE, (whole, inner: string) => {
+    // The editors' predefined variables first (no one names an environment variable so).
+    if (inner === "userHome" && ctx.home !== undefined) return ctx.home;
+    if (inner === "workspaceFolder" && ctx.projectDir !== undefined) return ctx.projectDir;
+    if (inner === "workspaceFolderBasename" && ctx.projectDir !== undefined) {
+      return basename(ctx.projectDir);
+    }
+    if (inner === "pathSeparator" || inner === "/") return ctx.separator ?? "/";
     if (NAME.test(inner)) return whole;
     const env = /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(inner);
     if (env) return `\${${env[1]}}`;
@@ -101,12 +108,6 @@ function normalizeVariables(value: string, ctx: ConfigContext, at: string): stri
         ? `\${${fallback[1]}}`
         : fallback[2];
     }
-    if (inner === "userHome" && ctx.home !== undefined) return ctx.home;
-    if (inner === "workspaceFolder" && ctx.projectDir !== undefined) return ctx.projectDir;
-    if (inner === "workspaceFolderBasename" && ctx.projectDir !== undefined) {
-      return basename(ctx.projectDir);
-    }
-    if (inner === "pathSeparator" || inner === "/") return ctx.separator ?? "/";
     if (inner.startsWith("input:")) {
       throw new EntryProblem(
         `${at} uses ${whole}, which the client asks the user for when it starts the server; ` +

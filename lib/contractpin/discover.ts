@@ -1,0 +1,250 @@
+/**
+ * Where MCP clients keep their server configurations, per platform, and how the servers of
+ * several configs become one set of lock entries (`contract init --discover`).
+ *
+ * Locations, from each client's documentation:
+ *
+ * | client | scope | file |
+ * | --- | --- | --- |
+ * | Claude Code | project | `<project>/.mcp.json` (`mcpServers`) |
+ * | Cursor | project | `<project>/.cursor/mcp.json` (`mcpServers`) |
+ * | VS Code | workspace | `<project>/.vscode/mcp.json` (`servers`, JSONC) |
+ * | Claude Desktop | user | macOS `~/Library/Application Support/Claude/claude_desktop_config.json`, Windows `%APPDATA%\Claude\claude_desktop_config.json`, Linux (unofficial builds) `$XDG_CONFIG_HOME/Claude/claude_desktop_config.json` |
+ * | Claude Code | user, local | `~/.claude.json`: `mcpServers` (user scope) and `projects[<project>].mcpServers` (local scope) |
+ * | Cursor | user | `~/.cursor/mcp.json` |
+ * | VS Code | user | the profile's `mcp.json`: macOS `~/Library/Application Support/Code/User/mcp.json`, Windows `%APPDATA%\Code\User\mcp.json`, Linux `$XDG_CONFIG_HOME/Code/User/mcp.json` |
+ * | Windsurf | user | `~/.codeium/windsurf/mcp_config.json` (`serverUrl` for HTTP) |
+ * | Cline | user | the VS Code extension's `<Code/User>/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json`; the Cline CLI's `~/.cline/data/settings/cline_mcp_settings.json` |
+ *
+ * Everything here is pure: the home folder, platform and project folder are parameters, so
+ * tests (and other platforms) need no real home.
+ *
+ * @module
+ */
+import { posix, win32 } from "node:path";
+import type { ConfigEntry } from "./config.ts";
+import type { ServerTarget } from "./live.ts";
+import { sameIdentity } from "./verify.ts";
+
+/** An MCP client whose configuration files are known. */
+export type McpClient =
+  | "claude-desktop"
+  | "claude-code"
+  | "cursor"
+  | "vscode"
+  | "windsurf"
+  | "cline";
+
+/** One place a client keeps MCP servers. */
+export interface ClientConfigLocation {
+  /** The client. */
+  readonly client: McpClient;
+  /** Short unique id of this location (`cursor-project`, `vscode-user`, …). */
+  readonly id: string;
+  /** For people: "Cursor (project)". */
+  readonly label: string;
+  /** `project` files live in the project folder; `user` files in the home folder. */
+  readonly scope: "project" | "user";
+  /** Absolute path of the file. */
+  readonly path: string;
+}
+
+/** What the locations depend on. */
+export interface DiscoveryEnvironment {
+  /** The user's home folder. */
+  readonly home: string;
+  /** The platform (`Deno.build.os`); anything else is treated as Linux. */
+  readonly platform: string;
+  /** The project folder (project-scoped configs). */
+  readonly projectDir: string;
+  /** `%APPDATA%` on Windows (default `<home>\AppData\Roaming`). */
+  readonly appData?: string;
+  /** `$XDG_CONFIG_HOME` on Linux (default `<home>/.config`). */
+  readonly xdgConfigHome?: string;
+}
+
+/**
+ * Every location where a client may keep MCP servers on this platform, project configs
+ * first (their servers keep their plain names when several configs use the same name).
+ *
+ * @example
+ * ```ts
+ * import { clientConfigLocations } from "./discover.ts";
+ * const all = clientConfigLocations({ home: "/home/me", platform: "linux", projectDir: "/src/app" });
+ * all.find((l) => l.id === "cursor-user")?.path; // "/home/me/.cursor/mcp.json"
+ * ```
+ */
+export function clientConfigLocations(env: DiscoveryEnvironment): ClientConfigLocation[] {
+  const windows = env.platform === "windows";
+  const p = windows ? win32 : posix;
+  const home = env.home;
+  const project = env.projectDir;
+  // Where applications keep per-user settings: Claude Desktop and VS Code (and its extensions).
+  const appConfig = windows
+    ? env.appData ?? p.join(home, "AppData", "Roaming")
+    : env.platform === "darwin"
+    ? p.join(home, "Library", "Application Support")
+    : env.xdgConfigHome ?? p.join(home, ".config");
+  const codeUser = p.join(appConfig, "Code", "User");
+  const at = (
+    client: McpClient,
+    id: string,
+    label: string,
+    scope: "project" | "user",
+    ...parts: string[]
+  ): ClientConfigLocation => ({ client, id, label, scope, path: p.join(...parts) });
+  return [
+    at(
+      "claude-code",
+      "claude-code-project",
+      "Claude Code (project)",
+      "project",
+      project,
+      ".mcp.json",
+    ),
+    at("cursor", "cursor-project", "Cursor (project)", "project", project, ".cursor", "mcp.json"),
+    at(
+      "vscode",
+      "vscode-workspace",
+      "VS Code (workspace)",
+      "project",
+      project,
+      ".vscode",
+      "mcp.json",
+    ),
+    at(
+      "claude-desktop",
+      "claude-desktop",
+      "Claude Desktop",
+      "user",
+      appConfig,
+      "Claude",
+      "claude_desktop_config.json",
+    ),
+    at(
+      "claude-code",
+      "claude-code-user",
+      "Claude Code (user and local)",
+      "user",
+      home,
+      ".claude.json",
+    ),
+    at("cursor", "cursor-user", "Cursor (user)", "user", home, ".cursor", "mcp.json"),
+    at("vscode", "vscode-user", "VS Code (user)", "user", codeUser, "mcp.json"),
+    at("windsurf", "windsurf", "Windsurf", "user", home, ".codeium", "windsurf", "mcp_config.json"),
+    at(
+      "cline",
+      "cline",
+      "Cline (VS Code)",
+      "user",
+      codeUser,
+      "globalStorage",
+      "saoudrizwan.claude-dev",
+      "settings",
+      "cline_mcp_settings.json",
+    ),
+    at(
+      "cline",
+      "cline-cli",
+      "Cline (CLI)",
+      "user",
+      home,
+      ".cline",
+      "data",
+      "settings",
+      "cline_mcp_settings.json",
+    ),
+  ];
+}
+
+/** A config that was found, with its entries. */
+export interface FoundConfig {
+  /** Where it is. */
+  readonly location: ClientConfigLocation;
+  /** Its server entries. */
+  readonly entries: readonly ConfigEntry[];
+}
+
+/** A discovered server to pin. */
+export interface DiscoveredServer {
+  /** The server's name in its config. */
+  readonly configName: string;
+  /** The lock entry's name: the config's name, or `name@<location id>` when taken. */
+  readonly lockName: string;
+  /** The server (named `lockName`). */
+  readonly target: ServerTarget;
+  /** The config it comes from. */
+  readonly from: ClientConfigLocation;
+  /** Other configs defining the same server under the same name. */
+  readonly alsoIn: ClientConfigLocation[];
+}
+
+/** A discovered server that is not pinned, and why. */
+export interface SkippedServer {
+  /** The server's name in its config. */
+  readonly name: string;
+  /** The config. */
+  readonly from: ClientConfigLocation;
+  /** Why. */
+  readonly reason: string;
+}
+
+function sameServer(a: ServerTarget, b: ServerTarget): boolean {
+  return sameIdentity(a.identity, b.identity) &&
+    JSON.stringify(a.headers ?? []) === JSON.stringify(b.headers ?? []) &&
+    (a.httpTransport ?? null) === (b.httpTransport ?? null);
+}
+
+/**
+ * Turns the entries of the configs found into lock entries: disabled and unusable entries
+ * are skipped with their reason; a name used by several configs for the same server is
+ * pinned once; a name used for different servers keeps its plain name for the first config
+ * (in {@linkcode clientConfigLocations} order) and becomes `name@<location id>` for the
+ * others — `schemapin guard wrap` finds such an entry by its identity.
+ *
+ * @example
+ * ```ts ignore
+ * const { servers, skipped } = planDiscovery(found);
+ * ```
+ */
+export function planDiscovery(
+  found: readonly FoundConfig[],
+): { servers: DiscoveredServer[]; skipped: SkippedServer[] } {
+  const servers: DiscoveredServer[] = [];
+  const skipped: SkippedServer[] = [];
+  const byName = new Map<string, DiscoveredServer>();
+  for (const { location, entries } of found) {
+    for (const e of entries) {
+      if (e.disabled) {
+        skipped.push({ name: e.name, from: location, reason: "disabled in the config" });
+        continue;
+      }
+      if (e.target === undefined) {
+        skipped.push({ name: e.name, from: location, reason: e.problem ?? "unusable" });
+        continue;
+      }
+      const same = servers.find((s) =>
+        (s.lockName === e.name || s.lockName.startsWith(`${e.name}@`)) &&
+        sameServer(s.target, e.target!)
+      );
+      if (same) {
+        same.alsoIn.push(location);
+        continue;
+      }
+      let lockName = e.name;
+      for (let k = 1; byName.has(lockName); k++) {
+        lockName = `${e.name}@${location.id}${k > 1 ? `-${k}` : ""}`;
+      }
+      const s: DiscoveredServer = {
+        configName: e.name,
+        lockName,
+        target: { ...e.target, name: lockName },
+        from: location,
+        alsoIn: [],
+      };
+      servers.push(s);
+      byName.set(lockName, s);
+    }
+  }
+  return { servers, skipped };
+}
