@@ -23,7 +23,7 @@ const HELP =
   `schemapin contract — pin the contracts (description, schemas, annotations) of MCP tools
 
 Usage:
-  schemapin contract init [--lock FILE] [--force] [--config FILE]
+  schemapin contract init [--lock FILE] [--force] [--config FILE] [--discover [--project DIR]]
       [--server NAME [--env NAME[=VALUE]]… [--cwd DIR] -- CMD ARGS…]
       [--http NAME=URL [--header 'Name: value']…]… [--sse NAME=URL …]… [--file NAME=PATH]…
       [--client-capabilities roots,sampling,…] [--snapshot FILE | --no-snapshot]
@@ -46,6 +46,13 @@ init     enumerates every server (tools/list, all pages) and writes the lock (de
          contractpin.lock) and a readable snapshot next to it (contractpin.snapshot.json).
          With an existing lock, --force re-pins its servers plus any given. Nothing is
          written when a server fails.
+         --config FILE reads an MCP client config (mcpServers, or VS Code's servers; JSONC).
+         --discover finds the configs of Claude Desktop, Claude Code, Cursor, VS Code,
+         Windsurf and Cline (user files under $HOME, project files under --project, default
+         .), lists them and pins every server it can run; one it cannot (disabled, unset
+         variable, \${input:…}, unknown type, literal credential, fails to start) is
+         skipped with the reason. A name two configs use for different servers becomes
+         NAME@<config> in the lock. Then \`schemapin guard wrap CONFIG\` puts the guard in.
 verify   compares live servers with the lock: drifted (with the changed fields), added,
          removed tools. Added tools fail unless --allow-new. An unreachable server fails.
          With --config, servers are run as the client config defines them and a changed
@@ -71,6 +78,7 @@ unknown lock version.
 
 Examples:
   schemapin contract init --server everything -- npx -y @modelcontextprotocol/server-everything
+  schemapin contract init --discover
   schemapin contract init --force --http search=https://mcp.example.com/mcp \\
       --header 'Authorization: Bearer \${SEARCH_TOKEN}'
   schemapin contract verify

@@ -228,8 +228,14 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     );
     if (!values.json) await printDiscovery(discovery, io);
     for (const s of discovery.servers) {
-      if (!targets.has(s.lockName)) lenient.set(s.lockName, s);
-      add(s.target, `${s.from.label} ${s.from.path}`);
+      const pinned = targets.get(s.lockName);
+      if (!pinned) lenient.set(s.lockName, s);
+      // A re-pinned server keeps the client capabilities its entry was pinned with.
+      const caps = pinned?.clientCapabilities;
+      add(
+        caps ? { ...s.target, clientCapabilities: caps } : s.target,
+        `${s.from.label} ${s.from.path}`,
+      );
     }
   }
   for (const t of cli) add(t, "command line");
