@@ -7,7 +7,8 @@
 import { basename, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
 import { checkDomain } from "../discovery/domain.ts";
-import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
+import { DEFAULT_LOCK_FILE, identityOf } from "../contractpin/lock.ts";
+import { sameIdentity } from "../contractpin/verify.ts";
 import { ServerFailure } from "../contractpin/mcp/errors.ts";
 import { parseEndpoint } from "../contractpin/secrets.ts";
 import { defaultPinStorePath, FilePinStore } from "../pins/store.ts";
@@ -251,6 +252,7 @@ export const guardCommand: Command = {
 
     // The lock: with --lock, or by default when signatures are not asked for.
     let lock: LockPolicy | undefined;
+    const lockVariants = new Map<string, LockPolicy>(); // by capability names, comma-joined
     if (values.lock !== undefined || !values.signatures) {
       const file = values.lock ?? DEFAULT_LOCK_FILE;
       const parsed = await readLock(file, io);
@@ -275,6 +277,16 @@ export const guardCommand: Command = {
         );
       }
       lock = { serverName: name, entry: parsed.servers[name], file: resolve(file) };
+      // Entries for the same command or URL pinned with other client capabilities
+      // (contract init --client-capabilities): a client is checked against its own.
+      const chosen = identityOf(parsed.servers[name]);
+      for (const [other, entry] of Object.entries(parsed.servers)) {
+        if (!sameIdentity(identityOf(entry), chosen)) continue;
+        const key = (entry.client_capabilities ?? []).join(",");
+        if (other === name || !lockVariants.has(key)) {
+          lockVariants.set(key, { serverName: other, entry, file: resolve(file) });
+        }
+      }
     }
 
     let signatures: ToolTrust | undefined;
@@ -313,11 +325,15 @@ export const guardCommand: Command = {
       );
     }
     const log = new AuditLog(serverName, mode, sink);
+    const variantPolicies = new Map(
+      [...lockVariants].map(([key, l]) => [key, new GuardPolicy({ lock: l, signatures })]),
+    );
     const core = new GuardCore({
       policy: new GuardPolicy({ lock, signatures }),
       mode,
       log,
       serverName,
+      policyFor: (caps) => variantPolicies.get(caps.join(",")),
     });
     const checks = [
       lock ? `lock ${lock.file} (${lock.serverName})` : "",

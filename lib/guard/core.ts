@@ -121,6 +121,10 @@ export class GuardSession {
   readonly pendingLists: Map<string, { cursor?: string; generation: number }> = new Map();
   /** The guard's own check in flight. */
   checking: Promise<void> | undefined;
+  /** The client's capability names from its `initialize` (undefined before it). */
+  clientCapabilities: string[] | undefined;
+  /** The policy pinned for those capabilities, when it is not the core's default. */
+  policy: GuardPolicy | undefined;
 }
 
 /** What the core needs. */
@@ -133,6 +137,11 @@ export interface GuardCoreOptions {
   readonly log: AuditLog;
   /** The server's name, for messages. */
   readonly serverName: string;
+  /**
+   * The policy for a client that announced these capability names (sorted, `experimental`
+   * left out), when the lock pins an entry for exactly them; undefined: the default policy.
+   */
+  readonly policyFor?: (capabilities: readonly string[]) => GuardPolicy | undefined;
 }
 
 /**
@@ -157,8 +166,11 @@ export class GuardCore {
   readonly #log: AuditLog;
   readonly #server: string;
 
+  readonly #policyFor: GuardCoreOptions["policyFor"];
+
   /** A core with the given policy and mode. */
   constructor(options: GuardCoreOptions) {
+    this.#policyFor = options.policyFor;
     this.#policy = options.policy;
     this.#mode = options.mode;
     this.#log = options.log;
@@ -209,6 +221,7 @@ export class GuardCore {
     if (!isJsonObject(message) || typeof message.method !== "string") return { forward: true };
     const method = message.method;
     const hasId = Object.hasOwn(message, "id");
+    if (method === "initialize" && hasId) this.#initialize(session, message.params);
     if (method === "tools/list" && hasId) {
       const params = message.params;
       const cursor = isJsonObject(params) && typeof params.cursor === "string"
@@ -253,6 +266,28 @@ export class GuardCore {
       return undefined; // the guard checks the list first: fromClient
     }
     return this.#callDecision(message.id, name, this.#callRefusalNow(session, name));
+  }
+
+  /** The policy a session is checked with: the one pinned for its client's capabilities. */
+  #policyOf(session: GuardSession): GuardPolicy {
+    return session.policy ?? this.#policy;
+  }
+
+  /** Records the client's capabilities and picks the lock entry pinned for them. */
+  #initialize(session: GuardSession, params: JsonValue | undefined): void {
+    const caps = isJsonObject(params) && isJsonObject(params.capabilities)
+      ? Object.keys(params.capabilities).filter((c) => c !== "experimental").sort()
+      : [];
+    session.clientCapabilities = caps;
+    session.policy = this.#policyFor?.(caps);
+    const lock = this.#policyOf(session).lock;
+    if (lock) {
+      this.#log.record({
+        decision: "started",
+        message: `client capabilities [${caps.join(", ")}]: checking lock entry ` +
+          `${lock.serverName}`,
+      });
+    }
   }
 
   /** A `tools/call` (with an id and a string name) once the list has been checked. */
@@ -322,7 +357,7 @@ export class GuardCore {
       return this.#refusal(
         "blocked",
         `schemapin guard: tools/call ${JSON.stringify(name)} refused: ` +
-          this.#listProblemSentence(session.blocked),
+          this.#listProblemSentence(session, session.blocked),
         session.blocked,
       );
     }
@@ -331,7 +366,7 @@ export class GuardCore {
       return this.#refusal(
         withheld.problems.join(","),
         `schemapin guard: tools/call ${JSON.stringify(name)} refused: the tool was withheld ` +
-          `(${describeProblems([withheld])}). ${this.#remedy([withheld])}`,
+          `(${describeProblems([withheld])}). ${this.#remedy(session, [withheld])}`,
         [withheld],
       );
     }
@@ -368,7 +403,7 @@ export class GuardCore {
     };
   }
 
-  #remedy(verdicts: readonly ToolVerdict[]): string {
+  #remedy(session: GuardSession, verdicts: readonly ToolVerdict[]): string {
     const lockProblem = verdicts.some((v) =>
       v.problems.some((p) => p === "drifted" || p === "added" || p === "removed")
     );
@@ -377,13 +412,22 @@ export class GuardCore {
     );
     const parts: string[] = [];
     if (lockProblem) {
-      const lock = this.#policy.lock;
+      const lock = this.#policyOf(session).lock;
       parts.push(
         `If these changes are expected, review them (schemapin contract verify) and re-approve ` +
           `them with \`schemapin contract init --force\`` +
           (lock?.file ? ` (lock ${lock.file}, server ${lock.serverName})` : "") +
           `, then restart the client.`,
       );
+      const caps = session.clientCapabilities ?? [];
+      if (caps.length > 0 && session.policy === undefined) {
+        // No entry is pinned for this client's capabilities: its list may legitimately differ.
+        parts.push(
+          `The client announced the capabilities ${caps.join(", ")}, and servers may list ` +
+            `other tools to such clients: pin an entry for them with \`schemapin contract init ` +
+            `--client-capabilities ${caps.join(",")}\` (same command or URL, another name).`,
+        );
+      }
     }
     if (sigProblem) {
       parts.push(
@@ -395,18 +439,19 @@ export class GuardCore {
     return parts.join(" ");
   }
 
-  #listProblemSentence(verdicts: readonly ToolVerdict[]): string {
-    const what = this.#policy.lock && this.#policy.signatures
+  #listProblemSentence(session: GuardSession, verdicts: readonly ToolVerdict[]): string {
+    const policy = this.#policyOf(session);
+    const what = policy.lock && policy.signatures
       ? `contractpin.lock or lack valid SchemaPin signatures`
-      : this.#policy.lock
+      : policy.lock
       ? `contractpin.lock`
       : undefined;
     const head = what === undefined
       ? `tools of server ${this.#server} lack valid SchemaPin signatures`
-      : this.#policy.lock && !this.#policy.signatures
+      : policy.lock && !policy.signatures
       ? `the tool contracts of server ${this.#server} differ from ${what}`
       : `tools of server ${this.#server} differ from ${what}`;
-    return `${head} (${describeProblems(verdicts)}). ${this.#remedy(verdicts)}`;
+    return `${head} (${describeProblems(verdicts)}). ${this.#remedy(session, verdicts)}`;
   }
 
   async #ensureChecked(session: GuardSession, fetchTools: FetchTools): Promise<void> {
@@ -421,8 +466,9 @@ export class GuardCore {
         throw e;
       }
       const seen: SeenTools = new Map();
-      const verdicts = await this.#policy.checkTools(tools, seen);
-      const problems = [...verdicts.filter((v) => !v.ok), ...this.#policy.removed(seen)];
+      const policy = this.#policyOf(session);
+      const verdicts = await policy.checkTools(tools, seen);
+      const problems = [...verdicts.filter((v) => !v.ok), ...policy.removed(seen)];
       this.#apply(session, generation, verdicts, problems, true);
       session.checkedGeneration = generation;
       this.#summary(session, problems, seen, tools.length, true);
@@ -500,7 +546,7 @@ export class GuardCore {
     this.#log.record({
       decision,
       tool_count: count,
-      ...(seen ? { server_digest: this.#policy.serverDigest(seen) } : {}),
+      ...(seen ? { server_digest: this.#policyOf(session).serverDigest(seen) } : {}),
       ...(problems.length ? { reason: describeProblems(problems) } : {}),
       ...(byGuard ? { message: "checked by the guard before a tools/call" } : {}),
     });
@@ -589,9 +635,10 @@ export class GuardCore {
     }
     listing.pages++;
     listing.expectCursor = next;
-    const verdicts = await this.#policy.checkTools(tools, listing.seen);
+    const policy = this.#policyOf(session);
+    const verdicts = await policy.checkTools(tools, listing.seen);
     const last = next === undefined;
-    const removed = last && listing.complete ? this.#policy.removed(listing.seen) : [];
+    const removed = last && listing.complete ? policy.removed(listing.seen) : [];
     const problems = [...verdicts.filter((v) => !v.ok), ...removed];
     for (const v of verdicts) if (v.ok) listing.approved.add(v.name);
     const wasBlocked = session.blocked !== undefined;
@@ -620,7 +667,9 @@ export class GuardCore {
         message: errorResponse(
           id,
           GUARD_REFUSED,
-          `schemapin guard: tools/list refused: ${this.#listProblemSentence(session.blocked)}`,
+          `schemapin guard: tools/list refused: ${
+            this.#listProblemSentence(session, session.blocked)
+          }`,
           this.#errorData(session.blocked),
         ),
       };
