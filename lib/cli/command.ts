@@ -25,6 +25,11 @@ export interface CliIO {
   readStdin(): Promise<Uint8Array>;
   /** True when stderr is a terminal (progress indicators, colours). */
   readonly stderrIsTerminal: boolean;
+  /**
+   * Writes progress text to the terminal at once, synchronously (see lib/cli/progress.ts);
+   * absent when there is no terminal to draw on.
+   */
+  readonly progress?: (text: string) => void;
 }
 
 /** One `schemapin <name>` command. */

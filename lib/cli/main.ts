@@ -85,10 +85,16 @@ export function processIO(): CliIO {
     let n = 0;
     while (n < data.length) n += await w.write(data.subarray(n));
   };
+  const stderrIsTerminal = Deno.stderr.isTerminal();
+  const writeAllSync = (data: Uint8Array) => {
+    let n = 0;
+    while (n < data.length) n += Deno.stderr.writeSync(data.subarray(n));
+  };
   return {
     stdout: (d) => writeAll(Deno.stdout, typeof d === "string" ? enc.encode(d) : d),
     stderr: (t) => writeAll(Deno.stderr, enc.encode(t)),
     readStdin: async () => new Uint8Array(await new Response(Deno.stdin.readable).arrayBuffer()),
-    stderrIsTerminal: Deno.stderr.isTerminal(),
+    stderrIsTerminal,
+    ...(stderrIsTerminal ? { progress: (t: string) => writeAllSync(enc.encode(t)) } : {}),
   };
 }

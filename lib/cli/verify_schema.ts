@@ -10,10 +10,11 @@ import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
 import { isJsonObject, ownField } from "../discovery/object.ts";
 import { parseSchemaSignatureDocument } from "../schema/document.ts";
-import { checkToolId, defaultPinStorePath, FilePinStore } from "../pins/store.ts";
+import { checkToolId, defaultPinStorePath, FilePinStore, pinKey } from "../pins/store.ts";
+import { BatchPinStore } from "../pins/batch.ts";
 import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
 import type { DnsCrossCheck } from "../dns/check.ts";
-import type { BeforePinHook } from "../schema/flow.ts";
+import { type BeforePinHook, messageOf, settlePinConflict } from "../schema/flow.ts";
 import {
   type CliIO,
   type Command,
@@ -46,6 +47,7 @@ import {
   verifyExitCode,
 } from "./schema_inputs.ts";
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
+import { count, type Progress, progressLine } from "./progress.ts";
 
 const HELP = `schemapin verify-schema — verify a tool schema's signature
 
@@ -53,7 +55,7 @@ Usage:
   schemapin verify-schema SCHEMA.json|- (--signature B64 | --signature-file FILE) --domain D
       [--tool-id ID] (--discovery FILE [--revocation FILE] | SOURCE…)
       [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
-      [--allow-expired] [--allow-missing-revocation] [--json]
+      [--allow-expired] [--allow-missing-revocation] [--json] [-q]
   schemapin verify-schema --batch DIR [--pattern GLOB] [--signature-dir DIR] --domain D
       (--discovery FILE | SOURCE…) [options above]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
@@ -94,6 +96,15 @@ ${NETWORK_HELP}
   --pattern GLOB           file-name pattern for --batch (* and ?)
   --signature-dir DIR      where --batch finds <name>.sig (default: DIR)
   --json                   print the result object (batch: a list and a summary)
+  -q, --quiet              print only failures (and warnings) and the batch summary; no
+                           progress line
+
+A batch shows a progress line on stderr when stderr is a terminal (never in a pipe). It
+reads the pin store once and writes the pins of first use together, under the store's lock,
+about once a second and at the end; a result is printed only once its pin is written, so a
+batch that is interrupted has written every pin it reported. A pin another verifier wrote
+meanwhile is never overwritten: a different key for the same tool then fails that schema
+with KEY_PIN_MISMATCH.
 
 Exit codes: 0 valid; 1 invalid (bad signature, revoked, expired, pin mismatch, first use not
 confirmed, discovery unreachable or malformed over the network, DNS mismatch, …); 2 bad
@@ -125,6 +136,7 @@ const OPTIONS = {
   pattern: { type: "string" },
   "signature-dir": { type: "string" },
   json: { type: "boolean" },
+  quiet: { type: "boolean", short: "q" },
 } as const;
 
 /** Reads one answer line from the user, or `undefined` when there is no terminal to ask. */
@@ -291,8 +303,16 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         result.warnings.push(...(trust.warnings ?? []));
         return result;
       };
-      const pinStore = new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
-      const confirmFirstUse = confirmFirstUseWith((q) => deps.prompt(q, io));
+      const filePins = new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
+      // A batch reads the store once and writes its first-use pins together (lib/pins/batch.ts).
+      const batchPins = file === undefined ? new BatchPinStore(filePins) : undefined;
+      const pinStore = batchPins ?? filePins;
+      const quiet = values.quiet === true;
+      const progress = file === undefined ? progressLine(io, quiet) : undefined;
+      const confirmFirstUse = confirmFirstUseWith((q) => {
+        progress?.clear(); // the question starts on a clean line
+        return deps.prompt(q, io);
+      });
       const common = {
         domain,
         discovery: trust.discovery,
@@ -307,7 +327,10 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         return await verifyBatch(batch!, values.pattern ?? "*.json", listing!, {
           sigDir: values["signature-dir"] ?? batch!,
           json,
+          quiet,
           io,
+          progress: progress!,
+          pins: batchPins!,
           verify: async (schema, signature, toolId, sigSource) =>
             await verify({
               ...common,
@@ -343,6 +366,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
       } else {
         await printVerifyNotes(result, io);
         if (result.valid) {
+          if (quiet) return exitCodeOf(result);
           const pin = result.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
           await io.stdout(
             `OK ${toolId}@${domain}: valid signature by ${result.keyFingerprint} (${pin})\n`,
@@ -362,6 +386,17 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
 /** The `verify-schema` command (asks on the terminal on first use). */
 export const verifySchemaCommand: Command = makeVerifySchemaCommand({ prompt: terminalPrompt });
 
+/** How often a batch writes the pins of first use it has collected, in milliseconds. */
+export const PIN_FLUSH_INTERVAL_MS = 1000;
+
+/** One schema of a batch, verified, waiting for its pins to be written before it is reported. */
+interface BatchItem {
+  path: string;
+  sigPath: string;
+  result?: Result;
+  error?: SchemaPinError;
+}
+
 async function verifyBatch(
   dir: string,
   pattern: string,
@@ -369,7 +404,10 @@ async function verifyBatch(
   ctx: {
     sigDir: string;
     json: boolean;
+    quiet: boolean;
     io: CliIO;
+    progress: Progress;
+    pins: BatchPinStore;
     verify: (
       schema: unknown,
       signature: string | Record<string, unknown>,
@@ -378,19 +416,86 @@ async function verifyBatch(
     ) => Promise<Result>;
   },
 ): Promise<number> {
+  const { io } = ctx;
   const results: Record<string, unknown>[] = [];
   let worst = EXIT_OK;
   let verified = 0;
-  for (const name of files) {
-    const path = joinPath(dir, name);
-    const sigPath = joinPath(ctx.sigDir, `${name}.sig`);
+  let failed = 0;
+  const { progress } = ctx;
+  let waiting: BatchItem[] = [];
+  let lastFlush = performance.now();
+
+  // Writes the pins of the waiting results (one locked transaction), settles the results a
+  // concurrent writer overtook, then reports them in order.
+  const settle = async () => {
+    const items = waiting;
+    waiting = [];
+    const pendingKeys = ctx.pins.pendingKeys();
+    let conflicts: ReadonlyMap<string, { current?: { fingerprint: string } }> = new Map();
+    let writeError: unknown;
+    try {
+      ({ conflicts } = await ctx.pins.flush());
+    } catch (e) {
+      writeError = e;
+    }
+    lastFlush = performance.now();
+    progress.clear();
+    for (const item of items) {
+      const r = item.result;
+      if (r?.valid) {
+        const key = pinKey(r.toolId, r.domain!);
+        if (writeError !== undefined && pendingKeys.has(key)) {
+          r.valid = false;
+          r.errorCode = writeError instanceof SchemaPinError ? writeError.code : "IO_FAILED";
+          r.errorMessage = `could not write the pin: ${messageOf(writeError)}`;
+          if (r.keyPinning === "first_use") r.keyPinning = "not_pinned";
+        } else if (conflicts.has(key)) {
+          settlePinConflict(r, conflicts.get(key)!.current);
+        }
+      }
+      await report(item);
+    }
+  };
+
+  const report = async ({ path, sigPath, result, error }: BatchItem) => {
     let entry: Record<string, unknown>;
     let code: number;
+    if (result !== undefined) {
+      entry = { file: path, signature_file: sigPath, ...resultJson(result) };
+      code = exitCodeOf(result);
+      if (!ctx.json) {
+        if (!result.valid) {
+          await io.stdout(`FAIL ${path}: ${result.errorCode}: ${result.errorMessage}\n`);
+        } else if (!ctx.quiet) {
+          await io.stdout(`OK   ${path} (${result.toolId}@${result.domain})\n`);
+        }
+        for (const w of result.warnings) {
+          await io.stderr(
+            `warning: ${path}: ${describeVerifyWarning(w, result.unprotectedFields)}\n`,
+          );
+        }
+      }
+    } else {
+      const e = error!;
+      code = verifyExitCode(e.code);
+      entry = { file: path, valid: false, errorCode: e.code, errorMessage: e.message };
+      if (!ctx.json) await io.stdout(`FAIL ${path}: ${e.code}: ${e.message}\n`);
+    }
+    if (code === EXIT_OK) verified++;
+    worst = Math.max(worst, code);
+    results.push(entry);
+  };
+
+  for (let i = 0; i < files.length; i++) {
+    const name = files[i];
+    const path = joinPath(dir, name);
+    const sigPath = joinPath(ctx.sigDir, `${name}.sig`);
+    const item: BatchItem = { path, sigPath };
     try {
-      const schema = await readJsonFile(path, ctx.io, "schema");
+      const schema = await readJsonFile(path, io, "schema");
       let signature: string | Record<string, unknown>;
       try {
-        signature = await loadSignature(sigPath, ctx.io);
+        signature = await loadSignature(sigPath, io);
       } catch (e) {
         if (e instanceof SchemaPinError && e.code === "IO_FAILED") {
           // An unsigned schema is a verification failure, not a tool error (§10).
@@ -399,44 +504,35 @@ async function verifyBatch(
         throw e;
       }
       const toolId = toolIdFor(undefined, schema, path);
-      const result = await ctx.verify(schema, signature, toolId, sigPath);
-      entry = { file: path, signature_file: sigPath, ...resultJson(result) };
-      code = exitCodeOf(result);
-      if (!ctx.json) {
-        await ctx.io.stdout(
-          result.valid
-            ? `OK   ${path} (${toolId}@${result.domain})\n`
-            : `FAIL ${path}: ${result.errorCode}: ${result.errorMessage}\n`,
-        );
-        for (const w of result.warnings) {
-          await ctx.io.stderr(
-            `warning: ${path}: ${describeVerifyWarning(w, result.unprotectedFields)}\n`,
-          );
-        }
-      }
+      item.result = await ctx.verify(schema, signature, toolId, sigPath);
+      if (!item.result.valid) failed++;
     } catch (e) {
       if (!(e instanceof SchemaPinError)) throw e;
-      code = verifyExitCode(e.code);
-      entry = { file: path, valid: false, errorCode: e.code, errorMessage: e.message };
-      if (!ctx.json) await ctx.io.stdout(`FAIL ${path}: ${e.code}: ${e.message}\n`);
+      item.error = e;
+      failed++;
     }
-    if (code === EXIT_OK) verified++;
-    worst = Math.max(worst, code);
-    results.push(entry);
+    waiting.push(item);
+    if (performance.now() - lastFlush >= PIN_FLUSH_INTERVAL_MS) await settle();
+    progress.update(() =>
+      `verify-schema: ${count(i + 1)}/${count(files.length)} schemas` +
+      (failed > 0 ? `, ${count(failed)} failed` : "")
+    );
   }
+  await settle();
+  progress.clear();
   for (const name of skipped) {
-    await ctx.io.stderr(`warning: skipped ${joinPath(dir, name)} (not a regular file)\n`);
+    await io.stderr(`warning: skipped ${joinPath(dir, name)} (not a regular file)\n`);
   }
   const summary = { total: files.length, valid: verified, invalid: files.length - verified };
   if (ctx.json) {
-    await ctx.io.stdout(jsonOutput({ summary, results }));
+    await io.stdout(jsonOutput({ summary, results }));
   } else {
-    await ctx.io.stdout(
+    await io.stdout(
       `${summary.valid} of ${summary.total} schema(s) verified, ${summary.invalid} failed\n`,
     );
   }
   if (files.length === 0) {
-    await ctx.io.stderr(`error: no file in ${dir} matches ${JSON.stringify(pattern)}\n`);
+    await io.stderr(`error: no file in ${dir} matches ${JSON.stringify(pattern)}\n`);
     return EXIT_USAGE;
   }
   return worst;

@@ -273,7 +273,8 @@ export class RecordFile {
     const body = {} as Record<string, unknown>;
     body[f.versionField] = f.version;
     body[f.listField] = records;
-    const bytes = new TextEncoder().encode(JSON.stringify(body, null, 2) + "\n");
+    const text = JSON.stringify(body, null, 2) + "\n";
+    const bytes = new TextEncoder().encode(text);
     const dir = dirname(this.path);
     const base = this.path.slice(this.path.lastIndexOf("/") + 1);
     // The pid lets a later writer tell a dead writer's leftover from a live one's file.
@@ -287,6 +288,8 @@ export class RecordFile {
       file.close();
       file = undefined;
       await Deno.rename(tmp, this.path);
+      // The file now holds exactly these records: a later read of the same text is not parsed.
+      this.#cache = { text, records };
     } catch (e) {
       file?.close();
       await Deno.remove(tmp).catch(() => {});

@@ -41,7 +41,73 @@ export function sortedByKey<T>(map: ReadonlyMap<string, T>): T[] {
 }
 
 /**
- * Keyed records held in memory; transactions run one at a time on a copy.
+ * A `Map` that can journal what a transaction changes — the previous value of each key at its
+ * first change — so a transaction costs time in the entries it touches, not in the size of
+ * the map, and can be rolled back.
+ *
+ * @example
+ * ```ts
+ * import { JournalMap } from "./keyed_records.ts";
+ * const map = new JournalMap<number>();
+ * map.set("a", 1);
+ * map.begin();
+ * map.set("a", 2);
+ * map.rollback(map.end());
+ * map.get("a"); // 1
+ * ```
+ */
+export class JournalMap<T> extends Map<string, T> {
+  #journal: Map<string, T | undefined> | undefined;
+
+  /** Starts journaling. */
+  begin(): void {
+    this.#journal = new Map();
+  }
+
+  /** Stops journaling; returns the journal (key → value before the first change). */
+  end(): Map<string, T | undefined> {
+    const journal = this.#journal ?? new Map();
+    this.#journal = undefined;
+    return journal;
+  }
+
+  /** Undoes the changes recorded in `journal`. */
+  rollback(journal: ReadonlyMap<string, T | undefined>): void {
+    for (const [key, before] of journal) {
+      if (before === undefined) super.delete(key);
+      else super.set(key, before);
+    }
+  }
+
+  #note(key: string): void {
+    if (this.#journal !== undefined && !this.#journal.has(key)) {
+      this.#journal.set(key, super.get(key));
+    }
+  }
+
+  /** Sets `key`, journaling its previous value. */
+  override set(key: string, value: T): this {
+    this.#note(key);
+    return super.set(key, value);
+  }
+
+  /** Deletes `key`, journaling its previous value. */
+  override delete(key: string): boolean {
+    this.#note(key);
+    return super.delete(key);
+  }
+
+  /** Deletes every key, journaling their values. */
+  override clear(): void {
+    for (const key of this.keys()) this.#note(key);
+    super.clear();
+  }
+}
+
+/**
+ * Keyed records held in memory; transactions run one at a time, each on the map itself with a
+ * journal (rolled back unless it returns `changed`), so a transaction costs time in the
+ * records it touches, not in the number of records.
  *
  * @example
  * ```ts
@@ -51,12 +117,12 @@ export function sortedByKey<T>(map: ReadonlyMap<string, T>): T[] {
  * ```
  */
 export class MemoryKeyedRecords<T> implements KeyedRecords<T> {
-  readonly #map: Map<string, T>;
+  readonly #map: JournalMap<T> = new JournalMap<T>();
   #queue: Promise<unknown> = Promise.resolve();
 
   /** Creates the map, optionally with initial `[key, record]` entries. */
   constructor(entries: Iterable<readonly [string, T]> = []) {
-    this.#map = new Map(entries);
+    for (const [k, v] of entries) this.#map.set(k, v);
   }
 
   /** The record under `key`. */
@@ -69,16 +135,21 @@ export class MemoryKeyedRecords<T> implements KeyedRecords<T> {
     return Promise.resolve(sortedByKey(this.#map));
   }
 
-  /** Runs `change` on a copy and keeps it when `changed`; one transaction at a time. */
+  /** Runs `change` and keeps what it did when `changed`; one transaction at a time. */
   transact<R>(change: KeyedChange<T, R>): Promise<R> {
     const run = this.#queue.then(() => {
-      const copy = new Map(this.#map);
-      const { changed, result } = change(copy);
-      if (changed) {
-        this.#map.clear();
-        for (const [k, v] of copy) this.#map.set(k, v);
+      const map = this.#map;
+      map.begin();
+      let outcome: { changed: boolean; result: R };
+      try {
+        outcome = change(map);
+      } catch (e) {
+        map.rollback(map.end());
+        throw e;
       }
-      return result;
+      const journal = map.end();
+      if (!outcome.changed) map.rollback(journal);
+      return outcome.result;
     });
     this.#queue = run.catch(() => {});
     return run;
@@ -163,15 +234,21 @@ export class FileKeyedRecords<T> implements KeyedRecords<T> {
     return sortedByKey(await this.#current());
   }
 
-  /** Runs `change` under the file lock and rewrites the file atomically when `changed`. */
+  /**
+   * Runs `change` under the file lock and rewrites the file atomically when `changed`. An
+   * unchanged file (the same text as the last read or write) is not validated again.
+   */
   transact<R>(change: KeyedChange<T, R>): Promise<R> {
     return this.#file.update((records) => {
-      const map = this.#toMap(records);
+      const map = this.#cache?.records === records
+        ? new Map(this.#cache.map)
+        : this.#toMap(records);
       const { changed, result } = change(map);
-      return {
-        records: changed ? sortedByKey(map).map((r) => this.#codec.toJson(r)) : undefined,
-        result,
-      };
+      if (!changed) return { records: undefined, result };
+      const written = sortedByKey(map).map((r) => this.#codec.toJson(r));
+      // RecordFile caches what it writes: the next read of this text returns `written`.
+      this.#cache = { records: written, map };
+      return { records: written, result };
     });
   }
 }

@@ -512,6 +512,45 @@ export async function runOfflineFlow<R extends OfflineVerificationResult>(
   return result;
 }
 
+/**
+ * Settles a result that passed, when writing the pins of its batch found its entry changed by
+ * another process meanwhile (`conflicts` of `BatchPinStore.flush`, lib/pins/batch.ts):
+ * `current` is what the store holds now. The same key pinned meanwhile stays valid (as
+ * `pinned`); a different key is `KEY_PIN_MISMATCH` and a removed entry `KEY_NOT_FOUND`, both
+ * failures, because the pin the result relied on is not in the store.
+ *
+ * @example
+ * ```ts ignore
+ * const { conflicts } = await pins.flush();
+ * const c = conflicts.get(`${result.toolId}@${result.domain}`);
+ * if (c) settlePinConflict(result, c.current);
+ * ```
+ */
+export function settlePinConflict(
+  result: OfflineVerificationResult,
+  current: { readonly fingerprint: string } | undefined,
+): void {
+  if (!result.valid) return;
+  const key = `${result.toolId}@${result.domain}`;
+  if (current !== undefined && current.fingerprint === result.keyFingerprint) {
+    if (result.keyPinning === "first_use") result.keyPinning = "pinned";
+    return;
+  }
+  result.valid = false;
+  if (current === undefined) {
+    result.keyPinning = "not_pinned";
+    result.errorCode = "KEY_NOT_FOUND";
+    result.errorMessage = `the pin of ${key} was removed by another process while this ` +
+      `verification ran; nothing was pinned`;
+    return;
+  }
+  result.keyPinning = "mismatch";
+  result.pinnedFingerprint = current.fingerprint;
+  result.errorCode = "KEY_PIN_MISMATCH";
+  result.errorMessage = `${key} was pinned to ${current.fingerprint} by another verifier while ` +
+    `this one ran; the discovery key is ${result.keyFingerprint}`;
+}
+
 /** The message of an error, for results. */
 export function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
