@@ -221,7 +221,7 @@ export class GuardCore {
     if (!isJsonObject(message) || typeof message.method !== "string") return { forward: true };
     const method = message.method;
     const hasId = Object.hasOwn(message, "id");
-    if (method === "initialize" && hasId) this.#initialize(session, message.params);
+    if (method === "initialize" && hasId) this.noteInitialize(session, message.params);
     if (method === "tools/list" && hasId) {
       const params = message.params;
       const cursor = isJsonObject(params) && typeof params.cursor === "string"
@@ -273,8 +273,12 @@ export class GuardCore {
     return session.policy ?? this.#policy;
   }
 
-  /** Records the client's capabilities and picks the lock entry pinned for them. */
-  #initialize(session: GuardSession, params: JsonValue | undefined): void {
+  /**
+   * Records the capabilities of a client's `initialize` (its `params`) in a session and picks
+   * the lock entry pinned for them. The relay calls it for the session an HTTP server opens
+   * in answer to that `initialize`.
+   */
+  noteInitialize(session: GuardSession, params: JsonValue | undefined): void {
     const caps = isJsonObject(params) && isJsonObject(params.capabilities)
       ? Object.keys(params.capabilities).filter((c) => c !== "experimental").sort()
       : [];

@@ -458,9 +458,14 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
       ? sessionFor(sid)
       : session;
     if (target !== session) {
-      // The upstream opened a session: requests pending in the anonymous state move with it.
+      // The upstream opened a session: requests pending in the anonymous state move with it,
+      // and the client's capabilities (from this very initialize) pick its lock entry.
       for (const [k, v] of session.pendingLists) target.pendingLists.set(k, v);
       session.pendingLists.clear();
+      const init = items.find((m) => isJsonObject(m) && m.method === "initialize") as
+        | JsonObject
+        | undefined;
+      if (init) core.noteInitialize(target, init.params);
     }
     const headers = clientHeaders(response.headers);
     const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
@@ -506,6 +511,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     }
     // text/event-stream: re-emit each event after the core has seen it.
     const upstreamBodyStream = response.body;
+    let clientGone = false; // the client cancelled (it gave up the call): not a server failure
     const stream = new ReadableStream<Uint8Array>({
       async start(ctrl) {
         for (const r of replies) ctrl.enqueue(sseEvent(r));
@@ -523,20 +529,25 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
           }
           done = true;
         } catch (e) {
-          const why = controller.signal.aborted
-            ? `no answer within ${limitMs / 1000} s`
-            : `the upstream event stream failed: ${(e as Error).message}`;
-          core.log.record({ decision: "server_failed", message: why });
-          for (const r of failForwarded(requests, answered, why)) {
-            ctrl.enqueue(sseEvent(r));
+          if (!clientGone) {
+            const why = controller.signal.aborted
+              ? `no answer within ${limitMs / 1000} s`
+              : `the upstream event stream failed: ${(e as Error).message}`;
+            core.log.record({ decision: "server_failed", message: why });
+            for (const r of failForwarded(requests, answered, why)) {
+              ctrl.enqueue(sseEvent(r));
+            }
           }
         } finally {
           clearTimeout(timer);
           if (!done) await upstreamBodyStream.cancel().catch(() => {});
-          ctrl.close();
+          try {
+            ctrl.close();
+          } catch { /* the client already went away */ }
         }
       },
       cancel() {
+        clientGone = true;
         clearTimeout(timer);
         return upstreamBodyStream.cancel().catch(() => {});
       },
@@ -566,6 +577,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     }
     const body = response.body;
     const answered = new Set<JsonValue>();
+    let clientGone = false; // the client closed its stream: not a server failure
     const stream = new ReadableStream<Uint8Array>({
       async start(ctrl) {
         const parser = new SseParser();
@@ -576,10 +588,12 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
             }
           }
         } catch (e) {
-          core.log.record({
-            decision: "server_failed",
-            message: `the upstream event stream failed: ${(e as Error).message}`,
-          });
+          if (!clientGone) {
+            core.log.record({
+              decision: "server_failed",
+              message: `the upstream event stream failed: ${(e as Error).message}`,
+            });
+          }
           await body.cancel().catch(() => {});
         } finally {
           try {
@@ -588,6 +602,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
         }
       },
       cancel() {
+        clientGone = true;
         return body.cancel().catch(() => {});
       },
     });

@@ -117,6 +117,7 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
     const session = core.newSession();
     const answered = new Set<JsonValue>();
     let key: string | undefined;
+    let clientGone = false; // the client closed its stream: not a server failure
     const stream = new ReadableStream<Uint8Array>({
       async start(ctrl) {
         const parser = new SseParser();
@@ -159,10 +160,12 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
             }
           }
         } catch (e) {
-          core.log.record({
-            decision: "server_failed",
-            message: `the upstream event stream failed: ${(e as Error).message}`,
-          });
+          if (!clientGone) {
+            core.log.record({
+              decision: "server_failed",
+              message: `the upstream event stream failed: ${(e as Error).message}`,
+            });
+          }
         } finally {
           if (key !== undefined) relays.delete(key);
           await body.cancel().catch(() => {});
@@ -172,6 +175,7 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
         }
       },
       cancel() {
+        clientGone = true;
         if (key !== undefined) relays.delete(key);
         return body.cancel().catch(() => {});
       },

@@ -4,13 +4,17 @@
  * `schemapin guard --listen`, to the published `server-everything` in `streamableHttp` mode,
  * for each protocol version the SDK negotiates. MCP 2025-11-25 servers open every POST event
  * stream with a priming event (an `id:` and an empty `data:`); the guard must pass it on
- * unchanged and never read its empty data as a message. `contract init`/`verify` run against
- * the same server.
+ * unchanged and never read its empty data as a message. Tools, calls with progress, cancellation,
+ * resources, prompts, and a server → client request (sampling) for a client whose capabilities
+ * have their own lock entry. `contract init`/`verify` run against the same server.
  */
 import assert from "node:assert/strict";
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
-import type { JSONRPCMessage } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+import {
+  CreateMessageRequestSchema,
+  type JSONRPCMessage,
+} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import {
   guardArgv,
   type ListeningProcess,
@@ -67,7 +71,7 @@ async function startGuard(upstream: string, args: string[]): Promise<ListeningPr
  * An SDK client that asks for `version` in `initialize` (the SDK always asks for its newest;
  * the server answers with the version asked for when it supports it).
  */
-async function connect(url: string, version: string): Promise<Client> {
+async function connect(url: string, version: string, sampling = false): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(url));
   const send = transport.send.bind(transport);
   transport.send = (message: JSONRPCMessage, options?: Parameters<typeof send>[1]) => {
@@ -76,7 +80,17 @@ async function connect(url: string, version: string): Promise<Client> {
     }
     return send(message, options);
   };
-  const client = new Client({ name: "guard-everything-test", version: "1.0.0" });
+  const client = new Client(
+    { name: "guard-everything-test", version: "1.0.0" },
+    { capabilities: sampling ? { sampling: {} } : {} },
+  );
+  if (sampling) {
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({
+      model: "test-model",
+      role: "assistant",
+      content: { type: "text", text: "sampled through the guard" },
+    }));
+  }
   await client.connect(transport);
   return client;
 }
@@ -97,9 +111,22 @@ Deno.test({
           { cwd: dir },
         );
         assert.equal(init.code, 0, init.stdout + init.stderr);
+        // The same server pinned for clients that can sample (it then lists more tools).
+        const initFull = await runCliProcess([
+          "contract",
+          "init",
+          "--force",
+          "--client-capabilities",
+          "sampling",
+          "--http",
+          `everything-sampling=${everything.url}`,
+          "--no-snapshot",
+        ], { cwd: dir });
+        assert.equal(initFull.code, 0, initFull.stdout + initFull.stderr);
         const verify = await runCliProcess(["contract", "verify"], { cwd: dir });
         assert.equal(verify.code, 0, verify.stdout + verify.stderr);
         assert.match(verify.stdout, /^ok +everything \(http\): \d+ unchanged/m);
+        assert.match(verify.stdout, /^ok +everything-sampling \(http\): \d+ unchanged/m);
 
         guard = await startGuard(everything.url, [
           "--lock",
@@ -142,9 +169,37 @@ Deno.test({
             const prompts = await viaGuard.listPrompts();
             assert.deepEqual(prompts, await direct.listPrompts(), version);
             assert.ok(prompts.prompts.length > 0, version);
+
+            // Cancellation: the client gives up a long call; the session stays usable.
+            const abort = new AbortController();
+            const cancelled = viaGuard.callTool(
+              { name: "trigger-long-running-operation", arguments: { duration: 5, steps: 5 } },
+              undefined,
+              { signal: abort.signal, onprogress: () => abort.abort("enough") },
+            ).then(() => "finished", () => "cancelled");
+            assert.equal(await cancelled, "cancelled", version);
+            const again = await viaGuard.callTool({ name: "echo", arguments: { message: "on" } });
+            assert.deepEqual(again.content, [{ type: "text", text: "Echo: on" }], version);
           } finally {
             await viaGuard.close();
             await direct.close();
+          }
+
+          // A server → client request (sampling/createMessage) over HTTP, through the guard,
+          // for a client whose capabilities have their own lock entry.
+          const sampler = await connect(guard.url, version, true);
+          try {
+            const tools = await sampler.listTools();
+            assert.ok(
+              tools.tools.some((t: { name: string }) => t.name === "trigger-sampling-request"),
+            );
+            const sampled = await sampler.callTool({
+              name: "trigger-sampling-request",
+              arguments: { prompt: "hi", maxTokens: 10 },
+            });
+            assert.match(JSON.stringify(sampled.content), /sampled through the guard/, version);
+          } finally {
+            await sampler.close();
           }
         }
       } finally {
