@@ -24,7 +24,6 @@ import { formatSseEvent, sseMessageData, SseParser } from "../contractpin/mcp/ss
 import { MAX_HTTP_MESSAGE_BYTES } from "../contractpin/mcp/http.ts";
 import {
   errorResponse,
-  type GuardCore,
   type GuardSession,
   INVALID_REQUEST,
   PARSE_ERROR,
