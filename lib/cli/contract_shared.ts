@@ -6,9 +6,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
-import { parseMcpConfig } from "../contractpin/config.ts";
+import { type ConfigContext, parseMcpConfig } from "../contractpin/config.ts";
 import type { ServerTarget } from "../contractpin/live.ts";
 import { type ContractLock, parseLock } from "../contractpin/lock.ts";
 import {
@@ -96,9 +96,26 @@ export async function readLock(path: string, io: CliIO): Promise<ContractLock> {
   return parseLock(await readInput(path, io), path);
 }
 
+/**
+ * How the variables of the client config at `path` resolve: `${workspaceFolder}` is the folder
+ * holding its `.vscode/` or `.cursor/` (or `.mcp.json`), else `project`; `${userHome}` is the
+ * home folder; Claude Code's per-project servers are those of `project`.
+ */
+export function configContextFor(path: string, project = "."): ConfigContext {
+  const dir = dirname(resolve(path));
+  const projectDir = [".vscode", ".cursor"].includes(basename(dir))
+    ? dirname(dir)
+    : basename(path) === ".mcp.json"
+    ? dir
+    : resolve(project);
+  const windows = Deno.build.os === "windows";
+  const home = Deno.env.get(windows ? "USERPROFILE" : "HOME");
+  return { projectDir, ...(home ? { home } : {}), separator: windows ? "\\" : "/" };
+}
+
 /** Reads an MCP client config; relative `cwd` values are resolved against its folder. */
 export async function readConfig(path: string, io: CliIO): Promise<Map<string, ServerTarget>> {
-  const targets = parseMcpConfig(await readInput(path, io), path);
+  const targets = parseMcpConfig(await readInput(path, io), path, configContextFor(path));
   const dir = dirname(resolve(path));
   for (const [name, t] of targets) {
     if (t.identity.transport === "stdio" && t.identity.cwd !== undefined) {

@@ -34,6 +34,7 @@ import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 import type { BeforePinHook } from "../schema/flow.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
 import { describeFsError } from "./io.ts";
+import { runGuardWrap, WRAP_HELP } from "./guard_wrap.ts";
 
 const HELP = `schemapin guard — check every tools/list live, between an MCP client and server
 
@@ -43,6 +44,7 @@ Usage:
       --well-known) [the other verify-schema options]]
       -- CMD ARGS…
   schemapin guard --listen 127.0.0.1:PORT --upstream URL [the same checks]
+${WRAP_HELP}
 
 The MCP client launches \`schemapin guard … -- CMD ARGS…\` instead of \`CMD ARGS…\`. The guard
 starts the server and relays JSON-RPC both ways unchanged, except that every tools/list
@@ -98,6 +100,18 @@ ${NETWORK_HELP}
   --startup-timeout S      seconds for the server to answer initialize (default 90)
   --list-timeout S         seconds for each tools/list answer (default 30)
 
+wrap CONFIG rewrites an MCP client config (Claude Desktop, Claude Code, Cursor, VS Code,
+Windsurf, Cline; JSONC kept, only the changed members rewritten) so every server runs
+through the guard with its lock entry (found by name, or name@… with the same command):
+a stdio entry becomes \`<schemapin> guard --lock <abs lock> --server NAME -- <its command>\`
+(--schemapin-command PATH; default: this binary, or deno run … cli.ts from a checkout); an
+HTTP entry's url becomes http://127.0.0.1:PORT/…#schemapin-upstream=<its url> (--port, from
+8931) and wrap prints the \`guard --listen\` command to keep running for it. A server that is
+not pinned, or pinned from another definition, stops the wrap (exit 2, nothing written)
+unless --partial. Wrapping twice changes nothing. Before the first change the file is copied
+to CONFIG.schemapin.bak; the write is atomic and keeps the file's mode. unwrap puts every
+original command and URL back — the backup's exact bytes when nothing else changed since.
+
 Exit codes: the server's exit status; 1 when the server failed (garbage on stdout, no answer
 in time, could not start); 130/143 after SIGINT/SIGTERM (HTTP: 0); 2 bad arguments, or an
 unreadable or malformed lock or trust file.
@@ -108,6 +122,7 @@ Examples:
       --discovery /abs/acme-schemapin.json --pin-store /abs/pins.json -- node server.js
   schemapin guard --listen 127.0.0.1:8931 --upstream https://mcp.acme.example/mcp \\
       --lock contractpin.lock --server acme-http
+  schemapin guard wrap ~/.cursor/mcp.json --lock ~/proj/contractpin.lock
 `;
 
 const OPTIONS = {
@@ -178,6 +193,9 @@ export const guardCommand: Command = {
   summary: "guard an MCP server live: check every tools/list against the lock and signatures",
   help: HELP,
   async run(args: string[], io: CliIO): Promise<number> {
+    if (args[0] === "wrap" || args[0] === "unwrap") {
+      return await runGuardWrap(args[0], args.slice(1), io);
+    }
     const dash = args.indexOf("--");
     const own = dash < 0 ? args : args.slice(0, dash);
     const command = dash < 0 ? [] : args.slice(dash + 1);
