@@ -6,6 +6,7 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
+import { processAlive } from "../pins/json_file.ts";
 import type { CliIO } from "./command.ts";
 
 /**
@@ -100,6 +101,177 @@ export async function writeFileAtomic(
       path,
     });
   }
+}
+
+/** How many fsyncs {@linkcode AtomicBatchWriter} keeps in flight at once. */
+const SYNCS_IN_FLIGHT = 64;
+
+const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const BATCH_TEMP_NAME = new RegExp(`^\\..+\\.tmp-([1-9][0-9]{0,9})-${UUID}$`);
+
+/** One file written by an {@linkcode AtomicBatchWriter}, or why it was not. */
+export interface BatchWriteOutcome {
+  /** The destination path. */
+  readonly path: string;
+  /** Why it was not written (`IO_FAILED`), when it was not. */
+  readonly error?: SchemaPinError;
+}
+
+/**
+ * Atomic writes of many files, made durable together (`sign-schema --batch`): {@linkcode add}
+ * writes each file to a temporary file next to it (`.<name>.tmp-<pid>-<uuid>`, with its final
+ * mode), and {@linkcode commit} then fsyncs all of them — many at once, so the file system
+ * commits them together instead of once per file — renames each over its destination, and
+ * fsyncs each directory once. Each file is either entirely old or entirely new at any moment,
+ * and a file reported as written is durable. A writer killed before `commit` leaves temporary
+ * files, which {@linkcode removeDeadWriterTempFiles} removes on the next batch.
+ *
+ * @example
+ * ```ts ignore
+ * const writer = new AtomicBatchWriter();
+ * writer.add("sigs/a.json.sig", "MEUCIQ…\n");
+ * const outcomes = await writer.commit();
+ * ```
+ */
+export class AtomicBatchWriter {
+  #pending: { path: string; tmp: string; file: Deno.FsFile }[] = [];
+
+  /** Files added and not committed yet. */
+  get size(): number {
+    return this.#pending.length;
+  }
+
+  /**
+   * Writes `data` to a temporary file for `path` (replacing `path` at {@linkcode commit}).
+   * Throws `IO_FAILED` naming `path` when the temporary file cannot be written (nothing is
+   * left behind then).
+   */
+  add(path: string, data: string | Uint8Array, mode = 0o644): void {
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+    const slash = path.lastIndexOf("/");
+    const tmp = `${path.slice(0, slash + 1)}.${
+      path.slice(slash + 1)
+    }.tmp-${Deno.pid}-${crypto.randomUUID()}`;
+    let file: Deno.FsFile | undefined;
+    try {
+      file = Deno.openSync(tmp, { write: true, createNew: true, mode });
+      let n = 0;
+      while (n < bytes.length) n += file.writeSync(bytes.subarray(n));
+      if (Deno.build.os !== "windows") Deno.chmodSync(tmp, mode); // not narrowed by the umask
+      this.#pending.push({ path, tmp, file });
+    } catch (e) {
+      file?.close();
+      try {
+        Deno.removeSync(tmp);
+      } catch {
+        // never created
+      }
+      throw new SchemaPinError("IO_FAILED", `cannot write ${path}: ${describeFsError(e)}`, {
+        path,
+      });
+    }
+  }
+
+  /**
+   * Makes every added file durable and puts it in place (see the class documentation).
+   * Returns one outcome per file, in the order added; a file whose temporary file could not
+   * be synced or renamed is not written (its temporary file is removed) and says why.
+   */
+  async commit(): Promise<BatchWriteOutcome[]> {
+    const pending = this.#pending;
+    this.#pending = [];
+    const errors = new Map<number, unknown>();
+    for (let i = 0; i < pending.length; i += SYNCS_IN_FLIGHT) {
+      const flight = pending.slice(i, i + SYNCS_IN_FLIGHT);
+      const settled = await Promise.allSettled(flight.map((p) => p.file.sync()));
+      settled.forEach((r, j) => {
+        if (r.status === "rejected") errors.set(i + j, r.reason);
+      });
+    }
+    const dirs = new Set<string>();
+    const outcomes = pending.map(({ path, tmp, file }, i): BatchWriteOutcome => {
+      file.close();
+      let error = errors.get(i);
+      if (error === undefined) {
+        try {
+          Deno.renameSync(tmp, path);
+          const slash = path.lastIndexOf("/");
+          dirs.add(slash < 0 ? "." : slash === 0 ? "/" : path.slice(0, slash));
+          return { path };
+        } catch (e) {
+          error = e;
+        }
+      }
+      try {
+        Deno.removeSync(tmp);
+      } catch {
+        // already gone
+      }
+      return {
+        path,
+        error: new SchemaPinError("IO_FAILED", `cannot write ${path}: ${describeFsError(error)}`, {
+          path,
+        }),
+      };
+    });
+    // Make the renames durable; not every platform can open a directory, which is harmless.
+    for (const dir of dirs) {
+      try {
+        const d = await Deno.open(dir, { read: true });
+        try {
+          await d.sync();
+        } finally {
+          d.close();
+        }
+      } catch {
+        // best effort
+      }
+    }
+    return outcomes;
+  }
+
+  /** Closes and removes every temporary file not committed yet. */
+  abort(): void {
+    for (const { tmp, file } of this.#pending) {
+      file.close();
+      try {
+        Deno.removeSync(tmp);
+      } catch {
+        // already gone
+      }
+    }
+    this.#pending = [];
+  }
+}
+
+/**
+ * Removes, from `dir`, the temporary files of {@linkcode AtomicBatchWriter}s whose process is
+ * known to be dead (a batch killed before it committed). Only regular files with such a name
+ * whose pid does not exist are removed; nothing else is touched, and nothing here fails.
+ * Returns the names removed.
+ *
+ * @example
+ * ```ts ignore
+ * removeDeadWriterTempFiles("sigs");
+ * ```
+ */
+export function removeDeadWriterTempFiles(dir: string): string[] {
+  const removed: string[] = [];
+  try {
+    for (const entry of Deno.readDirSync(dir)) {
+      const m = BATCH_TEMP_NAME.exec(entry.name);
+      if (!m || !entry.isFile || processAlive(Number(m[1])) !== false) continue;
+      try {
+        Deno.removeSync(`${dir}/${entry.name}`);
+        removed.push(entry.name);
+      } catch {
+        // vanished or not removable: leave it
+      }
+    }
+  } catch {
+    // cannot list: nothing to clean
+  }
+  return removed;
 }
 
 /**

@@ -25,7 +25,13 @@ import {
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import { describeFsError, writeFileAtomic } from "./io.ts";
+import {
+  AtomicBatchWriter,
+  describeFsError,
+  removeDeadWriterTempFiles,
+  writeFileAtomic,
+} from "./io.ts";
+import { count, progressLine } from "./progress.ts";
 import { joinPath, listBatch, readJsonFile, sourceName } from "./schema_inputs.ts";
 import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 
@@ -33,7 +39,8 @@ const HELP = `schemapin sign-schema — sign a tool schema
 
 Usage:
   schemapin sign-schema SCHEMA.json|- --key PRIVATE.pem [--out FILE] [metadata…]
-  schemapin sign-schema --batch DIR [--pattern GLOB] --out-dir DIR --key PRIVATE.pem [metadata…]
+  schemapin sign-schema --batch DIR [--pattern GLOB] --out-dir DIR --key PRIVATE.pem [-q]
+      [metadata…]
 
 Without metadata the output is a bare Base64 signature (SchemaPin v1.3, spec §4.1: ECDSA
 P-256 over SHA-256(SHA-256(schemapin-v1 canonical schema))). With any metadata option, or
@@ -59,6 +66,12 @@ Options:
   --pattern GLOB    file-name pattern for --batch (* and ?)
   --out-dir DIR     where --batch writes signatures (required with --batch)
   --json            print {"file", "signature"|"document"} (batch: a list and a summary)
+  -q, --quiet       print only failures and the batch summary; no progress line
+
+Every signature file is written atomically (temporary file, fsync, rename). A batch writes
+its signatures in groups, about once a second: the temporary files are synced together,
+then renamed, then the directory is synced once; a file is reported as signed only once it
+is durable. A batch shows a progress line on stderr when stderr is a terminal.
 
 Exit codes: 0 signed; 2 bad arguments, unreadable or malformed schema or key (the message
 names the file), or a schema with no canonical form.
@@ -84,6 +97,7 @@ const OPTIONS = {
   "signer-kid": { type: "string" },
   document: { type: "boolean" },
   json: { type: "boolean" },
+  quiet: { type: "boolean", short: "q" },
   ...PASSPHRASE_OPTIONS,
 } as const;
 
@@ -201,6 +215,7 @@ export const signSchemaCommand: Command = {
       return await signBatch(values.batch, values.pattern ?? "*.json", values["out-dir"], key, {
         docOptions,
         json: values.json === true,
+        quiet: values.quiet === true,
         io,
       });
     }
@@ -213,9 +228,8 @@ export const signSchemaCommand: Command = {
     const signed = signOne(schema, key, docOptions, sourceName(file));
     if (values.out !== undefined) {
       await writeFileAtomic(values.out, signed.text, { overwrite: true });
-      await io.stdout(
-        values.json ? jsonOutput({ ...signed.json, out: values.out }) : `wrote ${values.out}\n`,
-      );
+      if (values.json) await io.stdout(jsonOutput({ ...signed.json, out: values.out }));
+      else if (!values.quiet) await io.stdout(`wrote ${values.out}\n`);
     } else {
       await io.stdout(values.json ? jsonOutput(signed.json) : signed.text);
     }
@@ -223,13 +237,24 @@ export const signSchemaCommand: Command = {
   },
 };
 
+/** How often a batch commits the signature files it has written, in milliseconds. */
+const COMMIT_INTERVAL_MS = 1000;
+/** Most signature files waiting for a commit (each holds an open file until then). */
+const COMMIT_MAX_FILES = 2048;
+
 async function signBatch(
   dir: string,
   pattern: string,
   outDir: string,
   key: PrivateKey,
-  ctx: { docOptions: SchemaDocumentOptions | undefined; json: boolean; io: CliIO },
+  ctx: {
+    docOptions: SchemaDocumentOptions | undefined;
+    json: boolean;
+    quiet: boolean;
+    io: CliIO;
+  },
 ): Promise<number> {
+  const { io } = ctx;
   const { files, skipped } = await listBatch(dir, pattern);
   try {
     await Deno.mkdir(outDir, { recursive: true });
@@ -238,38 +263,85 @@ async function signBatch(
       path: outDir,
     });
   }
+  removeDeadWriterTempFiles(outDir); // left by a batch that was killed before it committed
+  const progress = progressLine(io, ctx.quiet);
+  const writer = new AtomicBatchWriter();
   const results: Record<string, unknown>[] = [];
   let failed = 0;
-  for (const name of files) {
-    const path = joinPath(dir, name);
-    const out = joinPath(outDir, `${name}.sig`);
-    try {
-      const schema = await readJsonFile(path, ctx.io, "schema");
-      const signed = signOne(schema, key, ctx.docOptions, path);
-      await writeFileAtomic(out, signed.text, { overwrite: true });
-      results.push({ ...signed.json, out, ok: true });
-      if (!ctx.json) await ctx.io.stdout(`signed ${path} -> ${out}\n`);
-    } catch (e) {
-      if (!(e instanceof SchemaPinError)) throw e;
-      failed++;
-      results.push({ file: path, ok: false, error_code: e.code, error_message: e.message });
-      if (!ctx.json) await ctx.io.stderr(`error: ${path}: ${e.code}: ${e.message}\n`);
+  // Results in order; a signed file is reported once its commit made it durable.
+  let waiting: {
+    path: string;
+    out: string;
+    json?: Record<string, unknown>;
+    error?: SchemaPinError;
+  }[] = [];
+  let lastCommit = performance.now();
+
+  const fail = async (path: string, e: SchemaPinError) => {
+    failed++;
+    results.push({ file: path, ok: false, error_code: e.code, error_message: e.message });
+    if (!ctx.json) await io.stderr(`error: ${path}: ${e.code}: ${e.message}\n`);
+  };
+  const commit = async () => {
+    const items = waiting;
+    waiting = [];
+    const outcomes = new Map((await writer.commit()).map((o) => [o.path, o]));
+    lastCommit = performance.now();
+    progress.clear();
+    for (const item of items) {
+      const error = item.error ?? outcomes.get(item.out)?.error;
+      if (error !== undefined) {
+        await fail(item.path, error);
+        continue;
+      }
+      results.push({ ...item.json, out: item.out, ok: true });
+      if (!ctx.json && !ctx.quiet) await io.stdout(`signed ${item.path} -> ${item.out}\n`);
     }
+  };
+
+  try {
+    for (let i = 0; i < files.length; i++) {
+      const name = files[i];
+      const path = joinPath(dir, name);
+      const out = joinPath(outDir, `${name}.sig`);
+      try {
+        const schema = await readJsonFile(path, io, "schema");
+        const signed = signOne(schema, key, ctx.docOptions, path);
+        writer.add(out, signed.text);
+        waiting.push({ path, out, json: signed.json });
+      } catch (e) {
+        if (!(e instanceof SchemaPinError)) throw e;
+        waiting.push({ path, out, error: e });
+      }
+      if (
+        writer.size >= COMMIT_MAX_FILES || performance.now() - lastCommit >= COMMIT_INTERVAL_MS
+      ) {
+        await commit();
+      }
+      progress.update(() =>
+        `sign-schema: ${count(i + 1)}/${count(files.length)} schemas` +
+        (failed > 0 ? `, ${count(failed)} failed` : "")
+      );
+    }
+    await commit();
+  } finally {
+    writer.abort(); // only after an unexpected error: nothing is pending otherwise
+    progress.clear();
   }
   for (const name of skipped) {
-    await ctx.io.stderr(`warning: skipped ${joinPath(dir, name)} (not a regular file)\n`);
+    await io.stderr(`warning: skipped ${joinPath(dir, name)} (not a regular file)\n`);
   }
   const summary = { total: files.length, signed: files.length - failed, failed };
   if (ctx.json) {
-    await ctx.io.stdout(jsonOutput({ summary, results }));
+    await io.stdout(jsonOutput({ summary, results }));
   } else {
-    await ctx.io.stdout(
+    await io.stdout(
       `${summary.signed} of ${summary.total} schema(s) signed` +
         (failed ? `, ${failed} failed\n` : "\n"),
     );
   }
   if (files.length === 0) {
-    await ctx.io.stderr(`error: no file in ${dir} matches ${JSON.stringify(pattern)}\n`);
+    await io.stderr(`error: no file in ${dir} matches ${JSON.stringify(pattern)}\n`);
     return EXIT_USAGE;
   }
   return failed > 0 ? EXIT_USAGE : EXIT_OK;

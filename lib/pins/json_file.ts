@@ -70,8 +70,13 @@ function tempNamePattern(base: string): RegExp {
  * when that permission is already granted, so it never prompts. (`/proc` is no alternative:
  * Deno requires all permissions to read it.) Without it the age rule alone applies. A zombie
  * counts as alive, which only defers its file to the age rule.
+ *
+ * @example
+ * ```ts ignore
+ * processAlive(Deno.pid); // true
+ * ```
  */
-function processAlive(pid: number): boolean | undefined {
+export function processAlive(pid: number): boolean | undefined {
   if (pid === Deno.pid) return true;
   try {
     if (Deno.permissions.querySync({ name: "run" }).state !== "granted") return undefined;
