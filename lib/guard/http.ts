@@ -242,6 +242,49 @@ export async function judgeServerMessages(
   return Array.isArray(value) ? out : out[0];
 }
 
+/**
+ * Reads a client's POST body: at most {@linkcode MAX_HTTP_MESSAGE_BYTES}, strict JSON, not an
+ * empty batch. Anything else is answered here (413 or 400 with a JSON-RPC error) and never
+ * forwarded; a body that is not strict JSON is logged as `client_malformed`.
+ *
+ * @example
+ * ```ts ignore
+ * const read = await readClientMessage(req, core);
+ * if (read instanceof Response) return read;
+ * ```
+ */
+export async function readClientMessage(
+  req: Request,
+  core: GuardCore,
+): Promise<{ bytes: Uint8Array; value: JsonValue; items: JsonValue[] } | Response> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readLimited(req.body);
+  } catch (e) {
+    return jsonResponse(errorResponse(null, INVALID_REQUEST, (e as Error).message), 413);
+  }
+  let value: JsonValue;
+  try {
+    value = parseJson(bytes, "client message");
+  } catch (e) {
+    core.log.record({ decision: "client_malformed", message: (e as Error).message });
+    return jsonResponse(
+      errorResponse(
+        null,
+        PARSE_ERROR,
+        `schemapin guard: the request body is not strict JSON and was not forwarded: ` +
+          (e as Error).message,
+      ),
+      400,
+    );
+  }
+  const items = Array.isArray(value) ? value : [value];
+  if (items.length === 0) {
+    return jsonResponse(errorResponse(null, INVALID_REQUEST, "schemapin guard: empty batch"), 400);
+  }
+  return { bytes, value, items };
+}
+
 const MAX_SESSIONS = 1024;
 
 /**
@@ -376,34 +419,9 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     );
 
   const handlePost = async (req: Request, session: GuardSession): Promise<Response> => {
-    let body: Uint8Array;
-    try {
-      body = await readLimited(req.body);
-    } catch (e) {
-      return jsonResponse(errorResponse(null, INVALID_REQUEST, (e as Error).message), 413);
-    }
-    let value: JsonValue;
-    try {
-      value = parseJson(body, "client message");
-    } catch (e) {
-      core.log.record({ decision: "client_malformed", message: (e as Error).message });
-      return jsonResponse(
-        errorResponse(
-          null,
-          PARSE_ERROR,
-          `schemapin guard: the request body is not strict JSON and was not forwarded: ` +
-            (e as Error).message,
-        ),
-        400,
-      );
-    }
-    const items = Array.isArray(value) ? value : [value];
-    if (items.length === 0) {
-      return jsonResponse(
-        errorResponse(null, INVALID_REQUEST, "schemapin guard: empty batch"),
-        400,
-      );
-    }
+    const read = await readClientMessage(req, core);
+    if (read instanceof Response) return read;
+    const { bytes: body, value, items } = read;
     const fetchTools = fetchToolsWith(req.headers);
     const forwarded: JsonValue[] = [];
     const replies: JsonObject[] = [];

@@ -22,20 +22,14 @@ import { connectLegacySse } from "../contractpin/mcp/legacy_sse.ts";
 import { listTools } from "../contractpin/mcp/session.ts";
 import { formatSseEvent, sseMessageData, SseParser } from "../contractpin/mcp/sse.ts";
 import { MAX_HTTP_MESSAGE_BYTES } from "../contractpin/mcp/http.ts";
-import {
-  errorResponse,
-  type GuardSession,
-  INVALID_REQUEST,
-  PARSE_ERROR,
-} from "./core.ts";
+import type { GuardSession } from "./core.ts";
 import {
   clientHeaders,
   type HttpGuard,
   type HttpGuardOptions,
   isLoopbackOrigin,
-  jsonResponse,
   judgeServerMessages,
-  readLimited,
+  readClientMessage,
   upstreamHeaders,
 } from "./http.ts";
 
@@ -186,28 +180,9 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
   };
 
   const handleMessage = async (req: Request, relay: Relay): Promise<Response> => {
-    let bytes: Uint8Array;
-    try {
-      bytes = await readLimited(req.body);
-    } catch (e) {
-      return jsonResponse(errorResponse(null, INVALID_REQUEST, (e as Error).message), 413);
-    }
-    let value: JsonValue;
-    try {
-      value = parseJson(bytes, "client message");
-    } catch (e) {
-      core.log.record({ decision: "client_malformed", message: (e as Error).message });
-      return jsonResponse(
-        errorResponse(
-          null,
-          PARSE_ERROR,
-          `schemapin guard: the message is not strict JSON and was not forwarded: ` +
-            (e as Error).message,
-        ),
-        400,
-      );
-    }
-    const items = Array.isArray(value) ? value : [value];
+    const read = await readClientMessage(req, core);
+    if (read instanceof Response) return read;
+    const { bytes, value, items } = read;
     const forwarded: JsonValue[] = [];
     const fetchTools = fetchToolsWith(relay.headers);
     for (const m of items) {

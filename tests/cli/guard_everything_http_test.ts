@@ -20,41 +20,13 @@ import {
   type ListeningProcess,
   readLog,
   runCliProcess,
+  startEverythingHttp,
   startListening,
   withTempDir,
 } from "../guard/helpers.ts";
-import { EVERYTHING_PACKAGE } from "../contractpin/helpers.ts";
 
 /** The protocol versions the SDK client negotiates over Streamable HTTP. */
 const VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
-
-/** A port that was free a moment ago (server-everything takes its port from PORT). */
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-async function startEverything(): Promise<ListeningProcess> {
-  let last: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) { // another process may take the port first
-    const port = freePort();
-    try {
-      return await startListening(
-        "npx",
-        ["-y", EVERYTHING_PACKAGE, "streamableHttp"],
-        /listening on port (\d+)/,
-        { PORT: String(port) },
-        (m) => `http://127.0.0.1:${m[1]}/mcp`,
-        240_000, // the first run downloads the package
-      );
-    } catch (e) {
-      last = e;
-    }
-  }
-  throw last;
-}
 
 async function startGuard(upstream: string, args: string[]): Promise<ListeningProcess> {
   return startListening(
@@ -102,7 +74,7 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     await withTempDir(async (dir) => {
-      const everything = await startEverything();
+      const everything = await startEverythingHttp("streamableHttp");
       let guard: ListeningProcess | undefined;
       try {
         // The contract client against the same server: pin, then verify unchanged.

@@ -13,34 +13,10 @@ import {
   type ListeningProcess,
   readLog,
   runCliProcess,
+  startEverythingHttp,
   startListening,
   withTempDir,
 } from "../guard/helpers.ts";
-import { EVERYTHING_PACKAGE } from "../contractpin/helpers.ts";
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-async function startEverythingSse(): Promise<ListeningProcess> {
-  for (let attempt = 0;; attempt++) { // the port may be taken in between
-    try {
-      return await startListening(
-        "npx",
-        ["-y", EVERYTHING_PACKAGE, "sse"],
-        /running on port (\d+)/,
-        { PORT: String(freePort()) },
-        (m) => `http://127.0.0.1:${m[1]}/sse`,
-        240_000,
-      );
-    } catch (e) {
-      if (attempt === 2) throw e;
-    }
-  }
-}
 
 async function startGuard(upstream: string, args: string[]): Promise<ListeningProcess> {
   return await startListening(
@@ -64,7 +40,7 @@ Deno.test({
   sanitizeOps: false, // the SDK's EventSource is collected after close
   sanitizeResources: false,
   async fn() {
-    const everything = await startEverythingSse();
+    const everything = await startEverythingHttp("sse");
     try {
       await withTempDir(async (dir) => {
         const lock = `${dir}/contractpin.lock`;

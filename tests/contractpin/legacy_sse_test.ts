@@ -4,39 +4,18 @@
  * with `--sse` — and against a hand-written server for every way it can go wrong.
  */
 import assert from "node:assert/strict";
-import { EVERYTHING_PACKAGE, runInProcess, withTempDir } from "./helpers.ts";
-import { startListening } from "../guard/helpers.ts";
+import { runInProcess, withTempDir } from "./helpers.ts";
+import { startEverythingHttp } from "../guard/helpers.ts";
 import { connectLegacySse } from "../../lib/contractpin/mcp/legacy_sse.ts";
 import { listTools } from "../../lib/contractpin/mcp/session.ts";
 import { ServerFailure } from "../../lib/contractpin/mcp/errors.ts";
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
 
 Deno.test({
   name: "legacy SSE: server-everything (sse) is pinned and verified, detected or with --sse",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    let server;
-    for (let attempt = 0; !server; attempt++) { // the port may be taken in between
-      try {
-        server = await startListening(
-          "npx",
-          ["-y", EVERYTHING_PACKAGE, "sse"],
-          /running on port (\d+)/,
-          { PORT: String(freePort()) },
-          (m) => `http://127.0.0.1:${m[1]}/sse`,
-          240_000,
-        );
-      } catch (e) {
-        if (attempt === 2) throw e;
-      }
-    }
+    const server = await startEverythingHttp("sse");
     try {
       await withTempDir(async (dir) => {
         const lock = `${dir}/contractpin.lock`;

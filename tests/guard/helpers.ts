@@ -15,6 +15,7 @@ import { generateKeyPair, type PrivateKey, privateKeyToPem } from "../../lib/cry
 import { buildDiscoveryDocument } from "../../lib/discovery/document.ts";
 import { schemapinTaskFlags } from "../cli/run.ts";
 import { childCommand } from "../process.ts";
+import { EVERYTHING_PACKAGE } from "../contractpin/helpers.ts";
 
 export { runCliProcess, runInProcess, withTempDir } from "../cli/run.ts";
 
@@ -371,4 +372,33 @@ export async function startListening(
       await Promise.all(pumps);
     },
   };
+}
+
+/**
+ * The published server-everything over HTTP (`streamableHttp`: `…/mcp`; `sse`: the legacy
+ * transport, `…/sse`), in a process group of its own. It takes its port from PORT: a port that
+ * was free a moment ago, tried again (up to 3 times) if another process took it first.
+ */
+export async function startEverythingHttp(
+  mode: "streamableHttp" | "sse",
+): Promise<ListeningProcess> {
+  let last: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (l.addr as Deno.NetAddr).port;
+    l.close();
+    try {
+      return await startListening(
+        "npx",
+        ["-y", EVERYTHING_PACKAGE, mode],
+        mode === "sse" ? /running on port (\d+)/ : /listening on port (\d+)/,
+        { PORT: String(port) },
+        (m) => `http://127.0.0.1:${m[1]}/${mode === "sse" ? "sse" : "mcp"}`,
+        240_000, // the first run downloads the package
+      );
+    } catch (e) {
+      last = e;
+    }
+  }
+  throw last;
 }
