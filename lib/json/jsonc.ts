@@ -19,6 +19,7 @@ import type { JsonValue } from "./types.ts";
 
 const SPACE = 0x20, LF = 0x0a, CR = 0x0d, TAB = 0x09, QUOTE = 0x22, BACKSLASH = 0x5c;
 const SLASH = 0x2f, STAR = 0x2a, COMMA = 0x2c, RBRACE = 0x7d, RBRACKET = 0x5d;
+const LBRACE = 0x7b, LBRACKET = 0x5b, COLON = 0x3a;
 
 /**
  * Blanks comments and trailing commas in code units (UTF-8 bytes or UTF-16 units: every
@@ -28,7 +29,10 @@ const SLASH = 0x2f, STAR = 0x2a, COMMA = 0x2c, RBRACE = 0x7d, RBRACKET = 0x5d;
 function blank<T extends Uint8Array | Uint16Array>(units: T): { out: T; open: number } {
   const out = units.slice() as T;
   const n = out.length;
+  // A comma is trailing when a value comes before it and a closing bracket after it; `{,}`
+  // and `[1,,]` are left for the strict parser to refuse.
   let pendingComma = -1;
+  let last = 0; // the last unit outside strings and comments that is not whitespace
   let i = 0;
   while (i < n) {
     const c = out[i];
@@ -37,6 +41,7 @@ function blank<T extends Uint8Array | Uint16Array>(units: T): { out: T; open: nu
       i++;
       while (i < n && out[i] !== QUOTE && out[i] !== LF) i += out[i] === BACKSLASH ? 2 : 1;
       i++;
+      last = QUOTE;
     } else if (c === SLASH && out[i + 1] === SLASH) {
       while (i < n && out[i] !== LF && out[i] !== CR) out[i++] = SPACE;
     } else if (c === SLASH && out[i + 1] === STAR) {
@@ -54,7 +59,10 @@ function blank<T extends Uint8Array | Uint16Array>(units: T): { out: T; open: nu
       i++;
     } else {
       if ((c === RBRACE || c === RBRACKET) && pendingComma >= 0) out[pendingComma] = SPACE;
-      pendingComma = c === COMMA ? i : -1;
+      const afterValue = last !== 0 && last !== LBRACE && last !== LBRACKET && last !== COMMA &&
+        last !== COLON;
+      pendingComma = c === COMMA && afterValue ? i : -1;
+      last = c;
       i++;
     }
   }
