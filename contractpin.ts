@@ -12,6 +12,9 @@
  *   {@linkcode formatGithub})
  * - a small strict MCP client: {@linkcode spawnStdio}, {@linkcode connectHttp},
  *   {@linkcode readToolsDump}, {@linkcode listTools}
+ * - MCP client configs (JSONC, each client's variable forms): {@linkcode parseMcpConfig},
+ *   {@linkcode parseClientConfig}, and where each client keeps them:
+ *   {@linkcode clientConfigLocations}
  *
  * @example Digest a saved tools/list result
  * ```ts
@@ -117,7 +120,18 @@ export {
   prepareTarget,
   type ServerTarget,
 } from "./lib/contractpin/live.ts";
-export { parseMcpConfig } from "./lib/contractpin/config.ts";
+export {
+  type ConfigContext,
+  type ConfigEntry,
+  parseClientConfig,
+  parseMcpConfig,
+} from "./lib/contractpin/config.ts";
+export {
+  type ClientConfigLocation,
+  clientConfigLocations,
+  type DiscoveryEnvironment,
+  type McpClient,
+} from "./lib/contractpin/discover.ts";
 export {
   type EnvLookup,
   expandVariables,
