@@ -14,7 +14,14 @@ import {
   ElicitRequestSchema,
   ListRootsRequestSchema,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-import { guardArgv, readLog, runCliProcess, withTempDir } from "../guard/helpers.ts";
+import {
+  askProtocolVersion,
+  guardArgv,
+  PROTOCOL_VERSIONS,
+  readLog,
+  runCliProcess,
+  withTempDir,
+} from "../guard/helpers.ts";
 import { EVERYTHING_PACKAGE } from "../contractpin/helpers.ts";
 import { childEnv } from "../process.ts";
 
@@ -22,7 +29,12 @@ const SERVER = ["npx", "-y", EVERYTHING_PACKAGE];
 const FULL = ["roots", "sampling", "elicitation"];
 
 /** The SDK client through the guard, announcing `capabilities` (with handlers for each). */
-async function connect(lock: string, log: string, capabilities: string[]): Promise<Client> {
+async function connect(
+  lock: string,
+  log: string,
+  capabilities: string[],
+  version?: string,
+): Promise<Client> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: [
@@ -33,6 +45,7 @@ async function connect(lock: string, log: string, capabilities: string[]): Promi
     env: childEnv({ ...Deno.env.toObject(), NO_COLOR: "1" }),
     stderr: "pipe",
   });
+  if (version) askProtocolVersion(transport, version);
   const caps: Record<string, object> = {};
   for (const c of capabilities) caps[c] = {};
   const client = new Client({ name: "guard-caps-test", version: "1.0.0" }, { capabilities: caps });
@@ -157,6 +170,18 @@ Deno.test({
       } finally {
         await withCaps.close();
         await without.close();
+      }
+      // Over stdio, for each protocol version the SDK negotiates.
+      for (const version of PROTOCOL_VERSIONS) {
+        const client = await connect(lock, log, FULL, version);
+        try {
+          assert.equal(client.getServerVersion()?.name, "mcp-servers/everything", version);
+          assert.equal((await client.listTools()).tools.length, 16, version);
+          const echo = await client.callTool({ name: "echo", arguments: { message: version } });
+          assert.deepEqual(echo.content, [{ type: "text", text: `Echo: ${version}` }]);
+        } finally {
+          await client.close();
+        }
       }
       const records = await readLog(log);
       assert.ok(

@@ -11,22 +11,18 @@
 import assert from "node:assert/strict";
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
+import { CreateMessageRequestSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import {
-  CreateMessageRequestSchema,
-  type JSONRPCMessage,
-} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
-import {
+  askProtocolVersion,
   guardArgv,
   type ListeningProcess,
+  PROTOCOL_VERSIONS,
   readLog,
   runCliProcess,
   startEverythingHttp,
   startListening,
   withTempDir,
 } from "../guard/helpers.ts";
-
-/** The protocol versions the SDK client negotiates over Streamable HTTP. */
-const VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
 
 async function startGuard(upstream: string, args: string[]): Promise<ListeningProcess> {
   return startListening(
@@ -45,13 +41,7 @@ async function startGuard(upstream: string, args: string[]): Promise<ListeningPr
  */
 async function connect(url: string, version: string, sampling = false): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(url));
-  const send = transport.send.bind(transport);
-  transport.send = (message: JSONRPCMessage, options?: Parameters<typeof send>[1]) => {
-    if ("method" in message && message.method === "initialize") {
-      message = { ...message, params: { ...message.params, protocolVersion: version } };
-    }
-    return send(message, options);
-  };
+  askProtocolVersion(transport, version);
   const client = new Client(
     { name: "guard-everything-test", version: "1.0.0" },
     { capabilities: sampling ? { sampling: {} } : {} },
@@ -108,7 +98,7 @@ Deno.test({
           "--log",
           `${dir}/guard.log`,
         ]);
-        for (const version of VERSIONS) {
+        for (const version of PROTOCOL_VERSIONS) {
           const direct = await connect(everything.url, version);
           const viaGuard = await connect(guard.url, version);
           try {

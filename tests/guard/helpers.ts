@@ -7,7 +7,10 @@
  */
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
-import { ListRootsRequestSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+import {
+  type JSONRPCMessage,
+  ListRootsRequestSchema,
+} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
 import { buildLock, lockServerEntry, serializeLock } from "../../lib/contractpin/lock.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
@@ -401,4 +404,24 @@ export async function startEverythingHttp(
     }
   }
   throw last;
+}
+
+/** The SDK protocol versions the guard is tested with (newest first). */
+export const PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/**
+ * Makes an SDK client transport ask for `version` in `initialize` (the SDK always asks for its
+ * newest; a server answers with the version asked for when it supports it).
+ */
+export function askProtocolVersion(
+  transport: { send(message: JSONRPCMessage, options?: unknown): Promise<void> },
+  version: string,
+): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message: JSONRPCMessage, options?: unknown) => {
+    if ("method" in message && message.method === "initialize") {
+      message = { ...message, params: { ...message.params, protocolVersion: version } };
+    }
+    return send(message, options);
+  };
 }
