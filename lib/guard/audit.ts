@@ -23,6 +23,7 @@ export type AuditDecision =
   | "audited" // audit: this tool has a problem and passed
   | "call_refused" // a tools/call was refused
   | "client_malformed" // the client sent bytes that are not strict JSON-RPC
+  | "client_capabilities" // a client announced capabilities: the lock entry checked for it
   | "server_failed" // the server wrote garbage or did not answer in time
   | "server_exited" // the server exited
   | "stopped"; // the guard stopped (signal, client gone)

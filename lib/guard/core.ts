@@ -285,11 +285,11 @@ export class GuardCore {
     session.clientCapabilities = caps;
     session.policy = this.#policyFor?.(caps);
     const lock = this.#policyOf(session).lock;
-    if (lock) {
+    if (lock && caps.length > 0) {
       this.#log.record({
-        decision: "started",
+        decision: "client_capabilities",
         message: `client capabilities [${caps.join(", ")}]: checking lock entry ` +
-          `${lock.serverName}`,
+          `${lock.serverName}` + (session.policy ? "" : " (none is pinned for them)"),
       });
     }
   }
