@@ -8,6 +8,7 @@
 import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import type { JsonValue } from "../json/types.ts";
+import { compareCodePoints } from "../json/order.ts";
 import {
   type AuthorityFlagValues,
   authorityStoreFromFlags,
@@ -140,30 +141,6 @@ export async function listBatch(
     });
   }
   return { files: files.sort(compareCodePoints), skipped: skipped.sort(compareCodePoints) };
-}
-
-/**
- * Compares two strings by code point (UTF-16 code-unit order differs from it only where a
- * surrogate meets a code unit at or above U+E000), without building arrays.
- *
- * @example
- * ```ts
- * import { compareCodePoints } from "./schema_inputs.ts";
- * ["\u{1F600}", "\uFB01"].sort(compareCodePoints); // ["\uFB01", "\u{1F600}"]
- * ```
- */
-export function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    // Surrogates (U+D800–U+DFFF) encode code points above U+FFFF: they sort after U+E000–U+FFFF.
-    const sx = x >= 0xd800 && x <= 0xdfff ? x + 0x2000 : x >= 0xe000 ? x - 0x800 : x;
-    const sy = y >= 0xd800 && y <= 0xdfff ? y + 0x2000 : y >= 0xe000 ? y - 0x800 : y;
-    return sx - sy;
-  }
-  return a.length - b.length;
 }
 
 /** `dir/name`, without doubling slashes. */

@@ -5,9 +5,9 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { canonicalizeJcsBytes } from "../json/canonical_jcs.ts";
+import { canonicalizeJcs } from "../json/canonical_jcs.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
-import { sha256, toHex } from "../crypto/hash.ts";
+import { sha256HexOfText } from "../crypto/hash.ts";
 import { projectContract } from "./contract.ts";
 
 /** A digest as written in a lock: `sha256:` and 64 lowercase hex digits (71 characters). */
@@ -25,7 +25,8 @@ export const DIGEST_PATTERN: RegExp = /^sha256:[0-9a-f]{64}$/;
  * ```
  */
 export function digestJson(value: unknown): string {
-  return "sha256:" + toHex(sha256(canonicalizeJcsBytes(value)));
+  // Hashed as text: the runtime encodes the UTF-8 while hashing (no separate encoding call).
+  return "sha256:" + sha256HexOfText(canonicalizeJcs(value));
 }
 
 /**
@@ -76,6 +77,49 @@ export function serverDigest(toolDigests: ReadonlyMap<string, string>): string {
   return digestJson(map);
 }
 
+/**
+ * `tool` with `fields` computed on first read (then kept as an ordinary property): verifying a
+ * lock needs them only for a tool that drifted, so a list of unchanged tools costs one hash per
+ * tool instead of one per member as well.
+ */
+function lazyFields(
+  tool: Omit<DigestedTool, "fields">,
+  members: readonly (readonly [string, string])[],
+): DigestedTool {
+  return Object.defineProperty(tool, "fields", {
+    configurable: true,
+    enumerable: true,
+    get(this: DigestedTool) {
+      const fields: Record<string, string> = {};
+      for (const [key, text] of members) fields[key] = "sha256:" + sha256HexOfText(text);
+      Object.defineProperty(this, "fields", { value: fields, enumerable: true });
+      return fields;
+    },
+  }) as DigestedTool;
+}
+
+/**
+ * The tool digest of `contract` (§4.1) from the canonical text of each member, which the field
+ * digests (§4.2) hash as well: the contract is canonicalized once. RFC 8785 writes an object
+ * as its members sorted by UTF-16 code units, `name:value` joined by commas, so the text is
+ * exactly `canonicalizeJcs(contract)`. A contract without a canonical form is reported by
+ * {@linkcode toolDigest}, with the pointer into the contract.
+ */
+function digestMembers(
+  contract: JsonObject,
+): { digest: string; members: [string, string][] } {
+  try {
+    const members = Object.keys(contract).sort().map((k): [string, string] => [
+      k,
+      canonicalizeJcs(contract[k]),
+    ]);
+    const text = "{" + members.map(([k, v]) => canonicalizeJcs(k) + ":" + v).join(",") + "}";
+    return { digest: "sha256:" + sha256HexOfText(text), members };
+  } catch {
+    return { digest: toolDigest(contract), members: [] }; // throws, naming where
+  }
+}
+
 /** One tool of a digested tool list. */
 export interface DigestedTool {
   /** The tool name. */
@@ -84,7 +128,7 @@ export interface DigestedTool {
   readonly contract: JsonObject;
   /** The tool digest (§4.1). */
   readonly digest: string;
-  /** The field digests (§4.2), keyed by contract member. */
+  /** The field digests (§4.2), keyed by contract member (computed when first read). */
   readonly fields: Record<string, string>;
   /** The raw tool definition as served (for notices about `title` and `_meta`). */
   readonly raw: JsonObject;
@@ -131,14 +175,8 @@ export function digestToolList(
         { source, tool: name, index: i },
       );
     }
-    const digest = toolDigest(contract);
-    out.set(name, {
-      name,
-      contract,
-      digest,
-      fields: fieldDigests(contract),
-      raw: tool as JsonObject,
-    });
+    const { digest, members } = digestMembers(contract);
+    out.set(name, lazyFields({ name, contract, digest, raw: tool as JsonObject }, members));
     digests.set(name, digest);
   });
   return { tools: out, digest: serverDigest(digests) };

@@ -32,7 +32,7 @@
 import { createHash, type Hash } from "node:crypto";
 import * as fs from "node:fs";
 import { SchemaPinError } from "../errors.ts";
-import { toHex } from "../crypto/hash.ts";
+import { hexInto, sha256Hex, toHex } from "../crypto/hash.ts";
 import { fsReason, OPEN_FLAGS, showPath } from "./fs.ts";
 import {
   compareBytes,
@@ -98,12 +98,17 @@ export interface HashSkillOptions extends SkillLimits {
   /** `"1.4"` (default) or `"legacy"`. */
   algorithm?: SkillAlgorithm;
   /**
-   * Called about every `progressIntervalMs` while hashing, after each chunk of at most 1 MiB
-   * (so never for a folder hashed faster than that); hashing waits for a returned promise.
+   * Called about every `progressIntervalMs` while hashing, after a file or a chunk of at most
+   * 1 MiB (so never for a folder hashed faster than that); hashing waits for a returned promise.
    */
   onProgress?: (progress: SkillHashProgress) => void | Promise<void>;
   /** Milliseconds between `onProgress` calls (default {@linkcode PROGRESS_INTERVAL_MS}). */
   progressIntervalMs?: number;
+  /**
+   * Called while the folder is walked, before hashing, with the number of files found so far
+   * (synchronously; see `WalkSkillOptions.onProgress`).
+   */
+  onWalkProgress?: (filesFound: number) => void;
 }
 
 /** How often `onProgress` is called while hashing, in milliseconds. */
@@ -111,6 +116,8 @@ export const PROGRESS_INTERVAL_MS = 250;
 
 /** The read buffer: large enough for throughput, small enough to be irrelevant in memory. */
 const CHUNK_BYTES = 1 << 20;
+
+const encoder = new TextEncoder();
 
 /** The entry digest domain-separation byte of §4b.4 (`f` for file). */
 const ENTRY_TAG = 0x66;
@@ -242,14 +249,20 @@ export async function hashSkillDir(
   options: HashSkillOptions = {},
 ): Promise<SkillHash> {
   const algorithm = options.algorithm ?? "1.4";
+  const legacy = algorithm === "legacy";
   const { files, totalBytes, excluded } = walkSkillDir(dir, {
     maxEntries: options.maxEntries,
     maxBytes: options.maxBytes,
-    excludeNestedSignatureFiles: algorithm === "legacy",
+    excludeNestedSignatureFiles: legacy,
+    onProgress: options.onWalkProgress,
   });
   const root = dir.length > 1 ? dir.replace(/\/+$/, "") || "/" : dir;
+  // One buffer for everything: a small file is read right behind its entry prefix and the
+  // whole entry hashed in one call; a large one is streamed through it in chunks.
   const buffer = new Uint8Array(CHUNK_BYTES);
-  const hashed: HashedEntry[] = [];
+  const view = new DataView(buffer.buffer);
+  const rootInput = new RootInput(legacy);
+  const entries: SkillEntryHash[] = [];
   const started = performance.now();
   const onProgress = options.onProgress;
   const interval = options.progressIntervalMs ?? PROGRESS_INTERVAL_MS;
@@ -259,7 +272,7 @@ export async function hashSkillDir(
     const now = performance.now();
     nextReport = now + interval;
     await onProgress!({
-      filesDone: hashed.length,
+      filesDone: entries.length,
       filesTotal: files.length,
       bytesDone,
       bytesTotal: totalBytes,
@@ -267,44 +280,139 @@ export async function hashSkillDir(
     });
   };
   for (const file of files) {
-    const h = beginEntry(algorithm, file.pathBytes, file.size);
+    const path = file.path;
+    // The entry prefix, with the path written once as UTF-8 (its byte length is known after).
+    let prefix: number;
+    let pathLength: number;
+    if (legacy) {
+      pathLength = encoder.encodeInto(path, buffer).written; // SHA-256(path ‖ content)
+      prefix = pathLength;
+    } else {
+      // 0x66 ‖ be64(len(path)) ‖ path ‖ be64(len(content))
+      pathLength = encoder.encodeInto(path, buffer.subarray(9)).written;
+      buffer[0] = ENTRY_TAG;
+      putBe64(view, 1, pathLength);
+      putBe64(view, 9 + pathLength, file.size);
+      prefix = 17 + pathLength;
+    }
     let fd: number;
     try {
       fd = fs.openSync(file.fsPath, OPEN_FLAGS);
     } catch (e) {
       throw openError(root, file, e);
     }
+    let hex: string;
     try {
-      let read = 0;
-      while (true) {
-        let n: number;
+      const read = (offset: number): number => {
         try {
-          n = fs.readSync(fd, buffer, 0, buffer.length, null);
+          return fs.readSync(fd, buffer, offset, buffer.length - offset, null);
         } catch (e) {
           throw openError(root, file, e);
         }
-        read += n;
-        // Stop at once when a file grows: a device or an endless writer cannot keep us here.
-        if (read > file.size) throw sizeChanged(root, file, read);
-        if (n > 0) h.update(n === buffer.length ? buffer : buffer.subarray(0, n));
+      };
+      if (prefix + file.size < buffer.length) {
+        // Room for one byte more than listed: a file that grew is noticed.
+        const n = read(prefix);
+        if (n !== file.size) throw sizeChanged(root, file, n);
+        hex = sha256Hex(buffer.subarray(0, prefix + n));
         bytesDone += n;
-        // A regular file returns less than asked for only at its end; a file that grows
-        // after this read is hashed as it was when read (a consistent snapshot).
-        if (n < buffer.length) break;
-        if (onProgress !== undefined && performance.now() >= nextReport) await report();
+      } else {
+        const h = createHash("sha256").update(buffer.subarray(0, prefix));
+        let total = 0;
+        while (true) {
+          const n = read(0);
+          total += n;
+          // Stop at once when a file grows: a device or an endless writer cannot keep us here.
+          if (total > file.size) throw sizeChanged(root, file, total);
+          if (n > 0) h.update(n === buffer.length ? buffer : buffer.subarray(0, n));
+          bytesDone += n;
+          // A regular file returns less than asked for only at its end; a file that grows
+          // after this read is hashed as it was when read (a consistent snapshot).
+          if (n < buffer.length) break;
+          if (onProgress !== undefined && performance.now() >= nextReport) await report();
+        }
+        if (total !== file.size) throw sizeChanged(root, file, total);
+        hex = h.digest("hex");
       }
-      if (read !== file.size) throw sizeChanged(root, file, read);
     } finally {
       fs.closeSync(fd);
     }
-    hashed.push({
-      path: file.path,
-      pathBytes: file.pathBytes,
-      size: file.size,
-      digest: h.digest(),
-    });
+    rootInput.add(path, hex);
+    entries.push({ path, size: file.size, digest: "sha256:" + hex });
+    if (onProgress !== undefined && performance.now() >= nextReport) await report();
   }
-  return finish(algorithm, hashed, totalBytes, excluded);
+  const rootHash = rootInput.digest();
+  return {
+    algorithm,
+    entries,
+    // Object.fromEntries defines own data properties: a file named `__proto__` is an
+    // ordinary key, not the prototype.
+    manifest: Object.fromEntries(entries.map((e) => [e.path, e.digest])),
+    rootHash,
+    skillHash: "sha256:" + toHex(rootHash),
+    totalBytes,
+    excluded,
+  };
+}
+
+/**
+ * The root hash input (§4b.5: `be64(len(path)) ‖ path ‖ entry digest` per entry; legacy: the
+ * concatenated hex digests), collected in a 64 KiB buffer and hashed a buffer at a time.
+ */
+class RootInput {
+  readonly #hash = createHash("sha256");
+  readonly #legacy: boolean;
+  readonly #buffer = new Uint8Array(1 << 16);
+  readonly #view = new DataView(this.#buffer.buffer);
+  #used = 0;
+
+  constructor(legacy: boolean) {
+    this.#legacy = legacy;
+  }
+
+  #room(bytes: number): void {
+    if (this.#used + bytes <= this.#buffer.length) return;
+    this.#hash.update(this.#buffer.subarray(0, this.#used));
+    this.#used = 0;
+  }
+
+  /** Adds the entry `path` whose digest is `hex` (64 lowercase hex digits). */
+  add(path: string, hex: string): void {
+    const b = this.#buffer;
+    if (this.#legacy) {
+      this.#room(64);
+      this.#used += encoder.encodeInto(hex, b.subarray(this.#used)).written;
+      return;
+    }
+    // At most 3 UTF-8 bytes per UTF-16 code unit; a path longer than the buffer is hashed
+    // through its own update.
+    const most = 8 + path.length * 3 + 32;
+    if (most > b.length) {
+      this.#room(b.length);
+      const bytes = encoder.encode(path);
+      this.#hash.update(be64(bytes.length)).update(bytes).update(hexToBytes(hex));
+      return;
+    }
+    this.#room(most);
+    const at = this.#used;
+    const n = encoder.encodeInto(path, b.subarray(at + 8)).written;
+    putBe64(this.#view, at, n);
+    hexInto(hex, b, at + 8 + n);
+    this.#used = at + 8 + n + 32;
+  }
+
+  /** The root hash. */
+  digest(): Uint8Array {
+    this.#hash.update(this.#buffer.subarray(0, this.#used));
+    this.#used = 0;
+    return new Uint8Array(this.#hash.digest());
+  }
+}
+
+function hexToBytes(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length / 2);
+  hexInto(hex, out, 0);
+  return out;
 }
 
 /** A file given in memory to {@linkcode hashSkillFiles}. */

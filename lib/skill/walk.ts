@@ -19,6 +19,7 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
+import { compareCodePoints } from "../json/order.ts";
 import { fsReason, showPath } from "./fs.ts";
 
 /** The default cap on the number of files in a skill (the reference SDKs' value, §4b.2). */
@@ -50,7 +51,15 @@ export interface WalkSkillOptions extends SkillLimits {
    * excluded files count towards the entry cap (never towards the byte cap: they are not read).
    */
   excludeNestedSignatureFiles?: boolean;
+  /**
+   * Called with the number of files found so far, every {@linkcode WALK_PROGRESS_EVERY} files
+   * and at the end (synchronously: the walk is synchronous). For a progress counter.
+   */
+  onProgress?: (filesFound: number) => void;
 }
+
+/** How many files the walk finds between two `onProgress` calls. */
+export const WALK_PROGRESS_EVERY = 64;
 
 /** One file of a skill folder, as found by {@linkcode walkSkillDir}. */
 export interface SkillFile {
@@ -78,6 +87,33 @@ export interface SkillWalk {
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * A file found by the walk. Only the path, the size and the shared root are kept: the UTF-8
+ * path and the path to open are computed when asked for, so a walk of 50,000 files keeps no
+ * per-file buffers.
+ */
+class WalkedFile implements SkillFile {
+  readonly path: string;
+  readonly size: number;
+  readonly #root: string;
+
+  constructor(root: string, path: string, size: number) {
+    this.#root = root;
+    this.path = path;
+    this.size = size;
+  }
+
+  get pathBytes(): Uint8Array {
+    return encoder.encode(this.path);
+  }
+
+  get fsPath(): string {
+    return `${this.#root}/${this.path}`;
+  }
+}
+
+const byPath = (a: SkillFile, b: SkillFile) => compareCodePoints(a.path, b.path);
 
 /** Compares two byte strings lexicographically (UTF-8 byte order = code point order). */
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
@@ -175,6 +211,7 @@ export function checkSkillRoot(dir: string): string {
 export function walkSkillDir(dir: string, limits: WalkSkillOptions = {}): SkillWalk {
   const { maxEntries, maxBytes } = resolveLimits(limits);
   const excludeNested = limits.excludeNestedSignatureFiles === true;
+  const onProgress = limits.onProgress;
   const root = checkSkillRoot(dir);
   const files: SkillFile[] = [];
   const excluded: SkillFile[] = [];
@@ -272,7 +309,7 @@ export function walkSkillDir(dir: string, limits: WalkSkillOptions = {}): SkillW
       }
       if (excludeNested && name === SIGNATURE_FILE_NAME) {
         // Legacy (1.3) algorithm only: see WalkSkillOptions.excludeNestedSignatureFiles (§4b).
-        excluded.push({ path, pathBytes: encoder.encode(path), fsPath, size: info.size });
+        excluded.push(new WalkedFile(root, path, info.size));
         continue;
       }
       totalBytes += info.size;
@@ -287,9 +324,13 @@ export function walkSkillDir(dir: string, limits: WalkSkillOptions = {}): SkillW
           "too_large",
         );
       }
-      files.push({ path, pathBytes: encoder.encode(path), fsPath, size: info.size });
+      files.push(new WalkedFile(root, path, info.size));
+      if (onProgress !== undefined && files.length % WALK_PROGRESS_EVERY === 0) {
+        onProgress(files.length);
+      }
     }
   }
+  onProgress?.(files.length);
   if (files.length === 0) {
     throw refuse(
       root,
@@ -298,7 +339,7 @@ export function walkSkillDir(dir: string, limits: WalkSkillOptions = {}): SkillW
       "empty",
     );
   }
-  files.sort((a, b) => compareBytes(a.pathBytes, b.pathBytes));
-  excluded.sort((a, b) => compareBytes(a.pathBytes, b.pathBytes));
+  files.sort(byPath);
+  excluded.sort(byPath);
   return { files, totalBytes, excluded: excluded.map((f) => f.path) };
 }

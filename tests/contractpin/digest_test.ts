@@ -12,6 +12,7 @@ import {
   toolDigest,
 } from "../../lib/contractpin/digest.ts";
 import { canonicalizeJcs } from "../../lib/json/canonical_jcs.ts";
+import type { JsonObject } from "../../lib/json/types.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { runCliProcess, runInProcess, withTempDir } from "./helpers.ts";
 
@@ -250,4 +251,52 @@ Deno.test("digest CLI: stdin with -", async () => {
   const r = await runInProcess(["contract", "digest", "--tool", "-"], '{"name":"ping"}');
   assert.equal(r.code, 0);
   assert.equal(r.stdout, digestJson({ name: "ping", description: null, inputSchema: null }) + "\n");
+});
+
+// digestToolList canonicalizes each contract once (member texts joined, RFC 8785 order) and
+// computes field digests when first read: both must equal the one-step constructions.
+Deno.test("digestToolList: tool and field digests equal toolDigest/fieldDigests (issue 14)", () => {
+  const tools: JsonObject[] = [
+    { name: "a" },
+    { name: "é-ü", description: "naïve \u2028 \ud83d\ude00", inputSchema: { z: 1, a: [1, "x"] } },
+    {
+      name: "full",
+      title: "ignored",
+      description: null,
+      inputSchema: { type: "object", properties: { "\ud83d\ude00": {}, "\uff61": {} } },
+      outputSchema: { type: "string" },
+      annotations: { readOnlyHint: true, title: "T" },
+    },
+  ];
+  const list = digestToolList(tools);
+  for (const t of tools) {
+    const contract = projectContract(t);
+    const got = list.tools.get(t.name as string)!;
+    assert.equal(got.digest, toolDigest(contract), String(t.name));
+    assert.deepEqual(got.fields, fieldDigests(contract), String(t.name));
+    assert.equal(got.fields, got.fields, "computed once, then kept");
+    assert.deepEqual(Object.keys(JSON.parse(JSON.stringify(got))).sort(), [
+      "contract",
+      "digest",
+      "fields",
+      "name",
+      "raw",
+    ]);
+  }
+  assert.notEqual(list.tools.get("a")!.digest, list.tools.get("full")!.digest);
+});
+
+Deno.test("digestToolList: a contract without a canonical form names the member", () => {
+  const bads: JsonObject[] = [{ name: "n", inputSchema: { x: NaN } }, {
+    name: "s",
+    description: "\ud800",
+  }];
+  for (const bad of bads) {
+    assert.throws(
+      () => digestToolList([bad]),
+      (e: unknown) =>
+        e instanceof SchemaPinError && e.code === "SCHEMA_CANONICALIZATION_FAILED" &&
+        /at \/(inputSchema\/x|description)\)/.test(e.message),
+    );
+  }
 });
