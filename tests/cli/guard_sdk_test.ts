@@ -102,8 +102,17 @@ Deno.test("guard (SDK peers): an unchanged server works exactly as without the g
     // The server's stderr reached the client through the guard.
     assert.match(g.stderr(), /guard fixture: stdio server starting/);
     const log = await readLog(g.logFile);
-    assert.deepEqual(log.map((l) => l.decision), ["started", "list_allowed", "server_exited"]);
-    assert.equal(log[1].tool_count, 5);
+    assert.deepEqual(log.map((l) => l.decision), [
+      "started",
+      "client_capabilities", // the client announced roots
+      "list_allowed",
+      "server_exited",
+    ]);
+    assert.match(
+      String(log[1].message),
+      /client capabilities \[roots\]: checking lock entry fx \(none is pinned for them\)/,
+    );
+    assert.equal(log[2].tool_count, 5);
     assert.ok(!JSON.stringify(log).includes("héllo"), "the log never holds arguments");
   });
 });
