@@ -7,6 +7,7 @@
 import { showPath } from "../skill/fs.ts";
 import { hashSkillDir, type SkillHashProgress } from "../skill/hash.ts";
 import { DEFAULT_MAX_ENTRIES, type SkillLimits } from "../skill/walk.ts";
+import { count, PROGRESS_REDRAW_MS, progressLine } from "./progress.ts";
 import {
   type CliIO,
   type Command,
@@ -19,7 +20,7 @@ import {
 
 const HELP = `schemapin hash-skill — hash a skill folder (SchemaPin §4b)
 
-Usage: schemapin hash-skill DIR [--json] [--max-entries N] [--max-bytes SIZE]
+Usage: schemapin hash-skill DIR [--json] [-q] [--max-entries N] [--max-bytes SIZE]
 
 Prints each file's entry digest and the folder's skill_hash, exactly as sign-skill would
 sign them. Directories are not entries; the top-level .schemapin.sig is left out. A symbolic
@@ -30,6 +31,10 @@ Options:
   --json              print {"skill_hash", "files", "total_bytes", "file_manifest"}
   --max-entries N     most files allowed (default ${DEFAULT_MAX_ENTRIES})
   --max-bytes SIZE    most bytes allowed over all files (default 256M; K, M, G suffixes)
+  -q, --quiet         print only the skill_hash line (no per-file lines, no progress)
+
+On a terminal, a progress line on stderr counts the files while the folder is listed, then
+the files and bytes hashed (never in a pipe).
 
 Exit codes: 0 hashed; 2 bad arguments, or a folder that cannot be hashed (the message names
 the path).
@@ -87,42 +92,53 @@ function mib(n: number): string {
   return (n / 1024 / 1024).toFixed(1);
 }
 
-/** How long hashing must take before the progress line appears, in milliseconds. */
-export const PROGRESS_DELAY_MS = 1000;
+/** What a skill command passes to the library for its progress line, and how to end it. */
+export interface SkillProgress {
+  /** The progress options of `hashSkillDir` (none when nothing is shown). */
+  readonly options: {
+    onWalkProgress?: (filesFound: number) => void;
+    onProgress?: (p: SkillHashProgress) => void;
+    progressIntervalMs?: number;
+  };
+  /** Erases the line. */
+  done(): void;
+}
 
 /**
- * A progress line on stderr for slow hashing: shown only when stderr is a terminal and only
- * once hashing has taken more than a second; `done()` erases it.
+ * The progress line of a skill command (lib/cli/progress.ts: a terminal only, not with
+ * `--quiet`): a file counter while the folder is walked, then files and bytes hashed.
  *
  * @example
  * ```ts ignore
- * const progress = progressLine(io);
- * try { await hashSkillDir(dir, { onProgress: progress.onProgress }); } finally { await progress.done(); }
+ * const progress = skillProgress(io, "hash-skill", values.quiet === true);
+ * try { await hashSkillDir(dir, { ...progress }); } finally { progress.done(); }
  * ```
  */
-export function progressLine(io: CliIO): {
-  onProgress: ((p: SkillHashProgress) => Promise<void>) | undefined;
-  done: () => Promise<void>;
-} {
-  let shown = false;
-  if (!io.stderrIsTerminal) return { onProgress: undefined, done: () => Promise.resolve() };
+export function skillProgress(
+  io: CliIO,
+  command: string,
+  quiet = false,
+  now?: () => number,
+): SkillProgress {
+  const line = progressLine(io, quiet, now);
+  if (!line.active) return { options: {}, done: () => {} };
   return {
-    onProgress: async (p) => {
-      if (p.elapsedMs < PROGRESS_DELAY_MS) return;
-      shown = true;
-      const pct = p.bytesTotal === 0 ? 100 : Math.floor((p.bytesDone / p.bytesTotal) * 100);
-      await io.stderr(
-        `\rhashing: ${p.filesDone}/${p.filesTotal} files, ${mib(p.bytesDone)}/${
-          mib(p.bytesTotal)
-        } MiB (${pct}%)\x1b[K`,
-      );
+    options: {
+      onWalkProgress: (found) => line.update(() => `${command}: listing… ${count(found)} files`),
+      onProgress: (p) =>
+        line.update(() => {
+          const pct = p.bytesTotal === 0 ? 100 : Math.floor((p.bytesDone / p.bytesTotal) * 100);
+          return `${command}: ${count(p.filesDone)}/${count(p.filesTotal)} files, ` +
+            `${mib(p.bytesDone)}/${mib(p.bytesTotal)} MiB (${pct}%)`;
+        }),
+      progressIntervalMs: PROGRESS_REDRAW_MS,
     },
-    done: async () => {
-      if (shown) await io.stderr("\r\x1b[K");
-      shown = false;
-    },
+    done: () => line.clear(),
   };
 }
+
+/** `-q, --quiet` as every skill command documents it. */
+export const QUIET_OPTION = { quiet: { type: "boolean", short: "q" } } as const;
 
 /** The `hash-skill` command. */
 export const hashSkillCommand: Command = {
@@ -132,16 +148,18 @@ export const hashSkillCommand: Command = {
   async run(args, io) {
     const { values, positionals } = parseCommandArgs("hash-skill", args, {
       json: { type: "boolean" },
+      ...QUIET_OPTION,
       ...LIMIT_OPTIONS,
     });
     const [dir] = requirePositionals("hash-skill", positionals, 1, "DIR");
     const limits = limitsFromArgs("hash-skill", values);
-    const progress = progressLine(io);
+    const quiet = values.quiet === true;
+    const progress = skillProgress(io, "hash-skill", quiet);
     let hash;
     try {
-      hash = await hashSkillDir(dir, { ...limits, onProgress: progress.onProgress });
+      hash = await hashSkillDir(dir, { ...limits, ...progress.options });
     } finally {
-      await progress.done();
+      progress.done();
     }
     if (values.json) {
       await io.stdout(jsonOutput({
@@ -151,7 +169,7 @@ export const hashSkillCommand: Command = {
         file_manifest: hash.manifest,
       }));
     } else {
-      const lines = hash.entries.map((e) => `${e.digest}  ${showPath(e.path)}\n`);
+      const lines = quiet ? [] : hash.entries.map((e) => `${e.digest}  ${showPath(e.path)}\n`);
       lines.push(
         `skill_hash ${hash.skillHash} (${hash.entries.length} files, ${hash.totalBytes} bytes)\n`,
       );

@@ -20,7 +20,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
-import { LIMIT_OPTIONS, limitsFromArgs, progressLine } from "./hash_skill.ts";
+import { LIMIT_OPTIONS, limitsFromArgs, QUIET_OPTION, skillProgress } from "./hash_skill.ts";
 import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 import { requireDomainFlag } from "./schema_inputs.ts";
 
@@ -30,7 +30,7 @@ Usage:
   schemapin sign-skill DIR --key PRIVATE.pem --domain D [--name N]
       [--expires-in DURATION | --expires-at TIME] [--schema-version V]
       [--previous-hash H | --previous SIGFILE] [--signer-kid KID]
-      [--max-entries N] [--max-bytes SIZE] [--passphrase-file FILE] [--json]
+      [--max-entries N] [--max-bytes SIZE] [--passphrase-file FILE] [--json] [-q]
 
 Hashes every file of DIR (§4b: entry digests, file_manifest, skill_hash), builds the 1.4
 signature document and signs it with ECDSA P-256 over its schemapin-v1 canonical form, so
@@ -56,6 +56,8 @@ Options:
   --max-entries N       most files allowed (default 10000)
   --max-bytes SIZE      most bytes allowed (default 256M)
   --json                print {"path", "document"}
+  -q, --quiet           no progress line (on a terminal, one counts the files while the
+                        folder is listed, then the files and bytes hashed)
 
 Exit codes: 0 signed; 2 bad arguments, an unreadable or malformed key or previous
 signature, or a folder that cannot be hashed (the message names the path).
@@ -78,6 +80,7 @@ const OPTIONS = {
   "signer-kid": { type: "string" },
   json: { type: "boolean" },
   ...LIMIT_OPTIONS,
+  ...QUIET_OPTION,
   ...PASSPHRASE_OPTIONS,
 } as const;
 
@@ -153,12 +156,12 @@ export const signSkillCommand: Command = {
     if (previousHash !== undefined) options.previousHash = previousHash;
     if (values["signer-kid"] !== undefined) options.signerKid = values["signer-kid"];
 
-    const progress = progressLine(io);
+    const progress = skillProgress(io, "sign-skill", values.quiet === true);
     let signed;
     try {
-      signed = await signSkillDir(dir, key, { ...options, onProgress: progress.onProgress });
+      signed = await signSkillDir(dir, key, { ...options, ...progress.options });
     } finally {
-      await progress.done();
+      progress.done();
     }
     const root = dir.length > 1 ? dir.replace(/\/+$/, "") || "/" : dir;
     const out = `${root === "/" ? "" : root}/${SIGNATURE_FILE_NAME}`;

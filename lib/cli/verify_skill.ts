@@ -24,7 +24,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { readInput } from "./io.ts";
-import { LIMIT_OPTIONS, limitsFromArgs, progressLine } from "./hash_skill.ts";
+import { LIMIT_OPTIONS, limitsFromArgs, QUIET_OPTION, skillProgress } from "./hash_skill.ts";
 import {
   checkTrustFlags,
   confirmFirstUseWith,
@@ -48,7 +48,7 @@ Usage:
   schemapin verify-skill DIR --domain D (--discovery FILE [--revocation FILE] | SOURCE…)
       [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
       [--allow-expired] [--allow-missing-revocation] [--tool-id ID] [--signature FILE]
-      [--max-entries N] [--max-bytes SIZE] [--json]
+      [--max-entries N] [--max-bytes SIZE] [--json] [-q]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
 Runs the seven steps of SchemaPin §15.1 in order: the discovery document, the key and its
@@ -88,6 +88,9 @@ ${NETWORK_HELP}
   --max-entries N          most files allowed (default 10000)
   --max-bytes SIZE         most bytes allowed (default 256M)
   --json                   print the result object
+  -q, --quiet              print only a failure (and warnings); no progress line (on a
+                           terminal, one counts the files while the folder is listed, then
+                           the files and bytes hashed)
 
 Exit codes: 0 verified; 1 not verified (tampered, bad signature, revoked, expired, pin
 mismatch, unsigned, first use not confirmed, discovery unreachable or malformed over the
@@ -116,6 +119,7 @@ const OPTIONS = {
   "tool-id": { type: "string" },
   signature: { type: "string" },
   json: { type: "boolean" },
+  ...QUIET_OPTION,
   ...LIMIT_OPTIONS,
 } as const;
 
@@ -167,7 +171,8 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         if (e instanceof UsageError) throw e;
         return await reportInputFailure(e, json, io);
       }
-      const progress = progressLine(io);
+      const quiet = values.quiet === true;
+      const progress = skillProgress(io, "verify-skill", quiet);
       let result: SkillVerificationResult & { dns?: DnsCrossCheck; discoverySource?: string };
       try {
         result = await verifySkillOfflineWithHook({
@@ -180,10 +185,13 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
           revocation: trust.revocation,
           pinStore: new FilePinStore(values["pin-store"] ?? defaultPinStorePath()),
           trustFirstUse: values["trust-first-use"] === true,
-          confirmFirstUse: confirmFirstUseWith((q) => deps.prompt(q, io)),
+          confirmFirstUse: confirmFirstUseWith((q) => {
+            progress.done(); // the question starts on a clean line
+            return deps.prompt(q, io);
+          }),
           allowExpired: values["allow-expired"] === true,
           allowMissingRevocation: values["allow-missing-revocation"] === true,
-          onProgress: progress.onProgress,
+          ...progress.options,
           sources: {
             discovery: trust.discoverySource,
             revocation: trust.revocationSource,
@@ -193,7 +201,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         result.discoverySource = trust.discoverySource;
         result.warnings.push(...(trust.warnings ?? []));
       } finally {
-        await progress.done();
+        progress.done();
       }
       if (json) {
         await io.stdout(jsonOutput(resultJson(result)));
@@ -205,6 +213,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
       }
       const who = `${showPath(result.toolId || "(unnamed)")}@${domain}`;
       if (result.valid) {
+        if (quiet) return EXIT_OK;
         const pin = result.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
         const legacy = result.signatureFormat === "legacy" ? ", legacy format" : "";
         await io.stdout(

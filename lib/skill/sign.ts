@@ -93,8 +93,22 @@ export async function signSkillDir(
   privateKey: PrivateKey,
   options: SignSkillDirOptions,
 ): Promise<SignedSkill> {
-  const { maxEntries, maxBytes, onProgress, skillName, ...meta } = options;
-  const hash = await hashSkillDir(dir, { maxEntries, maxBytes, onProgress });
+  const {
+    maxEntries,
+    maxBytes,
+    onProgress,
+    onWalkProgress,
+    progressIntervalMs,
+    skillName,
+    ...meta
+  } = options;
+  const hash = await hashSkillDir(dir, {
+    maxEntries,
+    maxBytes,
+    onProgress,
+    onWalkProgress,
+    progressIntervalMs,
+  });
   const name = skillName ?? readSkillName(dir);
   try {
     return { document: signSkillDocument(hash, privateKey, { ...meta, skillName: name }), hash };

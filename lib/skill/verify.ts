@@ -90,6 +90,10 @@ export interface VerifySkillOfflineOptions extends OfflineFlowOptions, SkillLimi
   toolId?: string;
   /** Progress while hashing (see `hashSkillDir`). */
   onProgress?: (progress: SkillHashProgress) => void | Promise<void>;
+  /** Milliseconds between `onProgress` calls (see `hashSkillDir`). */
+  progressIntervalMs?: number;
+  /** Progress while the folder is walked (see `hashSkillDir`). */
+  onWalkProgress?: (filesFound: number) => void;
 }
 
 /** The structured result of a skill verification. */
@@ -241,6 +245,8 @@ class SkillSubject implements OfflineSubject<SkillVerificationResult> {
       maxEntries: o.maxEntries,
       maxBytes: o.maxBytes,
       onProgress: o.onProgress,
+      onWalkProgress: o.onWalkProgress,
+      progressIntervalMs: o.progressIntervalMs,
     });
   }
 

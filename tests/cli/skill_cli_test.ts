@@ -4,7 +4,7 @@ import { generateKeyPair, privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { buildDiscoveryDocument } from "../../lib/discovery/document.ts";
 import { hashSkillDir } from "../../lib/skill/hash.ts";
 import type { CliIO } from "../../lib/cli/command.ts";
-import { limitsFromArgs, progressLine } from "../../lib/cli/hash_skill.ts";
+import { limitsFromArgs, skillProgress } from "../../lib/cli/hash_skill.ts";
 import { makeVerifySkillCommand } from "../../lib/cli/verify_skill.ts";
 import { runCliProcess, runInProcess } from "./run.ts";
 import { withSkill } from "../skill/trees.ts";
@@ -611,32 +611,40 @@ Deno.test("skill commands through the real process: sign, verify, tamper", async
   });
 });
 
-Deno.test("progress: only on a terminal, only after a second, erased at the end", async () => {
+Deno.test("progress: only on a terminal, not with --quiet; walk count, then files and bytes", () => {
   const written: string[] = [];
   const io = (tty: boolean): CliIO => ({
     stdout: () => Promise.resolve(),
-    stderr: (t) => Promise.resolve(void written.push(t)),
+    stderr: () => Promise.resolve(),
     readStdin: () => Promise.resolve(new Uint8Array()),
     stderrIsTerminal: tty,
+    progress: (t) => void written.push(t),
   });
-  assert.equal(progressLine(io(false)).onProgress, undefined);
-  const p = progressLine(io(true));
-  const at = (elapsedMs: number) => ({
+  assert.deepEqual(skillProgress(io(false), "hash-skill").options, {});
+  assert.deepEqual(skillProgress(io(true), "hash-skill", true).options, {});
+  let clock = 0;
+  const p = skillProgress(io(true), "hash-skill", false, () => clock);
+  p.options.onWalkProgress!(64);
+  assert.deepEqual(written, [], "nothing before the delay");
+  clock = 300;
+  p.options.onWalkProgress!(12_800);
+  clock = 350;
+  p.options.onWalkProgress!(12_864); // within the redraw interval: not drawn
+  clock = 500;
+  p.options.onProgress!({
     filesDone: 3,
-    filesTotal: 8,
+    filesTotal: 12_900,
     bytesDone: 48 << 20,
     bytesTotal: 128 << 20,
-    elapsedMs,
+    elapsedMs: 200,
   });
-  await p.onProgress!(at(900));
-  assert.deepEqual(written, []);
-  await p.onProgress!(at(1200));
-  assert.deepEqual(written, ["\rhashing: 3/8 files, 48.0/128.0 MiB (37%)\x1b[K"]);
-  await p.done();
-  assert.deepEqual(written.slice(1), ["\r\x1b[K"]);
-  const quiet = progressLine(io(true));
-  await quiet.done();
-  assert.equal(written.length, 2, "nothing to erase when nothing was shown");
+  p.done();
+  p.done();
+  assert.deepEqual(written, [
+    "\rhash-skill: listing… 12,800 files\x1b[K",
+    "\rhash-skill: 3/12,900 files, 48.0/128.0 MiB (37%)\x1b[K",
+    "\r\x1b[K",
+  ]);
 });
 
 Deno.test("help: the three commands document usage, exit codes and an example", async () => {
