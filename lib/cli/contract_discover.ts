@@ -129,7 +129,8 @@ export async function printDiscovery(d: Discovery, io: CliIO): Promise<void> {
   await io.stdout(`found ${plural(d.found.length, "MCP client config")}:\n`);
   const width = Math.max(...d.found.map((f) => f.location.label.length));
   for (const f of d.found) {
-    const names = f.entries.map((e) => e.name).join(", ") || "no servers";
+    const names = f.entries.map((e) => e.name + (e.guarded ? " (guarded)" : "")).join(", ") ||
+      "no servers";
     await io.stdout(`  ${f.location.label.padEnd(width)}  ${f.location.path}: ${names}\n`);
   }
   for (const s of d.servers) {

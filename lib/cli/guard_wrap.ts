@@ -10,7 +10,12 @@
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SchemaPinError } from "../errors.ts";
-import { type ConfigEntry, parseClientConfig } from "../contractpin/config.ts";
+import {
+  type ConfigEntry,
+  parseClientConfig,
+  readGuardedCommand,
+  readGuardedUrl,
+} from "../contractpin/config.ts";
 import type { ServerTarget } from "../contractpin/live.ts";
 import { DEFAULT_LOCK_FILE, identityOf, type ServerIdentity } from "../contractpin/lock.ts";
 import { redactUrl, sanitizeIdentity } from "../contractpin/secrets.ts";
@@ -19,8 +24,6 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 import {
   backupMatches,
   type GuardInvocation,
-  readWrappedStdio,
-  readWrappedUrl,
   unwrapConfigText,
   wrapConfigText,
   type WrapEdit,
@@ -144,12 +147,12 @@ function wrappedState(doc: JsonValue, e: ConfigEntry) {
   if (typeof raw.command === "string" && (raw.args === undefined || Array.isArray(raw.args))) {
     const args = (raw.args ?? []) as unknown[];
     if (!args.every((a) => typeof a === "string")) return undefined;
-    const w = readWrappedStdio(raw.command, args as string[]);
+    const w = readGuardedCommand(raw.command, args as string[]);
     return w ? { kind: "stdio" as const, shown: w.original.join(" "), lockName: w.lockName } : w;
   }
   const url = typeof raw.url === "string" ? raw.url : raw.serverUrl;
   if (typeof url !== "string") return undefined;
-  const upstream = readWrappedUrl(url);
+  const upstream = readGuardedUrl(url);
   if (upstream === undefined) return undefined;
   const port = Number(new URL(url).port);
   return { kind: "http" as const, shown: redactUrl(upstream), port, lockName: undefined };
@@ -304,9 +307,11 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
     const before = valueIn(file.doc, edit.path)!;
     const now = valueIn(after.doc, edit.path)!;
     const ok = edit.kind === "stdio"
-      ? JSON.stringify(readWrappedStdio(now.command as string, now.args as string[])?.original) ===
+      ? JSON.stringify(
+        readGuardedCommand(now.command as string, now.args as string[])?.original,
+      ) ===
         JSON.stringify([before.command, ...((before.args ?? []) as string[])])
-      : readWrappedUrl((now.url ?? now.serverUrl) as string) === (before.url ?? before.serverUrl);
+      : readGuardedUrl((now.url ?? now.serverUrl) as string) === (before.url ?? before.serverUrl);
     if (!ok) throw new Error(`guard wrap: the edit of ${edit.path.join("/")} does not read back`);
   }
   const hadWrapped = file.entries.some((e) => wrappedState(file.doc, e) !== undefined);

@@ -14,6 +14,10 @@
  * `${workspaceFolderBasename}`, `${userHome}` and `${pathSeparator}` are resolved;
  * `${input:…}` (VS Code asks the user) cannot be.
  *
+ * An entry that runs its server through `schemapin guard` (`guard wrap`) is read as that
+ * server: the command after `--`, or the URL after `#schemapin-upstream=` — so pinning,
+ * verifying and discovering give the same entries before and after wrapping.
+ *
  * @module
  */
 import { basename } from "node:path";
@@ -47,6 +51,8 @@ export interface ConfigEntry {
   readonly path: readonly string[];
   /** `"disabled": true` in the entry. */
   readonly disabled: boolean;
+  /** The entry runs its server through `schemapin guard` (read as the server itself). */
+  readonly guarded?: boolean;
   /** The server, when the entry can be used. */
   readonly target?: ServerTarget;
   /** Why it cannot be used (no file name in front), when it cannot. */
@@ -131,6 +137,77 @@ function typeOf(entry: JsonObject, at: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The fragment that marks a URL pointed at a loopback `schemapin guard` (`guard wrap`): the
+ * original URL follows it. HTTP clients never send a fragment.
+ */
+export const GUARD_UPSTREAM_MARK = "#schemapin-upstream=";
+
+/** A stdio entry that runs its server through `schemapin guard`. */
+export interface GuardedCommand {
+  /** The server's own command and arguments (after `--`). */
+  readonly original: string[];
+  /** `--server` of the guard, when given. */
+  readonly lockName?: string;
+  /** `--lock` of the guard, when given. */
+  readonly lockPath?: string;
+}
+
+function baseName(path: string): string {
+  return path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1);
+}
+
+/**
+ * Reads a stdio entry as a guard in front of a server: `schemapin … guard [options] -- CMD
+ * ARGS…` (the program is named schemapin, or the arguments before `guard` run a `cli.ts`) —
+ * as `guard wrap` writes it, or as put in by hand.
+ *
+ * @example
+ * ```ts
+ * import { readGuardedCommand } from "./config.ts";
+ * readGuardedCommand("/usr/local/bin/schemapin", ["guard", "--server", "fs", "--", "npx", "fs"]);
+ * // { original: ["npx", "fs"], lockName: "fs", lockPath: undefined }
+ * ```
+ */
+export function readGuardedCommand(
+  command: string,
+  args: readonly string[],
+): GuardedCommand | undefined {
+  for (let g = args.indexOf("guard"); g !== -1; g = args.indexOf("guard", g + 1)) {
+    const prefix = args.slice(0, g);
+    const isSchemapin = /schemapin/i.test(baseName(command)) ||
+      prefix.some((a) => /(^|[/\\])cli\.ts$/.test(a));
+    const dash = args.indexOf("--", g + 1);
+    if (!isSchemapin || dash === -1 || dash === args.length - 1) continue;
+    const options = args.slice(g + 1, dash);
+    const value = (flag: string) => {
+      const k = options.indexOf(flag);
+      return k === -1 ? undefined : options[k + 1];
+    };
+    return {
+      original: args.slice(dash + 1),
+      lockName: value("--server"),
+      lockPath: value("--lock"),
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The original URL of an entry pointed at a loopback guard, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { readGuardedUrl } from "./config.ts";
+ * readGuardedUrl("http://127.0.0.1:8931/mcp#schemapin-upstream=https://mcp.example.com/mcp");
+ * // "https://mcp.example.com/mcp"
+ * ```
+ */
+export function readGuardedUrl(url: string): string | undefined {
+  const k = url.indexOf(GUARD_UPSTREAM_MARK);
+  return k === -1 ? undefined : url.slice(k + GUARD_UPSTREAM_MARK.length);
+}
+
 /** `type` values of HTTP entries (clients spell Streamable HTTP several ways). */
 const HTTP_TYPES = ["http", "streamable-http", "streamableHttp", "sse"];
 
@@ -160,11 +237,11 @@ function serverFrom(name: string, entry: JsonObject, at: string, ctx: ConfigCont
       );
     }
     const args = entry.args === undefined ? [] : strings(entry.args, `${at}/args`);
+    // Behind a guard (guard wrap): the server is the command after `--`.
+    const argv = readGuardedCommand(entry.command, args)?.original ?? [entry.command, ...args];
     const identity: ServerTarget["identity"] = {
       transport: "stdio",
-      command: [entry.command, ...args].map((a, i) =>
-        norm(a, i === 0 ? `${at}/command` : `${at}/args/${i - 1}`)
-      ),
+      command: argv.map((a, i) => norm(a, i === 0 ? `${at}/command` : `${at}/args/${i - 1}`)),
     };
     if (entry.env !== undefined) {
       identity.env = Object.fromEntries(
@@ -186,7 +263,8 @@ function serverFrom(name: string, entry: JsonObject, at: string, ctx: ConfigCont
     if (type !== undefined && !HTTP_TYPES.includes(type)) {
       throw new EntryProblem(`${at} has a url but type ${JSON.stringify(type)}`, at);
     }
-    const url = norm(entry[urlKey] as string, `${at}/${urlKey}`);
+    const raw = entry[urlKey] as string;
+    const url = norm(readGuardedUrl(raw) ?? raw, `${at}/${urlKey}`);
     try {
       parseEndpoint(url.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/g, "x"));
     } catch (e) {
@@ -218,6 +296,16 @@ function serverFrom(name: string, entry: JsonObject, at: string, ctx: ConfigCont
     `${at} has neither "command" (stdio) nor "url" (Streamable HTTP)`,
     at,
   );
+}
+
+function isGuarded(entry: JsonObject): boolean {
+  if (typeof entry.command === "string" && Array.isArray(entry.args)) {
+    const args = entry.args;
+    return args.every((a) => typeof a === "string") &&
+      readGuardedCommand(entry.command, args as string[]) !== undefined;
+  }
+  const key = urlKeyOf(entry);
+  return key !== undefined && readGuardedUrl(entry[key] as string) !== undefined;
 }
 
 /**
@@ -288,8 +376,10 @@ export function readConfigEntries(
         continue;
       }
       const disabled = entry.disabled === true;
+      const guarded = isGuarded(entry);
       try {
-        out.push({ name, path, disabled, target: serverFrom(name, entry, at, ctx) });
+        const target = serverFrom(name, entry, at, ctx);
+        out.push({ name, path, disabled, ...(guarded ? { guarded } : {}), target });
       } catch (e) {
         if (!(e instanceof EntryProblem)) throw e;
         out.push({ name, path, disabled, problem: e.message, field: e.field });

@@ -24,9 +24,7 @@ import {
   valueAt,
 } from "../json/spans.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
-
-/** The fragment that marks a wrapped HTTP entry and holds its original URL. */
-export const UPSTREAM_MARK = "#schemapin-upstream=";
+import { GUARD_UPSTREAM_MARK, readGuardedCommand, readGuardedUrl } from "../contractpin/config.ts";
 
 /** How the guard is started from a wrapped stdio entry. */
 export interface GuardInvocation {
@@ -55,75 +53,10 @@ export type WrapEdit =
     readonly port: number;
   };
 
-/** What a wrapped stdio entry holds. */
-export interface WrappedStdio {
-  /** The original command and arguments (after `--`). */
-  readonly original: string[];
-  /** `--server` of the guard, when given. */
-  readonly lockName?: string;
-  /** `--lock` of the guard, when given. */
-  readonly lockPath?: string;
-}
-
-function baseName(path: string): string {
-  return path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")) + 1);
-}
-
-/**
- * Reads a stdio entry as a guard invocation: `schemapin … guard [options] -- CMD ARGS…`
- * (the program is named schemapin, or the arguments before `guard` run a `cli.ts`). Also
- * recognises a guard put in by hand.
- *
- * @example
- * ```ts
- * import { readWrappedStdio } from "./wrap.ts";
- * readWrappedStdio("/usr/local/bin/schemapin", ["guard", "--server", "fs", "--", "npx", "fs"]);
- * // { original: ["npx", "fs"], lockName: "fs", lockPath: undefined }
- * ```
- */
-export function readWrappedStdio(
-  command: string,
-  args: readonly string[],
-): WrappedStdio | undefined {
-  for (let g = args.indexOf("guard"); g !== -1; g = args.indexOf("guard", g + 1)) {
-    const prefix = args.slice(0, g);
-    const isSchemapin = /schemapin/i.test(baseName(command)) ||
-      prefix.some((a) => /(^|[/\\])cli\.ts$/.test(a));
-    const dash = args.indexOf("--", g + 1);
-    if (!isSchemapin || dash === -1 || dash === args.length - 1) continue;
-    const options = args.slice(g + 1, dash);
-    const value = (flag: string) => {
-      const k = options.indexOf(flag);
-      return k === -1 ? undefined : options[k + 1];
-    };
-    return {
-      original: args.slice(dash + 1),
-      lockName: value("--server"),
-      lockPath: value("--lock"),
-    };
-  }
-  return undefined;
-}
-
-/**
- * The original URL of a wrapped HTTP entry, or `undefined` when the URL is not wrapped.
- *
- * @example
- * ```ts
- * import { readWrappedUrl } from "./wrap.ts";
- * readWrappedUrl("http://127.0.0.1:8931/mcp#schemapin-upstream=https://mcp.example.com/mcp");
- * // "https://mcp.example.com/mcp"
- * ```
- */
-export function readWrappedUrl(url: string): string | undefined {
-  const k = url.indexOf(UPSTREAM_MARK);
-  return k === -1 ? undefined : url.slice(k + UPSTREAM_MARK.length);
-}
-
 /** The guard's loopback URL for an upstream: same path, `127.0.0.1:port`, the mark. */
 export function wrappedUrl(upstream: string, port: number): string {
   const u = new URL(upstream);
-  return `http://127.0.0.1:${port}${u.pathname}${UPSTREAM_MARK}${upstream}`;
+  return `http://127.0.0.1:${port}${u.pathname}${GUARD_UPSTREAM_MARK}${upstream}`;
 }
 
 /** The arguments of a wrapped stdio entry. */
@@ -309,12 +242,12 @@ export function unwrapConfigText(text: string, paths: readonly (readonly string[
     const e = entryAt(text, blanked, doc, path);
     let list: Replacement[];
     if (typeof e.value.command === "string") {
-      const w = readWrappedStdio(e.value.command, (e.value.args ?? []) as string[]);
+      const w = readGuardedCommand(e.value.command, (e.value.args ?? []) as string[]);
       if (!w) throw new Error(`${pointer(path)} is not wrapped`);
       list = commandEdits(e, blanked, w.original[0], w.original.slice(1));
     } else {
       const key = typeof e.value.url === "string" ? "url" : "serverUrl";
-      const upstream = readWrappedUrl(e.value[key] as string);
+      const upstream = readGuardedUrl(e.value[key] as string);
       if (upstream === undefined) throw new Error(`${pointer(path)} is not wrapped`);
       list = [{ span: e.member(key)!.value, text: JSON.stringify(upstream) }];
     }

@@ -296,3 +296,35 @@ Deno.test("client config: malformed and unusable entries", () => {
     /server "a" is defined twice/,
   );
 });
+
+Deno.test("client config: an entry behind schemapin guard is read as its server", () => {
+  const doc = {
+    mcpServers: {
+      a: {
+        command: "/usr/local/bin/schemapin",
+        args: ["guard", "--lock", "/p/contractpin.lock", "--server", "a", "--", "npx", "srv"],
+        env: { K: "v" },
+      },
+      b: { url: "http://127.0.0.1:8931/mcp#schemapin-upstream=https://h.example/mcp?x=1" },
+      c: { command: "deno", args: ["run", "-A", "/r/cli.ts", "guard", "--server", "c", "--", "x"] },
+      // Not schemapin: an argument named guard is just an argument.
+      d: { command: "other", args: ["guard", "--", "x"] },
+      // schemapin guard without a command after -- is not a guarded entry.
+      e: { command: "schemapin", args: ["guard", "--lock", "l", "--"] },
+    },
+  };
+  const { entries } = parseClientConfig(enc.encode(JSON.stringify(doc)), "x", ctx);
+  assert.deepEqual(
+    entries.map((e) => [e.name, e.guarded ?? false, e.target?.identity]),
+    [
+      ["a", true, { transport: "stdio", command: ["npx", "srv"], env: { K: "v" } }],
+      ["b", true, { transport: "http", url: "https://h.example/mcp?x=1" }],
+      ["c", true, { transport: "stdio", command: ["x"] }],
+      ["d", false, { transport: "stdio", command: ["other", "guard", "--", "x"] }],
+      ["e", false, {
+        transport: "stdio",
+        command: ["schemapin", "guard", "--lock", "l", "--"],
+      }],
+    ],
+  );
+});

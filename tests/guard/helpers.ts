@@ -162,13 +162,18 @@ export interface GuardedClient {
 export async function connectSdk(
   command: string,
   args: string[],
-  options: { env?: Record<string, string>; roots?: { uri: string; name: string }[] } = {},
+  options: {
+    env?: Record<string, string>;
+    roots?: { uri: string; name: string }[];
+    cwd?: string;
+  } = {},
 ): Promise<GuardedClient> {
   const transport = new StdioClientTransport({
     command,
     args,
     env: { ...Deno.env.toObject(), NO_COLOR: "1", ...options.env },
     stderr: "pipe",
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   let err = "";
   transport.stderr?.on("data", (d: Uint8Array) => err += new TextDecoder().decode(d));
