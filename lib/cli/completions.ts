@@ -139,8 +139,8 @@ function words(list: readonly string[]): string {
  *
  * @example
  * ```ts ignore
- * import { COMMANDS } from "./registry.ts";
- * const script = completionScript("bash", COMMANDS);
+ * import { loadCommands } from "./registry.ts";
+ * const script = completionScript("bash", await loadCommands());
  * ```
  */
 export function completionScript(shell: Shell, commands: readonly Command[]): string {
@@ -329,14 +329,16 @@ Example:
 
 /**
  * The `completions` command, completing the commands `list()` returns (the registry passes
- * its own list lazily, which also lets the script include `completions` itself).
+ * its loader, which also lets the script include `completions` itself).
  *
  * @example
  * ```ts ignore
- * const completionsCommand = makeCompletionsCommand(() => COMMANDS);
+ * const completionsCommand = makeCompletionsCommand(loadCommands);
  * ```
  */
-export function makeCompletionsCommand(list: () => readonly Command[]): Command {
+export function makeCompletionsCommand(
+  list: () => readonly Command[] | Promise<readonly Command[]>,
+): Command {
   return {
     name: "completions",
     summary: "print a bash, zsh or fish completion script",
@@ -349,7 +351,7 @@ export function makeCompletionsCommand(list: () => readonly Command[]): Command 
           `completions: unknown shell ${JSON.stringify(shell)}; expected bash, zsh or fish`,
         );
       }
-      await io.stdout(completionScript(shell as Shell, list()));
+      await io.stdout(completionScript(shell as Shell, await list()));
       return EXIT_OK;
     },
   };

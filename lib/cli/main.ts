@@ -6,11 +6,11 @@
  */
 import { VERSION } from "../version.ts";
 import { type CliIO, describeError, EXIT_OK, EXIT_USAGE } from "./command.ts";
-import { COMMANDS } from "./registry.ts";
+import { COMMAND_ENTRIES } from "./registry.ts";
 
 function topLevelHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
-  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  const width = Math.max(...COMMAND_ENTRIES.map((c) => c.name.length));
+  const lines = COMMAND_ENTRIES.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return [
     `schemapin ${VERSION} — sign and verify MCP tool schemas, skill folders and contract locks`,
     "",
@@ -52,11 +52,12 @@ export async function runCli(args: string[], io: CliIO): Promise<number> {
       await io.stdout(`schemapin ${VERSION}${compiled}\n`);
       return EXIT_OK;
     }
-    const command = COMMANDS.find((c) => c.name === first);
-    if (!command) {
+    const entry = COMMAND_ENTRIES.find((c) => c.name === first);
+    if (!entry) {
       await io.stderr(`error: unknown command "${first}" (see schemapin --help)\n`);
       return EXIT_USAGE;
     }
+    const command = await entry.load(); // only this command's modules (registry.ts)
     const own = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
     if (own.includes("--help") || own.includes("-h")) {
       await io.stdout(command.help.endsWith("\n") ? command.help : command.help + "\n");

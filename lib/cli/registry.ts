@@ -1,57 +1,155 @@
 /**
  * The list of CLI commands. Each command lives in its own file in this folder; add new ones
- * here.
+ * here, with the one-line summary `schemapin --help` shows.
+ *
+ * Commands are loaded when invoked: `schemapin verify-schema …` loads the modules of
+ * `verify-schema` only, not those of the 18 other commands (start-up is measured per command
+ * by bench/cli_scale.ts). Each `load` is a dynamic `import()` of a literal specifier, which
+ * `deno compile` includes in the binary like a static import (tests/cli/registry_test.ts
+ * checks every command module is in the module graph of cli.ts).
  *
  * @module
  */
 import type { Command } from "./command.ts";
-import { canonicalizeCommand } from "./canonicalize.ts";
-import { fingerprintCommand } from "./fingerprint.ts";
-import { keygenCommand } from "./keygen.ts";
-import { signSchemaCommand } from "./sign_schema.ts";
-import { verifySchemaCommand } from "./verify_schema.ts";
-import { wellKnownCommand } from "./well_known.ts";
-import { revokeCommand } from "./revoke.ts";
-import { pinsCommand } from "./pins.ts";
-import { chainCommand } from "./chain.ts";
-import { contractCommand } from "./contract.ts";
-import { guardCommand } from "./guard.ts";
-import { signToolsCommand } from "./sign_tools.ts";
-import { hashSkillCommand } from "./hash_skill.ts";
-import { signSkillCommand } from "./sign_skill.ts";
-import { bundleCommand } from "./bundle.ts";
-import { verifySkillCommand } from "./verify_skill.ts";
-import { dnsCommand } from "./dns.ts";
-import { serveCommand } from "./serve.ts";
-import { makeCompletionsCommand } from "./completions.ts";
+
+/** A command as the registry knows it before it is loaded. */
+export interface CommandEntry {
+  /** The word after `schemapin`. */
+  readonly name: string;
+  /** One line for `schemapin --help` (the command's own `summary`; a test keeps them equal). */
+  readonly summary: string;
+  /** Loads the command's module. */
+  load(): Promise<Command>;
+}
 
 /**
  * Every `schemapin` command, in the order `--help` lists them.
  *
  * @example
  * ```ts
- * import { COMMANDS } from "./registry.ts";
- * console.log(COMMANDS.map((c) => c.name).join(", "));
+ * import { COMMAND_ENTRIES } from "./registry.ts";
+ * console.log(COMMAND_ENTRIES.map((c) => c.name).join(", "));
  * ```
  */
-export const COMMANDS: readonly Command[] = [
-  keygenCommand,
-  fingerprintCommand,
-  canonicalizeCommand,
-  signSchemaCommand,
-  verifySchemaCommand,
-  wellKnownCommand,
-  revokeCommand,
-  pinsCommand,
-  chainCommand,
-  contractCommand,
-  signToolsCommand,
-  guardCommand,
-  hashSkillCommand,
-  signSkillCommand,
-  bundleCommand,
-  verifySkillCommand,
-  dnsCommand,
-  serveCommand,
-  makeCompletionsCommand(() => COMMANDS),
+export const COMMAND_ENTRIES: readonly CommandEntry[] = [
+  {
+    name: "keygen",
+    summary: "generate a P-256 key pair (private.pem 0600, public.pem)",
+    load: async () => (await import("./keygen.ts")).keygenCommand,
+  },
+  {
+    name: "fingerprint",
+    summary: "print the sha256: fingerprint of a public or private key",
+    load: async () => (await import("./fingerprint.ts")).fingerprintCommand,
+  },
+  {
+    name: "canonicalize",
+    summary: "print the canonical bytes of a JSON file (schemapin-v1, or RFC 8785 with --contract)",
+    load: async () => (await import("./canonicalize.ts")).canonicalizeCommand,
+  },
+  {
+    name: "sign-schema",
+    summary: "sign a tool schema (bare Base64, or a 1.4 signature document with metadata)",
+    load: async () => (await import("./sign_schema.ts")).signSchemaCommand,
+  },
+  {
+    name: "verify-schema",
+    summary: "verify a schema signature (discovery file, bundle, folder or HTTPS; pins, DNS)",
+    load: async () => (await import("./verify_schema.ts")).verifySchemaCommand,
+  },
+  {
+    name: "well-known",
+    summary: "build a .well-known/schemapin.json discovery document",
+    load: async () => (await import("./well_known.ts")).wellKnownCommand,
+  },
+  {
+    name: "revoke",
+    summary: "build or extend a standalone revocation document",
+    load: async () => (await import("./revoke.ts")).revokeCommand,
+  },
+  {
+    name: "pins",
+    summary: "list, show, add, rotate, remove, export and import key pins",
+    load: async () => (await import("./pins.ts")).pinsCommand,
+  },
+  {
+    name: "chain",
+    summary: "check that a signature document's previous_hash names the previous version",
+    load: async () => (await import("./chain.ts")).chainCommand,
+  },
+  {
+    name: "contract",
+    summary: "pin MCP tool contracts in contractpin.lock and verify live servers against it",
+    load: async () => (await import("./contract.ts")).contractCommand,
+  },
+  {
+    name: "sign-tools",
+    summary: "sign every tool contract of an MCP server (signatures in _meta, for guard)",
+    load: async () => (await import("./sign_tools.ts")).signToolsCommand,
+  },
+  {
+    name: "guard",
+    summary: "guard an MCP server live: check every tools/list against the lock and signatures",
+    load: async () => (await import("./guard.ts")).guardCommand,
+  },
+  {
+    name: "hash-skill",
+    summary: "print a skill folder's file manifest and skill_hash (§4b), no key needed",
+    load: async () => (await import("./hash_skill.ts")).hashSkillCommand,
+  },
+  {
+    name: "sign-skill",
+    summary: "sign a skill folder (§4b) and write DIR/.schemapin.sig",
+    load: async () => (await import("./sign_skill.ts")).signSkillCommand,
+  },
+  {
+    name: "bundle",
+    summary: "trust bundles: create, add, sign, verify (authority allow-list), merge, show",
+    load: async () => (await import("./bundle.ts")).bundleCommand,
+  },
+  {
+    name: "verify-skill",
+    summary: "verify a signed skill folder (lists tampered files; file, bundle, HTTPS, DNS)",
+    load: async () => (await import("./verify_skill.ts")).verifySkillCommand,
+  },
+  {
+    name: "dns",
+    summary: "DNS TXT records: print one to publish (record), check a domain's (check)",
+    load: async () => (await import("./dns.ts")).dnsCommand,
+  },
+  {
+    name: "serve",
+    summary: "serve .well-known/schemapin.json (and revocations) over HTTPS",
+    load: async () => (await import("./serve.ts")).serveCommand,
+  },
+  {
+    name: "completions",
+    summary: "print a bash, zsh or fish completion script",
+    load: async () => (await import("./completions.ts")).makeCompletionsCommand(loadCommands),
+  },
 ];
+
+/**
+ * The command named `name`, loaded, or `undefined` when there is none.
+ *
+ * @example
+ * ```ts ignore
+ * const command = await loadCommand("verify-schema");
+ * ```
+ */
+export async function loadCommand(name: string): Promise<Command | undefined> {
+  const entry = COMMAND_ENTRIES.find((c) => c.name === name);
+  return entry === undefined ? undefined : await entry.load();
+}
+
+/**
+ * Every command, loaded (completions, tests), in the order `--help` lists them.
+ *
+ * @example
+ * ```ts ignore
+ * const commands = await loadCommands();
+ * ```
+ */
+export function loadCommands(): Promise<Command[]> {
+  return Promise.all(COMMAND_ENTRIES.map((c) => c.load()));
+}

@@ -2,7 +2,9 @@
 // is valid for its shell and the bash one is exercised for real.
 import assert from "node:assert/strict";
 import type { Command } from "../../lib/cli/command.ts";
-import { COMMANDS } from "../../lib/cli/registry.ts";
+import { loadCommands } from "../../lib/cli/registry.ts";
+
+const COMMANDS = await loadCommands();
 import { completionScript, completionSpec, SHELLS } from "../../lib/cli/completions.ts";
 import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
 import { childCommand } from "../process.ts";

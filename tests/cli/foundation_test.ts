@@ -2,7 +2,9 @@
 import assert from "node:assert/strict";
 import { runCliProcess, runInProcess, schemapinTaskFlags, withTempDir } from "./run.ts";
 import { VERSION } from "../../lib/version.ts";
-import { COMMANDS } from "../../lib/cli/registry.ts";
+import { loadCommands } from "../../lib/cli/registry.ts";
+
+const COMMANDS = await loadCommands();
 import { parsePrivateKeyPem, parsePublicKeyPem } from "../../lib/crypto/keys.ts";
 
 Deno.test("--version matches deno.json and --help lists every command", async () => {
