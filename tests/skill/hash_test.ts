@@ -205,6 +205,60 @@ Deno.test("hash: progress is reported while hashing and bytes add up", async () 
   }
 });
 
+Deno.test("hash: small files report progress per file, and the walk counts files", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    for (let i = 0; i < 200; i++) {
+      await Deno.mkdir(`${dir}/d${i % 7}`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/d${i % 7}/f${i}.txt`, `file ${i}\n`.repeat(i % 5));
+    }
+    const done: number[] = [];
+    const found: number[] = [];
+    const h = await hashSkillDir(dir, {
+      progressIntervalMs: 0,
+      onProgress: (p) => void done.push(p.filesDone),
+      onWalkProgress: (n) => void found.push(n),
+    });
+    assert.deepEqual(done, Array.from({ length: 200 }, (_, i) => i + 1), "after every file");
+    assert.deepEqual(found, [64, 128, 192, 200], "every 64 files and at the end");
+    assert.equal(h.skillHash, (await hashSkillDir(dir)).skillHash);
+    // The same tree in memory: the shared-buffer path and the in-memory path agree.
+    const files = [];
+    for (const e of h.entries) {
+      files.push({ path: e.path, content: await Deno.readFile(`${dir}/${e.path}`) });
+    }
+    assert.equal(hashSkillFiles(files).skillHash, h.skillHash);
+    assert.equal(
+      hashSkillFiles(files, "legacy").skillHash,
+      (await hashSkillDir(dir, {
+        algorithm: "legacy",
+      })).skillHash,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("hash: files around the one-read size agree with the in-memory hash", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const files = [];
+    // One read holds 1 MiB: the §4b.4 prefix (17 bytes + the path) and the content.
+    for (const delta of [-2, -1, 0, 1, 2]) {
+      const path = `f${delta + 2}.bin`;
+      const content = new Uint8Array((1 << 20) - 17 - path.length + delta).fill(delta + 7);
+      await Deno.writeFile(`${dir}/${path}`, content);
+      files.push({ path, content });
+    }
+    for (const algorithm of ["1.4", "legacy"] as const) {
+      const h = await hashSkillDir(dir, { algorithm });
+      assert.equal(h.skillHash, hashSkillFiles(files, algorithm).skillHash, algorithm);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("hash: memory stays flat for a large file (streaming)", async () => {
   const s = await makeSkill();
   try {
