@@ -18,7 +18,7 @@ import {
 } from "../contractpin/config.ts";
 import type { ServerTarget } from "../contractpin/live.ts";
 import { DEFAULT_LOCK_FILE, identityOf, type ServerIdentity } from "../contractpin/lock.ts";
-import { redactUrl, sanitizeIdentity } from "../contractpin/secrets.ts";
+import { redactCommand, redactUrl, sanitizeIdentity } from "../contractpin/secrets.ts";
 import { sameIdentity } from "../contractpin/verify.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import {
@@ -148,7 +148,9 @@ function wrappedState(doc: JsonValue, e: ConfigEntry) {
     const args = (raw.args ?? []) as unknown[];
     if (!args.every((a) => typeof a === "string")) return undefined;
     const w = readGuardedCommand(raw.command, args as string[]);
-    return w ? { kind: "stdio" as const, shown: w.original.join(" "), lockName: w.lockName } : w;
+    // Shown with credentials hidden, as in every report (contractpin §5).
+    const shown = redactCommand(w?.original ?? []).join(" ");
+    return w ? { kind: "stdio" as const, shown, lockName: w.lockName } : w;
   }
   const url = typeof raw.url === "string" ? raw.url : raw.serverUrl;
   if (typeof url !== "string") return undefined;

@@ -645,3 +645,29 @@ Deno.test("wrap: HTTP ports count up from --port past the ports already in use",
     );
   });
 });
+
+Deno.test("wrap/unwrap: a credential in a wrapped command is never printed", async () => {
+  await withTempDir(async (dir) => {
+    const config = join(dir, "mcp.json");
+    const lock = join(dir, "contractpin.lock");
+    await Deno.writeTextFile(lock, serializeLock(buildLock({})));
+    await Deno.writeTextFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          s: {
+            command: "schemapin",
+            args: ["guard", "--server", "s", "--", "srv", "--api-key=sk-live-0123456789abcdefXYZ"],
+          },
+        },
+      }),
+    );
+    const w = await runInProcess(["guard", "wrap", config, "--lock", lock]);
+    assert.equal(w.code, 0, w.stderr);
+    assert.match(w.stdout, /^already wrapped s \(lock entry s\): srv --api-key=…$/m);
+    const u = await runInProcess(["guard", "unwrap", config]);
+    assert.equal(u.code, 0, u.stderr);
+    assert.match(u.stdout, /^unwrapped s: srv --api-key=…$/m);
+    assert.ok(!(w.stdout + w.stderr + u.stdout + u.stderr).includes("sk-live"));
+  });
+});
