@@ -71,7 +71,9 @@ export async function runCliProcess(
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
-    env: { NO_COLOR: "1", ...options.env },
+    // INIT_CWD "" (unset for cli.ts): a `deno task test` started below the checkout must not
+    // move a CLI started in the checkout to that folder (see callerFolder in cli.ts).
+    env: { NO_COLOR: "1", INIT_CWD: "", ...options.env },
     cwd: options.cwd,
   }).spawn();
   if (options.stdin !== undefined) {
