@@ -8,6 +8,7 @@
  * @module
  */
 import { permissionFlags } from "./compile.ts";
+import { shellLine } from "./shell.ts";
 
 const repo = new URL("../", import.meta.url);
 const flags = permissionFlags(await Deno.readTextFile(new URL("deno.json", repo)));
@@ -17,7 +18,7 @@ const bold = (s: string) =>
 
 /** Runs `schemapin args…` in the work directory; prints the command line and its output. */
 async function schemapin(args: string[], expectCode: number): Promise<string> {
-  console.log(`\n$ schemapin ${args.join(" ")}`);
+  console.log(`\n$ ${shellLine(["schemapin", ...args])}`); // pasted, it runs the same
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", ...flags, new URL("cli.ts", repo).pathname, ...args],
     cwd: work,
