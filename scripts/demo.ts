@@ -45,10 +45,10 @@ async function copyTree(from: URL, to: string): Promise<void> {
 try {
   console.log(bold(`schemapin demo — working in ${work}`));
   await Deno.copyFile(
-    new URL("examples/demo/search_files.json", repo),
+    new URL("examples/schemas/search_files.json", repo),
     `${work}/search_files.json`,
   );
-  await copyTree(new URL("examples/demo/skill/", repo), `${work}/pdf-tools`);
+  await copyTree(new URL("examples/pdf-tools/", repo), `${work}/pdf-tools`);
 
   console.log(bold("\n1. The publisher makes a key pair and its .well-known/schemapin.json"));
   await schemapin(["keygen", "--out", "keys", "--well-known", "--developer", "Example Corp"], 0);
