@@ -64,6 +64,9 @@ function legacyServer(handlers: {
 }) {
   let send: (text: string) => void = () => {};
   const requests: string[] = [];
+  // Open event streams, closed at stop: a graceful shutdown waits for every response to end,
+  // and whether the server has noticed that a client went away is a matter of timing.
+  const open = new Set<() => void>();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const url = new URL(req.url);
     requests.push(`${req.method} ${url.pathname}`);
@@ -76,8 +79,18 @@ function legacyServer(handlers: {
       }
       const body = new ReadableStream<Uint8Array>({
         start(ctrl) {
-          send = (text) => ctrl.enqueue(new TextEncoder().encode(text));
-          handlers.onOpen(send, () => ctrl.close(), url.origin);
+          const close = () => {
+            try {
+              ctrl.close();
+            } catch { /* closed already, or cancelled by the client */ }
+          };
+          open.add(close);
+          send = (text) => {
+            try {
+              ctrl.enqueue(new TextEncoder().encode(text));
+            } catch { /* the client went away */ }
+          };
+          handlers.onOpen(send, close, url.origin);
         },
       });
       return new Response(body, { headers: { "content-type": "text/event-stream" } });
@@ -116,7 +129,10 @@ function legacyServer(handlers: {
   return {
     url: `http://127.0.0.1:${server.addr.port}/sse`,
     requests,
-    stop: () => server.shutdown(),
+    stop: () => {
+      for (const close of open) close();
+      return server.shutdown();
+    },
   };
 }
 

@@ -109,6 +109,7 @@ export class LegacySseTransport implements McpTransport {
   readonly #table: PendingRequests;
   #endpoint: URL | undefined;
   #reading: Promise<void> | undefined;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #closed = false;
 
   /** See {@linkcode connectLegacySse}. */
@@ -148,6 +149,7 @@ export class LegacySseTransport implements McpTransport {
 
   async #read(body: ReadableStream<Uint8Array>, ready: (e?: ServerFailure) => void) {
     const reader = body.getReader();
+    this.#reader = reader;
     const parser = new SseParser();
     let failure: ServerFailure | undefined;
     try {
@@ -288,6 +290,8 @@ export class LegacySseTransport implements McpTransport {
     if (this.#closed) return;
     this.#closed = true;
     this.#stop.abort();
+    // Cancelling the reader ends a pending read at once, whatever the abort does to the body.
+    await this.#reader?.cancel().catch(() => {});
     await this.#reading?.catch(() => {});
     this.#table.rejectAll(new ServerFailure("exited", `${this.#source}: transport closed`));
   }
