@@ -76,6 +76,7 @@ Deno.test("batch: a first-use batch of 10,000 schemas keeps all 10,000 pins", as
     assert.ok(stored.every((p) => p.source === "first_use"));
     // A terminal gets a counter (the run takes seconds), erased at the end.
     assert.ok(
+      // deno-lint-ignore no-control-regex -- the progress line ends with ESC [K (erase line)
       rec.progress.some((t) => /^\rverify-schema: [\d,]+\/10,000 schemas\x1b\[K$/.test(t)),
       `no progress line in ${JSON.stringify(rec.progress.slice(0, 3))}`,
     );
