@@ -64,7 +64,11 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
   const relays = new Map<string, Relay>(); // by the endpoint's path and query
   const stopAll = new AbortController();
 
-  const fetchToolsWith = (headers: Headers) => async (): Promise<JsonValue[]> => {
+  const fetchToolsWith = (
+    headers: Headers,
+    session: GuardSession,
+  ) =>
+  async (): Promise<JsonValue[]> => {
     const h = upstreamHeaders(headers);
     h.delete("content-type");
     const transport = await connectLegacySse({
@@ -74,10 +78,12 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
       connectTimeoutMs: startupMs,
     });
     try {
+      // Asked with the client's own capabilities: a server may list other tools to it.
       const listing = await listTools(transport, {
         startupTimeoutMs: startupMs,
         requestTimeoutMs: requestMs,
         maxPages: options.maxPages,
+        clientCapabilities: session.clientCapabilities,
       }, source);
       return listing.tools;
     } finally {
@@ -184,7 +190,7 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
     if (read instanceof Response) return read;
     const { bytes, value, items } = read;
     const forwarded: JsonValue[] = [];
-    const fetchTools = fetchToolsWith(relay.headers);
+    const fetchTools = fetchToolsWith(relay.headers, relay.session);
     for (const m of items) {
       const d = await core.fromClient(relay.session, m, fetchTools);
       if (d.forward) forwarded.push(m);

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 import { SSEClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/sse.js";
+import { CreateMessageRequestSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import {
   guardArgv,
   type ListeningProcess,
@@ -29,8 +30,18 @@ async function startGuard(upstream: string, args: string[]): Promise<ListeningPr
   );
 }
 
-async function connect(url: string): Promise<Client> {
-  const client = new Client({ name: "guard-legacy-test", version: "1.0.0" });
+async function connect(url: string, sampling = false): Promise<Client> {
+  const client = new Client(
+    { name: "guard-legacy-test", version: "1.0.0" },
+    { capabilities: sampling ? { sampling: {} } : {} },
+  );
+  if (sampling) {
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({
+      model: "test-model",
+      role: "assistant",
+      content: { type: "text", text: "sampled over legacy SSE" },
+    }));
+  }
   await client.connect(new SSEClientTransport(new URL(url)));
   return client;
 }
@@ -77,6 +88,42 @@ Deno.test({
           } finally {
             await guard.stop();
           }
+        }
+
+        // A client that can sample, calling before it lists: the guard lists over a session of
+        // its own with the client's capabilities, checks against the entry pinned for them,
+        // and relays the server's sampling request and the client's answer.
+        const pinSampling = await runCliProcess([
+          "contract",
+          "init",
+          "--force",
+          "--lock",
+          lock,
+          "--no-snapshot",
+          "--client-capabilities",
+          "sampling",
+          "--sse",
+          `everything-sampling=${everything.url}`,
+        ]);
+        assert.equal(pinSampling.code, 0, pinSampling.stdout + pinSampling.stderr);
+        const samplingGuard = await startGuard(everything.url, [
+          "--lock",
+          lock,
+          "--server",
+          "everything",
+          "--log",
+          `${dir}/sampling.log`,
+        ]);
+        try {
+          const sampler = await connect(samplingGuard.url, true);
+          const sampled = await sampler.callTool({
+            name: "trigger-sampling-request",
+            arguments: { prompt: "hi", maxTokens: 10 },
+          });
+          assert.match(JSON.stringify(sampled.content), /sampled over legacy SSE/);
+          await sampler.close();
+        } finally {
+          await samplingGuard.stop();
         }
 
         // A lock that pins another contract for echo: the list is refused, and so are calls
