@@ -1,0 +1,229 @@
+// README's shell blocks run as written (issue 15, item 3): every ```sh block runs, in order, in
+// one temporary folder that starts as a copy of examples/ — the folder README tells a reader
+// to try them in — with `schemapin` on PATH as a shim for `deno run <task flags> cli.ts`.
+// Blocks that need a network, a live server, a terminal or secrets carry a
+// `<!-- readme-test: skip (reason) -->` marker; the test prints what it skipped and why.
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import {
+  lastCommandLine,
+  readmeShellBlocks,
+  resultMatches,
+  runShellBlocks,
+  type ShellBlock,
+} from "./readme_blocks.ts";
+import { schemapinTaskFlags, withTempDir } from "./cli/run.ts";
+import { shellLine } from "../scripts/shell.ts";
+
+const repo = fileURLToPath(new URL("../", import.meta.url)).replace(/\/$/, "");
+
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    const [src, dst] = [`${from}/${entry.name}`, `${to}/${entry.name}`];
+    if (entry.isDirectory) await copyTree(src, dst);
+    else if (entry.isFile) {
+      await Deno.copyFile(src, dst);
+      await Deno.chmod(dst, (await Deno.stat(src)).mode! & 0o777);
+    }
+  }
+}
+
+/**
+ * A folder with a `schemapin` shim (the task's flags, --config of the checkout) and the
+ * environment the blocks run with: this one without INIT_CWD and SCHEMAPIN_* variables, pins
+ * under the work folder, proxies pointing at a closed port (a block that reaches for the network
+ * fails instead of depending on it), no colours.
+ */
+async function shellSetup(dir: string): Promise<{ work: string; env: Record<string, string> }> {
+  const bin = `${dir}/bin`;
+  const work = `${dir}/try`;
+  await Deno.mkdir(bin);
+  const flags = await schemapinTaskFlags();
+  const run = [Deno.execPath(), "run", "--quiet", ...flags, "--config", `${repo}/deno.json`];
+  await Deno.writeTextFile(
+    `${bin}/schemapin`,
+    `#!/bin/sh\nexec ${shellLine([...run, `${repo}/cli.ts`])} "$@"\n`,
+    { mode: 0o755 },
+  );
+  await copyTree(`${repo}/examples`, work);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(Deno.env.toObject())) {
+    if (k !== "INIT_CWD" && !k.startsWith("SCHEMAPIN_") && !/_proxy$/i.test(k)) env[k] = v;
+  }
+  Object.assign(env, {
+    PATH: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+    SCHEMAPIN_HOME: `${work}/.schemapin`,
+    HTTPS_PROXY: "http://127.0.0.1:9",
+    HTTP_PROXY: "http://127.0.0.1:9",
+    NO_COLOR: "1",
+  });
+  return { work, env };
+}
+
+function describe(block: ShellBlock): string {
+  return `README line ${block.line}: ${block.code.split("\n")[0]}`;
+}
+
+Deno.test("README: every sh block runs as written, in a copy of examples/", async () => {
+  const blocks = readmeShellBlocks(await Deno.readTextFile(`${repo}/README.md`));
+  await withTempDir(async (dir) => {
+    const { work, env } = await shellSetup(dir);
+    const results = await runShellBlocks(blocks, { cwd: work, env });
+    const skipped = blocks.filter((b) => b.skip !== undefined);
+    const lines = [`README: ran ${results.length} sh block(s), skipped ${skipped.length}:`];
+    for (const b of skipped) lines.push(`  skipped line ${b.line}: ${b.skip}`);
+    for (const r of results.filter((r) => r.block.exit !== 0)) {
+      lines.push(
+        `  line ${r.block.line} exits ${r.block.exit} as documented: ${r.block.exitReason}`,
+      );
+    }
+    console.log(lines.join("\n"));
+    const failures = results.filter((r) => !resultMatches(r)).map((r) =>
+      `${describe(r.block)}\n  exit ${r.code}, documented ${r.block.exit}` +
+      (r.failedLine ? ` (stopped at README line ${r.block.line + r.failedLine})\n` : "\n") +
+      r.output.trimEnd().split("\n").slice(-15).map((l) => `  | ${l}`).join("\n")
+    );
+    assert.deepEqual(failures, [], failures.join("\n\n"));
+    assert.ok(results.length >= 8, `only ${results.length} blocks ran`);
+  });
+});
+
+Deno.test("README: the documented deno install line is what deno task install runs", async () => {
+  const readme = await Deno.readTextFile(`${repo}/README.md`);
+  const flags = await schemapinTaskFlags();
+  const line = `deno install -g --name schemapin ${flags.join(" ")} --config "$PWD/deno.json" ` +
+    `"$PWD/cli.ts"`;
+  assert.ok(readme.includes(line), `README lacks: ${line}`);
+});
+
+Deno.test("readmeShellBlocks: blocks, indented blocks and markers", () => {
+  const md = [
+    "# T", //                                        1
+    "```sh", //                                      2
+    "schemapin --version", //                        3
+    "```", //                                        4
+    "<!-- readme-test: skip (needs a live server) -->", // 5
+    "```sh", //                                      6
+    "schemapin serve …", //                          7
+    "```", //                                        8
+    "- item", //                                     9
+    "  <!-- readme-test: exit 1 (tampered) -->", //  10
+    "", //                                           11
+    "  ```sh", //                                    12
+    "  schemapin verify-skill x \\", //              13
+    "      --domain example.com", //                 14
+    "  ```", //                                      15
+    "```json", //                                    16
+    '{"a": 1}', //                                   17
+    "```", //                                        18
+    "Prose naming `<!-- readme-test: skip (…) -->` inline is not a marker.", // 19
+  ].join("\n");
+  assert.deepEqual(readmeShellBlocks(md), [
+    { line: 2, code: "schemapin --version\n", skip: undefined, exit: 0, exitReason: undefined },
+    {
+      line: 6,
+      code: "schemapin serve …\n",
+      skip: "needs a live server",
+      exit: 0,
+      exitReason: undefined,
+    },
+    {
+      line: 12,
+      code: "schemapin verify-skill x \\\n    --domain example.com\n",
+      skip: undefined,
+      exit: 1,
+      exitReason: "tampered",
+    },
+  ]);
+});
+
+Deno.test("readmeShellBlocks refuses markers and blocks the test could not honour", () => {
+  const cases: [string, RegExp][] = [
+    ["<!-- readme-test: skip -->\n```sh\nx\n```\n", /line 1: .*"skip \(reason\)"/],
+    ["<!-- readme-test: skip () -->\n```sh\nx\n```\n", /line 1: readme-test marker/],
+    ["<!-- readme-test: ignore (why) -->\n```sh\nx\n```\n", /line 1: readme-test marker/],
+    ["<!-- readme-test: exit one (why) -->\n```sh\nx\n```\n", /line 1: readme-test marker/],
+    ["<!--readme-test skip (why)-->\n```sh\nx\n```\n", /line 1: malformed readme-test marker/],
+    ["<!-- readme-test: skip (why) -->\nprose\n```sh\nx\n```\n", /line 1: .*not followed/],
+    ["<!-- readme-test: skip (why) -->\n```json\n{}\n```\n", /line 1: .*precedes a json block/],
+    ["<!-- readme-test: skip (why) -->\n", /line 1: .*not followed by a block/],
+    [
+      "<!-- readme-test: skip (a) -->\n<!-- readme-test: skip (b) -->\n```sh\nx\n```\n",
+      /line 1: a marker must precede a block/,
+    ],
+    ["```bash\nx\n```\n", /line 1: a bash block; write shell blocks as ```sh/],
+    ["text\n```shell\nx\n```\n", /line 2: a shell block/],
+    ["```console\n$ x\n```\n", /line 1: a console block/],
+    ["```sh\nx\n", /line 1: unclosed code fence/],
+  ];
+  for (const [md, error] of cases) assert.throws(() => readmeShellBlocks(md), error, md);
+});
+
+Deno.test("runShellBlocks: a failing command anywhere, or another exit code, is reported", async () => {
+  await withTempDir(async (dir) => {
+    const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" };
+    const blocks = readmeShellBlocks([
+      "```sh", //                                                 1
+      "false   # fails, but the last line succeeds", //          2
+      "true", //                                                  3
+      "```", //                                                   4
+      "<!-- readme-test: exit 1 (documented failure) -->", //     5
+      "```sh", //                                                 6
+      "true", //                                                  7
+      "```", //                                                   8
+      "<!-- readme-test: exit 3 (documented) -->", //             9
+      "```sh", //                                                 10
+      "exit 3", //                                                11
+      "```", //                                                   12
+      "```sh", //                                                 13
+      'printf "%s" "$UNSET_VARIABLE"', //                         14
+      "```", //                                                   15
+      "```sh", //                                                 16
+      "false | true", //                                          17
+      "```", //                                                   18
+      "```sh", //                                                 19
+      "echo ok > made.txt", //                                    20
+      "```", //                                                   21
+      "```sh", //                                                 22
+      "test -f made.txt   # blocks share the folder, in order", // 23
+      "```", //                                                   24
+      "<!-- readme-test: skip (not run) -->", //                  25
+      "```sh", //                                                 26
+      "exit 9", //                                                27
+      "```", //                                                   28
+      "<!-- readme-test: exit 1 (the last command fails) -->", // 29
+      "```sh", //                                                 30
+      "true", //                                                  31
+      "ls /nonexistent-readme-test \\", //                       32
+      "    -l >/dev/null", //                                     33
+      "```", //                                                   34
+      "<!-- readme-test: exit 1 (a setup line fails instead) -->", // 35
+      "```sh", //                                                 36
+      "cp /nonexistent-readme-test x", //                         37
+      "false", //                                                 38
+      "```", //                                                   39
+    ].join("\n"));
+    const results = await runShellBlocks(blocks, { cwd: dir, env });
+    assert.deepEqual(
+      results.map((r) => [r.block.line, r.code, r.failedLine ?? null, resultMatches(r)]),
+      [
+        [1, 1, 1, false],
+        [6, 0, null, false],
+        [10, 3, null, true],
+        [13, 1, null, false], // an unset variable stops bash before the ERR trap
+        [16, 1, 1, false],
+        [19, 0, null, true],
+        [22, 0, null, true],
+        [30, 2, 2, false], // ls exits 2, not the documented 1
+        [36, 1, 1, false], // the documented failure must come from the last command
+      ],
+    );
+    assert.match(results[3].output, /UNSET_VARIABLE: unbound variable/);
+    assert.equal(lastCommandLine("a\nb \\\n  c\n\n"), 2);
+    assert.equal(lastCommandLine("one\n"), 1);
+    const ok = { ...results[7], code: 1, block: { ...results[7].block, exit: 1 } };
+    assert.equal(resultMatches({ ...ok, failedLine: 2 }), true);
+    assert.equal(resultMatches({ ...ok, failedLine: 1 }), false);
+  });
+});
