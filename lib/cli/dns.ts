@@ -20,8 +20,7 @@ import {
   parseCommandArgs,
   UsageError,
 } from "./command.ts";
-import { readTextInput } from "./io.ts";
-import { publicKeyFromAnyPem } from "./fingerprint.ts";
+import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 import {
   describeDnsCheck,
   httpsOptions,
@@ -51,6 +50,8 @@ check    looks up _schemapin.DOMAIN and shows what is published; with a key (--k
 
 Options:
   --key FILE               the key (record: required; check: the key to compare)
+  --passphrase-file FILE   passphrase of an encrypted private --key (else
+                           $SCHEMAPIN_PASSPHRASE, else a terminal prompt)
   --kid KID                record: the key id to include
   --domain D               record: print a zone-file line for _schemapin.D
   --fingerprint FP         check: the fingerprint to compare
@@ -75,6 +76,7 @@ const RECORD_OPTIONS = {
   kid: { type: "string" },
   domain: { type: "string" },
   json: { type: "boolean" },
+  ...PASSPHRASE_OPTIONS,
 } as const;
 
 const CHECK_OPTIONS = {
@@ -86,6 +88,7 @@ const CHECK_OPTIONS = {
   "dns-server": { type: "string" },
   timeout: { type: "string" },
   json: { type: "boolean" },
+  ...PASSPHRASE_OPTIONS,
 } as const;
 
 async function runRecord(args: string[], io: CliIO): Promise<number> {
@@ -104,7 +107,10 @@ async function runRecord(args: string[], io: CliIO): Promise<number> {
     }
     name = dnsLookupName(dc.domain);
   }
-  const key = publicKeyFromAnyPem(await readTextInput(values.key, io), sourceName(values.key));
+  const key = await loadKeyForPublicKey(values.key, io, {
+    command: "dns record",
+    passphraseFile: values["passphrase-file"],
+  });
   const value = formatDnsTxtRecord(key.fingerprint, values.kid);
   if (values.json) {
     await io.stdout(jsonOutput({
@@ -129,12 +135,16 @@ async function expectedFingerprint(
     "well-known"?: boolean;
     "ca-file"?: string;
     timeout?: string;
+    "passphrase-file"?: string;
   },
   domain: string,
   io: CliIO,
 ): Promise<{ fingerprint: string; source: string } | undefined> {
   if (values.key !== undefined) {
-    const key = publicKeyFromAnyPem(await readTextInput(values.key, io), sourceName(values.key));
+    const key = await loadKeyForPublicKey(values.key, io, {
+      command: "dns check",
+      passphraseFile: values["passphrase-file"],
+    });
     return { fingerprint: key.fingerprint, source: sourceName(values.key) };
   }
   if (values.fingerprint !== undefined) {

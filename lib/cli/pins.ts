@@ -29,8 +29,8 @@ import {
   parseCommandArgs,
   UsageError,
 } from "./command.ts";
-import { readTextInput, writeFileAtomic } from "./io.ts";
-import { publicKeyFromAnyPem } from "./fingerprint.ts";
+import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { writeFileAtomic } from "./io.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
 
 const HELP = `schemapin pins — manage the TOFU key pin store
@@ -39,7 +39,9 @@ Usage:
   schemapin pins list [--json]
   schemapin pins show TOOL_ID@DOMAIN [--json]
   schemapin pins add TOOL_ID@DOMAIN (--fingerprint FP | --key KEY.pem | --discovery FILE)
+      [--passphrase-file FILE]
   schemapin pins rotate TOOL_ID@DOMAIN (--fingerprint FP | --key KEY.pem | --discovery FILE)
+      [--passphrase-file FILE]
   schemapin pins remove TOOL_ID@DOMAIN
   schemapin pins export [--out FILE]
   schemapin pins import FILE [--overwrite]
@@ -48,7 +50,8 @@ All take [--pin-store FILE] (default $SCHEMAPIN_HOME/pins.json, else ~/.schemapi
 A pin binds TOOL_ID@DOMAIN to a key fingerprint. \`add\` seeds a fingerprint obtained out of
 band (refused if a different key is already pinned); \`rotate\` is the explicit consent to a
 changed key; \`import\` refuses conflicting fingerprints unless --overwrite. TOOL_ID@DOMAIN is
-split at its last "@".
+split at its last "@". --key may be a public or a private key; an encrypted one's passphrase
+comes from --passphrase-file FILE, else $SCHEMAPIN_PASSPHRASE, else a terminal prompt.
 
 Exit codes: 0 done; 1 not pinned (show, remove, rotate), already pinned to another key (add),
 conflicts (import); 2 bad arguments or an unreadable or malformed file.
@@ -67,6 +70,7 @@ const OPTIONS = {
   discovery: { type: "string" },
   out: { type: "string" },
   overwrite: { type: "boolean" },
+  ...PASSPHRASE_OPTIONS,
 } as const;
 
 type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
@@ -100,8 +104,10 @@ async function fingerprintFrom(values: Values, sub: string, io: CliIO): Promise<
     return values.fingerprint;
   }
   if (values.key !== undefined) {
-    return publicKeyFromAnyPem(await readTextInput(values.key, io), sourceName(values.key))
-      .fingerprint;
+    return (await loadKeyForPublicKey(values.key, io, {
+      command: `pins ${sub}`,
+      passphraseFile: values["passphrase-file"],
+    })).fingerprint;
   }
   const file = values.discovery!;
   const { document } = parseDiscoveryDocument(
@@ -151,7 +157,7 @@ export const pinsCommand: Command = {
         return EXIT_OK;
       }
       case "add": {
-        allow(values, sub, ["fingerprint", "key", "discovery"]);
+        allow(values, sub, ["fingerprint", "key", "discovery", "passphrase-file"]);
         const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
         const fp = await fingerprintFrom(values, sub, io);
         try {
@@ -171,7 +177,7 @@ export const pinsCommand: Command = {
         }
       }
       case "rotate": {
-        allow(values, sub, ["fingerprint", "key", "discovery"]);
+        allow(values, sub, ["fingerprint", "key", "discovery", "passphrase-file"]);
         const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
         const fp = await fingerprintFrom(values, sub, io);
         try {

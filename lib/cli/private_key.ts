@@ -12,7 +12,12 @@
  *
  * @module
  */
-import { parsePrivateKeyPem, type PrivateKey } from "../crypto/keys.ts";
+import {
+  parsePrivateKeyPem,
+  parsePublicKeyPem,
+  type PrivateKey,
+  type PublicKey,
+} from "../crypto/keys.ts";
 import {
   decryptPrivateKeyPem,
   encryptedPrivateKeyParameters,
@@ -310,7 +315,16 @@ export async function loadPrivateKey(
     throw new UsageError(`${sources.command}: --key and --passphrase-file cannot both be stdin`);
   }
   const source = path === "-" ? "stdin" : path;
-  const pem = await readTextInput(path, io);
+  return await privateKeyFromPem(await readTextInput(path, io), source, io, sources);
+}
+
+/** {@linkcode loadPrivateKey} on PEM text already read from `source`. */
+async function privateKeyFromPem(
+  pem: string,
+  source: string,
+  io: CliIO,
+  sources: PassphraseSources,
+): Promise<PrivateKey> {
   if (!isEncryptedPrivateKeyPem(pem)) {
     const key = parsePrivateKeyPem(pem, source);
     if (sources.passphraseFile !== undefined) {
@@ -329,4 +343,36 @@ export async function loadPrivateKey(
     );
   }
   return key;
+}
+
+/**
+ * Reads `--key PATH` where only the public key is needed (`well-known`, `revoke`, `dns`,
+ * `pins`): a public key PEM, or a private key loaded exactly as {@linkcode loadPrivateKey}
+ * does (an encrypted one asks for its passphrase from the same sources).
+ *
+ * @throws {SchemaPinError} `KEY_INVALID`, `IO_FAILED`; {@linkcode UsageError} as
+ *   {@linkcode readPassphrase}.
+ *
+ * @example
+ * ```ts ignore
+ * const pub = await loadKeyForPublicKey(values.key, io, { command: "well-known" });
+ * ```
+ */
+export async function loadKeyForPublicKey(
+  path: string,
+  io: CliIO,
+  sources: PassphraseSources,
+): Promise<PublicKey> {
+  if (path === "-" && sources.passphraseFile === "-") {
+    throw new UsageError(`${sources.command}: --key and --passphrase-file cannot both be stdin`);
+  }
+  const source = path === "-" ? "stdin" : path;
+  const pem = await readTextInput(path, io);
+  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
+    if (sources.passphraseFile !== undefined) {
+      await io.stderr(`note: ${source} is a public key; --passphrase-file is not used\n`);
+    }
+    return parsePublicKeyPem(pem, source);
+  }
+  return (await privateKeyFromPem(pem, source, io, sources)).publicKey;
 }

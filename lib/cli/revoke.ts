@@ -19,9 +19,9 @@ import {
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import { exists, readTextInput, writeFileAtomic } from "./io.ts";
-import { publicKeyFromAnyPem } from "./fingerprint.ts";
-import { readJsonFile, requireDomainFlag, sourceName } from "./schema_inputs.ts";
+import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { exists, writeFileAtomic } from "./io.ts";
+import { readJsonFile, requireDomainFlag } from "./schema_inputs.ts";
 
 const HELP = `schemapin revoke — build or extend a standalone revocation document
 
@@ -38,6 +38,8 @@ Options:
   --domain D         the domain whose key is revoked
   --fingerprint FP   the revoked key's sha256: fingerprint
   --key FILE         or the revoked key itself (public or private PEM)
+  --passphrase-file FILE  passphrase of an encrypted private --key (else
+                     $SCHEMAPIN_PASSPHRASE, else a terminal prompt)
   --reason REASON    one of the reasons above
   --into FILE        the revocation document to create or extend
 
@@ -60,6 +62,7 @@ export const revokeCommand: Command = {
       key: { type: "string" },
       reason: { type: "string" },
       into: { type: "string" },
+      ...PASSPHRASE_OPTIONS,
     });
     requirePositionals("revoke", positionals, 0, "no positional arguments");
     const domain = requireDomainFlag("revoke", values.domain);
@@ -70,8 +73,10 @@ export const revokeCommand: Command = {
       throw new UsageError(`revoke: --reason is required (${REVOCATION_REASONS.join(", ")})`);
     }
     const fingerprint = values.fingerprint ??
-      publicKeyFromAnyPem(await readTextInput(values.key!, io), sourceName(values.key!))
-        .fingerprint;
+      (await loadKeyForPublicKey(values.key!, io, {
+        command: "revoke",
+        passphraseFile: values["passphrase-file"],
+      })).fingerprint;
     let doc: RevocationDocument;
     if (values.into !== undefined && await exists(values.into)) {
       const parsed = await readJsonFile(values.into, io, "revocation document");

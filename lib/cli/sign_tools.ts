@@ -8,7 +8,6 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import type { JsonObject } from "../json/types.ts";
-import { parsePrivateKeyPem } from "../crypto/keys.ts";
 import { checkDomain } from "../discovery/domain.ts";
 import { enumerateTarget, prepareTarget } from "../contractpin/live.ts";
 import { ServerFailure } from "../contractpin/mcp/errors.ts";
@@ -26,7 +25,8 @@ import {
   parseCommandArgs,
   UsageError,
 } from "./command.ts";
-import { readTextInput, writeFileAtomic } from "./io.ts";
+import { writeFileAtomic } from "./io.ts";
+import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 import { sourceName } from "./schema_inputs.ts";
 
 const HELP = `schemapin sign-tools — sign the contracts of an MCP server's tools
@@ -34,7 +34,7 @@ const HELP = `schemapin sign-tools — sign the contracts of an MCP server's too
 Usage:
   schemapin sign-tools --key PRIVATE.pem --domain D (--server NAME -- CMD ARGS… | --file TOOLS.json)
       [--out FILE] [--force] [--expires-in DURATION | --expires-at TIME] [--signer-kid KID]
-      [--schema-version V]
+      [--schema-version V] [--passphrase-file FILE]
 
 Fetches the server's tools (initialize, then tools/list, all pages) or reads a saved
 tools/list (--file: {"tools":[…]}, a JSON-RPC response, or an array of pages), and signs each
@@ -52,7 +52,9 @@ time with the library's signToolList); clients check them with
 digest: _meta is not part of the contract.
 
 Options:
-  --key FILE            the publisher's private key (PKCS#8 or SEC1 PEM)
+  --key FILE            the publisher's private key (PKCS#8, encrypted PKCS#8 or SEC1 PEM)
+  --passphrase-file FILE  passphrase of an encrypted --key: the file's first line (else
+                        $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal)
   --domain D            the publisher's domain (whose discovery document has the public key)
   --server NAME         run the server command after -- (NAME names it in messages)
   --file FILE           a saved tools/list instead of a live server (- for stdin)
@@ -88,6 +90,7 @@ const OPTIONS = {
   "schema-version": { type: "string" },
   "startup-timeout": { type: "string" },
   timeout: { type: "string" },
+  ...PASSPHRASE_OPTIONS,
 } as const;
 
 function seconds(flag: string, text: string | undefined): number | undefined {
@@ -164,7 +167,10 @@ export const signToolsCommand: Command = {
     }
     const startupTimeoutMs = seconds("startup-timeout", values["startup-timeout"]);
     const requestTimeoutMs = seconds("timeout", values.timeout);
-    const key = parsePrivateKeyPem(await readTextInput(values.key, io), sourceName(values.key));
+    const key = await loadPrivateKey(values.key, io, {
+      command: "sign-tools",
+      passphraseFile: values["passphrase-file"],
+    });
 
     let listing: ToolListing;
     const where = live ? `server ${values.server}` : sourceName(values.file!);

@@ -12,9 +12,8 @@ import {
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import { readTextInput, writeFileAtomic } from "./io.ts";
-import { publicKeyFromAnyPem } from "./fingerprint.ts";
-import { sourceName } from "./schema_inputs.ts";
+import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { writeFileAtomic } from "./io.ts";
 
 const HELP = `schemapin well-known — build a .well-known/schemapin.json discovery document
 
@@ -27,6 +26,8 @@ half is published. --revoked may be repeated; each value is a sha256: fingerprin
 
 Options:
   --key FILE                  the current public (or private) key, PEM
+  --passphrase-file FILE      passphrase of an encrypted private --key (its first line; else
+                              $SCHEMAPIN_PASSPHRASE, else a terminal prompt)
   --developer NAME            developer name shown to users (required)
   --contact C                 security contact
   --revocation-endpoint URL   https:// URL of the standalone revocation document
@@ -55,13 +56,17 @@ export const wellKnownCommand: Command = {
       revoked: { type: "string", multiple: true },
       out: { type: "string" },
       force: { type: "boolean" },
+      ...PASSPHRASE_OPTIONS,
     });
     requirePositionals("well-known", positionals, 0, "no positional arguments");
     if (!values.key) throw new UsageError("well-known: --key PUBLIC.pem is required");
     if (values.developer === undefined) {
       throw new UsageError("well-known: --developer NAME is required");
     }
-    const key = publicKeyFromAnyPem(await readTextInput(values.key, io), sourceName(values.key));
+    const key = await loadKeyForPublicKey(values.key, io, {
+      command: "well-known",
+      passphraseFile: values["passphrase-file"],
+    });
     const doc = buildDiscoveryDocument({
       publicKey: key,
       developerName: values.developer,

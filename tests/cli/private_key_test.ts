@@ -577,3 +577,128 @@ if (!SCRIPT) {
       `(this is ${Deno.build.os}${Deno.build.os === "linux" ? ", without `script`" : ""})`,
   );
 }
+
+// ---------------------------------------------------------------- every --key command, one path
+
+Deno.test("every command that takes --key reads a keygen --encrypt key from --passphrase-file and SCHEMAPIN_PASSPHRASE", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/pass`, PASS + "\n");
+    const kg = await runInProcess([
+      "keygen",
+      "--out",
+      `${dir}/k`,
+      "--encrypt",
+      "--passphrase-file",
+      `${dir}/pass`,
+      "--json",
+    ]);
+    assert.equal(kg.code, 0, kg.stderr);
+    const fp: string = JSON.parse(kg.stdout).fingerprint;
+    const key = `${dir}/k/private.pem`;
+    await Deno.writeTextFile(`${dir}/tool.json`, '{"name":"t","inputSchema":{"type":"object"}}');
+    await Deno.mkdir(`${dir}/skill`);
+    await Deno.writeTextFile(`${dir}/skill/SKILL.md`, "---\nname: s\n---\n");
+    await Deno.writeTextFile(
+      `${dir}/tools.json`,
+      JSON.stringify({ tools: [{ name: "t", description: "d", inputSchema: { type: "object" } }] }),
+    );
+    assert.equal(
+      (await runInProcess(["bundle", "create", "--out", `${dir}/b.json`])).code,
+      0,
+    );
+    // [name, args for the n-th run]
+    const commands: [string, (n: number) => string[]][] = [
+      [
+        "sign-schema",
+        (n) => ["sign-schema", `${dir}/tool.json`, "--key", key, "--out", `${dir}/s${n}.sig`],
+      ],
+      [
+        "sign-skill",
+        () => ["sign-skill", `${dir}/skill`, "--key", key, "--domain", "example.com", "--json"],
+      ],
+      [
+        "sign-tools",
+        (
+          n,
+        ) => [
+          "sign-tools",
+          "--key",
+          key,
+          "--domain",
+          "example.com",
+          "--file",
+          `${dir}/tools.json`,
+          "--out",
+          `${dir}/t${n}.json`,
+        ],
+      ],
+      [
+        "bundle sign",
+        () => ["bundle", "sign", `${dir}/b.json`, "--key", key, "--kid", "k1", "--json"],
+      ],
+      [
+        "well-known",
+        () => ["well-known", "--key", key, "--developer", "Dev"],
+      ],
+      [
+        "revoke",
+        (
+          n,
+        ) => [
+          "revoke",
+          "--domain",
+          "example.com",
+          "--key",
+          key,
+          "--reason",
+          "superseded",
+          "--into",
+          `${dir}/rev${n}.json`,
+        ],
+      ],
+      [
+        "dns record",
+        () => ["dns", "record", "--key", key],
+      ],
+      [
+        "pins add",
+        (
+          n,
+        ) => ["pins", "add", "t@example.com", "--key", key, "--pin-store", `${dir}/pins${n}.json`],
+      ],
+    ];
+    let n = 0;
+    for (const [name, args] of commands) {
+      n++;
+      const viaFile = await withoutEnv(() =>
+        runInProcess([...args(n), "--passphrase-file", `${dir}/pass`])
+      );
+      assert.equal(viaFile.code, 0, `${name} --passphrase-file: ${viaFile.stderr}`);
+      const shown = viaFile.stdout + viaFile.stderr;
+      if (name === "well-known") {
+        const doc = JSON.parse(viaFile.stdout);
+        assert.equal(doc.public_key_pem, await Deno.readTextFile(`${dir}/k/public.pem`));
+      } else if (name !== "revoke" && name !== "pins add" && name !== "sign-schema") {
+        assert.ok(shown.includes(fp.slice(7)), `${name} shows the key's fingerprint:\n${shown}`);
+      }
+      assert.ok(!shown.includes(PASS), `${name} never prints the passphrase`);
+      n++;
+      const viaEnv = await runCliProcess(args(n), { env: { [PASSPHRASE_ENV]: PASS } });
+      assert.equal(viaEnv.code, 0, `${name} ${PASSPHRASE_ENV}: ${viaEnv.stderr}`);
+      assert.doesNotMatch(viaEnv.stderr, /needs its passphrase|needs a passphrase/, name);
+      n++;
+      const none = await withoutEnv(() => runInProcess(args(n)));
+      assert.equal(none.code, 2, `${name} without a passphrase`);
+      assert.match(
+        none.stderr,
+        /private\.pem needs a passphrase: give --passphrase-file FILE or set SCHEMAPIN_PASSPHRASE/,
+        name,
+      );
+    }
+    const rev = await Deno.readTextFile(`${dir}/rev16.json`);
+    assert.ok(rev.includes(fp), "revoke recorded the key's fingerprint");
+    assert.ok(await exists(`${dir}/s1.sig`), "sign-schema wrote its signature");
+    const pins = await Deno.readTextFile(`${dir}/pins22.json`);
+    assert.ok(pins.includes(fp), "pins add pinned the key's fingerprint");
+  });
+});
