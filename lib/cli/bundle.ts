@@ -24,6 +24,7 @@ Usage:
       [--expires-in DURATION | --expires-at TIME] [--passphrase-file FILE] [--out FILE] [--json]
   schemapin bundle verify BUNDLE (--authority KID=FINGERPRINT | --authority-key KID=PEM)…
       [--authority-store FILE] [--trust-first-use] [--json]
+  schemapin bundle verify BUNDLE --public-key AUTHORITY.pem [--revocation FILE] [--json]
   schemapin bundle merge OUT IN… [--precedence KID,…] (authority options as for verify)
       [--trust-first-use] [--json]
   schemapin bundle show BUNDLE [--json]
@@ -67,6 +68,11 @@ Options:
   --expires-at TIME        sign: expiry as strict RFC 3339
 ${AUTHORITY_HELP}
   --trust-first-use        accept an authority that is not in the allow-list (explicit opt-in)
+  --public-key FILE        verify: the authority's public key (PEM) as the only trusted
+                           authority, whatever kid the bundle names; nothing is recorded;
+                           not with the allow-list flags or --trust-first-use
+  --revocation FILE        verify (with --public-key): a revocation document; the bundle
+                           fails with KEY_REVOKED when it lists the authority key
   --precedence KID,…       merge: authority precedence, highest first
   --json                   print one JSON object with the result
 
@@ -79,6 +85,7 @@ Examples:
       --revocation example.com=revocations.json
   schemapin bundle sign bundle.json --key authority.pem --kid acme-bundles-2026 --expires-in 90d
   schemapin bundle verify bundle.json --authority acme-bundles-2026=sha256:8120d9…
+  schemapin bundle verify bundle.json --public-key authority-public.pem
   schemapin bundle merge merged.json a.json b.json --authority-key acme=acme.pem \\
       --authority-key partner=partner.pem --precedence acme,partner
 `;

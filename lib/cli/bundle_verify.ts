@@ -16,8 +16,13 @@ import {
   parseCommandArgs,
   UsageError,
 } from "./command.ts";
-import { sourceName } from "./schema_inputs.ts";
+import { readJsonFile, sourceName } from "./schema_inputs.ts";
 import { AUTHORITY_OPTIONS, authorityStoreFromFlags, readBundleFile } from "./bundle_trust.ts";
+import { MemoryBundleAuthorityStore, seedBundleAuthority } from "../bundle/authority.ts";
+import { parsePublicKeyPem } from "../crypto/keys.ts";
+import { isJsonObject, ownField } from "../discovery/object.ts";
+import { findRevokedKey, parseRevocationDocument } from "../revocation/document.ts";
+import { readTextInput } from "./io.ts";
 
 /** Codes that mean an input could not be used (exit 2) rather than a failed check. */
 const INPUT_CODES: readonly string[] = [
@@ -113,13 +118,63 @@ export async function reportError(e: unknown, json: boolean, io: CliIO): Promise
   return bundleExitCode(e.code);
 }
 
+/** The kid a bundle names in `bundle_authority.kid` (unchecked; verification checks it). */
+function claimedKid(value: unknown): string | undefined {
+  const authority = isJsonObject(value) ? ownField(value, "bundle_authority") : undefined;
+  const kid = isJsonObject(authority) ? ownField(authority, "kid") : undefined;
+  return typeof kid === "string" ? kid : undefined;
+}
+
+/**
+ * `--public-key FILE` of `bundle verify`: the authority's public key as the only trusted
+ * authority, whatever kid the bundle names; nothing is recorded. A private key is refused.
+ */
+async function publicKeyAuthority(
+  path: string,
+  value: unknown,
+  io: CliIO,
+): Promise<{ store: MemoryBundleAuthorityStore; fingerprint: string }> {
+  const source = sourceName(path);
+  const pem = await readTextInput(path, io);
+  if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
+    throw new SchemaPinError(
+      "KEY_INVALID",
+      `--public-key ${source} holds a private key; verifying needs only the public key: ` +
+        "give the authority's public key (`openssl pkey -in KEY -pubout` derives it)",
+      { path },
+    );
+  }
+  const key = parsePublicKeyPem(pem, `--public-key ${source}`);
+  const store = new MemoryBundleAuthorityStore();
+  const kid = claimedKid(value);
+  if (kid !== undefined && kid !== "") await seedBundleAuthority(store, kid, key.fingerprint);
+  return { store, fingerprint: key.fingerprint };
+}
+
 /** `bundle verify BUNDLE (--authority KID=FP | --authority-key KID=PEM)… [--trust-first-use]`. */
 export async function runBundleVerify(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("bundle verify", args, {
     ...AUTHORITY_OPTIONS,
+    "public-key": { type: "string" },
+    revocation: { type: "string" },
     "trust-first-use": { type: "boolean" },
     json: { type: "boolean" },
   });
+  const publicKey = values["public-key"];
+  if (publicKey !== undefined) {
+    const others = (["authority", "authority-key", "authority-store", "trust-first-use"] as const)
+      .filter((f) => values[f] !== undefined).map((f) => `--${f}`);
+    if (others.length > 0) {
+      throw new UsageError(
+        `bundle verify: --public-key is the trusted authority key; it does not go with ` +
+          others.join(", "),
+      );
+    }
+    if (publicKey === "") throw new UsageError("bundle verify: --public-key needs a path");
+  } else if (values.revocation !== undefined) {
+    throw new UsageError("bundle verify: --revocation goes with --public-key");
+  }
+  if (values.revocation === "") throw new UsageError("bundle verify: --revocation needs a path");
   if (positionals.length !== 1) {
     throw new UsageError(
       `bundle verify: expected one BUNDLE, got ${positionals.length} argument(s)`,
@@ -131,12 +186,32 @@ export async function runBundleVerify(args: string[], io: CliIO): Promise<number
   let persisted = false;
   try {
     const value = await readBundleFile(file, io);
-    const flags = await authorityStoreFromFlags("bundle verify", values, io);
-    persisted = flags.persisted;
-    result = await verifyTrustBundle(value, flags.store, {
-      allowFirstUse: values["trust-first-use"] === true,
-      source: sourceName(file),
-    });
+    if (publicKey !== undefined) {
+      const anchor = await publicKeyAuthority(publicKey, value, io);
+      const revocation = values.revocation === undefined ? undefined : parseRevocationDocument(
+        await readJsonFile(values.revocation, io, "revocation document"),
+        sourceName(values.revocation),
+      );
+      result = await verifyTrustBundle(value, anchor.store, { source: sourceName(file) });
+      const revoked = revocation && findRevokedKey(revocation, anchor.fingerprint);
+      if (result.valid && revoked) {
+        result = {
+          ...result,
+          valid: false,
+          errorCode: "KEY_REVOKED",
+          errorMessage: `the authority key ${anchor.fingerprint} is revoked in ` +
+            `${sourceName(values.revocation!)} (${revoked.reason}, ${revoked.revoked_at})`,
+          verified: undefined,
+        };
+      }
+    } else {
+      const flags = await authorityStoreFromFlags("bundle verify", values, io);
+      persisted = flags.persisted;
+      result = await verifyTrustBundle(value, flags.store, {
+        allowFirstUse: values["trust-first-use"] === true,
+        source: sourceName(file),
+      });
+    }
   } catch (e) {
     return await reportError(e, json, io);
   }

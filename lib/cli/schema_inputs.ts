@@ -19,6 +19,8 @@ import {
   rejectAuthorityFlags,
 } from "./bundle_trust.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
+import { parsePublicKeyPem } from "../crypto/keys.ts";
+import type { PinRecord, PinStore } from "../pins/store.ts";
 import { parseRevocationDocument } from "../revocation/document.ts";
 import type { BeforePinHook, FirstUseInfo, OfflineVerificationResult } from "../schema/flow.ts";
 import { checkDomain } from "../discovery/domain.ts";
@@ -173,6 +175,8 @@ export interface TrustInputs {
   revocationSource?: string;
   /** Warnings from resolving (`revocation_endpoint_unreachable`). */
   warnings?: readonly string[];
+  /** With `--public-key`: the fingerprint of that key (nothing is pinned). */
+  explicitKey?: string;
 }
 
 /** The key-source options of the verify commands. */
@@ -198,6 +202,47 @@ export interface TrustOptionValues extends AuthorityFlagValues {
   "dns-server"?: string;
   /** `--allow-missing-revocation`. */
   "allow-missing-revocation"?: boolean;
+  /** `--public-key FILE`: an explicit trust anchor, never pinned. */
+  "public-key"?: string;
+  /** `--pin-store FILE` (refused with `--public-key`). */
+  "pin-store"?: string;
+  /** `--trust-first-use` (refused with `--public-key`). */
+  "trust-first-use"?: boolean;
+}
+
+/** The `--public-key FILE` option of verify-schema and verify-skill (`parseArgs` spec). */
+export const PUBLIC_KEY_OPTIONS = {
+  "public-key": { type: "string" },
+} as const;
+
+/** Help lines for {@linkcode PUBLIC_KEY_OPTIONS}. */
+export const PUBLIC_KEY_HELP =
+  `  --public-key FILE        the signer's public key (PEM, SPKI) as the trust anchor, instead
+                           of a discovery document: nothing is pinned or written; with
+                           --revocation FILE, that document still applies`;
+
+/**
+ * A pin store for `--public-key`: every tool is "pinned" to that key, so the flow checks the
+ * signature against it and never writes; the store is never persisted.
+ *
+ * @example
+ * ```ts ignore
+ * const pins = explicitKeyPinStore("sha256:…");
+ * ```
+ */
+export function explicitKeyPinStore(fingerprint: string): PinStore {
+  const record = (toolId: string, domain: string): PinRecord => ({
+    toolId,
+    domain,
+    fingerprint,
+    pinnedAt: "1970-01-01T00:00:00Z",
+    source: "seeded",
+  });
+  return {
+    get: (toolId, domain) => Promise.resolve(record(toolId, domain)),
+    list: () => Promise.resolve([]),
+    transact: (change) => Promise.resolve(change(new Map()).result),
+  };
 }
 
 /** The network and resolver options the verify commands add (`parseArgs` spec). */
@@ -328,6 +373,8 @@ export interface TrustPlan {
   readonly domain: string;
   /** `--bundle`, `--resolver-dir`, `--well-known` in the order given (none with --discovery). */
   readonly chain: readonly TrustSource[];
+  /** `--public-key FILE`, the explicit trust anchor (no discovery, no chain). */
+  readonly publicKey?: string;
   /** With `--dns`: the name server (default: /etc/resolv.conf) and the lookup deadline. */
   readonly dns?: { readonly server?: DnsServer; readonly timeoutMs?: number };
 }
@@ -351,9 +398,29 @@ export function checkTrustFlags(
   args: readonly string[] = [],
 ): TrustPlan {
   const chain = chainOrder(args, values);
-  if (values.discovery !== undefined ? chain.length > 0 : chain.length === 0) {
+  const publicKey = values["public-key"];
+  if (publicKey !== undefined) {
+    const others = [
+      ...(values.discovery !== undefined ? ["--discovery"] : []),
+      ...chain.map((f) => `--${f}`),
+    ];
+    if (others.length > 0) {
+      throw new UsageError(
+        `${command}: --public-key is the key source; it does not go with ${others.join(", ")}`,
+      );
+    }
+    if (publicKey === "") throw new UsageError(`${command}: --public-key needs a path`);
+    for (const flag of ["pin-store", "trust-first-use"] as const) {
+      if (values[flag] !== undefined) {
+        throw new UsageError(
+          `${command}: --${flag} does not go with --public-key (an explicit key is never pinned)`,
+        );
+      }
+    }
+  } else if (values.discovery !== undefined ? chain.length > 0 : chain.length === 0) {
     throw new UsageError(
-      `${command}: give exactly one key source (--discovery FILE), or one or more of ` +
+      `${command}: give exactly one key source (--discovery FILE or --public-key FILE), or ` +
+        "one or more of " +
         "--bundle FILE, --resolver-dir DIR and --well-known (a chain, in the order given)",
     );
   }
@@ -371,9 +438,12 @@ export function checkTrustFlags(
   if (values.discovery !== undefined || values.bundle === undefined) {
     rejectAuthorityFlags(command, values);
   }
-  if (values.discovery === undefined && values.revocation !== undefined) {
+  if (
+    values.discovery === undefined && publicKey === undefined && values.revocation !== undefined
+  ) {
     throw new UsageError(
-      `${command}: --revocation goes with --discovery; a bundle, --resolver-dir and ` +
+      `${command}: --revocation goes with --discovery or --public-key; a bundle, ` +
+        "--resolver-dir and " +
         "--well-known supply their own revocation documents",
     );
   }
@@ -385,7 +455,14 @@ export function checkTrustFlags(
   const dns = values.dns
     ? { ...(server ? { server } : {}), ...(timeoutMs ? { timeoutMs } : {}) }
     : undefined;
-  return { command, values, domain, chain, ...(dns ? { dns } : {}) };
+  return {
+    command,
+    values,
+    domain,
+    chain,
+    ...(publicKey !== undefined ? { publicKey } : {}),
+    ...(dns ? { dns } : {}),
+  };
 }
 
 /** A resolver folder must exist: a mistyped one must not fall through to the next source. */
@@ -422,6 +499,34 @@ async function prepareTrust(plan: TrustPlan, io: CliIO): Promise<PreparedTrust> 
     resolve: () => Promise.resolve(trust),
     close: () => {},
   });
+  if (plan.publicKey !== undefined) {
+    const source = sourceName(plan.publicKey);
+    const pem = await readTextInput(plan.publicKey, io);
+    if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
+      throw new SchemaPinError(
+        "KEY_INVALID",
+        `--public-key ${source} holds a private key; verifying needs only the public key: ` +
+          "give public.pem (`schemapin keygen` writes it; `openssl pkey -in KEY -pubout` " +
+          "derives it), and keep the private key off this machine",
+        { path: plan.publicKey },
+      );
+    }
+    const key = parsePublicKeyPem(pem, `--public-key ${source}`);
+    const trust: TrustInputs = {
+      discovery: {
+        schema_version: "1.4",
+        developer_name: `(--public-key ${source})`,
+        public_key_pem: key.pem,
+      },
+      discoverySource: `--public-key ${source}`,
+      explicitKey: key.fingerprint,
+    };
+    if (values.revocation !== undefined) {
+      trust.revocation = await readJsonFile(values.revocation, io, "revocation document");
+      trust.revocationSource = sourceName(values.revocation);
+    }
+    return ready(validateTrust(trust));
+  }
   if (values.discovery !== undefined) {
     const trust: TrustInputs = {
       discovery: await readJsonFile(values.discovery, io, "discovery document"),

@@ -29,6 +29,7 @@ import {
   checkTrustFlags,
   confirmFirstUseWith,
   describeVerifyWarning,
+  explicitKeyPinStore,
   failureHint,
   globToRegExp,
   joinPath,
@@ -37,6 +38,8 @@ import {
   NETWORK_HELP,
   NETWORK_OPTIONS,
   printVerifyNotes,
+  PUBLIC_KEY_HELP,
+  PUBLIC_KEY_OPTIONS,
   readJsonFile,
   readSignatureFile,
   reportInputFailure,
@@ -54,6 +57,8 @@ const HELP = `schemapin verify-schema — verify a tool schema's signature
 Usage:
   schemapin verify-schema SCHEMA.json|- (--signature B64 | --signature-file FILE) --domain D
       [--tool-id ID] (--discovery FILE [--revocation FILE] | SOURCE…)
+  schemapin verify-schema SCHEMA.json|- (--signature B64 | --signature-file FILE) --domain D
+      --public-key PUBLIC.pem [--revocation FILE] [--allow-expired] [--json] [-q]
       [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
       [--allow-expired] [--allow-missing-revocation] [--json] [-q]
   schemapin verify-schema --batch DIR [--pattern GLOB] [--signature-dir DIR] --domain D
@@ -84,7 +89,9 @@ Options:
                            signed and verified against the authority allow-list)
 ${BUNDLE_VERIFY_HELP}
 ${NETWORK_HELP}
-  --revocation FILE        the domain's standalone revocation document (with --discovery)
+${PUBLIC_KEY_HELP}
+  --revocation FILE        the domain's standalone revocation document (with --discovery
+                           or --public-key)
   --pin-store FILE         pin file (default $SCHEMAPIN_HOME/pins.json or ~/.schemapin/pins.json)
   --trust-first-use        pin an unknown key without asking (explicit opt-in)
   --allow-expired          accept an expired signature, with a warning
@@ -115,6 +122,8 @@ Examples:
       --discovery schemapin.json --trust-first-use
   schemapin verify-schema --batch schemas/ --domain example.com --bundle bundle.json --json
   schemapin verify-schema tool.json --signature-file tool.json.sig --domain example.com \\
+      --public-key keys/public.pem
+  schemapin verify-schema tool.json --signature-file tool.json.sig --domain example.com \\
       --resolver-dir ./trust --well-known --dns --trust-first-use
 `;
 
@@ -124,6 +133,7 @@ const OPTIONS = {
   domain: { type: "string" },
   "tool-id": { type: "string" },
   discovery: { type: "string" },
+  ...PUBLIC_KEY_OPTIONS,
   bundle: { type: "string" },
   ...BUNDLE_VERIFY_OPTIONS,
   ...NETWORK_OPTIONS,
@@ -301,12 +311,19 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         const result: Result = await verifySchemaOfflineWithHook(options, dnsHook);
         result.discoverySource = trust.discoverySource;
         result.warnings.push(...(trust.warnings ?? []));
+        // --public-key: no pin was consulted or written (the store only names the key).
+        if (trust.explicitKey !== undefined) result.keyPinning = "not_checked";
         return result;
       };
-      const filePins = new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
+      // --public-key: the key is the anchor; nothing is pinned, the pin file is not opened.
+      const explicitPins = trust.explicitKey !== undefined
+        ? explicitKeyPinStore(trust.explicitKey)
+        : undefined;
+      const filePins = explicitPins ??
+        new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
       // A batch reads the store once and writes its first-use pins together (lib/pins/batch.ts).
       const batchPins = file === undefined ? new BatchPinStore(filePins) : undefined;
-      const pinStore = batchPins ?? filePins;
+      const pinStore = explicitPins ?? batchPins ?? filePins;
       const quiet = values.quiet === true;
       const progress = file === undefined ? progressLine(io, quiet) : undefined;
       const confirmFirstUse = confirmFirstUseWith((q) => {
@@ -367,7 +384,11 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         await printVerifyNotes(result, io);
         if (result.valid) {
           if (quiet) return exitCodeOf(result);
-          const pin = result.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
+          const pin = trust.explicitKey !== undefined
+            ? "key from --public-key, not pinned"
+            : result.keyPinning === "first_use"
+            ? "pinned on first use"
+            : "pin matches";
           await io.stdout(
             `OK ${toolId}@${domain}: valid signature by ${result.keyFingerprint} (${pin})\n`,
           );

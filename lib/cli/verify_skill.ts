@@ -28,11 +28,14 @@ import { LIMIT_OPTIONS, limitsFromArgs, QUIET_OPTION, skillProgress } from "./ha
 import {
   checkTrustFlags,
   confirmFirstUseWith,
+  explicitKeyPinStore,
   failureHint,
   loadTrustAndDnsHook,
   NETWORK_HELP,
   NETWORK_OPTIONS,
   printVerifyNotes,
+  PUBLIC_KEY_HELP,
+  PUBLIC_KEY_OPTIONS,
   reportInputFailure,
   requireDomainFlag,
   resultExitCode,
@@ -49,6 +52,8 @@ Usage:
       [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
       [--allow-expired] [--allow-missing-revocation] [--tool-id ID] [--signature FILE]
       [--max-entries N] [--max-bytes SIZE] [--json] [-q]
+  schemapin verify-skill DIR --domain D --public-key PUBLIC.pem [--revocation FILE]
+      [--allow-expired] [--tool-id ID] [--signature FILE] [--json] [-q]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
 Runs the seven steps of SchemaPin §15.1 in order: the discovery document, the key and its
@@ -76,7 +81,9 @@ Options:
                            signed and verified against the authority allow-list)
 ${BUNDLE_VERIFY_HELP}
 ${NETWORK_HELP}
-  --revocation FILE        the domain's standalone revocation document (with --discovery)
+${PUBLIC_KEY_HELP}
+  --revocation FILE        the domain's standalone revocation document (with --discovery
+                           or --public-key)
   --pin-store FILE         pin file (default $SCHEMAPIN_HOME/pins.json or ~/.schemapin/pins.json)
   --trust-first-use        pin an unknown key without asking (explicit opt-in)
   --allow-expired          accept an expired signature, with a warning
@@ -101,6 +108,7 @@ Examples:
   schemapin verify-skill ./pdf-tools --domain example.com --discovery schemapin.json \\
       --trust-first-use
   schemapin verify-skill ./pdf-tools --domain example.com --bundle bundle.json --json
+  schemapin verify-skill ./pdf-tools --domain example.com --public-key keys/public.pem
   schemapin verify-skill ./pdf-tools --domain example.com --well-known --dns \\
       --ca-file corp-ca.pem --trust-first-use
 `;
@@ -108,6 +116,7 @@ Examples:
 const OPTIONS = {
   domain: { type: "string" },
   discovery: { type: "string" },
+  ...PUBLIC_KEY_OPTIONS,
   bundle: { type: "string" },
   ...BUNDLE_VERIFY_OPTIONS,
   ...NETWORK_OPTIONS,
@@ -183,7 +192,10 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
           domain,
           discovery: trust.discovery,
           revocation: trust.revocation,
-          pinStore: new FilePinStore(values["pin-store"] ?? defaultPinStorePath()),
+          // --public-key: the key is the anchor; nothing is pinned, the pin file is not opened.
+          pinStore: trust.explicitKey !== undefined
+            ? explicitKeyPinStore(trust.explicitKey)
+            : new FilePinStore(values["pin-store"] ?? defaultPinStorePath()),
           trustFirstUse: values["trust-first-use"] === true,
           confirmFirstUse: confirmFirstUseWith((q) => {
             progress.done(); // the question starts on a clean line
@@ -200,6 +212,8 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         }, dnsHook);
         result.discoverySource = trust.discoverySource;
         result.warnings.push(...(trust.warnings ?? []));
+        // --public-key: no pin was consulted or written (the store only names the key).
+        if (trust.explicitKey !== undefined) result.keyPinning = "not_checked";
       } finally {
         progress.done();
       }
@@ -214,7 +228,11 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
       const who = `${showPath(result.toolId || "(unnamed)")}@${domain}`;
       if (result.valid) {
         if (quiet) return EXIT_OK;
-        const pin = result.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
+        const pin = trust.explicitKey !== undefined
+          ? "key from --public-key, not pinned"
+          : result.keyPinning === "first_use"
+          ? "pinned on first use"
+          : "pin matches";
         const legacy = result.signatureFormat === "legacy" ? ", legacy format" : "";
         await io.stdout(
           `OK ${who}: ${result.files} files, ${result.skillHash}, signed by ` +

@@ -294,6 +294,32 @@ const CASES: Record<string, Case> = {
     args: (p) => vs(p, "--well-known", "--revocation", `${p.IN}/revocations.json`),
     message: /--revocation goes with --discovery/,
   },
+  "verify-schema: --public-key and --well-known": {
+    args: (p) => vs(p, "--public-key", `${p.IN}/public.pem`, "--well-known"),
+    message: /verify-schema: --public-key is the key source; it does not go with --well-known/,
+  },
+  "verify-schema: --public-key and --discovery": {
+    args: (p) => vs(p, "--public-key", `${p.IN}/public.pem`, "--discovery", `${p.IN}/x.json`),
+    message: /--public-key is the key source; it does not go with --discovery/,
+  },
+  "verify-schema: --public-key with --pin-store (nothing is pinned)": {
+    args: (p) => vs(p, "--public-key", `${p.IN}/public.pem`, "--dns", "--dns-server", p.DNS),
+    message: /--pin-store does not go with --public-key \(an explicit key is never pinned\)/,
+  },
+  "verify-skill: --public-key, --bundle and --resolver-dir": {
+    args: (p) =>
+      vk(
+        p,
+        "--bundle",
+        `${p.IN}/bundle.json`,
+        "--public-key",
+        `${p.IN}/public.pem`,
+        "--resolver-dir",
+        p.IN,
+      ),
+    message:
+      /verify-skill: --public-key is the key source; it does not go with --bundle, --resolver-dir/,
+  },
   "verify-schema: --authority without --bundle": {
     args: (p) => vs(p, "--well-known", "--authority", `acme=${FP}`),
     message: /go with --bundle FILE/,
@@ -1136,6 +1162,19 @@ const CASES: Record<string, Case> = {
       "acme=sha256:zz",
     ],
     message: /the fingerprint must be sha256:/,
+  },
+  "bundle verify: --public-key with --authority-store (would be written)": {
+    args: (p) => [
+      "bundle",
+      "verify",
+      `${p.IN}/bundle.json`,
+      "--public-key",
+      `${p.IN}/public.pem`,
+      "--authority-store",
+      `${p.OUT}/authorities.json`,
+    ],
+    message:
+      /bundle verify: --public-key is the trusted authority key; it does not go with --authority-store/,
   },
   "bundle merge: --precedence naming a kid twice": {
     args: (
