@@ -50,6 +50,8 @@ import {
   verifyExitCode,
 } from "./schema_inputs.ts";
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
+import { describeFsError } from "./io.ts";
+import { scanBase64 } from "../crypto/base64.ts";
 import { count, type Progress, progressLine } from "./progress.ts";
 
 const HELP = `schemapin verify-schema — verify a tool schema's signature
@@ -80,7 +82,8 @@ and asked to confirm; otherwise verification fails with KEY_NOT_FOUND unless
 A changed key fails with KEY_PIN_MISMATCH until you run \`schemapin pins rotate\`.
 
 Options:
-  --signature B64          the bare Base64 signature
+  --signature B64          the bare Base64 signature (text that is not Base64, or names a
+                           file, is a usage error, exit 2: a file goes with --signature-file)
   --signature-file FILE    a file holding the Base64 signature or the signature document
   --domain D               the tool's domain (RFC 1123 host name; the pin key)
   --tool-id ID             tool id for the pin (default: the schema's "name")
@@ -184,6 +187,47 @@ async function loadSignature(
   const signature = await readSignatureFile(path, io);
   if (typeof signature !== "string") parseSchemaSignatureDocument(signature, sourceName(path));
   return signature;
+}
+
+/**
+ * `--signature` takes the Base64 text itself; a value naming an existing file is the usual
+ * mistake for `--signature-file` — a usage error (exit 2), not `SIGNATURE_INVALID` (exit 1).
+ */
+async function refuseFileAsSignature(value: string): Promise<void> {
+  if (value.trim() === "") throw new UsageError("verify-schema: --signature is empty");
+  const isFile = await Deno.stat(value).then((i) => i.isFile, () => false);
+  if (isFile) {
+    throw new UsageError(
+      `verify-schema: --signature takes the Base64 signature itself, and ${value} is a file; ` +
+        `give --signature-file ${value}`,
+    );
+  }
+  // The value is the user's argument, not a publisher's file: text that is not Base64 at all
+  // is a bad argument (exit 2); a well-formed signature that does not verify stays exit 1.
+  const scanned = scanBase64(value.trim());
+  if (!(scanned instanceof Uint8Array)) {
+    throw new UsageError(
+      `verify-schema: --signature is not Base64 (${scanned.problem} at offset ` +
+        `${scanned.offset}); give the Base64 signature, or --signature-file FILE for a file`,
+    );
+  }
+}
+
+/** `--signature-dir` of a batch must be a readable folder. */
+async function checkSignatureDir(dir: string): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(dir);
+  } catch (e) {
+    throw new SchemaPinError("IO_FAILED", `--signature-dir ${dir}: ${describeFsError(e)}`, {
+      path: dir,
+    });
+  }
+  if (!info.isDirectory) {
+    throw new SchemaPinError("IO_FAILED", `--signature-dir ${dir} is not a directory`, {
+      path: dir,
+    });
+  }
 }
 
 /** A result as printed by `--json` (the parsed document is left out). */
@@ -293,7 +337,13 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
       try {
         if (file === undefined) {
           listing = await listBatch(batch!, values.pattern ?? "*.json");
+          // A mistyped --signature-dir is the user's input error (exit 2), not every schema
+          // of the batch "unsigned" (exit 1).
+          if (values["signature-dir"] !== undefined) {
+            await checkSignatureDir(values["signature-dir"]);
+          }
         } else {
+          if (values.signature !== undefined) await refuseFileAsSignature(values.signature);
           schema = await readJsonFile(file, io, "schema");
           signature = values.signature !== undefined
             ? values.signature

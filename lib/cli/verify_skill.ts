@@ -12,6 +12,7 @@ import { checkToolId, defaultPinStorePath, FilePinStore } from "../pins/store.ts
 import { showPath } from "../skill/fs.ts";
 import { checkSkillRoot } from "../skill/walk.ts";
 import { describeChanges } from "../skill/manifest.ts";
+import { parseSkillSignatureDocument } from "../skill/document.ts";
 import { type SkillVerificationResult, verifySkillOfflineWithHook } from "../skill/verify.ts";
 import type { DnsCrossCheck } from "../dns/check.ts";
 import type { BeforePinHook } from "../schema/flow.ts";
@@ -91,7 +92,8 @@ ${PUBLIC_KEY_HELP}
                            document is not supplied or cannot be fetched (air-gapped use;
                            default: fail closed)
   --tool-id ID             pin under ID instead of the document's skill_name
-  --signature FILE         the signature document (default DIR/.schemapin.sig)
+  --signature FILE         the signature document (default DIR/.schemapin.sig); a missing
+                           or malformed FILE is exit 2
   --max-entries N          most files allowed (default 10000)
   --max-bytes SIZE         most bytes allowed (default 256M)
   --json                   print the result object
@@ -174,6 +176,10 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
             await readInput(values.signature, io),
             sourceName(values.signature),
           );
+          // A malformed file the user named is an input error (exit 2, naming the file and
+          // the field), as verify-schema --signature-file; the folder's own .schemapin.sig
+          // stays part of what is verified (a broken one is SIGNATURE_INVALID, exit 1).
+          parseSkillSignatureDocument(signature, sourceName(values.signature));
         }
         ({ trust, dnsHook } = await loadTrustAndDnsHook<SkillVerificationResult>(plan, io));
       } catch (e) {
