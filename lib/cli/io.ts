@@ -6,7 +6,7 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { processAlive } from "../pins/json_file.ts";
+import { processAlive, syncDirectory } from "../pins/json_file.ts";
 import type { CliIO } from "./command.ts";
 
 /**
@@ -214,19 +214,8 @@ export class AtomicBatchWriter {
         }),
       };
     });
-    // Make the renames durable; not every platform can open a directory, which is harmless.
-    for (const dir of dirs) {
-      try {
-        const d = await Deno.open(dir, { read: true });
-        try {
-          await d.sync();
-        } finally {
-          d.close();
-        }
-      } catch {
-        // best effort
-      }
-    }
+    // Make the renames durable.
+    for (const dir of dirs) await syncDirectory(dir);
     return outcomes;
   }
 

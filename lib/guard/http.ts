@@ -285,6 +285,41 @@ export async function readClientMessage(
   return { bytes, value, items };
 }
 
+/**
+ * Listens for a guard's clients on loopback (or `options.hostname`) and returns the running
+ * guard: its URL ends with `path`; `shutdown` aborts `stopAll` (every upstream request and
+ * stream still open), then stops listening, waiting at most 3 s for open requests.
+ *
+ * @example
+ * ```ts ignore
+ * return Promise.resolve(serveGuard(options, upstream.pathname, handler, stopAll));
+ * ```
+ */
+export function serveGuard(
+  options: Pick<HttpGuardOptions, "hostname" | "port">,
+  path: string,
+  handler: (req: Request) => Promise<Response>,
+  stopAll: AbortController,
+): HttpGuard {
+  const server = Deno.serve({
+    hostname: options.hostname ?? "127.0.0.1",
+    port: options.port,
+    onListen: () => {}, // the caller reports the address (stdout is not ours to write)
+  }, handler);
+  const addr = server.addr as Deno.NetAddr;
+  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  return {
+    url: `http://${host}:${addr.port}${path}`,
+    shutdown: async () => {
+      stopAll.abort(new Error("the guard is stopping"));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([server.shutdown(), new Promise((r) => timer = setTimeout(r, 3000))]);
+      clearTimeout(timer);
+    },
+    finished: server.finished,
+  };
+}
+
 const MAX_SESSIONS = 1024;
 
 /**
@@ -671,24 +706,5 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     return await handleOther(req);
   };
 
-  const server = Deno.serve({
-    hostname: options.hostname ?? "127.0.0.1",
-    port: options.port,
-    onListen: () => {}, // the caller reports the address (stdout is not ours to write)
-  }, handler);
-  const addr = server.addr as Deno.NetAddr;
-  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
-  return Promise.resolve({
-    url: `http://${host}:${addr.port}${upstream.pathname}`,
-    shutdown: async () => {
-      stopAll.abort(new Error("the guard is stopping"));
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        server.shutdown(),
-        new Promise((r) => timer = setTimeout(r, 3000)),
-      ]);
-      clearTimeout(timer);
-    },
-    finished: server.finished,
-  });
+  return Promise.resolve(serveGuard(options, upstream.pathname, handler, stopAll));
 }

@@ -30,6 +30,7 @@ import {
   isLoopbackOrigin,
   judgeServerMessages,
   readClientMessage,
+  serveGuard,
   upstreamHeaders,
 } from "./http.ts";
 
@@ -236,23 +237,7 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
     );
   };
 
-  const server = Deno.serve({
-    hostname: options.hostname ?? "127.0.0.1",
-    port: options.port,
-    onListen: () => {},
-  }, handler);
-  const addr = server.addr as Deno.NetAddr;
-  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
-  return Promise.resolve({
-    url: `http://${host}:${addr.port}${upstream.pathname}`,
-    shutdown: async () => {
-      stopAll.abort(new Error("the guard is stopping"));
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([server.shutdown(), new Promise((r) => timer = setTimeout(r, 3000))]);
-      clearTimeout(timer);
-    },
-    finished: server.finished,
-  });
+  return Promise.resolve(serveGuard(options, upstream.pathname, handler, stopAll));
 }
 
 /**

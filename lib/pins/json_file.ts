@@ -137,6 +137,29 @@ function dirname(path: string): string {
 }
 
 /**
+ * Makes renames in `dir` durable (fsync of the directory). Best effort: not every platform can
+ * open a directory, which is harmless there.
+ *
+ * @example
+ * ```ts ignore
+ * await Deno.rename(tmp, path);
+ * await syncDirectory(dirname(path));
+ * ```
+ */
+export async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const d = await Deno.open(dir, { read: true });
+    try {
+      await d.sync();
+    } finally {
+      d.close();
+    }
+  } catch {
+    // best effort
+  }
+}
+
+/**
  * A JSON file of records with atomic, locked updates (see the module documentation).
  *
  * @example
@@ -304,17 +327,7 @@ export class RecordFile {
         { path: this.path },
       );
     }
-    // Make the rename durable; not every platform can open a directory, which is harmless.
-    try {
-      const d = await Deno.open(dir, { read: true });
-      try {
-        await d.sync();
-      } finally {
-        d.close();
-      }
-    } catch {
-      // best effort
-    }
+    await syncDirectory(dir);
   }
 }
 
