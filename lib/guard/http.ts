@@ -24,6 +24,7 @@ import { isJsonObject } from "../contractpin/contract.ts";
 import { messagesOf } from "../contractpin/mcp/jsonrpc.ts";
 import {
   MAX_HTTP_MESSAGE_BYTES,
+  mediaType,
   readEventStream,
   resumeEventStream,
 } from "../contractpin/mcp/http.ts";
@@ -379,7 +380,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
           await response.body?.cancel();
           throw new Error(`${source}: tools/list: HTTP ${response.status}`);
         }
-        const type = (response.headers.get("content-type") ?? "").split(";")[0].trim();
+        const type = mediaType(response);
         const candidates: JsonValue[] = [];
         if (type === "text/event-stream") {
           // Resumed with Last-Event-ID if the upstream ends the stream early (MCP 2025-11-25).
@@ -521,7 +522,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
       if (init) core.noteInitialize(target, init.params);
     }
     const headers = clientHeaders(response.headers);
-    const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    const type = mediaType(response);
     if (
       !response.ok || !response.body ||
       (type !== "application/json" && type !== "text/event-stream")
@@ -624,7 +625,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
       });
     }
     const headers = clientHeaders(response.headers);
-    const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    const type = mediaType(response);
     if (!response.ok || !response.body || type !== "text/event-stream") {
       return new Response(response.body, { status: response.status, headers });
     }

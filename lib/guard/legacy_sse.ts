@@ -21,7 +21,7 @@ import type { JsonValue } from "../json/types.ts";
 import { connectLegacySse } from "../contractpin/mcp/legacy_sse.ts";
 import { listTools } from "../contractpin/mcp/session.ts";
 import { formatSseEvent, sseMessageData, SseParser } from "../contractpin/mcp/sse.ts";
-import { MAX_HTTP_MESSAGE_BYTES } from "../contractpin/mcp/http.ts";
+import { MAX_HTTP_MESSAGE_BYTES, mediaType } from "../contractpin/mcp/http.ts";
 import type { GuardSession } from "./core.ts";
 import {
   clientHeaders,
@@ -106,7 +106,7 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
         status: 502,
       });
     }
-    const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    const type = mediaType(response);
     if (!response.ok || !response.body || type !== "text/event-stream") {
       return new Response(response.body, {
         status: response.status,
@@ -269,7 +269,7 @@ export async function detectUpstreamTransport(
   } catch {
     return "streamable-http";
   }
-  const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = mediaType(response);
   if (!response.ok || !response.body || type !== "text/event-stream") {
     await response.body?.cancel().catch(() => {});
     return "streamable-http";

@@ -23,6 +23,7 @@ import { collectPages } from "../../lib/contractpin/mcp/session.ts";
 import { ServerFailure } from "../../lib/contractpin/mcp/errors.ts";
 import { classifyMessage } from "../../lib/contractpin/mcp/jsonrpc.ts";
 import { mapLimited } from "../../lib/contractpin/run.ts";
+import { mediaType } from "../../lib/contractpin/mcp/http.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
 
 const enc = new TextEncoder();
@@ -363,4 +364,13 @@ Deno.test("concurrency: mapLimited never runs more than the limit and keeps orde
   assert.deepEqual(out, [50, 10, 40, 20, 30, 0, 60]);
   assert.equal(peak, 3);
   assert.deepEqual(await mapLimited([], 4, () => Promise.resolve(1)), []);
+});
+
+Deno.test("mediaType: parameters dropped, case folded (media types are case-insensitive), empty when absent", () => {
+  const typed = (t?: string) =>
+    new Response("", t === undefined ? {} : { headers: { "content-type": t } });
+  assert.equal(mediaType(typed("Text/Event-Stream; charset=utf-8")), "text/event-stream");
+  assert.equal(mediaType(typed(" application/JSON ")), "application/json");
+  assert.equal(mediaType(new Response(null)), "");
+  assert.notEqual(mediaType(typed("text/event-streamx")), "text/event-stream");
 });

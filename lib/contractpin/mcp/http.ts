@@ -23,6 +23,20 @@ import { sseMessageData, SseParser } from "./sse.ts";
 /** Largest response body or SSE event accepted. */
 export const MAX_HTTP_MESSAGE_BYTES = 32 * 1024 * 1024;
 
+/**
+ * The media type of a response (`Content-Type` without parameters, lower-cased: media types
+ * are case-insensitive), or "" when there is none.
+ *
+ * @example
+ * ```ts ignore
+ * mediaType(new Response("", { headers: { "content-type": "Text/Event-Stream; charset=utf-8" } }));
+ * // "text/event-stream"
+ * ```
+ */
+export function mediaType(response: Response): string {
+  return (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+}
+
 /** Most times one request's event stream is resumed after the server ended it early. */
 const MAX_STREAM_RESUMPTIONS = 8;
 /** Wait before resuming when the server gave no `retry:` (milliseconds). */
@@ -158,7 +172,7 @@ export async function resumeEventStream(
       `${source}: cannot resume the ${what} event stream: ${(e as Error).message}`,
     );
   }
-  const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = mediaType(response);
   if (!response.ok || type !== "text/event-stream") {
     await response.body?.cancel();
     throw new ServerFailure(
@@ -320,7 +334,7 @@ export class HttpTransport implements McpTransport {
           this.#sessionId = session;
         }
       }
-      const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+      const type = mediaType(response);
       let found: IncomingMessage | undefined;
       const handle = (m: IncomingMessage): boolean => {
         if (m.type === "notification") return false;

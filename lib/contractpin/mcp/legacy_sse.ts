@@ -16,7 +16,7 @@ import type { JsonObject } from "../../json/types.ts";
 import { redactUrl } from "../secrets.ts";
 import { ServerFailure } from "./errors.ts";
 import { encodeNotification, messagesOf } from "./jsonrpc.ts";
-import { MAX_HTTP_MESSAGE_BYTES } from "./http.ts";
+import { MAX_HTTP_MESSAGE_BYTES, mediaType } from "./http.ts";
 import { PendingRequests } from "./pending.ts";
 import type { McpTransport } from "./session.ts";
 import { SseParser } from "./sse.ts";
@@ -69,7 +69,7 @@ export async function connectLegacySse(options: LegacySseOptions): Promise<Legac
     );
   }
   clearTimeout(timer); // from here on, started() keeps the time
-  const type = (response.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = mediaType(response);
   if (response.status >= 300 || type !== "text/event-stream" || !response.body) {
     await response.body?.cancel().catch(() => {});
     const why = response.status >= 300 && response.status < 400
