@@ -12,6 +12,7 @@ import { runBundleVerify } from "./bundle_verify.ts";
 import { runBundleMerge } from "./bundle_merge.ts";
 import { runBundleShow } from "./bundle_show.ts";
 import { AUTHORITY_HELP } from "./bundle_trust.ts";
+import { didYouMean } from "./suggest.ts";
 
 const HELP = `schemapin bundle — offline trust bundles, signed bundles and their authorities
 
@@ -110,9 +111,9 @@ export const bundleCommand: Command = {
     const run = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
     if (!run) {
       throw new UsageError(
-        `bundle: unknown subcommand ${JSON.stringify(sub)}; use one of ${
-          Object.keys(SUBCOMMANDS).join(", ")
-        }`,
+        `bundle: unknown subcommand ${JSON.stringify(sub)}${
+          didYouMean(sub, Object.keys(SUBCOMMANDS))
+        } (${Object.keys(SUBCOMMANDS).join(", ")})`,
       );
     }
     return run(rest, io);

@@ -7,6 +7,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { SchemaPinError } from "../errors.ts";
+import { parseArgsErrorMessage } from "./arg_mistakes.ts";
 
 /** Exit code: success or verified. */
 export const EXIT_OK = 0;
@@ -65,8 +66,9 @@ export class UsageError extends Error {
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
 /**
- * Parses a command's arguments strictly; unknown options and missing values become
- * {@linkcode UsageError}s naming the command.
+ * Parses a command's arguments strictly; unknown options (with a did-you-mean) and missing
+ * values become {@linkcode UsageError}s in our words naming the command and the flag
+ * (lib/cli/arg_mistakes.ts), never parseArgs' own message.
  *
  * @example
  * ```ts
@@ -84,7 +86,7 @@ export function parseCommandArgs<O extends OptionSpec>(
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError(`${command}: ${(e as Error).message}`);
+    throw new UsageError(parseArgsErrorMessage(command, args, options, e));
   }
 }
 

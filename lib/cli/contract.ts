@@ -18,6 +18,7 @@ import { runContractDigest } from "./contract_digest.ts";
 import { runContractInit } from "./contract_init.ts";
 import { LIMITS_HELP } from "./contract_shared.ts";
 import { runContractVerify } from "./contract_verify.ts";
+import { didYouMean } from "./suggest.ts";
 
 const HELP =
   `schemapin contract — pin the contracts (description, schemas, annotations) of MCP tools
@@ -114,8 +115,13 @@ export const contractCommand: Command = {
       await io.stdout(HELP);
       return EXIT_OK;
     }
-    const run = SUBCOMMANDS[sub];
-    if (!run) throw new UsageError(`contract: unknown subcommand "${sub}" (init, verify, digest)`);
+    const run = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
+    if (!run) {
+      const names = Object.keys(SUBCOMMANDS);
+      throw new UsageError(
+        `contract: unknown subcommand "${sub}"${didYouMean(sub, names)} (${names.join(", ")})`,
+      );
+    }
     try {
       return await run(rest, io);
     } catch (e) {

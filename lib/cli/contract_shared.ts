@@ -8,6 +8,7 @@
 import { parseArgs } from "node:util";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
+import { parseArgsErrorMessage } from "./arg_mistakes.ts";
 import { type ConfigContext, parseMcpConfig } from "../contractpin/config.ts";
 import type { ServerTarget } from "../contractpin/live.ts";
 import { type ContractLock, parseLock } from "../contractpin/lock.ts";
@@ -45,7 +46,7 @@ export function parseWithTokens<O extends OptionSpec>(
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
-    throw new UsageError(`${command}: ${(e as Error).message}`);
+    throw new UsageError(parseArgsErrorMessage(command, args, options, e));
   }
 }
 

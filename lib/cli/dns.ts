@@ -21,6 +21,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { didYouMean } from "./suggest.ts";
 import {
   describeDnsCheck,
   httpsOptions,
@@ -284,7 +285,9 @@ export const dnsCommand: Command = {
     throw new UsageError(
       sub === undefined
         ? "dns: expected a subcommand: record or check"
-        : `dns: unknown subcommand ${JSON.stringify(sub)} (record, check)`,
+        : `dns: unknown subcommand ${JSON.stringify(sub)}${
+          didYouMean(sub, ["record", "check"])
+        } (record, check)`,
     );
   },
 };

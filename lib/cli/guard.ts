@@ -35,6 +35,7 @@ import type { BeforePinHook } from "../schema/flow.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
 import { describeFsError } from "./io.ts";
 import { runGuardWrap, WRAP_HELP } from "./guard_wrap.ts";
+import { didYouMean } from "./suggest.ts";
 
 const HELP = `schemapin guard — check every tools/list live, between an MCP client and server
 
@@ -201,9 +202,13 @@ export const guardCommand: Command = {
     const command = dash < 0 ? [] : args.slice(dash + 1);
     const { values, positionals } = parseCommandArgs("guard", own, OPTIONS);
     if (positionals.length > 0) {
+      const hint = didYouMean(positionals[0], ["wrap", "unwrap"]);
       throw new UsageError(
-        `guard: unexpected argument ${JSON.stringify(positionals[0])}; put the server ` +
-          `command after --`,
+        hint === ""
+          ? `guard: unexpected argument ${JSON.stringify(positionals[0])}; put the server ` +
+            `command after --`
+          : `guard: unknown subcommand ${JSON.stringify(positionals[0])}${hint} (wrap, unwrap; ` +
+            `a server command goes after --)`,
       );
     }
     const mode = (values.mode ?? "enforce") as GuardMode;

@@ -7,6 +7,7 @@
 import { VERSION } from "../version.ts";
 import { type CliIO, describeError, EXIT_OK, EXIT_USAGE } from "./command.ts";
 import { COMMAND_ENTRIES } from "./registry.ts";
+import { didYouMean } from "./suggest.ts";
 
 function topLevelHelp(): string {
   const width = Math.max(...COMMAND_ENTRIES.map((c) => c.name.length));
@@ -20,8 +21,8 @@ function topLevelHelp(): string {
     ...lines,
     "",
     "Global options:",
-    "  -h, --help     show help (also: schemapin <command> --help)",
-    "  -V, --version  print the version",
+    "  -h, --help          show help (also: schemapin <command> --help)",
+    "  -V, -v, --version   print the version (also: schemapin version)",
     "",
     "Exit codes: 0 success/verified, 1 verification failed, 2 bad arguments or input.",
     "Example:",
@@ -47,14 +48,18 @@ export async function runCli(args: string[], io: CliIO): Promise<number> {
       await io.stdout(topLevelHelp());
       return first === undefined ? EXIT_USAGE : EXIT_OK;
     }
-    if (first === "-V" || first === "--version") {
+    if (first === "-V" || first === "-v" || first === "--version" || first === "version") {
       const compiled = Deno.build.standalone ? " (compiled)" : "";
       await io.stdout(`schemapin ${VERSION}${compiled}\n`);
       return EXIT_OK;
     }
     const entry = COMMAND_ENTRIES.find((c) => c.name === first);
     if (!entry) {
-      await io.stderr(`error: unknown command "${first}" (see schemapin --help)\n`);
+      const hint = didYouMean(first, [
+        ...COMMAND_ENTRIES.map((c) => c.name),
+        ...["help", "version", "--help", "--version"],
+      ]);
+      await io.stderr(`error: unknown command "${first}"${hint} (see schemapin --help)\n`);
       return EXIT_USAGE;
     }
     const command = await entry.load(); // only this command's modules (registry.ts)

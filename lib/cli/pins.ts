@@ -32,6 +32,7 @@ import {
 import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 import { writeFileAtomic } from "./io.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
+import { didYouMean } from "./suggest.ts";
 
 const HELP = `schemapin pins — manage the TOFU key pin store
 
@@ -75,12 +76,23 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
 
-function allow(values: Values, sub: string, allowed: string[]): void {
-  for (const [k, v] of Object.entries(values)) {
-    if (v !== undefined && k !== "pin-store" && !allowed.includes(k)) {
-      throw new UsageError(`pins ${sub}: --${k} does not apply`);
-    }
-  }
+/** The flags each subcommand takes besides --pin-store (an other is an unknown option). */
+const FLAGS: Record<string, readonly (keyof typeof OPTIONS)[]> = {
+  list: ["json"],
+  show: ["json"],
+  add: ["fingerprint", "key", "discovery", "passphrase-file"],
+  rotate: ["fingerprint", "key", "discovery", "passphrase-file"],
+  remove: [],
+  export: ["out"],
+  import: ["overwrite"],
+};
+
+/** OPTIONS narrowed to `sub`'s flags (typed as OPTIONS: the others are simply absent). */
+function optionsOf(sub: string): typeof OPTIONS {
+  const names = ["pin-store", ...FLAGS[sub]];
+  return Object.fromEntries(
+    Object.entries(OPTIONS).filter(([name]) => names.includes(name)),
+  ) as unknown as typeof OPTIONS;
 }
 
 function one(positionals: string[], sub: string, what: string): string {
@@ -121,6 +133,8 @@ function line(r: PinRecord): string {
   return `${r.toolId}@${r.domain}  ${r.fingerprint}  ${r.source}  ${r.pinnedAt}`;
 }
 
+const SUBCOMMANDS = Object.keys(FLAGS);
+
 /** The `pins` command. */
 export const pinsCommand: Command = {
   name: "pins",
@@ -129,11 +143,16 @@ export const pinsCommand: Command = {
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === undefined) throw new UsageError("pins: expected a subcommand (see --help)");
-    const { values, positionals } = parseCommandArgs(`pins ${sub}`, rest, OPTIONS);
+    if (!SUBCOMMANDS.includes(sub)) {
+      throw new UsageError(
+        `pins: unknown subcommand ${JSON.stringify(sub)}${didYouMean(sub, SUBCOMMANDS)} ` +
+          `(${SUBCOMMANDS.join(", ")})`,
+      );
+    }
+    const { values, positionals } = parseCommandArgs(`pins ${sub}`, rest, optionsOf(sub));
     const store = new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
     switch (sub) {
       case "list": {
-        allow(values, sub, ["json"]);
         if (positionals.length) throw new UsageError("pins list: takes no arguments");
         const pins = await store.list();
         if (values.json) {
@@ -146,7 +165,6 @@ export const pinsCommand: Command = {
         return EXIT_OK;
       }
       case "show": {
-        allow(values, sub, ["json"]);
         const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
         const pin = await store.get(toolId, domain);
         if (!pin) {
@@ -157,7 +175,6 @@ export const pinsCommand: Command = {
         return EXIT_OK;
       }
       case "add": {
-        allow(values, sub, ["fingerprint", "key", "discovery", "passphrase-file"]);
         const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
         const fp = await fingerprintFrom(values, sub, io);
         try {
@@ -177,7 +194,6 @@ export const pinsCommand: Command = {
         }
       }
       case "rotate": {
-        allow(values, sub, ["fingerprint", "key", "discovery", "passphrase-file"]);
         const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
         const fp = await fingerprintFrom(values, sub, io);
         try {
@@ -195,7 +211,6 @@ export const pinsCommand: Command = {
         }
       }
       case "remove": {
-        allow(values, sub, []);
         const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
         if (await removePin(store, toolId, domain)) {
           await io.stderr(`removed the pin of ${toolId}@${domain}\n`);
@@ -205,7 +220,6 @@ export const pinsCommand: Command = {
         return EXIT_FAILED;
       }
       case "export": {
-        allow(values, sub, ["out"]);
         if (positionals.length) throw new UsageError("pins export: takes no arguments");
         const text = jsonOutput({
           schemapin_pins_version: 1,
@@ -220,7 +234,6 @@ export const pinsCommand: Command = {
         return EXIT_OK;
       }
       case "import": {
-        allow(values, sub, ["overwrite"]);
         const file = one(positionals, sub, "FILE");
         const value = await readJsonFile(file, io, "pin export");
         const src = sourceName(file);
@@ -253,11 +266,8 @@ export const pinsCommand: Command = {
         );
         return EXIT_OK;
       }
-      default:
-        throw new UsageError(
-          `pins: unknown subcommand ${JSON.stringify(sub)} ` +
-            `(list, show, add, rotate, remove, export, import)`,
-        );
+      default: // unreachable: SUBCOMMANDS was checked above
+        throw new UsageError(`pins: unknown subcommand ${JSON.stringify(sub)}`);
     }
   },
 };

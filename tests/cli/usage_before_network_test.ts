@@ -1194,7 +1194,7 @@ const CASES: Record<string, Case> = {
   },
   "pins rotate: an option that does not apply": {
     args: () => ["pins", "rotate", `calc@${HOST}`, "--fingerprint", FP, "--overwrite"],
-    message: /pins rotate: --overwrite does not apply/,
+    message: /pins rotate: unknown option --overwrite/,
   },
   "pins import: not a pin export": {
     args: (p) => ["pins", "import", `${p.IN}/calc.json`],
