@@ -267,7 +267,7 @@ Deno.test("bundle verify: bad authority arguments are usage errors (exit 2)", as
       ],
       [["--authority-key", `k=${dir}/nope.pem`], /IO_FAILED/],
       [["--authority-key", `k=${s.key1}`], /KEY_INVALID/],
-      [["--frobnicate"], /Unknown option/],
+      [["--frobnicate"], /unknown option --frobnicate/],
       [[REFERENCE_BUNDLE_PATH], /expected one BUNDLE/],
     ];
     for (const [extra, re] of cases) {

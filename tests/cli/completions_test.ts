@@ -214,7 +214,7 @@ Deno.test("completions without a shell, with an unknown shell or extra words exi
     [["completions"], /expected a shell \(bash\|zsh\|fish\), got 0/],
     [["completions", "tcsh"], /unknown shell "tcsh"; expected bash, zsh or fish/],
     [["completions", "bash", "zsh"], /got 2 argument/],
-    [["completions", "--bogus"], /Unknown option '--bogus'/],
+    [["completions", "--bogus"], /completions: unknown option --bogus/],
   ];
   for (const [args, pattern] of cases) {
     const r = await runInProcess(args);

@@ -47,7 +47,7 @@ Deno.test("guard: usage and input errors are exit 2 and name the problem", async
       [["guard", ...L, "--"], /server command goes after --/],
       [["guard", ...L, "stray", "--", "srv"], /unexpected argument "stray"/],
       [["guard", ...L, "--mode", "block", "--", "srv"], /--mode must be enforce, filter or audit/],
-      [["guard", ...L, "--bogus", "--", "srv"], /Unknown option '--bogus'/],
+      [["guard", ...L, "--bogus", "--", "srv"], /guard: unknown option --bogus/],
       [["guard", "--lock", `${dir}/missing.lock`, "--", "srv"], /cannot read/],
       [["guard", "--lock", `${dir}/corrupt.lock`, "--", "srv"], /unsupported lock format version/],
       [

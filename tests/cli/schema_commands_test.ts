@@ -336,7 +336,10 @@ Deno.test("verify-schema: argument errors exit 2", async () => {
         [...base, "--domain", "example.com", "--discovery", s.wk, "--tool-id", ""],
         /tool id is empty/,
       ],
-      [[...base, "--domain", "example.com", "--discovery", s.wk, "--bogus"], /Unknown option/],
+      [
+        [...base, "--domain", "example.com", "--discovery", s.wk, "--bogus"],
+        /unknown option --bogus/,
+      ],
     ];
     for (const [args, re] of cases) {
       const r = await runInProcess(args);

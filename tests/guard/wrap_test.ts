@@ -455,7 +455,7 @@ Deno.test("wrap: malformed config, missing files, bad arguments → exit 2, noth
       [["guard", "wrap", bad, "--mode", "loud"], /--mode must be enforce, filter or audit/],
       [["guard", "wrap", bad, "--port", "0"], /--port must be a port number/],
       [["guard", "wrap", bad, "--schemapin-command", ""], /--schemapin-command is empty/],
-      [["guard", "wrap", bad, "--bogus"], /guard wrap: Unknown option '--bogus'/],
+      [["guard", "wrap", bad, "--bogus"], /guard wrap: unknown option --bogus/],
     ];
     for (const [args, message] of cases) {
       const r = await runInProcess(args);
