@@ -50,8 +50,12 @@ export interface AuditEntry {
   tool_count?: number;
   /** A sentence for people (never arguments or results). */
   message?: string;
-  /** The process exit status, for `server_exited` / `stopped`. */
+  /** The process exit status: the server's for `server_exited`, the guard's for `stopped`. */
   exit_code?: number;
+  /** The signal that killed the server (`server_exited`). */
+  signal?: string;
+  /** How many client requests the server left unanswered (each got error -32011). */
+  open_requests?: number;
 }
 
 /**
@@ -83,6 +87,8 @@ export function formatAuditEntry(
     "server_digest",
     "tool_count",
     "exit_code",
+    "signal",
+    "open_requests",
     "message",
   ];
   for (const k of order) if (entry[k] !== undefined) record[k] = entry[k];

@@ -12,10 +12,15 @@
  * - `initialize` and `tools/list` must be answered within the start-up and request timeouts
  *   (the guard depends on them); otherwise the same: errors, stop, exit 1. Other requests
  *   (a long `tools/call`) are the client's to time out.
- * - When the server exits, open requests get errors and the guard exits with the server's
- *   status. When the client goes away (stdin closed), the server's stdin is closed, and after
- *   a grace period its process group gets SIGTERM, then SIGKILL. SIGINT/SIGTERM stop the
- *   server the same way; the guard then exits 130/143.
+ * - When the server exits, each open request gets its own JSON-RPC error naming that request
+ *   (its method and id, nothing else), and one summary of them all (how many, which methods)
+ *   goes to stderr and the audit log — so the output grows with the number of open requests,
+ *   never with its square. When the client goes away (stdin closed), the server's stdin is
+ *   closed, and after a grace period its process group gets SIGTERM, then SIGKILL.
+ *   SIGINT/SIGTERM stop the server the same way.
+ * - The exit code: 130/143 when the guard itself got SIGINT/SIGTERM; 1 when the server failed,
+ *   was killed by a signal or exited with a code ≥ 128; otherwise the server's own code (the
+ *   table and the reason are in ./stdio_exit.ts).
  *
  * @module
  */
@@ -37,6 +42,7 @@ import {
   spawnProcessGroup,
   stopProcessGroup,
 } from "../contractpin/mcp/stdio.ts";
+import { describeRequest, stdioGuardExit, summarizeOpenRequests } from "./stdio_exit.ts";
 import {
   type ClientDecision,
   errorResponse,
@@ -126,10 +132,6 @@ async function writeAllStdout(bytes: Uint8Array): Promise<void> {
   while (n < bytes.length) n += await Deno.stdout.write(bytes.subarray(n));
 }
 
-function exitCodeOf(status: Deno.CommandStatus): number {
-  return status.code;
-}
-
 interface PendingRequest {
   readonly id: JsonValue;
   readonly method: string;
@@ -184,8 +186,10 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
   let serverInClosed = false;
   let stopping: Promise<Deno.CommandStatus> | undefined;
   let failure: string | undefined;
-  let signalled: Deno.Signal | undefined;
-  let clientGone = false;
+  let signalled: "SIGINT" | "SIGTERM" | undefined;
+  let clientGone = false; // the client stopped reading: nothing more is written to it
+  let clientLeft = false; // the client closed its side (stdin EOF) or stopped reading
+  let stoppedByGuard = false; // the guard had to signal the server to make it exit
 
   const toServer = (bytes: Uint8Array): void => {
     if (serverInClosed) return;
@@ -215,6 +219,7 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
     }, () => {
       clientWrites--;
       clientGone = true;
+      clientLeft = true;
       stopServer(graceMs);
     });
   };
@@ -236,30 +241,50 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
   };
   const stopServer = (grace: number): Promise<Deno.CommandStatus> => {
     closeServerIn();
-    stopping ??= serverChain.then(() => stopProcessGroup(child, status, grace));
+    stopping ??= serverChain.then(() =>
+      stopProcessGroup(child, status, grace, () => stoppedByGuard = true)
+    );
     return stopping;
   };
 
-  const answerPending = (message: string): void => {
+  /**
+   * Answers every open request with its own error — `message(that request)`, never a list of
+   * the others (N errors listing N methods each would be N² bytes) — and returns the one
+   * summary of them for the log, or undefined when none was open.
+   */
+  const answerPending = (message: (request: string) => string): string | undefined => {
     flushClient();
+    const summary = pending.size > 0
+      ? summarizeOpenRequests([...pending.values()].map((p) => p.method))
+      : undefined;
     for (const p of pending.values()) {
       clearTimeout(p.timer);
-      toClient(line(errorResponse(p.id, GUARD_SERVER_FAILED, message)));
+      const text = message(describeRequest(p.method, p.id));
+      toClient(line(errorResponse(p.id, GUARD_SERVER_FAILED, text)));
     }
     pending.clear();
     for (const g of guardPending.values()) {
       clearTimeout(g.timer);
-      g.reject(new Error(message));
+      g.reject(new Error(message("the guard's own tools/list")));
     }
     guardPending.clear();
+    return summary;
   };
 
   const fail = (reason: string): void => {
     if (failure !== undefined || signalled) return;
     failure = reason;
-    log.record({ decision: "server_failed", message: reason });
-    diagnostic(`schemapin guard: ${source}: ${reason}`);
-    answerPending(`schemapin guard: ${source} failed: ${reason}`);
+    const open = pending.size;
+    const summary = answerPending((r) =>
+      `schemapin guard: ${source} failed: ${reason} (unanswered: ${r})`
+    );
+    const message = summary ? `${reason}; ${summary}` : reason;
+    log.record({
+      decision: "server_failed",
+      ...(open > 0 ? { open_requests: open } : {}),
+      message,
+    });
+    diagnostic(`schemapin guard: ${source}: ${message}`);
     void stopServer(0);
   };
 
@@ -481,6 +506,7 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
       // the client's stdin failed: the same as the client going away
     }
     // The client went away: let the server finish, then stop it.
+    clientLeft = true;
     if (failure === undefined && !signalled) void stopServer(graceMs);
   })();
 
@@ -523,7 +549,11 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
           return;
         }
         signalled = sig;
-        log.record({ decision: "stopped", message: `received ${sig}` });
+        log.record({
+          decision: "stopped",
+          exit_code: sig === "SIGINT" ? 130 : 143,
+          message: `stopped by ${sig}`,
+        });
         closeServerIn();
         signalProcessGroup(child, "SIGTERM");
         void stopServer(graceMs);
@@ -536,17 +566,29 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
   await serverLoop;
   // stdout closed: the server exited or is about to; make sure of it.
   const final = await stopServer(failure !== undefined ? 0 : Math.min(graceMs, 1000));
-  const code = exitCodeOf(final);
+  const end = stdioGuardExit({
+    source,
+    guardSignal: signalled,
+    failure,
+    status: final,
+    stoppedByGuard,
+    clientLeft,
+  });
   if (failure === undefined) {
-    const how = final.signal ? `was killed by ${final.signal}` : `exited with code ${final.code}`;
-    if (pending.size > 0 || guardPending.size > 0) {
-      const waiting = [...pending.values()].map((p) => p.method);
-      answerPending(
-        `schemapin guard: ${source} ${how}` +
-          (waiting.length ? ` before answering ${waiting.join(", ")}` : ""),
-      );
-    }
-    log.record({ decision: "server_exited", exit_code: code, message: `${source} ${how}` });
+    const open = pending.size;
+    const summary = answerPending((r) =>
+      `schemapin guard: ${source} ${end.serverStatus} before answering ${r}`
+    );
+    const said = [end.note ?? `${source} ${end.serverStatus}`, summary].filter(Boolean).join("; ");
+    log.record({
+      decision: "server_exited",
+      exit_code: final.code,
+      ...(final.signal ? { signal: final.signal } : {}),
+      ...(open > 0 ? { open_requests: open } : {}),
+      message: said,
+    });
+    // stderr, for people: one line when the end is not an ordinary exit with nothing open.
+    if (end.note || summary) diagnostic(`schemapin guard: ${said}`);
   }
   for (const [sig, handler] of signals) Deno.removeSignalListener(sig, handler);
   for (const p of pending.values()) clearTimeout(p.timer);
@@ -559,7 +601,5 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
   clearTimeout(flushTimer);
   await clientReader.cancel().catch(() => {});
   await clientLoop.catch(() => {});
-  if (signalled) return signalled === "SIGINT" ? 130 : 143;
-  if (failure !== undefined) return 1;
-  return code;
+  return end.code;
 }

@@ -99,13 +99,17 @@ export function rawTools(): Tool[] {
 /** True while a process with this pid exists and is not a zombie (Linux /proc). */
 export { processAlive } from "../contractpin/helpers.ts";
 
-/** Writes the SDK fixture's tool file. */
+/**
+ * Writes the SDK fixture's tool file, atomically: the fixture polls it every 25 ms, and a
+ * half-written file made it exit 1 on a busy machine.
+ */
 export async function writeTools(
   path: string,
   tools: Tool[],
   extra: { pageSize?: number; silent?: boolean } = {},
 ): Promise<void> {
-  await Deno.writeTextFile(path, JSON.stringify({ tools, ...extra }));
+  await Deno.writeTextFile(`${path}.tmp`, JSON.stringify({ tools, ...extra }));
+  await Deno.rename(`${path}.tmp`, path);
 }
 
 /** Writes a lock pinning `tools` for server `name`. */

@@ -301,7 +301,8 @@ export function signalProcessGroup(child: Deno.ChildProcess, signal: Deno.Signal
 /**
  * Stops a server whose stdin the caller has closed: wait `graceMs` for a clean exit, then
  * SIGTERM, 2 s later SIGKILL, to its whole process group; finally SIGKILL whatever it left
- * running in the group.
+ * running in the group. `onSignal` hears of the SIGTERM/SIGKILL sent because the server did
+ * not exit in time (not of the final sweep of the group).
  *
  * @example
  * ```ts ignore
@@ -312,6 +313,7 @@ export async function stopProcessGroup(
   child: Deno.ChildProcess,
   status: Promise<Deno.CommandStatus>,
   graceMs: number,
+  onSignal?: (signal: Deno.Signal) => void,
 ): Promise<Deno.CommandStatus> {
   const waitExit = async (ms: number): Promise<boolean> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -323,8 +325,12 @@ export async function stopProcessGroup(
     return done;
   };
   if (!(await waitExit(graceMs))) {
+    onSignal?.("SIGTERM");
     signalProcessGroup(child, "SIGTERM");
-    if (!(await waitExit(2000))) signalProcessGroup(child, "SIGKILL");
+    if (!(await waitExit(2000))) {
+      onSignal?.("SIGKILL");
+      signalProcessGroup(child, "SIGKILL");
+    }
   }
   const final = await status;
   signalProcessGroup(child, "SIGKILL");
