@@ -12,7 +12,8 @@ import {
   isSignedTrustBundle,
   type TrustBundle,
 } from "../bundle/bundle.ts";
-import { type CliIO, EXIT_OK, jsonOutput, parseCommandArgs, UsageError } from "./command.ts";
+import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
+import { jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
 import { asInputError, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
@@ -62,8 +63,9 @@ async function addDocuments(
   return bundle;
 }
 
-function summary(bundle: TrustBundle, out: string): Record<string, unknown> {
+function summary(bundle: TrustBundle, out: string): JsonOutputFields {
   return {
+    ok: true,
     out,
     schemapin_bundle_version: bundle.schemapin_bundle_version,
     created_at: bundle.created_at,
@@ -92,7 +94,9 @@ export async function runBundleCreate(args: string[], io: CliIO): Promise<number
   const bundle = await addDocuments("bundle create", createTrustBundle(now), values, false, io);
   await writeFileAtomic(values.out, formatBundle(bundle), { overwrite: values.force === true });
   await io.stdout(
-    values.json ? jsonOutput(summary(bundle, values.out)) : describe("created", bundle, values.out),
+    values.json
+      ? jsonOutput("bundle.create", summary(bundle, values.out))
+      : describe("created", bundle, values.out),
   );
   return EXIT_OK;
 }
@@ -131,7 +135,7 @@ export async function runBundleAdd(args: string[], io: CliIO): Promise<number> {
   }
   await writeFileAtomic(out, formatBundle(bundle), { overwrite: true });
   await io.stdout(
-    values.json ? jsonOutput(summary(bundle, out)) : describe("updated", bundle, out),
+    values.json ? jsonOutput("bundle.add", summary(bundle, out)) : describe("updated", bundle, out),
   );
   return EXIT_OK;
 }

@@ -7,7 +7,8 @@
 import { checkKid } from "../bundle/bundle.ts";
 import { mergeTrustBundles } from "../bundle/merge.ts";
 import { type VerifiedTrustBundle, verifyTrustBundle } from "../bundle/verify.ts";
-import { type CliIO, EXIT_OK, jsonOutput, parseCommandArgs, UsageError } from "./command.ts";
+import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { sourceName } from "./schema_inputs.ts";
 import { AUTHORITY_OPTIONS, authorityStoreFromFlags, readBundleFile } from "./bundle_trust.ts";
@@ -70,7 +71,12 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
       if (!result.valid) {
         // Only verified bundles may be merged (§21.4): one failure stops the merge.
         if (json) {
-          await io.stdout(jsonOutput({ merged: false, out, inputs: reports }));
+          await io.stdout(jsonOutput("bundle.merge", {
+            ok: false,
+            error: { code: result.errorCode!, message: result.errorMessage! },
+            out,
+            inputs: reports,
+          }));
         } else {
           await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}\n`);
           await io.stderr(verificationHint(result));
@@ -96,7 +102,13 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
   const revs = merged.revocations.map((r) => r.domain);
   await io.stdout(
     json
-      ? jsonOutput({ merged: true, out, inputs: reports, documents: docs, revocations: revs })
+      ? jsonOutput("bundle.merge", {
+        ok: true,
+        out,
+        inputs: reports,
+        documents: docs,
+        revocations: revs,
+      })
       : `merged ${inputs.length} verified bundle(s) into ${out} (unsigned; sign it before ` +
         `sharing)\ndocuments: ${list(docs)}\nrevocations: ${list(revs)}\n`,
   );

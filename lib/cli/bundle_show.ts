@@ -5,7 +5,8 @@
  */
 import { parsePublicKeyPem } from "../crypto/keys.ts";
 import { isSignedTrustBundle } from "../bundle/bundle.ts";
-import { type CliIO, EXIT_OK, jsonOutput, parseCommandArgs, UsageError } from "./command.ts";
+import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { sourceName } from "./schema_inputs.ts";
 import { parseBundleInput, readBundleFile } from "./bundle_trust.ts";
 
@@ -49,7 +50,8 @@ export async function runBundleShow(args: string[], io: CliIO): Promise<number> 
     revoked_keys: r.revoked_keys.length,
   }));
   if (values.json) {
-    await io.stdout(jsonOutput({
+    await io.stdout(jsonOutput("bundle.show", {
+      ok: true,
       file: sourceName(file),
       schemapin_bundle_version: bundle.schemapin_bundle_version,
       created_at: bundle.created_at,

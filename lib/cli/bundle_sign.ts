@@ -6,7 +6,8 @@
 import { checkKid } from "../bundle/bundle.ts";
 import { signTrustBundle } from "../bundle/sign.ts";
 import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
-import { type CliIO, EXIT_OK, jsonOutput, parseCommandArgs, UsageError } from "./command.ts";
+import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { sourceName } from "./schema_inputs.ts";
 import { asInputError, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
@@ -92,6 +93,7 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
   }
   await writeFileAtomic(out, formatBundle(signed), { overwrite: true });
   const result = {
+    ok: true,
     out,
     kid: values.kid,
     fingerprint: key.publicKey.fingerprint,
@@ -101,8 +103,10 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
     revocations: signed.revocations.map((r) => r.domain),
   };
   await io.stdout(
-    values.json ? jsonOutput(result) : `signed ${out} as ${values.kid} (${result.fingerprint})` +
-      (signed.expires_at ? `, expires ${signed.expires_at}` : "") + "\n",
+    values.json
+      ? jsonOutput("bundle.sign", result)
+      : `signed ${out} as ${values.kid} (${result.fingerprint})` +
+        (signed.expires_at ? `, expires ${signed.expires_at}` : "") + "\n",
   );
   return EXIT_OK;
 }

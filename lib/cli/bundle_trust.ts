@@ -24,6 +24,7 @@ import {
 import { type LoadedTrustBundle, loadTrustBundle } from "../bundle/resolver.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
+import { refusePem } from "./pem_input.ts";
 import { parseJson } from "../json/parse.ts";
 
 // This module does not import schema_inputs.ts: schema_inputs.ts (loadTrust) imports it.
@@ -166,6 +167,7 @@ export async function authorityStoreFromFlags(
 /** Reads a bundle file strictly (`JSON_INVALID` / `IO_FAILED` name the file). */
 export async function readBundleFile(path: string, io: CliIO): Promise<unknown> {
   const bytes = await readInput(path, io);
+  refusePem(bytes, path, "trust bundle");
   try {
     return parseJson(bytes, sourceName(path));
   } catch (e) {

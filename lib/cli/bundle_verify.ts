@@ -12,10 +12,10 @@ import {
   EXIT_FAILED,
   EXIT_OK,
   EXIT_USAGE,
-  jsonOutput,
   parseCommandArgs,
   UsageError,
 } from "./command.ts";
+import { jsonError, jsonOutput, type JsonOutputFields, verificationFields } from "./json_output.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
 import { AUTHORITY_OPTIONS, authorityStoreFromFlags, readBundleFile } from "./bundle_trust.ts";
 import { MemoryBundleAuthorityStore, seedBundleAuthority } from "../bundle/authority.ts";
@@ -44,11 +44,8 @@ export function bundleExitCode(code: string | undefined): number {
 export function verificationJson(
   file: string,
   result: TrustBundleVerification,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = { file: sourceName(file), valid: result.valid };
-  const keys: (keyof TrustBundleVerification)[] = [
-    "errorCode",
-    "errorMessage",
+): JsonOutputFields {
+  const { ok, error, ...rest } = verificationFields(result, [
     "failedStep",
     "kid",
     "fingerprint",
@@ -56,15 +53,21 @@ export function verificationJson(
     "firstUse",
     "signedAt",
     "expiresAt",
-  ];
-  for (const k of keys) if (result[k] !== undefined) out[k] = result[k];
-  if (result.verified) {
-    out.documents = result.verified.bundle.documents.map((d) => d.domain);
-    out.revocations = result.verified.bundle.revocations.map((r) => r.domain);
-  }
-  out.warnings = result.warnings;
-  if (result.unprotectedFields) out.unprotectedFields = result.unprotectedFields;
-  return out;
+  ]);
+  return {
+    ok,
+    ...(error !== undefined ? { error } : {}),
+    file: sourceName(file),
+    ...rest,
+    ...(result.verified
+      ? {
+        documents: result.verified.bundle.documents.map((d) => d.domain),
+        revocations: result.verified.bundle.revocations.map((r) => r.domain),
+      }
+      : {}),
+    warnings: result.warnings,
+    ...(result.unprotectedFields ? { unprotected_fields: result.unprotectedFields } : {}),
+  };
 }
 
 /** The advice printed after a failure the operator can act on. */
@@ -111,7 +114,7 @@ export function verificationNotes(
 export async function reportError(e: unknown, json: boolean, io: CliIO): Promise<number> {
   if (!(e instanceof SchemaPinError)) throw e;
   if (json) {
-    await io.stdout(jsonOutput({ valid: false, errorCode: e.code, errorMessage: e.message }));
+    await io.stdout(jsonError(e.code, e.message));
   } else {
     await io.stderr(`error: ${e.code}: ${e.message}\n`);
   }
@@ -215,7 +218,7 @@ export async function runBundleVerify(args: string[], io: CliIO): Promise<number
   } catch (e) {
     return await reportError(e, json, io);
   }
-  if (json) await io.stdout(jsonOutput(verificationJson(file, result)));
+  if (json) await io.stdout(jsonOutput("bundle.verify", verificationJson(file, result)));
   if (!result.valid) {
     if (!json) {
       await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}\n`);

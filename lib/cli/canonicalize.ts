@@ -7,13 +7,8 @@ import { parseJson } from "../json/parse.ts";
 import { canonicalizeSchemapinV1Bytes, SCHEMAPIN_V1 } from "../json/canonical_schemapin.ts";
 import { canonicalizeJcsBytes, CONTRACTPIN_CANONICAL_JSON_1 } from "../json/canonical_jcs.ts";
 import { sha256Hex } from "../crypto/hash.ts";
-import {
-  type Command,
-  EXIT_OK,
-  jsonOutput,
-  parseCommandArgs,
-  requirePositionals,
-} from "./command.ts";
+import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { readInput } from "./io.ts";
 
 const HELP = `schemapin canonicalize — print the canonical bytes of a JSON document
@@ -53,10 +48,11 @@ export const canonicalizeCommand: Command = {
       ? canonicalizeJcsBytes(value)
       : canonicalizeSchemapinV1Bytes(value);
     if (values.json) {
-      await io.stdout(jsonOutput({
+      await io.stdout(jsonOutput("canonicalize", {
+        ok: true,
         canonicalization: values.contract ? CONTRACTPIN_CANONICAL_JSON_1 : SCHEMAPIN_V1,
         canonical: new TextDecoder().decode(bytes),
-        sha256: sha256Hex(bytes),
+        sha256: `sha256:${sha256Hex(bytes)}`,
       }));
     } else {
       await io.stdout(bytes);

@@ -5,7 +5,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { isJsonObject, ownField } from "../discovery/object.ts";
-import { type LineageSignature, verifyChain } from "../pins/lineage.ts";
+import { type ChainCheck, type LineageSignature, verifyChain } from "../pins/lineage.ts";
 import { parseSchemaSignatureDocument } from "../schema/document.ts";
 import { isSha256Ref } from "../revocation/fingerprint.ts";
 import {
@@ -13,10 +13,10 @@ import {
   type Command,
   EXIT_FAILED,
   EXIT_OK,
-  jsonOutput,
   parseCommandArgs,
   requirePositionals,
 } from "./command.ts";
+import { jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
 
 const HELP = `schemapin chain — check that one signature document succeeds another (§18.3)
@@ -31,7 +31,7 @@ anchors or extends a chain (§4b, §18.4). This is a metadata check only: verify
 signatures first (verify-schema / verify-skill), or the chain proves nothing.
 
 Options:
-  --json   print {"valid", "reason", "expected", "observed", "legacy", "message"}
+  --json   print {"format", "ok", "error", "reason", "hash"|"expected", "observed", "legacy"}
 
 Exit codes: 0 chained; 1 legacy document, no previous_hash or mismatch; 2 unreadable or
 malformed documents.
@@ -74,6 +74,16 @@ async function readDocument(path: string, io: CliIO): Promise<LineageSignature> 
   };
 }
 
+/**
+ * The `--json` fields of a chain check. Chain failures have no spec code (§18.3 names
+ * outcomes, not codes): the error code is `CHAIN_<REASON>` (`CHAIN_MISMATCH`, …).
+ */
+function chainFields(check: ChainCheck): JsonOutputFields {
+  if (check.valid) return { ok: true, hash: check.hash };
+  const { valid: _valid, message, ...rest } = check;
+  return { ok: false, error: { code: `CHAIN_${check.reason.toUpperCase()}`, message }, ...rest };
+}
+
 /** The `chain` command. */
 export const chainCommand: Command = {
   name: "chain",
@@ -91,7 +101,7 @@ export const chainCommand: Command = {
     const previous = await readDocument(previousPath, io);
     const check = verifyChain(current, previous);
     if (values.json) {
-      await io.stdout(jsonOutput(check));
+      await io.stdout(jsonOutput("chain", chainFields(check)));
     } else if (check.valid) {
       await io.stdout(`OK ${sourceName(currentPath)} follows ${sourceName(previousPath)}\n`);
       await io.stderr("note: metadata only; both signatures must be verified separately\n");

@@ -151,16 +151,3 @@ export function requirePositionals(
   }
   return positionals;
 }
-
-/**
- * Serialises a `--json` result: one JSON object, two-space indent, trailing newline.
- *
- * @example
- * ```ts
- * import { jsonOutput } from "./command.ts";
- * jsonOutput({ fingerprint: "sha256:…" });
- * ```
- */
-export function jsonOutput(value: unknown): string {
-  return JSON.stringify(value, null, 2) + "\n";
-}

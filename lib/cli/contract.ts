@@ -14,6 +14,7 @@ import {
   EXIT_USAGE,
   UsageError,
 } from "./command.ts";
+import { jsonError, wantsJson } from "./json_output.ts";
 import { runContractDigest } from "./contract_digest.ts";
 import { runContractInit } from "./contract_init.ts";
 import { LIMITS_HELP } from "./contract_shared.ts";
@@ -128,6 +129,7 @@ export const contractCommand: Command = {
       // Every error a subcommand throws is about its input (arguments, lock, config, dump):
       // §6 exit 2. Server failures are results, reported by the subcommands themselves.
       if (e instanceof SchemaPinError) {
+        if (wantsJson(rest)) await io.stdout(jsonError(e.code, e.message));
         await io.stderr(describeError(e).message + "\n");
         return EXIT_USAGE;
       }

@@ -11,7 +11,8 @@ import { projectContract } from "../contractpin/contract.ts";
 import { digestJson, digestToolList } from "../contractpin/digest.ts";
 import { ServerFailure } from "../contractpin/mcp/errors.ts";
 import { listingFromDump } from "../contractpin/mcp/file.ts";
-import { type CliIO, EXIT_OK, jsonOutput, UsageError } from "./command.ts";
+import { type CliIO, EXIT_OK, UsageError } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { readInput } from "./io.ts";
 import { parseWithTokens } from "./contract_shared.ts";
 
@@ -54,8 +55,8 @@ export async function runContractDigest(args: string[], io: CliIO): Promise<numb
     const digest = digestJson(subject);
     await io.stdout(
       values.json
-        ? jsonOutput({
-          format: "schemapin.contract.digest/1",
+        ? jsonOutput("contract.digest", {
+          ok: true,
           file: source,
           kind: values.tool ? "tool" : "raw",
           digest,
@@ -80,8 +81,8 @@ export async function runContractDigest(args: string[], io: CliIO): Promise<numb
   if (values.json) {
     const out: Record<string, { digest: string; fields: Record<string, string> }> = {};
     for (const t of list.tools.values()) out[t.name] = { digest: t.digest, fields: t.fields };
-    await io.stdout(jsonOutput({
-      format: "schemapin.contract.digest/1",
+    await io.stdout(jsonOutput("contract.digest", {
+      ok: true,
       file: source,
       kind: "tools/list",
       tool_count: list.tools.size,

@@ -21,7 +21,8 @@ import { type HeaderTemplate, parseHeader } from "../contractpin/secrets.ts";
 import { defaultSnapshotPath, serializeSnapshot } from "../contractpin/snapshot.ts";
 import type { DiscoveredServer, SkippedServer } from "../contractpin/discover.ts";
 import { processEnv } from "../contractpin/secrets.ts";
-import { type CliIO, EXIT_FAILED, EXIT_OK, jsonOutput, UsageError } from "./command.ts";
+import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { exists, writeFileAtomic } from "./io.ts";
 import {
   LIMIT_OPTIONS,
@@ -321,8 +322,8 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
   await writeFileAtomic(lockPath, serializeLock(lock), { overwrite: true });
 
   if (values.json) {
-    await io.stdout(jsonOutput({
-      format: "schemapin.contract.init/1",
+    await io.stdout(jsonOutput("contract.init", {
+      ok: true,
       lock: lockPath,
       snapshot: snapshotPath ?? null,
       generated_at: lock.generated_at,

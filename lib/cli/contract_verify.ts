@@ -7,12 +7,18 @@
  */
 import { dirname, resolve } from "node:path";
 import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
-import { formatGithub, formatHuman, formatSarif } from "../contractpin/report.ts";
+import {
+  formatGithub,
+  formatHuman,
+  formatSarif,
+  type VerifyReport,
+} from "../contractpin/report.ts";
 import { verifyLock } from "../contractpin/run.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
 import { defaultSnapshotPath } from "../contractpin/snapshot.ts";
 import { VERSION } from "../version.ts";
-import { type CliIO, jsonOutput, UsageError } from "./command.ts";
+import { type CliIO, UsageError } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { readInput } from "./io.ts";
 import {
   LIMIT_OPTIONS,
@@ -82,7 +88,7 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
 
   switch (format) {
     case "json":
-      await io.stdout(jsonOutput(report));
+      await io.stdout(reportJson(report));
       break;
     case "sarif":
       await io.stdout(formatSarif(report, lockText, VERSION));
@@ -94,4 +100,30 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
       await io.stdout(formatHuman(report, { diffs: !values["no-diff"] }));
   }
   return report.exit_code;
+}
+
+/**
+ * The `--json` report: the library's `schemapin.contract.verify/1` report with the CLI's `ok`
+ * and, on failure, an `error` (code `CONTRACT_DRIFT`: the contract spec names outcomes, not
+ * codes) summing up what failed.
+ */
+function reportJson(report: VerifyReport): string {
+  const { format: _format, ...rest } = report;
+  const ok = report.exit_code === 0;
+  const s = report.summary;
+  const failed = [
+    s.drifted ? `${s.drifted} drifted` : "",
+    s.unreachable ? `${s.unreachable} unreachable` : "",
+    s.unpinned ? `${s.unpinned} unpinned` : "",
+  ].filter((x) => x !== "").join(", ");
+  return jsonOutput("contract.verify", {
+    ok,
+    ...(ok ? {} : {
+      error: {
+        code: "CONTRACT_DRIFT",
+        message: `${failed} of ${s.servers} server(s) in ${report.lock}`,
+      },
+    }),
+    ...rest,
+  });
 }

@@ -16,10 +16,10 @@ import {
   type Command,
   EXIT_FAILED,
   EXIT_OK,
-  jsonOutput,
   parseCommandArgs,
   UsageError,
 } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 import { didYouMean } from "./suggest.ts";
 import {
@@ -114,7 +114,8 @@ async function runRecord(args: string[], io: CliIO): Promise<number> {
   });
   const value = formatDnsTxtRecord(key.fingerprint, values.kid);
   if (values.json) {
-    await io.stdout(jsonOutput({
+    await io.stdout(jsonOutput("dns.record", {
+      ok: true,
       ...(name ? { name } : {}),
       value,
       fingerprint: key.fingerprint,
@@ -152,7 +153,7 @@ async function expectedFingerprint(
     return { fingerprint: values.fingerprint, source: "--fingerprint" };
   }
   if (values.discovery !== undefined) {
-    const value = await readJsonFile(values.discovery, io, "discovery document");
+    const value = await readJsonFile(values.discovery, io, "discovery document", "--key");
     const source = sourceName(values.discovery);
     const { document } = parseDiscoveryDocument(value, source);
     return { fingerprint: loadDiscoveryKey(document, source).fingerprint, source };
@@ -220,8 +221,9 @@ async function runCheck(args: string[], io: CliIO): Promise<number> {
   const ok = lookup.state === "present" &&
     (decision === undefined || decision.check.state === "match");
   if (json) {
-    await io.stdout(jsonOutput({
+    await io.stdout(jsonOutput("dns.check", {
       ok,
+      ...(ok ? {} : { error: dnsCheckError(lookup, decision?.failure) }),
       name: lookup.name,
       server: lookup.server,
       state: decision?.check.state ?? lookup.state,
@@ -231,8 +233,7 @@ async function runCheck(args: string[], io: CliIO): Promise<number> {
       ...(lookup.reason !== undefined ? { reason: lookup.reason } : {}),
       records: lookup.records,
       candidates: lookup.candidates,
-      ...(expected ? { expected: expected.fingerprint, expectedSource: expected.source } : {}),
-      ...(decision?.failure ? { errorCode: decision.failure.errorCode } : {}),
+      ...(expected ? { expected: expected.fingerprint, expected_source: expected.source } : {}),
     }));
     return ok ? EXIT_OK : EXIT_FAILED;
   }
@@ -271,6 +272,28 @@ async function runCheck(args: string[], io: CliIO): Promise<number> {
   }
   if (decision && !ok) await io.stderr(describeDnsCheck(decision.check) + "\n");
   return ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/** The `error` of a failed `dns check --json`: the cross-check's failure, else the lookup's. */
+function dnsCheckError(
+  lookup: { state: string; name: string; server: string; reason?: string },
+  failure: { errorCode: string; errorMessage: string } | undefined,
+): { code: string; message: string } {
+  if (failure) return { code: failure.errorCode, message: failure.errorMessage };
+  switch (lookup.state) {
+    case "failed":
+      return {
+        code: "DISCOVERY_FETCH_FAILED",
+        message: `no answer for ${lookup.name} from ${lookup.server}: ${lookup.reason}`,
+      };
+    case "malformed":
+      return { code: "DISCOVERY_INVALID", message: lookup.reason ?? "malformed TXT record" };
+    default:
+      return {
+        code: "KEY_NOT_FOUND",
+        message: `no TXT record with v=schemapin1 at ${lookup.name}`,
+      };
+  }
 }
 
 /** The `dns` command (`record`, `check`). */

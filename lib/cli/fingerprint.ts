@@ -4,13 +4,8 @@
  * @module
  */
 import { parsePrivateKeyPem, parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
-import {
-  type Command,
-  EXIT_OK,
-  jsonOutput,
-  parseCommandArgs,
-  requirePositionals,
-} from "./command.ts";
+import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { readTextInput } from "./io.ts";
 
 const HELP = `schemapin fingerprint — print the SHA-256 fingerprint of a P-256 key
@@ -58,7 +53,11 @@ export const fingerprintCommand: Command = {
     const key = publicKeyFromAnyPem(await readTextInput(file, io), file === "-" ? "stdin" : file);
     await io.stdout(
       values.json
-        ? jsonOutput({ fingerprint: key.fingerprint, public_key_pem: key.pem })
+        ? jsonOutput("fingerprint", {
+          ok: true,
+          fingerprint: key.fingerprint,
+          public_key_pem: key.pem,
+        })
         : key.fingerprint + "\n",
     );
     return EXIT_OK;

@@ -12,11 +12,11 @@ import {
   type CliIO,
   type Command,
   EXIT_OK,
-  jsonOutput,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 
 const HELP = `schemapin hash-skill — hash a skill folder (SchemaPin §4b)
 
@@ -162,7 +162,8 @@ export const hashSkillCommand: Command = {
       progress.done();
     }
     if (values.json) {
-      await io.stdout(jsonOutput({
+      await io.stdout(jsonOutput("hash-skill", {
+        ok: true,
         skill_hash: hash.skillHash,
         files: hash.entries.length,
         total_bytes: hash.totalBytes,

@@ -10,11 +10,11 @@ import { SchemaPinError } from "../errors.ts";
 import {
   type Command,
   EXIT_OK,
-  jsonOutput,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { describeFsError, exists, writeFileAtomic } from "./io.ts";
 import { buildDiscoveryDocument } from "../discovery/document.ts";
 import { PASSPHRASE_OPTIONS, readPassphrase } from "./private_key.ts";
@@ -152,7 +152,8 @@ export const keygenCommand: Command = {
     }
     await io.stdout(
       values.json
-        ? jsonOutput({
+        ? jsonOutput("keygen", {
+          ok: true,
           fingerprint: key.publicKey.fingerprint,
           public_key_pem: key.publicKey.pem,
           private_key_path: privatePath,

@@ -7,6 +7,7 @@
 import { VERSION } from "../version.ts";
 import { type CliIO, describeError, EXIT_OK, EXIT_USAGE } from "./command.ts";
 import { COMMAND_ENTRIES } from "./registry.ts";
+import { errorCodeOf, jsonError, plainMessage, wantsJson } from "./json_output.ts";
 import { didYouMean } from "./suggest.ts";
 
 function topLevelHelp(): string {
@@ -59,7 +60,9 @@ export async function runCli(args: string[], io: CliIO): Promise<number> {
         ...COMMAND_ENTRIES.map((c) => c.name),
         ...["help", "version", "--help", "--version"],
       ]);
-      await io.stderr(`error: unknown command "${first}"${hint} (see schemapin --help)\n`);
+      const message = `unknown command "${first}"${hint}`;
+      if (wantsJson(rest)) await io.stdout(jsonError("USAGE", message));
+      await io.stderr(`error: ${message} (see schemapin --help)\n`);
       return EXIT_USAGE;
     }
     const command = await entry.load(); // only this command's modules (registry.ts)
@@ -71,6 +74,8 @@ export async function runCli(args: string[], io: CliIO): Promise<number> {
     return await command.run(rest, io);
   } catch (e) {
     const { code, message } = describeError(e);
+    // Under --json the error is also the result on stdout (GUIDE.md, CLI contract).
+    if (wantsJson(args)) await io.stdout(jsonError(errorCodeOf(e), plainMessage(e)));
     await io.stderr(message + "\n");
     if (Deno.env.get("SCHEMAPIN_DEBUG") && e instanceof Error) await io.stderr(`${e.stack}\n`);
     return code;

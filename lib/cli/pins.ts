@@ -25,10 +25,10 @@ import {
   type Command,
   EXIT_FAILED,
   EXIT_OK,
-  jsonOutput,
   parseCommandArgs,
   UsageError,
 } from "./command.ts";
+import { documentText, failureFields, jsonOutput } from "./json_output.ts";
 import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 import { writeFileAtomic } from "./io.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
@@ -123,7 +123,7 @@ async function fingerprintFrom(values: Values, sub: string, io: CliIO): Promise<
   }
   const file = values.discovery!;
   const { document } = parseDiscoveryDocument(
-    await readJsonFile(file, io, "discovery document"),
+    await readJsonFile(file, io, "discovery document", "--key"),
     sourceName(file),
   );
   return loadDiscoveryKey(document, sourceName(file)).fingerprint;
@@ -156,7 +156,13 @@ export const pinsCommand: Command = {
         if (positionals.length) throw new UsageError("pins list: takes no arguments");
         const pins = await store.list();
         if (values.json) {
-          await io.stdout(jsonOutput({ pin_store: store.path, pins: pins.map(pinRecordToJson) }));
+          await io.stdout(
+            jsonOutput("pins.list", {
+              ok: true,
+              pin_store: store.path,
+              pins: pins.map(pinRecordToJson),
+            }),
+          );
         } else if (pins.length === 0) {
           await io.stderr(`no pins in ${store.path}\n`);
         } else {
@@ -168,10 +174,25 @@ export const pinsCommand: Command = {
         const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
         const pin = await store.get(toolId, domain);
         if (!pin) {
-          await io.stderr(`${toolId}@${domain} is not pinned in ${store.path}\n`);
+          const message = `${toolId}@${domain} is not pinned in ${store.path}`;
+          if (values.json) {
+            await io.stdout(jsonOutput("pins.show", {
+              ...failureFields("KEY_NOT_FOUND", message),
+              pin_store: store.path,
+            }));
+          }
+          await io.stderr(message + "\n");
           return EXIT_FAILED;
         }
-        await io.stdout(values.json ? jsonOutput(pinRecordToJson(pin)) : line(pin) + "\n");
+        await io.stdout(
+          values.json
+            ? jsonOutput("pins.show", {
+              ok: true,
+              pin_store: store.path,
+              pin: pinRecordToJson(pin),
+            })
+            : line(pin) + "\n",
+        );
         return EXIT_OK;
       }
       case "add": {
@@ -221,7 +242,7 @@ export const pinsCommand: Command = {
       }
       case "export": {
         if (positionals.length) throw new UsageError("pins export: takes no arguments");
-        const text = jsonOutput({
+        const text = documentText({
           schemapin_pins_version: 1,
           pins: (await store.list()).map(pinRecordToJson),
         });

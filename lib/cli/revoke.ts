@@ -14,11 +14,11 @@ import {
 import {
   type Command,
   EXIT_OK,
-  jsonOutput,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
+import { documentText } from "./json_output.ts";
 import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 import { exists, writeFileAtomic } from "./io.ts";
 import { readJsonFile, requireDomainFlag } from "./schema_inputs.ts";
@@ -96,7 +96,7 @@ export const revokeCommand: Command = {
       doc = buildRevocationDocument(domain);
     }
     const next = addRevokedKey(doc, fingerprint, values.reason);
-    const text = jsonOutput(next);
+    const text = documentText(next);
     if (values.into !== undefined) {
       await writeFileAtomic(values.into, text, { overwrite: true });
       await io.stderr(

@@ -40,8 +40,10 @@ import {
   lookupDnsTxt,
 } from "../dns/check.ts";
 import { type DnsServer, parseDnsServer } from "../dns/resolve.ts";
-import { type CliIO, EXIT_FAILED, EXIT_USAGE, jsonOutput, UsageError } from "./command.ts";
+import { type CliIO, EXIT_FAILED, EXIT_USAGE, UsageError } from "./command.ts";
+import { jsonError } from "./json_output.ts";
 import { describeFsError, readInput, readTextInput } from "./io.ts";
+import { refusePem } from "./pem_input.ts";
 
 /** The name a path is reported under (`stdin` for `-`). */
 export function sourceName(path: string): string {
@@ -50,10 +52,18 @@ export function sourceName(path: string): string {
 
 /**
  * Reads and strictly parses a JSON file; `JSON_INVALID` / `IO_FAILED` name the file and say
- * what it was supposed to be.
+ * what it was supposed to be. A PEM file (a key given in place of the document) is
+ * `INPUT_INVALID` saying what it is; with `keyFlag`, the message names the flag that takes a
+ * key (`--discovery public.pem` → "… not a discovery document (use --public-key FILE)").
  */
-export async function readJsonFile(path: string, io: CliIO, what: string): Promise<JsonValue> {
+export async function readJsonFile(
+  path: string,
+  io: CliIO,
+  what: string,
+  keyFlag?: string,
+): Promise<JsonValue> {
   const bytes = await readInput(path, io);
+  refusePem(bytes, path, what, keyFlag);
   try {
     return parseJson(bytes, sourceName(path));
   } catch (e) {
@@ -528,8 +538,10 @@ async function prepareTrust(plan: TrustPlan, io: CliIO): Promise<PreparedTrust> 
     return ready(validateTrust(trust));
   }
   if (values.discovery !== undefined) {
+    // A PEM key given as --discovery: say so, and where a key goes (guard takes no key file).
+    const keyFlag = plan.command === "guard" ? undefined : "--public-key";
     const trust: TrustInputs = {
-      discovery: await readJsonFile(values.discovery, io, "discovery document"),
+      discovery: await readJsonFile(values.discovery, io, "discovery document", keyFlag),
       discoverySource: sourceName(values.discovery),
     };
     if (values.revocation !== undefined) {
@@ -737,7 +749,7 @@ export function verifyExitCode(code: string | undefined): number {
 export async function reportInputFailure(e: unknown, json: boolean, io: CliIO): Promise<number> {
   if (!(e instanceof SchemaPinError)) throw e;
   if (json) {
-    await io.stdout(jsonOutput({ valid: false, errorCode: e.code, errorMessage: e.message }));
+    await io.stdout(jsonError(e.code, e.message));
   } else {
     await io.stderr(`error: ${e.code}: ${e.message}\n`);
   }

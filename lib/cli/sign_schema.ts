@@ -20,11 +20,11 @@ import {
   type Command,
   EXIT_OK,
   EXIT_USAGE,
-  jsonOutput,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
+import { batchFailure, failureFields, jsonError, jsonOutput } from "./json_output.ts";
 import {
   AtomicBatchWriter,
   describeFsError,
@@ -228,10 +228,13 @@ export const signSchemaCommand: Command = {
     const signed = signOne(schema, key, docOptions, sourceName(file));
     if (values.out !== undefined) {
       await writeFileAtomic(values.out, signed.text, { overwrite: true });
-      if (values.json) await io.stdout(jsonOutput({ ...signed.json, out: values.out }));
-      else if (!values.quiet) await io.stdout(`wrote ${values.out}\n`);
+      if (values.json) {
+        await io.stdout(jsonOutput("sign-schema", { ok: true, ...signed.json, out: values.out }));
+      } else if (!values.quiet) await io.stdout(`wrote ${values.out}\n`);
     } else {
-      await io.stdout(values.json ? jsonOutput(signed.json) : signed.text);
+      await io.stdout(
+        values.json ? jsonOutput("sign-schema", { ok: true, ...signed.json }) : signed.text,
+      );
     }
     return EXIT_OK;
   },
@@ -279,7 +282,7 @@ async function signBatch(
 
   const fail = async (path: string, e: SchemaPinError) => {
     failed++;
-    results.push({ file: path, ok: false, error_code: e.code, error_message: e.message });
+    results.push({ file: path, ...failureFields(e.code, e.message) });
     if (!ctx.json) await io.stderr(`error: ${path}: ${e.code}: ${e.message}\n`);
   };
   const commit = async () => {
@@ -294,7 +297,7 @@ async function signBatch(
         await fail(item.path, error);
         continue;
       }
-      results.push({ ...item.json, out: item.out, ok: true });
+      results.push({ file: item.path, ok: true, ...item.json, out: item.out });
       if (!ctx.json && !ctx.quiet) await io.stdout(`signed ${item.path} -> ${item.out}\n`);
     }
   };
@@ -332,17 +335,24 @@ async function signBatch(
     await io.stderr(`warning: skipped ${joinPath(dir, name)} (not a regular file)\n`);
   }
   const summary = { total: files.length, signed: files.length - failed, failed };
+  if (files.length === 0) {
+    const message = `no file in ${dir} matches ${JSON.stringify(pattern)}`;
+    if (ctx.json) await io.stdout(jsonError("INPUT_INVALID", message));
+    await io.stderr(`error: ${message}\n`);
+    return EXIT_USAGE;
+  }
   if (ctx.json) {
-    await io.stdout(jsonOutput({ summary, results }));
+    await io.stdout(jsonOutput("sign-schema.batch", {
+      ok: failed === 0,
+      ...(failed === 0 ? {} : batchFailure(failed, files.length, "signed")),
+      summary,
+      results,
+    }));
   } else {
     await io.stdout(
       `${summary.signed} of ${summary.total} schema(s) signed` +
         (failed ? `, ${failed} failed\n` : "\n"),
     );
-  }
-  if (files.length === 0) {
-    await io.stderr(`error: no file in ${dir} matches ${JSON.stringify(pattern)}\n`);
-    return EXIT_USAGE;
   }
   return failed > 0 ? EXIT_USAGE : EXIT_OK;
 }

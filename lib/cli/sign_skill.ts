@@ -14,11 +14,11 @@ import {
   type CliIO,
   type Command,
   EXIT_OK,
-  jsonOutput,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
 import { LIMIT_OPTIONS, limitsFromArgs, QUIET_OPTION, skillProgress } from "./hash_skill.ts";
 import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
@@ -55,7 +55,7 @@ Options:
   --signer-kid KID      key id (default: the key's sha256: fingerprint)
   --max-entries N       most files allowed (default 10000)
   --max-bytes SIZE      most bytes allowed (default 256M)
-  --json                print {"path", "document"}
+  --json                print {"format", "ok", "out", "document"}
   -q, --quiet           no progress line (on a terminal, one counts the files while the
                         folder is listed, then the files and bytes hashed)
 
@@ -167,7 +167,7 @@ export const signSkillCommand: Command = {
     const out = `${root === "/" ? "" : root}/${SIGNATURE_FILE_NAME}`;
     await writeFileAtomic(out, formatSkillSignatureDocument(signed.document), { overwrite: true });
     if (values.json) {
-      await io.stdout(jsonOutput({ path: out, document: signed.document }));
+      await io.stdout(jsonOutput("sign-skill", { ok: true, out, document: signed.document }));
     } else {
       const d = signed.document;
       await io.stdout(

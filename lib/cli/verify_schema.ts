@@ -20,11 +20,18 @@ import {
   type Command,
   EXIT_OK,
   EXIT_USAGE,
-  jsonOutput,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
+import {
+  batchFailure,
+  failureFields,
+  jsonError,
+  jsonOutput,
+  type JsonOutputFields,
+  verificationFields,
+} from "./json_output.ts";
 import {
   checkTrustFlags,
   confirmFirstUseWith,
@@ -230,34 +237,31 @@ async function checkSignatureDir(dir: string): Promise<void> {
   }
 }
 
-/** A result as printed by `--json` (the parsed document is left out). */
-function resultJson(result: Result): Record<string, unknown> {
-  const order: (keyof Result)[] = [
-    "valid",
-    "errorCode",
-    "errorMessage",
-    "domain",
-    "toolId",
-    "developerName",
-    "keyFingerprint",
-    "keyPinning",
-    "pinnedFingerprint",
-    "signatureFormat",
-    "schemaHash",
-    "signedAt",
-    "signerKid",
-    "expired",
-    "expiresAt",
-    "schemaVersion",
-    "previousHash",
-    "warnings",
-    "unprotectedFields",
-    "discoverySource",
-    "dns",
-  ];
-  const out: Record<string, unknown> = {};
-  for (const k of order) if (result[k] !== undefined) out[k] = result[k];
-  return out;
+/** The fields of a result printed by `--json` (the parsed document is left out). */
+const RESULT_KEYS = [
+  "domain",
+  "toolId",
+  "developerName",
+  "keyFingerprint",
+  "keyPinning",
+  "pinnedFingerprint",
+  "signatureFormat",
+  "schemaHash",
+  "signedAt",
+  "signerKid",
+  "expired",
+  "expiresAt",
+  "schemaVersion",
+  "previousHash",
+  "warnings",
+  "unprotectedFields",
+  "discoverySource",
+  "dns",
+] as const satisfies readonly (keyof Result)[];
+
+/** A result as printed by `--json`. */
+function resultJson(result: Result): JsonOutputFields {
+  return verificationFields(result, RESULT_KEYS);
 }
 
 function toolIdFor(explicit: string | undefined, schema: JsonValue, file: string): string {
@@ -429,7 +433,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         },
       });
       if (values.json) {
-        await io.stdout(jsonOutput(resultJson(result)));
+        await io.stdout(jsonOutput("verify-schema", resultJson(result)));
       } else {
         await printVerifyNotes(result, io);
         if (result.valid) {
@@ -549,7 +553,7 @@ async function verifyBatch(
     } else {
       const e = error!;
       code = verifyExitCode(e.code);
-      entry = { file: path, valid: false, errorCode: e.code, errorMessage: e.message };
+      entry = { file: path, ...failureFields(e.code, e.message) };
       if (!ctx.json) await io.stdout(`FAIL ${path}: ${e.code}: ${e.message}\n`);
     }
     if (code === EXIT_OK) verified++;
@@ -594,17 +598,26 @@ async function verifyBatch(
   for (const name of skipped) {
     await io.stderr(`warning: skipped ${joinPath(dir, name)} (not a regular file)\n`);
   }
-  const summary = { total: files.length, valid: verified, invalid: files.length - verified };
+  const summary = { total: files.length, verified, failed: files.length - verified };
+  if (files.length === 0) {
+    const message = `no file in ${dir} matches ${JSON.stringify(pattern)}`;
+    if (ctx.json) await io.stdout(jsonError("INPUT_INVALID", message));
+    await io.stderr(`error: ${message}\n`);
+    return EXIT_USAGE;
+  }
   if (ctx.json) {
-    await io.stdout(jsonOutput({ summary, results }));
+    await io.stdout(
+      jsonOutput("verify-schema.batch", {
+        ok: worst === EXIT_OK,
+        ...(worst === EXIT_OK ? {} : batchFailure(summary.failed, summary.total, "verified")),
+        summary,
+        results,
+      }),
+    );
   } else {
     await io.stdout(
-      `${summary.valid} of ${summary.total} schema(s) verified, ${summary.invalid} failed\n`,
+      `${summary.verified} of ${summary.total} schema(s) verified, ${summary.failed} failed\n`,
     );
-  }
-  if (files.length === 0) {
-    await io.stderr(`error: no file in ${dir} matches ${JSON.stringify(pattern)}\n`);
-    return EXIT_USAGE;
   }
   return worst;
 }

@@ -19,11 +19,11 @@ import type { BeforePinHook } from "../schema/flow.ts";
 import {
   type Command,
   EXIT_OK,
-  jsonOutput,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
+import { jsonOutput, type JsonOutputFields, verificationFields } from "./json_output.ts";
 import { readInput } from "./io.ts";
 import { LIMIT_OPTIONS, limitsFromArgs, QUIET_OPTION, skillProgress } from "./hash_skill.ts";
 import {
@@ -135,9 +135,36 @@ const OPTIONS = {
 } as const;
 
 /** A result as printed by `--json` (the parsed document is left out). */
-function resultJson(result: SkillVerificationResult): Record<string, unknown> {
-  const { document: _document, ...rest } = result;
-  return rest;
+function resultJson(
+  result: SkillVerificationResult & { dns?: unknown; discoverySource?: string },
+): JsonOutputFields {
+  return verificationFields(result, [
+    "domain",
+    "toolId",
+    "skillName",
+    "developerName",
+    "keyFingerprint",
+    "keyPinning",
+    "pinnedFingerprint",
+    "signatureFormat",
+    "skillHash",
+    "files",
+    "totalBytes",
+    "changes",
+    "unsignedFiles",
+    "signedAt",
+    "signerKid",
+    "expired",
+    "expiresAt",
+    "schemaVersion",
+    "previousHash",
+    "lineageAnchor",
+    "signsLegacyHash",
+    "warnings",
+    "unprotectedFields",
+    "discoverySource",
+    "dns",
+  ]);
 }
 
 /** What the command needs from its environment (tests replace the prompt). */
@@ -224,7 +251,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         progress.done();
       }
       if (json) {
-        await io.stdout(jsonOutput(resultJson(result)));
+        await io.stdout(jsonOutput("verify-skill", resultJson(result)));
         return resultExitCode(result);
       }
       await printVerifyNotes(result, io);

@@ -7,11 +7,11 @@ import { buildDiscoveryDocument } from "../discovery/document.ts";
 import {
   type Command,
   EXIT_OK,
-  jsonOutput,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
+import { documentText } from "./json_output.ts";
 import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 import { writeFileAtomic } from "./io.ts";
 
@@ -74,7 +74,7 @@ export const wellKnownCommand: Command = {
       revocationEndpoint: values["revocation-endpoint"],
       revokedKeys: values.revoked,
     });
-    const text = jsonOutput(doc);
+    const text = documentText(doc);
     if (values.out !== undefined) {
       await writeFileAtomic(values.out, text, { overwrite: values.force === true });
       await io.stderr(`wrote ${values.out} (key ${key.fingerprint})\n`);

@@ -12,6 +12,7 @@ import { type Dnsmasq, findDnsmasq, startDnsmasq, startFakeDns } from "../fixtur
 import { discoveryFor, OTHER, SIGNER, toolSchema } from "../schema/_fixtures.ts";
 import { runCliProcess, runInProcess, withTempDir } from "../cli/run.ts";
 import { ignoreWithout } from "../required_tool.ts";
+import { assertJsonOutput } from "../cli/json_schemas.ts";
 
 const ZONE = "example.test";
 const FP = SIGNER.publicKey.fingerprint;
@@ -163,9 +164,9 @@ Deno.test({
         for (const [host, code] of cases) {
           const r = await run(host, d.server, "--json");
           assert.equal(r.code, 1, r.stdout);
-          const json = JSON.parse(r.stdout);
-          assert.equal(json.errorCode, code);
-          assert.equal(json.dns.state, host);
+          const json = await assertJsonOutput(r.stdout);
+          assert.equal((json.error as { code: string }).code, code);
+          assert.equal((json.dns as { state: string }).state, host);
           assert.equal(await pinned(host), false, `${host}: no pin`);
         }
         const fake = await startFakeDns({ rcode: 2 });
@@ -235,7 +236,7 @@ Deno.test({
           "--json",
         ]);
         assert.equal(check.code, 0, check.stderr);
-        assert.equal(JSON.parse(check.stdout).state, "match");
+        assert.equal((await assertJsonOutput(check.stdout)).state, "match");
         const expect: [string[], number, RegExp][] = [
           [["dns", "check", `match.${ZONE}`, "--dns-server", d.server], 0, /^OK _schemapin\.match/],
           [
