@@ -215,3 +215,59 @@ export function formatPem(label: string, der: Uint8Array): string {
   for (let i = 0; i < body.length; i += 64) out += body.slice(i, i + 64) + "\n";
   return out + `-----END ${label}-----\n`;
 }
+
+/**
+ * What a PEM file whose first line is `-----BEGIN label-----` holds, in words: `a PEM public
+ * key`, `a PEM private key`, `an encrypted PEM private key`, `a PEM certificate`, or
+ * `a PEM file (label)`.
+ *
+ * @example
+ * ```ts
+ * import { describePemLabel } from "./pem.ts";
+ * describePemLabel("EC PRIVATE KEY"); // "a PEM private key"
+ * ```
+ */
+export function describePemLabel(label: string): string {
+  if (label === "PUBLIC KEY" || / PUBLIC KEY$/.test(label)) return "a PEM public key";
+  if (label === "ENCRYPTED PRIVATE KEY") return "an encrypted PEM private key";
+  if (label === "PRIVATE KEY" || / PRIVATE KEY$/.test(label)) return "a PEM private key";
+  if (label === "CERTIFICATE") return "a PEM certificate";
+  return `a PEM file (${label})`;
+}
+
+/**
+ * The label of `bytes` when they start like a PEM file (`-----BEGIN label-----`, after an
+ * optional byte order mark and whitespace), else `undefined`. Only the first line is looked
+ * at: this tells a key given in place of a JSON document apart, it does not validate PEM.
+ *
+ * @example
+ * ```ts
+ * import { pemLabelOf } from "./pem.ts";
+ * pemLabelOf(new TextEncoder().encode("-----BEGIN PUBLIC KEY-----\nMFkw…")); // "PUBLIC KEY"
+ * pemLabelOf(new TextEncoder().encode('{"schema_version":"1.4"}')); // undefined
+ * ```
+ */
+export function pemLabelOf(bytes: Uint8Array): string | undefined {
+  const head = new TextDecoder().decode(bytes.subarray(0, 200)).replace(/^\ufeff/, "");
+  const m = /^\s*-----BEGIN ([\x21-\x2c\x2e-\x7e](?:[ -]?[\x21-\x2c\x2e-\x7e])*)-----/.exec(head);
+  return m?.[1];
+}
+
+/**
+ * When `bytes`, expected to be a JSON `what` (e.g. `discovery document`), are a PEM file
+ * instead: the sentence saying so (`this is a PEM public key, not a discovery document`), else
+ * `undefined`. Readers check this before parsing JSON, so the user hears what they gave rather
+ * than a JSON syntax error at byte 0.
+ *
+ * @example
+ * ```ts
+ * import { pemInsteadOf } from "./pem.ts";
+ * const pem = new TextEncoder().encode("-----BEGIN PUBLIC KEY-----\n");
+ * pemInsteadOf(pem, "discovery document");
+ * // "this is a PEM public key, not a discovery document"
+ * ```
+ */
+export function pemInsteadOf(bytes: Uint8Array, what: string): string | undefined {
+  const label = pemLabelOf(bytes);
+  return label === undefined ? undefined : `this is ${describePemLabel(label)}, not a ${what}`;
+}

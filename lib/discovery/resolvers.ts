@@ -27,6 +27,7 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
+import { pemInsteadOf } from "../crypto/pem.ts";
 import { parseJson } from "../json/parse.ts";
 import { parseRevocationDocument } from "../revocation/document.ts";
 import { type DiscoveryDocument, loadDiscoveryKey, parseDiscoveryDocument } from "./document.ts";
@@ -138,6 +139,10 @@ export class LocalFileResolver {
           path,
         },
       );
+    }
+    const pem = pemInsteadOf(bytes, what);
+    if (pem !== undefined) {
+      throw new SchemaPinError("DISCOVERY_INVALID", `${path}: ${pem}`, { path });
     }
     try {
       return parseJson(bytes, path);
