@@ -75,7 +75,7 @@ ${AUTHORITY_HELP}
   --revocation FILE        verify (with --public-key): a revocation document; the bundle
                            fails with KEY_REVOKED when it lists the authority key
   --precedence KID,…       merge: authority precedence, highest first
-  --json                   print one JSON object with the result
+  --json                   print one JSON object (format schemapin.bundle.<subcommand>/1)
 
 Exit codes: 0 done / verified; 1 verification failed (unsigned, expired, untrusted or
 mismatched authority, bad signature); 2 bad arguments or an unreadable or malformed file

@@ -21,7 +21,8 @@ contractpin-canonical-json/1 (RFC 8785, what contract digests cover) with --cont
 
 Options:
   --contract   use contractpin-canonical-json/1 instead of schemapin-v1
-  --json       print {"canonicalization", "canonical", "sha256"} instead of the bytes
+  --json       print {"format": "schemapin.canonicalize/1", "ok", "canonicalization",
+               "canonical", "sha256"} instead of the bytes
 
 Exit codes: 0 printed; 2 unreadable file, input that is not strict JSON or has no canonical
 form (the message names the byte offset or JSON Pointer).

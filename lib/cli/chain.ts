@@ -31,7 +31,7 @@ anchors or extends a chain (§4b, §18.4). This is a metadata check only: verify
 signatures first (verify-schema / verify-skill), or the chain proves nothing.
 
 Options:
-  --json   print {"format", "ok", "error", "reason", "hash"|"expected", "observed", "legacy"}
+  --json   print {"format": "schemapin.chain/1", "ok", "error"?, "hash" | "reason", …}
 
 Exit codes: 0 chained; 1 legacy document, no previous_hash or mismatch; 2 unreadable or
 malformed documents.

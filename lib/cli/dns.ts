@@ -61,7 +61,8 @@ Options:
   --ca-file FILE           check: extra CA certificate(s) for --well-known
   --dns-server IP[:PORT]   check: the name server (default: /etc/resolv.conf)
   --timeout SECONDS        check: DNS (and --well-known) deadline (default 5)
-  --json                   print one JSON object
+  --json                   print one JSON object (format schemapin.dns.record/1 or
+                           schemapin.dns.check/1)
 
 Exit codes: 0 printed / a well-formed record is published (and matches the key given);
 1 absent, mismatching, malformed, or no answer from DNS; 2 bad arguments or input.

@@ -18,7 +18,7 @@ the lowercase hex SHA-256 of the DER SubjectPublicKeyInfo (SchemaPin spec §8.2)
 revocation lists, pins and DNS TXT records carry.
 
 Options:
-  --json   print {"fingerprint", "public_key_pem"}
+  --json   print {"format": "schemapin.fingerprint/1", "ok", "fingerprint", "public_key_pem"}
 
 Exit codes: 0 printed; 2 unreadable file or a key that is not ECDSA P-256.
 

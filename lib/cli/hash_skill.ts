@@ -28,7 +28,8 @@ link, FIFO, socket or device anywhere in the folder, a file name that is not UTF
 than 10000 files or more than 256 MiB stop the command with an error naming the path.
 
 Options:
-  --json              print {"skill_hash", "files", "total_bytes", "file_manifest"}
+  --json              print {"format": "schemapin.hash-skill/1", "ok", "skill_hash", "files",
+                      "total_bytes", "file_manifest"}
   --max-entries N     most files allowed (default ${DEFAULT_MAX_ENTRIES})
   --max-bytes SIZE    most bytes allowed over all files (default 256M; K, M, G suffixes)
   -q, --quiet         print only the skill_hash line (no per-file lines, no progress)

@@ -43,7 +43,8 @@ Options:
                 https://DOMAIN/.well-known/schemapin.json (needs --developer)
   --developer NAME  developer name for the discovery document
   --contact C       security contact for the discovery document
-  --json      print {"fingerprint", "public_key_pem", "private_key_path", "encrypted"}
+  --json      print {"format": "schemapin.keygen/1", "ok", "fingerprint", "public_key_pem",
+              "private_key_path", "encrypted"}
 
 Exit codes: 0 written; 2 bad arguments, existing files without --force, a write error, or
 --encrypt with no passphrase (no --passphrase-file, no $SCHEMAPIN_PASSPHRASE, no terminal).

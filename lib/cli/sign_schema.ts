@@ -65,7 +65,8 @@ Options:
                     OUT-DIR/<name>.sig for each
   --pattern GLOB    file-name pattern for --batch (* and ?)
   --out-dir DIR     where --batch writes signatures (required with --batch)
-  --json            print {"file", "signature"|"document"} (batch: a list and a summary)
+  --json            print {"format": "schemapin.sign-schema/1", "ok", "file", "signature" |
+                    "document"} (batch: schemapin.sign-schema.batch/1, a summary and a list)
   -q, --quiet       print only failures and the batch summary; no progress line
 
 Every signature file is written atomically (temporary file, fsync, rename). A batch writes

@@ -55,7 +55,7 @@ Options:
   --signer-kid KID      key id (default: the key's sha256: fingerprint)
   --max-entries N       most files allowed (default 10000)
   --max-bytes SIZE      most bytes allowed (default 256M)
-  --json                print {"format", "ok", "out", "document"}
+  --json                print {"format": "schemapin.sign-skill/1", "ok", "out", "document"}
   -q, --quiet           no progress line (on a terminal, one counts the files while the
                         folder is listed, then the files and bytes hashed)
 

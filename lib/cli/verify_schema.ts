@@ -112,7 +112,8 @@ ${PUBLIC_KEY_HELP}
                            each against SIGDIR/<name>.sig
   --pattern GLOB           file-name pattern for --batch (* and ?)
   --signature-dir DIR      where --batch finds <name>.sig (default: DIR)
-  --json                   print the result object (batch: a list and a summary)
+  --json                   print the result (format schemapin.verify-schema/1: ok, error,
+                           tool_id, key_pinning, …; batch: schemapin.verify-schema.batch/1)
   -q, --quiet              print only failures (and warnings) and the batch summary; no
                            progress line
 

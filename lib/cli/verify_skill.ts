@@ -96,7 +96,8 @@ ${PUBLIC_KEY_HELP}
                            or malformed FILE is exit 2
   --max-entries N          most files allowed (default 10000)
   --max-bytes SIZE         most bytes allowed (default 256M)
-  --json                   print the result object
+  --json                   print the result (format schemapin.verify-skill/1: ok, error,
+                           changes, key_pinning, …)
   -q, --quiet              print only a failure (and warnings); no progress line (on a
                            terminal, one counts the files while the folder is listed, then
                            the files and bytes hashed)
