@@ -18,6 +18,7 @@ import { generateKeyPair, parsePublicKeyPem, privateKeyToPem } from "../../lib/c
 import { openssl } from "../crypto/openssl_keys.ts";
 import { exists, runCliProcess, runInProcess, withTempDir } from "./run.ts";
 import { childCommand } from "../process.ts";
+import { ignoreWithout } from "../required_tool.ts";
 
 const PASS = "tr0ub4dor&3 passphrase";
 const enc = new TextEncoder();
@@ -485,10 +486,17 @@ Deno.test("a plain key with --passphrase-file still works, with a note", async (
 
 // ---------------------------------------------------------------- a real terminal
 
-/** `script` (util-linux) runs the CLI on a pseudo-terminal; we type when the prompt shows. */
-const SCRIPT = Deno.build.os === "linux" &&
-  (await childCommand("script", { args: ["--version"], stdout: "null", stderr: "null" })
-    .output().then((o) => o.success, () => false));
+/**
+ * `script` (util-linux; Debian: bsdutils) runs the CLI on a pseudo-terminal; we type when the
+ * prompt shows. Linux only (the options are util-linux's); there, a missing `script` fails on
+ * CI (.ci/run installs it) and skips with a note elsewhere.
+ */
+const noScript = Deno.build.os !== "linux" || ignoreWithout(
+  "script",
+  await childCommand("script", { args: ["--version"], stdout: "null", stderr: "null" })
+    .output().then((o) => o.success, () => false),
+  ".ci/run (Debian: bsdutils)",
+);
 
 async function onTerminal(
   args: string[],
@@ -535,7 +543,7 @@ async function onTerminal(
 
 Deno.test({
   name: "on a terminal: keygen --encrypt asks twice, signing asks once, nothing typed is echoed",
-  ignore: !SCRIPT,
+  ignore: noScript,
   fn: async () => {
     await withTempDir(async (dir) => {
       const typed = "typed-on-a-tty 🔑";
@@ -571,10 +579,9 @@ Deno.test({
   },
 });
 
-if (!SCRIPT) {
+if (Deno.build.os !== "linux") {
   console.log(
-    "skip: the pseudo-terminal prompt test needs util-linux `script` on Linux " +
-      `(this is ${Deno.build.os}${Deno.build.os === "linux" ? ", without `script`" : ""})`,
+    `skip: the pseudo-terminal prompt test needs util-linux \`script\` on Linux (this is ${Deno.build.os})`,
   );
 }
 
