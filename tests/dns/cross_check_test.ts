@@ -18,6 +18,7 @@ import { MemoryPinStore } from "../../lib/pins/store.ts";
 import { type FakeDns, startFakeDns } from "../fixtures/network/dns.ts";
 import { discoveryFor, OTHER, SIGNER, toolSchema } from "../schema/_fixtures.ts";
 import { runCliProcess, runInProcess, withTempDir } from "../cli/run.ts";
+import { assertJsonOutput } from "../cli/json_schemas.ts";
 
 const ZONE = "example.test";
 const FP = SIGNER.publicKey.fingerprint;
@@ -76,6 +77,36 @@ Deno.test("lookupDnsTxt: present, chunks, several, malformed, absent (NXDOMAIN, 
     assert.equal((await look("nothing")).state, "absent");
     assert.ok(dns.queries >= 7);
   });
+});
+
+Deno.test("hostile DNS servers: SERVFAIL, REFUSED, silence, garbage, wrong id are failures", async () => {
+  const modes = [{ rcode: 2 }, { rcode: 5 }, { silent: true }, { garbage: true }, {
+    wrongId: true,
+  }] as const;
+  for (const mode of modes) {
+    const fake = await startFakeDns(mode);
+    try {
+      const started = Date.now();
+      const r = await lookupDnsTxt(`match.${ZONE}`, { nameServer: fake.server, timeoutMs: 600 });
+      assert.equal(r.state, "failed", JSON.stringify(mode));
+      // The 600 ms deadline, not the default 5 s (with room for a loaded machine).
+      assert.ok(Date.now() - started < 4000);
+      assert.ok(fake.queries >= 1);
+    } finally {
+      await fake.stop();
+    }
+  }
+  for (const rcode of [0, 3]) {
+    const fake = await startFakeDns({ rcode });
+    try {
+      assert.equal(
+        (await lookupDnsTxt(`x.${ZONE}`, { nameServer: fake.server, timeoutMs: 600 })).state,
+        "absent",
+      );
+    } finally {
+      await fake.stop();
+    }
+  }
 });
 
 async function setup(dir: string) {
@@ -145,6 +176,15 @@ Deno.test("verify-schema --dns: the §17.2 table, checked before any pin is writ
       const mismatch = await run("mismatch", dns.server);
       assert.match(mismatch.stdout, /^FAIL calculate_sum@mismatch\.example\.test: DOMAIN_MISMATCH/);
       assert.match(mismatch.stderr, new RegExp(`publishes key ${BAD}, but the discovery`));
+      for (
+        const [host, code] of [["mismatch", "DOMAIN_MISMATCH"], ["malformed", "DISCOVERY_INVALID"]]
+      ) {
+        const r = await run(host, dns.server, "--json");
+        assert.equal(r.code, 1, r.stdout);
+        const json = await assertJsonOutput(r.stdout);
+        assert.equal((json.error as { code: string }).code, code);
+        assert.equal((json.dns as { state: string }).state, host);
+      }
       await withServer({ rcode: 2 }, async (servfail) => {
         const failed = await run("failing", servfail.server, "--timeout", "1");
         assert.equal(failed.code, 1, failed.stderr);

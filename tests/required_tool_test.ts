@@ -1,0 +1,88 @@
+// The gates on external tools hold (issue 18 item 6): every test that can be ignored is ignored
+// through ignoreWithout (so on CI a missing tool fails instead of skipping), and the dnsmasq
+// tests, run as on a machine without dnsmasq, skip with a note off CI, fail on CI, and hold
+// nothing that could have run without dnsmasq (everything in the file is gated).
+import assert from "node:assert/strict";
+import { denoCommand } from "./process.ts";
+
+const repo = new URL("../", import.meta.url);
+
+/**
+ * The `ignore:` conditions that do not come from ignoreWithout, and why. Nothing .ci/run
+ * installs may be here.
+ */
+const NOT_A_TOOL: Record<string, string> = {
+  // The runtime deno compile embeds is downloaded, not installed; the skip names the path.
+  "tests/cli/compile_test.ts": "denort.runtime === undefined",
+};
+
+async function* testFiles(dir: URL): AsyncGenerator<URL> {
+  for await (const entry of Deno.readDir(dir)) {
+    const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+    if (entry.isDirectory && entry.name !== "fixtures") yield* testFiles(url);
+    else if (entry.isFile && entry.name.endsWith(".ts")) yield url;
+  }
+}
+
+/** `ignore:` conditions in `text` that are not a name bound to ignoreWithout(…) in it. */
+export function ungatedIgnores(text: string): string[] {
+  const bad: string[] = [];
+  for (const m of text.matchAll(/\bignore:\s*([^,\n]+)/g)) {
+    const expr = m[1].trim();
+    const gated = /^[A-Za-z_$][\w$]*$/.test(expr) &&
+      new RegExp(`const ${expr}\\s*=[^;]*\\bignoreWithout\\(`, "s").test(text);
+    if (!gated) bad.push(expr);
+  }
+  if (/Deno\.test\.ignore\(/.test(text)) bad.push("Deno.test.ignore(…)");
+  return bad;
+}
+
+Deno.test("ungatedIgnores: sees conditions that bypass ignoreWithout, and passes those that do not", () => {
+  const gated = `const noX = ignoreWithout("x", ok, "ci");\nDeno.test({ ignore: noX, fn() {} });`;
+  assert.deepEqual(ungatedIgnores(gated), []);
+  const either = `const noY = Deno.build.os !== "linux" || ignoreWithout(\n "y", ok, "ci");\n` +
+    `Deno.test({ ignore: noY, fn() {} });`;
+  assert.deepEqual(ungatedIgnores(either), []);
+  assert.deepEqual(ungatedIgnores(`Deno.test({ ignore: !HAS_BASH, fn() {} });`), ["!HAS_BASH"]);
+  assert.deepEqual(ungatedIgnores(`const a = true;\nDeno.test({ ignore: a, fn() {} });`), ["a"]);
+  assert.deepEqual(ungatedIgnores(`Deno.test.ignore("x", () => {});`), ["Deno.test.ignore(…)"]);
+});
+
+Deno.test("every ignorable test under tests/ is gated by ignoreWithout (or listed with a reason)", async () => {
+  const found: string[] = [];
+  for await (const url of testFiles(new URL("tests/", repo))) {
+    const path = url.pathname.slice(repo.pathname.length);
+    if (path === "tests/required_tool_test.ts") continue; // the examples above
+    for (const expr of ungatedIgnores(await Deno.readTextFile(url))) {
+      if (NOT_A_TOOL[path] !== expr) found.push(`${path}: ignore: ${expr}`);
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
+async function dnsmasqTests(ci: string): Promise<{ code: number; out: string }> {
+  const o = await denoCommand(["test", "--allow-all", "tests/dns/dnsmasq_test.ts"], {
+    cwd: repo.pathname,
+    env: { CI: ci, SCHEMAPIN_TEST_DNSMASQ: "", NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: o.code, out: dec.decode(o.stdout) + dec.decode(o.stderr) };
+}
+
+Deno.test("without dnsmasq: the gated tests skip with a note off CI, and fail on CI=true", async () => {
+  const local = await dnsmasqTests("false");
+  assert.equal(local.code, 0, local.out);
+  assert.match(local.out, /dnsmasq not found: skipping the tests that need it/);
+  // Nothing in the file ran: it holds only checks that need dnsmasq.
+  assert.match(local.out, /ok \| 0 passed \| 0 failed \| 3 ignored/);
+
+  const ci = await dnsmasqTests("true");
+  assert.notEqual(ci.code, 0, ci.out);
+  assert.match(
+    ci.out,
+    /dnsmasq is missing on CI: \.ci\/run \(Debian: dnsmasq-base\) must install it/,
+  );
+  assert.match(ci.out, /FAILED \| 0 passed \| 1 failed \| 3 ignored/);
+});
