@@ -20,14 +20,15 @@ Usage:
   schemapin bundle create --out FILE [--discovery DOMAIN=FILE …] [--revocation DOMAIN=FILE …]
       [--force] [--json]
   schemapin bundle add BUNDLE [--discovery DOMAIN=FILE …] [--revocation DOMAIN=FILE …]
-      [--replace] [--out FILE] [--json]
+      [--replace] [--out FILE [--force]] [--json]
   schemapin bundle sign BUNDLE --key PRIVATE.pem --kid KID
-      [--expires-in DURATION | --expires-at TIME] [--passphrase-file FILE] [--out FILE] [--json]
+      [--expires-in DURATION | --expires-at TIME] [--passphrase-file FILE] [--out FILE [--force]]
+      [--json]
   schemapin bundle verify BUNDLE (--authority KID=FINGERPRINT | --authority-key KID=PEM)…
-      [--authority-store FILE] [--trust-first-use] [--json]
+      [--authority-store FILE] [--trust-first-use-authority] [--json]
   schemapin bundle verify BUNDLE --public-key AUTHORITY.pem [--revocation FILE] [--json]
-  schemapin bundle merge OUT IN… [--precedence KID,…] (authority options as for verify)
-      [--trust-first-use] [--json]
+  schemapin bundle merge --out FILE IN… [--force] [--precedence KID,…]
+      (authority options as for verify) [--trust-first-use-authority] [--json]
   schemapin bundle show BUNDLE [--json]
 
 A trust bundle carries discovery documents (one per domain) and revocation documents for
@@ -36,7 +37,7 @@ signed bundle (§21) names its authority (bundle_authority.kid) and carries the 
 key itself, so the kid proves nothing: verify accepts it only when the kid is in your
 authority allow-list with the same key fingerprint, obtained out of band (--authority,
 --authority-key, or a persisted --authority-store). An unknown authority is refused unless
-you opt in with --trust-first-use; it is then recorded (in --authority-store, if given) only
+you opt in with --trust-first-use-authority; it is then recorded (in --authority-store, if given) only
 after the signature verified, and reported as a first use.
 
 create   makes an unsigned bundle from .well-known/schemapin.json files (--discovery) and
@@ -50,28 +51,30 @@ verify   runs the six §21.4 steps: signed at all (BUNDLE_UNSIGNED), well formed
          duplicate domains (DISCOVERY_INVALID), not expired (BUNDLE_EXPIRED; a non-RFC-3339
          expires_at counts as expired), the allow-list (KEY_PIN_MISMATCH,
          BUNDLE_AUTHORITY_UNTRUSTED), the signature (SIGNATURE_INVALID), first-use record.
-merge    verifies every IN like verify, then writes OUT: one document and one revocation
+merge    verifies every IN like verify, then writes --out: one document and one revocation
          document per domain, chosen by --precedence (kids, first wins; unlisted last), then
-         the newer signed_at (else created_at), then the earlier IN. OUT is unsigned: sign it.
+         the newer signed_at (else created_at), then the earlier IN. The result is unsigned:
+         sign it.
 show     prints a bundle's contents without verifying it.
 
 Options:
-  --out FILE               output file (create: required; add/sign: default in place)
+  -o, --out FILE           output file (create, merge: required; add/sign: default in place)
   --discovery DOMAIN=FILE  a domain's .well-known/schemapin.json; repeatable
   --revocation DOMAIN=FILE a domain's standalone revocation document; repeatable
-  --force                  create: replace an existing --out file
+  -f, --force              replace an existing --out file (in place needs no --force)
   --replace                add: replace a domain's existing entry
-  --key PRIVATE.pem        sign: the authority's private key (may be encrypted PKCS#8)
+  -k, --key PRIVATE.pem    sign: the authority's private key (may be encrypted PKCS#8)
   --passphrase-file FILE   sign: passphrase of an encrypted --key, its first line (else
                            $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal)
   --kid KID                sign: the authority key id
   --expires-in DURATION    sign: expiry from now (30d, 12h, 2w, 1d12h)
   --expires-at TIME        sign: expiry as strict RFC 3339
 ${AUTHORITY_HELP}
-  --trust-first-use        accept an authority that is not in the allow-list (explicit opt-in)
+  --trust-first-use-authority  accept an authority that is not in the allow-list (explicit
+                           opt-in; --trust-first-use, its old name here, still works)
   --public-key FILE        verify: the authority's public key (PEM) as the only trusted
                            authority, whatever kid the bundle names; nothing is recorded;
-                           not with the allow-list flags or --trust-first-use
+                           not with the allow-list flags or --trust-first-use-authority
   --revocation FILE        verify (with --public-key): a revocation document; the bundle
                            fails with KEY_REVOKED when it lists the authority key
   --precedence KID,…       merge: authority precedence, highest first
@@ -87,7 +90,7 @@ Examples:
   schemapin bundle sign bundle.json --key authority.pem --kid acme-bundles-2026 --expires-in 90d
   schemapin bundle verify bundle.json --authority acme-bundles-2026=sha256:8120d9…
   schemapin bundle verify bundle.json --public-key authority-public.pem
-  schemapin bundle merge merged.json a.json b.json --authority-key acme=acme.pem \\
+  schemapin bundle merge --out merged.json a.json b.json --authority-key acme=acme.pem \\
       --authority-key partner=partner.pem --precedence acme,partner
 `;
 

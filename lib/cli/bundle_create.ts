@@ -106,6 +106,7 @@ export async function runBundleAdd(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("bundle add", args, {
     ...DOC_OPTIONS,
     replace: { type: "boolean" },
+    force: { type: "boolean" },
   });
   if (positionals.length !== 1) {
     throw new UsageError(`bundle add: expected one BUNDLE, got ${positionals.length} argument(s)`);
@@ -133,7 +134,10 @@ export async function runBundleAdd(args: string[], io: CliIO): Promise<number> {
     await io.stdout(formatBundle(bundle));
     return EXIT_OK;
   }
-  await writeFileAtomic(out, formatBundle(bundle), { overwrite: true });
+  // In place is the command's job; another existing --out file is replaced only with --force.
+  await writeFileAtomic(out, formatBundle(bundle), {
+    overwrite: out === file || values.force === true,
+  });
   await io.stdout(
     values.json ? jsonOutput("bundle.add", summary(bundle, out)) : describe("updated", bundle, out),
   );

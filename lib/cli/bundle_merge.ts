@@ -7,7 +7,7 @@
 import { checkKid } from "../bundle/bundle.ts";
 import { mergeTrustBundles } from "../bundle/merge.ts";
 import { type VerifiedTrustBundle, verifyTrustBundle } from "../bundle/verify.ts";
-import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
+import { type CliIO, EXIT_OK, notice, parseCommandArgs, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { sourceName } from "./schema_inputs.ts";
@@ -38,18 +38,31 @@ function parsePrecedence(text: string | undefined): string[] {
   return kids;
 }
 
-/** `bundle merge OUT IN… [--precedence KID,…]` with the authority options of verify. */
+/** `bundle merge --out OUT IN… [--precedence KID,…]` with the authority options of verify. */
 export async function runBundleMerge(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("bundle merge", args, {
     ...AUTHORITY_OPTIONS,
-    "trust-first-use": { type: "boolean" },
+    "trust-first-use-authority": { type: "boolean" },
+    out: { type: "string" },
+    force: { type: "boolean" },
     precedence: { type: "string" },
     json: { type: "boolean" },
   });
-  if (positionals.length < 2) {
-    throw new UsageError("bundle merge: expected OUT and at least one IN bundle");
+  let out: string;
+  let inputs: string[];
+  if (values.out !== undefined) {
+    if (positionals.length < 1) {
+      throw new UsageError("bundle merge: expected at least one IN bundle");
+    }
+    [out, inputs] = [values.out, positionals];
+  } else {
+    // The old form, `bundle merge OUT IN…`, still works (lib/cli/flags.ts).
+    if (positionals.length < 2) {
+      throw new UsageError("bundle merge: expected --out FILE and at least one IN bundle");
+    }
+    [out, ...inputs] = positionals;
+    notice(`note: bundle merge OUT IN… is deprecated; use bundle merge --out ${out} IN…\n`);
   }
-  const [out, ...inputs] = positionals;
   if (out === "-") throw new UsageError("bundle merge: OUT must be a file");
   if (inputs.includes(out)) {
     throw new UsageError(`bundle merge: OUT ${out} is also an input; write to a new file`);
@@ -64,7 +77,7 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
     const flags = await authorityStoreFromFlags("bundle merge", values, io);
     for (const [i, file] of inputs.entries()) {
       const result = await verifyTrustBundle(values2[i], flags.store, {
-        allowFirstUse: values["trust-first-use"] === true,
+        allowFirstUse: values["trust-first-use-authority"] === true,
         source: sourceName(file),
       });
       reports.push(verificationJson(file, result));
@@ -95,7 +108,7 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
   }
   const now = Math.floor(Date.now() / 1000) * 1000;
   const merged = mergeTrustBundles(verified, precedence, { createdAt: now });
-  await writeFileAtomic(out, formatBundle(merged), { overwrite: true });
+  await writeFileAtomic(out, formatBundle(merged), { overwrite: values.force === true });
   if (notes) await io.stderr(notes);
   const list = (xs: string[]) => (xs.length > 0 ? xs.join(", ") : "none");
   const docs = merged.documents.map((d) => d.domain);

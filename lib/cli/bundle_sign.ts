@@ -25,6 +25,7 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
     "expires-in": { type: "string" },
     "expires-at": { type: "string" },
     out: { type: "string" },
+    force: { type: "boolean" },
     json: { type: "boolean" },
     ...PASSPHRASE_OPTIONS,
   });
@@ -91,7 +92,10 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
     await io.stdout(formatBundle(signed));
     return EXIT_OK;
   }
-  await writeFileAtomic(out, formatBundle(signed), { overwrite: true });
+  // In place is the command's job; another existing --out file is replaced only with --force.
+  await writeFileAtomic(out, formatBundle(signed), {
+    overwrite: out === file || values.force === true,
+  });
   const result = {
     ok: true,
     out,

@@ -76,7 +76,7 @@ export function verificationHint(result: TrustBundleVerification): string {
     case "BUNDLE_AUTHORITY_UNTRUSTED":
       return `hint: confirm the authority's fingerprint out of band (its domain's ` +
         `.well-known/schemapin.json or DNS TXT), then pass --authority ${result.kid}=` +
-        `${result.fingerprint}, or opt in with --trust-first-use\n`;
+        `${result.fingerprint}, or opt in with --trust-first-use-authority\n`;
     case "KEY_PIN_MISMATCH":
       return `hint: the bundle's authority key is not the one recorded for ${result.kid}; if ` +
         `the authority rotated its key, confirm the new fingerprint out of band and update the ` +
@@ -100,8 +100,8 @@ export function verificationNotes(
     text += `warning: ${sourceName(file)}: authority ${JSON.stringify(result.kid)} ` +
       `(${result.fingerprint}) was not in the allow-list and is trusted on first use ` +
       (store.persisted
-        ? `(--trust-first-use); recorded in ${store.path}\n`
-        : `(--trust-first-use); not recorded — give --authority-store FILE to remember it\n`);
+        ? `(--trust-first-use-authority); recorded in ${store.path}\n`
+        : `(--trust-first-use-authority); not recorded — give --authority-store FILE to remember it\n`);
   }
   if (result.unprotectedFields && result.unprotectedFields.length > 0) {
     text += `warning: ${sourceName(file)}: fields not covered by the signature were ignored: ` +
@@ -154,18 +154,23 @@ async function publicKeyAuthority(
   return { store, fingerprint: key.fingerprint };
 }
 
-/** `bundle verify BUNDLE (--authority KID=FP | --authority-key KID=PEM)… [--trust-first-use]`. */
+/** `bundle verify BUNDLE (--authority KID=FP | --authority-key KID=PEM)… [--trust-first-use-authority]`. */
 export async function runBundleVerify(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("bundle verify", args, {
     ...AUTHORITY_OPTIONS,
     "public-key": { type: "string" },
     revocation: { type: "string" },
-    "trust-first-use": { type: "boolean" },
+    "trust-first-use-authority": { type: "boolean" },
     json: { type: "boolean" },
   });
   const publicKey = values["public-key"];
   if (publicKey !== undefined) {
-    const others = (["authority", "authority-key", "authority-store", "trust-first-use"] as const)
+    const others = ([
+      "authority",
+      "authority-key",
+      "authority-store",
+      "trust-first-use-authority",
+    ] as const)
       .filter((f) => values[f] !== undefined).map((f) => `--${f}`);
     if (others.length > 0) {
       throw new UsageError(
@@ -211,7 +216,7 @@ export async function runBundleVerify(args: string[], io: CliIO): Promise<number
       const flags = await authorityStoreFromFlags("bundle verify", values, io);
       persisted = flags.persisted;
       result = await verifyTrustBundle(value, flags.store, {
-        allowFirstUse: values["trust-first-use"] === true,
+        allowFirstUse: values["trust-first-use-authority"] === true,
         source: sourceName(file),
       });
     }

@@ -7,6 +7,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { SchemaPinError } from "../errors.ts";
+import { rewriteDeprecatedFlags, withShortFlags } from "./flags.ts";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
 
 /** Exit code: success or verified. */
@@ -83,11 +84,49 @@ export function parseCommandArgs<O extends OptionSpec>(
   args: string[],
   options: O,
 ): ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true }>> {
+  // One rule for flags (lib/cli/flags.ts): -o/-k/-q/-f short forms, old spellings rewritten.
+  const rewritten = rewriteDeprecatedFlags(command, args);
+  for (const note of rewritten.notes) notice(`note: ${note}\n`);
+  const spec = withShortFlags(options);
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
+    return parseArgs({ args: rewritten.args, options: spec, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError(parseArgsErrorMessage(command, args, options, e));
+    throw new UsageError(parseArgsErrorMessage(command, rewritten.args, spec, e));
   }
+}
+
+let noticeSink: ((text: string) => void) | undefined;
+
+/**
+ * Where {@linkcode notice} writes while a command runs (runCli sets the command's stderr);
+ * returns the previous sink so it can be restored.
+ *
+ * @example
+ * ```ts
+ * import { setNoticeSink } from "./command.ts";
+ * const previous = setNoticeSink((text) => console.error(text));
+ * setNoticeSink(previous);
+ * ```
+ */
+export function setNoticeSink(
+  sink: ((text: string) => void) | undefined,
+): ((text: string) => void) | undefined {
+  const previous = noticeSink;
+  noticeSink = sink;
+  return previous;
+}
+
+/**
+ * Writes a note for people (a deprecated spelling, …) to the running command's stderr.
+ *
+ * @example
+ * ```ts
+ * import { notice } from "./command.ts";
+ * notice("note: --into is deprecated; use --out (-o)\n");
+ * ```
+ */
+export function notice(text: string): void {
+  noticeSink?.(text);
 }
 
 /**

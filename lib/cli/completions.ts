@@ -38,11 +38,31 @@ function flagsIn(text: string): string[] {
   return text.match(FLAG) ?? [];
 }
 
-/** The flags in the term column of an option-list line (`  --out FILE   description`). */
+/** The term column of an option-list line (`  -o, --out FILE   description`), if it is one. */
+function optionTerm(line: string): string | undefined {
+  if (!/^\s+(?:-[a-z], )?--[a-z]/.test(line)) return undefined;
+  return line.trimStart().split(/\s{2,}/)[0];
+}
+
+/** The long flags in the term column of an option-list line. */
 function optionLineFlags(line: string): string[] {
-  if (!/^\s+--[a-z]/.test(line)) return [];
-  const term = line.trimStart().split(/\s{2,}/)[0];
-  return flagsIn(term);
+  const term = optionTerm(line);
+  return term === undefined ? [] : flagsIn(term);
+}
+
+/** Short forms declared in option lines (`-o, --out`): long flag → short flag. */
+function shortForms(lines: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of lines) {
+    const m = /^(-[a-z]), (--[a-z][a-z0-9-]*)/.exec(optionTerm(line) ?? "");
+    if (m) out.set(m[2], m[1]);
+  }
+  return out;
+}
+
+/** `flags` with each declared short form right after its long flag. */
+function withShorts(flags: readonly string[], shorts: ReadonlyMap<string, string>): string[] {
+  return flags.flatMap((f) => (shorts.has(f) ? [f, shorts.get(f)!] : [f]));
 }
 
 function unique(items: Iterable<string>): string[] {
@@ -110,11 +130,16 @@ export function completionSpec(command: Command): CompletionSpec {
   }
   for (const line of lines) general.push(...optionLineFlags(line));
   const shared = unique(general).filter((f) => !attributed.has(f));
+  const shorts = shortForms(lines);
   const subcommands = [...own.entries()].map(([name, entry]) => {
     const borrowed = entry.asFor.flatMap((ref) => own.get(ref)?.flags ?? []);
-    return { name, flags: unique([...entry.flags, ...borrowed, ...shared, "--help"]) };
+    const list = unique([...entry.flags, ...borrowed, ...shared, "--help"]);
+    return { name, flags: withShorts(list, shorts) };
   });
-  const flags = unique([...general, ...[...own.values()].flatMap((e) => e.flags), "--help"]);
+  const flags = withShorts(
+    unique([...general, ...[...own.values()].flatMap((e) => e.flags), "--help"]),
+    shorts,
+  );
   return { name: command.name, summary: command.summary, flags, subcommands };
 }
 

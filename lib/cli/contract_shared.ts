@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { withShortFlags } from "./flags.ts";
 import { parseArgs } from "node:util";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
@@ -43,10 +44,11 @@ export function parseWithTokens<O extends OptionSpec>(
     { args: string[]; options: O; allowPositionals: true; strict: true; tokens: true }
   >
 > {
+  const spec = withShortFlags(options); // -f for --force (lib/cli/flags.ts)
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
+    return parseArgs({ args, options: spec, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
-    throw new UsageError(parseArgsErrorMessage(command, args, options, e));
+    throw new UsageError(parseArgsErrorMessage(command, args, spec, e));
   }
 }
 

@@ -50,7 +50,7 @@ check    looks up _schemapin.DOMAIN and shows what is published; with a key (--k
          verification fails closed (DISCOVERY_FETCH_FAILED).
 
 Options:
-  --key FILE               the key (record: required; check: the key to compare)
+  -k, --key FILE           the key (record: required; check: the key to compare)
   --passphrase-file FILE   passphrase of an encrypted private --key (else
                            $SCHEMAPIN_PASSPHRASE, else a terminal prompt)
   --kid KID                record: the key id to include

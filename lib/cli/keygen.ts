@@ -35,23 +35,23 @@ $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal (typed twice, not echoed). 
 passphrase is refused. Every command that takes --key then asks for it the same way.
 
 Options:
-  --out DIR   directory for the two files (required)
-  --force     replace existing private.pem/public.pem
-  --encrypt   encrypt private.pem with a passphrase
+  -o, --out DIR           directory for the two files (required)
+  -f, --force             replace existing private.pem/public.pem
+  --encrypt               encrypt private.pem with a passphrase
   --passphrase-file FILE  the passphrase for --encrypt: the file's first line
-  --well-known  also write DIR/schemapin.json, the discovery document to publish at
-                https://DOMAIN/.well-known/schemapin.json (needs --developer)
-  --developer NAME  developer name for the discovery document
-  --contact C       security contact for the discovery document
-  --json      print {"format": "schemapin.keygen/1", "ok", "fingerprint", "public_key_pem",
-              "private_key_path", "encrypted"}
+  --well-known            also write DIR/schemapin.json, the discovery document to publish
+                          at https://DOMAIN/.well-known/schemapin.json (needs --developer)
+  --developer NAME        developer name for the discovery document
+  --contact C             security contact for the discovery document
+  --json                  print {"format": "schemapin.keygen/1", "ok", "fingerprint",
+                          "public_key_pem", "private_key_path", "encrypted"}
 
 Exit codes: 0 written; 2 bad arguments, existing files without --force, a write error, or
 --encrypt with no passphrase (no --passphrase-file, no $SCHEMAPIN_PASSPHRASE, no terminal).
 
 Examples:
   schemapin keygen --out ./keys
-  schemapin keygen --out ./keys --encrypt
+  schemapin keygen -o ./keys --encrypt
 `;
 
 /** The `keygen` command. */

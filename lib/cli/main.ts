@@ -5,9 +5,8 @@
  * @module
  */
 import { VERSION } from "../version.ts";
-import { type CliIO, describeError, EXIT_OK, EXIT_USAGE } from "./command.ts";
+import { type CliIO, describeError, EXIT_OK, EXIT_USAGE, setNoticeSink } from "./command.ts";
 import { COMMAND_ENTRIES } from "./registry.ts";
-import { errorCodeOf, jsonError, plainMessage, wantsJson } from "./json_output.ts";
 import { didYouMean } from "./suggest.ts";
 
 function topLevelHelp(): string {
@@ -30,6 +29,21 @@ function topLevelHelp(): string {
     "  schemapin keygen --out ./keys",
     "",
   ].join("\n");
+}
+
+/**
+ * Under --json an error is also the result on stdout (GUIDE.md, CLI contract). The JSON
+ * helpers load only on this path: a normal start loads the dispatcher, not them.
+ */
+async function printJsonError(
+  args: string[],
+  code: string | undefined,
+  error: unknown,
+  io: CliIO,
+): Promise<void> {
+  const { errorCodeOf, jsonError, plainMessage, wantsJson } = await import("./json_output.ts");
+  if (!wantsJson(args)) return;
+  await io.stdout(jsonError(code ?? errorCodeOf(error), plainMessage(error)));
 }
 
 /**
@@ -61,7 +75,7 @@ export async function runCli(args: string[], io: CliIO): Promise<number> {
         ...["help", "version", "--help", "--version"],
       ]);
       const message = `unknown command "${first}"${hint}`;
-      if (wantsJson(rest)) await io.stdout(jsonError("USAGE", message));
+      await printJsonError(rest, "USAGE", message, io);
       await io.stderr(`error: ${message} (see schemapin --help)\n`);
       return EXIT_USAGE;
     }
@@ -71,11 +85,16 @@ export async function runCli(args: string[], io: CliIO): Promise<number> {
       await io.stdout(command.help.endsWith("\n") ? command.help : command.help + "\n");
       return EXIT_OK;
     }
-    return await command.run(rest, io);
+    const previous = setNoticeSink((text) => void io.stderr(text).catch(() => {}));
+    try {
+      return await command.run(rest, io);
+    } finally {
+      setNoticeSink(previous);
+    }
   } catch (e) {
     const { code, message } = describeError(e);
     // Under --json the error is also the result on stdout (GUIDE.md, CLI contract).
-    if (wantsJson(args)) await io.stdout(jsonError(errorCodeOf(e), plainMessage(e)));
+    await printJsonError(args, undefined, e, io);
     await io.stderr(message + "\n");
     if (Deno.env.get("SCHEMAPIN_DEBUG") && e instanceof Error) await io.stderr(`${e.stack}\n`);
     return code;

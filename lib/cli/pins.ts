@@ -44,13 +44,14 @@ Usage:
   schemapin pins rotate TOOL_ID@DOMAIN (--fingerprint FP | --key KEY.pem | --discovery FILE)
       [--passphrase-file FILE]
   schemapin pins remove TOOL_ID@DOMAIN
-  schemapin pins export [--out FILE]
-  schemapin pins import FILE [--overwrite]
+  schemapin pins export [--out FILE [--force]]
+  schemapin pins import FILE [--force]
 All take [--pin-store FILE] (default $SCHEMAPIN_HOME/pins.json, else ~/.schemapin/pins.json).
 
 A pin binds TOOL_ID@DOMAIN to a key fingerprint. \`add\` seeds a fingerprint obtained out of
 band (refused if a different key is already pinned); \`rotate\` is the explicit consent to a
-changed key; \`import\` refuses conflicting fingerprints unless --overwrite. TOOL_ID@DOMAIN is
+changed key; \`import\` refuses conflicting fingerprints unless --force (-f; --overwrite, its
+old name, still works); \`export --out\` replaces an existing file only with --force. TOOL_ID@DOMAIN is
 split at its last "@". --key may be a public or a private key; an encrypted one's passphrase
 comes from --passphrase-file FILE, else $SCHEMAPIN_PASSPHRASE, else a terminal prompt.
 
@@ -70,7 +71,7 @@ const OPTIONS = {
   key: { type: "string" },
   discovery: { type: "string" },
   out: { type: "string" },
-  overwrite: { type: "boolean" },
+  force: { type: "boolean" },
   ...PASSPHRASE_OPTIONS,
 } as const;
 
@@ -83,8 +84,8 @@ const FLAGS: Record<string, readonly (keyof typeof OPTIONS)[]> = {
   add: ["fingerprint", "key", "discovery", "passphrase-file"],
   rotate: ["fingerprint", "key", "discovery", "passphrase-file"],
   remove: [],
-  export: ["out"],
-  import: ["overwrite"],
+  export: ["out", "force"],
+  import: ["force"],
 };
 
 /** OPTIONS narrowed to `sub`'s flags (typed as OPTIONS: the others are simply absent). */
@@ -247,7 +248,7 @@ export const pinsCommand: Command = {
           pins: (await store.list()).map(pinRecordToJson),
         });
         if (values.out !== undefined) {
-          await writeFileAtomic(values.out, text, { overwrite: false });
+          await writeFileAtomic(values.out, text, { overwrite: values.force === true });
           await io.stderr(`wrote ${values.out}\n`);
         } else {
           await io.stdout(text);
@@ -272,18 +273,18 @@ export const pinsCommand: Command = {
           });
         }
         const records = list.map((r, i) => pinRecordFromJson(r, `${src}: pins[${i}]`));
-        const outcome = await importPins(store, records, { overwrite: values.overwrite === true });
+        const outcome = await importPins(store, records, { overwrite: values.force === true });
         if (outcome.conflicts.length > 0 && !outcome.written) {
           await io.stderr(
             `error: KEY_PIN_MISMATCH: ${outcome.conflicts.length} pin(s) conflict with ` +
               `${store.path}: ${outcome.conflicts.join(", ")}; nothing imported ` +
-              `(--overwrite replaces them)\n`,
+              `(--force replaces them)\n`,
           );
           return EXIT_FAILED;
         }
         await io.stderr(
           `imported ${outcome.added.length} new, ${outcome.unchanged.length} unchanged` +
-            (values.overwrite ? `, ${outcome.conflicts.length} replaced` : "") + "\n",
+            (values.force ? `, ${outcome.conflicts.length} replaced` : "") + "\n",
         );
         return EXIT_OK;
       }

@@ -26,28 +26,29 @@ import { readJsonFile, requireDomainFlag } from "./schema_inputs.ts";
 const HELP = `schemapin revoke — build or extend a standalone revocation document
 
 Usage: schemapin revoke --domain D (--fingerprint FP | --key KEY.pem) --reason REASON
-           [--into FILE]
+           [--out FILE]
 
-Without --into, prints a new revocation document for D revoking the key. With --into FILE,
+Without --out, prints a new revocation document for D revoking the key. With --out FILE,
 adds the key to FILE (creating it if missing) and rewrites it atomically; the file must be
-for the same domain. Publish it at the discovery document's revocation_endpoint.
+for the same domain (a revocation document is extended in place, so no --force is needed). Publish it at the discovery document's revocation_endpoint.
 
 Reasons (§8.6): ${REVOCATION_REASONS.join(", ")}
 
 Options:
   --domain D         the domain whose key is revoked
   --fingerprint FP   the revoked key's sha256: fingerprint
-  --key FILE         or the revoked key itself (public or private PEM)
+  -k, --key FILE     or the revoked key itself (public or private PEM)
   --passphrase-file FILE  passphrase of an encrypted private --key (else
                      $SCHEMAPIN_PASSPHRASE, else a terminal prompt)
   --reason REASON    one of the reasons above
-  --into FILE        the revocation document to create or extend
+  -o, --out FILE     the revocation document to create or extend (--into, its old name,
+                     still works)
 
 Exit codes: 0 written; 2 bad arguments, a malformed FILE (named), a key already revoked in it.
 
 Example:
   schemapin revoke --domain example.com --key old/public.pem --reason superseded \\
-      --into schemapin-revocations.json
+      --out schemapin-revocations.json
 `;
 
 /** The `revoke` command. */
@@ -61,7 +62,7 @@ export const revokeCommand: Command = {
       fingerprint: { type: "string" },
       key: { type: "string" },
       reason: { type: "string" },
-      into: { type: "string" },
+      out: { type: "string" },
       ...PASSPHRASE_OPTIONS,
     });
     requirePositionals("revoke", positionals, 0, "no positional arguments");
@@ -78,18 +79,18 @@ export const revokeCommand: Command = {
         passphraseFile: values["passphrase-file"],
       })).fingerprint;
     let doc: RevocationDocument;
-    if (values.into !== undefined && await exists(values.into)) {
-      const parsed = await readJsonFile(values.into, io, "revocation document");
+    if (values.out !== undefined && await exists(values.out)) {
+      const parsed = await readJsonFile(values.out, io, "revocation document");
       try {
-        doc = parseRevocationDocument(parsed, values.into);
+        doc = parseRevocationDocument(parsed, values.out);
       } catch (e) {
-        throw new SchemaPinError("INPUT_INVALID", (e as Error).message, { path: values.into });
+        throw new SchemaPinError("INPUT_INVALID", (e as Error).message, { path: values.out });
       }
       if (doc.domain !== domain) {
         throw new SchemaPinError(
           "INPUT_INVALID",
-          `${values.into} is the revocation document of ${doc.domain}, not ${domain}`,
-          { path: values.into },
+          `${values.out} is the revocation document of ${doc.domain}, not ${domain}`,
+          { path: values.out },
         );
       }
     } else {
@@ -97,10 +98,10 @@ export const revokeCommand: Command = {
     }
     const next = addRevokedKey(doc, fingerprint, values.reason);
     const text = documentText(next);
-    if (values.into !== undefined) {
-      await writeFileAtomic(values.into, text, { overwrite: true });
+    if (values.out !== undefined) {
+      await writeFileAtomic(values.out, text, { overwrite: true });
       await io.stderr(
-        `revoked ${fingerprint} (${values.reason}) in ${values.into}: ` +
+        `revoked ${fingerprint} (${values.reason}) in ${values.out}: ` +
           `${next.revoked_keys.length} key(s) listed\n`,
       );
     } else {

@@ -51,7 +51,7 @@ Options:
   --revocation FILE  the standalone revocation document (schemapin revoke makes one)
   --bundle FILE      a trust bundle to publish as well
   --cert FILE        TLS certificate chain, PEM
-  --key FILE         TLS private key, PEM (unencrypted)
+  -k, --key FILE     TLS private key, PEM (unencrypted)
   --port P           TCP port (default 8443; 0 picks a free one)
   --hostname H       address to listen on (default 0.0.0.0)
 

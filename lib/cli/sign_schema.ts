@@ -38,8 +38,8 @@ import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 const HELP = `schemapin sign-schema — sign a tool schema
 
 Usage:
-  schemapin sign-schema SCHEMA.json|- --key PRIVATE.pem [--out FILE] [metadata…]
-  schemapin sign-schema --batch DIR [--pattern GLOB] --out-dir DIR --key PRIVATE.pem [-q]
+  schemapin sign-schema SCHEMA.json|- --key PRIVATE.pem [--out FILE [-f]] [metadata…]
+  schemapin sign-schema --batch DIR [--pattern GLOB] --out DIR --key PRIVATE.pem [-f] [-q]
       [metadata…]
 
 Without metadata the output is a bare Base64 signature (SchemaPin v1.3, spec §4.1: ECDSA
@@ -57,14 +57,16 @@ Metadata (selects the document format):
   --document              write a document even without the options above
 
 Options:
-  --key FILE        private key (PKCS#8, encrypted PKCS#8 or SEC1 PEM), required
+  -k, --key FILE    private key (PKCS#8, encrypted PKCS#8 or SEC1 PEM), required
   --passphrase-file FILE  passphrase of an encrypted --key: the file's first line (else
                     $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal)
-  --out FILE        write the signature to FILE (default stdout)
+  -o, --out PATH    write the signature to FILE (default stdout); with --batch, the folder
+                    the signatures go to (required; --out-dir, its old name, still works)
+  -f, --force       replace existing signature files (without it nothing is replaced and,
+                    for a batch, nothing is written)
   --batch DIR       sign every file in DIR matching --pattern (default *.json), writing
-                    OUT-DIR/<name>.sig for each
+                    OUT/<name>.sig for each
   --pattern GLOB    file-name pattern for --batch (* and ?)
-  --out-dir DIR     where --batch writes signatures (required with --batch)
   --json            print {"format": "schemapin.sign-schema/1", "ok", "file", "signature" |
                     "document"} (batch: schemapin.sign-schema.batch/1, a summary and a list)
   -q, --quiet       print only failures and the batch summary; no progress line
@@ -81,7 +83,7 @@ Examples:
   schemapin sign-schema tool.json --key keys/private.pem > tool.json.sig
   schemapin sign-schema tool.json --key keys/private.pem --expires-in 180d \\
       --schema-version 2.1.0 --domain example.com --out tool.json.sig
-  schemapin sign-schema --batch schemas/ --out-dir sigs/ --key keys/private.pem
+  schemapin sign-schema --batch schemas/ -o sigs/ -k keys/private.pem
 `;
 
 const OPTIONS = {
@@ -89,7 +91,7 @@ const OPTIONS = {
   out: { type: "string" },
   batch: { type: "string" },
   pattern: { type: "string" },
-  "out-dir": { type: "string" },
+  force: { type: "boolean" },
   "expires-in": { type: "string" },
   "expires-at": { type: "string" },
   "schema-version": { type: "string" },
@@ -98,7 +100,7 @@ const OPTIONS = {
   "signer-kid": { type: "string" },
   document: { type: "boolean" },
   json: { type: "boolean" },
-  quiet: { type: "boolean", short: "q" },
+  quiet: { type: "boolean" },
   ...PASSPHRASE_OPTIONS,
 } as const;
 
@@ -208,27 +210,25 @@ export const signSchemaCommand: Command = {
       if (positionals.length > 0) {
         throw new UsageError("sign-schema: --batch takes no SCHEMA argument");
       }
-      if (values.out !== undefined) {
-        throw new UsageError("sign-schema: use --out-dir with --batch, not --out");
-      }
-      if (!values["out-dir"]) throw new UsageError("sign-schema: --batch needs --out-dir DIR");
+      if (!values.out) throw new UsageError("sign-schema: --batch needs --out DIR");
       const key = await loadKey(values.key, io, values["passphrase-file"]);
-      return await signBatch(values.batch, values.pattern ?? "*.json", values["out-dir"], key, {
+      return await signBatch(values.batch, values.pattern ?? "*.json", values.out, key, {
         docOptions,
         json: values.json === true,
         quiet: values.quiet === true,
+        force: values.force === true,
         io,
       });
     }
-    if (values.pattern !== undefined || values["out-dir"] !== undefined) {
-      throw new UsageError("sign-schema: --pattern and --out-dir go with --batch");
+    if (values.pattern !== undefined) {
+      throw new UsageError("sign-schema: --pattern goes with --batch");
     }
     const [file] = requirePositionals("sign-schema", positionals, 1, "one SCHEMA.json (or -)");
     const key = await loadKey(values.key, io, values["passphrase-file"]);
     const schema = await readJsonFile(file, io, "schema");
     const signed = signOne(schema, key, docOptions, sourceName(file));
     if (values.out !== undefined) {
-      await writeFileAtomic(values.out, signed.text, { overwrite: true });
+      await writeFileAtomic(values.out, signed.text, { overwrite: values.force === true });
       if (values.json) {
         await io.stdout(jsonOutput("sign-schema", { ok: true, ...signed.json, out: values.out }));
       } else if (!values.quiet) await io.stdout(`wrote ${values.out}\n`);
@@ -246,6 +246,35 @@ const COMMIT_INTERVAL_MS = 1000;
 /** Most signature files waiting for a commit (each holds an open file until then). */
 const COMMIT_MAX_FILES = 2048;
 
+/**
+ * Without --force a batch replaces nothing: when any OUT/<name>.sig exists, it stops before
+ * writing (one rule for outputs, lib/cli/flags.ts), naming the first few.
+ */
+function refuseExistingSignatures(outDir: string, files: readonly string[]): void {
+  const existing: string[] = [];
+  for (const name of files) {
+    const path = joinPath(outDir, `${name}.sig`);
+    try {
+      Deno.lstatSync(path);
+      existing.push(path);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) {
+        throw new SchemaPinError("IO_FAILED", `cannot check ${path}: ${describeFsError(e)}`, {
+          path,
+        });
+      }
+    }
+  }
+  if (existing.length === 0) return;
+  const shown = existing.slice(0, 3).join(", ") + (existing.length > 3 ? ", …" : "");
+  throw new SchemaPinError(
+    "IO_FAILED",
+    `${existing.length} signature file(s) already exist (${shown}); nothing was written — ` +
+      `add --force to replace them`,
+    { path: outDir },
+  );
+}
+
 async function signBatch(
   dir: string,
   pattern: string,
@@ -255,11 +284,13 @@ async function signBatch(
     docOptions: SchemaDocumentOptions | undefined;
     json: boolean;
     quiet: boolean;
+    force: boolean;
     io: CliIO;
   },
 ): Promise<number> {
   const { io } = ctx;
   const { files, skipped } = await listBatch(dir, pattern);
+  if (!ctx.force) refuseExistingSignatures(outDir, files);
   try {
     await Deno.mkdir(outDir, { recursive: true });
   } catch (e) {

@@ -40,7 +40,7 @@ written. A symbolic link, FIFO, socket or device in DIR, a non-UTF-8 file name, 
 over the caps (10000 files, 256 MiB) is refused with the path named.
 
 Options:
-  --key FILE            private key (PKCS#8, encrypted PKCS#8 or SEC1 PEM), required
+  -k, --key FILE        private key (PKCS#8, encrypted PKCS#8 or SEC1 PEM), required
   --passphrase-file FILE  passphrase of an encrypted --key: the file's first line (else
                         $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal)
   --domain D            the publisher's domain, whose .well-known/schemapin.json holds the

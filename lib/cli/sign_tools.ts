@@ -52,14 +52,14 @@ time with the library's signToolList); clients check them with
 digest: _meta is not part of the contract.
 
 Options:
-  --key FILE            the publisher's private key (PKCS#8, encrypted PKCS#8 or SEC1 PEM)
+  -k, --key FILE        the publisher's private key (PKCS#8, encrypted PKCS#8 or SEC1 PEM)
   --passphrase-file FILE  passphrase of an encrypted --key: the file's first line (else
                         $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal)
   --domain D            the publisher's domain (whose discovery document has the public key)
   --server NAME         run the server command after -- (NAME names it in messages)
   --file FILE           a saved tools/list instead of a live server (- for stdin)
-  --out FILE            write the document to FILE (default stdout)
-  --force               overwrite --out
+  -o, --out FILE        write the document to FILE (default stdout)
+  -f, --force           overwrite --out
   --expires-in DURATION expiry from now: 30d, 12h, 2w, 1d12h
   --expires-at TIME     expiry as strict RFC 3339 (2026-11-01T10:00:00Z)
   --signer-kid KID      key id written into every signature document

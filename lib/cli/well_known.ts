@@ -25,15 +25,15 @@ https://DOMAIN/.well-known/schemapin.json. --key may also be a private key; only
 half is published. --revoked may be repeated; each value is a sha256: fingerprint.
 
 Options:
-  --key FILE                  the current public (or private) key, PEM
+  -k, --key FILE              the current public (or private) key, PEM
   --passphrase-file FILE      passphrase of an encrypted private --key (its first line; else
                               $SCHEMAPIN_PASSPHRASE, else a terminal prompt)
   --developer NAME            developer name shown to users (required)
   --contact C                 security contact
   --revocation-endpoint URL   https:// URL of the standalone revocation document
   --revoked FP                a revoked key's fingerprint (repeatable)
-  --out FILE                  write to FILE instead of stdout (refuses to replace without --force)
-  --force                     replace an existing --out file
+  -o, --out FILE              write to FILE instead of stdout (refuses to replace without --force)
+  -f, --force                 replace an existing --out file
 
 Exit codes: 0 written; 2 bad arguments, unreadable or invalid key, bad URL or fingerprint.
 

@@ -7,6 +7,7 @@ import type { OptionSpec } from "../../lib/cli/command.ts";
 import { COMMAND_ENTRIES } from "../../lib/cli/registry.ts";
 import { completionSpec } from "../../lib/cli/completions.ts";
 import { runInProcess } from "./run.ts";
+import { SHORT_FLAGS } from "../../lib/cli/flags.ts";
 
 const OPTIONS: OptionSpec = {
   out: { type: "string", short: "o" },
@@ -136,6 +137,15 @@ Deno.test("every command and subcommand: an unknown flag is exit 2 in our words"
   }
 });
 
+/** The long flag a short one stands for, from the command's help (`-o, --out`). */
+function longOf(words: string[], short: string): string {
+  const name = Object.entries(SHORT_FLAGS).find(([, s]) => `-${s}` === short)?.[0];
+  if (name === undefined) {
+    throw new Error(`${words.join(" ")}: ${short} is not a conventional short flag`);
+  }
+  return name;
+}
+
 Deno.test("every flag that takes a value: missing value is exit 2 naming the flag", async () => {
   const lines = await everyCommandLine();
   let checked = 0;
@@ -153,7 +163,9 @@ Deno.test("every flag that takes a value: missing value is exit 2 naming the fla
       }
       checked++;
       assert.equal(r.code, 2, `${words.join(" ")} ${flag}`);
-      assert.equal(r.stderr, `error: ${words.join(" ")}: ${flag} needs a value\n(see --help)\n`);
+      // A short flag is shown with its long name: "-o (--out) needs a value".
+      const shown = flag.startsWith("--") ? flag : `${flag} (--${longOf(words, flag)})`;
+      assert.equal(r.stderr, `error: ${words.join(" ")}: ${shown} needs a value\n(see --help)\n`);
     }
   }
   assert.ok(checked >= 50, `only ${checked} value flags checked`);

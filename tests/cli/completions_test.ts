@@ -143,6 +143,8 @@ Deno.test("keygen's flags are exactly its documented options", () => {
       "--out",
       "--passphrase-file",
       "--well-known",
+      "-f",
+      "-o",
     ],
   );
 });

@@ -1031,12 +1031,12 @@ const CASES: Record<string, Case> = {
     args: (p) => ["keygen", "--out", `${p.OUT}/keys`, "--passphrase-file", `${p.IN}/public.pem`],
     message: /--passphrase-file goes with --encrypt/,
   },
-  "sign-schema --batch: --domain with a scheme (--out-dir would be created)": {
+  "sign-schema --batch: --domain with a scheme (--out would be created)": {
     args: (p) => [
       "sign-schema",
       "--batch",
       p.IN,
-      "--out-dir",
+      "--out",
       `${p.OUT}/sigs`,
       "--key",
       `${p.IN}/private.pem`,
@@ -1050,7 +1050,7 @@ const CASES: Record<string, Case> = {
       "sign-schema",
       "--batch",
       p.IN,
-      "--out-dir",
+      "--out",
       `${p.OUT}/sigs`,
       "--key",
       `${p.IN}/private.pem`,
@@ -1064,7 +1064,7 @@ const CASES: Record<string, Case> = {
       "sign-schema",
       "--batch",
       p.IN,
-      "--out-dir",
+      "--out",
       `${p.OUT}/sigs`,
       "--key",
       `${p.IN}/private.pem`,
