@@ -113,9 +113,17 @@ unless --partial. Wrapping twice changes nothing. Before the first change the fi
 to CONFIG.schemapin.bak; the write is atomic and keeps the file's mode. unwrap puts every
 original command and URL back — the backup's exact bytes when nothing else changed since.
 
-Exit codes: the server's exit status; 1 when the server failed (garbage on stdout, no answer
-in time, could not start); 130/143 after SIGINT/SIGTERM (HTTP: 0); 2 bad arguments, or an
-unreadable or malformed lock or trust file.
+Exit codes (stdio):
+  0–127    the server exited by itself with this code
+  1        the server failed: garbage on stdout, no answer in time, could not start, killed
+           by a signal (SIGKILL, SIGSEGV, … — stderr names it), or exited with a code ≥ 128
+  130/143  the guard itself received SIGINT/SIGTERM ("stopped by SIGTERM" on stderr) and
+           stopped the server — never a server's status, so a supervisor can tell the two apart
+  0        the client left and the server had to be stopped with SIGTERM/SIGKILL
+  2        bad arguments, or an unreadable or malformed lock or trust file
+When the server ends with requests open, each gets its own JSON-RPC error -32011 naming that
+request; stderr and the audit log get one summary (how many, which methods).
+HTTP (--listen): 0 after SIGINT/SIGTERM; 2 as above.
 
 Examples:
   schemapin guard --lock /abs/contractpin.lock --server acme -- npx -y @acme/mcp-server
