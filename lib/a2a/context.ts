@@ -11,6 +11,7 @@ import {
   type VerifySchemaOfflineOptions,
   verifySchemaOfflineWithHook,
 } from "../schema/verify.ts";
+import { checkArg } from "../arguments.ts";
 
 /**
  * The deepest delegation chain accepted (§20.4 step 1), matching AgentPin's
@@ -41,6 +42,7 @@ export interface A2aVerificationContext {
  * ```
  */
 export function isUnrestricted(list: readonly string[]): boolean {
+  checkArg("isUnrestricted", "list", list, "array");
   return list.length === 0;
 }
 
@@ -68,6 +70,8 @@ function matches(pattern: string, domain: string): boolean {
  * ```
  */
 export function allows(list: readonly string[], domain: string): boolean {
+  checkArg("allows", "list", list, "array");
+  checkArg("allows", "domain", domain, "string");
   if (isUnrestricted(list)) return true;
   const d = domain.toLowerCase();
   return list.some((entry) => matches(entry, d));
@@ -89,6 +93,8 @@ export function allows(list: readonly string[], domain: string): boolean {
  * ```
  */
 export function intersect(lhs: readonly string[], rhs: readonly string[]): string[] {
+  checkArg("intersect", "lhs", lhs, "array");
+  checkArg("intersect", "rhs", rhs, "array");
   if (isUnrestricted(lhs)) return [...rhs];
   if (isUnrestricted(rhs)) return [...lhs];
   const right = new Set(rhs.map((d) => d.toLowerCase()));
@@ -117,6 +123,9 @@ export async function verifySchemaForA2a(
   context: A2aVerificationContext,
   options: VerifySchemaOfflineOptions,
 ): Promise<SchemaVerificationResult> {
+  checkArg("verifySchemaForA2a", "context", context, "object");
+  checkArg("verifySchemaForA2a", "context.trustedDomains", context.trustedDomains, "array");
+  checkArg("verifySchemaForA2a", "options", options, "object");
   const depth = context.delegationDepth;
   if (!Number.isInteger(depth) || depth < 0 || depth > A2A_MAX_DELEGATION_DEPTH) {
     return {

@@ -22,6 +22,7 @@ import {
   MemoryKeyedRecords,
 } from "../pins/keyed_records.ts";
 import { checkKid } from "./bundle.ts";
+import { checkArg, checkMethods } from "../arguments.ts";
 
 /** How an authority entered the allow-list. */
 export type AuthoritySource = "seeded" | "first_use";
@@ -68,6 +69,7 @@ export function makeAuthorityRecord(fields: {
   source: AuthoritySource;
   pinnedAt?: string;
 }): BundleAuthorityRecord {
+  checkArg("makeAuthorityRecord", "fields", fields, "object");
   const kidProblem = checkKid(fields.kid);
   if (kidProblem) {
     throw new SchemaPinError("INPUT_INVALID", `bundle authority kid: ${kidProblem}`);
@@ -110,6 +112,7 @@ export class MemoryBundleAuthorityStore implements BundleAuthorityStore {
 
   /** Creates a store, optionally with initial records. */
   constructor(records: Iterable<BundleAuthorityRecord> = []) {
+    checkArg("MemoryBundleAuthorityStore", "records", records, "iterable");
     this.#records = new MemoryKeyedRecords(Array.from(records, (r) => [r.kid, r] as const));
   }
 
@@ -249,6 +252,14 @@ export function addAuthorityIfAbsent(
   store: BundleAuthorityStore,
   record: BundleAuthorityRecord,
 ): Promise<SeedAuthorityOutcome> {
+  checkMethods(
+    "addAuthorityIfAbsent",
+    "store",
+    store,
+    ["transact"],
+    "a BundleAuthorityStore",
+  );
+  checkArg("addAuthorityIfAbsent", "record", record, "object");
   return store.transact<SeedAuthorityOutcome>((map) => {
     const existing = map.get(record.kid);
     if (existing) return { changed: false, result: { status: "exists", record: existing } };
@@ -310,6 +321,15 @@ export async function seedBundleAuthorityFromPem(
   publicKeyPem: string,
   now: Date | number = Date.now(),
 ): Promise<SeedAuthorityOutcome> {
+  checkMethods(
+    "seedBundleAuthorityFromPem",
+    "store",
+    store,
+    ["transact"],
+    "a BundleAuthorityStore",
+  );
+  checkArg("seedBundleAuthorityFromPem", "kid", kid, "string");
+  checkArg("seedBundleAuthorityFromPem", "publicKeyPem", publicKeyPem, "string");
   const key = parsePublicKeyPem(publicKeyPem, `bundle authority ${kid} public key`);
   return await seedBundleAuthority(store, kid, key.fingerprint, now);
 }
@@ -323,6 +343,14 @@ export async function seedBundleAuthorityFromPem(
  * ```
  */
 export function removeBundleAuthority(store: BundleAuthorityStore, kid: string): Promise<boolean> {
+  checkMethods(
+    "removeBundleAuthority",
+    "store",
+    store,
+    ["transact"],
+    "a BundleAuthorityStore",
+  );
+  checkArg("removeBundleAuthority", "kid", kid, "string");
   return store.transact((map) => {
     const had = map.delete(kid);
     return { changed: had, result: had };

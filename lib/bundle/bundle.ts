@@ -19,6 +19,7 @@ import { type DiscoveryDocument, parseDiscoveryDocument } from "../discovery/doc
 import { parseRevocationDocument, type RevocationDocument } from "../revocation/document.ts";
 import { typeName } from "../revocation/fingerprint.ts";
 import { formatRfc3339 } from "../time/rfc3339.ts";
+import { checkArg } from "../arguments.ts";
 
 /** The `schemapin_bundle_version` of unsigned bundles this library writes (§13.1). */
 export const UNSIGNED_BUNDLE_VERSION = "1.2";
@@ -344,6 +345,7 @@ export function isSignedTrustBundle(value: unknown): boolean {
  * ```
  */
 export function createTrustBundle(createdAt: string | Date | number = Date.now()): TrustBundle {
+  checkArg("createTrustBundle", "createdAt", createdAt, ["string", "date", "number"]);
   return {
     schemapin_bundle_version: UNSIGNED_BUNDLE_VERSION,
     created_at: typeof createdAt === "string" ? createdAt : formatRfc3339(createdAt),
@@ -388,6 +390,9 @@ export function addDiscoveryToBundle(
   discovery: unknown,
   options: AddToBundleOptions = {},
 ): TrustBundle {
+  checkArg("addDiscoveryToBundle", "bundle", bundle, "object");
+  checkArg("addDiscoveryToBundle", "domain", domain, "string");
+  checkArg("addDiscoveryToBundle", "options", options, "object");
   assertUnsigned(bundle, "add documents to");
   const source = options.source ?? `discovery document for ${domain}`;
   const name = requireDomain(domain);
@@ -427,6 +432,9 @@ export function addRevocationToBundle(
   revocation: unknown,
   options: AddToBundleOptions = {},
 ): TrustBundle {
+  checkArg("addRevocationToBundle", "bundle", bundle, "object");
+  checkArg("addRevocationToBundle", "domain", domain, "string");
+  checkArg("addRevocationToBundle", "options", options, "object");
   assertUnsigned(bundle, "add documents to");
   const source = options.source ?? `revocation document for ${domain}`;
   const name = requireDomain(domain);
@@ -511,6 +519,9 @@ export function findInTrustBundle(
  * ```
  */
 export function trustBundleSigningInput(bundle: TrustBundle): Uint8Array {
+  checkArg("trustBundleSigningInput", "bundle", bundle, "object");
+  checkArg("trustBundleSigningInput", "bundle.documents", bundle.documents, "array");
+  checkArg("trustBundleSigningInput", "bundle.revocations", bundle.revocations, "array");
   const input: Record<string, unknown> = {
     schemapin_bundle_version: bundle.schemapin_bundle_version,
     created_at: bundle.created_at,

@@ -15,6 +15,7 @@ import { checkDomain } from "../discovery/domain.ts";
 import { isJsonObject, ownField } from "../discovery/object.ts";
 import { typeName } from "../revocation/fingerprint.ts";
 import { parseTrustBundle } from "./bundle.ts";
+import { checkArg } from "../arguments.ts";
 
 /** The JSON-RPC method name. */
 export const TRUST_BUNDLE_METHOD = "schemapin/trustBundle";
@@ -90,6 +91,7 @@ export function buildTrustBundleRequest(
   id: JsonRpcId,
   options: { domains?: readonly string[] } = {},
 ): TrustBundleRequest {
+  checkArg("buildTrustBundleRequest", "options", options, "object");
   const params: { domains?: string[] } = {};
   if (options.domains !== undefined) params.domains = checkDomains(options.domains, "domains");
   return { jsonrpc: "2.0", id: checkId(id, "request id"), method: TRUST_BUNDLE_METHOD, params };

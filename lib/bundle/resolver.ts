@@ -21,6 +21,7 @@ import {
   verifyTrustBundle,
   type VerifyTrustBundleOptions,
 } from "./verify.ts";
+import { checkArg } from "../arguments.ts";
 
 /** A bundle ready for use, and how it was accepted. */
 export interface LoadedTrustBundle {
@@ -58,6 +59,7 @@ export async function loadTrustBundle(
   store: BundleAuthorityStore,
   options: LoadTrustBundleOptions = {},
 ): Promise<LoadedTrustBundle> {
+  checkArg("loadTrustBundle", "options", options, "object");
   const source = options.source ?? "trust bundle";
   if (!isSignedTrustBundle(value)) {
     const bundle = parseTrustBundle(value, source);
@@ -97,6 +99,7 @@ export class TrustBundleResolver {
   readonly #bundle: Readonly<TrustBundle>;
 
   private constructor(bundle: Readonly<TrustBundle>) {
+    checkArg("TrustBundleResolver", "bundle", bundle, "object");
     this.#bundle = bundle;
   }
 

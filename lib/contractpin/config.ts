@@ -27,6 +27,7 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject } from "./contract.ts";
 import type { ServerTarget } from "./live.ts";
 import { type EnvLookup, parseEndpoint, parseHeader, processEnv } from "./secrets.ts";
+import { checkArg } from "../arguments.ts";
 
 /** How the variables of a client config resolve (all optional). */
 export interface ConfigContext {
@@ -406,6 +407,9 @@ export function parseClientConfig(
   source: string,
   ctx: ConfigContext = {},
 ): { doc: JsonValue; entries: ConfigEntry[] } {
+  checkArg("parseClientConfig", "bytes", bytes, "bytes");
+  checkArg("parseClientConfig", "source", source, "string");
+  checkArg("parseClientConfig", "ctx", ctx, "object");
   const doc = parseJsonc(bytes, source);
   return { doc, entries: readConfigEntries(doc, source, ctx) };
 }
@@ -431,6 +435,9 @@ export function parseMcpConfig(
   source: string,
   ctx: ConfigContext = {},
 ): Map<string, ServerTarget> {
+  checkArg("parseMcpConfig", "bytes", bytes, "bytes");
+  checkArg("parseMcpConfig", "source", source, "string");
+  checkArg("parseMcpConfig", "ctx", ctx, "object");
   const out = new Map<string, ServerTarget>();
   for (const e of parseClientConfig(bytes, source, ctx).entries) {
     if (e.disabled) continue;

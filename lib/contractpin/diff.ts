@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { checkArg } from "../arguments.ts";
 
 /** One line of an edit script. */
 export interface DiffLine {
@@ -26,6 +27,8 @@ const MAX_EDITS = 4000;
  * ```
  */
 export function diffLines(a: readonly string[], b: readonly string[]): DiffLine[] {
+  checkArg("diffLines", "a", a, "array");
+  checkArg("diffLines", "b", b, "array");
   const n = a.length, m = b.length;
   const max = Math.min(n + m, MAX_EDITS);
   const offset = max + 1;
@@ -102,6 +105,11 @@ export function unifiedDiff(
   toLabel: string,
   context = 3,
 ): string {
+  checkArg("unifiedDiff", "a", a, "array");
+  checkArg("unifiedDiff", "b", b, "array");
+  checkArg("unifiedDiff", "fromLabel", fromLabel, "string");
+  checkArg("unifiedDiff", "toLabel", toLabel, "string");
+  checkArg("unifiedDiff", "context", context, "number");
   const script = diffLines(a, b);
   if (script.every((l) => l.op === " ")) return "";
   const lines = [`--- ${fromLabel}`, `+++ ${toLabel}`];

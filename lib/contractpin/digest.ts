@@ -9,6 +9,7 @@ import { canonicalizeJcs } from "../json/canonical_jcs.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import { sha256HexOfText } from "../crypto/hash.ts";
 import { projectContract } from "./contract.ts";
+import { checkArg } from "../arguments.ts";
 
 /** A digest as written in a lock: `sha256:` and 64 lowercase hex digits (71 characters). */
 export const DIGEST_PATTERN: RegExp = /^sha256:[0-9a-f]{64}$/;
@@ -56,6 +57,7 @@ export function toolDigest(contract: JsonObject): string {
  * ```
  */
 export function fieldDigests(contract: JsonObject): Record<string, string> {
+  checkArg("fieldDigests", "contract", contract, "object");
   const out: Record<string, string> = {};
   for (const key of Object.keys(contract).sort()) out[key] = digestJson(contract[key]);
   return out;
@@ -71,6 +73,7 @@ export function fieldDigests(contract: JsonObject): Record<string, string> {
  * ```
  */
 export function serverDigest(toolDigests: ReadonlyMap<string, string>): string {
+  checkArg("serverDigest", "toolDigests", toolDigests, "map");
   // A null-prototype object: a tool named "__proto__" is an ordinary member here.
   const map: Record<string, string> = Object.create(null);
   for (const [name, digest] of toolDigests) map[name] = digest;
@@ -161,6 +164,8 @@ export function digestToolList(
   tools: readonly JsonValue[],
   source = "tools/list",
 ): DigestedToolList {
+  checkArg("digestToolList", "tools", tools, "array");
+  checkArg("digestToolList", "source", source, "string");
   const out = new Map<string, DigestedTool>();
   const digests = new Map<string, string>();
   tools.forEach((tool, i) => {

@@ -25,6 +25,7 @@ import { posix, win32 } from "node:path";
 import type { ConfigEntry } from "./config.ts";
 import type { ServerTarget } from "./live.ts";
 import { sameIdentity } from "./verify.ts";
+import { checkArg } from "../arguments.ts";
 
 /** An MCP client whose configuration files are known. */
 export type McpClient =
@@ -75,6 +76,10 @@ export interface DiscoveryEnvironment {
  * ```
  */
 export function clientConfigLocations(env: DiscoveryEnvironment): ClientConfigLocation[] {
+  checkArg("clientConfigLocations", "env", env, "object");
+  checkArg("clientConfigLocations", "env.home", env.home, "string");
+  checkArg("clientConfigLocations", "env.platform", env.platform, "string");
+  checkArg("clientConfigLocations", "env.projectDir", env.projectDir, "string");
   const windows = env.platform === "windows";
   const p = windows ? win32 : posix;
   const home = env.home;

@@ -27,6 +27,7 @@ import {
   parseEndpoint,
   processEnv,
 } from "./secrets.ts";
+import { checkArg } from "../arguments.ts";
 
 /** A server to enumerate: where it is, plus run-time-only settings that never reach a lock. */
 export interface ServerTarget {
@@ -94,6 +95,9 @@ function resolvePath(path: string, baseDir: string | undefined): string {
  * ```
  */
 export function prepareTarget(target: ServerTarget, env: EnvLookup = processEnv): PreparedTarget {
+  checkArg("prepareTarget", "target", target, "object");
+  checkArg("prepareTarget", "target.identity", target.identity, "object");
+  checkArg("prepareTarget", "env", env, "function");
   const id = target.identity;
   const where = `server ${target.name}`;
   switch (id.transport) {
@@ -148,6 +152,8 @@ export async function enumerateTarget(
   target: PreparedTarget,
   options: ListOptions = {},
 ): Promise<ToolListing> {
+  checkArg("enumerateTarget", "target", target, "object");
+  checkArg("enumerateTarget", "options", options, "object");
   if (target.transport === "file") {
     return await readToolsDump(target.path, options.maxPages, `server ${target.name}`);
   }

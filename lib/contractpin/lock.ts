@@ -12,6 +12,7 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 import { CONTRACT_FIELDS, isJsonObject } from "./contract.ts";
 import { DIGEST_PATTERN, type DigestedToolList, serverDigest } from "./digest.ts";
 import { prettyJsonFile } from "./pretty.ts";
+import { checkArg } from "../arguments.ts";
 
 /** The lock format version this implementation reads and writes (§5 `contractpin`). */
 export const LOCK_VERSION = "1";
@@ -309,6 +310,8 @@ function parseServer(name: string, v: JsonValue, source: string): LockServer {
  * ```
  */
 export function parseLock(bytes: Uint8Array, source = DEFAULT_LOCK_FILE): ContractLock {
+  checkArg("parseLock", "bytes", bytes, "bytes");
+  checkArg("parseLock", "source", source, "string");
   const doc = parseJson(bytes, source);
   if (!isJsonObject(doc)) throw invalid(source, "a lock file must be a JSON object");
   checkFormat(doc, source);
@@ -341,6 +344,7 @@ export function parseLock(bytes: Uint8Array, source = DEFAULT_LOCK_FILE): Contra
  * ```
  */
 export function formatGeneratedAt(date: Date): string {
+  checkArg("formatGeneratedAt", "date", date, "date");
   return date.toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
@@ -361,6 +365,10 @@ export function lockServerEntry(
   list: DigestedToolList,
   clientCapabilities: readonly string[] = [],
 ): LockServer {
+  checkArg("lockServerEntry", "identity", identity, "object");
+  checkArg("lockServerEntry", "list", list, "object");
+  checkArg("lockServerEntry", "list.tools", list.tools, "map");
+  checkArg("lockServerEntry", "clientCapabilities", clientCapabilities, "array");
   const tools: Record<string, LockTool> = Object.create(null);
   for (const tool of list.tools.values()) {
     tools[tool.name] = { digest: tool.digest, fields: tool.fields };
@@ -389,6 +397,8 @@ export function buildLock(
   servers: Record<string, LockServer>,
   now: Date = new Date(),
 ): ContractLock {
+  checkArg("buildLock", "servers", servers, "object");
+  checkArg("buildLock", "now", now, "date");
   return {
     contractpin: LOCK_VERSION,
     algorithm: LOCK_ALGORITHM,
@@ -409,6 +419,7 @@ export function buildLock(
  * ```
  */
 export function serializeLock(lock: ContractLock): string {
+  checkArg("serializeLock", "lock", lock, "object");
   return prettyJsonFile(lock);
 }
 
@@ -423,6 +434,8 @@ export function serializeLock(lock: ContractLock): string {
  * ```
  */
 export function recomputeServerDigest(server: LockServer): string {
+  checkArg("recomputeServerDigest", "server", server, "object");
+  checkArg("recomputeServerDigest", "server.tools", server.tools, "object");
   return serverDigest(new Map(Object.entries(server.tools).map(([n, t]) => [n, t.digest])));
 }
 
@@ -437,6 +450,7 @@ export function recomputeServerDigest(server: LockServer): string {
  * ```
  */
 export function identityOf(server: LockServer): ServerIdentity {
+  checkArg("identityOf", "server", server, "object");
   switch (server.transport) {
     case "stdio": {
       const id: ServerIdentity = { transport: "stdio", command: [...server.command] };

@@ -8,6 +8,7 @@
 import type { ServerIdentity, TransportKind } from "./lock.ts";
 import type { Notice, ToolDiff } from "./verify.ts";
 import { redactCommand } from "./secrets.ts";
+import { checkArg } from "../arguments.ts";
 
 /** The `format` value of a verify report. */
 export const VERIFY_REPORT_FORMAT = "schemapin.contract.verify/1";
@@ -88,6 +89,10 @@ export function finishReport(
   snapshot: string | null,
   servers: ServerReport[],
 ): VerifyReport {
+  checkArg("finishReport", "lock", lock, "string");
+  checkArg("finishReport", "allowNew", allowNew, "boolean");
+  if (snapshot !== null) checkArg("finishReport", "snapshot", snapshot, "string");
+  checkArg("finishReport", "servers", servers, "array");
   const count = (s: ServerStatus) => servers.filter((r) => r.status === s).length;
   const sum = (f: (r: ServerReport) => number) => servers.reduce((n, r) => n + f(r), 0);
   const ok = servers.every((r) => r.status === "match");
@@ -166,6 +171,8 @@ export interface Finding {
  * ```
  */
 export function findings(report: VerifyReport): Finding[] {
+  checkArg("findings", "report", report, "object");
+  checkArg("findings", "report.servers", report.servers, "array");
   const out: Finding[] = [];
   for (const s of report.servers) {
     const server = s.name;
@@ -256,6 +263,9 @@ export function findings(report: VerifyReport): Finding[] {
  * ```
  */
 export function formatHuman(report: VerifyReport, options: { diffs?: boolean } = {}): string {
+  checkArg("formatHuman", "report", report, "object");
+  checkArg("formatHuman", "report.servers", report.servers, "array");
+  checkArg("formatHuman", "options", options, "object");
   const lines: string[] = [];
   for (const s of report.servers) {
     const label = { match: "ok", drift: "DRIFT", unreachable: "UNREACHABLE", unpinned: "UNPINNED" }[
@@ -361,6 +371,10 @@ const RULES: Record<Finding["rule"], string> = {
  * ```
  */
 export function formatSarif(report: VerifyReport, lockText: string, version: string): string {
+  checkArg("formatSarif", "report", report, "object");
+  checkArg("formatSarif", "report.servers", report.servers, "array");
+  checkArg("formatSarif", "lockText", lockText, "string");
+  checkArg("formatSarif", "version", version, "string");
   const results = findings(report).map((f) => ({
     ruleId: `contractpin/${f.rule}`,
     level: f.level,
@@ -413,6 +427,9 @@ function escapeProperty(s: string): string {
  * ```
  */
 export function formatGithub(report: VerifyReport, lockText: string): string {
+  checkArg("formatGithub", "report", report, "object");
+  checkArg("formatGithub", "report.servers", report.servers, "array");
+  checkArg("formatGithub", "lockText", lockText, "string");
   const lines = findings(report).map((f) => {
     const command = f.level === "error" ? "error" : "notice";
     const title = `contract ${f.rule.replaceAll("-", " ")}: ${f.server}${

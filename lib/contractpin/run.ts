@@ -38,6 +38,7 @@ import {
   serverPasses,
   toolDiffs,
 } from "./verify.ts";
+import { checkArg } from "../arguments.ts";
 
 /** An identity as reports show it: credentials in a stdio command hidden (§5). */
 function redactIdentity(id: ServerIdentity): ServerIdentity {
@@ -101,6 +102,8 @@ export type LiveResult =
  * ```
  */
 export async function fetchLive(target: PreparedTarget, options: ListOptions): Promise<LiveResult> {
+  checkArg("fetchLive", "target", target, "object");
+  checkArg("fetchLive", "options", options, "object");
   try {
     const listing = await enumerateTarget(target, options);
     let list: DigestedToolList;
@@ -142,6 +145,8 @@ export async function pinServers(
   targets: readonly ServerTarget[],
   options: RunOptions = {},
 ): Promise<PinOutcome[]> {
+  checkArg("pinServers", "targets", targets, "array");
+  checkArg("pinServers", "options", options, "object");
   const env = options.env ?? processEnv;
   const prepared = targets.map((t) => prepareTarget(t, env));
   const sanitized = targets.map((t) =>
@@ -228,6 +233,9 @@ export async function verifyLock(
   request: VerifyRequest,
   options: RunOptions = {},
 ): Promise<VerifyReport> {
+  checkArg("verifyLock", "request", request, "object");
+  checkArg("verifyLock", "request.lock", request.lock, "object");
+  checkArg("verifyLock", "options", options, "object");
   const env = options.env ?? processEnv;
   const lockNames = Object.keys(request.lock.servers);
   const names = request.select?.length ? [...new Set(request.select)] : lockNames;

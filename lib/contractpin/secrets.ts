@@ -7,6 +7,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import type { ServerIdentity } from "./lock.ts";
+import { checkArg } from "../arguments.ts";
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const WHOLE_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
@@ -51,6 +52,9 @@ export function processEnv(name: string): string | undefined {
  * ```
  */
 export function expandVariables(template: string, env: EnvLookup, where: string): string {
+  checkArg("expandVariables", "template", template, "string");
+  checkArg("expandVariables", "env", env, "function");
+  checkArg("expandVariables", "where", where, "string");
   return template.replace(REFERENCE, (_, name: string) => {
     const value = env(name);
     if (value === undefined) {
@@ -109,6 +113,7 @@ const RESERVED_HEADERS = [
  * ```
  */
 export function parseHeader(text: string): HeaderTemplate {
+  checkArg("parseHeader", "text", text, "string");
   const colon = text.indexOf(":");
   const name = colon < 0 ? "" : text.slice(0, colon).trim();
   if (colon < 0 || !TOKEN.test(name)) {
@@ -224,6 +229,8 @@ export function sanitizeEnv(
   env: Record<string, string>,
   warnings: SecretWarning[],
 ): Record<string, string> {
+  checkArg("sanitizeEnv", "env", env, "object");
+  checkArg("sanitizeEnv", "warnings", warnings, "array");
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (isReference(value) || (!looksLikeSecretName(name) && !looksLikeSecretValue(value))) {
@@ -257,6 +264,8 @@ export function sanitizeEnv(
  * ```
  */
 export function sanitizeUrl(raw: string, warnings: SecretWarning[]): string {
+  checkArg("sanitizeUrl", "raw", raw, "string");
+  checkArg("sanitizeUrl", "warnings", warnings, "array");
   // Validate with references replaced (a URL parser would lowercase or percent-encode them),
   // then edit the raw text so `${VAR}` references survive byte for byte.
   parseEndpoint(raw.replace(REFERENCE, "x"));
@@ -469,6 +478,7 @@ function credentialIn(text: string): { reason: string; suggestion: string; shown
  * ```
  */
 export function findSecretArguments(command: readonly string[]): SecretArgument[] {
+  checkArg("findSecretArguments", "command", command, "array");
   const out: SecretArgument[] = [];
   command.forEach((arg, index) => {
     if (index === 0) return;
@@ -528,6 +538,7 @@ export function findSecretArguments(command: readonly string[]): SecretArgument[
  * ```
  */
 export function redactCommand(command: readonly string[]): string[] {
+  checkArg("redactCommand", "command", command, "array");
   const out = [...command];
   for (const f of findSecretArguments(command)) out[f.index] = f.shown;
   return out;
@@ -574,6 +585,8 @@ export function sanitizeIdentity(
   identity: ServerIdentity,
   options: { server?: string; allowLiteralSecrets?: boolean } = {},
 ): { identity: ServerIdentity; warnings: SecretWarning[] } {
+  checkArg("sanitizeIdentity", "identity", identity, "object");
+  checkArg("sanitizeIdentity", "options", options, "object");
   const warnings: SecretWarning[] = [];
   switch (identity.transport) {
     case "stdio": {

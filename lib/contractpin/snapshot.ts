@@ -15,6 +15,7 @@ import { CONTRACT_FIELDS, isJsonObject } from "./contract.ts";
 import { type DigestedToolList, digestJson } from "./digest.ts";
 import { unifiedDiff } from "./diff.ts";
 import { prettyJson, prettyJsonFile } from "./pretty.ts";
+import { checkArg } from "../arguments.ts";
 
 /** Snapshot format version. */
 export const SNAPSHOT_VERSION = "1";
@@ -51,6 +52,7 @@ export interface ContractSnapshot {
  * ```
  */
 export function defaultSnapshotPath(lockPath: string): string {
+  checkArg("defaultSnapshotPath", "lockPath", lockPath, "string");
   return lockPath.endsWith(".lock")
     ? lockPath.slice(0, -".lock".length) + ".snapshot.json"
     : lockPath + ".snapshot.json";
@@ -67,6 +69,8 @@ export function defaultSnapshotPath(lockPath: string): string {
  * ```
  */
 export function snapshotServer(list: DigestedToolList): { tools: Record<string, SnapshotTool> } {
+  checkArg("snapshotServer", "list", list, "object");
+  checkArg("snapshotServer", "list.tools", list.tools, "map");
   const tools: Record<string, SnapshotTool> = Object.create(null);
   for (const tool of list.tools.values()) {
     const entry: SnapshotTool = { digest: tool.digest, contract: tool.contract };
@@ -89,6 +93,8 @@ export function snapshotServer(list: DigestedToolList): { tools: Record<string, 
 export function serializeSnapshot(
   snapshot: Pick<ContractSnapshot, "servers">,
 ): string {
+  checkArg("serializeSnapshot", "snapshot", snapshot, "object");
+  checkArg("serializeSnapshot", "snapshot.servers", snapshot.servers, "object");
   return prettyJsonFile({
     contractpin_snapshot: SNAPSHOT_VERSION,
     canonicalization: CONTRACTPIN_CANONICAL_JSON_1,
@@ -114,6 +120,8 @@ function bad(source: string, message: string): SchemaPinError {
  * ```
  */
 export function parseSnapshot(bytes: Uint8Array, source: string): ContractSnapshot {
+  checkArg("parseSnapshot", "bytes", bytes, "bytes");
+  checkArg("parseSnapshot", "source", source, "string");
   const doc = parseJson(bytes, source);
   if (!isJsonObject(doc)) throw bad(source, "a snapshot must be a JSON object");
   if (doc.contractpin_snapshot !== SNAPSHOT_VERSION) {
@@ -199,6 +207,7 @@ export function snapshotContractFor(
  * ```
  */
 export function renderContract(contract: JsonObject): string[] {
+  checkArg("renderContract", "contract", contract, "object");
   const lines: string[] = [];
   const keys = [
     ...CONTRACT_FIELDS.filter((k) => Object.hasOwn(contract, k)),
@@ -238,6 +247,10 @@ export function contractDiff(
   locked: JsonObject | undefined,
   live: JsonObject | undefined,
 ): string {
+  checkArg("contractDiff", "server", server, "string");
+  checkArg("contractDiff", "tool", tool, "string");
+  checkArg("contractDiff", "locked", locked, "object", true);
+  checkArg("contractDiff", "live", live, "object", true);
   return unifiedDiff(
     locked ? renderContract(locked) : [],
     live ? renderContract(live) : [],

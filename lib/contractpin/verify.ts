@@ -10,6 +10,7 @@ import { isJsonObject } from "./contract.ts";
 import { type DigestedToolList, digestJson } from "./digest.ts";
 import { type LockServer, recomputeServerDigest, type ServerIdentity } from "./lock.ts";
 import { contractDiff, type ContractSnapshot, snapshotContractFor } from "./snapshot.ts";
+import { checkArg } from "../arguments.ts";
 
 /** A tool whose contract digest changed. */
 export interface DriftedTool {
@@ -52,6 +53,10 @@ export interface ToolComparison {
  * ```
  */
 export function compareTools(locked: LockServer, live: DigestedToolList): ToolComparison {
+  checkArg("compareTools", "locked", locked, "object");
+  checkArg("compareTools", "locked.tools", locked.tools, "object");
+  checkArg("compareTools", "live", live, "object");
+  checkArg("compareTools", "live.tools", live.tools, "map");
   const removed: string[] = [], added: string[] = [], unchanged: string[] = [];
   const drifted: DriftedTool[] = [];
   const lockedNames = Object.keys(locked.tools).sort();
@@ -118,6 +123,8 @@ function longStrings(value: JsonValue, path: string, out: { path: string; length
  * ```
  */
 export function metaTextNotices(live: DigestedToolList): Notice[] {
+  checkArg("metaTextNotices", "live", live, "object");
+  checkArg("metaTextNotices", "live.tools", live.tools, "map");
   const notices: Notice[] = [];
   for (const tool of live.tools.values()) {
     if (!Object.hasOwn(tool.raw, "_meta")) continue;
@@ -150,6 +157,10 @@ export function displayNotices(
   server: string,
   live: DigestedToolList,
 ): Notice[] {
+  checkArg("displayNotices", "snapshot", snapshot, "object", true);
+  checkArg("displayNotices", "server", server, "string");
+  checkArg("displayNotices", "live", live, "object");
+  checkArg("displayNotices", "live.tools", live.tools, "map");
   const notices: Notice[] = [];
   for (const tool of live.tools.values()) {
     const pinned = snapshotContractFor(snapshot, server, tool.name, tool.digest);
@@ -276,6 +287,8 @@ export function lockIsConsistent(locked: LockServer): boolean {
  * ```
  */
 export function sameIdentity(a: ServerIdentity, b: ServerIdentity): boolean {
+  checkArg("sameIdentity", "a", a, "object");
+  checkArg("sameIdentity", "b", b, "object");
   if (a.transport !== b.transport) return false;
   if (a.transport === "stdio" && b.transport === "stdio") {
     return JSON.stringify(a.command) === JSON.stringify(b.command) &&
@@ -303,6 +316,9 @@ export function serverPasses(
   allowNew: boolean,
   lockConsistent: boolean,
 ): boolean {
+  checkArg("serverPasses", "comparison", comparison, "object");
+  checkArg("serverPasses", "allowNew", allowNew, "boolean");
+  checkArg("serverPasses", "lockConsistent", lockConsistent, "boolean");
   return comparison.removed.length === 0 && comparison.drifted.length === 0 &&
     (allowNew || comparison.added.length === 0) && lockConsistent;
 }

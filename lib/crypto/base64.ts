@@ -6,6 +6,7 @@
  */
 
 import { SchemaPinError } from "../errors.ts";
+import { checkArg } from "../arguments.ts";
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const PAD = 0x3d; // "="
@@ -27,6 +28,7 @@ const DECODE: Int8Array = (() => {
  * ```
  */
 export function encodeBase64(bytes: Uint8Array): string {
+  checkArg("encodeBase64", "bytes", bytes, "bytes");
   let out = "";
   const full = bytes.length - (bytes.length % 3);
   for (let i = 0; i < full; i += 3) {
@@ -77,6 +79,8 @@ function describeChar(code: number): string {
  * ```
  */
 export function decodeBase64Strict(text: string, what: string): Uint8Array<ArrayBuffer> {
+  checkArg("decodeBase64Strict", "text", text, "string");
+  checkArg("decodeBase64Strict", "what", what, "string");
   const result = scanBase64(text);
   if (result instanceof Uint8Array) return result;
   throw new SchemaPinError(

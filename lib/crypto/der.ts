@@ -13,6 +13,7 @@
 import { p256 } from "@noble/curves/nist.js";
 import { bytesToNumberBE, numberToBytesBE } from "@noble/curves/utils.js";
 import { type ErrorCode, type ErrorDetails, SchemaPinError } from "../errors.ts";
+import { checkArg } from "../arguments.ts";
 
 /** The P-256 group order n. */
 const N: bigint = p256.Point.Fn.ORDER;
@@ -577,6 +578,7 @@ export function encodeEcdsaDer(sig: EcdsaSignatureScalars): Uint8Array<ArrayBuff
  * ```
  */
 export function derToP1363(der: Uint8Array): Uint8Array<ArrayBuffer> {
+  checkArg("derToP1363", "der", der, "bytes");
   const { r, s } = decodeEcdsaDer(der);
   const out = new Uint8Array(64);
   out.set(numberToBytesBE(r, 32), 0);
@@ -599,6 +601,7 @@ export function derToP1363(der: Uint8Array): Uint8Array<ArrayBuffer> {
  * ```
  */
 export function p1363ToDer(raw: Uint8Array): Uint8Array<ArrayBuffer> {
+  checkArg("p1363ToDer", "raw", raw, "bytes");
   if (raw.length !== 64) {
     throw new SchemaPinError(
       "INPUT_INVALID",

@@ -23,6 +23,7 @@ import { decodeEcdsaDer, type EcdsaSignatureScalars } from "./der.ts";
 import { sha256 } from "./hash.ts";
 import { baseForVerification, type CachedKey, pointForVerification } from "./key_cache.ts";
 import { cachedKeyFromDer, type PrivateKey, type PublicKey } from "./keys.ts";
+import { checkArg, checkKeyArg } from "../arguments.ts";
 
 export { derToP1363, p1363ToDer } from "./der.ts";
 
@@ -211,6 +212,8 @@ export function verifyDigest(
  * ```
  */
 export function signSchema(sk: PrivateKey, canonical: Uint8Array): string {
+  checkKeyArg("signSchema", "sk", sk, "private");
+  checkArg("signSchema", "canonical", canonical, "bytes");
   return encodeBase64(signDigest(sk, sha256(sha256(canonical))));
 }
 
@@ -237,6 +240,9 @@ export function verifySchemaSignature(
   canonical: Uint8Array,
   signatureB64: string,
 ): SignatureCheck {
+  checkKeyArg("verifySchemaSignature", "pk", pk, "public");
+  checkArg("verifySchemaSignature", "canonical", canonical, "bytes");
+  checkArg("verifySchemaSignature", "signatureB64", signatureB64, "string");
   const entry = entryFor(pk);
   const parsed = parseBase64(signatureB64);
   if (!parsed.ok) return parsed.check;
@@ -273,6 +279,8 @@ export function verifySchemaSignature(
  * ```
  */
 export function signDocument(sk: PrivateKey, canonical: Uint8Array): string {
+  checkKeyArg("signDocument", "sk", sk, "private");
+  checkArg("signDocument", "canonical", canonical, "bytes");
   return encodeBase64(signDigest(sk, sha256(canonical)));
 }
 
@@ -295,6 +303,9 @@ export function verifyDocumentSignature(
   canonical: Uint8Array,
   signatureB64: string,
 ): SignatureCheck {
+  checkKeyArg("verifyDocumentSignature", "pk", pk, "public");
+  checkArg("verifyDocumentSignature", "canonical", canonical, "bytes");
+  checkArg("verifyDocumentSignature", "signatureB64", signatureB64, "string");
   const entry = entryFor(pk);
   const parsed = parseBase64(signatureB64);
   if (!parsed.ok) return parsed.check;

@@ -39,6 +39,7 @@ import {
 } from "./der.ts";
 import { type PrivateKey, privateKeyFromPkcs8Der, privateKeyToPkcs8Der } from "./keys.ts";
 import { formatPem, parsePem } from "./pem.ts";
+import { argumentError, checkArg, checkKeyArg } from "../arguments.ts";
 
 /**
  * PBKDF2 iterations used when encrypting (HMAC-SHA256; OWASP's 2023 recommendation). About
@@ -365,7 +366,7 @@ function readBlock(pem: string, source: string | undefined): Uint8Array<ArrayBuf
 function passphraseBytes(passphrase: string | Uint8Array): Uint8Array<ArrayBuffer> {
   if (typeof passphrase === "string") return new TextEncoder().encode(passphrase);
   if (passphrase instanceof Uint8Array) return new Uint8Array(passphrase);
-  throw new TypeError("passphrase must be a string or a Uint8Array");
+  throw argumentError("passphrase", "passphrase", "a string or a Uint8Array", passphrase);
 }
 
 /** PBKDF2 (RFC 8018 §5.2) through WebCrypto. */
@@ -426,6 +427,8 @@ export function encryptedPrivateKeyParameters(
   pem: string,
   source?: string,
 ): EncryptedKeyParameters {
+  checkArg("encryptedPrivateKeyParameters", "pem", pem, "string");
+  checkArg("encryptedPrivateKeyParameters", "source", source, "string", true);
   const p = parseEncryptedDer(readBlock(pem, source), context(source));
   return {
     kdf: p.kdf,
@@ -462,6 +465,9 @@ export async function decryptPrivateKeyPem(
   passphrase: string | Uint8Array,
   source?: string,
 ): Promise<PrivateKey> {
+  checkArg("decryptPrivateKeyPem", "pem", pem, "string");
+  checkArg("decryptPrivateKeyPem", "passphrase", passphrase, ["string", "bytes"]);
+  checkArg("decryptPrivateKeyPem", "source", source, "string", true);
   const ctx = context(source);
   const p = parseEncryptedDer(readBlock(pem, source), ctx);
   const secret = passphraseBytes(passphrase);
@@ -528,6 +534,9 @@ export async function encryptPrivateKeyPem(
   passphrase: string | Uint8Array,
   options: EncryptPrivateKeyOptions = {},
 ): Promise<string> {
+  checkKeyArg("encryptPrivateKeyPem", "key", key, "private");
+  checkArg("encryptPrivateKeyPem", "passphrase", passphrase, ["string", "bytes"]);
+  checkArg("encryptPrivateKeyPem", "options", options, "object");
   const iterations = options.iterations ?? DEFAULT_PBKDF2_ITERATIONS;
   if (
     !Number.isSafeInteger(iterations) || iterations < 1000 || iterations > MAX_PBKDF2_ITERATIONS

@@ -11,6 +11,7 @@
  */
 
 import * as nodeCrypto from "node:crypto";
+import { checkArg } from "../arguments.ts";
 
 type OneShot = (algorithm: string, data: Uint8Array | string, encoding: "hex") => string;
 const oneShot: OneShot | undefined = typeof (nodeCrypto as { hash?: unknown }).hash === "function"
@@ -215,6 +216,7 @@ export function hexInto(hex: string, out: Uint8Array, offset: number): void {
  * ```
  */
 export function sha256(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  checkArg("sha256", "bytes", bytes, "bytes");
   const out = new Uint8Array(32);
   hexInto(sha256Hex(bytes), out, 0);
   return out;
@@ -250,6 +252,7 @@ export function toHex(bytes: Uint8Array): string {
  * ```
  */
 export function sha256Hex(bytes: Uint8Array): string {
+  checkArg("sha256Hex", "bytes", bytes, "bytes");
   if (oneShot !== undefined) return oneShot("sha256", bytes, "hex");
   return nodeCrypto.createHash("sha256").update(bytes).digest("hex");
 }

@@ -31,6 +31,7 @@ import {
 import { sha256Hex, toHex } from "./hash.ts";
 import { type CachedKey, getCachedKey, type P256Point, putCachedKey } from "./key_cache.ts";
 import { formatPem, parsePem } from "./pem.ts";
+import { checkArg, checkKeyArg } from "../arguments.ts";
 
 const { Point } = p256;
 const N: bigint = Point.Fn.ORDER;
@@ -269,6 +270,8 @@ export function cachedKeyFromDer(spki: Uint8Array, source?: string): CachedKey {
  * ```
  */
 export function publicKeyFromDer(spki: Uint8Array, source?: string): PublicKey {
+  checkArg("publicKeyFromDer", "spki", spki, "bytes");
+  checkArg("publicKeyFromDer", "source", source, "string", true);
   return cachedKeyFromDer(spki, source).publicKey;
 }
 
@@ -292,6 +295,8 @@ const MAX_CACHED_PEM = 4096;
  * ```
  */
 export function parsePublicKeyPem(pem: string, source?: string): PublicKey {
+  checkArg("parsePublicKeyPem", "pem", pem, "string");
+  checkArg("parsePublicKeyPem", "source", source, "string", true);
   const cacheable = pem.length <= MAX_CACHED_PEM;
   const id = "pem:" + pem;
   if (cacheable) {
@@ -469,6 +474,8 @@ function parsePkcs8(der: Uint8Array, ctx: Ctx): PrivateKey {
  * ```
  */
 export function privateKeyFromPkcs8Der(der: Uint8Array, source?: string): PrivateKey {
+  checkArg("privateKeyFromPkcs8Der", "der", der, "bytes");
+  checkArg("privateKeyFromPkcs8Der", "source", source, "string", true);
   return parsePkcs8(der, context("private key", source));
 }
 
@@ -504,6 +511,8 @@ function parseSec1(der: Uint8Array, ctx: Ctx): PrivateKey {
  * ```
  */
 export function parsePrivateKeyPem(pem: string, source?: string): PrivateKey {
+  checkArg("parsePrivateKeyPem", "pem", pem, "string");
+  checkArg("parsePrivateKeyPem", "source", source, "string", true);
   const ctx = context("private key", source);
   const block = parsePem(pem, { source, what: "private key", code: "KEY_INVALID" });
   const label = block.label;
@@ -570,6 +579,7 @@ export function generateKeyPair(): PrivateKey {
  * ```
  */
 export function publicKeyToPem(pk: PublicKey): string {
+  checkKeyArg("publicKeyToPem", "pk", pk, "public");
   return publicKeyFromDer(pk.spki).pem;
 }
 
@@ -588,6 +598,7 @@ export function publicKeyToPem(pk: PublicKey): string {
  * ```
  */
 export function privateKeyToPem(sk: PrivateKey): string {
+  checkKeyArg("privateKeyToPem", "sk", sk, "private");
   return formatPem("PRIVATE KEY", privateKeyToPkcs8Der(sk));
 }
 
@@ -603,6 +614,7 @@ export function privateKeyToPem(sk: PrivateKey): string {
  * ```
  */
 export function privateKeyToPkcs8Der(sk: PrivateKey): Uint8Array<ArrayBuffer> {
+  checkKeyArg("privateKeyToPkcs8Der", "sk", sk, "private");
   const ctx = context("private key");
   if (sk.scalar.length !== 32) fail(ctx, `the private scalar is ${sk.scalar.length} bytes, not 32`);
   const d = bytesToNumberBE(sk.scalar);
@@ -633,6 +645,8 @@ export function privateKeyToPkcs8Der(sk: PrivateKey): Uint8Array<ArrayBuffer> {
  * ```
  */
 export function fingerprintPublicKey(key: PublicKey | string, source?: string): string {
+  if (typeof key !== "string") checkKeyArg("fingerprintPublicKey", "key", key, "public");
+  checkArg("fingerprintPublicKey", "source", source, "string", true);
   if (typeof key === "string") return parsePublicKeyPem(key, source).fingerprint;
   return publicKeyFromDer(key.spki, source).fingerprint;
 }

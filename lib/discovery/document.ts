@@ -8,6 +8,7 @@ import { SchemaPinError } from "../errors.ts";
 import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
 import { describeBadSha256Ref, isSha256Ref, typeName } from "../revocation/fingerprint.ts";
 import { isJsonObject, ownField } from "./object.ts";
+import { checkArg } from "../arguments.ts";
 
 /**
  * A `.well-known/schemapin.json` discovery document (§6). Unknown fields of a parsed document
@@ -192,6 +193,8 @@ export function loadDiscoveryKey(
   document: DiscoveryDocument,
   source = "discovery document",
 ): PublicKey {
+  checkArg("loadDiscoveryKey", "document", document, "object");
+  checkArg("loadDiscoveryKey", "source", source, "string");
   const pem = document.public_key_pem;
   const cached = KEY_CACHE.get(pem);
   if (cached) return cached;
@@ -232,6 +235,7 @@ export interface BuildDiscoveryOptions {
  * ```
  */
 export function buildDiscoveryDocument(options: BuildDiscoveryOptions): DiscoveryDocument {
+  checkArg("buildDiscoveryDocument", "options", options, "object");
   const key = typeof options.publicKey === "string"
     ? parsePublicKeyPem(options.publicKey, "public key")
     : options.publicKey;

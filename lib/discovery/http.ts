@@ -26,6 +26,7 @@
 import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import type { JsonValue } from "../json/types.ts";
+import { checkArg } from "../arguments.ts";
 
 /** Default connect timeout (connection, TLS, request, response headers): 5 seconds. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
@@ -60,6 +61,7 @@ function failed(url: string, message: string, extra: Record<string, unknown> = {
  * ```
  */
 export function checkFetchUrl(url: string): string | undefined {
+  checkArg("checkFetchUrl", "url", url, "string");
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -111,6 +113,7 @@ export async function fetchHttpsJson(
   what: string,
   options: HttpsFetchOptions = {},
 ): Promise<JsonValue> {
+  checkArg("fetchHttpsJson", "options", options, "object");
   const connectMs = positive(options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS, "timeout");
   const readMs = positive(options.readTimeoutMs, DEFAULT_READ_TIMEOUT_MS, "timeout");
   const maxBytes = positive(options.maxBytes, MAX_DISCOVERY_BYTES, "maxBytes");

@@ -38,6 +38,7 @@ import {
 import type { DnsLookupOptions } from "../dns/resolve.ts";
 import { checkDomain } from "./domain.ts";
 import { type ResolvedTrust, resolveTrustDocuments, type SchemaResolver } from "./resolvers.ts";
+import { checkArg, checkMethods } from "../arguments.ts";
 
 /** The DNS TXT cross-check options (§17). */
 export interface DnsVerifyOptions extends DnsLookupOptions {
@@ -151,13 +152,15 @@ function fail<R extends OfflineVerificationResult>(result: R, e: SchemaPinError)
 }
 
 function requirePinStore(options: { pinStore?: unknown }, what: string): void {
-  const store = options?.pinStore as { get?: unknown } | undefined;
-  if (!store || typeof store.get !== "function") {
-    throw new TypeError(`${what}: a pinStore is required`);
-  }
-  if (!(options as ResolverVerifyOptions).resolver) {
-    throw new TypeError(`${what}: a resolver is required`);
-  }
+  checkArg(what, "options", options, "object");
+  checkMethods(
+    what,
+    "options.pinStore",
+    options.pinStore,
+    ["get", "transact"],
+    "a PinStore",
+  );
+  checkArg(what, "options.resolver", (options as ResolverVerifyOptions).resolver, "object");
 }
 
 /**

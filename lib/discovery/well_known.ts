@@ -19,6 +19,7 @@ import type { JsonValue } from "../json/types.ts";
 import type { DiscoveryDocument } from "./document.ts";
 import { checkDomain } from "./domain.ts";
 import { checkFetchUrl, fetchHttpsJson, type HttpsFetchOptions } from "./http.ts";
+import { checkArg } from "../arguments.ts";
 
 /** The discovery path of §6 (RFC 8615). */
 export const WELL_KNOWN_PATH = "/.well-known/schemapin.json";
@@ -77,6 +78,7 @@ export class WellKnownResolver {
 
   /** A resolver with the given fetch options (timeouts, cap, HTTP client). */
   constructor(options: WellKnownResolverOptions = {}) {
+    checkArg("WellKnownResolver", "options", options, "object");
     this.#options = { ...options };
   }
 

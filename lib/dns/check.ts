@@ -22,6 +22,7 @@
 import type { BeforePinHook, OfflineVerificationResult, StepFailure } from "../schema/flow.ts";
 import { type DnsLookupOptions, lookupTxt } from "./resolve.ts";
 import { dnsLookupName, type DnsTxtRecord, selectDnsTxtRecord } from "./txt.ts";
+import { checkArg } from "../arguments.ts";
 
 /** The published record, as looked up (before comparing it with a key). */
 export interface DnsTxtLookup {
@@ -139,6 +140,8 @@ export function crossCheckDnsTxt(
   keyFingerprint: string,
   onLookupFailure: DnsFailurePolicy = "fail",
 ): DnsDecision {
+  checkArg("crossCheckDnsTxt", "lookup", lookup, "object");
+  checkArg("crossCheckDnsTxt", "keyFingerprint", keyFingerprint, "string");
   const base = { name: lookup.name, server: lookup.server };
   const warnings = lookup.candidates > 1 ? ["dns_multiple_records"] : [];
   switch (lookup.state) {
@@ -208,6 +211,8 @@ export function dnsBeforePinHook<R extends OfflineVerificationResult>(
   onLookupFailure: DnsFailurePolicy = "fail",
   next?: BeforePinHook<R>,
 ): BeforePinHook<WithDnsCheck<R>> {
+  checkArg("dnsBeforePinHook", "lookup", lookup, "object");
+  checkArg("dnsBeforePinHook", "next", next, "function", true);
   return (result) => {
     const decision = crossCheckDnsTxt(lookup, result.keyFingerprint ?? "", onLookupFailure);
     result.dns = decision.check;

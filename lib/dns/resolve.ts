@@ -30,6 +30,7 @@ import {
   txtRecordsFor,
   TYPE_TXT,
 } from "./wire.ts";
+import { checkArg } from "../arguments.ts";
 
 /** Default deadline of a whole lookup: 5 seconds. */
 export const DEFAULT_DNS_TIMEOUT_MS = 5_000;
@@ -53,6 +54,7 @@ export interface DnsServer {
  * ```
  */
 export function parseDnsServer(text: string): DnsServer {
+  checkArg("parseDnsServer", "text", text, "string");
   const bad = (why: string) =>
     new SchemaPinError(
       "INPUT_INVALID",
@@ -308,6 +310,8 @@ export async function lookupTxt(
   name: string,
   options: DnsLookupOptions = {},
 ): Promise<DnsLookupResult> {
+  checkArg("lookupTxt", "name", name, "string");
+  checkArg("lookupTxt", "options", options, "object");
   const timeoutMs = options.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS;
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
     throw new SchemaPinError("INPUT_INVALID", `DNS timeout ${timeoutMs} ms must be positive`);

@@ -8,6 +8,7 @@
 import { SchemaPinError } from "../errors.ts";
 import { checkDomain } from "../discovery/domain.ts";
 import { isSha256Ref } from "../revocation/fingerprint.ts";
+import { checkArg } from "../arguments.ts";
 
 /** The version tag of §17.1. */
 export const DNS_TXT_VERSION = "schemapin1";
@@ -75,6 +76,7 @@ function splitFields(text: string): (Field | undefined)[] {
  * ```
  */
 export function isSchemapinRecord(text: string): boolean {
+  checkArg("isSchemapinRecord", "text", text, "string");
   return splitFields(text).some((f) => f?.key === "v" && f.value === DNS_TXT_VERSION);
 }
 
@@ -92,6 +94,8 @@ export function isSchemapinRecord(text: string): boolean {
  * ```
  */
 export function parseDnsTxtRecord(text: string, source = "DNS TXT record"): DnsTxtRecord {
+  checkArg("parseDnsTxtRecord", "text", text, "string");
+  checkArg("parseDnsTxtRecord", "source", source, "string");
   const bad = (why: string) =>
     new SchemaPinError("DISCOVERY_INVALID", `${source} is malformed: ${why}`, {
       source,
@@ -134,6 +138,7 @@ export function parseDnsTxtRecord(text: string, source = "DNS TXT record"): DnsT
  * ```
  */
 export function checkDnsKid(kid: string): string | undefined {
+  checkArg("checkDnsKid", "kid", kid, "string");
   if (kid.length === 0) return "the kid is empty";
   if (kid.length > 64) return "the kid is longer than 64 characters";
   if (!/^[\x21-\x7e]+$/.test(kid) || /[;="\\]/.test(kid)) {
@@ -204,6 +209,8 @@ export function selectDnsTxtRecord(
   records: readonly (readonly string[])[],
   source = "DNS TXT record",
 ): DnsTxtSelection {
+  checkArg("selectDnsTxtRecord", "records", records, "array");
+  checkArg("selectDnsTxtRecord", "source", source, "string");
   const texts = records.map((chunks) => chunks.join(""));
   const matching = texts.filter(isSchemapinRecord);
   if (matching.length === 0) return { state: "absent", records: texts.length };

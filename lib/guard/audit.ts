@@ -7,6 +7,7 @@
  * @module
  */
 import type { GuardMode } from "./policy.ts";
+import { checkArg } from "../arguments.ts";
 
 /** What happened. */
 export type AuditDecision =
@@ -75,6 +76,10 @@ export function formatAuditEntry(
   entry: AuditEntry,
   now: Date = new Date(),
 ): string {
+  checkArg("formatAuditEntry", "server", server, "string");
+  checkArg("formatAuditEntry", "mode", mode, "string");
+  checkArg("formatAuditEntry", "entry", entry, "object");
+  checkArg("formatAuditEntry", "now", now, "date");
   const record: Record<string, unknown> = { time: now.toISOString(), server, mode };
   const order: (keyof AuditEntry)[] = [
     "decision",
@@ -119,6 +124,9 @@ export class AuditLog {
 
   /** A log for `server` in `mode` writing to `sink`. */
   constructor(server: string, mode: GuardMode, sink: AuditSink) {
+    checkArg("AuditLog", "server", server, "string");
+    checkArg("AuditLog", "mode", mode, "string");
+    checkArg("AuditLog", "sink", sink, "function");
     this.#server = server;
     this.#mode = mode;
     this.#sink = sink;
@@ -145,6 +153,7 @@ const encoder = new TextEncoder();
  * ```
  */
 export function openAuditSink(path?: string): AuditSink {
+  checkArg("openAuditSink", "path", path, "string", true);
   const target: { writeSync(p: Uint8Array): number } = path === undefined
     ? Deno.stderr
     : Deno.openSync(path, { append: true, create: true, mode: 0o600 });

@@ -30,6 +30,7 @@ import {
   type SeenTools,
   type ToolVerdict,
 } from "./policy.ts";
+import { checkArg } from "../arguments.ts";
 
 /** JSON-RPC error code of a guard refusal (a list or call that failed the checks). */
 export const GUARD_REFUSED: number = -32010;
@@ -170,6 +171,10 @@ export class GuardCore {
 
   /** A core with the given policy and mode. */
   constructor(options: GuardCoreOptions) {
+    checkArg("GuardCore", "options", options, "object");
+    if (options.policyFor === undefined) {
+      checkArg("GuardCore", "options.policy", options.policy, "object");
+    }
     this.#policyFor = options.policyFor;
     this.#policy = options.policy;
     this.#mode = options.mode;

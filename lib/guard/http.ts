@@ -48,6 +48,7 @@ import {
   INVALID_REQUEST,
   PARSE_ERROR,
 } from "./core.ts";
+import { checkArg } from "../arguments.ts";
 
 /** How to run an HTTP guard. */
 export interface HttpGuardOptions {
@@ -107,6 +108,7 @@ const HOP_BY_HOP = new Set([
  * ```
  */
 export function isLoopbackHost(host: string): boolean {
+  checkArg("isLoopbackHost", "host", host, "string");
   const h = host.replace(/^\[|\]$/g, "").toLowerCase();
   return h === "localhost" || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
 }
@@ -333,6 +335,11 @@ const MAX_SESSIONS = 1024;
  * ```
  */
 export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
+  checkArg("startHttpGuard", "options", options, "object");
+  checkArg("startHttpGuard", "options.upstream", options.upstream, "string");
+  checkArg("startHttpGuard", "options.port", options.port, "number");
+  checkArg("startHttpGuard", "options.core", options.core, "object");
+  checkArg("startHttpGuard", "options.serverName", options.serverName, "string");
   const core = options.core;
   const upstream = new URL(options.upstream);
   const source = `server ${options.serverName}`;

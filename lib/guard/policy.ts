@@ -10,6 +10,8 @@ import { isJsonObject, projectContract } from "../contractpin/contract.ts";
 import { fieldDigests, serverDigest, toolDigest } from "../contractpin/digest.ts";
 import type { LockServer } from "../contractpin/lock.ts";
 import { SnapshotPinStore, type ToolTrust, verifyToolSignature } from "./signatures.ts";
+import { checkArg } from "../arguments.ts";
+import { SchemaPinError } from "../errors.ts";
 
 /** What the guard does with a list that fails its checks. */
 export type GuardMode = "enforce" | "filter" | "audit";
@@ -87,8 +89,14 @@ export class GuardPolicy {
 
   /** A policy checking what `options` enables. */
   constructor(options: GuardPolicyOptions) {
+    checkArg("GuardPolicy", "options", options, "object");
     if (!options.lock && !options.signatures) {
-      throw new TypeError("GuardPolicy: enable the lock check, signatures, or both");
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        "GuardPolicy: options must enable the lock check (options.lock), signatures " +
+          "(options.signatures), or both",
+        { function: "GuardPolicy", argument: "options" },
+      );
     }
     this.#lock = options.lock;
     this.#trust = options.signatures;
@@ -223,6 +231,7 @@ export class GuardPolicy {
  * ```
  */
 export function describeProblems(verdicts: readonly ToolVerdict[]): string {
+  checkArg("describeProblems", "verdicts", verdicts, "array");
   const groups = new Map<ToolProblem, string[]>();
   for (const v of verdicts) {
     for (const p of v.problems) {

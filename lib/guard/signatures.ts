@@ -44,6 +44,7 @@ import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../s
 import type { PinRecord, PinStore } from "../pins/store.ts";
 import { pinKey } from "../pins/store.ts";
 import { formatRfc3339 } from "../time/rfc3339.ts";
+import { checkArg, checkMethods } from "../arguments.ts";
 
 /** `_meta` key of a tool's SchemaPin signature (a 1.4 schema signature document). */
 export const SIGNATURE_META_KEY = "dev.schemapin/signature";
@@ -213,6 +214,7 @@ export type ToolSignatureField =
  * ```
  */
 export function readToolSignature(tool: JsonObject): ToolSignatureField {
+  checkArg("readToolSignature", "tool", tool, "object");
   const meta = Object.hasOwn(tool, "_meta") ? tool._meta : undefined;
   if (meta === undefined || meta === null) {
     return { kind: "unsigned", reason: "the tool has no _meta" };
@@ -278,6 +280,8 @@ export async function verifyToolSignature(
   tool: JsonObject,
   trust: ToolTrust,
 ): Promise<ToolSignatureCheck> {
+  checkArg("verifyToolSignature", "tool", tool, "object");
+  checkArg("verifyToolSignature", "trust", trust, "object");
   const field = readToolSignature(tool);
   if (field.kind === "unsigned") return { status: "unsigned", message: field.reason };
   if (field.kind === "malformed") {
@@ -335,6 +339,7 @@ export class SnapshotPinStore implements PinStore {
 
   /** Wraps `inner`. */
   constructor(inner: PinStore) {
+    checkMethods("SnapshotPinStore", "inner", inner, ["get", "transact"], "a PinStore");
     this.#inner = inner;
   }
 

@@ -52,6 +52,7 @@ import {
   INVALID_REQUEST,
   PARSE_ERROR,
 } from "./core.ts";
+import { checkArg } from "../arguments.ts";
 
 /** How to run a stdio guard. */
 export interface StdioGuardOptions {
@@ -157,6 +158,10 @@ interface GuardPending {
  * ```
  */
 export async function runStdioGuard(options: StdioGuardOptions): Promise<number> {
+  checkArg("runStdioGuard", "options", options, "object");
+  checkArg("runStdioGuard", "options.command", options.command, "array");
+  checkArg("runStdioGuard", "options.core", options.core, "object");
+  checkArg("runStdioGuard", "options.serverName", options.serverName, "string");
   const core = options.core;
   const log = core.log;
   const source = `server ${options.serverName}`;

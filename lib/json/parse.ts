@@ -25,6 +25,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import type { JsonObject, JsonValue } from "./types.ts";
+import { checkArg } from "../arguments.ts";
 
 /**
  * The deepest nesting of arrays and objects the parser and the canonicalizers accept. Real
@@ -58,6 +59,8 @@ const encoder = new TextEncoder();
  * ```
  */
 export function parseJson(bytes: Uint8Array, source?: string): JsonValue {
+  checkArg("parseJson", "bytes", bytes, "bytes");
+  checkArg("parseJson", "source", source, "string", true);
   let text: string;
   try {
     text = strictUtf8.decode(bytes);
@@ -78,6 +81,8 @@ export function parseJson(bytes: Uint8Array, source?: string): JsonValue {
  * ```
  */
 export function parseJsonText(text: string, source?: string): JsonValue {
+  checkArg("parseJsonText", "text", text, "string");
+  checkArg("parseJsonText", "source", source, "string", true);
   if (!text.isWellFormed()) {
     throw new SchemaPinError(
       "JSON_INVALID",

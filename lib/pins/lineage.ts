@@ -16,6 +16,7 @@ import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
 import { schemapinHome } from "./json_file.ts";
 import { FileKeyedRecords, type KeyedRecordCodec, MemoryKeyedRecords } from "./keyed_records.ts";
 import { checkToolId, pinKey } from "./store.ts";
+import { checkArg } from "../arguments.ts";
 
 /** The fields of a signature document that lineage looks at. */
 export interface LineageSignature {
@@ -98,6 +99,8 @@ export function signatureHash(signature: LineageSignature, what = "signature"): 
  * ```
  */
 export function verifyChain(current: LineageSignature, previous: LineageSignature): ChainCheck {
+  checkArg("verifyChain", "current", current, "object");
+  checkArg("verifyChain", "previous", previous, "object");
   // §4b, §18.4: legacy documents never anchor or extend lineage, whatever their hashes say.
   const legacyDocs = ([["current", current], ["previous", previous]] as const)
     .filter(([, doc]) => !isLineageCapable(doc?.schemapin_version));
@@ -171,6 +174,8 @@ export function parseNumericVersion(tag: string): [number, number, number] | und
  * ```
  */
 export function compareVersions(a: string, b: string): number | undefined {
+  checkArg("compareVersions", "a", a, "string");
+  checkArg("compareVersions", "b", b, "string");
   const pa = parseNumericVersion(a);
   const pb = parseNumericVersion(b);
   if (!pa || !pb) return undefined;
@@ -321,6 +326,7 @@ export class LineageStore {
 
   /** Creates a store (file-backed unless `memory`). */
   constructor(options: LineageStoreOptions = {}) {
+    checkArg("LineageStore", "options", options, "object");
     this.#records = options.memory ? new MemoryKeyedRecords() : new FileKeyedRecords(
       options.path ?? defaultLineageStorePath(),
       LINEAGE_FILE_FORMAT,

@@ -16,6 +16,7 @@ import { describeBadSha256Ref, isSha256Ref } from "../revocation/fingerprint.ts"
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
 import { schemapinHome } from "./json_file.ts";
 import { FileKeyedRecords, type KeyedRecordCodec, MemoryKeyedRecords } from "./keyed_records.ts";
+import { checkArg, checkMethods } from "../arguments.ts";
 
 /** How a pin came to be. */
 export type PinSource = "first_use" | "confirmed" | "seeded" | "rotated" | "imported";
@@ -103,6 +104,8 @@ export function checkToolId(toolId: unknown): string | undefined {
  * ```
  */
 export function pinKey(toolId: string, domain: string): string {
+  checkArg("pinKey", "toolId", toolId, "string");
+  checkArg("pinKey", "domain", domain, "string");
   return `${toolId}@${domain}`;
 }
 
@@ -117,6 +120,7 @@ export function pinKey(toolId: string, domain: string): string {
  * ```
  */
 export function parsePinKey(key: string): { toolId: string; domain: string } {
+  checkArg("parsePinKey", "key", key, "string");
   const at = key.lastIndexOf("@");
   if (at <= 0) {
     throw new SchemaPinError(
@@ -269,6 +273,7 @@ export class MemoryPinStore implements PinStore {
 
   /** Creates a store, optionally with initial records. */
   constructor(records: Iterable<PinRecord> = []) {
+    checkArg("MemoryPinStore", "records", records, "iterable");
     this.#pins = new MemoryKeyedRecords(
       Array.from(records, (r) => [pinKey(r.toolId, r.domain), r] as const),
     );
@@ -385,6 +390,8 @@ export type AddPinOutcome =
  * ```
  */
 export function addPinIfAbsent(store: PinStore, record: PinRecord): Promise<AddPinOutcome> {
+  checkMethods("addPinIfAbsent", "store", store, ["transact"], "a PinStore");
+  checkArg("addPinIfAbsent", "record", record, "object");
   const key = pinKey(record.toolId, record.domain);
   return store.transact<AddPinOutcome>((pins) => {
     const existing = pins.get(key);
@@ -410,6 +417,7 @@ export async function seedPin(
   fingerprint: string,
   now: Date | number = Date.now(),
 ): Promise<AddPinOutcome> {
+  checkMethods("seedPin", "store", store, ["transact"], "a PinStore");
   const record = makePinRecord({
     toolId,
     domain,
@@ -445,6 +453,7 @@ export async function rotatePin(
   fingerprint: string,
   now: Date | number = Date.now(),
 ): Promise<PinRecord> {
+  checkMethods("rotatePin", "store", store, ["transact"], "a PinStore");
   const record = makePinRecord({
     toolId,
     domain,
@@ -477,6 +486,7 @@ export async function rotatePin(
  * ```
  */
 export function removePin(store: PinStore, toolId: string, domain: string): Promise<boolean> {
+  checkMethods("removePin", "store", store, ["transact"], "a PinStore");
   const key = pinKey(toolId, requireIds(toolId, domain));
   return store.transact((pins) => {
     const had = pins.delete(key);
@@ -510,6 +520,9 @@ export function importPins(
   records: readonly PinRecord[],
   options: { overwrite?: boolean } = {},
 ): Promise<ImportOutcome> {
+  checkMethods("importPins", "store", store, ["transact"], "a PinStore");
+  checkArg("importPins", "records", records, "array");
+  checkArg("importPins", "options", options, "object");
   return store.transact((pins) => {
     const added: string[] = [];
     const unchanged: string[] = [];

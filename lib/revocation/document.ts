@@ -11,6 +11,7 @@ import { isJsonObject, ownField } from "../discovery/object.ts";
 import type { DiscoveryDocument } from "../discovery/document.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
 import { describeBadSha256Ref, isSha256Ref, typeName } from "./fingerprint.ts";
+import { checkArg } from "../arguments.ts";
 
 /** The four revocation reasons of §8.6. */
 export const REVOCATION_REASONS = [
@@ -240,6 +241,8 @@ export function isRevokedInList(
   fingerprint: string,
   revokedKeys: readonly string[] | undefined,
 ): boolean {
+  checkArg("isRevokedInList", "fingerprint", fingerprint, "string");
+  checkArg("isRevokedInList", "revokedKeys", revokedKeys, "array", true);
   return revokedKeys !== undefined && revokedKeys.includes(fingerprint);
 }
 
@@ -256,6 +259,8 @@ export function findRevokedKey(
   document: RevocationDocument,
   fingerprint: string,
 ): RevokedKey | undefined {
+  checkArg("findRevokedKey", "document", document, "object");
+  checkArg("findRevokedKey", "fingerprint", fingerprint, "string");
   return document.revoked_keys.find((k) => k.fingerprint === fingerprint);
 }
 
@@ -287,6 +292,9 @@ export function checkRevocation(
   discovery: Pick<DiscoveryDocument, "revoked_keys"> | undefined,
   revocation?: RevocationDocument,
 ): RevocationStatus {
+  checkArg("checkRevocation", "fingerprint", fingerprint, "string");
+  checkArg("checkRevocation", "discovery", discovery, "object", true);
+  checkArg("checkRevocation", "revocation", revocation, "object", true);
   if (isRevokedInList(fingerprint, discovery?.revoked_keys)) {
     return { revoked: true, source: "discovery" };
   }

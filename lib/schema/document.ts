@@ -48,6 +48,7 @@ import {
   stringFieldReader,
   unknownFieldsOf,
 } from "./signed_document.ts";
+import { checkArg, checkKeyArg } from "../arguments.ts";
 
 /** The `schemapin_version` of schema signature documents written by this implementation. */
 export const SCHEMA_SIGNATURE_DOCUMENT_VERSION = "1.4";
@@ -188,6 +189,7 @@ export function parseSchemaSignatureDocument(
  * ```
  */
 export function schemaSignatureSigningInput(document: SchemaSignatureDocument): Uint8Array {
+  checkArg("schemaSignatureSigningInput", "document", document, "object");
   return signedDocumentSigningInput(document, SCHEMA_SIGNATURE_FIELDS);
 }
 
@@ -203,6 +205,7 @@ export function schemaSignatureSigningInput(document: SchemaSignatureDocument): 
  * ```
  */
 export function signSchemaBase64(schema: unknown, privateKey: PrivateKey): string {
+  checkKeyArg("signSchemaBase64", "privateKey", privateKey, "private");
   return signSchema(privateKey, canonicalizeSchemapinV1Bytes(schema));
 }
 
@@ -246,6 +249,8 @@ export function signSchemaDocument(
   privateKey: PrivateKey,
   options: SchemaDocumentOptions = {},
 ): SchemaSignatureDocument {
+  checkKeyArg("signSchemaDocument", "privateKey", privateKey, "private");
+  checkArg("signSchemaDocument", "options", options, "object");
   const hash = schemaHash(schema);
   const signedAtMs = options.signedAt === undefined
     ? Math.floor(Date.now() / 1000) * 1000
@@ -332,5 +337,6 @@ export function signSchemaDocument(
  * ```
  */
 export function formatSchemaSignatureDocument(document: SchemaSignatureDocument): string {
+  checkArg("formatSchemaSignatureDocument", "document", document, "object");
   return formatSignedDocument(document, SCHEMA_SIGNATURE_FIELDS);
 }

@@ -36,6 +36,7 @@ import {
 } from "../revocation/document.ts";
 import { addPinIfAbsent, checkToolId, makePinRecord, type PinStore } from "../pins/store.ts";
 import { formatRfc3339, parseRfc3339 } from "../time/rfc3339.ts";
+import { checkMethods } from "../arguments.ts";
 
 /** Clock-skew allowance for `expires_at` (§16.2): 300 seconds. */
 export const EXPIRY_SKEW_MS = 300_000;
@@ -288,9 +289,13 @@ export async function runOfflineFlow<R extends OfflineVerificationResult>(
   subject: OfflineSubject<R>,
   beforePin?: BeforePinHook<R>,
 ): Promise<R> {
-  if (!options.pinStore || typeof options.pinStore.get !== "function") {
-    throw new TypeError("offline verification: a pinStore is required");
-  }
+  checkMethods(
+    "offline verification",
+    "options.pinStore",
+    options.pinStore,
+    ["get", "transact"],
+    "a PinStore",
+  );
   const fail = (code: ErrorCode, message: string): R => {
     result.valid = false;
     result.errorCode = code;

@@ -36,6 +36,7 @@ import {
   type SchemaSignatureDocument,
   schemaSignatureSigningInput,
 } from "./document.ts";
+import { argumentError, checkArg, checkMethods } from "../arguments.ts";
 
 export { EXPIRY_SKEW_MS, type FirstUseInfo, type KeyPinningStatus } from "./flow.ts";
 
@@ -125,16 +126,23 @@ export async function verifySchemaOfflineWithHook(
   options: VerifySchemaOfflineOptions,
   beforePin: BeforePinHook<SchemaVerificationResult> | undefined,
 ): Promise<SchemaVerificationResult> {
-  if (!options || typeof options !== "object") {
-    throw new TypeError("verifySchemaOffline: options are required");
-  }
-  if (!options.pinStore || typeof options.pinStore.get !== "function") {
-    throw new TypeError("verifySchemaOffline: a pinStore is required");
-  }
+  checkArg("verifySchemaOffline", "options", options, "object");
+  checkMethods(
+    "verifySchemaOffline",
+    "options.pinStore",
+    options.pinStore,
+    ["get", "transact"],
+    "a PinStore",
+  );
   const sig = options.signature;
   const isDocument = typeof sig === "object" && sig !== null;
   if (!isDocument && typeof sig !== "string") {
-    throw new TypeError("verifySchemaOffline: signature must be a string or a document object");
+    throw argumentError(
+      "verifySchemaOffline",
+      "options.signature",
+      "a Base64 string or a signature document object",
+      sig,
+    );
   }
   const result: SchemaVerificationResult = {
     valid: false,

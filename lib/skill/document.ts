@@ -46,6 +46,7 @@ import {
   unknownFieldsOf,
 } from "../schema/signed_document.ts";
 import type { SkillAlgorithm, SkillHash } from "./hash.ts";
+import { checkArg, checkKeyArg } from "../arguments.ts";
 
 /** The `schemapin_version` this implementation writes (§4b: never the legacy format). */
 export const SKILL_SIGNATURE_VERSION = "1.4";
@@ -225,6 +226,7 @@ function parseManifest(value: unknown, source: string): Record<string, string> {
  * ```
  */
 export function skillSigningInput(document: SkillSignatureDocument): Uint8Array {
+  checkArg("skillSigningInput", "document", document, "object");
   return signedDocumentSigningInput(document, SKILL_SIGNATURE_FIELDS);
 }
 
@@ -275,6 +277,9 @@ export function signSkillDocument(
   privateKey: PrivateKey,
   options: SkillSignOptions,
 ): SkillSignatureDocument {
+  checkArg("signSkillDocument", "hash", hash, "object");
+  checkKeyArg("signSkillDocument", "privateKey", privateKey, "private");
+  checkArg("signSkillDocument", "options", options, "object");
   if (hash.algorithm !== "1.4") {
     throw bad(
       "new skill signatures must use the §4b algorithm, never the legacy one",
@@ -361,5 +366,6 @@ export function signSkillDocument(
  * ```
  */
 export function formatSkillSignatureDocument(document: SkillSignatureDocument): string {
+  checkArg("formatSkillSignatureDocument", "document", document, "object");
   return formatSignedDocument(document, SKILL_SIGNATURE_FIELDS);
 }

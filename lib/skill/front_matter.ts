@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { checkArg } from "../arguments.ts";
 
 /**
  * The `name:` of a `SKILL.md` front matter block, or `undefined` when the text has no front
@@ -17,6 +18,7 @@
  * ```
  */
 export function skillNameFromFrontMatter(text: string): string | undefined {
+  checkArg("skillNameFromFrontMatter", "text", text, "string");
   const lines = text.replace(/^\ufeff/, "").split(/\r?\n/);
   if (lines[0]?.trimEnd() !== "---") return undefined;
   let name: string | undefined;

@@ -41,6 +41,7 @@ import {
   type SkillLimits,
   walkSkillDir,
 } from "./walk.ts";
+import { checkArg } from "../arguments.ts";
 
 /**
  * Which skill hashing algorithm: `"1.4"` (§4b, everything new) or `"legacy"` (documents with
@@ -248,6 +249,7 @@ export async function hashSkillDir(
   dir: string,
   options: HashSkillOptions = {},
 ): Promise<SkillHash> {
+  checkArg("hashSkillDir", "options", options, "object");
   const algorithm = options.algorithm ?? "1.4";
   const legacy = algorithm === "legacy";
   const { files, totalBytes, excluded } = walkSkillDir(dir, {
@@ -456,6 +458,7 @@ export function hashSkillFiles(
   files: Iterable<SkillFileContent>,
   algorithm: SkillAlgorithm = "1.4",
 ): SkillHash {
+  checkArg("hashSkillFiles", "files", files, "iterable");
   const encoder = new TextEncoder();
   const items: { path: string; pathBytes: Uint8Array; content: Uint8Array }[] = [];
   const excluded: { path: string; pathBytes: Uint8Array }[] = [];

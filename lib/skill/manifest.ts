@@ -5,6 +5,7 @@
  * @module
  */
 import { compareBytes } from "./walk.ts";
+import { checkArg } from "../arguments.ts";
 
 /** Files added, removed and modified, each list in code point order. */
 export interface ManifestChanges {
@@ -40,6 +41,8 @@ export function compareManifests(
   signed: Readonly<Record<string, string>>,
   current: Readonly<Record<string, string>>,
 ): ManifestChanges {
+  checkArg("compareManifests", "signed", signed, "object");
+  checkArg("compareManifests", "current", current, "object");
   const added: string[] = [];
   const removed: string[] = [];
   const modified: string[] = [];

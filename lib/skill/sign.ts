@@ -16,6 +16,7 @@ import { skillNameFromFrontMatter } from "./front_matter.ts";
 import { fsReason, readRegularFile } from "./fs.ts";
 import { hashSkillDir, type HashSkillOptions, type SkillHash } from "./hash.ts";
 import { checkSkillRoot } from "./walk.ts";
+import { checkArg, checkKeyArg } from "../arguments.ts";
 
 /** The most of `SKILL.md` read to find its front matter. */
 const SKILL_MD_MAX_BYTES = 1 << 20;
@@ -93,6 +94,9 @@ export async function signSkillDir(
   privateKey: PrivateKey,
   options: SignSkillDirOptions,
 ): Promise<SignedSkill> {
+  checkArg("signSkillDir", "dir", dir, "string");
+  checkKeyArg("signSkillDir", "privateKey", privateKey, "private");
+  checkArg("signSkillDir", "options", options, "object");
   const {
     maxEntries,
     maxBytes,

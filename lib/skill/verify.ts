@@ -71,6 +71,7 @@ import {
   type ManifestChanges,
 } from "./manifest.ts";
 import { SIGNATURE_FILE_NAME, type SkillLimits } from "./walk.ts";
+import { checkArg } from "../arguments.ts";
 
 /** The largest `.schemapin.sig` read: 32 MiB (10,000 entries with long paths fit easily). */
 export const MAX_SIGNATURE_FILE_BYTES: number = 32 * 1024 * 1024;
@@ -404,14 +405,22 @@ export async function verifySkillOfflineWithHook(
   options: VerifySkillOfflineOptions,
   beforePin: BeforePinHook<SkillVerificationResult> | undefined,
 ): Promise<SkillVerificationResult> {
-  if (!options || typeof options !== "object") {
-    throw new TypeError("verifySkillOffline: options are required");
-  }
+  checkArg("verifySkillOffline", "options", options, "object");
   if ((options.dir === undefined) === (options.files === undefined)) {
-    throw new TypeError("verifySkillOffline: give exactly one of dir and files");
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      "verifySkillOffline: give exactly one of options.dir and options.files",
+      { function: "verifySkillOffline", argument: "options.dir" },
+    );
   }
+  checkArg("verifySkillOffline", "options.dir", options.dir, "string", true);
+  checkArg("verifySkillOffline", "options.files", options.files, "iterable", true);
   if (options.files !== undefined && options.signature === undefined) {
-    throw new TypeError("verifySkillOffline: files need an explicit signature document");
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      "verifySkillOffline: options.files need an explicit options.signature document",
+      { function: "verifySkillOffline", argument: "options.signature" },
+    );
   }
   const result: SkillVerificationResult = {
     valid: false,

@@ -21,6 +21,7 @@
 import { SchemaPinError } from "../errors.ts";
 import { compareCodePoints } from "../json/order.ts";
 import { fsReason, showPath } from "./fs.ts";
+import { checkArg } from "../arguments.ts";
 
 /** The default cap on the number of files in a skill (the reference SDKs' value, §4b.2). */
 export const DEFAULT_MAX_ENTRIES = 10_000;
@@ -209,6 +210,7 @@ export function checkSkillRoot(dir: string): string {
  * ```
  */
 export function walkSkillDir(dir: string, limits: WalkSkillOptions = {}): SkillWalk {
+  checkArg("walkSkillDir", "limits", limits, "object");
   const { maxEntries, maxBytes } = resolveLimits(limits);
   const excludeNested = limits.excludeNestedSignatureFiles === true;
   const onProgress = limits.onProgress;

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { checkArg } from "../arguments.ts";
 
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|([+-])(\d{2}):(\d{2}))$/;
@@ -86,6 +87,7 @@ export function isRfc3339(text: unknown): text is string {
  * ```
  */
 export function formatRfc3339(time: number | Date): string {
+  checkArg("formatRfc3339", "time", time, ["number", "date"]);
   const ms = typeof time === "number" ? time : time.getTime();
   if (!Number.isFinite(ms)) throw new RangeError("formatRfc3339: time is not a finite number");
   const iso = new Date(ms).toISOString();

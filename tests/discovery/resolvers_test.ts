@@ -309,7 +309,7 @@ Deno.test("verify*WithResolver: failures are results; the domain is checked befo
           resolver,
           pinStore: undefined as never,
         }),
-      TypeError,
+      { name: "SchemaPinError", code: "INPUT_INVALID", message: /options\.pinStore/ },
     );
   });
 });

@@ -144,7 +144,7 @@ Deno.test("policy: added, removed, duplicate and malformed tools", async () => {
 });
 
 Deno.test("policy: needs a lock or signatures", () => {
-  assert.throws(() => new GuardPolicy({}), TypeError);
+  assert.throws(() => new GuardPolicy({}), { name: "SchemaPinError", code: "INPUT_INVALID" });
 });
 
 Deno.test("enforce: an unchanged list passes untouched and calls pass", async () => {

@@ -628,9 +628,13 @@ Deno.test("an unreadable pin store fails verification instead of being treated a
 Deno.test("misuse throws", async () => {
   await assert.rejects(
     () => verifySchemaOffline(options({ pinStore: undefined as never })),
-    TypeError,
+    { name: "SchemaPinError", code: "INPUT_INVALID", message: /options\.pinStore/ },
   );
-  await assert.rejects(() => verifySchemaOffline(options({ signature: 5 as never })), TypeError);
+  await assert.rejects(() => verifySchemaOffline(options({ signature: 5 as never })), {
+    name: "SchemaPinError",
+    code: "INPUT_INVALID",
+    message: /options\.signature must be .*, got a number \(5\)/,
+  });
   expectFailure(await verifySchemaOffline(options({ signature: "  " })), "SIGNATURE_INVALID");
 });
 

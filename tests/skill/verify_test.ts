@@ -409,7 +409,7 @@ Deno.test("verify: in-memory files verify like the folder", async () => {
     await assert.rejects(
       () =>
         verifySkillOffline({ domain: "example.com", discovery, pinStore: new MemoryPinStore() }),
-      TypeError,
+      { name: "SchemaPinError", code: "INPUT_INVALID", message: /options\.dir and options\.files/ },
     );
   });
 });

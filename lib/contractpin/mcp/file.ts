@@ -10,6 +10,7 @@ import type { JsonValue } from "../../json/types.ts";
 import { isJsonObject } from "../contract.ts";
 import { ServerFailure } from "./errors.ts";
 import { collectPages, DEFAULT_MAX_PAGES, type ToolListing } from "./session.ts";
+import { checkArg } from "../../arguments.ts";
 
 function pageOf(value: JsonValue, where: string): JsonValue {
   if (isJsonObject(value) && value.jsonrpc === "2.0" && Object.hasOwn(value, "result")) {
@@ -40,6 +41,8 @@ export async function listingFromDump(
   source: string,
   maxPages = DEFAULT_MAX_PAGES,
 ): Promise<ToolListing> {
+  checkArg("listingFromDump", "source", source, "string");
+  checkArg("listingFromDump", "maxPages", maxPages, "number");
   const pages = Array.isArray(value) ? value : [value];
   if (pages.length === 0) {
     throw new ServerFailure("malformed", `${source}: an empty array holds no tools/list page`);
@@ -86,6 +89,9 @@ export async function readToolsDump(
   maxPages = DEFAULT_MAX_PAGES,
   source = path,
 ): Promise<ToolListing> {
+  checkArg("readToolsDump", "path", path, "string");
+  checkArg("readToolsDump", "maxPages", maxPages, "number");
+  checkArg("readToolsDump", "source", source, "string");
   let bytes: Uint8Array;
   try {
     bytes = await Deno.readFile(path);

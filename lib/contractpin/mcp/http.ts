@@ -19,6 +19,7 @@ import {
 } from "./jsonrpc.ts";
 import type { McpTransport } from "./session.ts";
 import { sseMessageData, SseParser } from "./sse.ts";
+import { checkArg } from "../../arguments.ts";
 
 /** Largest response body or SSE event accepted. */
 export const MAX_HTTP_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -206,6 +207,8 @@ export interface HttpOptions {
  * ```
  */
 export function connectHttp(options: HttpOptions): HttpTransport {
+  checkArg("connectHttp", "options", options, "object");
+  checkArg("connectHttp", "options.url", options.url, "string");
   return new HttpTransport(options);
 }
 
@@ -222,6 +225,8 @@ export class HttpTransport implements McpTransport {
 
   /** See {@linkcode connectHttp}. */
   constructor(options: HttpOptions) {
+    checkArg("HttpTransport", "options", options, "object");
+    checkArg("HttpTransport", "options.url", options.url, "string");
     this.#url = options.url;
     this.#extra = options.headers ?? [];
     this.#source = options.source ?? redactUrl(options.url);

@@ -8,6 +8,7 @@
 import type { JsonObject, JsonValue } from "../../json/types.ts";
 import { isJsonObject } from "../contract.ts";
 import { ServerFailure } from "./errors.ts";
+import { checkArg, checkMethods } from "../../arguments.ts";
 
 /** The protocol revision this client asks for; the server's answer is accepted as given. */
 export const CLIENT_PROTOCOL_VERSION = "2025-11-25";
@@ -83,6 +84,9 @@ export async function collectPages(
   maxPages: number,
   source: string,
 ): Promise<{ tools: JsonValue[]; pages: number }> {
+  checkArg("collectPages", "fetchPage", fetchPage, "function");
+  checkArg("collectPages", "maxPages", maxPages, "number");
+  checkArg("collectPages", "source", source, "string");
   const tools: JsonValue[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
@@ -149,6 +153,15 @@ export async function listTools(
   options: ListOptions = {},
   source = "server",
 ): Promise<ToolListing> {
+  checkMethods(
+    "listTools",
+    "transport",
+    transport,
+    ["request", "notify", "close"],
+    "an McpTransport",
+  );
+  checkArg("listTools", "options", options, "object");
+  checkArg("listTools", "source", source, "string");
   const startup = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
   const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const init = await transport.request("initialize", {

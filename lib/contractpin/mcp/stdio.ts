@@ -12,6 +12,7 @@ import { ServerFailure } from "./errors.ts";
 import { encodeNotification, type IncomingMessage, messagesOf } from "./jsonrpc.ts";
 import { PendingRequests } from "./pending.ts";
 import type { McpTransport } from "./session.ts";
+import { checkArg } from "../../arguments.ts";
 
 /** Largest single stdout message accepted. */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -47,6 +48,8 @@ const decoder = new TextDecoder();
  * ```
  */
 export function spawnStdio(options: StdioOptions): StdioTransport {
+  checkArg("spawnStdio", "options", options, "object");
+  checkArg("spawnStdio", "options.command", options.command, "array");
   return new StdioTransport(options);
 }
 
@@ -65,6 +68,8 @@ export class StdioTransport implements McpTransport {
 
   /** Spawns the process; see {@linkcode spawnStdio}. */
   constructor(options: StdioOptions) {
+    checkArg("StdioTransport", "options", options, "object");
+    checkArg("StdioTransport", "options.command", options.command, "array");
     this.#source = options.source ?? options.command[0];
     this.#graceMs = options.graceMs ?? 2000;
     this.#child = spawnProcessGroup({ ...options, source: this.#source, stderr: "piped" });

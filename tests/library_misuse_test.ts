@@ -1,0 +1,580 @@
+// Library misuse (issue 15 item 7): a caller passing undefined, null, a number or a string
+// where an object, bytes or a key is expected gets a SchemaPinError INPUT_INVALID naming the
+// function and the argument, never a raw TypeError from deep inside. A table calls each
+// export with a bad argument (the others valid, so the check of that argument is what
+// answers); a sweep calls every function and class exported by mod.ts and contractpin.ts with
+// nothing, undefined, null, a number and an empty object.
+import assert from "node:assert/strict";
+import * as mod from "../mod.ts";
+import * as contractpin from "../contractpin.ts";
+import { SchemaPinError } from "../lib/errors.ts";
+import {
+  argumentError,
+  checkArg,
+  checkKeyArg,
+  checkMethods,
+  describeValue,
+} from "../lib/arguments.ts";
+
+const sk = mod.generateKeyPair();
+const pk = sk.publicKey;
+const bytes = new TextEncoder().encode('{"a":1}');
+const store = new mod.MemoryPinStore();
+
+/** [call, function name, argument name as the message says it, what was passed]. */
+type Row = [() => unknown, string, string, string];
+
+const TABLE: Row[] = [
+  // keys and signatures
+  [() => mod.signSchema(undefined as never, bytes), "signSchema", "sk", "undefined"],
+  [
+    () => mod.signSchema("-----BEGIN PRIVATE KEY-----" as never, bytes),
+    "signSchema",
+    "sk",
+    "a string",
+  ],
+  [() => mod.signSchema(pk as never, bytes), "signSchema", "sk", "an object"], // a public key
+  [() => mod.signSchema(sk, "text" as never), "signSchema", "canonical", "a string"],
+  [() => mod.signDocument(sk, null as never), "signDocument", "canonical", "null"],
+  [
+    () => mod.verifySchemaSignature(sk as never, bytes, "AA=="),
+    "verifySchemaSignature",
+    "pk",
+    "an object",
+  ],
+  [
+    () => mod.verifySchemaSignature(pk, bytes, 42 as never),
+    "verifySchemaSignature",
+    "signatureB64",
+    "a number (42)",
+  ],
+  [
+    () => mod.verifyDocumentSignature(pk, [1, 2] as never, "AA=="),
+    "verifyDocumentSignature",
+    "canonical",
+    "an array",
+  ],
+  [
+    () => mod.signSchemaBase64({ name: "t" }, undefined as never),
+    "signSchemaBase64",
+    "privateKey",
+    "undefined",
+  ],
+  [
+    () => mod.signSchemaDocument({ name: "t" }, sk, null as never),
+    "signSchemaDocument",
+    "options",
+    "null",
+  ],
+  [() => mod.parsePublicKeyPem(undefined as never), "parsePublicKeyPem", "pem", "undefined"],
+  [() => mod.parsePublicKeyPem(bytes as never), "parsePublicKeyPem", "pem", "a Uint8Array"],
+  [() => mod.parsePrivateKeyPem(null as never), "parsePrivateKeyPem", "pem", "null"],
+  [
+    () => mod.parsePrivateKeyPem(mod.privateKeyToPem(sk), 7 as never),
+    "parsePrivateKeyPem",
+    "source",
+    "a number (7)",
+  ],
+  [() => mod.publicKeyFromDer("MFkw" as never), "publicKeyFromDer", "spki", "a string"],
+  [
+    () => mod.privateKeyFromPkcs8Der(undefined as never),
+    "privateKeyFromPkcs8Der",
+    "der",
+    "undefined",
+  ],
+  [() => mod.publicKeyToPem({} as never), "publicKeyToPem", "pk", "an object"],
+  [() => mod.privateKeyToPem(pk as never), "privateKeyToPem", "sk", "an object"],
+  [() => mod.privateKeyToPkcs8Der(undefined as never), "privateKeyToPkcs8Der", "sk", "undefined"],
+  [() => mod.fingerprintPublicKey(42 as never), "fingerprintPublicKey", "key", "a number (42)"],
+  [
+    () => mod.encryptPrivateKeyPem(undefined as never, "pw"),
+    "encryptPrivateKeyPem",
+    "key",
+    "undefined",
+  ],
+  [
+    () => mod.encryptPrivateKeyPem(sk, 42 as never),
+    "encryptPrivateKeyPem",
+    "passphrase",
+    "a number (42)",
+  ],
+  [
+    () => mod.decryptPrivateKeyPem(mod.privateKeyToPem(sk), undefined as never),
+    "decryptPrivateKeyPem",
+    "passphrase",
+    "undefined",
+  ],
+  [
+    () => mod.encryptedPrivateKeyParameters(null as never),
+    "encryptedPrivateKeyParameters",
+    "pem",
+    "null",
+  ],
+  [() => mod.derToP1363(undefined as never), "derToP1363", "der", "undefined"],
+  [() => mod.p1363ToDer("ab" as never), "p1363ToDer", "raw", "a string"],
+  [() => mod.sha256("abc" as never), "sha256", "bytes", "a string"],
+  [() => mod.sha256Hex(null as never), "sha256Hex", "bytes", "null"],
+  [() => mod.encodeBase64(undefined as never), "encodeBase64", "bytes", "undefined"],
+  [() => mod.decodeBase64Strict(null as never, "signature"), "decodeBase64Strict", "text", "null"],
+  // JSON and canonical forms
+  [() => mod.parseJson(null as never), "parseJson", "bytes", "null"],
+  [() => mod.parseJson('{"a":1}' as never), "parseJson", "bytes", "a string"],
+  [() => mod.parseJsonText(bytes as never), "parseJsonText", "text", "a Uint8Array"],
+  [() => mod.formatRfc3339("2026-01-01" as never), "formatRfc3339", "time", "a string"],
+  // schema and skill flows
+  [
+    () => mod.verifySchemaOffline(undefined as never),
+    "verifySchemaOffline",
+    "options",
+    "undefined",
+  ],
+  [
+    () =>
+      mod.verifySchemaOffline(
+        {
+          schema: {},
+          signature: "AA==",
+          toolId: "t",
+          domain: "example.com",
+          discovery: {},
+          pinStore: {},
+        } as never,
+      ),
+    "verifySchemaOffline",
+    "options.pinStore",
+    "an object",
+  ],
+  [
+    () =>
+      mod.verifySchemaOffline(
+        {
+          schema: {},
+          signature: 5,
+          toolId: "t",
+          domain: "example.com",
+          discovery: {},
+          pinStore: store,
+        } as never,
+      ),
+    "verifySchemaOffline",
+    "options.signature",
+    "a number (5)",
+  ],
+  [() => mod.verifySkillOffline(null as never), "verifySkillOffline", "options", "null"],
+  [
+    () =>
+      mod.verifySkillOffline(
+        { dir: 42, domain: "example.com", discovery: {}, pinStore: store } as never,
+      ),
+    "verifySkillOffline",
+    "options.dir",
+    "a number (42)",
+  ],
+  [() => mod.hashSkillDir(undefined as never), "hashSkillDir", "", "undefined"],
+  [() => mod.hashSkillFiles(undefined as never), "hashSkillFiles", "files", "undefined"],
+  [
+    () => mod.signSkillDir("/nonexistent", undefined as never, {} as never),
+    "signSkillDir",
+    "privateKey",
+    "undefined",
+  ],
+  [
+    () => mod.signSkillDir("/nonexistent", sk, undefined as never),
+    "signSkillDir",
+    "options",
+    "undefined",
+  ],
+  [
+    () => mod.signSkillDocument(undefined as never, sk, {} as never),
+    "signSkillDocument",
+    "hash",
+    "undefined",
+  ],
+  [() => mod.compareManifests({}, null as never), "compareManifests", "current", "null"],
+  [
+    () => mod.skillNameFromFrontMatter(undefined as never),
+    "skillNameFromFrontMatter",
+    "text",
+    "undefined",
+  ],
+  [
+    () => mod.formatSchemaSignatureDocument(undefined as never),
+    "formatSchemaSignatureDocument",
+    "document",
+    "undefined",
+  ],
+  [() => mod.skillSigningInput(null as never), "skillSigningInput", "document", "null"],
+  [
+    () => mod.verifySchemaWithResolver({ pinStore: store } as never),
+    "verifySchemaWithResolver",
+    "options.resolver",
+    "undefined",
+  ],
+  [
+    () => mod.verifySkillWithResolver(undefined as never),
+    "verifySkillWithResolver",
+    "options",
+    "undefined",
+  ],
+  // pins and stores
+  [() => new mod.MemoryPinStore(null as never), "MemoryPinStore", "records", "null"],
+  [() => new mod.FilePinStore(42 as never), "FilePinStore", "", "a number"],
+  [() => new mod.LineageStore(null as never), "LineageStore", "options", "null"],
+  [
+    () => mod.addPinIfAbsent(undefined as never, {} as never),
+    "addPinIfAbsent",
+    "store",
+    "undefined",
+  ],
+  [() => mod.addPinIfAbsent(store, null as never), "addPinIfAbsent", "record", "null"],
+  [() => mod.removePin({} as never, "t", "example.com"), "removePin", "store", "an object"],
+  [() => mod.importPins(store, "[]" as never), "importPins", "records", "a string"],
+  [() => mod.pinKey(undefined as never, "example.com"), "pinKey", "toolId", "undefined"],
+  [() => mod.parsePinKey(42 as never), "parsePinKey", "key", "a number (42)"],
+  [() => mod.compareVersions("1.0", undefined as never), "compareVersions", "b", "undefined"],
+  [() => mod.verifyChain(undefined as never, {} as never), "verifyChain", "current", "undefined"],
+  // discovery, revocation, DNS, A2A
+  [
+    () => mod.buildDiscoveryDocument(undefined as never),
+    "buildDiscoveryDocument",
+    "options",
+    "undefined",
+  ],
+  [() => mod.loadDiscoveryKey(null as never), "loadDiscoveryKey", "document", "null"],
+  [
+    () => mod.findRevokedKey(undefined as never, "sha256:00"),
+    "findRevokedKey",
+    "document",
+    "undefined",
+  ],
+  [
+    () => mod.checkRevocation(42 as never, undefined),
+    "checkRevocation",
+    "fingerprint",
+    "a number (42)",
+  ],
+  [() => mod.parseDnsTxtRecord(undefined as never), "parseDnsTxtRecord", "text", "undefined"],
+  [
+    () => mod.selectDnsTxtRecord("v=schemapin1" as never),
+    "selectDnsTxtRecord",
+    "records",
+    "a string",
+  ],
+  [() => mod.parseDnsServer(53 as never), "parseDnsServer", "text", "a number (53)"],
+  [
+    () => mod.crossCheckDnsTxt(undefined as never, "sha256:00"),
+    "crossCheckDnsTxt",
+    "lookup",
+    "undefined",
+  ],
+  [() => mod.lookupTxt(undefined as never), "lookupTxt", "name", "undefined"],
+  [() => mod.allows("example.com" as never, "example.com"), "allows", "list", "a string"],
+  [() => mod.intersect([], null as never), "intersect", "rhs", "null"],
+  [
+    () => mod.verifySchemaForA2a(undefined as never, {} as never),
+    "verifySchemaForA2a",
+    "context",
+    "undefined",
+  ],
+  [() => new mod.WellKnownResolver(null as never), "WellKnownResolver", "options", "null"],
+  [() => mod.checkFetchUrl(undefined as never), "checkFetchUrl", "url", "undefined"],
+  // bundles
+  [
+    () => mod.addDiscoveryToBundle(undefined as never, "example.com", {}),
+    "addDiscoveryToBundle",
+    "bundle",
+    "undefined",
+  ],
+  [() => mod.createTrustBundle(null as never), "createTrustBundle", "createdAt", "null"],
+  [
+    () => mod.trustBundleSigningInput({} as never),
+    "trustBundleSigningInput",
+    "bundle.documents",
+    "undefined",
+  ],
+  [
+    () => mod.addAuthorityIfAbsent(undefined as never, {} as never),
+    "addAuthorityIfAbsent",
+    "store",
+    "undefined",
+  ],
+  [
+    () => new mod.MemoryBundleAuthorityStore(null as never),
+    "MemoryBundleAuthorityStore",
+    "records",
+    "null",
+  ],
+  [
+    () => Reflect.construct(mod.TrustBundleResolver, [undefined]),
+    "TrustBundleResolver",
+    "bundle",
+    "undefined",
+  ],
+  // contractpin (also through the ./contractpin entry point)
+  [() => contractpin.digestToolList(undefined as never), "digestToolList", "tools", "undefined"],
+  [
+    () => contractpin.digestToolList({ tools: [] } as never),
+    "digestToolList",
+    "tools",
+    "an object",
+  ],
+  [() => contractpin.serverDigest([] as never), "serverDigest", "toolDigests", "an array"],
+  [() => contractpin.parseLock("{}" as never), "parseLock", "bytes", "a string"],
+  [() => contractpin.serializeLock(undefined as never), "serializeLock", "lock", "undefined"],
+  [() => contractpin.verifyLock(undefined as never), "verifyLock", "request", "undefined"],
+  [() => contractpin.pinServers(null as never), "pinServers", "targets", "null"],
+  [() => contractpin.buildLock(undefined as never), "buildLock", "servers", "undefined"],
+  [() => contractpin.fieldDigests(null as never), "fieldDigests", "contract", "null"],
+  [
+    () => contractpin.compareTools({ tools: {} } as never, { tools: [] } as never),
+    "compareTools",
+    "live.tools",
+    "an array",
+  ],
+  [
+    () => contractpin.parseMcpConfig(undefined as never, "mcp.json"),
+    "parseMcpConfig",
+    "bytes",
+    "undefined",
+  ],
+  [
+    () => contractpin.parseSnapshot(bytes, undefined as never),
+    "parseSnapshot",
+    "source",
+    "undefined",
+  ],
+  [
+    () => contractpin.formatSarif({} as never, "", "1"),
+    "formatSarif",
+    "report.servers",
+    "undefined",
+  ],
+  [() => contractpin.redactCommand("npx server" as never), "redactCommand", "command", "a string"],
+  [
+    () => contractpin.expandVariables("${A}", undefined as never, "env"),
+    "expandVariables",
+    "env",
+    "undefined",
+  ],
+  [
+    () => contractpin.unifiedDiff([], [], "a", undefined as never),
+    "unifiedDiff",
+    "toLabel",
+    "undefined",
+  ],
+  [
+    () => contractpin.spawnStdio({ command: "npx" } as never),
+    "spawnStdio",
+    "options.command",
+    "a string",
+  ],
+  [() => contractpin.connectHttp({} as never), "connectHttp", "options.url", "undefined"],
+  [() => contractpin.listTools(undefined as never), "listTools", "transport", "undefined"],
+  [() => contractpin.readToolsDump(undefined as never), "readToolsDump", "path", "undefined"],
+  // guard
+  [() => new mod.GuardPolicy(undefined as never), "GuardPolicy", "options", "undefined"],
+  [() => new mod.GuardCore(null as never), "GuardCore", "options", "null"],
+  [() => new mod.AuditLog("srv", "enforce", "log.txt" as never), "AuditLog", "sink", "a string"],
+  [() => mod.openAuditSink(42 as never), "openAuditSink", "path", "a number (42)"],
+  [
+    () => mod.runStdioGuard({ command: ["x"] } as never),
+    "runStdioGuard",
+    "options.core",
+    "undefined",
+  ],
+  [
+    () => mod.verifyToolSignature(undefined as never, {} as never),
+    "verifyToolSignature",
+    "tool",
+    "undefined",
+  ],
+  [() => new mod.SnapshotPinStore(undefined as never), "SnapshotPinStore", "inner", "undefined"],
+];
+
+/** Runs `call` (sync or async) and returns what it threw. */
+async function thrown(call: () => unknown): Promise<unknown> {
+  try {
+    await call();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+Deno.test("library misuse: SchemaPinError INPUT_INVALID naming the function and the argument", async () => {
+  assert.ok(TABLE.length >= 100, `only ${TABLE.length} rows`);
+  for (const [call, fn, name, got] of TABLE) {
+    const e = await thrown(call);
+    const where = `${fn}(${name})`;
+    assert.ok(e instanceof SchemaPinError, `${where}: threw ${e}`);
+    assert.equal(e.code, "INPUT_INVALID", `${where}: ${e.message}`);
+    assert.ok(e.message.startsWith(`${fn}: `) || e.message.includes(fn) || name === "", where);
+    if (name !== "") {
+      assert.ok(e.message.startsWith(`${fn}: ${name} must be `), `${where}: ${e.message}`);
+      assert.ok(e.message.endsWith(`got ${got}`), `${where}: ${e.message}`);
+      assert.deepEqual(e.details, { function: fn, argument: name }, where);
+    }
+  }
+});
+
+/** Every function and class exported by the two entry points, by name. */
+function exportedFunctions(): [string, (...args: unknown[]) => unknown][] {
+  const all: Record<string, unknown> = { ...contractpin, ...mod };
+  return Object.keys(all).sort().filter((k) => typeof all[k] === "function").map((k) => [
+    k,
+    all[k] as (...args: unknown[]) => unknown,
+  ]);
+}
+
+/**
+ * Exports that by design accept anything or nothing (predicates, canonicalizers of any JSON
+ * value, error constructors, default paths, key generation): they return a value for every
+ * input of the sweep. Others must throw SchemaPinError for at least the undefined input.
+ */
+const ANY_INPUT = new Set([
+  "SchemaPinError",
+  "ServerFailure",
+  "isSchemaPinError",
+  "checkDomain",
+  "checkKid",
+  "checkSkillPath",
+  "clearSignatureCheckCache",
+  "defaultBundleAuthorityStorePath",
+  "defaultLineageStorePath",
+  "defaultPinStorePath",
+  "generateKeyPair",
+  "errorResponse",
+  "idKey",
+  "isEncryptedPrivateKeyPem",
+  "isRevocationReason",
+  "isSignedTrustBundle",
+  "parseDuration",
+  "parseRfc3339",
+  "skillAlgorithmFor",
+  "FilePinStore", // default path
+  "FileBundleAuthorityStore", // default path
+  "LineageStore", // default options
+  "MemoryPinStore", // empty
+  "MemoryBundleAuthorityStore", // empty
+  "WellKnownResolver", // default options
+  "createTrustBundle", // now
+  "canonicalizeJcs",
+  "canonicalizeJcsBytes",
+  "canonicalizeSchemapinV1",
+  "canonicalizeSchemapinV1Bytes",
+  "digestJson",
+  "schemaHash",
+  "toolDigest",
+  "openAuditSink", // stderr
+  "GuardSession", // takes no arguments
+]);
+
+const SWEEP: [string, unknown[]][] = [
+  ["no arguments", []],
+  ["undefined", [undefined]],
+  ["null", [null, null, null]],
+  ["a number", [42, 42, 42]],
+  ["an empty object", [{}, {}, {}]],
+];
+
+Deno.test("every export of mod.ts and contractpin.ts: bad arguments never throw a raw error", async () => {
+  const cwd = Deno.cwd();
+  const dir = await Deno.makeTempDir({ prefix: "schemapin-misuse-" });
+  Deno.chdir(dir); // nothing of the sweep may write, but if it did, not into the checkout
+  try {
+    const exports = exportedFunctions();
+    assert.ok(exports.length >= 200, `only ${exports.length} exports`);
+    const raw: string[] = [];
+    const silent: string[] = [];
+    for (const [name, f] of exports) {
+      const isClass = /^class[\s{]/.test(Function.prototype.toString.call(f));
+      for (const [label, args] of SWEEP) {
+        const e = await thrown(() => isClass ? Reflect.construct(f, args) : f(...args));
+        if (e !== undefined && !(e instanceof SchemaPinError) && name !== "readToolsDump") {
+          raw.push(`${name}(${label}): ${(e as Error)?.name}: ${(e as Error)?.message}`);
+        }
+        if (e === undefined && label === "undefined" && !ANY_INPUT.has(name)) {
+          silent.push(name);
+        }
+      }
+    }
+    assert.deepEqual(raw, [], "raw errors:\n" + raw.join("\n"));
+    assert.deepEqual(silent, [], "accepted undefined without a word:\n" + silent.join("\n"));
+    assert.deepEqual([...Deno.readDirSync(dir)], [], "the sweep wrote files");
+  } finally {
+    Deno.chdir(cwd);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("describeValue and checkArg: the words of the messages", () => {
+  assert.equal(describeValue(undefined), "undefined");
+  assert.equal(describeValue(null), "null");
+  assert.equal(describeValue(42), "a number (42)");
+  assert.equal(describeValue("x"), "a string");
+  assert.equal(describeValue([]), "an array");
+  assert.equal(describeValue(new Uint8Array()), "a Uint8Array");
+  assert.equal(describeValue(new Uint16Array()), "a Uint16Array");
+  assert.equal(describeValue(new Date(0)), "a Date");
+  assert.equal(describeValue(new Map()), "a Map");
+  assert.equal(describeValue(() => 1), "a function");
+  assert.equal(describeValue({}), "an object");
+  assert.equal(describeValue(true), "a boolean (true)");
+  assert.equal(describeValue(1n), "a bigint");
+  // Accepted: nothing thrown.
+  checkArg("f", "a", "x", "string");
+  checkArg("f", "a", new Uint8Array(), "bytes");
+  checkArg("f", "a", {}, "object");
+  checkArg("f", "a", [], "array");
+  checkArg("f", "a", new Set(), "iterable");
+  checkArg("f", "a", undefined, "string", true);
+  checkArg("f", "a", 1, ["string", "number"]);
+  checkMethods("f", "s", { transact() {} }, ["transact"], "a PinStore");
+  checkKeyArg("f", "k", sk, "private");
+  checkKeyArg("f", "k", pk, "public");
+  // Refused, with the expected words.
+  const cases: [() => void, string][] = [
+    [() => checkArg("f", "a", [], "object"), "f: a must be an object, got an array"],
+    [() => checkArg("f", "a", null, "object"), "f: a must be an object, got null"],
+    [() => checkArg("f", "a", "x", "bytes"), "f: a must be a Uint8Array, got a string"],
+    [
+      () => checkArg("f", "a", new Uint16Array(), "bytes"),
+      "f: a must be a Uint8Array, got a Uint16Array",
+    ],
+    [
+      () => checkArg("f", "a", null, "string", true),
+      "f: a must be a string (or undefined), got null",
+    ],
+    [
+      () => checkArg("f", "a", {}, ["string", "bytes", "number"]),
+      "f: a must be a string, a Uint8Array or a number, got an object",
+    ],
+    [
+      () => checkArg("f", "a", "x", "iterable"),
+      "f: a must be an iterable (array, Set, Map keys …), got a string",
+    ],
+    [
+      () => checkMethods("f", "s", { transact: 1 }, ["transact"], "a PinStore"),
+      "f: s must be a PinStore (with transact()), got an object",
+    ],
+    [
+      () => checkKeyArg("f", "k", pk, "private"),
+      "f: k must be a private key (parsePrivateKeyPem, generateKeyPair), got an object",
+    ],
+    [
+      () => checkKeyArg("f", "k", { spki: "MFkw" }, "public"),
+      "f: k must be a public key (parsePublicKeyPem, publicKeyFromDer), got an object",
+    ],
+  ];
+  for (const [call, message] of cases) {
+    assert.throws(call, (e: unknown) => {
+      assert.ok(e instanceof SchemaPinError);
+      assert.equal(e.code, "INPUT_INVALID");
+      assert.equal(e.message, message);
+      return true;
+    });
+  }
+  const e = argumentError("g", "b", "a thing", 1);
+  assert.equal(e.message, "g: b must be a thing, got a number (1)");
+  assert.deepEqual(e.details, { function: "g", argument: "b" });
+});
