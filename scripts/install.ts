@@ -35,7 +35,11 @@ export interface InstallOptions {
 
 /**
  * The `deno install` argument list: `install -g --name NAME [--root DIR] [--force] <task flags>
- * --config <checkout>/deno.json <checkout>/cli.ts`.
+ * --frozen=false --config <checkout>/deno.json <checkout>/cli.ts`.
+ *
+ * `--frozen=false`: `deno install -g` copies deno.json next to the command and writes a new
+ * lockfile there, which the checkout's `"lock": {"frozen": true}` would refuse; it locks the
+ * same packages as deno.lock (only `@noble/curves` and `@noble/hashes`).
  *
  * @example
  * ```ts ignore
@@ -51,6 +55,7 @@ export function installArgs(flags: readonly string[], options: InstallOptions): 
     ...(options.root !== undefined ? ["--root", options.root] : []),
     ...(options.force ? ["--force"] : []),
     ...flags,
+    "--frozen=false",
     "--config",
     join(options.checkout, "deno.json"),
     join(options.checkout, "cli.ts"),

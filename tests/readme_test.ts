@@ -92,8 +92,8 @@ Deno.test("README: every sh block runs as written, in a copy of examples/", asyn
 Deno.test("README: the documented deno install line is what deno task install runs", async () => {
   const readme = await Deno.readTextFile(`${repo}/README.md`);
   const flags = await schemapinTaskFlags();
-  const line = `deno install -g --name schemapin ${flags.join(" ")} --config "$PWD/deno.json" ` +
-    `"$PWD/cli.ts"`;
+  const line = `deno install -g --name schemapin ${flags.join(" ")} --frozen=false ` +
+    `--config "$PWD/deno.json" "$PWD/cli.ts"`;
   assert.ok(readme.includes(line), `README lacks: ${line}`);
 });
 

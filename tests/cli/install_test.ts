@@ -85,7 +85,8 @@ Deno.test("deno task install --print: the task's exact flags, --config and cli.t
     const flags = await schemapinTaskFlags(); // read from deno.json here, not by the script
     assert.equal(
       r.stdout,
-      `deno install -g --name schemapin ${flags.join(" ")} --config ${checkout}/deno.json ` +
+      `deno install -g --name schemapin ${flags.join(" ")} --frozen=false ` +
+        `--config ${checkout}/deno.json ` +
         `${checkout}/cli.ts\n`,
     );
     assert.deepEqual(installArgs(flags, { checkout, root: "/r", force: true, name: "sp" }), [
@@ -97,6 +98,7 @@ Deno.test("deno task install --print: the task's exact flags, --config and cli.t
       "/r",
       "--force",
       ...flags,
+      "--frozen=false",
       "--config",
       `${checkout}/deno.json`,
       `${checkout}/cli.ts`,

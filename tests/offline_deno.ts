@@ -1,0 +1,117 @@
+/**
+ * A `deno` that cannot download anything and starts from a nearly empty cache: for tests that
+ * prove what a task fetches (the demo needs only `@noble/curves`) or how it fails offline
+ * (`deno task compile` without its `denort` runtime).
+ *
+ * {@linkcode offlineDenoDir} makes a fresh `DENO_DIR` holding only the npm packages named, copied
+ * from the Deno cache these tests already use; {@linkcode offlineEnv} points every proxy variable
+ * at a CONNECT proxy on 127.0.0.1 that refuses and records each request, so a download shows up
+ * as a recorded `host:443` and fails at once instead of reaching the network.
+ *
+ * @module
+ */
+import { dirname, join } from "node:path";
+import { denoCommand } from "./process.ts";
+import type { ConnectProxy } from "./fixtures/network/proxy.ts";
+
+/** Where `deno info --json` says each npm package of `entry`'s graph sits in the cache. */
+export async function npmPackagesOf(
+  entry: string,
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<Record<string, { name: string; localPath: string }>> {
+  const { code, stdout, stderr } = await denoCommand(["info", "--json", entry], {
+    cwd,
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) {
+    throw new Error(`deno info --json ${entry} failed: ${new TextDecoder().decode(stderr)}`);
+  }
+  return JSON.parse(new TextDecoder().decode(stdout)).npmPackages ?? {};
+}
+
+/**
+ * A new DENO_DIR (under `parent`) whose npm cache holds only the packages of `entry`'s graph
+ * (from the repository at `repo`) whose names pass `keep`, copied with their cached package
+ * documents; nothing else is cached.
+ */
+export async function offlineDenoDir(
+  parent: string,
+  repo: string,
+  entry: string,
+  keep: (name: string) => boolean,
+): Promise<{ denoDir: string; copied: string[] }> {
+  const info = await denoCommand(["info", "--json"], { stdout: "piped", stderr: "null" }).output();
+  const cache: string = JSON.parse(new TextDecoder().decode(info.stdout)).denoDir;
+  const denoDir = join(parent, "deno_dir");
+  const copied: string[] = [];
+  for (const [id, pkg] of Object.entries(await npmPackagesOf(entry, repo))) {
+    if (!keep(pkg.name)) continue;
+    if (!pkg.localPath.startsWith(`${cache}/`)) {
+      throw new Error(`${id} is cached at ${pkg.localPath}, outside the Deno cache ${cache}`);
+    }
+    // localPath is <DENO_DIR>/npm/<registry host>/<name>/<version>; its parent holds the
+    // package document (registry.json) Deno reads with it.
+    const relative = pkg.localPath.slice(cache.length + 1);
+    await copyTree(pkg.localPath, join(denoDir, relative));
+    await Deno.copyFile(
+      join(dirname(pkg.localPath), "registry.json"),
+      join(denoDir, dirname(relative), "registry.json"),
+    );
+    copied.push(id);
+  }
+  return { denoDir, copied };
+}
+
+async function copyTree(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) await copyTree(join(from, entry.name), join(to, entry.name));
+    else if (entry.isFile) await Deno.copyFile(join(from, entry.name), join(to, entry.name));
+  }
+}
+
+/** The environment for a child that must not reach the network: every download goes to `proxy`. */
+export function offlineEnv(proxy: ConnectProxy, denoDir: string): Record<string, string> {
+  return {
+    DENO_DIR: denoDir,
+    HTTPS_PROXY: proxy.url,
+    HTTP_PROXY: proxy.url,
+    https_proxy: proxy.url,
+    http_proxy: proxy.url,
+    ALL_PROXY: proxy.url,
+    NO_PROXY: "",
+    no_proxy: "",
+    NO_COLOR: "1",
+  };
+}
+
+/** The npm packages (`name@version`, from the cache's folders) in `denoDir`'s npm cache, sorted. */
+export async function cachedNpmPackages(denoDir: string): Promise<string[]> {
+  const found: string[] = [];
+  const dirs = async (dir: string): Promise<string[]> => {
+    try {
+      const names: string[] = [];
+      for await (const e of Deno.readDir(dir)) if (e.isDirectory) names.push(e.name);
+      return names;
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return [];
+      throw e;
+    }
+  };
+  for (const host of await dirs(join(denoDir, "npm"))) {
+    const hostDir = join(denoDir, "npm", host);
+    const names: string[] = [];
+    for (const name of await dirs(hostDir)) {
+      if (name.startsWith("@")) {
+        for (const sub of await dirs(join(hostDir, name))) names.push(`${name}/${sub}`);
+      } else names.push(name);
+    }
+    for (const name of names) {
+      for (const version of await dirs(join(hostDir, name))) found.push(`${name}@${version}`);
+    }
+  }
+  return found.sort();
+}
