@@ -1,9 +1,11 @@
 // The compile task: same permission flags as `deno task schemapin`, every release target,
 // and (only where deno compile can get its runtime) a real compiled binary.
 import assert from "node:assert/strict";
-import { compileArgs, permissionFlags, TARGETS } from "../../scripts/compile.ts";
+import { compileArgs, denortMissing, permissionFlags, TARGETS } from "../../scripts/compile.ts";
 import { schemapinTaskFlags } from "./run.ts";
-import { childCommand } from "../process.ts";
+import { childCommand, denoCommand } from "../process.ts";
+import { startConnectProxy } from "../fixtures/network/proxy.ts";
+import { offlineDenoDir, offlineEnv } from "../offline_deno.ts";
 
 const denoJson = await Deno.readTextFile(new URL("../../deno.json", import.meta.url));
 
@@ -92,3 +94,134 @@ Deno.test({
   },
 });
 if (denort.why) console.log(`compile_test: skipping the compiled-binary run: ${denort.why}`);
+
+const repo = new URL("../../", import.meta.url).pathname;
+
+/** A copy of what `deno task compile` reads (its own dist/ is the test's), under `dir`. */
+async function checkoutCopy(dir: string): Promise<string> {
+  const work = `${dir}/checkout`;
+  await Deno.mkdir(work);
+  const copy = async (from: string, to: string): Promise<void> => {
+    const info = await Deno.stat(from);
+    if (!info.isDirectory) return await Deno.copyFile(from, to);
+    await Deno.mkdir(to, { recursive: true });
+    for await (const e of Deno.readDir(from)) await copy(`${from}/${e.name}`, `${to}/${e.name}`);
+  };
+  for (
+    const path of ["deno.json", "deno.lock", "cli.ts", "mod.ts", "contractpin.ts", "lib", "scripts"]
+  ) {
+    await copy(`${repo}${path}`, `${work}/${path}`);
+  }
+  return work;
+}
+
+Deno.test("deno task compile offline: one line naming denort, its URL and DENORT_BIN; exit 1; no dist/ left", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "schemapin-compile-" });
+  // Every download is refused, so deno compile cannot get denort: offline, wherever this runs.
+  const proxy = startConnectProxy(() => undefined);
+  try {
+    const work = await checkoutCopy(dir);
+    const { denoDir } = await offlineDenoDir(dir, repo, "cli.ts", (n) => n.startsWith("@noble/"));
+    // Only what the task needs: no DENORT_BIN from the developer's shell.
+    const env = { PATH: Deno.env.get("PATH") ?? "", HOME: dir, ...offlineEnv(proxy, denoDir) };
+    const compile = async (args: string[]) => {
+      const r = await denoCommand(["task", "compile", ...args], {
+        cwd: work,
+        clearEnv: true,
+        env,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      return { code: r.code, stderr: new TextDecoder().decode(r.stderr) };
+    };
+    const v = Deno.version.deno;
+
+    // No dist/ before: none after.
+    const host = await compile([]);
+    assert.equal(host.code, 1, host.stderr);
+    const errors = host.stderr.split("\n").filter((l) => /^error/.test(l));
+    assert.equal(errors.length, 1, host.stderr);
+    assert.match(
+      errors[0],
+      new RegExp(
+        `^error: deno compile needs the denort runtime for ${Deno.build.target}, downloaded from ` +
+          `https://dl\\.deno\\.land/release/v${v}/denort-${Deno.build.target}\\.zip .*; offline, ` +
+          `set DENORT_BIN=/path/to/denort`,
+      ),
+    );
+    assert.doesNotMatch(host.stderr, /Caused by|Stack backtrace/, "no error chain");
+    await assert.rejects(Deno.stat(`${work}/dist`), Deno.errors.NotFound, "no empty dist/ left");
+    assert.ok(proxy.connects.length > 0 && proxy.connects.every((c) => c === "dl.deno.land:443"));
+
+    // A dist/ that was there stays, with what it held, and nothing of this run.
+    await Deno.mkdir(`${work}/dist`);
+    await Deno.writeTextFile(`${work}/dist/keep.txt`, "mine");
+    const mac = await compile(["--target", "aarch64-apple-darwin"]);
+    assert.equal(mac.code, 1, mac.stderr);
+    assert.match(
+      mac.stderr,
+      /^error: deno compile needs the denort runtime for aarch64-apple-darwin, /m,
+    );
+    assert.match(mac.stderr, /denort-aarch64-apple-darwin\.zip/);
+    const left = [];
+    for await (const e of Deno.readDir(`${work}/dist`)) left.push(e.name);
+    assert.deepEqual(left, ["keep.txt"]);
+
+    // A bad argument is a usage error before anything runs.
+    const bad = await compile(["--target", "x86_64-unknown-plan9"]);
+    assert.equal(bad.code, 2);
+    assert.match(
+      bad.stderr,
+      /^error: compile: --target must be one of x86_64-unknown-linux-gnu, /m,
+    );
+  } finally {
+    await proxy.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("denortMissing: deno's download failure becomes one line; other failures keep deno's words", () => {
+  const chain = [
+    "error: Writing deno compile executable to temporary file 'dist/schemapin.tmp-8fe388ff9c71ef81'",
+    "",
+    "Caused by:",
+    "    0: Setting up base binary.",
+    "    1: error sending request for url (https://dl.deno.land/release/v2.9.6/denort-x86_64-apple-darwin.zip): client error (Connect): dns error",
+    "    2: client error (Connect)",
+    "    3: dns error",
+    "    4: failed to lookup address information: Name or service not known",
+    "",
+    "Stack backtrace:",
+    "   0: <unknown>",
+  ].join("\n");
+  const saved = Deno.env.get("DENORT_BIN");
+  Deno.env.delete("DENORT_BIN");
+  try {
+    assert.equal(
+      denortMissing(chain, "x86_64-apple-darwin"),
+      "error: deno compile needs the denort runtime for x86_64-apple-darwin, downloaded from " +
+        "https://dl.deno.land/release/v2.9.6/denort-x86_64-apple-darwin.zip (failed: failed to " +
+        "lookup address information: Name or service not known); offline, set " +
+        `DENORT_BIN=/path/to/denort (the denort binary of Deno ${Deno.version.deno} for ` +
+        "x86_64-apple-darwin)",
+    );
+    assert.equal(
+      denortMissing('error: Module not found "file:///x/cli.ts".', undefined),
+      undefined,
+    );
+    assert.equal(
+      denortMissing("error: TS2322 [ERROR]: Type 'string' is not assignable", "x"),
+      undefined,
+    );
+    Deno.env.set("DENORT_BIN", "/nowhere/denort");
+    assert.equal(
+      denortMissing(chain, undefined),
+      undefined,
+      "a DENORT_BIN problem keeps deno's words",
+    );
+  } finally {
+    if (saved === undefined) Deno.env.delete("DENORT_BIN");
+    else Deno.env.set("DENORT_BIN", saved);
+  }
+});
