@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { parseJson } from "../../lib/json/parse.ts";
+import { assertJsonOutput } from "./json_schemas.ts";
 import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
 import {
   AUTH_1,
@@ -107,7 +108,10 @@ Deno.test("bundle create → sign → verify, with --json results", async () => 
       "--json",
     ]);
     assert.equal(c.code, 0, c.stderr);
-    assert.deepEqual(JSON.parse(c.stdout).documents, ["a.example", "b.example"]);
+    const cj = await assertJsonOutput(c.stdout);
+    assert.equal(cj.format, "schemapin.bundle.create/1");
+    assert.equal(cj.ok, true);
+    assert.deepEqual(cj.documents, ["a.example", "b.example"]);
     const created = await readJson(out);
     assert.equal(created.schemapin_bundle_version, "1.2");
     assert.equal(Object.hasOwn(created, "signature"), false);
@@ -123,7 +127,9 @@ Deno.test("bundle create → sign → verify, with --json results", async () => 
       "--json",
     ]);
     assert.equal(g.code, 0, g.stderr);
-    const sj = JSON.parse(g.stdout);
+    const sj = await assertJsonOutput(g.stdout);
+    assert.equal(sj.format, "schemapin.bundle.sign/1");
+    assert.equal(sj.ok, true);
     assert.equal(sj.kid, "auth-1");
     assert.equal(sj.fingerprint, FP1);
     const signed = await readJson(out);
@@ -139,11 +145,13 @@ Deno.test("bundle create → sign → verify, with --json results", async () => 
       "--json",
     ]);
     assert.equal(v.code, 0, v.stderr);
-    const vj = JSON.parse(v.stdout);
-    assert.equal(vj.valid, true);
+    const vj = await assertJsonOutput(v.stdout);
+    assert.equal(vj.format, "schemapin.bundle.verify/1");
+    assert.equal(vj.ok, true);
+    assert.equal(vj.error, undefined);
     assert.equal(vj.kid, "auth-1");
     assert.equal(vj.fingerprint, FP1);
-    assert.equal(vj.firstUse, false);
+    assert.equal(vj.first_use, false);
     assert.deepEqual(vj.documents, ["a.example", "b.example"]);
     assert.deepEqual(vj.revocations, ["a.example"]);
     const t = await runInProcess(["bundle", "verify", out, "--authority-key", `auth-1=${s.pub1}`]);
@@ -185,10 +193,12 @@ Deno.test("bundle verify: the reference fixture with its authority, and every fa
       "--json",
     ]);
     assert.equal(mismatch.code, 1);
-    const mj = JSON.parse(mismatch.stdout);
-    assert.equal(mj.errorCode, "KEY_PIN_MISMATCH");
-    assert.equal(mj.expectedFingerprint, FP1);
-    assert.equal(mj.failedStep, 4);
+    const mj = await assertJsonOutput(mismatch.stdout);
+    assert.equal(mj.format, "schemapin.bundle.verify/1");
+    assert.equal(mj.ok, false);
+    assert.equal((mj.error as { code: string }).code, "KEY_PIN_MISMATCH");
+    assert.equal(mj.expected_fingerprint, FP1);
+    assert.equal(mj.failed_step, 4);
 
     const ref = JSON.parse(await Deno.readTextFile(REFERENCE_BUNDLE_PATH));
     const write = async (name: string, value: unknown) => {
@@ -241,8 +251,11 @@ Deno.test("bundle verify: the reference fixture with its authority, and every fa
     });
     const bd = await runInProcess([...args(badDoc), "--json"]);
     assert.equal(bd.code, 2);
-    assert.equal(JSON.parse(bd.stdout).errorCode, "DISCOVERY_INVALID");
-    assert.match(JSON.parse(bd.stdout).errorMessage, /bad-doc\.json: documents\[0\].*revoked_keys/);
+    const bdj = await assertJsonOutput(bd.stdout);
+    assert.equal(bdj.ok, false);
+    const bdError = bdj.error as { code: string; message: string };
+    assert.equal(bdError.code, "DISCOVERY_INVALID");
+    assert.match(bdError.message, /bad-doc\.json: documents\[0\].*revoked_keys/);
     const notJson = await write("not.json", '{"a":1,}');
     const nj = await runInProcess(args(notJson));
     assert.equal(nj.code, 2);
@@ -298,7 +311,9 @@ Deno.test("bundle verify --trust-first-use: opt-in, recorded in --authority-stor
       "--json",
     ]);
     assert.equal(first.code, 0, first.stderr);
-    assert.equal(JSON.parse(first.stdout).firstUse, true);
+    const fj = await assertJsonOutput(first.stdout);
+    assert.equal(fj.ok, true);
+    assert.equal(fj.first_use, true);
     assert.match(first.stderr, /trusted on first use .*recorded in .*authorities\.json/);
     const rec = (await readJson(store)).authorities as Record<string, unknown>[];
     assert.deepEqual(rec.map((r) => [r.kid, r.fingerprint, r.source]), [[
@@ -316,7 +331,9 @@ Deno.test("bundle verify --trust-first-use: opt-in, recorded in --authority-stor
       "--json",
     ]);
     assert.equal(again.code, 0, again.stderr);
-    assert.equal(JSON.parse(again.stdout).firstUse, false);
+    const aj = await assertJsonOutput(again.stdout);
+    assert.equal(aj.ok, true);
+    assert.equal(aj.first_use, false);
     // Another key under the recorded kid is refused even with the opt-in.
     const forged = await signedBundle(s, "forged.json", s.key2, "auth-1");
     const f = await runInProcess([
@@ -531,14 +548,18 @@ Deno.test("bundle merge: verified inputs only, precedence, unsigned output", asy
       "--json",
     ]);
     assert.equal(m.code, 0, m.stderr);
-    const mj = JSON.parse(m.stdout);
-    assert.equal(mj.merged, true);
+    const mj = await assertJsonOutput(m.stdout);
+    assert.equal(mj.format, "schemapin.bundle.merge/1");
+    assert.equal(mj.ok, true);
+    assert.equal(mj.error, undefined);
+    assert.equal(mj.merged, undefined);
     assert.deepEqual(mj.documents, ["a.example", "z.example"]);
     const merged = await readJson(out);
     assert.equal(Object.hasOwn(merged, "signature"), false);
     assert.equal(merged.schemapin_bundle_version, "1.2");
     const a = (merged.documents as Record<string, unknown>[]).find((d) => d.domain === "a.example");
     assert.equal(a?.public_key_pem, DEV_A.publicKey.pem, "auth-1 has precedence");
+    // The same output again, with the other precedence: replacing it needs --force.
     const m2 = await runInProcess([
       "bundle",
       "merge",
@@ -548,6 +569,7 @@ Deno.test("bundle merge: verified inputs only, precedence, unsigned output", asy
       ...auth,
       "--precedence",
       "auth-2",
+      "--force",
     ]);
     assert.equal(m2.code, 0, m2.stderr);
     const a2 = ((await readJson(out)).documents as Record<string, unknown>[]).find((d) =>
@@ -575,7 +597,11 @@ Deno.test("bundle merge: verified inputs only, precedence, unsigned output", asy
     await runInProcess(["bundle", "create", "--out", plain]);
     const u = await runInProcess(["bundle", "merge", out3, plain, ...auth, "--json"]);
     assert.equal(u.code, 1);
-    assert.equal(JSON.parse(u.stdout).inputs[0].errorCode, "BUNDLE_UNSIGNED");
+    const uj = await assertJsonOutput(u.stdout);
+    assert.equal(uj.ok, false);
+    const input0 = (uj.inputs as Record<string, unknown>[])[0];
+    assert.equal(input0.ok, false);
+    assert.equal((input0.error as { code: string }).code, "BUNDLE_UNSIGNED");
     // Usage errors.
     for (
       const extra of [[out3], [b1, b1, ...auth], [out3, b1, "--precedence", "a,,b"], [
@@ -600,11 +626,17 @@ Deno.test("bundle show: contents, unverified; malformed is exit 2", async () => 
     assert.match(t.stdout, /a\.example {2}Dev A {2}sha256:/);
     const j = await runInProcess(["bundle", "show", REFERENCE_BUNDLE_PATH, "--json"]);
     assert.equal(j.code, 0, j.stderr);
-    const sj = JSON.parse(j.stdout);
+    const sj = await assertJsonOutput(j.stdout);
+    assert.equal(sj.format, "schemapin.bundle.show/1");
+    assert.equal(sj.ok, true);
     assert.equal(sj.signed, true);
     assert.equal(sj.verified, false);
     assert.deepEqual(sj.authority, { kid: REFERENCE_KID, fingerprint: REF_FP });
-    assert.equal(sj.documents[0].key_fingerprint, null, "the fixture's MOCK key does not parse");
+    assert.equal(
+      (sj.documents as Record<string, unknown>[])[0].key_fingerprint,
+      null,
+      "the fixture's MOCK key does not parse",
+    );
     await Deno.writeTextFile(
       `${dir}/bad.json`,
       JSON.stringify({ schemapin_bundle_version: "1.2", documents: [] }),
@@ -639,7 +671,9 @@ Deno.test("bundle verify as a real process (compile permission flags)", async ()
     "--json",
   ]);
   assert.equal(ok.code, 0, ok.stderr);
-  assert.equal(JSON.parse(ok.stdout).fingerprint, REF_FP);
+  const okj = await assertJsonOutput(ok.stdout);
+  assert.equal(okj.ok, true);
+  assert.equal(okj.fingerprint, REF_FP);
   const no = await runCliProcess(["bundle", "verify", REFERENCE_BUNDLE_PATH]);
   assert.equal(no.code, 1);
 });

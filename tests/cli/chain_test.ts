@@ -7,6 +7,7 @@ import { generateKeyPair } from "../../lib/crypto/keys.ts";
 import { signSkillDir } from "../../lib/skill/sign.ts";
 import { INTEROP_JS } from "../fixtures/interop.ts";
 import { makeSkill } from "../skill/trees.ts";
+import { assertJsonOutput } from "./json_schemas.ts";
 import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
 
 const key = generateKeyPair();
@@ -39,7 +40,12 @@ Deno.test("chain: two 1.4 skill documents chain (exit 0)", async () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, `OK ${v2} follows ${v1}\n`);
     const j = await runInProcess(["chain", v2, v1, "--json"]);
-    assert.equal(JSON.parse(j.stdout).valid, true);
+    assert.equal(j.code, 0, j.stderr);
+    const out = await assertJsonOutput(j.stdout);
+    assert.equal(out.format, "schemapin.chain/1");
+    assert.equal(out.ok, true);
+    assert.equal(out.error, undefined);
+    assert.equal(out.hash, JSON.parse(await Deno.readTextFile(v2)).skill_hash);
   });
 });
 
@@ -65,11 +71,15 @@ Deno.test("chain: a legacy current document is refused even when its previous_ha
     await Deno.writeTextFile(current, JSON.stringify({ ...legacyDoc, previous_hash: h1 }));
     const r = await runInProcess(["chain", current, v1, "--json"]);
     assert.equal(r.code, 1);
-    const out = JSON.parse(r.stdout);
-    assert.equal(out.valid, false);
+    const out = await assertJsonOutput(r.stdout);
+    assert.equal(out.ok, false);
+    const error = out.error as { code: string; message: string };
+    assert.equal(error.code, "CHAIN_LEGACY");
     assert.equal(out.reason, "legacy");
     assert.deepEqual(out.legacy, ["current"]);
-    assert.match(out.message, /the current document \(schemapin_version "1\.3"\)/);
+    assert.match(error.message, /the current document \(schemapin_version "1\.3"\)/);
+    assert.equal(out.message, undefined);
+    assert.equal(out.valid, undefined);
   });
 });
 
@@ -86,7 +96,10 @@ Deno.test("chain: two legacy documents are refused and both are named", async ()
     );
     const r = await runInProcess(["chain", current, LEGACY_SIG, "--json"]);
     assert.equal(r.code, 1);
-    assert.deepEqual(JSON.parse(r.stdout).legacy, ["current", "previous"]);
+    const out = await assertJsonOutput(r.stdout);
+    assert.equal(out.ok, false);
+    assert.equal((out.error as { code: string }).code, "CHAIN_LEGACY");
+    assert.deepEqual(out.legacy, ["current", "previous"]);
   });
 });
 
@@ -95,7 +108,9 @@ Deno.test("chain: a legacy document without previous_hash is refused as legacy, 
     const { v1 } = await chainedPair(dir);
     const r = await runInProcess(["chain", LEGACY_SIG, v1, "--json"]);
     assert.equal(r.code, 1);
-    assert.equal(JSON.parse(r.stdout).reason, "legacy");
+    const out = await assertJsonOutput(r.stdout);
+    assert.equal(out.reason, "legacy");
+    assert.equal((out.error as { code: string }).code, "CHAIN_LEGACY");
   });
 });
 

@@ -5,6 +5,7 @@
 // like verify-schema; completions offer the short forms.
 import assert from "node:assert/strict";
 import { exists, runInProcess, withTempDir } from "./run.ts";
+import { assertJsonOutput } from "./json_schemas.ts";
 import { rewriteDeprecatedFlags, SHORT_FLAGS, withShortFlags } from "../../lib/cli/flags.ts";
 import { COMMAND_ENTRIES } from "../../lib/cli/registry.ts";
 
@@ -154,7 +155,10 @@ Deno.test("sign-schema --batch -o DIR: existing signatures stop the batch before
     ]);
     assert.equal(old.code, 0, old.stderr);
     assert.match(old.stderr, /^note: sign-schema: --out-dir is deprecated; use --out \(-o\)\n/);
-    assert.equal(JSON.parse(old.stdout).summary.signed, 3);
+    const batch = await assertJsonOutput(old.stdout);
+    assert.equal(batch.format, "schemapin.sign-schema.batch/1");
+    assert.equal(batch.ok, true);
+    assert.deepEqual(batch.summary, { total: 3, signed: 3, failed: 0 });
   });
 });
 
@@ -231,8 +235,9 @@ Deno.test("pins: export -o refuses to replace without -f; import --overwrite is 
     assert.equal(old.code, 0, old.stderr);
     assert.match(old.stderr, /note: pins import: --overwrite is deprecated; use --force \(-f\)/);
     const shown = await runInProcess(["pins", "show", "t@example.com", "--json", ...other]);
+    const pin = (await assertJsonOutput(shown.stdout)).pin as { fingerprint: string };
     assert.equal(
-      JSON.parse(shown.stdout).pin.fingerprint,
+      pin.fingerprint,
       JSON.parse(await Deno.readTextFile(`${dir}/e.json`)).pins[0].fingerprint,
     );
   });

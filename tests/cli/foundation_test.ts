@@ -1,5 +1,7 @@
 // CLI tests for the foundation commands: --help, --version, canonicalize, keygen, fingerprint.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { assertJsonOutput } from "./json_schemas.ts";
 import { runCliProcess, runInProcess, schemapinTaskFlags, withTempDir } from "./run.ts";
 import { VERSION } from "../../lib/version.ts";
 import { loadCommands } from "../../lib/cli/registry.ts";
@@ -62,10 +64,13 @@ Deno.test("canonicalize --contract uses UTF-16 order and RFC 8785 numbers", asyn
 Deno.test("canonicalize --json gives the id, text and hash", async () => {
   const r = await runInProcess(["canonicalize", "--json", "-"], "[1,2]");
   assert.equal(r.code, 0);
-  const out = JSON.parse(r.stdout);
+  const out = await assertJsonOutput(r.stdout);
+  assert.equal(out.format, "schemapin.canonicalize/1");
+  assert.equal(out.ok, true);
   assert.equal(out.canonicalization, "schemapin-v1");
   assert.equal(out.canonical, "[1,2]");
-  assert.match(out.sha256, /^[0-9a-f]{64}$/);
+  // sha256: prefix, and the digest of the canonical text (node:crypto, not the code under test).
+  assert.equal(out.sha256, "sha256:" + createHash("sha256").update("[1,2]").digest("hex"));
 });
 
 Deno.test("canonicalize rejects bad input with exit 2 and the offset", async () => {
@@ -94,7 +99,9 @@ Deno.test("keygen writes a 0600 private key and a public key; fingerprint agrees
     const out = `${dir}/keys`;
     const r = await runInProcess(["keygen", "--out", out, "--json"]);
     assert.equal(r.code, 0, r.stderr);
-    const result = JSON.parse(r.stdout);
+    const result = await assertJsonOutput(r.stdout);
+    assert.equal(result.format, "schemapin.keygen/1");
+    assert.equal(result.ok, true);
     assert.equal(result.private_key_path, `${out}/private.pem`);
     assert.equal((await Deno.stat(`${out}/private.pem`)).mode! & 0o777, 0o600);
     assert.equal((await Deno.stat(out)).mode! & 0o777, 0o700);

@@ -87,6 +87,10 @@ export async function prepareJsonScenarios(
     "--key",
     key,
   ]);
+  await must([
+    ...["sign-schema", "--batch", join(dir, "batch"), "--out-dir", join(dir, "docs")],
+    ...["--key", key, "--document"],
+  ]);
   await must(["sign-skill", join(dir, "skill-signed"), "--key", key, "--domain", "example.com"]);
   await Deno.writeTextFile(join(dir, "skill-signed/SKILL.md"), "# skill, changed\n");
   await must([
@@ -248,6 +252,24 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       ],
       code: 0,
       format: "schemapin.verify-schema/1",
+    },
+    {
+      name: "verify-schema of a 1.4 signature document",
+      args: [
+        ...["verify-schema", p("tool.json"), "--signature-file", p("v1.sig")],
+        ...["--domain", "example.com", "--public-key", pub, "--json"],
+      ],
+      code: 0,
+      format: "schemapin.verify-schema/1",
+    },
+    {
+      name: "verify-schema --batch of 1.4 signature documents",
+      args: [
+        ...["verify-schema", "--batch", p("batch"), "--signature-dir", p("docs")],
+        ...["--domain", "example.com", "--public-key", pub, "--json"],
+      ],
+      code: 0,
+      format: "schemapin.verify-schema.batch/1",
     },
     {
       name: "verify-schema of a tampered schema",

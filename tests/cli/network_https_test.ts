@@ -12,6 +12,7 @@ import { startServeProcess, startTlsServer } from "../fixtures/network/https.ts"
 import { discoveryFor, SIGNER, toolSchema } from "../schema/_fixtures.ts";
 import { signSkillDir } from "../../lib/skill/sign.ts";
 import { exists, runCliProcess, schemapinTaskFlags, withTempDir } from "./run.ts";
+import { assertJsonOutput } from "./json_schemas.ts";
 
 const HOST = "tools.example.test";
 const REVOCATION_URL = `https://${HOST}/.well-known/schemapin-revocations.json`;
@@ -109,9 +110,11 @@ Deno.test("schemapin serve → verify-schema/verify-skill --well-known through t
           env,
         });
         assert.equal(ok.code, 0, ok.stdout + ok.stderr);
-        const json = JSON.parse(ok.stdout);
-        assert.equal(json.keyPinning, "first_use");
-        assert.equal(json.discoverySource, `https://${HOST}/.well-known/schemapin.json`);
+        const json = await assertJsonOutput(ok.stdout);
+        assert.equal(json.format, "schemapin.verify-schema/1");
+        assert.equal(json.ok, true);
+        assert.equal(json.key_pinning, "first_use");
+        assert.equal(json.discovery_source, `https://${HOST}/.well-known/schemapin.json`);
         assert.ok(connects.length >= 1 && connects.every((c) => c === `${HOST}:443`));
         // --ca-file instead of DENO_CERT; the pin now matches.
         const again = await runCliProcess(verify(f, "--well-known", "--ca-file", pki.caCert), {

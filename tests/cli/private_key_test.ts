@@ -17,6 +17,7 @@ import {
 import { generateKeyPair, parsePublicKeyPem, privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { openssl } from "../crypto/openssl_keys.ts";
 import { exists, runCliProcess, runInProcess, withTempDir } from "./run.ts";
+import { assertJsonOutput } from "./json_schemas.ts";
 import { childCommand } from "../process.ts";
 import { ignoreWithout } from "../required_tool.ts";
 
@@ -252,7 +253,9 @@ Deno.test("keygen --encrypt writes an encrypted 0600 key that openssl opens with
       "--json",
     ]);
     assert.equal(r.code, 0, r.stderr);
-    const result = JSON.parse(r.stdout);
+    const result = await assertJsonOutput(r.stdout);
+    assert.equal(result.format, "schemapin.keygen/1");
+    assert.equal(result.ok, true);
     assert.equal(result.encrypted, true);
     const path = `${dir}/k/private.pem`;
     assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
@@ -463,7 +466,10 @@ Deno.test("bundle sign reads an OpenSSL-encrypted key and warns about its 2048 i
       "--json",
     ]);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(JSON.parse(r.stdout).fingerprint, f.key.publicKey.fingerprint);
+    const signed = await assertJsonOutput(r.stdout);
+    assert.equal(signed.format, "schemapin.bundle.sign/1");
+    assert.equal(signed.ok, true);
+    assert.equal(signed.fingerprint, f.key.publicKey.fingerprint);
     assert.match(r.stderr, /warning: .*weak\.pem is encrypted with only 2048 PBKDF2 iterations/);
   });
 });
@@ -600,7 +606,7 @@ Deno.test("every command that takes --key reads a keygen --encrypt key from --pa
       "--json",
     ]);
     assert.equal(kg.code, 0, kg.stderr);
-    const fp: string = JSON.parse(kg.stdout).fingerprint;
+    const fp = (await assertJsonOutput(kg.stdout)).fingerprint as string;
     const key = `${dir}/k/private.pem`;
     await Deno.writeTextFile(`${dir}/tool.json`, '{"name":"t","inputSchema":{"type":"object"}}');
     await Deno.mkdir(`${dir}/skill`);

@@ -2,6 +2,7 @@
 // keygen --well-known: in process (buffer I/O) and, for a few, as real `deno run` processes.
 import assert from "node:assert/strict";
 import { exists, runCliProcess, runInProcess, withTempDir } from "./run.ts";
+import { assertJsonOutput } from "./json_schemas.ts";
 import { makeVerifySchemaCommand } from "../../lib/cli/verify_schema.ts";
 import type { CliIO } from "../../lib/cli/command.ts";
 import { privateKeyToPem } from "../../lib/crypto/keys.ts";
@@ -112,10 +113,11 @@ Deno.test("verify-schema: invalid signature exits 1 and writes no pin", async ()
       verifyArgs(s, `${dir}/calc.json.sig`, "--trust-first-use", "--json"),
     );
     assert.equal(j.code, 1);
-    const result = JSON.parse(j.stdout);
-    assert.equal(result.valid, false);
-    assert.equal(result.errorCode, "SIGNATURE_INVALID");
-    assert.equal(result.keyPinning, "not_pinned");
+    const result = await assertJsonOutput(j.stdout);
+    assert.equal(result.format, "schemapin.verify-schema/1");
+    assert.equal(result.ok, false);
+    assert.equal((result.error as { code: string }).code, "SIGNATURE_INVALID");
+    assert.equal(result.key_pinning, "not_pinned");
   });
 });
 
@@ -208,10 +210,12 @@ Deno.test("sign-schema with metadata writes a 1.4 document that verifies; expiry
       verifyArgs(s, `${dir}/calc.json.sig`, "--trust-first-use", "--json"),
     );
     assert.equal(v.code, 0, v.stderr);
-    const result = JSON.parse(v.stdout);
-    assert.equal(result.valid, true);
-    assert.equal(result.schemaVersion, "1.2.0");
-    assert.equal(result.signatureFormat, "document");
+    const result = await assertJsonOutput(v.stdout);
+    assert.equal(result.format, "schemapin.verify-schema/1");
+    assert.equal(result.ok, true);
+    assert.equal(result.error, undefined);
+    assert.equal(result.schema_version, "1.2.0");
+    assert.equal(result.signature_format, "document");
     assert.equal(result.document, undefined);
     // An expired document: exit 1; with --allow-expired: 0 and a warning.
     const expired = signSchemaDocument(toolSchema(), SIGNER, {
@@ -542,13 +546,27 @@ Deno.test("sign-schema --batch and verify-schema --batch, with a summary and --j
     await Deno.remove(`${dir}/sigs/c.json.sig`);
     const bad = await verify("--json");
     assert.equal(bad.code, 1);
-    const out = JSON.parse(bad.stdout);
-    assert.deepEqual(out.summary, { total: 3, valid: 1, invalid: 2 });
+    const out = await assertJsonOutput(bad.stdout);
+    assert.equal(out.format, "schemapin.verify-schema.batch/1");
+    assert.equal(out.ok, false);
+    assert.equal((out.error as { code: string }).code, "BATCH_FAILED");
+    assert.deepEqual(out.summary, { total: 3, verified: 1, failed: 2 });
+    const results = out.results as {
+      file: string;
+      signature_file?: string;
+      ok: boolean;
+      error?: { code: string; message: string };
+    }[];
     assert.deepEqual(
-      out.results.map((r: { valid: boolean; errorCode?: string }) => r.errorCode ?? "ok"),
-      ["ok", "SIGNATURE_INVALID", "SIGNATURE_INVALID"],
+      results.map((r) => [r.file, r.ok, r.error?.code ?? "ok"]),
+      [
+        [`${dir}/schemas/a.json`, true, "ok"],
+        [`${dir}/schemas/b.json`, false, "SIGNATURE_INVALID"],
+        [`${dir}/schemas/c.json`, false, "SIGNATURE_INVALID"],
+      ],
     );
-    assert.match(out.results[2].errorMessage, /unsigned/);
+    assert.equal(results[0].signature_file, `${dir}/sigs/a.json.sig`);
+    assert.match(results[2].error!.message, /unsigned/);
     await Deno.writeTextFile(`${dir}/schemas/d.json`, "{oops");
     const malformed = await verify();
     assert.equal(malformed.code, 2);
@@ -569,7 +587,19 @@ Deno.test("sign-schema --batch and verify-schema --batch, with a summary and --j
       "--json",
     ]);
     assert.equal(docs.code, 0, docs.stderr);
-    assert.equal(JSON.parse(docs.stdout).results[0].document.schema_version, "1.0.0");
+    const dj = await assertJsonOutput(docs.stdout);
+    assert.equal(dj.format, "schemapin.sign-schema.batch/1");
+    assert.equal(dj.ok, true);
+    assert.deepEqual(dj.summary, { total: 1, signed: 1, failed: 0 });
+    const signedDocs = dj.results as {
+      file: string;
+      ok: boolean;
+      document: Record<string, unknown>;
+      out: string;
+    }[];
+    assert.equal(signedDocs[0].ok, true);
+    assert.equal(signedDocs[0].out, `${dir}/docs/a.json.sig`);
+    assert.equal(signedDocs[0].document.schema_version, "1.0.0");
     assert.equal(
       (await runInProcess(["sign-schema", "--batch", `${dir}/schemas`, "--key", s.key])).code,
       2,
@@ -849,8 +879,18 @@ Deno.test("pins: add, show, list, rotate, remove, export, import", async () => {
     assert.match(conflict.stderr, /KEY_PIN_MISMATCH/);
     const show = await runInProcess(["pins", "show", "__proto__@example.com", "--json", ...P]);
     assert.equal(show.code, 0);
-    assert.equal(JSON.parse(show.stdout).tool_id, "__proto__");
+    const shown = await assertJsonOutput(show.stdout);
+    assert.equal(shown.format, "schemapin.pins.show/1");
+    assert.equal(shown.ok, true);
+    assert.equal((shown.pin as { tool_id: string }).tool_id, "__proto__");
+    assert.equal((shown.pin as { domain: string }).domain, "example.com");
     assert.equal((await runInProcess(["pins", "show", "nope@example.com", ...P])).code, 1);
+    const notPinned = await runInProcess(["pins", "show", "nope@example.com", "--json", ...P]);
+    assert.equal(notPinned.code, 1);
+    const np = await assertJsonOutput(notPinned.stdout);
+    assert.equal(np.ok, false);
+    assert.equal((np.error as { code: string }).code, "KEY_NOT_FOUND");
+    assert.equal(np.pin, undefined);
     const list = await runInProcess(["pins", "list", ...P]);
     assert.match(list.stdout, /__proto__@example\.com\s+sha256:/);
     assert.match(list.stdout, /calc@example\.com/);
@@ -957,7 +997,10 @@ Deno.test("chain: success, missing previous_hash, mismatch naming both hashes", 
     assert.equal(ok.code, 0, ok.stderr);
     const none = await runInProcess(["chain", v1, v2, "--json"]);
     assert.equal(none.code, 1);
-    assert.equal(JSON.parse(none.stdout).reason, "no_previous_hash");
+    const nj = await assertJsonOutput(none.stdout);
+    assert.equal(nj.ok, false);
+    assert.equal((nj.error as { code: string }).code, "CHAIN_NO_PREVIOUS_HASH");
+    assert.equal(nj.reason, "no_previous_hash");
     await runInProcess(signArgs(s, "--previous-hash", "sha256:" + "e".repeat(64), "--out", v3));
     const mismatch = await runInProcess(["chain", v3, v1]);
     assert.equal(mismatch.code, 1);

@@ -7,6 +7,7 @@ import type { CliIO } from "../../lib/cli/command.ts";
 import { limitsFromArgs, skillProgress } from "../../lib/cli/hash_skill.ts";
 import { makeVerifySkillCommand } from "../../lib/cli/verify_skill.ts";
 import { runCliProcess, runInProcess } from "./run.ts";
+import { assertJsonOutput } from "./json_schemas.ts";
 import { withSkill } from "../skill/trees.ts";
 import { INTEROP_JS } from "../fixtures/interop.ts";
 import { referenceLegacySign } from "../skill/reference_legacy.ts";
@@ -61,7 +62,10 @@ Deno.test("hash-skill: one line per file and the skill_hash; --json has the mani
         `skill_hash ${expected.skillHash} (2 files, ${expected.totalBytes} bytes)\n`,
     );
     const j = await runInProcess(["hash-skill", s.dir, "--json"]);
-    assert.deepEqual(JSON.parse(j.stdout), {
+    assert.equal(j.code, 0, j.stderr);
+    assert.deepEqual(await assertJsonOutput(j.stdout), {
+      format: "schemapin.hash-skill/1",
+      ok: true,
       skill_hash: expected.skillHash,
       files: 2,
       total_bytes: expected.totalBytes,
@@ -197,8 +201,11 @@ Deno.test("sign-skill --json prints the path and the document", async () => {
   await withSkill(async (s) => {
     const r = await sign(s.dir, "--json");
     assert.equal(r.code, 0, r.stderr);
-    const out = JSON.parse(r.stdout);
-    assert.equal(out.path, `${s.dir}/.schemapin.sig`);
+    const out = await assertJsonOutput(r.stdout);
+    assert.equal(out.format, "schemapin.sign-skill/1");
+    assert.equal(out.ok, true);
+    assert.equal(out.out, `${s.dir}/.schemapin.sig`);
+    assert.equal(out.path, undefined);
     assert.deepEqual(out.document, await readSig(s.dir));
   });
 });
@@ -228,8 +235,10 @@ Deno.test("verify-skill: OK, then a tampered folder lists its changes and exits 
     assert.match(bad.stderr, /the skill changed after signing/);
     const j = await verify(s.dir, pins, "--json");
     assert.equal(j.code, 1);
-    const result = JSON.parse(j.stdout);
-    assert.equal(result.valid, false);
+    const result = await assertJsonOutput(j.stdout);
+    assert.equal(result.format, "schemapin.verify-skill/1");
+    assert.equal(result.ok, false);
+    assert.equal((result.error as { code: string }).code, "SIGNATURE_INVALID");
     assert.deepEqual(result.changes, {
       modified: ["SKILL.md"],
       added: ["scripts/new.sh"],
@@ -260,9 +269,12 @@ Deno.test("verify-skill: the legacy reference fixture verifies with its warning"
     assert.match(r.stdout, /legacy format/);
     assert.match(r.stderr, /^warning: legacy signature format .* none of the metadata/m);
     const j = await verifyLegacy("well_known.json", "--json");
-    const result = JSON.parse(j.stdout);
+    assert.equal(j.code, 0, j.stderr);
+    const result = await assertJsonOutput(j.stdout);
+    assert.equal(result.ok, true);
+    assert.equal(result.signature_format, "legacy");
     assert.deepEqual(result.warnings, ["legacy_signature_format"]);
-    assert.equal(result.lineageAnchor, false);
+    assert.equal(result.lineage_anchor, false);
     const revoked = await verifyLegacy("well_known_revoked.json");
     assert.equal(revoked.code, 1);
     assert.match(revoked.stdout, /KEY_REVOKED/);
@@ -312,8 +324,10 @@ Deno.test("verify-skill: a 1.4 label over a legacy signature says so, lists noth
     assert.doesNotMatch(r.stdout + r.stderr, /modified: /);
     const j = await runInProcess([...args, "--json"]);
     assert.equal(j.code, 1);
-    const result = JSON.parse(j.stdout);
-    assert.equal(result.signsLegacyHash, true);
+    const result = await assertJsonOutput(j.stdout);
+    assert.equal(result.ok, false);
+    assert.equal((result.error as { code: string }).code, "SIGNATURE_INVALID");
+    assert.equal(result.signs_legacy_hash, true);
     assert.equal(result.changes, undefined);
     assert.equal(await Deno.stat(`${base}/pins.json`).then(() => true, () => false), false);
   } finally {
@@ -381,9 +395,12 @@ Deno.test("verify-skill: a legacy folder with a nested .schemapin.sig verifies a
       /^warning: legacy signature format: nested \.schemapin\.sig files are not covered/m,
     );
     assert.match(r.stderr, /^ {2}not covered: vendor\/\.schemapin\.sig$/m);
-    const j = JSON.parse((await runInProcess([...args, "--json"])).stdout);
-    assert.deepEqual(j.unsignedFiles, ["vendor/.schemapin.sig"]);
-    assert.ok(j.warnings.includes("legacy_nested_signature_files"));
+    const jr = await runInProcess([...args, "--json"]);
+    assert.equal(jr.code, 0, jr.stderr);
+    const j = await assertJsonOutput(jr.stdout);
+    assert.equal(j.ok, true);
+    assert.deepEqual(j.unsigned_files, ["vendor/.schemapin.sig"]);
+    assert.ok((j.warnings as string[]).includes("legacy_nested_signature_files"));
     // A signed file changed: exit 1, and only that file is listed.
     await Deno.writeTextFile(`${s.dir}/vendor/tool.py`, "print('changed')\n");
     const changed = await runInProcess(args);

@@ -8,6 +8,7 @@ import { formatSkillSignatureDocument } from "../../lib/skill/document.ts";
 import { signSkillDir } from "../../lib/skill/sign.ts";
 import { DEFAULT_MAX_BYTES } from "../../lib/skill/walk.ts";
 import { type CliResult, runInProcess, schemapinTaskFlags } from "./run.ts";
+import { assertJsonOutput } from "./json_schemas.ts";
 import {
   canReadMode000,
   makeSkill,
@@ -303,7 +304,9 @@ Deno.test("cli hostile: a nested .schemapin.sig is an ordinary, signed file", as
   try {
     const signed = await runInProcess([...signArgs(s.dir), "--json"]);
     assert.equal(signed.code, 0, signed.stderr);
-    const doc = JSON.parse(signed.stdout).document;
+    const out = await assertJsonOutput(signed.stdout);
+    assert.equal(out.ok, true);
+    const doc = out.document as { file_manifest: Record<string, string> };
     assert.ok(Object.hasOwn(doc.file_manifest, "vendor/.schemapin.sig"));
     assert.ok(!Object.hasOwn(doc.file_manifest, ".schemapin.sig"));
     await Deno.writeTextFile(`${s.dir}/vendor/.schemapin.sig`, '{"inner": false}\n');

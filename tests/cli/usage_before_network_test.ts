@@ -19,6 +19,7 @@ import { startConnectProxy } from "../fixtures/network/proxy.ts";
 import { startFakeDns } from "../fixtures/network/dns.ts";
 import { discoveryFor, SIGNER, toolSchema } from "../schema/_fixtures.ts";
 import { type CliResult, runCliProcess } from "./run.ts";
+import { assertJsonOutput } from "./json_schemas.ts";
 
 const HOST = "tools.example.test";
 const MCP_URL = "http://mcp.example.test/mcp";
@@ -40,6 +41,11 @@ interface Case {
   /** What the message on stderr must say. */
   readonly message: RegExp;
   readonly stdin?: string;
+  /**
+   * The case asks for `--json`: stdout carries the `schemapin.error/1` object (code `USAGE`,
+   * the same message) instead of nothing.
+   */
+  readonly json?: true;
 }
 
 /** The recorders of one case and what they saw. */
@@ -840,6 +846,7 @@ const CASES: Record<string, Case> = {
   "contract verify: --json and --format sarif": {
     args: (p) => cv(p, "--json", "--format", "sarif"),
     message: /--json and --format sarif contradict each other/,
+    json: true,
   },
   "contract verify: --timeout -5": {
     args: (p) => cv(p, "--timeout=-5"),
@@ -1222,7 +1229,19 @@ Deno.test("usage errors of commands that reach the network, files or pins: exit 
       if (o.result.code !== 2) problems.push(`exit ${o.result.code}, not 2`);
       if (!/^error: /m.test(o.result.stderr)) problems.push("no error: line on stderr");
       if (!c.message.test(o.result.stderr)) problems.push(`message does not match ${c.message}`);
-      if (o.result.stdout !== "") problems.push(`stdout: ${JSON.stringify(o.result.stdout)}`);
+      if (c.json) {
+        try {
+          const out = await assertJsonOutput(o.result.stdout);
+          const error = out.error as { code: string; message: string };
+          assert.equal(out.format, "schemapin.error/1");
+          assert.equal(error.code, "USAGE");
+          assert.match(error.message, c.message);
+        } catch (e) {
+          problems.push(`stdout is not the USAGE error object: ${(e as Error).message}`);
+        }
+      } else if (o.result.stdout !== "") {
+        problems.push(`stdout: ${JSON.stringify(o.result.stdout)}`);
+      }
       if (o.connections > 0) {
         problems.push(
           `${o.connections} proxy connection(s): CONNECT ${o.connects.join(", ")}; ` +

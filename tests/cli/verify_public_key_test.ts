@@ -4,6 +4,7 @@
 // key file (exit 2 naming it). Everything is made with the CLI itself (keygen, sign-*, revoke).
 import assert from "node:assert/strict";
 import { exists, runInProcess, withTempDir } from "./run.ts";
+import { assertJsonOutput } from "./json_schemas.ts";
 
 const DOMAIN = "example.com";
 
@@ -123,11 +124,13 @@ Deno.test("--public-key: the signer's key verifies (exit 0) and no pin or home f
         }
         const json = await runInProcess([...args, "--json"]);
         assert.equal(json.code, 0, json.stderr);
-        const out = JSON.parse(json.stdout);
-        assert.equal(out.valid, true, name);
+        const out = await assertJsonOutput(json.stdout);
+        assert.equal(out.format, `schemapin.${name.replace(" ", ".")}/1`, name);
+        assert.equal(out.ok, true, name);
+        assert.equal(out.error, undefined, name);
         if (name !== "bundle verify") {
-          assert.equal(out.keyPinning, "not_checked", name);
-          assert.match(out.discoverySource, /^--public-key .*a\/public\.pem$/);
+          assert.equal(out.key_pinning, "not_checked", name);
+          assert.match(out.discovery_source as string, /^--public-key .*a\/public\.pem$/);
         }
       }
       assert.equal(await exists(`${dir}/home`), false, "no pin store was created");

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { parseMcpConfig } from "../../lib/contractpin/config.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { rawCommand, runInProcess, withTempDir } from "./helpers.ts";
+import { assertJsonOutput } from "../cli/json_schemas.ts";
 
 const enc = new TextEncoder();
 
@@ -77,7 +78,11 @@ Deno.test("config: verify --config reports a changed command and an unpinned ser
     await Deno.writeTextFile(`${dir}/mcp.json`, configFor({ raw: stdioEntry("ping-first") }));
     const changed = await runInProcess(verifyConfig);
     assert.equal(changed.code, 1);
-    const s = JSON.parse(changed.stdout).servers[0];
+    const changedReport = await assertJsonOutput(changed.stdout);
+    assert.equal(changedReport.ok, false);
+    assert.equal((changedReport.error as { code: string }).code, "CONTRACT_DRIFT");
+    // deno-lint-ignore no-explicit-any
+    const s = (changedReport.servers as any[])[0];
     assert.equal(s.status, "drift");
     assert.equal(s.tools.unchanged, 2);
     assert.deepEqual(s.identity_changed.locked.command.at(-1), "ok");
@@ -89,8 +94,10 @@ Deno.test("config: verify --config reports a changed command and an unpinned ser
     );
     const unpinned = await runInProcess(verifyConfig);
     assert.equal(unpinned.code, 1);
-    const statuses = JSON.parse(unpinned.stdout).servers.map((
-      x: { name: string; status: string },
+    const unpinnedReport = await assertJsonOutput(unpinned.stdout);
+    assert.equal(unpinnedReport.ok, false);
+    const statuses = (unpinnedReport.servers as { name: string; status: string }[]).map((
+      x,
     ) => [x.name, x.status]);
     assert.deepEqual(statuses, [["raw", "match"], ["extra", "unpinned"]]);
   });
@@ -196,8 +203,11 @@ Deno.test("verify --format sarif / github / json end to end", async () => {
       /^::error file=.*contractpin\.lock,line=\d+,title=contract tool drifted%3A f\/a::f\/a drifted: description$/m,
     );
     const json = await runInProcess(["contract", "verify", "--lock", lock, "--json"]);
-    const report = JSON.parse(json.stdout);
+    // deno-lint-ignore no-explicit-any
+    const report = await assertJsonOutput(json.stdout) as any;
     assert.equal(report.format, "schemapin.contract.verify/1");
+    assert.equal(report.ok, false);
+    assert.equal(report.error.code, "CONTRACT_DRIFT");
     assert.equal(report.exit_code, 1);
     assert.equal(report.servers[0].diffs.length, 2);
     assert.match(report.servers[0].diffs[0].text, /^\+description: \|$/m);

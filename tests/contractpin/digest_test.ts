@@ -15,6 +15,7 @@ import { canonicalizeJcs } from "../../lib/json/canonical_jcs.ts";
 import type { JsonObject } from "../../lib/json/types.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { runCliProcess, runInProcess, withTempDir } from "./helpers.ts";
+import { assertJsonOutput } from "../cli/json_schemas.ts";
 
 interface Vector {
   name: string;
@@ -58,7 +59,14 @@ Deno.test("vectors: `contract digest` reproduces every vector (--tool / --raw, -
         const list = await runInProcess(["contract", "digest", file, "--json"]);
         assert.equal(list.code, 0, v.name);
         const name = (v.input as { name: string }).name;
-        assert.equal(JSON.parse(list.stdout).tools[name].digest, v.digest, v.name);
+        const listed = await assertJsonOutput(list.stdout);
+        assert.equal(listed.format, "schemapin.contract.digest/1", v.name);
+        assert.equal(listed.ok, true, v.name);
+        assert.equal(
+          (listed.tools as Record<string, { digest: string }>)[name].digest,
+          v.digest,
+          v.name,
+        );
       }
     }
   });

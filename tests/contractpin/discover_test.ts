@@ -22,6 +22,7 @@ import {
   withTempDir,
   writeTools,
 } from "./helpers.ts";
+import { assertJsonOutput } from "../cli/json_schemas.ts";
 
 Deno.test("discover: config locations on Linux, macOS and Windows", () => {
   const paths = (l: ClientConfigLocation[]) => Object.fromEntries(l.map((x) => [x.id, x.path]));
@@ -252,7 +253,10 @@ Deno.test("discover: init --discover pins what it can from every client config",
         cwd: m.project,
       });
       assert.equal(j.code, 0, j.stderr);
-      const report = JSON.parse(j.stdout);
+      // deno-lint-ignore no-explicit-any
+      const report = await assertJsonOutput(j.stdout) as any;
+      assert.equal(report.format, "schemapin.contract.init/1");
+      assert.equal(report.ok, true);
       assert.deepEqual(report.discovered.configs.map((c: { client: string }) => c.client), [
         "claude-code",
         "vscode",

@@ -16,6 +16,7 @@ import { compareTools } from "../../lib/contractpin/verify.ts";
 import { parseJson } from "../../lib/json/parse.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
 import { runCliProcess, runInProcess, withTempDir } from "./helpers.ts";
+import { assertJsonOutput } from "../cli/json_schemas.ts";
 import {
   ESCAPED_TOOL_CASES,
   escapedServer,
@@ -36,27 +37,38 @@ interface ReportServer {
   };
 }
 
-function serverReport(stdout: string): ReportServer {
+/**
+ * The one server of a `--json` report, read with the strict parser; the report is also checked
+ * against its schema (schemas/cli/), whose `JSON.parse` must read the same value.
+ */
+async function serverReport(stdout: string): Promise<ReportServer> {
   const report = parseJson(new TextEncoder().encode(stdout), "report") as unknown as {
+    format: string;
+    ok: boolean;
+    error?: { code: string };
     servers: ReportServer[];
   };
+  assert.deepEqual(await assertJsonOutput(stdout), report);
+  assert.equal(report.format, "schemapin.contract.verify/1");
+  assert.equal(report.ok, false);
+  assert.equal(report.error?.code, "CONTRACT_DRIFT");
   assert.equal(report.servers.length, 1);
   return report.servers[0];
 }
 
 /** The human and --json reports of a verify that must find `c.tool` drifted. */
-function assertDrift(
+async function assertDrift(
   c: EscapedToolCase,
   name: string,
   human: { code: number; stdout: string; stderr: string },
   json?: { code: number; stdout: string; stderr: string },
-): void {
+): Promise<void> {
   assert.equal(human.code, 1, `${c.label}: ${human.stdout}${human.stderr}`);
   assert.match(human.stdout, new RegExp(`^ {2}drifted {2}${c.tool}: inputSchema$`, "m"));
   assert.doesNotMatch(human.stdout, new RegExp(`^ok +${name} `, "m"));
   if (!json) return;
   assert.equal(json.code, 1, json.stderr);
-  const s = serverReport(json.stdout);
+  const s = await serverReport(json.stdout);
   assert.equal(s.status, "drift");
   assert.deepEqual(
     s.tools.drifted.map((d) => [d.name, d.changed_fields]),
@@ -79,7 +91,7 @@ for (const c of FILE_CASES) {
       assert.match(same.stdout, new RegExp(`^ok +f \\(file\\): ${c.unchanged + 1} unchanged`, "m"));
 
       await Deno.writeTextFile(tools, c.drifted);
-      assertDrift(
+      await assertDrift(
         c,
         "f",
         await runInProcess(["contract", "verify", "--lock", lock]),
@@ -100,7 +112,7 @@ for (const c of ESCAPED_TOOL_CASES) {
       assert.equal(same.code, 0, same.stdout + same.stderr);
 
       await server.serve(c.drifted, c.initialize);
-      assertDrift(
+      await assertDrift(
         c,
         "esc",
         await runInProcess(["contract", "verify", "--lock", lock]),
@@ -125,7 +137,7 @@ Deno.test("contract verify as a real process: escaped-name drift in a file dump"
     const same = await runCliProcess(["contract", "verify", "--lock", lock], { env: CHILD_ENV });
     assert.equal(same.code, 0, same.stdout + same.stderr);
     await Deno.writeTextFile(tools, c.drifted);
-    assertDrift(
+    await assertDrift(
       c,
       "f",
       await runCliProcess(["contract", "verify", "--lock", lock], { env: CHILD_ENV }),
@@ -148,7 +160,7 @@ Deno.test("contract verify as a real process: escaped-name drift of a stdio serv
     const same = await runCliProcess(["contract", "verify", "--lock", lock], { env: CHILD_ENV });
     assert.equal(same.code, 0, same.stdout + same.stderr);
     await server.serve(c.drifted, c.initialize);
-    assertDrift(
+    await assertDrift(
       c,
       "esc",
       await runCliProcess(["contract", "verify", "--lock", lock], { env: CHILD_ENV }),

@@ -13,6 +13,7 @@ import {
   runInProcess,
   withTempDir,
 } from "./helpers.ts";
+import { assertJsonOutput } from "../cli/json_schemas.ts";
 
 type Json = Record<string, unknown>;
 
@@ -117,7 +118,10 @@ Deno.test("verify: a pinned server that became unreachable is exit 1 with the re
         "1",
       ]);
       assert.equal(r.code, 1, mode);
-      const server = (JSON.parse(r.stdout).servers as Json[])[0];
+      const report = await assertJsonOutput(r.stdout);
+      assert.equal(report.ok, false, mode);
+      assert.equal((report.error as Json).code, "CONTRACT_DRIFT", mode);
+      const server = (report.servers as Json[])[0];
       assert.equal(server.status, "unreachable", mode);
       assert.equal((server.error as Json).kind, kind, mode);
       assert.equal((server.digest as Json).live, null, mode);

@@ -13,6 +13,7 @@ import {
   withTempDir,
   writeTools,
 } from "./helpers.ts";
+import { assertJsonOutput } from "../cli/json_schemas.ts";
 
 type Json = Record<string, unknown>;
 const TOKEN = "tok-s3cr3t-9f8e7d6c5b4a";
@@ -73,7 +74,10 @@ Deno.test("http SDK server (SSE): headers sent, never written; session carried a
       assert.equal(ok.code, 0, ok.stdout + ok.stderr);
       const denied = await runInProcess(["contract", "verify", "--lock", lock, "--json"]);
       assert.equal(denied.code, 1);
-      const s = (JSON.parse(denied.stdout).servers as Json[])[0];
+      const deniedReport = await assertJsonOutput(denied.stdout);
+      assert.equal(deniedReport.ok, false);
+      assert.equal((deniedReport.error as Json).code, "CONTRACT_DRIFT");
+      const s = (deniedReport.servers as Json[])[0];
       assert.equal(s.status, "unreachable");
       assert.equal((s.error as Json).kind, "http");
       assert.match((s.error as Json).message as string, /HTTP 401.*--header/);
@@ -120,7 +124,10 @@ Deno.test("http SDK server (JSON responses): drift is seen by a running server, 
       await writeTools(toolsFile, changed, 1);
       const drift = await runInProcess(["contract", "verify", "--lock", lock, "--json"]);
       assert.equal(drift.code, 1);
-      const d = ((JSON.parse(drift.stdout).servers as Json[])[0].tools as Json).drifted as Json[];
+      const driftReport = await assertJsonOutput(drift.stdout);
+      assert.equal(driftReport.ok, false);
+      assert.equal((driftReport.error as Json).code, "CONTRACT_DRIFT");
+      const d = ((driftReport.servers as Json[])[0].tools as Json).drifted as Json[];
       assert.deepEqual(d.map((x) => [x.name, x.changed_fields]), [["add", ["description"]]]);
     } finally {
       await server.stop();

@@ -14,6 +14,7 @@ import {
 } from "../../lib/contractpin/lock.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { runInProcess, withTempDir } from "./helpers.ts";
+import { assertJsonOutput } from "../cli/json_schemas.ts";
 
 const enc = new TextEncoder();
 
@@ -179,11 +180,21 @@ Deno.test("verify: unknown lock version, corrupt and missing locks are exit 2", 
       ] as const
     ) {
       await Deno.writeTextFile(lock, bad);
-      for (const format of [[], ["--json"], ["--format", "sarif"]]) {
+      for (const format of [[], ["--json"], ["--format", "json"], ["--format", "sarif"]]) {
         const r = await runInProcess(["contract", "verify", "--lock", lock, ...format]);
         assert.equal(r.code, 2, `${message}: ${r.stderr}`);
         assert.match(r.stderr, message);
-        assert.equal(r.stdout, "");
+        if (format.includes("--json") || format.includes("json")) {
+          // Under --json the error is also on stdout, as a schemapin.error/1 object.
+          const out = await assertJsonOutput(r.stdout);
+          assert.equal(out.format, "schemapin.error/1");
+          assert.equal(out.ok, false);
+          const error = out.error as { code: string; message: string };
+          assert.match(`${error.code}: ${error.message}`, message);
+          assert.ok(r.stderr.includes(`${error.code}: ${error.message}`), r.stderr);
+        } else {
+          assert.equal(r.stdout, "");
+        }
       }
     }
   });
@@ -209,7 +220,11 @@ Deno.test("verify: a hand-edited digest is drift (exit 1), not a match", async (
     await Deno.writeTextFile(lock, JSON.stringify(toolEdit));
     let r = await runInProcess(["contract", "verify", "--lock", lock, "--json"]);
     assert.equal(r.code, 1);
-    let s = JSON.parse(r.stdout).servers[0];
+    let out = await assertJsonOutput(r.stdout);
+    assert.equal(out.ok, false);
+    assert.equal((out.error as { code: string }).code, "CONTRACT_DRIFT");
+    // deno-lint-ignore no-explicit-any
+    let s = (out.servers as any[])[0];
     assert.deepEqual(s.tools.drifted.map((d: { name: string }) => d.name), ["a"]);
     assert.equal(s.lock_inconsistent, true);
     // Only the server digest edited: every tool matches, but the lock is inconsistent.
@@ -218,7 +233,11 @@ Deno.test("verify: a hand-edited digest is drift (exit 1), not a match", async (
     await Deno.writeTextFile(lock, JSON.stringify(serverEdit));
     r = await runInProcess(["contract", "verify", "--lock", lock, "--json"]);
     assert.equal(r.code, 1);
-    s = JSON.parse(r.stdout).servers[0];
+    out = await assertJsonOutput(r.stdout);
+    assert.equal(out.ok, false);
+    assert.equal((out.error as { code: string }).code, "CONTRACT_DRIFT");
+    // deno-lint-ignore no-explicit-any
+    s = (out.servers as any[])[0];
     assert.equal(s.status, "drift");
     assert.equal(s.lock_inconsistent, true);
     assert.equal(s.tools.unchanged, 2);
@@ -302,12 +321,13 @@ Deno.test("init --json: versioned shape; --no-snapshot writes only the lock", as
       `f=${dir}/tools.json`,
     ]);
     assert.equal(r.code, 0, r.stderr);
-    const out = JSON.parse(r.stdout);
+    const out = await assertJsonOutput(r.stdout);
     assert.equal(out.format, "schemapin.contract.init/1");
+    assert.equal(out.ok, true);
     assert.equal(out.snapshot, null);
-    assert.match(out.generated_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    assert.match(out.generated_at as string, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     assert.deepEqual(
-      out.servers.map((s: { name: string; tool_count: number }) => [s.name, s.tool_count]),
+      (out.servers as { name: string; tool_count: number }[]).map((s) => [s.name, s.tool_count]),
       [["f", 2]],
     );
     assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), [

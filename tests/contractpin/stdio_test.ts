@@ -14,12 +14,19 @@ import {
   withTempDir,
   writeTools,
 } from "./helpers.ts";
+import { assertJsonOutput } from "../cli/json_schemas.ts";
 
 type Json = Record<string, unknown>;
 
 async function verifyJson(lock: string, ...extra: string[]) {
   const r = await runInProcess(["contract", "verify", "--lock", lock, "--json", ...extra]);
-  const report = JSON.parse(r.stdout) as Json;
+  const report = await assertJsonOutput(r.stdout) as Json;
+  assert.equal(report.format, "schemapin.contract.verify/1");
+  assert.equal(report.ok, r.code === 0);
+  assert.equal(
+    (report.error as Json | undefined)?.code,
+    r.code === 0 ? undefined : "CONTRACT_DRIFT",
+  );
   return { code: r.code, report, server: (report.servers as Json[])[0], stderr: r.stderr };
 }
 

@@ -301,7 +301,12 @@ Deno.test("dns check: match, mismatch, malformed, absent, lookup failure (real p
         "--json",
       ]);
       assert.equal(check.code, 0, check.stderr);
-      assert.equal(JSON.parse(check.stdout).state, "match");
+      const json = await assertJsonOutput(check.stdout);
+      assert.equal(json.format, "schemapin.dns.check/1");
+      assert.equal(json.ok, true);
+      assert.equal(json.state, "match");
+      assert.equal(json.expected, SIGNER.publicKey.fingerprint);
+      assert.equal(json.expected_source, pub);
       const expect: [string[], number, RegExp][] = [
         [["dns", "check", `match.${ZONE}`, "--dns-server", dns.server], 0, /^OK _schemapin\.match/],
         [
