@@ -463,10 +463,10 @@ const CASES: Record<string, Case> = {
       vs(p, "--well-known").map((a) => a.endsWith("/calc.json") ? `${p.IN}/nope.json` : a),
     message: /IO_FAILED: cannot read .*nope\.json/,
   },
-  "verify-schema: SCHEMA is not JSON": {
+  "verify-schema: SCHEMA is a PEM key, not JSON": {
     args: (p) =>
       vs(p, "--well-known").map((a) => a.endsWith("/calc.json") ? `${p.IN}/public.pem` : a),
-    message: /JSON_INVALID: schema/,
+    message: /INPUT_INVALID: .*public\.pem: this is a PEM public key, not a schema/,
   },
   "verify-schema: signature file is neither Base64 nor JSON": {
     args: (p) =>
