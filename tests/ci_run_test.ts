@@ -71,11 +71,14 @@ async function ciRun(aptExit: number, present: string[] = []): Promise<Run> {
 Deno.test(".ci/run: apt-get failing to install the test tools ends the run with exit 1", async () => {
   const r = await ciRun(100);
   assert.equal(r.code, 1, r.stderr);
-  assert.match(r.stderr, /could not install openssl dnsmasq-base bsdutils \(apt-get failed\)/);
+  assert.match(
+    r.stderr,
+    /could not install openssl dnsmasq-base bsdutils zip unzip xz-utils \(apt-get failed\)/,
+  );
   assert.deepEqual(r.npx, [], "the suite must not start");
   assert.equal(r.apt.length, 1); // update failed: install not tried
   // One tool missing, the same.
-  const one = await ciRun(100, ["openssl", "script"]);
+  const one = await ciRun(100, ["openssl", "script", "zip", "unzip", "xz"]);
   assert.equal(one.code, 1);
   assert.match(one.stderr, /could not install dnsmasq-base \(apt-get/);
   assert.deepEqual(one.npx, []);
@@ -86,13 +89,13 @@ Deno.test(".ci/run: a good install goes on to the suite with CI=true; present to
   assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.apt.at(-1)!,
-    /install -y -q --no-install-recommends openssl dnsmasq-base bsdutils$/,
+    /install -y -q --no-install-recommends openssl dnsmasq-base bsdutils zip unzip xz-utils$/,
   );
   assert.deepEqual(r.npx.map((l) => l.replace(/deno@\S+/, "deno@V")), [
     "npx CI=true -y deno@V --version",
     "npx CI=true -y deno@V task ci",
   ]);
-  const all = await ciRun(100, ["openssl", "dnsmasq", "script"]);
+  const all = await ciRun(100, ["openssl", "dnsmasq", "script", "zip", "unzip", "xz"]);
   assert.equal(all.code, 0, all.stderr);
   assert.deepEqual(all.apt, []);
   assert.equal(all.npx.length, 2);

@@ -61,7 +61,8 @@ Deno.test("every ignorable test under tests/ is gated by ignoreWithout (or liste
 });
 
 async function dnsmasqTests(ci: string): Promise<{ code: number; out: string }> {
-  const o = await denoCommand(["test", "--allow-all", "tests/dns/dnsmasq_test.ts"], {
+  const args = ["test", "--config", "tests/deno.json", "--allow-all", "tests/dns/dnsmasq_test.ts"];
+  const o = await denoCommand(args, {
     cwd: repo.pathname,
     env: { CI: ci, SCHEMAPIN_TEST_DNSMASQ: "", NO_COLOR: "1" },
     stdout: "piped",
