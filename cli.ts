@@ -9,6 +9,7 @@
  * @module
  */
 import { isAbsolute } from "node:path";
+import { handlesSignalsItself, runInterruptible } from "./lib/cli/interrupt.ts";
 import { processIO, runCli } from "./lib/cli/main.ts";
 
 /** What {@linkcode callerFolder} decides from. */
@@ -82,5 +83,7 @@ if (import.meta.main) {
     console.error(problem);
     Deno.exit(2);
   }
-  Deno.exit(await runCli(Deno.args, processIO()));
+  const run = () => runCli(Deno.args, processIO());
+  // Ctrl-C/SIGTERM: temporary files removed, progress line erased, exit 130/143.
+  Deno.exit(handlesSignalsItself(Deno.args) ? await run() : await runInterruptible(run));
 }

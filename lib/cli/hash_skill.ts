@@ -98,11 +98,16 @@ export interface SkillProgress {
   /** The progress options of `hashSkillDir` (none when nothing is shown). */
   readonly options: {
     onWalkProgress?: (filesFound: number) => void;
-    onProgress?: (p: SkillHashProgress) => void;
+    onProgress?: (p: SkillHashProgress) => void | Promise<void>;
     progressIntervalMs?: number;
   };
   /** Erases the line. */
   done(): void;
+}
+
+/** Resolves on the next turn of the event loop (after pending signals and I/O). */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /**
@@ -122,16 +127,20 @@ export function skillProgress(
   now?: () => number,
 ): SkillProgress {
   const line = progressLine(io, quiet, now);
-  if (!line.active) return { options: {}, done: () => {} };
+  // Hashing is synchronous between reports: each report lets the event loop run once, so a
+  // Ctrl-C or SIGTERM is handled within a report interval (lib/cli/interrupt.ts), not at the end.
+  if (!line.active) return { options: { onProgress: yieldToEventLoop }, done: () => {} };
   return {
     options: {
       onWalkProgress: (found) => line.update(() => `${command}: listing… ${count(found)} files`),
-      onProgress: (p) =>
+      onProgress: (p) => {
         line.update(() => {
           const pct = p.bytesTotal === 0 ? 100 : Math.floor((p.bytesDone / p.bytesTotal) * 100);
           return `${command}: ${count(p.filesDone)}/${count(p.filesTotal)} files, ` +
             `${mib(p.bytesDone)}/${mib(p.bytesTotal)} MiB (${pct}%)`;
-        }),
+        });
+        return yieldToEventLoop();
+      },
       progressIntervalMs: PROGRESS_REDRAW_MS,
     },
     done: () => line.clear(),

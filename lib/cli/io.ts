@@ -7,6 +7,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { processAlive, syncDirectory } from "../pins/json_file.ts";
+import { trackTempFile, untrackTempFile } from "../temp_files.ts";
 import type { CliIO } from "./command.ts";
 
 /**
@@ -84,6 +85,7 @@ export async function writeFileAtomic(
   const base = path.slice(dir.length);
   const tmp = `${dir}.${base}.tmp-${crypto.randomUUID()}`;
   let file: Deno.FsFile | undefined;
+  trackTempFile(tmp); // removed if the process is stopped before the rename (interrupt.ts)
   try {
     file = await Deno.open(tmp, { write: true, createNew: true, mode });
     let written = 0;
@@ -93,9 +95,11 @@ export async function writeFileAtomic(
     file = undefined;
     if (Deno.build.os !== "windows") await Deno.chmod(tmp, mode);
     await Deno.rename(tmp, path);
+    untrackTempFile(tmp);
   } catch (e) {
     file?.close();
     await Deno.remove(tmp).catch(() => {});
+    untrackTempFile(tmp);
     if (e instanceof SchemaPinError) throw e;
     throw new SchemaPinError("IO_FAILED", `cannot write ${path}: ${describeFsError(e)}`, {
       path,
@@ -153,6 +157,7 @@ export class AtomicBatchWriter {
       path.slice(slash + 1)
     }.tmp-${Deno.pid}-${crypto.randomUUID()}`;
     let file: Deno.FsFile | undefined;
+    trackTempFile(tmp); // until commit or abort (removed if the process is stopped before)
     try {
       file = Deno.openSync(tmp, { write: true, createNew: true, mode });
       let n = 0;
@@ -166,6 +171,7 @@ export class AtomicBatchWriter {
       } catch {
         // never created
       }
+      untrackTempFile(tmp);
       throw new SchemaPinError("IO_FAILED", `cannot write ${path}: ${describeFsError(e)}`, {
         path,
       });
@@ -195,6 +201,7 @@ export class AtomicBatchWriter {
       if (error === undefined) {
         try {
           Deno.renameSync(tmp, path);
+          untrackTempFile(tmp);
           const slash = path.lastIndexOf("/");
           dirs.add(slash < 0 ? "." : slash === 0 ? "/" : path.slice(0, slash));
           return { path };
@@ -207,6 +214,7 @@ export class AtomicBatchWriter {
       } catch {
         // already gone
       }
+      untrackTempFile(tmp);
       return {
         path,
         error: new SchemaPinError("IO_FAILED", `cannot write ${path}: ${describeFsError(error)}`, {
@@ -228,6 +236,7 @@ export class AtomicBatchWriter {
       } catch {
         // already gone
       }
+      untrackTempFile(tmp);
     }
     this.#pending = [];
   }

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { onStop } from "../temp_files.ts";
 import type { CliIO } from "./command.ts";
 
 /** How long a command runs before its progress line appears, in milliseconds. */
@@ -48,24 +49,29 @@ export function progressLine(
   const start = now();
   let last = -Infinity;
   let shown = false;
+  let unregister = () => {};
+  const clear = () => {
+    if (!shown) return;
+    shown = false;
+    last = -Infinity;
+    unregister();
+    write("\r\x1b[K");
+  };
   return {
     active: true,
     update(text) {
       const t = now();
       if (t - start < PROGRESS_DELAY_MS || t - last < PROGRESS_REDRAW_MS) return;
       last = t;
+      // Erased also when the command is stopped by a signal (lib/cli/interrupt.ts).
+      if (!shown) unregister = onStop(clear);
       shown = true;
       // A file name must not move the cursor: control characters are shown as "?".
       // deno-lint-ignore no-control-regex
       const line = (typeof text === "string" ? text : text()).replace(/[\x00-\x1f\x7f-\x9f]/g, "?");
       write(`\r${line}\x1b[K`);
     },
-    clear() {
-      if (!shown) return;
-      shown = false;
-      last = -Infinity;
-      write("\r\x1b[K");
-    },
+    clear,
   };
 }
 

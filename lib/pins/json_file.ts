@@ -23,6 +23,7 @@ import process from "node:process";
 import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import { isJsonObject, ownField } from "../discovery/object.ts";
+import { trackTempFile, untrackTempFile } from "../temp_files.ts";
 
 /** How a {@linkcode RecordFile} names its format marker and its list. */
 export interface RecordFileFormat {
@@ -308,6 +309,7 @@ export class RecordFile {
     // The pid lets a later writer tell a dead writer's leftover from a live one's file.
     const tmp = `${dir}/.${base}.tmp-${Deno.pid}-${crypto.randomUUID()}`;
     let file: Deno.FsFile | undefined;
+    trackTempFile(tmp); // removed if the process is stopped before the rename
     try {
       file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o644 });
       let n = 0;
@@ -316,11 +318,13 @@ export class RecordFile {
       file.close();
       file = undefined;
       await Deno.rename(tmp, this.path);
+      untrackTempFile(tmp);
       // The file now holds exactly these records: a later read of the same text is not parsed.
       this.#cache = { text, records };
     } catch (e) {
       file?.close();
       await Deno.remove(tmp).catch(() => {});
+      untrackTempFile(tmp);
       throw new SchemaPinError(
         "IO_FAILED",
         `cannot write ${f.what} ${this.path}: ${describeFsError(e)}`,
