@@ -339,3 +339,9 @@ Deno.test({
     });
   },
 });
+
+Deno.test("schemapin --help documents the exit codes after a signal", async () => {
+  const r = await runInProcess(["--help"]);
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /^130\/143 stopped by Ctrl-C\/SIGTERM \(temporary files removed/m);
+});
