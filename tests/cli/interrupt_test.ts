@@ -258,6 +258,7 @@ Deno.test({
       const { code, screen } = await stopOnTerminal(
         ["sign-schema", "--batch", "schemas", "--out", "sigs", "--key", "keys/private.pem"],
         dir,
+        // deno-lint-ignore no-control-regex
         (s) => /\rsign-schema: [0-9,]+\/3,000 schemas\x1b\[K/.test(s),
         "SIGINT",
       );
