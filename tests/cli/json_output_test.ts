@@ -98,7 +98,7 @@ Deno.test("--json: every command and subcommand whose help offers --json has a s
     const r = await runInProcess([name, "--help"]);
     assert.equal(r.code, 0, name);
     // Usage entries: a line "  schemapin …" plus its indented continuation lines.
-    const entries = r.stdout.split(/\n(?=  schemapin )/).map((e) => e.split(/\n(?!      )/)[0]);
+    const entries = r.stdout.split(/\n(?= {2}schemapin )/).map((e) => e.split(/\n(?! {6})/)[0]);
     for (const e of entries) {
       const m = /^\s*schemapin ((?:[a-z][a-z0-9-]*)(?: [a-z][a-z0-9-]*)?)/.exec(e);
       if (!m || !/--json\b/.test(e)) continue;

@@ -4,7 +4,7 @@
  * the schema its `format` names.
  */
 import assert from "node:assert/strict";
-import Ajv2020 from "npm:ajv@8.20.0/dist/2020.js";
+import Ajv2020 from "ajv/dist/2020.js"; // npm:ajv@8.20.0 (tests/deno.json)
 
 /** Where the schemas live. */
 export const SCHEMA_DIR: URL = new URL("../../schemas/cli/", import.meta.url);
