@@ -12,8 +12,8 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { parsePublicKeyPem } from "../crypto/keys.ts";
-import { isJsonObject, ownField } from "../discovery/object.ts";
-import { describeBadSha256Ref, isSha256Ref } from "../revocation/fingerprint.ts";
+import { isJsonObject, ownField } from "../json/object.ts";
+import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
 import { schemapinHome } from "../pins/json_file.ts";
 import {

@@ -14,10 +14,9 @@
 import { SchemaPinError } from "../errors.ts";
 import { canonicalizeSchemapinV1Bytes } from "../json/canonical_schemapin.ts";
 import { checkDomain } from "../discovery/domain.ts";
-import { isJsonObject, ownField } from "../discovery/object.ts";
+import { isJsonObject, ownField, typeName } from "../json/object.ts";
 import { type DiscoveryDocument, parseDiscoveryDocument } from "../discovery/document.ts";
 import { parseRevocationDocument, type RevocationDocument } from "../revocation/document.ts";
-import { typeName } from "../revocation/fingerprint.ts";
 import { formatRfc3339 } from "../time/rfc3339.ts";
 import { checkArg } from "../arguments.ts";
 

@@ -8,7 +8,7 @@
 import { type ErrorCode, SchemaPinError } from "../errors.ts";
 import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
 import { verifyDocumentSignature } from "../crypto/ecdsa.ts";
-import { isJsonObject, ownField } from "../discovery/object.ts";
+import { isJsonObject, ownField } from "../json/object.ts";
 import { formatRfc3339, parseRfc3339 } from "../time/rfc3339.ts";
 import {
   addAuthorityIfAbsent,

@@ -8,7 +8,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { parsePublicKeyPem } from "../crypto/keys.ts";
-import { isSha256Ref } from "../revocation/fingerprint.ts";
+import { isSha256Ref } from "../crypto/fingerprint.ts";
 import {
   type BundleAuthorityStore,
   FileBundleAuthorityStore,

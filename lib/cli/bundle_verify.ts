@@ -20,7 +20,7 @@ import { readJsonFile, sourceName } from "./schema_inputs.ts";
 import { AUTHORITY_OPTIONS, authorityStoreFromFlags, readBundleFile } from "./bundle_trust.ts";
 import { MemoryBundleAuthorityStore, seedBundleAuthority } from "../bundle/authority.ts";
 import { parsePublicKeyPem } from "../crypto/keys.ts";
-import { isJsonObject, ownField } from "../discovery/object.ts";
+import { isJsonObject, ownField } from "../json/object.ts";
 import { findRevokedKey, parseRevocationDocument } from "../revocation/document.ts";
 import { readTextInput } from "./io.ts";
 

@@ -4,10 +4,10 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { isJsonObject, ownField } from "../discovery/object.ts";
+import { isJsonObject, ownField } from "../json/object.ts";
 import { type ChainCheck, type LineageSignature, verifyChain } from "../pins/lineage.ts";
 import { parseSchemaSignatureDocument } from "../schema/document.ts";
-import { isSha256Ref } from "../revocation/fingerprint.ts";
+import { isSha256Ref } from "../crypto/fingerprint.ts";
 import {
   type CliIO,
   type Command,

@@ -5,7 +5,7 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { isSha256Ref } from "../revocation/fingerprint.ts";
+import { isSha256Ref } from "../crypto/fingerprint.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import { checkDomain } from "../discovery/domain.ts";
 import { WellKnownResolver } from "../discovery/well_known.ts";

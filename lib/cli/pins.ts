@@ -5,9 +5,9 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { isJsonObject, ownField } from "../discovery/object.ts";
+import { isJsonObject, ownField } from "../json/object.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
-import { isSha256Ref } from "../revocation/fingerprint.ts";
+import { isSha256Ref } from "../crypto/fingerprint.ts";
 import {
   defaultPinStorePath,
   FilePinStore,

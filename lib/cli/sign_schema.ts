@@ -14,7 +14,7 @@ import {
 } from "../schema/document.ts";
 import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
 import { checkDomain } from "../discovery/domain.ts";
-import { describeBadSha256Ref, isSha256Ref } from "../revocation/fingerprint.ts";
+import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import {
   type CliIO,
   type Command,

@@ -8,7 +8,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
-import { isJsonObject, ownField } from "../discovery/object.ts";
+import { isJsonObject, ownField } from "../json/object.ts";
 import { parseSchemaSignatureDocument } from "../schema/document.ts";
 import { checkToolId, defaultPinStorePath, FilePinStore, pinKey } from "../pins/store.ts";
 import { BatchPinStore } from "../pins/batch.ts";

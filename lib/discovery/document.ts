@@ -6,8 +6,8 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
-import { describeBadSha256Ref, isSha256Ref, typeName } from "../revocation/fingerprint.ts";
-import { isJsonObject, ownField } from "./object.ts";
+import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
+import { isJsonObject, ownField, typeName } from "../json/object.ts";
 import { checkArg } from "../arguments.ts";
 
 /**

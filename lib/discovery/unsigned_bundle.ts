@@ -7,9 +7,8 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { typeName } from "../revocation/fingerprint.ts";
+import { isJsonObject, ownField, typeName } from "../json/object.ts";
 import { checkDomain } from "./domain.ts";
-import { isJsonObject, ownField } from "./object.ts";
 
 /** A domain's entries in a bundle. */
 export interface BundleEntries {

@@ -7,7 +7,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { checkDomain } from "../discovery/domain.ts";
-import { isSha256Ref } from "../revocation/fingerprint.ts";
+import { isSha256Ref } from "../crypto/fingerprint.ts";
 import { checkArg } from "../arguments.ts";
 
 /** The version tag of §17.1. */

@@ -22,7 +22,7 @@
 import process from "node:process";
 import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
-import { isJsonObject, ownField } from "../discovery/object.ts";
+import { isJsonObject, ownField } from "../json/object.ts";
 import { trackTempFile, untrackTempFile } from "../temp_files.ts";
 
 /** How a {@linkcode RecordFile} names its format marker and its list. */

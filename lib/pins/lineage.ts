@@ -10,8 +10,8 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { checkDomain } from "../discovery/domain.ts";
-import { isJsonObject, ownField } from "../discovery/object.ts";
-import { isSha256Ref } from "../revocation/fingerprint.ts";
+import { isJsonObject, ownField } from "../json/object.ts";
+import { isSha256Ref } from "../crypto/fingerprint.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
 import { schemapinHome } from "./json_file.ts";
 import { FileKeyedRecords, type KeyedRecordCodec, MemoryKeyedRecords } from "./keyed_records.ts";

@@ -7,10 +7,10 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { checkDomain } from "../discovery/domain.ts";
-import { isJsonObject, ownField } from "../discovery/object.ts";
+import { isJsonObject, ownField, typeName } from "../json/object.ts";
 import type { DiscoveryDocument } from "../discovery/document.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
-import { describeBadSha256Ref, isSha256Ref, typeName } from "./fingerprint.ts";
+import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import { checkArg } from "../arguments.ts";
 
 /** The four revocation reasons of §8.6. */

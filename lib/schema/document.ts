@@ -35,8 +35,8 @@ import { sha256Hex } from "../crypto/hash.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
 import { signDocument, signSchema } from "../crypto/ecdsa.ts";
 import { checkDomain } from "../discovery/domain.ts";
-import { isJsonObject } from "../discovery/object.ts";
-import { describeBadSha256Ref, isSha256Ref, typeName } from "../revocation/fingerprint.ts";
+import { isJsonObject, typeName } from "../json/object.ts";
+import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
 import {
   declaredCanonicalization,

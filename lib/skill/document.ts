@@ -31,8 +31,8 @@ import type { JsonValue } from "../json/types.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
 import { signDocument } from "../crypto/ecdsa.ts";
 import { checkDomain } from "../discovery/domain.ts";
-import { isJsonObject, objectFromEntries, ownField } from "../discovery/object.ts";
-import { describeBadSha256Ref, isSha256Ref, typeName } from "../revocation/fingerprint.ts";
+import { isJsonObject, objectFromEntries, ownField, typeName } from "../json/object.ts";
+import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import { checkToolId } from "../pins/store.ts";
 import { formatRfc3339, parseRfc3339 } from "../time/rfc3339.ts";
 import {

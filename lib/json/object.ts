@@ -55,3 +55,22 @@ export function objectFromEntries<T>(entries: Iterable<[string, T]>): Record<str
   }
   return out;
 }
+
+/**
+ * A short name of a JSON value's type for error messages.
+ *
+ * @example
+ * ```ts
+ * import { typeName } from "./object.ts";
+ * typeName([]); // "an array"
+ * ```
+ */
+export function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") return "a string";
+  if (typeof value === "number") return "a number";
+  if (typeof value === "boolean") return "a boolean";
+  return typeof value;
+}

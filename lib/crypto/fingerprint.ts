@@ -5,6 +5,8 @@
  * @module
  */
 
+import { typeName } from "../json/object.ts";
+
 const SHA256_REF = /^sha256:[0-9a-f]{64}$/;
 
 /**
@@ -38,23 +40,4 @@ export function describeBadSha256Ref(value: unknown): string {
   if (hex.length !== 64) return `must have 64 hex digits after "sha256:", not ${hex.length}`;
   if (/[A-F]/.test(hex) && !/[^0-9a-fA-F]/.test(hex)) return "hex digits must be lower case";
   return 'must contain only hex digits after "sha256:"';
-}
-
-/**
- * A short name of a JSON value's type for error messages.
- *
- * @example
- * ```ts
- * import { typeName } from "./fingerprint.ts";
- * typeName([]); // "an array"
- * ```
- */
-export function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object") return "an object";
-  if (typeof value === "string") return "a string";
-  if (typeof value === "number") return "a number";
-  if (typeof value === "boolean") return "a boolean";
-  return typeof value;
 }
