@@ -108,7 +108,7 @@ export {
   type VerifySchemaOfflineOptions,
 } from "./lib/schema/verify.ts";
 // Discovery documents, domains, unsigned bundles (spec §6, §9, §12, §13.1)
-export { checkDomain, type DomainCheck, validateDomain } from "./lib/discovery/domain.ts";
+export { checkDomain, type DomainCheck, validateDomain } from "./lib/dns/domain.ts";
 export {
   buildDiscoveryDocument,
   type BuildDiscoveryOptions,

@@ -13,7 +13,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { canonicalizeSchemapinV1Bytes } from "../json/canonical_schemapin.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { isJsonObject, ownField, typeName } from "../json/object.ts";
 import { type DiscoveryDocument, parseDiscoveryDocument } from "../discovery/document.ts";
 import { parseRevocationDocument, type RevocationDocument } from "../revocation/document.ts";

@@ -11,7 +11,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { parseJson, parseJsonText } from "../json/parse.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { isJsonObject, ownField, typeName } from "../json/object.ts";
 import { parseTrustBundle } from "./bundle.ts";
 import { checkArg } from "../arguments.ts";

@@ -7,7 +7,7 @@
 import { SchemaPinError } from "../errors.ts";
 import { isSha256Ref } from "../crypto/fingerprint.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { WellKnownResolver } from "../discovery/well_known.ts";
 import { crossCheckDnsTxt, lookupDnsTxt } from "../dns/check.ts";
 import { checkDnsKid, dnsLookupName, formatDnsTxtRecord } from "../dns/txt.ts";

@@ -6,7 +6,7 @@
  */
 import { basename, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { DEFAULT_LOCK_FILE, identityOf } from "../contractpin/lock.ts";
 import { sameIdentity } from "../contractpin/verify.ts";
 import { ServerFailure } from "../contractpin/mcp/errors.ts";

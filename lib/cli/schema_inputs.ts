@@ -23,7 +23,7 @@ import { parsePublicKeyPem } from "../crypto/keys.ts";
 import type { PinRecord, PinStore } from "../pins/store.ts";
 import { parseRevocationDocument } from "../revocation/document.ts";
 import type { BeforePinHook, FirstUseInfo, OfflineVerificationResult } from "../schema/flow.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { loadTrustBundle, TrustBundleResolver } from "../bundle/resolver.ts";
 import {
   ChainResolver,

@@ -13,7 +13,7 @@ import {
   signSchemaDocument,
 } from "../schema/document.ts";
 import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import {
   type CliIO,

@@ -8,7 +8,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import type { JsonObject } from "../json/types.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { enumerateTarget, prepareTarget } from "../contractpin/live.ts";
 import { ServerFailure } from "../contractpin/mcp/errors.ts";
 import { listingFromDump, readToolsDump } from "../contractpin/mcp/file.ts";

@@ -31,7 +31,7 @@ import { pemInsteadOf } from "../crypto/pem.ts";
 import { parseJson } from "../json/parse.ts";
 import { parseRevocationDocument } from "../revocation/document.ts";
 import { type DiscoveryDocument, loadDiscoveryKey, parseDiscoveryDocument } from "./document.ts";
-import { checkDomain } from "./domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 
 /** The §14.1 resolver interface. */
 export interface SchemaResolver {

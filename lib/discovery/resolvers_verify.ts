@@ -36,7 +36,7 @@ import {
   lookupDnsTxt,
 } from "../dns/check.ts";
 import type { DnsLookupOptions } from "../dns/resolve.ts";
-import { checkDomain } from "./domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { type ResolvedTrust, resolveTrustDocuments, type SchemaResolver } from "./resolvers.ts";
 import { checkArg, checkMethods } from "../arguments.ts";
 

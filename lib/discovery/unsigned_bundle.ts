@@ -8,7 +8,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { isJsonObject, ownField, typeName } from "../json/object.ts";
-import { checkDomain } from "./domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 
 /** A domain's entries in a bundle. */
 export interface BundleEntries {

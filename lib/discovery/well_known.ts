@@ -17,7 +17,7 @@
 import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
 import type { DiscoveryDocument } from "./document.ts";
-import { checkDomain } from "./domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { checkFetchUrl, fetchHttpsJson, type HttpsFetchOptions } from "./http.ts";
 import { checkArg } from "../arguments.ts";
 

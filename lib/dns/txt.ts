@@ -6,7 +6,7 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "./domain.ts";
 import { isSha256Ref } from "../crypto/fingerprint.ts";
 import { checkArg } from "../arguments.ts";
 

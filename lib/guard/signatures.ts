@@ -31,7 +31,7 @@
 import { SchemaPinError } from "../errors.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import { parsePrivateKeyPem, type PrivateKey } from "../crypto/keys.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { isJsonObject, projectContract } from "../contractpin/contract.ts";
 import { digestToolList } from "../contractpin/digest.ts";
 import {

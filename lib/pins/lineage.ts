@@ -9,7 +9,7 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
 import { isSha256Ref } from "../crypto/fingerprint.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";

@@ -6,9 +6,8 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { isJsonObject, ownField, typeName } from "../json/object.ts";
-import type { DiscoveryDocument } from "../discovery/document.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import { checkArg } from "../arguments.ts";
@@ -289,7 +288,7 @@ export type RevocationStatus =
  */
 export function checkRevocation(
   fingerprint: string,
-  discovery: Pick<DiscoveryDocument, "revoked_keys"> | undefined,
+  discovery: { readonly revoked_keys?: readonly string[] } | undefined,
   revocation?: RevocationDocument,
 ): RevocationStatus {
   checkArg("checkRevocation", "fingerprint", fingerprint, "string");

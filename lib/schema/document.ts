@@ -34,7 +34,7 @@ import { canonicalizeSchemapinV1Bytes } from "../json/canonical_schemapin.ts";
 import { sha256Hex } from "../crypto/hash.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
 import { signDocument, signSchema } from "../crypto/ecdsa.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { isJsonObject, typeName } from "../json/object.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";

@@ -27,7 +27,7 @@
 import { type ErrorCode, SchemaPinError } from "../errors.ts";
 import { SCHEMAPIN_V1 } from "../json/canonical_schemapin.ts";
 import type { PublicKey } from "../crypto/keys.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import {
   checkRevocation,

@@ -14,7 +14,7 @@
 import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
 import { canonicalizeSchemapinV1Bytes, SCHEMAPIN_V1 } from "../json/canonical_schemapin.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { ownField, typeName } from "../json/object.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import { isRfc3339 } from "../time/rfc3339.ts";

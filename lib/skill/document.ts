@@ -30,7 +30,7 @@ import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
 import { signDocument } from "../crypto/ecdsa.ts";
-import { checkDomain } from "../discovery/domain.ts";
+import { checkDomain } from "../dns/domain.ts";
 import { isJsonObject, objectFromEntries, ownField, typeName } from "../json/object.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import { checkToolId } from "../pins/store.ts";

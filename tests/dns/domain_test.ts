@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkDomain, validateDomain } from "../../lib/discovery/domain.ts";
+import { checkDomain, validateDomain } from "../../lib/dns/domain.ts";
 import { isSchemaPinError } from "../../lib/errors.ts";
 
 Deno.test("checkDomain accepts RFC 1123 host names and folds case", () => {
