@@ -280,16 +280,20 @@ export {
   type SchemaResolver,
 } from "./lib/discovery/resolvers.ts";
 export {
+  dnsBeforePinHook,
   type DnsVerifyOptions,
   type ResolverResultFields,
   type ResolverVerifyOptions,
   type SchemaResolverVerificationResult,
-  type SkillResolverVerificationResult,
   verifySchemaWithResolver,
   type VerifySchemaWithResolverOptions,
+  type WithDnsCheck,
+} from "./lib/schema/resolver_verify.ts";
+export {
+  type SkillResolverVerificationResult,
   verifySkillWithResolver,
   type VerifySkillWithResolverOptions,
-} from "./lib/discovery/resolvers_verify.ts";
+} from "./lib/skill/resolver_verify.ts";
 export {
   checkDnsKid,
   DNS_TXT_VERSION,
@@ -303,13 +307,11 @@ export {
 } from "./lib/dns/txt.ts";
 export {
   crossCheckDnsTxt,
-  dnsBeforePinHook,
   type DnsCrossCheck,
   type DnsDecision,
   type DnsFailurePolicy,
   type DnsTxtLookup,
   lookupDnsTxt,
-  type WithDnsCheck,
 } from "./lib/dns/check.ts";
 export {
   DEFAULT_DNS_TIMEOUT_MS,

@@ -49,6 +49,17 @@ export type ErrorCode =
 export type ErrorDetails = Record<string, unknown>;
 
 /**
+ * A failure as verification results report it — the code and the message a result's
+ * `errorCode` and `errorMessage` will carry — when a step stops verification without throwing.
+ */
+export interface StepFailure {
+  /** The error code. */
+  readonly errorCode: ErrorCode;
+  /** What went wrong, for people. */
+  readonly errorMessage: string;
+}
+
+/**
  * The error schemapin throws. `code` is stable API; `message` is for people and names the
  * file, field or byte offset that was wrong; `details` repeats those facts for programs.
  *

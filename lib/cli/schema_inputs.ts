@@ -33,12 +33,8 @@ import {
 } from "../discovery/resolvers.ts";
 import { WellKnownResolver } from "../discovery/well_known.ts";
 import type { HttpsFetchOptions } from "../discovery/http.ts";
-import {
-  dnsBeforePinHook,
-  type DnsCrossCheck,
-  type DnsTxtLookup,
-  lookupDnsTxt,
-} from "../dns/check.ts";
+import { type DnsCrossCheck, type DnsTxtLookup, lookupDnsTxt } from "../dns/check.ts";
+import { dnsBeforePinHook } from "../schema/resolver_verify.ts";
 import { type DnsServer, parseDnsServer } from "../dns/resolve.ts";
 import { type CliIO, EXIT_FAILED, EXIT_USAGE, UsageError } from "./command.ts";
 import { jsonError } from "./json_output.ts";

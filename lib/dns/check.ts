@@ -14,12 +14,13 @@
  * attacker suppressing DNS to hide a mismatch, so a lookup failure fails closed unless the
  * caller chose `onLookupFailure: "warn"` (then: warning `dns_lookup_failed`, no effect).
  *
- * The comparison runs in the verification flow's before-pin hook: after the signature
- * verified and before any pin is written, so a mismatch never leaves a pin behind.
+ * The comparison runs in the verification flow's before-pin hook (`dnsBeforePinHook` in
+ * `lib/schema/resolver_verify.ts`): after the signature verified and before any pin is written,
+ * so a mismatch never leaves a pin behind.
  *
  * @module
  */
-import type { BeforePinHook, OfflineVerificationResult, StepFailure } from "../schema/flow.ts";
+import type { StepFailure } from "../errors.ts";
 import { type DnsLookupOptions, lookupTxt } from "./resolve.ts";
 import { dnsLookupName, type DnsTxtRecord, selectDnsTxtRecord } from "./txt.ts";
 import { checkArg } from "../arguments.ts";
@@ -189,34 +190,4 @@ export function crossCheckDnsTxt(
       };
     }
   }
-}
-
-/** A verification result that may carry the DNS cross-check report. */
-export type WithDnsCheck<R extends OfflineVerificationResult> = R & { dns?: DnsCrossCheck };
-
-/**
- * The before-pin hook (`verifySchemaOfflineWithHook`, `verifySkillOfflineWithHook`) that
- * applies {@linkcode crossCheckDnsTxt} to the verified key, records the report in
- * `result.dns` and its warnings in `result.warnings`, and stops verification on a failure —
- * before any pin is written.
- *
- * @example
- * ```ts ignore
- * const lookup = await lookupDnsTxt(domain, { nameServer: "127.0.0.1:5353" });
- * await verifySchemaOfflineWithHook(options, dnsBeforePinHook(lookup));
- * ```
- */
-export function dnsBeforePinHook<R extends OfflineVerificationResult>(
-  lookup: DnsTxtLookup,
-  onLookupFailure: DnsFailurePolicy = "fail",
-  next?: BeforePinHook<R>,
-): BeforePinHook<WithDnsCheck<R>> {
-  checkArg("dnsBeforePinHook", "lookup", lookup, "object");
-  checkArg("dnsBeforePinHook", "next", next, "function", true);
-  return (result) => {
-    const decision = crossCheckDnsTxt(lookup, result.keyFingerprint ?? "", onLookupFailure);
-    result.dns = decision.check;
-    result.warnings.push(...decision.warnings);
-    return decision.failure ?? next?.(result);
-  };
 }

@@ -24,7 +24,7 @@
  *
  * @module
  */
-import { type ErrorCode, SchemaPinError } from "../errors.ts";
+import { type ErrorCode, SchemaPinError, type StepFailure } from "../errors.ts";
 import { SCHEMAPIN_V1 } from "../json/canonical_schemapin.ts";
 import type { PublicKey } from "../crypto/keys.ts";
 import { checkDomain } from "../dns/domain.ts";
@@ -141,13 +141,7 @@ export interface OfflineVerificationResult {
   unprotectedFields?: string[];
 }
 
-/** A step that failed: the code and message the result will carry. */
-export interface StepFailure {
-  /** The error code. */
-  readonly errorCode: ErrorCode;
-  /** What went wrong, for people. */
-  readonly errorMessage: string;
-}
+export type { StepFailure };
 
 /** What a subject's step 0 found: the tool id, when the signature names it. */
 export interface PreparedSubject {

@@ -9,10 +9,8 @@ import {
   resolveTrustDocuments,
   type SchemaResolver,
 } from "../../lib/discovery/resolvers.ts";
-import {
-  verifySchemaWithResolver,
-  verifySkillWithResolver,
-} from "../../lib/discovery/resolvers_verify.ts";
+import { verifySchemaWithResolver } from "../../lib/schema/resolver_verify.ts";
+import { verifySkillWithResolver } from "../../lib/skill/resolver_verify.ts";
 import { signSchemaBase64 } from "../../lib/schema/document.ts";
 import { addRevokedKey, buildRevocationDocument } from "../../lib/revocation/document.ts";
 import { MemoryPinStore } from "../../lib/pins/store.ts";

@@ -10,7 +10,7 @@ import {
   LocalFileResolver,
   resolveTrustDocuments,
 } from "../../lib/discovery/resolvers.ts";
-import { verifySchemaWithResolver } from "../../lib/discovery/resolvers_verify.ts";
+import { verifySchemaWithResolver } from "../../lib/schema/resolver_verify.ts";
 import { signSchemaBase64 } from "../../lib/schema/document.ts";
 import { addRevokedKey, buildRevocationDocument } from "../../lib/revocation/document.ts";
 import { MemoryPinStore } from "../../lib/pins/store.ts";

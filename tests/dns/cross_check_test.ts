@@ -6,10 +6,8 @@
 import assert from "node:assert/strict";
 import { lookupDnsTxt } from "../../lib/dns/check.ts";
 import { formatDnsTxtRecord } from "../../lib/dns/txt.ts";
-import {
-  verifySchemaWithResolver,
-  verifySkillWithResolver,
-} from "../../lib/discovery/resolvers_verify.ts";
+import { verifySchemaWithResolver } from "../../lib/schema/resolver_verify.ts";
+import { verifySkillWithResolver } from "../../lib/skill/resolver_verify.ts";
 import { LocalFileResolver } from "../../lib/discovery/resolvers.ts";
 import { signSchemaBase64 } from "../../lib/schema/document.ts";
 import { signSkillDir } from "../../lib/skill/sign.ts";

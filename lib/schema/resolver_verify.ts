@@ -1,6 +1,7 @@
 /**
- * Verification with a resolver (§14): `verifySchemaWithResolver` and
- * `verifySkillWithResolver` resolve the domain's documents with a {@linkcode SchemaResolver}
+ * Verification with a resolver (§14): {@linkcode verifySchemaWithResolver} (and
+ * `verifySkillWithResolver` in `lib/skill/resolver_verify.ts`, which shares the helpers here)
+ * resolve the domain's documents with a {@linkcode SchemaResolver}
  * (the domain validated first, the revocation document from the same resolver, fail closed
  * per §9), optionally look up the §17 DNS TXT record, and then run the same §15.1 flow as
  * the offline verifiers — the DNS comparison in its before-pin hook, so a mismatch never
@@ -10,26 +11,20 @@
  * `DISCOVERY_INVALID`, `KEY_NOT_FOUND`, `INPUT_INVALID`, …) without running the flow; these
  * functions throw only on misuse (no pin store).
  *
+ * This combines a resolver (lib/discovery) and DNS (lib/dns) with the verification flow, so it
+ * lives with the flow, above both.
+ *
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import type {
-  BeforePinHook,
-  OfflineFlowOptions,
-  OfflineVerificationResult,
-} from "../schema/flow.ts";
+import type { BeforePinHook, OfflineFlowOptions, OfflineVerificationResult } from "./flow.ts";
 import {
   type SchemaVerificationResult,
   type VerifySchemaOfflineOptions,
   verifySchemaOfflineWithHook,
-} from "../schema/verify.ts";
+} from "./verify.ts";
 import {
-  type SkillVerificationResult,
-  type VerifySkillOfflineOptions,
-  verifySkillOfflineWithHook,
-} from "../skill/verify.ts";
-import {
-  dnsBeforePinHook,
+  crossCheckDnsTxt,
   type DnsCrossCheck,
   type DnsFailurePolicy,
   type DnsTxtLookup,
@@ -37,7 +32,11 @@ import {
 } from "../dns/check.ts";
 import type { DnsLookupOptions } from "../dns/resolve.ts";
 import { checkDomain } from "../dns/domain.ts";
-import { type ResolvedTrust, resolveTrustDocuments, type SchemaResolver } from "./resolvers.ts";
+import {
+  type ResolvedTrust,
+  resolveTrustDocuments,
+  type SchemaResolver,
+} from "../discovery/resolvers.ts";
 import { checkArg, checkMethods } from "../arguments.ts";
 
 /** The DNS TXT cross-check options (§17). */
@@ -63,11 +62,6 @@ export type VerifySchemaWithResolverOptions =
   & Omit<VerifySchemaOfflineOptions, "discovery" | "revocation">
   & ResolverVerifyOptions;
 
-/** Inputs of {@linkcode verifySkillWithResolver}. */
-export type VerifySkillWithResolverOptions =
-  & Omit<VerifySkillOfflineOptions, "discovery" | "revocation">
-  & ResolverVerifyOptions;
-
 /** What resolver-based results add. */
 export interface ResolverResultFields {
   /** The DNS TXT cross-check, when requested and reached (before the pin step). */
@@ -79,17 +73,45 @@ export interface ResolverResultFields {
 /** The result of {@linkcode verifySchemaWithResolver}. */
 export type SchemaResolverVerificationResult = SchemaVerificationResult & ResolverResultFields;
 
-/** The result of {@linkcode verifySkillWithResolver}. */
-export type SkillResolverVerificationResult = SkillVerificationResult & ResolverResultFields;
+/** A verification result that may carry the DNS cross-check report. */
+export type WithDnsCheck<R extends OfflineVerificationResult> = R & { dns?: DnsCrossCheck };
 
-interface Prepared {
+/**
+ * The before-pin hook (`verifySchemaOfflineWithHook`, `verifySkillOfflineWithHook`) that
+ * applies `crossCheckDnsTxt` (lib/dns/check.ts) to the verified key, records the report in
+ * `result.dns` and its warnings in `result.warnings`, and stops verification on a failure —
+ * before any pin is written.
+ *
+ * @example
+ * ```ts ignore
+ * const lookup = await lookupDnsTxt(domain, { nameServer: "127.0.0.1:5353" });
+ * await verifySchemaOfflineWithHook(options, dnsBeforePinHook(lookup));
+ * ```
+ */
+export function dnsBeforePinHook<R extends OfflineVerificationResult>(
+  lookup: DnsTxtLookup,
+  onLookupFailure: DnsFailurePolicy = "fail",
+  next?: BeforePinHook<R>,
+): BeforePinHook<WithDnsCheck<R>> {
+  checkArg("dnsBeforePinHook", "lookup", lookup, "object");
+  checkArg("dnsBeforePinHook", "next", next, "function", true);
+  return (result) => {
+    const decision = crossCheckDnsTxt(lookup, result.keyFingerprint ?? "", onLookupFailure);
+    result.dns = decision.check;
+    result.warnings.push(...decision.warnings);
+    return decision.failure ?? next?.(result);
+  };
+}
+
+/** The resolved documents and DNS record, or why they could not be resolved. */
+export interface Prepared {
   readonly trust?: ResolvedTrust;
   readonly dns?: DnsTxtLookup;
   readonly failure?: SchemaPinError;
 }
 
 /** Resolves the documents and (concurrently) the DNS record. */
-async function prepare(
+export async function prepare(
   domain: string,
   options: ResolverVerifyOptions & { allowMissingRevocation?: boolean },
 ): Promise<Prepared> {
@@ -108,7 +130,8 @@ async function prepare(
   }
 }
 
-function hookFor<R extends OfflineVerificationResult>(
+/** The DNS before-pin hook the options ask for, if any. */
+export function hookFor<R extends OfflineVerificationResult>(
   options: ResolverVerifyOptions,
   dns: DnsTxtLookup | undefined,
 ): BeforePinHook<R & ResolverResultFields> | undefined {
@@ -118,7 +141,7 @@ function hookFor<R extends OfflineVerificationResult>(
 }
 
 /** The offline options with the resolved documents and the names they are reported under. */
-function withTrust<O extends { sources?: OfflineFlowOptions["sources"] }>(
+export function withTrust<O extends { sources?: OfflineFlowOptions["sources"] }>(
   offline: O,
   trust: ResolvedTrust,
 ): O & { discovery: unknown; revocation?: unknown } {
@@ -135,7 +158,7 @@ function withTrust<O extends { sources?: OfflineFlowOptions["sources"] }>(
 }
 
 /** Adds where the documents came from, and the resolver's warnings, to `result`. */
-function noteTrust<R extends OfflineVerificationResult & ResolverResultFields>(
+export function noteTrust<R extends OfflineVerificationResult & ResolverResultFields>(
   result: R,
   trust: ResolvedTrust,
 ): R {
@@ -144,14 +167,16 @@ function noteTrust<R extends OfflineVerificationResult & ResolverResultFields>(
   return result;
 }
 
-function fail<R extends OfflineVerificationResult>(result: R, e: SchemaPinError): R {
+/** `result`, failed with `e`'s code and message. */
+export function fail<R extends OfflineVerificationResult>(result: R, e: SchemaPinError): R {
   result.valid = false;
   result.errorCode = e.code;
   result.errorMessage = e.message;
   return result;
 }
 
-function requirePinStore(options: { pinStore?: unknown }, what: string): void {
+/** Misuse checks shared by the resolver verifiers. */
+export function requirePinStore(options: { pinStore?: unknown }, what: string): void {
   checkArg(what, "options", options, "object");
   checkMethods(
     what,
@@ -203,47 +228,6 @@ export async function verifySchemaWithResolver(
   const result: SchemaResolverVerificationResult = await verifySchemaOfflineWithHook(
     withTrust(offline, trust),
     hookFor<SchemaVerificationResult>(options, prepared.dns),
-  );
-  return noteTrust(result, trust);
-}
-
-/**
- * Verifies a skill folder with documents from `options.resolver` (see the module
- * documentation); the rest is {@linkcode verifySkillOffline}'s flow.
- *
- * @example
- * ```ts ignore
- * const result = await verifySkillWithResolver({
- *   dir: "./pdf-tools", domain: "example.com", resolver: new WellKnownResolver(),
- *   pinStore, trustFirstUse: true,
- * });
- * ```
- */
-export async function verifySkillWithResolver(
-  options: VerifySkillWithResolverOptions,
-): Promise<SkillResolverVerificationResult> {
-  requirePinStore(options, "verifySkillWithResolver");
-  const { resolver: _r, dns: _d, ...offline } = options;
-  const dc = checkDomain(options.domain);
-  if (!dc.ok) {
-    return await verifySkillOfflineWithHook({ ...offline, discovery: undefined }, undefined);
-  }
-  const prepared = await prepare(dc.domain, options);
-  if (prepared.failure) {
-    return fail<SkillResolverVerificationResult>({
-      valid: false,
-      domain: dc.domain,
-      toolId: options.toolId ?? "",
-      keyPinning: "not_checked",
-      warnings: [],
-      expired: false,
-      lineageAnchor: false,
-    }, prepared.failure);
-  }
-  const trust = prepared.trust!;
-  const result: SkillResolverVerificationResult = await verifySkillOfflineWithHook(
-    withTrust(offline, trust),
-    hookFor<SkillVerificationResult>(options, prepared.dns),
   );
   return noteTrust(result, trust);
 }
