@@ -13,7 +13,7 @@
 
 import type { WeierstrassPoint } from "@noble/curves/abstract/weierstrass.js";
 import { p256 } from "@noble/curves/nist.js";
-import type { PublicKey } from "./keys.ts";
+import type { PublicKey } from "./key_types.ts";
 
 /** A P-256 point as noble represents it. */
 export type P256Point = WeierstrassPoint<bigint>;

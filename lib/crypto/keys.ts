@@ -30,32 +30,15 @@ import {
 } from "./der.ts";
 import { sha256Hex, toHex } from "./hash.ts";
 import { type CachedKey, getCachedKey, type P256Point, putCachedKey } from "./key_cache.ts";
+import type { PrivateKey, PublicKey } from "./key_types.ts";
 import { formatPem, parsePem } from "./pem.ts";
 import { checkArg, checkKeyArg } from "../arguments.ts";
+
+export type { PrivateKey, PublicKey };
 
 const { Point } = p256;
 const N: bigint = Point.Fn.ORDER;
 const P: bigint = Point.Fp.ORDER;
-
-/** An ECDSA P-256 public key. */
-export interface PublicKey {
-  /** DER SubjectPublicKeyInfo with the uncompressed point (the §8.2 fingerprint input). */
-  readonly spki: Uint8Array<ArrayBuffer>;
-  /** The 65-byte SEC1 uncompressed point `04 ‖ x ‖ y`. */
-  readonly point: Uint8Array<ArrayBuffer>;
-  /** `"sha256:" + hex(SHA-256(spki))` (§8.2). */
-  readonly fingerprint: string;
-  /** `spki` as a `PUBLIC KEY` PEM block. */
-  readonly pem: string;
-}
-
-/** An ECDSA P-256 private key and its public key. */
-export interface PrivateKey {
-  /** The private scalar d, 32 bytes big-endian, 1 ≤ d < n. */
-  readonly scalar: Uint8Array<ArrayBuffer>;
-  /** The public key d·G. */
-  readonly publicKey: PublicKey;
-}
 
 const HINT = "SchemaPin keys are ECDSA P-256 (spec §3); make one with `schemapin keygen` or " +
   "`openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256`";
