@@ -1,0 +1,228 @@
+// The folders of lib/ form layers with no way back up (GUIDE.md "Layers"): a file may import
+// files of its own folder, of another folder of its layer, or of a lower layer — never of a
+// higher one; the folders of a layer import each other without cycles, and no two published
+// files import each other (directly or around a loop). The import graph is Deno's own
+// (`deno info --json` over every file of lib/), so type-only, re-export and dynamic imports
+// all count, and imports shown in JSDoc examples do not.
+import assert from "node:assert/strict";
+import { childCommand } from "./process.ts";
+
+const root = new URL("../", import.meta.url);
+const lib = new URL("lib/", root);
+
+/**
+ * Bottom to top. A folder of lib/ (or a file directly in lib/) not listed here fails the test:
+ * place it on purpose. a2a (§20) verifies schemas in a delegation scope, so it sits with the
+ * flows it calls.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  // no I/O (temp_files.ts only records and removes temporary files), no knowledge of the above
+  ["errors.ts", "arguments.ts", "version.ts", "temp_files.ts", "json", "crypto", "time"],
+  // where keys and trust come from
+  ["dns", "revocation", "discovery", "pins"],
+  // the two specs' operations
+  ["schema", "skill", "bundle", "contractpin", "a2a"],
+  // the live MCP proxy
+  ["guard"],
+  // the terminal
+  ["cli"],
+];
+
+const layerOf = new Map<string, number>();
+LAYERS.forEach((names, i) => names.forEach((n) => layerOf.set(n, i)));
+
+/** `lib/x/y.ts` → `x`; `lib/errors.ts` → `errors.ts`. */
+function unitOf(path: string): string {
+  const i = path.indexOf("/");
+  return i < 0 ? path : path.slice(0, i);
+}
+
+/** Every import of one file, as lib-relative paths. */
+type Graph = ReadonlyMap<string, readonly string[]>;
+
+/** Folder (or root file) → the other units it imports, with one example import each. */
+function unitEdges(graph: Graph): Map<string, Map<string, string>> {
+  const edges = new Map<string, Map<string, string>>();
+  for (const [file, deps] of graph) {
+    const from = unitOf(file);
+    for (const dep of deps) {
+      const to = unitOf(dep);
+      if (to === from) continue;
+      if (!edges.has(from)) edges.set(from, new Map());
+      if (!edges.get(from)!.has(to)) edges.get(from)!.set(to, `${file} → ${dep}`);
+    }
+  }
+  return edges;
+}
+
+/** Strongly connected components with more than one member (Tarjan). */
+function cycles(nodes: Iterable<string>, next: (n: string) => Iterable<string>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next(v)) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const n of nodes) if (!index.has(n)) visit(n);
+  return found;
+}
+
+/** Everything wrong with `graph`, one line each; empty when the layers hold. */
+function layerProblems(graph: Graph): string[] {
+  const problems: string[] = [];
+  const units = new Set([...graph.keys()].map(unitOf));
+  for (const u of [...units].sort()) {
+    if (!layerOf.has(u)) problems.push(`lib/${u} has no layer: add it to LAYERS in this test`);
+  }
+  const edges = unitEdges(graph);
+  for (const [from, tos] of edges) {
+    for (const [to, example] of tos) {
+      const a = layerOf.get(from);
+      const b = layerOf.get(to);
+      if (a !== undefined && b !== undefined && b > a) {
+        problems.push(`${from} (layer ${a}) imports ${to} (layer ${b}, higher): ${example}`);
+      }
+    }
+  }
+  for (const c of cycles(units, (u) => edges.get(u)?.keys() ?? [])) {
+    const around = c.map((u) =>
+      `${u} → ${
+        [...(edges.get(u) ?? new Map()).entries()]
+          .filter(([to]) => c.includes(to)).map(([, e]) => e).join(", ")
+      }`
+    );
+    problems.push(`folders import each other: ${c.join(", ")} (${around.join("; ")})`);
+  }
+  const published = [...graph.keys()].filter((f) => !f.startsWith("cli/"));
+  for (const c of cycles(published, (f) => graph.get(f) ?? [])) {
+    problems.push(`files import each other: ${c.join(", ")}`);
+  }
+  return problems;
+}
+
+/** All .ts files under `dir`, lib-relative. */
+async function tsFiles(dir: URL, prefix = ""): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    if (e.isDirectory) {
+      out.push(...await tsFiles(new URL(`${e.name}/`, dir), `${prefix}${e.name}/`));
+    } else if (e.name.endsWith(".ts")) out.push(prefix + e.name);
+  }
+  return out.sort();
+}
+
+/** Deno's import graph of every file of lib/ plus the entry points. */
+async function importGraph(): Promise<{ lib: Graph; entries: Graph }> {
+  const files = await tsFiles(lib);
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
+  const entryFiles = Object.values(config.exports as Record<string, string>);
+  const dir = await Deno.makeTempDir();
+  try {
+    const all = `${dir}/all.ts`;
+    const lines = [
+      ...files.map((f) => `import ${JSON.stringify(new URL(f, lib).href)};`),
+      ...entryFiles.map((f) => `import ${JSON.stringify(new URL(f, root).href)};`),
+    ];
+    await Deno.writeTextFile(all, lines.join("\n") + "\n");
+    const { code, stdout, stderr } = await childCommand(Deno.execPath(), {
+      args: ["info", "--json", "--config", new URL("deno.json", root).pathname, all],
+      cwd: root.pathname,
+    }).output();
+    assert.equal(code, 0, new TextDecoder().decode(stderr));
+    const info = JSON.parse(new TextDecoder().decode(stdout)) as {
+      modules: {
+        specifier: string;
+        dependencies?: { code?: { specifier: string }; type?: { specifier: string } }[];
+      }[];
+    };
+    const libGraph = new Map<string, string[]>();
+    const entryGraph = new Map<string, string[]>();
+    for (const m of info.modules) {
+      const deps = (m.dependencies ?? []).flatMap((d) =>
+        [d.code?.specifier, d.type?.specifier].filter((s): s is string => s !== undefined)
+      );
+      if (m.specifier.startsWith(lib.href)) {
+        libGraph.set(
+          m.specifier.slice(lib.href.length),
+          [...new Set(deps.filter((s) => s.startsWith(lib.href)))].map((s) =>
+            s.slice(lib.href.length)
+          ),
+        );
+      } else if (entryFiles.some((f) => new URL(f, root).href === m.specifier)) {
+        entryGraph.set(m.specifier.slice(root.href.length), deps);
+      }
+    }
+    assert.equal(libGraph.size, files.length, "deno info saw every file of lib/");
+    assert.equal(entryGraph.size, entryFiles.length, "deno info saw every entry point");
+    return { lib: libGraph, entries: entryGraph };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("lib/ layers: imports point down or sideways, no cycles between folders or files", async () => {
+  const { lib } = await importGraph();
+  assert.deepEqual(layerProblems(lib), []);
+  // The graph is the real one: the flows import what the layers say they do.
+  assert.ok(lib.get("schema/flow.ts")?.includes("pins/store.ts"));
+  assert.ok(lib.get("skill/verify.ts")?.includes("schema/flow.ts"));
+});
+
+Deno.test("the published entry points import lib/ files but nothing from lib/cli/", async () => {
+  const { entries } = await importGraph();
+  for (const [entry, deps] of entries) {
+    assert.ok(deps.some((d) => d.startsWith(lib.href)), `${entry} re-exports lib/ files`);
+    const cli = deps.filter((d) => d.startsWith(new URL("cli/", lib).href));
+    assert.deepEqual(cli, [], `${entry} imports the CLI`);
+  }
+});
+
+Deno.test("the layer check finds an upward import, a folder cycle, a file cycle, a new folder", () => {
+  const graph = new Map<string, string[]>([
+    ["json/parse.ts", ["errors.ts"]],
+    ["errors.ts", []],
+    ["dns/domain.ts", ["schema/flow.ts"]], // up: trust layer → operations
+    ["schema/flow.ts", ["dns/domain.ts"]],
+    ["pins/a.ts", ["revocation/b.ts"]], // sideways, but around a loop
+    ["revocation/b.ts", ["pins/a.ts"]],
+    ["oracle/x.ts", []], // no layer
+  ]);
+  const problems = layerProblems(graph);
+  assert.ok(problems.some((p) => /^dns \(layer 1\) imports schema \(layer 2, higher\)/.test(p)));
+  assert.ok(problems.some((p) => p.startsWith("folders import each other: pins, revocation")));
+  assert.ok(problems.some((p) => p.startsWith("folders import each other: dns, schema")));
+  assert.ok(problems.some((p) => p === "files import each other: pins/a.ts, revocation/b.ts"));
+  assert.ok(problems.some((p) => p.startsWith("lib/oracle has no layer")));
+  assert.equal(problems.length, 6, problems.join("\n"));
+  const sound = new Map<string, string[]>([
+    ["json/parse.ts", ["errors.ts"]],
+    ["errors.ts", []],
+    ["schema/flow.ts", ["dns/domain.ts", "json/parse.ts"]],
+    ["dns/domain.ts", ["errors.ts"]],
+  ]);
+  assert.deepEqual(layerProblems(sound), []);
+});
