@@ -16,8 +16,8 @@
  * const schema = parseJson(new TextEncoder().encode('{"name":"add","description":"Adds"}'));
  * const canonical = canonicalizeSchemapinV1Bytes(schema); // spec §4
  * const key = generateKeyPair();
- * const signature = signSchema(key, canonical); // Base64 DER, ECDSA over SHA-256(SHA-256(c))
- * verifySchemaSignature(key.publicKey, canonical, signature); // { valid: true }
+ * const signature = signSchema(canonical, key); // Base64 DER, ECDSA over SHA-256(SHA-256(c))
+ * verifySchemaSignature(canonical, signature, key.publicKey); // { valid: true }
  * ```
  *
  * @module

@@ -34,7 +34,7 @@ const canonical = new TextEncoder().encode(
 );
 const message = sha256(canonical); // §4.1: ECDSA signs SHA-256 of this
 const digest = sha256(message);
-const signature = signSchema(sk, canonical);
+const signature = signSchema(canonical, sk);
 const der = decodeBase64Strict(signature, "signature");
 const raw = derToP1363(der);
 
@@ -54,15 +54,15 @@ const nodePrivate = createPrivateKey(privateKeyToPem(sk));
 // Cold path: more distinct keys than the cache holds, so every verification parses its key.
 const cold = Array.from({ length: 256 }, () => {
   const key = generateKeyPair();
-  return { pem: key.publicKey.pem, signature: signSchema(key, canonical) };
+  return { pem: key.publicKey.pem, signature: signSchema(canonical, key) };
 });
 let coldIndex = 0;
 
 // Build the key's precomputed table before timing (it happens after PRECOMPUTE_AFTER uses).
-for (let i = 0; i <= PRECOMPUTE_AFTER; i++) verifySchemaSignature(pk, canonical, signature);
+for (let i = 0; i <= PRECOMPUTE_AFTER; i++) verifySchemaSignature(canonical, signature, pk);
 
 // Sanity: every backend agrees the signature is valid before anything is timed.
-if (!verifySchemaSignature(pk, canonical, signature).valid) throw new Error("noble path");
+if (!verifySchemaSignature(canonical, signature, pk).valid) throw new Error("noble path");
 if (!p256.verify(der, digest, pk.point, { prehash: false, lowS: false, format: "der" })) {
   throw new Error("p256.verify");
 }
@@ -76,7 +76,7 @@ Deno.bench({
   group: "verify",
   baseline: true,
   fn() {
-    verifySchemaSignature(pk, canonical, signature);
+    verifySchemaSignature(canonical, signature, pk);
   },
 });
 
@@ -84,7 +84,7 @@ Deno.bench({
   name: "verify: noble, cached precomputed point (verifyDigest core)",
   group: "verify",
   fn() {
-    verifyDigest(pk, digest, der);
+    verifyDigest(digest, der, pk);
   },
 });
 
@@ -93,7 +93,7 @@ Deno.bench({
   group: "verify",
   fn() {
     const c = cold[coldIndex++ % cold.length];
-    verifySchemaSignature(parsePublicKeyPem(c.pem), canonical, c.signature);
+    verifySchemaSignature(canonical, c.signature, parsePublicKeyPem(c.pem));
   },
 });
 
@@ -138,7 +138,7 @@ Deno.bench({
   group: "sign",
   baseline: true,
   fn() {
-    signSchema(sk, canonical);
+    signSchema(canonical, sk);
   },
 });
 
@@ -146,7 +146,7 @@ Deno.bench({
   name: "sign: noble (signDigest core)",
   group: "sign",
   fn() {
-    signDigest(sk, digest);
+    signDigest(digest, sk);
   },
 });
 

@@ -47,7 +47,7 @@ interface Entry {
 
 function resign(sk: PrivateKey, doc: Record<string, unknown>): Record<string, unknown> {
   const copy = { ...doc };
-  copy.signature = signDocument(sk, schemaSignatureSigningInput(copy as never));
+  copy.signature = signDocument(schemaSignatureSigningInput(copy as never), sk);
   return copy;
 }
 

@@ -91,7 +91,7 @@ const DOCUMENT = JSON.stringify({
 });
 
 type Expect = "valid" | "invalid";
-type Reason = "malformed" | "mismatch" | "single-hash";
+type Reason = "malformed" | "mismatch" | "single-hash" | "document";
 
 interface Entry {
   name: string;
@@ -138,13 +138,13 @@ function schemaEntries(sk: PrivateKey): Entry[] {
   const entries: Entry[] = [];
   for (const { name, json } of SCHEMAS) {
     const schema = JSON.parse(json);
-    const sig = signSchema(sk, utf8(canonicalizeSchemapinV1(schema)));
+    const sig = signSchema(utf8(canonicalizeSchemapinV1(schema)), sk);
     entries.push(entry("schema", name, schema, sig, "valid"));
   }
 
   const base = JSON.parse(SCHEMAS[0].json);
   const bytes = utf8(canonicalizeSchemapinV1(base));
-  const good = signSchema(sk, bytes);
+  const good = signSchema(bytes, sk);
   const der = decodeBase64Strict(good, "signature");
   const { r, s } = decodeEcdsaDer(der);
   entries.push(
@@ -161,7 +161,7 @@ function schemaEntries(sk: PrivateKey): Entry[] {
       "schema",
       "single-hash",
       base,
-      encodeBase64(signDigest(sk, sha256(bytes))),
+      encodeBase64(signDigest(sha256(bytes), sk)),
       "invalid",
       "single-hash",
       "ECDSA over SHA-256(canonical) instead of SHA-256(SHA-256(canonical)) (a signer bug)",
@@ -216,7 +216,7 @@ function schemaEntries(sk: PrivateKey): Entry[] {
 function documentEntries(sk: PrivateKey): Entry[] {
   const document = JSON.parse(DOCUMENT);
   const bytes = utf8(canonicalizeSchemapinV1(document));
-  const good = signDocument(sk, bytes);
+  const good = signDocument(bytes, sk);
   return [
     entry("document", "skill-signature-document", document, good, "valid"),
     entry(
@@ -232,7 +232,7 @@ function documentEntries(sk: PrivateKey): Entry[] {
       "document",
       "document-signed-as-schema",
       document,
-      signSchema(sk, bytes),
+      signSchema(bytes, sk),
       "invalid",
       "mismatch",
       "ECDSA over SHA-256(SHA-256(canonical)): the schema construction, not the document one",
@@ -283,13 +283,13 @@ export async function makeSignatureVectors(): Promise<unknown> {
   for (const e of schema_signatures) {
     check(
       e,
-      verifySchemaSignature(sk.publicKey, utf8(e.canonical as string), e.signature as string),
+      verifySchemaSignature(utf8(e.canonical as string), e.signature as string, sk.publicKey),
     );
   }
   for (const e of document_signatures) {
     check(
       e,
-      verifyDocumentSignature(sk.publicKey, utf8(e.canonical as string), e.signature as string),
+      verifyDocumentSignature(utf8(e.canonical as string), e.signature as string, sk.publicKey),
     );
   }
   if (problems.length > 0) {

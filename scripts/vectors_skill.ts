@@ -158,7 +158,7 @@ export async function buildSkillVectors(): Promise<Record<string, Uint8Array>> {
     problems.push('signing input differs from the canonical document with signature ""');
   }
   const check = (d: SkillSignatureDocument) =>
-    verifyDocumentSignature(sk.publicKey, skillSigningInput(d), d.signature).valid;
+    verifyDocumentSignature(skillSigningInput(d), d.signature, sk.publicKey).valid;
   if (!check(doc)) problems.push("the signature does not verify");
 
   // Mutations of the signed document: every signed field matters, unknown fields do not.

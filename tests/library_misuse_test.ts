@@ -26,30 +26,30 @@ type Row = [() => unknown, string, string, string];
 
 const TABLE: Row[] = [
   // keys and signatures
-  [() => mod.signSchema(undefined as never, bytes), "signSchema", "sk", "undefined"],
+  [() => mod.signSchema(bytes, undefined as never), "signSchema", "privateKey", "undefined"],
   [
-    () => mod.signSchema("-----BEGIN PRIVATE KEY-----" as never, bytes),
+    () => mod.signSchema(bytes, "-----BEGIN PRIVATE KEY-----" as never),
     "signSchema",
-    "sk",
+    "privateKey",
     "a string",
   ],
-  [() => mod.signSchema(pk as never, bytes), "signSchema", "sk", "an object"], // a public key
-  [() => mod.signSchema(sk, "text" as never), "signSchema", "canonical", "a string"],
-  [() => mod.signDocument(sk, null as never), "signDocument", "canonical", "null"],
+  [() => mod.signSchema(bytes, pk as never), "signSchema", "privateKey", "an object"], // public
+  [() => mod.signSchema("text" as never, sk), "signSchema", "canonical", "a string"],
+  [() => mod.signDocument(null as never, sk), "signDocument", "canonical", "null"],
   [
-    () => mod.verifySchemaSignature(sk as never, bytes, "AA=="),
+    () => mod.verifySchemaSignature(bytes, "AA==", sk as never),
     "verifySchemaSignature",
-    "pk",
+    "publicKey",
     "an object",
   ],
   [
-    () => mod.verifySchemaSignature(pk, bytes, 42 as never),
+    () => mod.verifySchemaSignature(bytes, 42 as never, pk),
     "verifySchemaSignature",
-    "signatureB64",
+    "signature",
     "a number (42)",
   ],
   [
-    () => mod.verifyDocumentSignature(pk, [1, 2] as never, "AA=="),
+    () => mod.verifyDocumentSignature([1, 2] as never, "AA==", pk),
     "verifyDocumentSignature",
     "canonical",
     "an array",

@@ -87,6 +87,6 @@ export function signTrustBundle(
     }
     out.expires_at = expires.text;
   }
-  out.signature = signDocument(sk, trustBundleSigningInput(out));
+  out.signature = signDocument(trustBundleSigningInput(out), sk);
   return out;
 }

@@ -334,15 +334,15 @@ export async function verifyTrustBundle(
 
   // Step 5: the signature over the §21.3 signing input.
   const check = verifyDocumentSignature(
-    authorityKey,
     trustBundleSigningInput(parsedBundle),
     parsedBundle.signature!,
+    authorityKey,
   );
   if (!check.valid) {
     return fail(
       5,
       "SIGNATURE_INVALID",
-      `${source}: the bundle signature does not verify: ${check.message}`,
+      `${source}: the bundle signature does not verify: ${check.errorMessage}`,
       known,
     );
   }

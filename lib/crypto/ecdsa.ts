@@ -7,6 +7,10 @@
  * - documents — skill `.schemapin.sig` (§4b.5) and trust bundles (§21.3) — sign the canonical
  *   bytes, so the ECDSA digest is `SHA-256(canonical)` ({@linkcode signDocument}).
  *
+ * Argument order, here and in every signing function of the package: what is signed first, then
+ * (when verifying) the signature, then the key, then options — `signSchema(canonical, key)`,
+ * `verifySchemaSignature(canonical, signature, publicKey)`, `signSchemaDocument(schema, key)`.
+ *
  * Verification accepts high-S signatures: OpenSSL and WebCrypto produce them and they are valid
  * P-256 signatures. Signing is deterministic (RFC 6979) and produces low-S signatures.
  * Verification runs on noble-curves point arithmetic with the cached, precomputed public point
@@ -32,20 +36,43 @@ const Fn = Point.Fn;
 const Fp = Point.Fp;
 
 /**
- * The outcome of a signature check. `malformed`: the signature is not Base64 of a strict DER
- * P-256 signature; `mismatch`: well-formed but does not verify; `single-hash`: a schema
- * signature made over `SHA-256(canonical)` instead of §4.1's double hash (a signer bug, not
- * tampering — still invalid).
+ * The outcome of a signature check. When it fails, `errorCode` is `SIGNATURE_INVALID` and
+ * `errorMessage` says why, for people; `reason` says why, for programs: `malformed` (not Base64
+ * of a strict DER P-256 signature), `mismatch` (well-formed but does not verify),
+ * `single-hash` (a schema signature made over `SHA-256(canonical)` instead of §4.1's double
+ * hash: a signer bug, not tampering — still invalid), `document` (a signature document was
+ * given where a bare signature is expected: its signature covers the document, not the
+ * schema — verify SchemaPin 1.4 documents with `verifySchemaOffline`).
  *
  * @example
  * ```ts
  * import type { SignatureCheck } from "./ecdsa.ts";
- * const check: SignatureCheck = { valid: false, reason: "mismatch", message: "…" };
+ * const check: SignatureCheck = {
+ *   valid: false,
+ *   reason: "mismatch",
+ *   errorCode: "SIGNATURE_INVALID",
+ *   errorMessage: "…",
+ * };
  * ```
  */
 export type SignatureCheck =
-  | { valid: true }
-  | { valid: false; reason: "malformed" | "mismatch" | "single-hash"; message: string };
+  | { readonly valid: true }
+  | {
+    readonly valid: false;
+    /** Why, for programs. */
+    readonly reason: "malformed" | "mismatch" | "single-hash" | "document";
+    /** Always `SIGNATURE_INVALID`, like the `errorCode` of the verification results. */
+    readonly errorCode: "SIGNATURE_INVALID";
+    /** Why, for people. */
+    readonly errorMessage: string;
+  };
+
+function invalid(
+  reason: "malformed" | "mismatch" | "single-hash" | "document",
+  errorMessage: string,
+): SignatureCheck {
+  return { valid: false, reason, errorCode: "SIGNATURE_INVALID", errorMessage };
+}
 
 function assertDigest(digest: Uint8Array): void {
   if (!(digest instanceof Uint8Array) || digest.length !== 32) {
@@ -69,11 +96,12 @@ function assertDigest(digest: Uint8Array): void {
  * import { sha256 } from "./hash.ts";
  * const sk = generateKeyPair();
  * const e = sha256(new TextEncoder().encode("hello"));
- * verifyDigest(sk.publicKey, e, signDigest(sk, e)); // { valid: true }
+ * verifyDigest(e, signDigest(e, sk), sk.publicKey); // { valid: true }
  * ```
  */
-export function signDigest(sk: PrivateKey, digest: Uint8Array): Uint8Array<ArrayBuffer> {
+export function signDigest(digest: Uint8Array, privateKey: PrivateKey): Uint8Array<ArrayBuffer> {
   assertDigest(digest);
+  const sk = privateKey;
   const d = sk.scalar.length === 32 ? bytesToNumberBE(sk.scalar) : 0n;
   if (d === 0n || d >= Fn.ORDER) {
     throw new SchemaPinError("KEY_INVALID", "private key: the scalar is not 32 bytes in 1 ≤ d < n");
@@ -133,29 +161,53 @@ function parseDer(der: Uint8Array): Parsed {
     return { ok: true, sig: decodeEcdsaDer(der) };
   } catch (e) {
     if (!(e instanceof SchemaPinError)) throw e;
-    return { ok: false, check: { valid: false, reason: "malformed", message: e.message } };
+    return { ok: false, check: invalid("malformed", e.message) };
   }
 }
 
-function parseBase64(signatureB64: string): Parsed {
-  if (typeof signatureB64 !== "string") {
-    return {
-      ok: false,
-      check: { valid: false, reason: "malformed", message: "signature is not a string" },
-    };
+function parseBase64(signature: string): Parsed {
+  if (typeof signature !== "string") {
+    return { ok: false, check: invalid("malformed", "signature is not a string") };
   }
-  const bytes = scanBase64(signatureB64);
+  const bytes = scanBase64(signature);
   if (!(bytes instanceof Uint8Array)) {
+    if (/^\s*\{/.test(signature)) {
+      return {
+        ok: false,
+        check: invalid(
+          "document",
+          "the signature is JSON text, not Base64 — a signature document? A bare signature " +
+            "is the Base64 DER string; a SchemaPin 1.4 signature document is verified as a " +
+            "whole with verifySchemaOffline (jsr:@schemapin/schemapin), not by its signature field",
+        ),
+      };
+    }
     return {
       ok: false,
-      check: {
-        valid: false,
-        reason: "malformed",
-        message: `signature is not valid Base64: ${bytes.problem} at offset ${bytes.offset}`,
-      },
+      check: invalid(
+        "malformed",
+        `signature is not valid Base64: ${bytes.problem} at offset ${bytes.offset}`,
+      ),
     };
   }
   return parseDer(bytes);
+}
+
+/** A SchemaPin signature document (a 1.4 schema one, or a skill one) given as the signature. */
+function documentGiven(what: string, signature: unknown): SignatureCheck | undefined {
+  if (typeof signature !== "object" || signature === null || Array.isArray(signature)) {
+    return undefined;
+  }
+  if (!Object.hasOwn(signature, "schemapin_version") && !Object.hasOwn(signature, "signature")) {
+    return undefined;
+  }
+  return invalid(
+    "document",
+    `${what}: a signature document was given, not a bare Base64 signature; its signature ` +
+      "covers the document (schema_hash, signed_at, …), not the canonical bytes — verify a " +
+      "SchemaPin 1.4 schema signature document with verifySchemaOffline " +
+      "(jsr:@schemapin/schemapin), a skill signature with verifySkillOffline",
+  );
 }
 
 function digestToScalar(digest: Uint8Array): bigint {
@@ -176,26 +228,22 @@ function digestToScalar(digest: Uint8Array): bigint {
  * import { signDigest, verifyDigest } from "./ecdsa.ts";
  * const sk = generateKeyPair();
  * const e = new Uint8Array(32).fill(7);
- * verifyDigest(sk.publicKey, e, signDigest(sk, e)).valid; // true
+ * verifyDigest(e, signDigest(e, sk), sk.publicKey).valid; // true
  * ```
  */
 export function verifyDigest(
-  pk: PublicKey,
   digest: Uint8Array,
   signatureDer: Uint8Array,
+  publicKey: PublicKey,
 ): SignatureCheck {
   assertDigest(digest);
-  const entry = entryFor(pk);
+  const entry = entryFor(publicKey);
   const parsed = parseDer(signatureDer);
   if (!parsed.ok) return parsed.check;
   if (verifyScalars(entry, digestToScalar(digest), parsed.sig)) {
     return { valid: true };
   }
-  return {
-    valid: false,
-    reason: "mismatch",
-    message: "the signature does not match this digest and key",
-  };
+  return invalid("mismatch", "the signature does not match this digest and key");
 }
 
 /**
@@ -208,13 +256,13 @@ export function verifyDigest(
  * import { signSchema, verifySchemaSignature } from "./ecdsa.ts";
  * const sk = generateKeyPair();
  * const canonical = new TextEncoder().encode('{"name":"tool"}');
- * verifySchemaSignature(sk.publicKey, canonical, signSchema(sk, canonical)); // { valid: true }
+ * verifySchemaSignature(canonical, signSchema(canonical, sk), sk.publicKey); // { valid: true }
  * ```
  */
-export function signSchema(sk: PrivateKey, canonical: Uint8Array): string {
-  checkKeyArg("signSchema", "sk", sk, "private");
+export function signSchema(canonical: Uint8Array, privateKey: PrivateKey): string {
   checkArg("signSchema", "canonical", canonical, "bytes");
-  return encodeBase64(signDigest(sk, sha256(sha256(canonical))));
+  checkKeyArg("signSchema", "privateKey", privateKey, "private");
+  return encodeBase64(signDigest(sha256(sha256(canonical)), privateKey));
 }
 
 /**
@@ -222,7 +270,9 @@ export function signSchema(sk: PrivateKey, canonical: Uint8Array): string {
  *
  * When that fails but the signature verifies over the single hash `SHA-256(canonical)` — what
  * the Go reference SDK signs — the result is `reason: "single-hash"`: still invalid, but the
- * message says it is a signer bug rather than tampering.
+ * message says it is a signer bug rather than tampering. A signature document (or its JSON
+ * text) given as `signature` is `reason: "document"`: its signature covers the document, which
+ * `verifySchemaOffline` verifies.
  *
  * @throws {SchemaPinError} only on misuse (a `PublicKey` that is not P-256: `KEY_INVALID`).
  *
@@ -231,38 +281,40 @@ export function signSchema(sk: PrivateKey, canonical: Uint8Array): string {
  * import { generateKeyPair } from "./keys.ts";
  * import { signSchema, verifySchemaSignature } from "./ecdsa.ts";
  * const sk = generateKeyPair();
- * const sig = signSchema(sk, new TextEncoder().encode("{}"));
- * verifySchemaSignature(sk.publicKey, new TextEncoder().encode('{"a":1}'), sig).valid; // false
+ * const sig = signSchema(new TextEncoder().encode("{}"), sk);
+ * const check = verifySchemaSignature(new TextEncoder().encode('{"a":1}'), sig, sk.publicKey);
+ * if (!check.valid) console.log(check.errorCode, check.reason); // SIGNATURE_INVALID mismatch
  * ```
  */
 export function verifySchemaSignature(
-  pk: PublicKey,
   canonical: Uint8Array,
-  signatureB64: string,
+  signature: string,
+  publicKey: PublicKey,
 ): SignatureCheck {
-  checkKeyArg("verifySchemaSignature", "pk", pk, "public");
   checkArg("verifySchemaSignature", "canonical", canonical, "bytes");
-  checkArg("verifySchemaSignature", "signatureB64", signatureB64, "string");
-  const entry = entryFor(pk);
-  const parsed = parseBase64(signatureB64);
+  const document = documentGiven("verifySchemaSignature", signature);
+  if (document) return document;
+  checkArg("verifySchemaSignature", "signature", signature, "string");
+  checkKeyArg("verifySchemaSignature", "publicKey", publicKey, "public");
+  const entry = entryFor(publicKey);
+  const parsed = parseBase64(signature);
   if (!parsed.ok) return parsed.check;
   const single = sha256(canonical);
   if (verifyScalars(entry, digestToScalar(sha256(single)), parsed.sig)) return { valid: true };
   if (verifyScalars(entry, digestToScalar(single), parsed.sig)) {
-    return {
-      valid: false,
-      reason: "single-hash",
-      message: "the signature matches the single-hash construction ECDSA(SHA-256(canonical)): " +
+    return invalid(
+      "single-hash",
+      "the signature matches the single-hash construction ECDSA(SHA-256(canonical)): " +
         "a signer bug (the Go reference SDK's), not tampering; §4.1 requires ECDSA over " +
         "SHA-256(SHA-256(canonical)), so the schema must be re-signed with a conforming signer",
-    };
+    );
   }
-  return {
-    valid: false,
-    reason: "mismatch",
-    message: "the signature does not match this schema and key " +
-      "(the schema changed after signing, or another key signed it)",
-  };
+  return invalid(
+    "mismatch",
+    "the signature does not match this schema and key (the schema changed after signing, or " +
+      "another key signed it; the signature field of a 1.4 signature document covers the " +
+      "document, not the schema: verify such documents with verifySchemaOffline)",
+  );
 }
 
 /**
@@ -275,13 +327,13 @@ export function verifySchemaSignature(
  * import { signDocument, verifyDocumentSignature } from "./ecdsa.ts";
  * const sk = generateKeyPair();
  * const canonical = new TextEncoder().encode('{"signature":""}');
- * verifyDocumentSignature(sk.publicKey, canonical, signDocument(sk, canonical)); // { valid: true }
+ * verifyDocumentSignature(canonical, signDocument(canonical, sk), sk.publicKey); // { valid: true }
  * ```
  */
-export function signDocument(sk: PrivateKey, canonical: Uint8Array): string {
-  checkKeyArg("signDocument", "sk", sk, "private");
+export function signDocument(canonical: Uint8Array, privateKey: PrivateKey): string {
   checkArg("signDocument", "canonical", canonical, "bytes");
-  return encodeBase64(signDigest(sk, sha256(canonical)));
+  checkKeyArg("signDocument", "privateKey", privateKey, "private");
+  return encodeBase64(signDigest(sha256(canonical), privateKey));
 }
 
 /**
@@ -294,28 +346,27 @@ export function signDocument(sk: PrivateKey, canonical: Uint8Array): string {
  * import { generateKeyPair } from "./keys.ts";
  * import { verifyDocumentSignature } from "./ecdsa.ts";
  * const sk = generateKeyPair();
- * verifyDocumentSignature(sk.publicKey, new Uint8Array(), "bm90IERFUg==");
- * // { valid: false, reason: "malformed", message: "signature: expected SEQUENCE …" }
+ * verifyDocumentSignature(new Uint8Array(), "bm90IERFUg==", sk.publicKey);
+ * // { valid: false, reason: "malformed", errorCode: "SIGNATURE_INVALID", errorMessage: "…" }
  * ```
  */
 export function verifyDocumentSignature(
-  pk: PublicKey,
   canonical: Uint8Array,
-  signatureB64: string,
+  signature: string,
+  publicKey: PublicKey,
 ): SignatureCheck {
-  checkKeyArg("verifyDocumentSignature", "pk", pk, "public");
   checkArg("verifyDocumentSignature", "canonical", canonical, "bytes");
-  checkArg("verifyDocumentSignature", "signatureB64", signatureB64, "string");
-  const entry = entryFor(pk);
-  const parsed = parseBase64(signatureB64);
+  checkArg("verifyDocumentSignature", "signature", signature, "string");
+  checkKeyArg("verifyDocumentSignature", "publicKey", publicKey, "public");
+  const entry = entryFor(publicKey);
+  const parsed = parseBase64(signature);
   if (!parsed.ok) return parsed.check;
   if (verifyScalars(entry, digestToScalar(sha256(canonical)), parsed.sig)) {
     return { valid: true };
   }
-  return {
-    valid: false,
-    reason: "mismatch",
-    message: "the signature does not match this document and key " +
+  return invalid(
+    "mismatch",
+    "the signature does not match this document and key " +
       "(the document changed after signing, or another key signed it)",
-  };
+  );
 }

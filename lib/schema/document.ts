@@ -206,7 +206,7 @@ export function schemaSignatureSigningInput(document: SchemaSignatureDocument): 
  */
 export function signSchemaBase64(schema: unknown, privateKey: PrivateKey): string {
   checkKeyArg("signSchemaBase64", "privateKey", privateKey, "private");
-  return signSchema(privateKey, canonicalizeSchemapinV1Bytes(schema));
+  return signSchema(canonicalizeSchemapinV1Bytes(schema), privateKey);
 }
 
 /** Metadata for {@linkcode signSchemaDocument}. */
@@ -323,7 +323,7 @@ export function signSchemaDocument(
   if (options.canonicalization !== undefined) {
     doc.canonicalization = declaredCanonicalization(options.canonicalization);
   }
-  doc.signature = signDocument(privateKey, schemaSignatureSigningInput(doc));
+  doc.signature = signDocument(schemaSignatureSigningInput(doc), privateKey);
   return doc;
 }
 

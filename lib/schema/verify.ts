@@ -195,11 +195,11 @@ export async function verifySchemaOfflineWithHook(
         const id = `s ${key.fingerprint} ${hash} ${sig}`;
         if (VERIFIED.has(id)) return {};
         const der = scanBase64(sig as string);
-        if (!(der instanceof Uint8Array) || !verifyDigest(key, sha256(single), der).valid) {
-          const check = verifySchemaSignature(key, canonical, sig as string);
+        if (!(der instanceof Uint8Array) || !verifyDigest(sha256(single), der, key).valid) {
+          const check = verifySchemaSignature(canonical, sig as string, key);
           return {
             errorCode: "SIGNATURE_INVALID",
-            errorMessage: check.valid ? "the signature check disagreed" : check.message,
+            errorMessage: check.valid ? "the signature check disagreed" : check.errorMessage,
           };
         }
         rememberVerified(id);
@@ -216,8 +216,10 @@ export async function verifySchemaOfflineWithHook(
       }
       const id = `d ${key.fingerprint} ${toHex(sha256(input))} ${document.signature}`;
       if (!VERIFIED.has(id)) {
-        const check = verifyDocumentSignature(key, input, document.signature);
-        if (!check.valid) return { errorCode: "SIGNATURE_INVALID", errorMessage: check.message };
+        const check = verifyDocumentSignature(input, document.signature, key);
+        if (!check.valid) {
+          return { errorCode: "SIGNATURE_INVALID", errorMessage: check.errorMessage };
+        }
         rememberVerified(id);
       }
       if (document.schema_hash !== hash) {

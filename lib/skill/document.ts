@@ -352,7 +352,7 @@ export function signSkillDocument(
   if (kid === "") throw bad("signer_kid is empty", "signer_kid");
   doc.signer_kid = kid;
   doc.file_manifest = hash.manifest;
-  doc.signature = signDocument(privateKey, skillSigningInput(doc));
+  doc.signature = signDocument(skillSigningInput(doc), privateKey);
   return doc;
 }
 

@@ -156,11 +156,11 @@ function hexToBytes(hex: string): Uint8Array {
  * the legacy construction (ECDSA P-256 with SHA-256 over the root hash).
  */
 function verifiesOverRootHash(
-  key: Parameters<typeof verifyDocumentSignature>[0],
+  key: Parameters<typeof verifyDocumentSignature>[2],
   doc: SkillSignatureDocument,
 ): boolean {
   if (!/^sha256:[0-9a-f]{64}$/.test(doc.skill_hash)) return false;
-  return verifyDocumentSignature(key, hexToBytes(doc.skill_hash.slice(7)), doc.signature).valid;
+  return verifyDocumentSignature(hexToBytes(doc.skill_hash.slice(7)), doc.signature, key).valid;
 }
 
 /**
@@ -325,7 +325,7 @@ class SkillSubject implements OfflineSubject<SkillVerificationResult> {
     let check;
     if (this.#algorithm === "legacy") {
       // Legacy: the signature covers the 32-byte root hash only (ECDSA digest SHA-256(root)).
-      check = verifyDocumentSignature(key, hexToBytes(doc.skill_hash.slice(7)), doc.signature);
+      check = verifyDocumentSignature(hexToBytes(doc.skill_hash.slice(7)), doc.signature, key);
     } else {
       let input: Uint8Array;
       try {
@@ -336,7 +336,7 @@ class SkillSubject implements OfflineSubject<SkillVerificationResult> {
           `the signature document has no canonical signing input: ${messageOf(e)}`,
         );
       }
-      check = verifyDocumentSignature(key, input, doc.signature);
+      check = verifyDocumentSignature(input, doc.signature, key);
     }
     if (!check.valid) {
       if (this.#algorithm === "1.4" && verifiesOverRootHash(key, doc)) {
@@ -347,7 +347,7 @@ class SkillSubject implements OfflineSubject<SkillVerificationResult> {
           changeSummary(result.changes)
         }`
         : "";
-      return failure("SIGNATURE_INVALID", check.message + tampered);
+      return failure("SIGNATURE_INVALID", check.errorMessage + tampered);
     }
     if (doc.skill_hash !== hash.skillHash) {
       return failure(

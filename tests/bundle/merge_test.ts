@@ -53,7 +53,7 @@ async function foreign(
   b.schemapin_bundle_version = "1.4";
   b.bundle_authority = { kid, public_key_pem: (kid === "auth-1" ? AUTH_1 : AUTH_2).publicKey.pem };
   if (signedAt !== undefined) b.signed_at = signedAt;
-  b.signature = signDocument(kid === "auth-1" ? AUTH_1 : AUTH_2, trustBundleSigningInput(b));
+  b.signature = signDocument(trustBundleSigningInput(b), kid === "auth-1" ? AUTH_1 : AUTH_2);
   return await verifiedFrom(raw(b));
 }
 

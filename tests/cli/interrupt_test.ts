@@ -87,7 +87,7 @@ function assertSignaturesComplete(dir: string, publicPem: string): number {
   for (const name of sigs) {
     const schema = JSON.parse(Deno.readTextFileSync(`${dir}/schemas/${name.slice(0, -4)}`));
     const signature = Deno.readTextFileSync(`${dir}/sigs/${name}`).trim();
-    const check = verifySchemaSignature(pk, canonicalizeSchemapinV1Bytes(schema), signature);
+    const check = verifySchemaSignature(canonicalizeSchemapinV1Bytes(schema), signature, pk);
     assert.equal(check.valid, true, `${name} is not a complete signature`);
   }
   return sigs.length;

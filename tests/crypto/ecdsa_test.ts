@@ -25,6 +25,8 @@ import {
   type PublicKey,
 } from "../../lib/crypto/keys.ts";
 import { parsePem } from "../../lib/crypto/pem.ts";
+import { canonicalizeSchemapinV1Bytes } from "../../lib/json/canonical_schemapin.ts";
+import { schemaSignatureSigningInput, signSchemaDocument } from "../../lib/schema/document.ts";
 import { thrown } from "./openssl_keys.ts";
 import { INTEROP_JS } from "../fixtures/interop.ts";
 
@@ -49,8 +51,9 @@ const ECDSA_SHA256 = { name: "ECDSA", hash: "SHA-256" };
 function assertRejected(check: SignatureCheck, reason: string, pattern?: RegExp): void {
   assert.equal(check.valid, false);
   if (check.valid) return;
-  assert.equal(check.reason, reason, check.message);
-  if (pattern) assert.match(check.message, pattern);
+  assert.equal(check.reason, reason, check.errorMessage);
+  assert.equal(check.errorCode, "SIGNATURE_INVALID");
+  if (pattern) assert.match(check.errorMessage, pattern);
 }
 
 /** The same signature with s replaced by n − s (the other valid s for the same r). */
@@ -62,19 +65,19 @@ function flipS(signatureB64: string): string {
 // ---------------------------------------------------------------- valid signatures
 
 Deno.test("schema signatures round-trip and are deterministic (RFC 6979)", () => {
-  const sig = signSchema(sk, canonical);
-  assert.deepEqual(verifySchemaSignature(sk.publicKey, canonical, sig), { valid: true });
-  assert.equal(signSchema(sk, canonical), sig);
+  const sig = signSchema(canonical, sk);
+  assert.deepEqual(verifySchemaSignature(canonical, sig, sk.publicKey), { valid: true });
+  assert.equal(signSchema(canonical, sk), sig);
   // §4.1: the ECDSA digest is SHA-256(SHA-256(canonical))
   const der = decodeBase64Strict(sig, "signature");
-  assert.deepEqual(verifyDigest(sk.publicKey, sha256(sha256(canonical)), der), { valid: true });
+  assert.deepEqual(verifyDigest(sha256(sha256(canonical)), der, sk.publicKey), { valid: true });
 });
 
 Deno.test("document signatures round-trip over SHA-256(canonical)", () => {
-  const sig = signDocument(sk, canonical);
-  assert.deepEqual(verifyDocumentSignature(sk.publicKey, canonical, sig), { valid: true });
+  const sig = signDocument(canonical, sk);
+  assert.deepEqual(verifyDocumentSignature(canonical, sig, sk.publicKey), { valid: true });
   const der = decodeBase64Strict(sig, "signature");
-  assert.deepEqual(verifyDigest(sk.publicKey, sha256(canonical), der), { valid: true });
+  assert.deepEqual(verifyDigest(sha256(canonical), der, sk.publicKey), { valid: true });
 });
 
 Deno.test("interop: every reference signature with expect 'valid' verifies over SHA-256(canonical)", async () => {
@@ -91,12 +94,12 @@ Deno.test("interop: every reference signature with expect 'valid' verifies over 
   assert.ok(valid.length >= 3);
   for (const entry of valid) {
     const bytes = utf8(entry.canonical);
-    assert.deepEqual(verifySchemaSignature(pk, bytes, entry.signature), { valid: true });
+    assert.deepEqual(verifySchemaSignature(bytes, entry.signature, pk), { valid: true });
     // Independent check: WebCrypto hashes the message once more, so message = SHA-256(canonical).
     const raw = derToP1363(decodeBase64Strict(entry.signature, "signature"));
     assert.equal(await crypto.subtle.verify(ECDSA_SHA256, webKey, raw, sha256(bytes)), true);
     // …and it is not a document (single-hash) signature.
-    assertRejected(verifyDocumentSignature(pk, bytes, entry.signature), "mismatch");
+    assertRejected(verifyDocumentSignature(bytes, entry.signature, pk), "mismatch");
   }
 });
 
@@ -107,28 +110,28 @@ Deno.test("WebCrypto signatures (r‖s, converted to DER) verify; WebCrypto veri
     await crypto.subtle.sign(ECDSA_SHA256, signKey, sha256(canonical)),
   );
   const schemaSig = encodeBase64(p1363ToDer(rawSchema));
-  assert.deepEqual(verifySchemaSignature(sk.publicKey, canonical, schemaSig), { valid: true });
+  assert.deepEqual(verifySchemaSignature(canonical, schemaSig, sk.publicKey), { valid: true });
   // document: WebCrypto signs the canonical bytes
   const rawDoc = new Uint8Array(await crypto.subtle.sign(ECDSA_SHA256, signKey, canonical));
   assert.deepEqual(
-    verifyDocumentSignature(sk.publicKey, canonical, encodeBase64(p1363ToDer(rawDoc))),
+    verifyDocumentSignature(canonical, encodeBase64(p1363ToDer(rawDoc)), sk.publicKey),
     { valid: true },
   );
   // ours, checked by WebCrypto
-  const ours = derToP1363(decodeBase64Strict(signSchema(sk, canonical), "signature"));
+  const ours = derToP1363(decodeBase64Strict(signSchema(canonical, sk), "signature"));
   assert.equal(await crypto.subtle.verify(ECDSA_SHA256, verifyKey, ours, sha256(canonical)), true);
-  const ourDoc = derToP1363(decodeBase64Strict(signDocument(sk, canonical), "signature"));
+  const ourDoc = derToP1363(decodeBase64Strict(signDocument(canonical, sk), "signature"));
   assert.equal(await crypto.subtle.verify(ECDSA_SHA256, verifyKey, ourDoc, canonical), true);
   assert.equal(await crypto.subtle.verify(ECDSA_SHA256, verifyKey, ourDoc, utf8("x")), false);
 });
 
 Deno.test("high-S signatures (s' = n − s) verify, for schemas and documents", async () => {
-  const high = flipS(signSchema(sk, canonical));
+  const high = flipS(signSchema(canonical, sk));
   const { s } = decodeEcdsaDer(decodeBase64Strict(high, "signature"));
   assert.ok(s > N / 2n, "the flipped signature is high-S");
-  assert.deepEqual(verifySchemaSignature(sk.publicKey, canonical, high), { valid: true });
-  const highDoc = flipS(signDocument(sk, canonical));
-  assert.deepEqual(verifyDocumentSignature(sk.publicKey, canonical, highDoc), { valid: true });
+  assert.deepEqual(verifySchemaSignature(canonical, high, sk.publicKey), { valid: true });
+  const highDoc = flipS(signDocument(canonical, sk));
+  assert.deepEqual(verifyDocumentSignature(canonical, highDoc, sk.publicKey), { valid: true });
   // WebCrypto agrees that high-S is valid
   const [, verifyKey] = await webcryptoKeys(sk);
   const raw = derToP1363(decodeBase64Strict(high, "signature"));
@@ -136,7 +139,7 @@ Deno.test("high-S signatures (s' = n − s) verify, for schemas and documents", 
 });
 
 Deno.test("derToP1363 and p1363ToDer are inverse", () => {
-  const der = decodeBase64Strict(signSchema(sk, canonical), "signature");
+  const der = decodeBase64Strict(signSchema(canonical, sk), "signature");
   const raw = derToP1363(der);
   assert.equal(raw.length, 64);
   assert.deepEqual(p1363ToDer(raw), der);
@@ -148,35 +151,35 @@ Deno.test("derToP1363 and p1363ToDer are inverse", () => {
 // ---------------------------------------------------------------- invalid signatures
 
 Deno.test("a single-hash schema signature (Go reference SDK bug) is rejected as 'single-hash'", () => {
-  const goStyle = encodeBase64(signDigest(sk, sha256(canonical)));
+  const goStyle = encodeBase64(signDigest(sha256(canonical), sk));
   assertRejected(
-    verifySchemaSignature(sk.publicKey, canonical, goStyle),
+    verifySchemaSignature(canonical, goStyle, sk.publicKey),
     "single-hash",
     /single-hash construction.*not tampering/,
   );
   // the same with the reference signer key
   const ref = parsePrivateKeyPem(Deno.readTextFileSync(`${INTEROP}/signer_private.pem`));
-  const refSig = signDocument(ref, canonical); // = ECDSA over SHA-256(canonical)
-  assertRejected(verifySchemaSignature(ref.publicKey, canonical, refSig), "single-hash");
+  const refSig = signDocument(canonical, ref); // = ECDSA over SHA-256(canonical)
+  assertRejected(verifySchemaSignature(canonical, refSig, ref.publicKey), "single-hash");
   // tampered bytes under a single-hash signature are a plain mismatch
-  assertRejected(verifySchemaSignature(sk.publicKey, utf8("{}"), goStyle), "mismatch");
+  assertRejected(verifySchemaSignature(utf8("{}"), goStyle, sk.publicKey), "mismatch");
 });
 
 Deno.test("tampered canonical bytes or another key give 'mismatch'", () => {
-  const sig = signSchema(sk, canonical);
+  const sig = signSchema(canonical, sk);
   const tampered = canonical.slice();
   tampered[10] ^= 1;
-  assertRejected(verifySchemaSignature(sk.publicKey, tampered, sig), "mismatch", /does not match/);
-  assertRejected(verifySchemaSignature(other.publicKey, canonical, sig), "mismatch");
-  const doc = signDocument(sk, canonical);
-  assertRejected(verifyDocumentSignature(sk.publicKey, tampered, doc), "mismatch");
-  assertRejected(verifyDocumentSignature(other.publicKey, canonical, doc), "mismatch");
+  assertRejected(verifySchemaSignature(tampered, sig, sk.publicKey), "mismatch", /does not match/);
+  assertRejected(verifySchemaSignature(canonical, sig, other.publicKey), "mismatch");
+  const doc = signDocument(canonical, sk);
+  assertRejected(verifyDocumentSignature(tampered, doc, sk.publicKey), "mismatch");
+  assertRejected(verifyDocumentSignature(canonical, doc, other.publicKey), "mismatch");
   // a schema signature is not a document signature
-  assertRejected(verifyDocumentSignature(sk.publicKey, canonical, sig), "mismatch");
+  assertRejected(verifyDocumentSignature(canonical, sig, sk.publicKey), "mismatch");
 });
 
 Deno.test("malformed Base64 gives 'malformed' with the offset, never an exception", () => {
-  const sig = signSchema(sk, canonical);
+  const sig = signSchema(canonical, sk);
   const cases: [string, RegExp][] = [
     ["", /expected SEQUENCE|missing/],
     ["!!!!", /not valid Base64: "!" at offset 0/],
@@ -190,19 +193,19 @@ Deno.test("malformed Base64 gives 'malformed' with the offset, never an exceptio
   ];
   for (const [text, pattern] of cases) {
     for (const verify of [verifySchemaSignature, verifyDocumentSignature]) {
-      assertRejected(verify(sk.publicKey, canonical, text), "malformed", pattern);
+      assertRejected(verify(canonical, text, sk.publicKey), "malformed", pattern);
     }
   }
   // non-canonical trailing bits: "MA==" is 0x30, "MB==" decodes to the same byte
   assertRejected(
-    verifySchemaSignature(sk.publicKey, canonical, "MB=="),
+    verifySchemaSignature(canonical, "MB==", sk.publicKey),
     "malformed",
     /trailing bits/,
   );
 });
 
 Deno.test("malformed DER gives 'malformed': non-minimal, trailing bytes, r = 0, s ≥ n, …", () => {
-  const der = decodeBase64Strict(signSchema(sk, canonical), "signature");
+  const der = decodeBase64Strict(signSchema(canonical, sk), "signature");
   const { r, s } = decodeEcdsaDer(der);
   const int = (v: bigint) => derInteger(v);
   const rawInt = (bytes: number[]) => new Uint8Array([2, bytes.length, ...bytes]);
@@ -228,9 +231,9 @@ Deno.test("malformed DER gives 'malformed': non-minimal, trailing bytes, r = 0, 
   ];
   for (const [bytes, pattern] of cases) {
     const text = encodeBase64(bytes);
-    assertRejected(verifySchemaSignature(sk.publicKey, canonical, text), "malformed", pattern);
-    assertRejected(verifyDocumentSignature(sk.publicKey, canonical, text), "malformed", pattern);
-    assertRejected(verifyDigest(sk.publicKey, sha256(canonical), bytes), "malformed", pattern);
+    assertRejected(verifySchemaSignature(canonical, text, sk.publicKey), "malformed", pattern);
+    assertRejected(verifyDocumentSignature(canonical, text, sk.publicKey), "malformed", pattern);
+    assertRejected(verifyDigest(sha256(canonical), bytes, sk.publicKey), "malformed", pattern);
   }
 });
 
@@ -240,19 +243,19 @@ Deno.test("u1·G + u2·P at infinity is a mismatch, not a crash", () => {
   const r = 12345n;
   const e = (N - (r * d) % N) % N;
   const der = encodeEcdsaDer({ r, s: 777n });
-  assertRejected(verifyDigest(sk.publicKey, numberToBytesBE(e, 32), der), "mismatch");
+  assertRejected(verifyDigest(numberToBytesBE(e, 32), der, sk.publicKey), "mismatch");
 });
 
 Deno.test("misuse throws: bad digest length, bad private scalar, a PublicKey that is not P-256", () => {
-  const e1 = thrown(() => signDigest(sk, new Uint8Array(31)));
+  const e1 = thrown(() => signDigest(new Uint8Array(31), sk));
   assert.ok(e1 instanceof SchemaPinError && e1.code === "INPUT_INVALID");
-  const e2 = thrown(() => verifyDigest(sk.publicKey, new Uint8Array(33), new Uint8Array()));
+  const e2 = thrown(() => verifyDigest(new Uint8Array(33), new Uint8Array(), sk.publicKey));
   assert.ok(e2 instanceof SchemaPinError && e2.code === "INPUT_INVALID");
   const bad: PrivateKey = { scalar: numberToBytesBE(N, 32), publicKey: sk.publicKey };
-  const e3 = thrown(() => signSchema(bad, canonical));
+  const e3 = thrown(() => signSchema(canonical, bad));
   assert.ok(e3 instanceof SchemaPinError && e3.code === "KEY_INVALID");
   const notP256: PublicKey = { ...sk.publicKey, spki: new Uint8Array([0x30, 0]) };
-  const e4 = thrown(() => verifySchemaSignature(notP256, canonical, signSchema(sk, canonical)));
+  const e4 = thrown(() => verifySchemaSignature(canonical, signSchema(canonical, sk), notP256));
   assert.ok(e4 instanceof SchemaPinError && e4.code === "KEY_INVALID");
 });
 
@@ -275,7 +278,7 @@ Deno.test("verification agrees with noble's p256.verify on random inputs, cold a
   // 100 rounds: the key becomes hot (its own table, and the precomputed copy of G) after 32.
   for (let i = 0; i < 100; i++) {
     const e = sha256(utf8(`message ${i}`));
-    const der = signDigest(key, e);
+    const der = signDigest(e, key);
     const { r, s } = decodeEcdsaDer(der);
     const high = encodeEcdsaDer({ r, s: N - s }); // the high-S twin is valid too
     const tampered = sha256(utf8(`message ${i}!`));
@@ -287,7 +290,7 @@ Deno.test("verification agrees with noble's p256.verify on random inputs, cold a
         [wrong.publicKey, e, der],
       ] as const
     ) {
-      const ours = verifyDigest(pk, digest, sig).valid;
+      const ours = verifyDigest(digest, sig, pk).valid;
       const noble = p256.verify(sig, digest, pk.point, {
         prehash: false,
         lowS: false,
@@ -296,4 +299,43 @@ Deno.test("verification agrees with noble's p256.verify on random inputs, cold a
       assert.equal(ours, noble, `round ${i}`);
     }
   }
+});
+
+Deno.test("a failed check says why: errorCode, errorMessage, and a 1.4 signature document named as such", () => {
+  const schema = { name: "calculate_sum", description: "Calculates the sum" };
+  const schemaBytes = canonicalizeSchemapinV1Bytes(schema);
+  const document = signSchemaDocument(schema, sk, { signedAt: Date.UTC(2026, 0, 1) });
+  // The document itself, or its JSON text, where a bare signature is expected
+  for (const given of [document, JSON.stringify(document), ` ${JSON.stringify(document)}`]) {
+    const check = verifySchemaSignature(schemaBytes, given as string, sk.publicKey);
+    assert.equal(check.valid, false);
+    if (check.valid) continue;
+    assert.equal(check.reason, "document");
+    assert.equal(check.errorCode, "SIGNATURE_INVALID");
+    assert.match(check.errorMessage, /signature document/);
+    assert.match(check.errorMessage, /verifySchemaOffline/);
+  }
+  // The document's signature field: it covers the document, not the schema
+  const field = verifySchemaSignature(schemaBytes, document.signature, sk.publicKey);
+  assert.deepEqual(
+    field.valid ? undefined : [field.reason, field.errorCode],
+    ["mismatch", "SIGNATURE_INVALID"],
+  );
+  assert.match(
+    field.valid ? "" : field.errorMessage,
+    /1\.4 signature document covers the document/,
+  );
+  // ... and it does verify as the document signature it is
+  assert.deepEqual(
+    verifyDocumentSignature(
+      schemaSignatureSigningInput(document),
+      document.signature,
+      sk.publicKey,
+    ),
+    { valid: true },
+  );
+  // Any other object is misuse, not a result
+  const e = thrown(() => verifySchemaSignature(schemaBytes, {} as never, sk.publicKey));
+  assert.ok(e instanceof SchemaPinError && e.code === "INPUT_INVALID");
+  assert.match(e.message, /verifySchemaSignature: signature must be a string/);
 });

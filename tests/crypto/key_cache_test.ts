@@ -31,18 +31,18 @@ const tampered = utf8('{"name":"cacheD"}');
 /** Every verdict a key can give, to compare before and after caching/precomputation. */
 function verdicts(sk: PrivateKey, pem: string): string[] {
   const pk = parsePublicKeyPem(pem);
-  const sig = signSchema(sk, canonical);
+  const sig = signSchema(canonical, sk);
   const { r, s } = decodeEcdsaDer(decodeBase64Strict(sig, "signature"));
   const high = encodeBase64(encodeEcdsaDer({ r, s: p256.Point.Fn.ORDER - s }));
-  const doc = signDocument(sk, canonical);
+  const doc = signDocument(canonical, sk);
   const label = (c: { valid: boolean; reason?: string }) => c.valid ? "valid" : c.reason!;
   return [
-    label(verifySchemaSignature(pk, canonical, sig)),
-    label(verifySchemaSignature(pk, canonical, high)),
-    label(verifySchemaSignature(pk, tampered, sig)),
-    label(verifySchemaSignature(pk, canonical, doc)),
-    label(verifyDocumentSignature(pk, canonical, doc)),
-    label(verifyDocumentSignature(pk, tampered, doc)),
+    label(verifySchemaSignature(canonical, sig, pk)),
+    label(verifySchemaSignature(canonical, high, pk)),
+    label(verifySchemaSignature(tampered, sig, pk)),
+    label(verifySchemaSignature(canonical, doc, pk)),
+    label(verifyDocumentSignature(canonical, doc, pk)),
+    label(verifyDocumentSignature(tampered, doc, pk)),
   ];
 }
 const EXPECTED = ["valid", "valid", "mismatch", "single-hash", "valid", "mismatch"];
@@ -73,16 +73,16 @@ Deno.test("at most MAX_PRECOMPUTED keys keep tables; a key that lost its table s
   clearKeyCache();
   const hot = Array.from({ length: MAX_PRECOMPUTED + 2 }, () => generateKeyPair());
   const pk = hot.map((sk) => parsePublicKeyPem(sk.publicKey.pem));
-  const sigs = hot.map((sk) => signDocument(sk, canonical));
+  const sigs = hot.map((sk) => signDocument(canonical, sk));
   for (const [i, key] of pk.entries()) {
     for (let n = 0; n < PRECOMPUTE_AFTER; n++) {
-      assert.equal(verifyDocumentSignature(key, canonical, sigs[i]).valid, true);
+      assert.equal(verifyDocumentSignature(canonical, sigs[i], key).valid, true);
     }
   }
   assert.equal(keyCacheStats().precomputed, MAX_PRECOMPUTED);
   // key 0 was evicted from the precomputed set first
   assert.deepEqual(verdicts(hot[0], hot[0].publicKey.pem), EXPECTED);
-  assert.equal(verifyDocumentSignature(pk[0], canonical, sigs[1]).valid, false);
+  assert.equal(verifyDocumentSignature(canonical, sigs[1], pk[0]).valid, false);
 });
 
 Deno.test("the cache is bounded and evicted keys are parsed again", () => {
@@ -117,14 +117,14 @@ Deno.test("mutating input bytes after parsing changes neither the key nor later 
   assert.notEqual(pk.spki[pk.spki.length - 1], der[der.length - 1]);
   const e = thrown(() => publicKeyFromDer(der));
   assert.match(e.message, /not on the P-256 curve/);
-  assert.equal(verifySchemaSignature(pk, canonical, signSchema(sk, canonical)).valid, true);
+  assert.equal(verifySchemaSignature(canonical, signSchema(canonical, sk), pk).valid, true);
 });
 
 Deno.test("a hand-built PublicKey whose point disagrees with its spki is refused", () => {
   const a = generateKeyPair();
   const b = generateKeyPair();
   const forged = { ...a.publicKey, point: b.publicKey.point };
-  const e = thrown(() => verifySchemaSignature(forged, canonical, signSchema(b, canonical)));
+  const e = thrown(() => verifySchemaSignature(canonical, signSchema(canonical, b), forged));
   assert.ok(e instanceof SchemaPinError);
   assert.equal(e.code, "KEY_INVALID");
   assert.match(e.message, /point does not match its spki/);

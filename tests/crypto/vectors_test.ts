@@ -59,8 +59,8 @@ function checkVectors(data: Vectors): number {
       const digest = kind === "schema" ? sha256Hex(sha256(bytes)) : sha256Hex(bytes);
       assert.equal(e.ecdsa_digest, digest, `${e.name}: ecdsa_digest`);
       const got = kind === "schema"
-        ? verifySchemaSignature(pk, bytes, e.signature)
-        : verifyDocumentSignature(pk, bytes, e.signature);
+        ? verifySchemaSignature(bytes, e.signature, pk)
+        : verifyDocumentSignature(bytes, e.signature, pk);
       const want = e.expect === "valid" ? "valid" : `invalid/${e.reason}`;
       assert.equal(verdict(got), want, `${e.name}: verdict`);
       n++;

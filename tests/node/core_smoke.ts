@@ -37,9 +37,9 @@ check(canonicalizeJcs({ b: 1e21, a: 1 }) === '{"a":1,"b":1e+21}', "JCS");
 
 const key = generateKeyPair();
 const pub = parsePublicKeyPem(key.publicKey.pem);
-check(verifySchemaSignature(pub, canonical, signSchema(key, canonical)).valid, "schema signature");
-check(!verifySchemaSignature(pub, enc.encode("{}"), signSchema(key, canonical)).valid, "tamper");
-check(verifyDocumentSignature(pub, canonical, signDocument(key, canonical)).valid, "document");
+check(verifySchemaSignature(canonical, signSchema(canonical, key), pub).valid, "schema signature");
+check(!verifySchemaSignature(enc.encode("{}"), signSchema(canonical, key), pub).valid, "tamper");
+check(verifyDocumentSignature(canonical, signDocument(canonical, key), pub).valid, "document");
 check(privateKeyToPem(key).startsWith("-----BEGIN PRIVATE KEY-----"), "PKCS#8 export");
 
 const tool = { name: "echo", title: "Echo", description: "Echo", inputSchema: { type: "object" } };

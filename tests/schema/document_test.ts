@@ -21,7 +21,7 @@ Deno.test("a bare signature is §4.1's double hash over the canonical schema", (
   const schema = toolSchema();
   const sig = signSchemaBase64(schema, SIGNER);
   assert.deepEqual(
-    verifySchemaSignature(SIGNER.publicKey, canonicalizeSchemapinV1Bytes(schema), sig),
+    verifySchemaSignature(canonicalizeSchemapinV1Bytes(schema), sig, SIGNER.publicKey),
     { valid: true },
   );
   assert.throws(
@@ -57,7 +57,7 @@ Deno.test("signSchemaDocument writes a 1.4 document signed over its known fields
       `"signer_kid":"example-2026-05"}`,
   );
   assert.deepEqual(
-    verifyDocumentSignature(SIGNER.publicKey, schemaSignatureSigningInput(doc), doc.signature),
+    verifyDocumentSignature(schemaSignatureSigningInput(doc), doc.signature, SIGNER.publicKey),
     { valid: true },
   );
   // Round trip through the file format.

@@ -465,7 +465,7 @@ Deno.test("an expires_at that is not strict RFC 3339 fails with SIGNATURE_EXPIRE
   for (const bad of ["2099-01-01 00:00:00Z", "2099-01-01", "tomorrow", 4102444800, null]) {
     const doc = signSchemaDocument(schema, SIGNER, { signedAt: T0 });
     const withBad = { ...doc, expires_at: bad as never };
-    withBad.signature = signDocument(SIGNER, schemaSignatureSigningInput(withBad));
+    withBad.signature = signDocument(schemaSignatureSigningInput(withBad), SIGNER);
     const r = await verifySchemaOffline(options({ schema, signature: withBad as never, now: T0 }));
     expectFailure(r, "SIGNATURE_EXPIRED");
     assert.equal(r.expired, true);
@@ -572,7 +572,7 @@ Deno.test("the domain argument is validated and is the only source of the pin ke
 
 Deno.test("a single-hash signature (Go SDK bug) is invalid and says so", async () => {
   const schema = toolSchema();
-  const single = encodeBase64(signDigest(SIGNER, sha256(canonicalizeSchemapinV1Bytes(schema))));
+  const single = encodeBase64(signDigest(sha256(canonicalizeSchemapinV1Bytes(schema)), SIGNER));
   const r = await verifySchemaOffline(options({ schema, signature: single }));
   expectFailure(r, "SIGNATURE_INVALID");
   assert.match(r.errorMessage!, /single-hash/);

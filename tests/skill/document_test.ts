@@ -42,7 +42,7 @@ Deno.test("document: signing covers every field; defaults are filled in", () => 
   // The signing input is the canonical document with signature "".
   const input = skillSigningInput(doc);
   assert.equal(new TextDecoder().decode(input), canonicalizeSchemapinV1({ ...doc, signature: "" }));
-  assert.deepEqual(verifyDocumentSignature(key.publicKey, input, doc.signature), { valid: true });
+  assert.deepEqual(verifyDocumentSignature(input, doc.signature, key.publicKey), { valid: true });
 });
 
 Deno.test("document: formatted with known fields in order, pretty, newline-terminated", () => {
@@ -69,9 +69,9 @@ Deno.test("document: every signed field changes the signing input; unknown field
   });
   const verifies = (d: Record<string, unknown>) =>
     verifyDocumentSignature(
-      key.publicKey,
       skillSigningInput(parseSkillSignatureDocument(d).document),
       doc.signature,
+      key.publicKey,
     ).valid;
   assert.equal(verifies({ ...doc }), true);
   assert.equal(verifies({ ...doc, unknown_field: "anything" }), true);
@@ -189,7 +189,7 @@ Deno.test("document: a manifest path named __proto__ survives parsing and signin
   const reparsed = parseSkillSignatureDocument(JSON.parse(formatSkillSignatureDocument(doc)));
   assert.ok(Object.hasOwn(reparsed.document.file_manifest!, "__proto__"));
   assert.equal(
-    verifyDocumentSignature(key.publicKey, skillSigningInput(reparsed.document), doc.signature)
+    verifyDocumentSignature(skillSigningInput(reparsed.document), doc.signature, key.publicKey)
       .valid,
     true,
   );

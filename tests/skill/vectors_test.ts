@@ -64,7 +64,7 @@ for (const c of expected.document_cases) {
   Deno.test(`skill vectors: document case ${c.name} is ${c.expect}`, () => {
     const pk = parsePublicKeyPem(expected.public_key_pem);
     const { document } = parseSkillSignatureDocument(c.document);
-    const check = verifyDocumentSignature(pk, skillSigningInput(document), document.signature);
+    const check = verifyDocumentSignature(skillSigningInput(document), document.signature, pk);
     assert.equal(check.valid, c.expect === "valid");
   });
 }

@@ -76,7 +76,7 @@ async function withSignedSkill(
 /** Re-signs a hand-made document with `key` (to reach checks that follow the signature). */
 function resign(doc: Record<string, unknown>): Record<string, unknown> {
   const d = { ...doc, signature: "" } as unknown as SkillSignatureDocument;
-  return { ...doc, signature: signDocument(key, skillSigningInput(d)) };
+  return { ...doc, signature: signDocument(skillSigningInput(d), key) };
 }
 
 Deno.test("verify: a signed folder verifies; first use pins only with the opt-in", async () => {
