@@ -38,8 +38,19 @@ Deno.test("tests/ and examples/ resolve the library as deno.json does and lock i
   const root = await readJson("deno.json");
   const tests = await readJson("tests/deno.json");
   const examples = await readJson("examples/deno.json");
-  assert.deepEqual(tests.imports, root.imports, "tests/deno.json imports = deno.json imports");
-  assert.deepEqual(examples.imports, root.imports, "examples/deno.json imports = deno.json's");
+  // The same import map, plus the package's own name for each export: under deno.json,
+  // `jsr:@schemapin/schemapin/…` resolves to this checkout (the workspace package), and code
+  // under tests/ and examples/ written as a JSR reader would write it must resolve the same way.
+  const expected = { ...root.imports };
+  for (const [sub, file] of Object.entries(root.exports as Record<string, string>)) {
+    expected[`jsr:${root.name}${sub === "." ? "" : sub.slice(1)}`] = `.${file}`;
+  }
+  // (tests/deno.json may add test-only packages: that is where they belong.)
+  for (const [name, config] of [["tests", tests], ["examples", examples]]) {
+    for (const [key, value] of Object.entries(expected)) {
+      assert.equal(config.imports[key], value, `${name}/deno.json imports ${key}`);
+    }
+  }
   assert.equal(tests.lock, "./deno.lock");
   assert.equal(examples.lock, "../tests/deno.lock");
   // deno fmt and deno lint read the nearest deno.json: the same rules as the root's.
