@@ -48,7 +48,12 @@ Deno.test("tests/ and examples/ resolve the library as deno.json does and lock i
   // (tests/deno.json may add test-only packages: that is where they belong.)
   for (const [name, config] of [["tests", tests], ["examples", examples]]) {
     for (const [key, value] of Object.entries(expected)) {
-      assert.equal(config.imports[key], value, `${name}/deno.json imports ${key}`);
+      assert.equal(
+        config.imports[key],
+        value,
+        `${name}/deno.json must map "${key}": "${value}" (deno.json's import map and one entry ` +
+          `per export, so code under ${name}/ resolves the package's own name to this checkout)`,
+      );
     }
   }
   assert.equal(tests.lock, "./deno.lock");
