@@ -4,6 +4,7 @@
  * (`specs/contractpin-spec.md`).
  *
  * - §2 contract projection: {@linkcode projectContract}
+ * - §3 canonical JSON (RFC 8785 JCS): {@linkcode canonicalizeJcs}
  * - §3–§4 digests: {@linkcode toolDigest}, {@linkcode fieldDigests}, {@linkcode serverDigest},
  *   {@linkcode digestToolList}
  * - §5 lock file: {@linkcode parseLock}, {@linkcode serializeLock}, {@linkcode buildLock}
@@ -18,14 +19,14 @@
  *
  * @example Digest a saved tools/list result
  * ```ts
- * import { digestToolList } from "@schemapin/schemapin/contractpin";
+ * import { digestToolList } from "jsr:@schemapin/schemapin/contractpin";
  * const list = digestToolList([{ name: "echo", description: "Echo back", inputSchema: { type: "object" } }]);
  * console.log(list.digest, list.tools.get("echo")?.digest);
  * ```
  *
  * @example Verify a lock against live servers
- * ```ts ignore
- * import { parseLock, verifyLock, formatHuman } from "@schemapin/schemapin/contractpin";
+ * ```ts
+ * import { formatHuman, parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
  * const lock = parseLock(await Deno.readFile("contractpin.lock"));
  * const report = await verifyLock({ lock, lockPath: "contractpin.lock" });
  * console.log(formatHuman(report));
@@ -36,13 +37,12 @@
  */
 
 export {
-  CONTRACT_FIELDS,
-  OPTIONAL_CONTRACT_FIELDS,
-  projectContract,
-  REQUIRED_CONTRACT_FIELDS,
-} from "./lib/contractpin/contract.ts";
+  canonicalizeJcs,
+  canonicalizeJcsBytes,
+  CONTRACTPIN_CANONICAL_JSON_1,
+} from "./lib/json/canonical_jcs.ts";
+export { CONTRACT_FIELDS, projectContract } from "./lib/contractpin/contract.ts";
 export {
-  DIGEST_PATTERN,
   type DigestedTool,
   type DigestedToolList,
   digestJson,
@@ -55,47 +55,32 @@ export {
   buildLock,
   type ContractLock,
   DEFAULT_LOCK_FILE,
-  formatGeneratedAt,
-  identityOf,
   LOCK_ALGORITHM,
   LOCK_VERSION,
   type LockServer,
-  lockServerEntry,
   type LockTool,
   parseLock,
-  recomputeServerDigest,
   serializeLock,
   type ServerIdentity,
   type TransportKind,
 } from "./lib/contractpin/lock.ts";
 export {
   compareTools,
-  displayNotices,
   type DriftedTool,
-  LONG_META_TEXT,
-  metaTextNotices,
   type Notice,
-  sameIdentity,
-  serverPasses,
   type ToolComparison,
   type ToolDiff,
 } from "./lib/contractpin/verify.ts";
 export {
   contractDiff,
   type ContractSnapshot,
-  defaultSnapshotPath,
   parseSnapshot,
-  renderContract,
   serializeSnapshot,
-  SNAPSHOT_VERSION,
   snapshotServer,
   type SnapshotTool,
 } from "./lib/contractpin/snapshot.ts";
-export { type DiffLine, diffLines, unifiedDiff } from "./lib/contractpin/diff.ts";
 export {
   type Finding,
-  findings,
-  finishReport,
   formatGithub,
   formatHuman,
   formatSarif,
@@ -105,8 +90,6 @@ export {
   type VerifyReport,
 } from "./lib/contractpin/report.ts";
 export {
-  DEFAULT_CONCURRENCY,
-  fetchLive,
   type LiveResult,
   type PinOutcome,
   pinServers,
@@ -114,12 +97,8 @@ export {
   verifyLock,
   type VerifyRequest,
 } from "./lib/contractpin/run.ts";
-export {
-  enumerateTarget,
-  type PreparedTarget,
-  prepareTarget,
-  type ServerTarget,
-} from "./lib/contractpin/live.ts";
+export type { ServerTarget } from "./lib/contractpin/live.ts";
+export type { EnvLookup, HeaderTemplate, SecretWarning } from "./lib/contractpin/secrets.ts";
 export {
   type ConfigContext,
   type ConfigEntry,
@@ -132,26 +111,8 @@ export {
   type DiscoveryEnvironment,
   type McpClient,
 } from "./lib/contractpin/discover.ts";
-export {
-  type EnvLookup,
-  expandVariables,
-  findSecretArguments,
-  type HeaderTemplate,
-  parseHeader,
-  redactCommand,
-  sanitizeEnv,
-  sanitizeIdentity,
-  sanitizeUrl,
-  type SecretArgument,
-  type SecretWarning,
-} from "./lib/contractpin/secrets.ts";
 export { ServerFailure, type ServerFailureKind } from "./lib/contractpin/mcp/errors.ts";
 export {
-  CLIENT_PROTOCOL_VERSION,
-  collectPages,
-  DEFAULT_MAX_PAGES,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  DEFAULT_STARTUP_TIMEOUT_MS,
   type ListOptions,
   listTools,
   type McpTransport,
@@ -159,6 +120,11 @@ export {
 } from "./lib/contractpin/mcp/session.ts";
 export { spawnStdio, type StdioOptions, StdioTransport } from "./lib/contractpin/mcp/stdio.ts";
 export { connectHttp, type HttpOptions, HttpTransport } from "./lib/contractpin/mcp/http.ts";
-export { listingFromDump, readToolsDump } from "./lib/contractpin/mcp/file.ts";
+export { readToolsDump } from "./lib/contractpin/mcp/file.ts";
 export type { JsonObject, JsonValue } from "./lib/json/types.ts";
-export { type ErrorCode, type ErrorDetails, SchemaPinError } from "./lib/errors.ts";
+export {
+  type ErrorCode,
+  type ErrorDetails,
+  isSchemaPinError,
+  SchemaPinError,
+} from "./lib/errors.ts";

@@ -2,11 +2,70 @@
 // where an object, bytes or a key is expected gets a SchemaPinError INPUT_INVALID naming the
 // function and the argument, never a raw TypeError from deep inside. A table calls each
 // export with a bad argument (the others valid, so the check of that argument is what
-// answers); a sweep calls every function and class exported by mod.ts and contractpin.ts with
-// nothing, undefined, null, a number and an empty object.
+// answers); a sweep calls every function and class exported by the entry points (deno.json
+// "exports") — and the functions they exported before issue 16, internal now — with nothing,
+// undefined, null, a number and an empty object.
 import assert from "node:assert/strict";
-import * as mod from "../mod.ts";
+import * as root from "../mod.ts";
+import * as schema from "../schema.ts";
+import * as skill from "../skill.ts";
+import * as discovery from "../discovery.ts";
+import * as pins from "../pins.ts";
+import * as keys from "../keys.ts";
+import * as bundle from "../bundle.ts";
 import * as contractpin from "../contractpin.ts";
+import * as guard from "../guard.ts";
+import { addAuthorityIfAbsent, makeAuthorityRecord } from "../lib/bundle/authority.ts";
+import { checkKid, parseTrustBundleFields } from "../lib/bundle/bundle.ts";
+import { diffLines, unifiedDiff } from "../lib/contractpin/diff.ts";
+import { prepareTarget } from "../lib/contractpin/live.ts";
+import {
+  formatGeneratedAt,
+  identityOf,
+  lockServerEntry,
+  recomputeServerDigest,
+} from "../lib/contractpin/lock.ts";
+import { findings, finishReport } from "../lib/contractpin/report.ts";
+import {
+  expandVariables,
+  findSecretArguments,
+  parseHeader,
+  redactCommand,
+  sanitizeEnv,
+  sanitizeIdentity,
+  sanitizeUrl,
+} from "../lib/contractpin/secrets.ts";
+import { defaultSnapshotPath, renderContract } from "../lib/contractpin/snapshot.ts";
+import {
+  displayNotices,
+  metaTextNotices,
+  sameIdentity,
+  serverPasses,
+} from "../lib/contractpin/verify.ts";
+import { collectPages } from "../lib/contractpin/mcp/session.ts";
+import { listingFromDump } from "../lib/contractpin/mcp/file.ts";
+import { decodeBase64Strict, encodeBase64 } from "../lib/crypto/base64.ts";
+import { sha256, sha256Hex } from "../lib/crypto/hash.ts";
+import { checkFetchUrl, fetchHttpsJson } from "../lib/discovery/http.ts";
+import { lookupTxt, parseDnsServer } from "../lib/dns/resolve.ts";
+import { checkDnsKid, isSchemapinRecord, selectDnsTxtRecord } from "../lib/dns/txt.ts";
+import { formatAuditEntry } from "../lib/guard/audit.ts";
+import { errorResponse, idKey } from "../lib/guard/core.ts";
+import { isLoopbackHost } from "../lib/guard/http.ts";
+import { describeProblems } from "../lib/guard/policy.ts";
+import { parseJsonText } from "../lib/json/parse.ts";
+import { findRevokedKey, isRevocationReason, isRevokedInList } from "../lib/revocation/document.ts";
+import { signSchemaBase64 } from "../lib/schema/document.ts";
+import { dnsBeforePinHook } from "../lib/schema/resolver_verify.ts";
+import { clearSignatureCheckCache } from "../lib/schema/verify.ts";
+import { skillAlgorithmFor } from "../lib/skill/document.ts";
+import { skillNameFromFrontMatter } from "../lib/skill/front_matter.ts";
+import { checkSkillPath } from "../lib/skill/hash.ts";
+import { readSkillName } from "../lib/skill/sign.ts";
+import { verifySkillOfflineWithHook } from "../lib/skill/verify.ts";
+import { walkSkillDir } from "../lib/skill/walk.ts";
+import { fetchLive } from "../lib/contractpin/run.ts";
+import { formatRfc3339, parseDuration, parseRfc3339 } from "../lib/time/rfc3339.ts";
 import { SchemaPinError } from "../lib/errors.ts";
 import {
   argumentError,
@@ -15,6 +74,87 @@ import {
   checkMethods,
   describeValue,
 } from "../lib/arguments.ts";
+
+/** The entry points (deno.json "exports"). */
+const ENTRIES = { root, schema, skill, discovery, pins, keys, bundle, contractpin, guard };
+
+/** Functions mod.ts or contractpin.ts exported before the split (issue 16), internal now. */
+const FORMERLY_PUBLIC = {
+  addAuthorityIfAbsent,
+  checkDnsKid,
+  checkFetchUrl,
+  checkKid,
+  checkSkillPath,
+  clearSignatureCheckCache,
+  collectPages,
+  decodeBase64Strict,
+  defaultSnapshotPath,
+  describeProblems,
+  diffLines,
+  displayNotices,
+  dnsBeforePinHook,
+  encodeBase64,
+  errorResponse,
+  expandVariables,
+  fetchHttpsJson,
+  fetchLive,
+  findings,
+  findRevokedKey,
+  findSecretArguments,
+  finishReport,
+  formatAuditEntry,
+  formatGeneratedAt,
+  formatRfc3339,
+  identityOf,
+  idKey,
+  isLoopbackHost,
+  isRevocationReason,
+  isRevokedInList,
+  isSchemapinRecord,
+  listingFromDump,
+  lockServerEntry,
+  lookupTxt,
+  makeAuthorityRecord,
+  metaTextNotices,
+  parseDnsServer,
+  parseDuration,
+  parseHeader,
+  parseJsonText,
+  parseRfc3339,
+  parseTrustBundleFields,
+  prepareTarget,
+  readSkillName,
+  recomputeServerDigest,
+  redactCommand,
+  renderContract,
+  sameIdentity,
+  sanitizeEnv,
+  sanitizeIdentity,
+  sanitizeUrl,
+  selectDnsTxtRecord,
+  serverPasses,
+  sha256,
+  sha256Hex,
+  signSchemaBase64,
+  skillAlgorithmFor,
+  skillNameFromFrontMatter,
+  unifiedDiff,
+  verifySkillOfflineWithHook,
+  walkSkillDir,
+};
+
+const mod = {
+  ...root,
+  ...schema,
+  ...skill,
+  ...discovery,
+  ...pins,
+  ...keys,
+  ...bundle,
+  ...contractpin,
+  ...guard,
+  ...FORMERLY_PUBLIC,
+};
 
 const sk = mod.generateKeyPair();
 const pk = sk.publicKey;
@@ -349,15 +489,15 @@ const TABLE: Row[] = [
     "report.servers",
     "undefined",
   ],
-  [() => contractpin.redactCommand("npx server" as never), "redactCommand", "command", "a string"],
+  [() => mod.redactCommand("npx server" as never), "redactCommand", "command", "a string"],
   [
-    () => contractpin.expandVariables("${A}", undefined as never, "env"),
+    () => mod.expandVariables("${A}", undefined as never, "env"),
     "expandVariables",
     "env",
     "undefined",
   ],
   [
-    () => contractpin.unifiedDiff([], [], "a", undefined as never),
+    () => mod.unifiedDiff([], [], "a", undefined as never),
     "unifiedDiff",
     "toLabel",
     "undefined",
@@ -419,7 +559,7 @@ Deno.test("library misuse: SchemaPinError INPUT_INVALID naming the function and 
 
 /** Every function and class exported by the two entry points, by name. */
 function exportedFunctions(): [string, (...args: unknown[]) => unknown][] {
-  const all: Record<string, unknown> = { ...contractpin, ...mod };
+  const all: Record<string, unknown> = mod;
   return Object.keys(all).sort().filter((k) => typeof all[k] === "function").map((k) => [
     k,
     all[k] as (...args: unknown[]) => unknown,
@@ -477,12 +617,19 @@ const SWEEP: [string, unknown[]][] = [
   ["an empty object", [{}, {}, {}]],
 ];
 
-Deno.test("every export of mod.ts and contractpin.ts: bad arguments never throw a raw error", async () => {
+Deno.test("every export of every entry point: bad arguments never throw a raw error", async () => {
   const cwd = Deno.cwd();
   const dir = await Deno.makeTempDir({ prefix: "schemapin-misuse-" });
   Deno.chdir(dir); // nothing of the sweep may write, but if it did, not into the checkout
   try {
     const exports = exportedFunctions();
+    const entryFunctions = Object.values(ENTRIES).flatMap((e) =>
+      Object.values(e).filter((v) => typeof v === "function")
+    );
+    assert.ok(
+      new Set(entryFunctions).size >= 120,
+      `only ${new Set(entryFunctions).size} functions`,
+    );
     assert.ok(exports.length >= 200, `only ${exports.length} exports`);
     const raw: string[] = [];
     const silent: string[] = [];

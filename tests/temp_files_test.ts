@@ -11,7 +11,7 @@ import {
   untrackTempFile,
 } from "../lib/temp_files.ts";
 import { AtomicBatchWriter, writeFileAtomic } from "../lib/cli/io.ts";
-import { FilePinStore, seedPin } from "../mod.ts";
+import { FilePinStore, seedPin } from "../pins.ts";
 import { exists, withTempDir } from "./cli/run.ts";
 
 Deno.test("removeTrackedTempFiles removes what is tracked, skips what is gone, forgets all", async () => {

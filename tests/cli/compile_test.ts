@@ -6,6 +6,7 @@ import { schemapinTaskFlags } from "./run.ts";
 import { childCommand, denoCommand } from "../process.ts";
 import { startConnectProxy } from "../fixtures/network/proxy.ts";
 import { offlineDenoDir, offlineEnv } from "../offline_deno.ts";
+import { ENTRY_POINTS } from "../entry_points.ts";
 
 const denoJson = await Deno.readTextFile(new URL("../../deno.json", import.meta.url));
 
@@ -108,7 +109,7 @@ async function checkoutCopy(dir: string): Promise<string> {
     for await (const e of Deno.readDir(from)) await copy(`${from}/${e.name}`, `${to}/${e.name}`);
   };
   for (
-    const path of ["deno.json", "deno.lock", "cli.ts", "mod.ts", "contractpin.ts", "lib", "scripts"]
+    const path of ["deno.json", "deno.lock", "cli.ts", ...ENTRY_POINTS, "lib", "scripts"]
   ) {
     await copy(`${repo}${path}`, `${work}/${path}`);
   }

@@ -3,24 +3,17 @@
  * tests/node/node_test.ts. It must not touch any Deno-only API. Prints "core ok" on success;
  * throws (non-zero exit) on the first mismatch.
  */
+import { generateKeyPair, parseJson, parsePublicKeyPem, privateKeyToPem } from "../../mod.ts";
+import { canonicalizeSchemapinV1Bytes, signSchema, verifySchemaSignature } from "../../schema.ts";
+import { signDocument, verifyDocumentSignature } from "../../keys.ts";
 import {
-  canonicalizeJcs,
-  canonicalizeSchemapinV1Bytes,
   createTrustBundle,
-  generateKeyPair,
   MemoryBundleAuthorityStore,
-  parseJson,
-  parsePublicKeyPem,
-  privateKeyToPem,
   seedBundleAuthority,
-  signDocument,
-  signSchema,
   signTrustBundle,
-  verifyDocumentSignature,
-  verifySchemaSignature,
   verifyTrustBundle,
-} from "../../mod.ts";
-import { digestToolList, projectContract, toolDigest } from "../../contractpin.ts";
+} from "../../bundle.ts";
+import { canonicalizeJcs, digestToolList, projectContract, toolDigest } from "../../contractpin.ts";
 
 function check(condition: boolean, what: string): void {
   if (!condition) throw new Error(`core smoke: ${what}`);
