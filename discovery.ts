@@ -37,13 +37,15 @@
  * import {
  *   ChainResolver,
  *   LocalFileResolver,
+ *   parseDiscoveryDocument,
  *   resolveTrustDocuments,
  *   WellKnownResolver,
  * } from "jsr:@schemapin/schemapin/discovery";
  *
  * const resolver = new ChainResolver([new LocalFileResolver("./trust"), new WellKnownResolver()]);
  * const trust = await resolveTrustDocuments(resolver, "example.com");
- * console.log(trust.discoverySource, trust.discovery.developer_name);
+ * const { document } = parseDiscoveryDocument(trust.discovery, trust.discoverySource);
+ * console.log(trust.discoverySource, document.developer_name);
  * ```
  *
  * @module

@@ -32,11 +32,11 @@
  * import { verifySchemaWithResolver } from "jsr:@schemapin/schemapin/schema";
  * import { WellKnownResolver } from "jsr:@schemapin/schemapin/discovery";
  * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
- * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { type JsonObject, parseJson } from "jsr:@schemapin/schemapin";
  *
  * const result = await verifySchemaWithResolver({
  *   schema: parseJson(await Deno.readFile("tool.json"), "tool.json"),
- *   signature: parseJson(await Deno.readFile("tool.json.sig"), "tool.json.sig") as object,
+ *   signature: parseJson(await Deno.readFile("tool.json.sig"), "tool.json.sig") as JsonObject,
  *   toolId: "add",
  *   domain: "example.com",
  *   resolver: new WellKnownResolver(),

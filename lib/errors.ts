@@ -21,7 +21,7 @@
  *
  * @example
  * ```ts
- * import type { ErrorCode } from "./errors.ts";
+ * import type { ErrorCode } from "jsr:@schemapin/schemapin";
  * const code: ErrorCode = "SIGNATURE_INVALID";
  * ```
  */
@@ -65,7 +65,7 @@ export interface StepFailure {
  *
  * @example
  * ```ts
- * import { SchemaPinError } from "./errors.ts";
+ * import { SchemaPinError } from "jsr:@schemapin/schemapin";
  * try {
  *   throw new SchemaPinError("JSON_INVALID", "duplicate key \"a\" at byte 9", { offset: 9 });
  * } catch (e) {
@@ -93,7 +93,7 @@ export class SchemaPinError extends Error {
  *
  * @example
  * ```ts
- * import { isSchemaPinError, SchemaPinError } from "./errors.ts";
+ * import { isSchemaPinError, SchemaPinError } from "jsr:@schemapin/schemapin";
  * isSchemaPinError(new SchemaPinError("KEY_INVALID", "x"), "KEY_INVALID"); // true
  * ```
  */

@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import { VERSION } from "./version.ts";
+ * import { VERSION } from "jsr:@schemapin/schemapin";
  * console.log(`schemapin ${VERSION}`);
  * ```
  */

@@ -36,7 +36,7 @@ export interface A2aVerificationContext {
  *
  * @example
  * ```ts
- * import { isUnrestricted } from "./context.ts";
+ * import { isUnrestricted } from "jsr:@schemapin/schemapin/schema";
  * isUnrestricted([]); // true
  * isUnrestricted(["example.com"]); // false
  * ```
@@ -63,7 +63,7 @@ function matches(pattern: string, domain: string): boolean {
  *
  * @example
  * ```ts
- * import { allows } from "./context.ts";
+ * import { allows } from "jsr:@schemapin/schemapin/schema";
  * allows(["*.client.com"], "api.client.com"); // true
  * allows(["*.client.com"], "client.com"); // false
  * allows([], "anything.example"); // true
@@ -86,7 +86,7 @@ export function allows(list: readonly string[], domain: string): boolean {
  *
  * @example
  * ```ts
- * import { intersect } from "./context.ts";
+ * import { intersect } from "jsr:@schemapin/schemapin/schema";
  * intersect([], ["a.com"]); // ["a.com"]
  * intersect(["a.com", "b.com"], ["b.com"]); // ["b.com"]
  * intersect(["a.com"], ["b.com"]); // [] — which means unrestricted!

@@ -103,7 +103,7 @@ export function makeAuthorityRecord(fields: {
  *
  * @example
  * ```ts
- * import { MemoryBundleAuthorityStore } from "./authority.ts";
+ * import { MemoryBundleAuthorityStore } from "jsr:@schemapin/schemapin/bundle";
  * const store = new MemoryBundleAuthorityStore();
  * ```
  */
@@ -277,7 +277,10 @@ export function addAuthorityIfAbsent(
  *
  * @example
  * ```ts
- * import { MemoryBundleAuthorityStore, seedBundleAuthority } from "./authority.ts";
+ * import {
+ *   MemoryBundleAuthorityStore,
+ *   seedBundleAuthority,
+ * } from "jsr:@schemapin/schemapin/bundle";
  * const store = new MemoryBundleAuthorityStore();
  * await seedBundleAuthority(store, "authority-2026", "sha256:" + "ab".repeat(32));
  * ```

@@ -301,7 +301,7 @@ export function parseTrustBundleFields(
  *
  * @example
  * ```ts
- * import { createTrustBundle, parseTrustBundle } from "./bundle.ts";
+ * import { createTrustBundle, parseTrustBundle } from "jsr:@schemapin/schemapin/bundle";
  * const bundle = parseTrustBundle(createTrustBundle("2026-05-15T00:00:00Z"), "bundle.json");
  * bundle.documents.length; // 0
  * ```
@@ -320,7 +320,7 @@ export function parseTrustBundle(value: unknown, source = "trust bundle"): Trust
  *
  * @example
  * ```ts
- * import { createTrustBundle, isSignedTrustBundle } from "./bundle.ts";
+ * import { createTrustBundle, isSignedTrustBundle } from "jsr:@schemapin/schemapin/bundle";
  * isSignedTrustBundle(createTrustBundle("2026-05-15T00:00:00Z")); // false
  * ```
  */
@@ -338,7 +338,7 @@ export function isSignedTrustBundle(value: unknown): boolean {
  *
  * @example
  * ```ts
- * import { createTrustBundle } from "./bundle.ts";
+ * import { createTrustBundle } from "jsr:@schemapin/schemapin/bundle";
  * createTrustBundle("2026-05-15T00:00:00Z");
  * // { schemapin_bundle_version: "1.2", created_at: "2026-05-15T00:00:00Z", documents: [], revocations: [] }
  * ```
@@ -512,7 +512,7 @@ export function findInTrustBundle(
  *
  * @example
  * ```ts
- * import { createTrustBundle, trustBundleSigningInput } from "./bundle.ts";
+ * import { createTrustBundle, trustBundleSigningInput } from "jsr:@schemapin/schemapin/bundle";
  * new TextDecoder().decode(trustBundleSigningInput(createTrustBundle("2026-05-15T00:00:00Z")));
  * // '{"created_at":"2026-05-15T00:00:00Z","documents":[],"revocations":[],"schemapin_bundle_version":"1.2","signature":""}'
  * ```

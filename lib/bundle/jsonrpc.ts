@@ -81,7 +81,7 @@ function toValue(input: unknown, what: string): unknown {
  *
  * @example
  * ```ts
- * import { buildTrustBundleRequest } from "./jsonrpc.ts";
+ * import { buildTrustBundleRequest } from "jsr:@schemapin/schemapin/bundle";
  * buildTrustBundleRequest(1);
  * // { jsonrpc: "2.0", id: 1, method: "schemapin/trustBundle", params: {} }
  * ```
@@ -114,7 +114,10 @@ function checkDomains(list: unknown, where: string): string[] {
  *
  * @example
  * ```ts
- * import { buildTrustBundleRequest, parseTrustBundleRequest } from "./jsonrpc.ts";
+ * import {
+ *   buildTrustBundleRequest,
+ *   parseTrustBundleRequest,
+ * } from "jsr:@schemapin/schemapin/bundle";
  * parseTrustBundleRequest(JSON.stringify(buildTrustBundleRequest("a"))).id; // "a"
  * ```
  */
@@ -154,8 +157,7 @@ export function parseTrustBundleRequest(
  *
  * @example
  * ```ts
- * import { buildTrustBundleResponse } from "./jsonrpc.ts";
- * import { createTrustBundle } from "./bundle.ts";
+ * import { buildTrustBundleResponse, createTrustBundle } from "jsr:@schemapin/schemapin/bundle";
  * buildTrustBundleResponse(1, createTrustBundle("2026-05-15T00:00:00Z")).result.bundle.created_at;
  * // "2026-05-15T00:00:00Z"
  * ```
@@ -175,7 +177,7 @@ export function buildTrustBundleResponse(id: JsonRpcId, bundle: unknown): TrustB
  *
  * @example
  * ```ts
- * import { buildTrustBundleErrorResponse } from "./jsonrpc.ts";
+ * import { buildTrustBundleErrorResponse } from "jsr:@schemapin/schemapin/bundle";
  * buildTrustBundleErrorResponse(1, -32000, "no bundle").error.code; // -32000
  * ```
  */
@@ -210,8 +212,11 @@ const RESPONSE_MEMBERS = ["jsonrpc", "id", "result", "error"];
  *
  * @example
  * ```ts
- * import { buildTrustBundleResponse, parseTrustBundleResponse } from "./jsonrpc.ts";
- * import { createTrustBundle } from "./bundle.ts";
+ * import {
+ *   buildTrustBundleResponse,
+ *   createTrustBundle,
+ *   parseTrustBundleResponse,
+ * } from "jsr:@schemapin/schemapin/bundle";
  * const response = buildTrustBundleResponse(7, createTrustBundle("2026-05-15T00:00:00Z"));
  * parseTrustBundleResponse(JSON.stringify(response), 7).created_at; // "2026-05-15T00:00:00Z"
  * ```

@@ -71,7 +71,7 @@ export class VerifiedTrustBundle {
    *
    * @example
    * ```ts
-   * import { VerifiedTrustBundle } from "./verify.ts";
+   * import { VerifiedTrustBundle } from "jsr:@schemapin/schemapin/bundle";
    * VerifiedTrustBundle.is({ bundle: {}, kid: "k", fingerprint: "f" }); // false
    * ```
    */

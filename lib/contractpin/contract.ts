@@ -47,7 +47,7 @@ function own(o: JsonObject, key: string): JsonValue | undefined {
  *
  * @example
  * ```ts
- * import { projectContract } from "./contract.ts";
+ * import { projectContract } from "jsr:@schemapin/schemapin/contractpin";
  * projectContract({ name: "add", title: "Add", inputSchema: { type: "object" } });
  * // { name: "add", description: null, inputSchema: { type: "object" } }
  * ```

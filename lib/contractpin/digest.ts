@@ -21,7 +21,7 @@ export const DIGEST_PATTERN: RegExp = /^sha256:[0-9a-f]{64}$/;
  *
  * @example
  * ```ts
- * import { digestJson } from "./digest.ts";
+ * import { digestJson } from "jsr:@schemapin/schemapin/contractpin";
  * digestJson({}).length; // 71
  * ```
  */
@@ -36,8 +36,7 @@ export function digestJson(value: unknown): string {
  *
  * @example
  * ```ts
- * import { projectContract } from "./contract.ts";
- * import { toolDigest } from "./digest.ts";
+ * import { projectContract, toolDigest } from "jsr:@schemapin/schemapin/contractpin";
  * toolDigest(projectContract({ name: "echo" }));
  * ```
  */
@@ -51,7 +50,7 @@ export function toolDigest(contract: JsonObject): string {
  *
  * @example
  * ```ts
- * import { fieldDigests } from "./digest.ts";
+ * import { fieldDigests } from "jsr:@schemapin/schemapin/contractpin";
  * Object.keys(fieldDigests({ name: "echo", description: null, inputSchema: null }));
  * // ["description", "inputSchema", "name"]
  * ```
@@ -68,7 +67,7 @@ export function fieldDigests(contract: JsonObject): Record<string, string> {
  *
  * @example
  * ```ts
- * import { serverDigest } from "./digest.ts";
+ * import { serverDigest } from "jsr:@schemapin/schemapin/contractpin";
  * serverDigest(new Map([["echo", "sha256:" + "0".repeat(64)]]));
  * ```
  */
@@ -155,7 +154,7 @@ export interface DigestedToolList {
  *
  * @example
  * ```ts
- * import { digestToolList } from "./digest.ts";
+ * import { digestToolList } from "jsr:@schemapin/schemapin/contractpin";
  * const list = digestToolList([{ name: "a" }, { name: "b", description: "B" }]);
  * console.log(list.tools.size, list.digest);
  * ```

@@ -70,7 +70,7 @@ export const CLIENT_CAPABILITY = /^[a-z][A-Za-z0-9_]*$/;
  *
  * @example
  * ```ts
- * import { normalizeClientCapabilities } from "jsr:@schemapin/schemapin/contractpin";
+ * import { normalizeClientCapabilities } from "./lock.ts";
  * normalizeClientCapabilities(["sampling", "roots", "roots"]); // ["roots", "sampling"]
  * ```
  */
@@ -303,7 +303,7 @@ function parseServer(name: string, v: JsonValue, source: string): LockServer {
  *
  * @example
  * ```ts
- * import { parseLock } from "./lock.ts";
+ * import { parseLock } from "jsr:@schemapin/schemapin/contractpin";
  * const text = '{"contractpin":"1","algorithm":"sha256","canonicalization":' +
  *   '"contractpin-canonical-json/1","generated_at":"2026-01-01T00:00:00Z","servers":{}}';
  * parseLock(new TextEncoder().encode(text)).servers; // {}
@@ -389,7 +389,7 @@ export function lockServerEntry(
  *
  * @example
  * ```ts
- * import { buildLock } from "./lock.ts";
+ * import { buildLock } from "jsr:@schemapin/schemapin/contractpin";
  * buildLock({}, new Date(0)).generated_at; // "1970-01-01T00:00:00Z"
  * ```
  */
@@ -414,7 +414,7 @@ export function buildLock(
  *
  * @example
  * ```ts
- * import { buildLock, serializeLock } from "./lock.ts";
+ * import { buildLock, serializeLock } from "jsr:@schemapin/schemapin/contractpin";
  * serializeLock(buildLock({}, new Date(0))).endsWith("}\n"); // true
  * ```
  */

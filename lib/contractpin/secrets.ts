@@ -472,7 +472,7 @@ function credentialIn(text: string): { reason: string; suggestion: string; shown
  *
  * @example
  * ```ts
- * import { findSecretArguments } from "jsr:@schemapin/schemapin/contractpin";
+ * import { findSecretArguments } from "./secrets.ts";
  * const [f] = findSecretArguments(["srv", "--api-key=sk-live-0123456789abcdef0123"]);
  * console.log(f.index, f.shown, f.suggestion); // 1 --api-key=… --api-key=${API_KEY}
  * ```
@@ -533,7 +533,7 @@ export function findSecretArguments(command: readonly string[]): SecretArgument[
  *
  * @example
  * ```ts
- * import { redactCommand } from "jsr:@schemapin/schemapin/contractpin";
+ * import { redactCommand } from "./secrets.ts";
  * redactCommand(["srv", "--token", "ghp_0123456789abcdefghij0123"]); // ["srv", "--token", "…"]
  * ```
  */

@@ -63,8 +63,7 @@ export function defaultSnapshotPath(lockPath: string): string {
  *
  * @example
  * ```ts
- * import { digestToolList } from "./digest.ts";
- * import { snapshotServer } from "./snapshot.ts";
+ * import { digestToolList, snapshotServer } from "jsr:@schemapin/schemapin/contractpin";
  * Object.keys(snapshotServer(digestToolList([{ name: "a", title: "A" }])).tools); // ["a"]
  * ```
  */
@@ -86,7 +85,7 @@ export function snapshotServer(list: DigestedToolList): { tools: Record<string, 
  *
  * @example
  * ```ts
- * import { serializeSnapshot } from "./snapshot.ts";
+ * import { serializeSnapshot } from "jsr:@schemapin/schemapin/contractpin";
  * serializeSnapshot({ servers: {} }).startsWith("{\n"); // true
  * ```
  */
@@ -114,7 +113,7 @@ function bad(source: string, message: string): SchemaPinError {
  *
  * @example
  * ```ts
- * import { parseSnapshot, serializeSnapshot } from "./snapshot.ts";
+ * import { parseSnapshot, serializeSnapshot } from "jsr:@schemapin/schemapin/contractpin";
  * const text = serializeSnapshot({ servers: {} });
  * parseSnapshot(new TextEncoder().encode(text), "s.json").servers; // {}
  * ```
@@ -236,7 +235,7 @@ export function renderContract(contract: JsonObject): string[] {
  *
  * @example
  * ```ts
- * import { contractDiff } from "./snapshot.ts";
+ * import { contractDiff } from "jsr:@schemapin/schemapin/contractpin";
  * contractDiff("srv", "echo", { name: "echo", description: "a", inputSchema: null },
  *   { name: "echo", description: "b", inputSchema: null });
  * ```

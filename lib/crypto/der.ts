@@ -593,7 +593,7 @@ export function derToP1363(der: Uint8Array): Uint8Array<ArrayBuffer> {
  *
  * @example
  * ```ts
- * import { p1363ToDer } from "./der.ts";
+ * import { p1363ToDer } from "jsr:@schemapin/schemapin/keys";
  * const raw = new Uint8Array(64);
  * raw[31] = 1;
  * raw[63] = 2;

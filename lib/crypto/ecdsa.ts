@@ -46,7 +46,7 @@ const Fp = Point.Fp;
  *
  * @example
  * ```ts
- * import type { SignatureCheck } from "./ecdsa.ts";
+ * import type { SignatureCheck } from "jsr:@schemapin/schemapin/keys";
  * const check: SignatureCheck = {
  *   valid: false,
  *   reason: "mismatch",
@@ -252,8 +252,8 @@ export function verifyDigest(
  *
  * @example
  * ```ts
- * import { generateKeyPair } from "./keys.ts";
- * import { signSchema, verifySchemaSignature } from "./ecdsa.ts";
+ * import { signSchema, verifySchemaSignature } from "jsr:@schemapin/schemapin/schema";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
  * const sk = generateKeyPair();
  * const canonical = new TextEncoder().encode('{"name":"tool"}');
  * verifySchemaSignature(canonical, signSchema(canonical, sk), sk.publicKey); // { valid: true }
@@ -278,8 +278,8 @@ export function signSchema(canonical: Uint8Array, privateKey: PrivateKey): strin
  *
  * @example
  * ```ts
- * import { generateKeyPair } from "./keys.ts";
- * import { signSchema, verifySchemaSignature } from "./ecdsa.ts";
+ * import { signSchema, verifySchemaSignature } from "jsr:@schemapin/schemapin/schema";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
  * const sk = generateKeyPair();
  * const sig = signSchema(new TextEncoder().encode("{}"), sk);
  * const check = verifySchemaSignature(new TextEncoder().encode('{"a":1}'), sig, sk.publicKey);
@@ -323,8 +323,11 @@ export function verifySchemaSignature(
  *
  * @example
  * ```ts
- * import { generateKeyPair } from "./keys.ts";
- * import { signDocument, verifyDocumentSignature } from "./ecdsa.ts";
+ * import {
+ *   generateKeyPair,
+ *   signDocument,
+ *   verifyDocumentSignature,
+ * } from "jsr:@schemapin/schemapin/keys";
  * const sk = generateKeyPair();
  * const canonical = new TextEncoder().encode('{"signature":""}');
  * verifyDocumentSignature(canonical, signDocument(canonical, sk), sk.publicKey); // { valid: true }
@@ -343,8 +346,7 @@ export function signDocument(canonical: Uint8Array, privateKey: PrivateKey): str
  *
  * @example
  * ```ts
- * import { generateKeyPair } from "./keys.ts";
- * import { verifyDocumentSignature } from "./ecdsa.ts";
+ * import { generateKeyPair, verifyDocumentSignature } from "jsr:@schemapin/schemapin/keys";
  * const sk = generateKeyPair();
  * verifyDocumentSignature(new Uint8Array(), "bm90IERFUg==", sk.publicKey);
  * // { valid: false, reason: "malformed", errorCode: "SIGNATURE_INVALID", errorMessage: "…" }

@@ -47,7 +47,7 @@ import { argumentError, checkArg, checkKeyArg } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { DEFAULT_PBKDF2_ITERATIONS } from "./encrypted_key.ts";
+ * import { DEFAULT_PBKDF2_ITERATIONS } from "jsr:@schemapin/schemapin/keys";
  * DEFAULT_PBKDF2_ITERATIONS; // 600000
  * ```
  */
@@ -59,7 +59,7 @@ export const DEFAULT_PBKDF2_ITERATIONS = 600_000;
  *
  * @example
  * ```ts
- * import { MAX_PBKDF2_ITERATIONS } from "./encrypted_key.ts";
+ * import { MAX_PBKDF2_ITERATIONS } from "jsr:@schemapin/schemapin/keys";
  * MAX_PBKDF2_ITERATIONS; // 10000000
  * ```
  */
@@ -392,7 +392,7 @@ async function pbkdf2(
  *
  * @example
  * ```ts
- * import { isEncryptedPrivateKeyPem } from "./encrypted_key.ts";
+ * import { isEncryptedPrivateKeyPem } from "jsr:@schemapin/schemapin/keys";
  * isEncryptedPrivateKeyPem("-----BEGIN PRIVATE KEY-----\nAA==\n-----END PRIVATE KEY-----\n");
  * // false
  * ```
@@ -417,8 +417,11 @@ export function isEncryptedPrivateKeyPem(pem: string): boolean {
  *
  * @example
  * ```ts
- * import { encryptPrivateKeyPem, encryptedPrivateKeyParameters } from "./encrypted_key.ts";
- * import { generateKeyPair } from "./keys.ts";
+ * import {
+ *   encryptedPrivateKeyParameters,
+ *   encryptPrivateKeyPem,
+ *   generateKeyPair,
+ * } from "jsr:@schemapin/schemapin/keys";
  * const pem = await encryptPrivateKeyPem(generateKeyPair(), "correct horse");
  * encryptedPrivateKeyParameters(pem).cipher; // "AES-256-CBC"
  * ```
@@ -452,8 +455,11 @@ export function encryptedPrivateKeyParameters(
  *
  * @example
  * ```ts
- * import { decryptPrivateKeyPem, encryptPrivateKeyPem } from "./encrypted_key.ts";
- * import { generateKeyPair } from "./keys.ts";
+ * import {
+ *   decryptPrivateKeyPem,
+ *   encryptPrivateKeyPem,
+ *   generateKeyPair,
+ * } from "jsr:@schemapin/schemapin/keys";
  * const key = generateKeyPair();
  * const pem = await encryptPrivateKeyPem(key, "correct horse");
  * (await decryptPrivateKeyPem(pem, "correct horse")).publicKey.fingerprint ===
@@ -523,8 +529,7 @@ function isOneSequence(bytes: Uint8Array): boolean {
  *
  * @example
  * ```ts
- * import { encryptPrivateKeyPem } from "./encrypted_key.ts";
- * import { generateKeyPair } from "./keys.ts";
+ * import { encryptPrivateKeyPem, generateKeyPair } from "jsr:@schemapin/schemapin/keys";
  * const pem = await encryptPrivateKeyPem(generateKeyPair(), "correct horse");
  * pem.startsWith("-----BEGIN ENCRYPTED PRIVATE KEY-----\n"); // true
  * ```

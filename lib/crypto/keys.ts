@@ -247,7 +247,7 @@ export function cachedKeyFromDer(spki: Uint8Array, source?: string): CachedKey {
  *
  * @example
  * ```ts
- * import { generateKeyPair, publicKeyFromDer } from "./keys.ts";
+ * import { generateKeyPair, publicKeyFromDer } from "jsr:@schemapin/schemapin/keys";
  * const { publicKey } = generateKeyPair();
  * publicKeyFromDer(publicKey.spki).fingerprint === publicKey.fingerprint; // true
  * ```
@@ -272,7 +272,7 @@ const MAX_CACHED_PEM = 4096;
  *
  * @example
  * ```ts
- * import { generateKeyPair, parsePublicKeyPem } from "./keys.ts";
+ * import { generateKeyPair, parsePublicKeyPem } from "jsr:@schemapin/schemapin/keys";
  * const { publicKey } = generateKeyPair();
  * parsePublicKeyPem(publicKey.pem, "signer.pem").fingerprint; // "sha256:…"
  * ```
@@ -450,7 +450,11 @@ function parsePkcs8(der: Uint8Array, ctx: Ctx): PrivateKey {
  *
  * @example
  * ```ts
- * import { generateKeyPair, privateKeyFromPkcs8Der, privateKeyToPkcs8Der } from "./keys.ts";
+ * import {
+ *   generateKeyPair,
+ *   privateKeyFromPkcs8Der,
+ *   privateKeyToPkcs8Der,
+ * } from "jsr:@schemapin/schemapin/keys";
  * const sk = generateKeyPair();
  * privateKeyFromPkcs8Der(privateKeyToPkcs8Der(sk)).publicKey.fingerprint ===
  *   sk.publicKey.fingerprint; // true
@@ -487,7 +491,11 @@ function parseSec1(der: Uint8Array, ctx: Ctx): PrivateKey {
  *
  * @example
  * ```ts
- * import { generateKeyPair, parsePrivateKeyPem, privateKeyToPem } from "./keys.ts";
+ * import {
+ *   generateKeyPair,
+ *   parsePrivateKeyPem,
+ *   privateKeyToPem,
+ * } from "jsr:@schemapin/schemapin/keys";
  * const sk = generateKeyPair();
  * parsePrivateKeyPem(privateKeyToPem(sk)).publicKey.fingerprint === sk.publicKey.fingerprint;
  * // true
@@ -542,7 +550,7 @@ export function parsePrivateKeyPem(pem: string, source?: string): PrivateKey {
  *
  * @example
  * ```ts
- * import { generateKeyPair } from "./keys.ts";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
  * const sk = generateKeyPair();
  * sk.scalar.length; // 32
  * sk.publicKey.fingerprint.startsWith("sha256:"); // true
@@ -557,7 +565,7 @@ export function generateKeyPair(): PrivateKey {
  *
  * @example
  * ```ts
- * import { generateKeyPair, publicKeyToPem } from "./keys.ts";
+ * import { generateKeyPair, publicKeyToPem } from "jsr:@schemapin/schemapin/keys";
  * publicKeyToPem(generateKeyPair().publicKey).startsWith("-----BEGIN PUBLIC KEY-----\n"); // true
  * ```
  */
@@ -576,7 +584,7 @@ export function publicKeyToPem(pk: PublicKey): string {
  *
  * @example
  * ```ts
- * import { generateKeyPair, privateKeyToPem } from "./keys.ts";
+ * import { generateKeyPair, privateKeyToPem } from "jsr:@schemapin/schemapin/keys";
  * privateKeyToPem(generateKeyPair()).startsWith("-----BEGIN PRIVATE KEY-----\n"); // true
  * ```
  */
@@ -592,7 +600,7 @@ export function privateKeyToPem(sk: PrivateKey): string {
  *
  * @example
  * ```ts
- * import { generateKeyPair, privateKeyToPkcs8Der } from "./keys.ts";
+ * import { generateKeyPair, privateKeyToPkcs8Der } from "jsr:@schemapin/schemapin/keys";
  * privateKeyToPkcs8Der(generateKeyPair())[0]; // 0x30
  * ```
  */
@@ -622,7 +630,7 @@ export function privateKeyToPkcs8Der(sk: PrivateKey): Uint8Array<ArrayBuffer> {
  *
  * @example
  * ```ts
- * import { fingerprintPublicKey, generateKeyPair } from "./keys.ts";
+ * import { fingerprintPublicKey, generateKeyPair } from "jsr:@schemapin/schemapin/keys";
  * const { publicKey } = generateKeyPair();
  * fingerprintPublicKey(publicKey.pem) === publicKey.fingerprint; // true
  * ```

@@ -53,7 +53,7 @@ export function requireNetworkDomain(domain: unknown): string {
  *
  * @example
  * ```ts
- * import { wellKnownUrl } from "./well_known.ts";
+ * import { wellKnownUrl } from "jsr:@schemapin/schemapin/discovery";
  * wellKnownUrl("Example.com"); // "https://example.com/.well-known/schemapin.json"
  * ```
  */

@@ -30,7 +30,7 @@ export interface DnsTxtRecord {
  *
  * @example
  * ```ts
- * import { dnsLookupName } from "./txt.ts";
+ * import { dnsLookupName } from "jsr:@schemapin/schemapin/discovery";
  * dnsLookupName("example.com."); // "_schemapin.example.com"
  * ```
  */
@@ -89,7 +89,7 @@ export function isSchemapinRecord(text: string): boolean {
  *
  * @example
  * ```ts
- * import { parseDnsTxtRecord } from "./txt.ts";
+ * import { parseDnsTxtRecord } from "jsr:@schemapin/schemapin/discovery";
  * parseDnsTxtRecord("v=schemapin1; kid=k1; fp=sha256:" + "ab".repeat(32)).kid; // "k1"
  * ```
  */
@@ -154,7 +154,7 @@ export function checkDnsKid(kid: string): string | undefined {
  *
  * @example
  * ```ts
- * import { formatDnsTxtRecord } from "./txt.ts";
+ * import { formatDnsTxtRecord } from "jsr:@schemapin/schemapin/discovery";
  * formatDnsTxtRecord("sha256:" + "00".repeat(32), "k1");
  * // "v=schemapin1; kid=k1; fp=sha256:0000…"
  * ```

@@ -111,7 +111,7 @@ export type AuditSink = (line: string) => void;
  *
  * @example
  * ```ts
- * import { AuditLog } from "./audit.ts";
+ * import { AuditLog } from "jsr:@schemapin/schemapin/guard";
  * const lines: string[] = [];
  * const log = new AuditLog("demo", "filter", (l) => lines.push(l));
  * log.record({ decision: "filtered", tool: "x", reason: "drifted" });

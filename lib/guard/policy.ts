@@ -72,7 +72,7 @@ export type SeenTools = Map<string, string>;
  *
  * @example
  * ```ts
- * import { GuardPolicy } from "./policy.ts";
+ * import { GuardPolicy } from "jsr:@schemapin/schemapin/guard";
  * const policy = new GuardPolicy({
  *   lock: {
  *     serverName: "demo",

@@ -120,8 +120,8 @@ function orderedDocument(doc: SchemaSignatureDocument): JsonObject {
  *
  * @example
  * ```ts
- * import { generateKeyPair } from "../crypto/keys.ts";
- * import { signToolList } from "./signatures.ts";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import { signToolList } from "jsr:@schemapin/schemapin/guard";
  * const { tools } = signToolList(
  *   [{ name: "add", description: "Add two numbers", inputSchema: { type: "object" } }],
  *   generateKeyPair(),
@@ -209,7 +209,7 @@ export type ToolSignatureField =
  *
  * @example
  * ```ts
- * import { readToolSignature } from "./signatures.ts";
+ * import { readToolSignature } from "jsr:@schemapin/schemapin/guard";
  * readToolSignature({ name: "a" }).kind; // "unsigned"
  * ```
  */
@@ -328,8 +328,8 @@ export async function verifyToolSignature(
  *
  * @example
  * ```ts
- * import { MemoryPinStore } from "../pins/store.ts";
- * import { SnapshotPinStore } from "./signatures.ts";
+ * import { MemoryPinStore } from "jsr:@schemapin/schemapin";
+ * import { SnapshotPinStore } from "jsr:@schemapin/schemapin/guard";
  * const pins = new SnapshotPinStore(new MemoryPinStore());
  * ```
  */

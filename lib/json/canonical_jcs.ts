@@ -27,7 +27,7 @@ const canonicalize = makeCanonicalizer({
  *
  * @example
  * ```ts
- * import { canonicalizeJcs } from "./canonical_jcs.ts";
+ * import { canonicalizeJcs } from "jsr:@schemapin/schemapin/contractpin";
  * canonicalizeJcs({ b: 1e21, a: 1e20 }); // '{"a":100000000000000000000,"b":1e+21}'
  * ```
  */
@@ -40,7 +40,7 @@ export function canonicalizeJcs(value: unknown): string {
  *
  * @example
  * ```ts
- * import { canonicalizeJcsBytes } from "./canonical_jcs.ts";
+ * import { canonicalizeJcsBytes } from "jsr:@schemapin/schemapin/contractpin";
  * canonicalizeJcsBytes([1, "x"]); // bytes of '[1,"x"]'
  * ```
  */

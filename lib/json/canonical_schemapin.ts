@@ -29,7 +29,7 @@ const canonicalize = makeCanonicalizer({
  *
  * @example
  * ```ts
- * import { canonicalizeSchemapinV1 } from "./canonical_schemapin.ts";
+ * import { canonicalizeSchemapinV1 } from "jsr:@schemapin/schemapin/schema";
  * canonicalizeSchemapinV1({ name: "calculate_sum", parameters: { b: "integer", a: "integer" } });
  * // '{"name":"calculate_sum","parameters":{"a":"integer","b":"integer"}}'
  * ```
@@ -43,7 +43,7 @@ export function canonicalizeSchemapinV1(value: unknown): string {
  *
  * @example
  * ```ts
- * import { canonicalizeSchemapinV1Bytes } from "./canonical_schemapin.ts";
+ * import { canonicalizeSchemapinV1Bytes } from "jsr:@schemapin/schemapin/schema";
  * canonicalizeSchemapinV1Bytes({ a: "é" }).length; // 10
  * ```
  */

@@ -53,7 +53,7 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import { parseJson } from "./parse.ts";
+ * import { parseJson } from "jsr:@schemapin/schemapin";
  * const v = parseJson(new TextEncoder().encode('{"name":"add","__proto__":1}'));
  * console.log(Object.keys(v as object)); // ["name", "__proto__"]
  * ```

@@ -11,7 +11,7 @@
  *
  * @example
  * ```ts
- * import type { JsonValue } from "./types.ts";
+ * import type { JsonValue } from "jsr:@schemapin/schemapin";
  * const v: JsonValue = { name: "tool", tags: ["a", 1, null, true] };
  * ```
  */
@@ -22,7 +22,7 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObj
  *
  * @example
  * ```ts
- * import type { JsonObject } from "./types.ts";
+ * import type { JsonObject } from "jsr:@schemapin/schemapin";
  * const o: JsonObject = { a: 1 };
  * ```
  */

@@ -92,7 +92,7 @@ export function signatureHash(signature: LineageSignature, what = "signature"): 
  *
  * @example
  * ```ts
- * import { verifyChain } from "./lineage.ts";
+ * import { verifyChain } from "jsr:@schemapin/schemapin/pins";
  * const a = "sha256:" + "a".repeat(64), b = "sha256:" + "b".repeat(64);
  * verifyChain({ schemapin_version: "1.4", schema_hash: b, previous_hash: a },
  *             { schemapin_version: "1.4", schema_hash: a }).valid; // true
@@ -169,7 +169,7 @@ export function parseNumericVersion(tag: string): [number, number, number] | und
  *
  * @example
  * ```ts
- * import { compareVersions } from "./lineage.ts";
+ * import { compareVersions } from "jsr:@schemapin/schemapin/pins";
  * compareVersions("1.10.0", "1.9.9")! > 0; // true (not a string comparison)
  * ```
  */

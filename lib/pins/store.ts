@@ -99,7 +99,7 @@ export function checkToolId(toolId: unknown): string | undefined {
  *
  * @example
  * ```ts
- * import { pinKey } from "./store.ts";
+ * import { pinKey } from "jsr:@schemapin/schemapin/pins";
  * pinKey("constructor", "example.com"); // "constructor@example.com"
  * ```
  */
@@ -115,7 +115,7 @@ export function pinKey(toolId: string, domain: string): string {
  *
  * @example
  * ```ts
- * import { parsePinKey } from "./store.ts";
+ * import { parsePinKey } from "jsr:@schemapin/schemapin/pins";
  * parsePinKey("a@b@example.com"); // { toolId: "a@b", domain: "example.com" }
  * ```
  */
@@ -264,7 +264,7 @@ export function pinRecordFromJson(value: unknown, where: string): PinRecord {
  *
  * @example
  * ```ts
- * import { MemoryPinStore } from "./store.ts";
+ * import { MemoryPinStore } from "jsr:@schemapin/schemapin/pins";
  * const store = new MemoryPinStore();
  * ```
  */

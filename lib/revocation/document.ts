@@ -67,7 +67,7 @@ export function isRevocationReason(value: unknown): value is RevocationReason {
  *
  * @example
  * ```ts
- * import { buildRevocationDocument } from "./document.ts";
+ * import { buildRevocationDocument } from "jsr:@schemapin/schemapin/discovery";
  * buildRevocationDocument("example.com", new Date("2026-02-11T00:00:00Z")).updated_at;
  * // "2026-02-11T00:00:00Z"
  * ```
@@ -98,7 +98,7 @@ export function buildRevocationDocument(
  *
  * @example
  * ```ts
- * import { addRevokedKey, buildRevocationDocument } from "./document.ts";
+ * import { addRevokedKey, buildRevocationDocument } from "jsr:@schemapin/schemapin/discovery";
  * const doc = addRevokedKey(buildRevocationDocument("example.com"), "sha256:" + "0".repeat(64), "superseded");
  * doc.revoked_keys.length; // 1
  * ```

@@ -110,7 +110,7 @@ export interface ParsedSchemaSignature {
  *
  * @example
  * ```ts
- * import { schemaHash } from "./document.ts";
+ * import { schemaHash } from "jsr:@schemapin/schemapin/schema";
  * schemaHash({ name: "t" }).startsWith("sha256:"); // true
  * ```
  */
@@ -235,8 +235,8 @@ export interface SchemaDocumentOptions {
  *
  * @example
  * ```ts
- * import { generateKeyPair } from "../crypto/keys.ts";
- * import { signSchemaDocument } from "./document.ts";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import { signSchemaDocument } from "jsr:@schemapin/schemapin/schema";
  * const doc = signSchemaDocument({ name: "calculate_sum" }, generateKeyPair(), {
  *   schemaVersion: "1.0.0",
  *   expiresAt: Date.now() + 30 * 86_400_000,

@@ -264,9 +264,8 @@ function bad(message: string, field: string): SchemaPinError {
  *
  * @example
  * ```ts
- * import { generateKeyPair } from "../crypto/keys.ts";
- * import { hashSkillFiles } from "./hash.ts";
- * import { signSkillDocument } from "./document.ts";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import { hashSkillFiles, signSkillDocument } from "jsr:@schemapin/schemapin/skill";
  * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
  * const doc = signSkillDocument(hash, generateKeyPair(), { skillName: "s", domain: "example.com" });
  * doc.schemapin_version; // "1.4"

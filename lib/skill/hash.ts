@@ -448,7 +448,7 @@ export function checkSkillPath(path: unknown): string | undefined {
  *
  * @example
  * ```ts
- * import { hashSkillFiles } from "./hash.ts";
+ * import { hashSkillFiles } from "jsr:@schemapin/schemapin/skill";
  * const enc = new TextEncoder();
  * const h = hashSkillFiles([{ path: "SKILL.md", content: enc.encode("# hi\n") }]);
  * h.skillHash.startsWith("sha256:"); // true

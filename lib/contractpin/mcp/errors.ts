@@ -24,7 +24,7 @@ export type ServerFailureKind =
  *
  * @example
  * ```ts
- * import { ServerFailure } from "./errors.ts";
+ * import { ServerFailure } from "jsr:@schemapin/schemapin/contractpin";
  * const e = new ServerFailure("timeout", "no answer to initialize within 5 s");
  * console.log(e.kind); // "timeout"
  * ```
