@@ -16,6 +16,12 @@ import { checkArg } from "../arguments.ts";
 /**
  * The deepest delegation chain accepted (§20.4 step 1), matching AgentPin's
  * `max_delegation_depth`; both specs move it in lockstep.
+ *
+ * @example
+ * ```ts
+ * import { A2A_MAX_DELEGATION_DEPTH } from "jsr:@schemapin/schemapin/schema";
+ * console.log(A2A_MAX_DELEGATION_DEPTH); // 3
+ * ```
  */
 export const A2A_MAX_DELEGATION_DEPTH = 3;
 
@@ -111,12 +117,27 @@ export function intersect(lhs: readonly string[], rhs: readonly string[]): strin
  * tool is never pinned.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { FilePinStore, parseJson } from "jsr:@schemapin/schemapin";
+ * import { verifySchemaForA2a } from "jsr:@schemapin/schemapin/schema";
+ * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
  * const result = await verifySchemaForA2a(
- *   { callerAgentId: "urn:agent:x", delegationDepth: 1, originatingDomain: "client.com",
- *     trustedDomains: ["*.example.com"] },
- *   { schema, signature, domain: "tools.example.com", toolId: "t", discovery, pinStore },
+ *   {
+ *     callerAgentId: "urn:agent:planner",
+ *     delegationDepth: 1,
+ *     originatingDomain: "client.example",
+ *     trustedDomains: ["*.example.com"],
+ *   },
+ *   {
+ *     schema: await read("tool.json"),
+ *     signature: await read("tool.json.sig") as Record<string, unknown>,
+ *     toolId: "t",
+ *     domain: "tools.example.com",
+ *     discovery: await read("schemapin.json"),
+ *     pinStore: new FilePinStore(),
+ *   },
  * );
+ * if (result.errorCode === "A2A_SCOPE_VIOLATION") console.error(result.errorMessage);
  * ```
  */
 export async function verifySchemaForA2a(

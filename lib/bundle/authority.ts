@@ -146,8 +146,9 @@ const AUTHORITY_FILE_FORMAT = {
  * `~/.schemapin/bundle_authorities.json`.
  *
  * @example
- * ```ts ignore
- * defaultBundleAuthorityStorePath(); // "/home/me/.schemapin/bundle_authorities.json"
+ * ```ts
+ * import { defaultBundleAuthorityStorePath } from "jsr:@schemapin/schemapin/bundle";
+ * console.log(defaultBundleAuthorityStorePath()); // "/home/me/.schemapin/bundle_authorities.json"
  * ```
  */
 export function defaultBundleAuthorityStorePath(): string {
@@ -199,8 +200,11 @@ const AUTHORITY_CODEC: KeyedRecordCodec<BundleAuthorityRecord> = {
  * and the file is never overwritten while unreadable.
  *
  * @example
- * ```ts ignore
- * const store = new FileBundleAuthorityStore("/etc/schemapin/bundle_authorities.json");
+ * ```ts
+ * import { FileBundleAuthorityStore, seedBundleAuthority } from "jsr:@schemapin/schemapin/bundle";
+ * const store = new FileBundleAuthorityStore("./bundle_authorities.json");
+ * await seedBundleAuthority(store, "authority-2026", "sha256:" + "ab".repeat(32));
+ * console.log((await store.list()).map((a) => a.kid)); // ["authority-2026"]
  * ```
  */
 export class FileBundleAuthorityStore implements BundleAuthorityStore {
@@ -314,8 +318,20 @@ export async function seedBundleAuthority(
  * fingerprint (`KEY_INVALID` for a key that is not ECDSA P-256).
  *
  * @example
- * ```ts ignore
- * await seedBundleAuthorityFromPem(store, "authority-2026", await Deno.readTextFile("authority_public.pem"));
+ * ```ts
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import {
+ *   MemoryBundleAuthorityStore,
+ *   seedBundleAuthorityFromPem,
+ * } from "jsr:@schemapin/schemapin/bundle";
+ * const store = new MemoryBundleAuthorityStore();
+ * const authority = generateKeyPair(); // in practice: the authority's published public key PEM
+ * const outcome = await seedBundleAuthorityFromPem(
+ *   store,
+ *   "authority-2026",
+ *   authority.publicKey.pem,
+ * );
+ * console.log(outcome.status); // "added"
  * ```
  */
 export async function seedBundleAuthorityFromPem(
@@ -341,7 +357,14 @@ export async function seedBundleAuthorityFromPem(
  * Removes `kid` from the allow-list; returns whether it was there.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import {
+ *   MemoryBundleAuthorityStore,
+ *   removeBundleAuthority,
+ *   seedBundleAuthority,
+ * } from "jsr:@schemapin/schemapin/bundle";
+ * const store = new MemoryBundleAuthorityStore();
+ * await seedBundleAuthority(store, "authority-2025", "sha256:" + "ab".repeat(32));
  * await removeBundleAuthority(store, "authority-2025"); // true
  * ```
  */

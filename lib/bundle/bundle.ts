@@ -20,10 +20,26 @@ import { parseRevocationDocument, type RevocationDocument } from "../revocation/
 import { formatRfc3339 } from "../time/rfc3339.ts";
 import { checkArg } from "../arguments.ts";
 
-/** The `schemapin_bundle_version` of unsigned bundles this library writes (§13.1). */
+/**
+ * The `schemapin_bundle_version` of unsigned bundles this library writes (§13.1).
+ *
+ * @example
+ * ```ts
+ * import { UNSIGNED_BUNDLE_VERSION } from "jsr:@schemapin/schemapin/bundle";
+ * console.log(UNSIGNED_BUNDLE_VERSION); // "1.2"
+ * ```
+ */
 export const UNSIGNED_BUNDLE_VERSION = "1.2";
 
-/** The `schemapin_bundle_version` a signed bundle carries (§21.2: signing sets it). */
+/**
+ * The `schemapin_bundle_version` a signed bundle carries (§21.2: signing sets it).
+ *
+ * @example
+ * ```ts
+ * import { SIGNED_BUNDLE_VERSION } from "jsr:@schemapin/schemapin/bundle";
+ * console.log(SIGNED_BUNDLE_VERSION); // "1.4"
+ * ```
+ */
 export const SIGNED_BUNDLE_VERSION = "1.4";
 
 /** A discovery document inside a bundle: the `.well-known` fields plus `domain` (§13.1). */
@@ -379,8 +395,16 @@ export interface AddToBundleOptions {
  * entry (unless `replace`); `DISCOVERY_INVALID` for a malformed document.
  *
  * @example
- * ```ts ignore
- * const next = addDiscoveryToBundle(createTrustBundle(), "example.com", wellKnown);
+ * ```ts
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import { addDiscoveryToBundle, createTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * import { buildDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
+ * const discovery = buildDiscoveryDocument({
+ *   publicKey: generateKeyPair().publicKey,
+ *   developerName: "Example",
+ * });
+ * const bundle = addDiscoveryToBundle(createTrustBundle(), "example.com", discovery);
+ * console.log(bundle.documents.length); // 1
  * ```
  */
 export function addDiscoveryToBundle(
@@ -421,8 +445,14 @@ export function addDiscoveryToBundle(
  * its `domain` must equal `domain`. Throws like {@linkcode addDiscoveryToBundle}.
  *
  * @example
- * ```ts ignore
- * const next = addRevocationToBundle(bundle, "example.com", revocationDoc);
+ * ```ts
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import { addRevocationToBundle, createTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * import { addRevokedKey, buildRevocationDocument } from "jsr:@schemapin/schemapin/discovery";
+ * const old = generateKeyPair().publicKey.fingerprint;
+ * const revocations = addRevokedKey(buildRevocationDocument("example.com"), old, "key_compromise");
+ * const bundle = addRevocationToBundle(createTrustBundle(), "example.com", revocations);
+ * console.log(bundle.revocations.length); // 1
  * ```
  */
 export function addRevocationToBundle(
@@ -487,7 +517,10 @@ function withEntry<K extends "documents" | "revocations">(
  * an invalid domain (§9).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { findInTrustBundle, parseTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * const bundle = parseTrustBundle(parseJson(await Deno.readFile("bundle.json"), "bundle.json"));
  * const entries = findInTrustBundle(bundle, "example.com");
  * if (entries) console.log(entries.discovery.public_key_pem);
  * ```

@@ -16,7 +16,15 @@ import { isJsonObject, ownField, typeName } from "../json/object.ts";
 import { parseTrustBundle } from "./bundle.ts";
 import { checkArg } from "../arguments.ts";
 
-/** The JSON-RPC method name. */
+/**
+ * The JSON-RPC method name.
+ *
+ * @example
+ * ```ts
+ * import { TRUST_BUNDLE_METHOD } from "jsr:@schemapin/schemapin/bundle";
+ * console.log(TRUST_BUNDLE_METHOD); // "schemapin/trustBundle"
+ * ```
+ */
 export const TRUST_BUNDLE_METHOD = "schemapin/trustBundle";
 
 /** A JSON-RPC id as used here: a string or a safe integer (never null). */

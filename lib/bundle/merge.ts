@@ -48,11 +48,23 @@ function byDomain<T extends { domain: string }>(a: T, b: T): number {
  * repeated precedence kid.
  *
  * @example
- * ```ts ignore
- * const a = await verifyTrustBundle(bundleA, store);
- * const b = await verifyTrustBundle(bundleB, store);
- * const merged = mergeTrustBundles([a.verified!, b.verified!], ["authority-primary"]);
- * const resigned = signTrustBundle(merged, authorityKeyPem, "authority-primary", new Date());
+ * ```ts
+ * import { parseJson, parsePrivateKeyPem } from "jsr:@schemapin/schemapin";
+ * import {
+ *   FileBundleAuthorityStore,
+ *   mergeTrustBundles,
+ *   signTrustBundle,
+ *   verifyTrustBundle,
+ * } from "jsr:@schemapin/schemapin/bundle";
+ * const store = new FileBundleAuthorityStore();
+ * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
+ * const a = await verifyTrustBundle(await read("a.bundle.json"), store);
+ * const b = await verifyTrustBundle(await read("b.bundle.json"), store);
+ * if (!a.verified || !b.verified) throw new Error("both bundles must verify first");
+ * const merged = mergeTrustBundles([a.verified, b.verified], ["authority-primary"]);
+ * const key = parsePrivateKeyPem(await Deno.readTextFile("authority.pem"), "authority.pem");
+ * const resigned = signTrustBundle(merged, key, "authority-primary", new Date());
+ * await Deno.writeTextFile("merged.bundle.json", JSON.stringify(resigned, null, 2));
  * ```
  */
 export function mergeTrustBundles(

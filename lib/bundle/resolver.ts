@@ -49,9 +49,19 @@ export interface LoadTrustBundleOptions extends VerifyTrustBundleOptions {
  * an unsigned bundle with `requireSigned`: `BUNDLE_UNSIGNED`.
  *
  * @example
- * ```ts ignore
- * const { bundle } = await loadTrustBundle(value, store, { source: "bundle.json" });
+ * ```ts
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import {
+ *   FileBundleAuthorityStore,
+ *   findInTrustBundle,
+ *   loadTrustBundle,
+ * } from "jsr:@schemapin/schemapin/bundle";
+ * const value = parseJson(await Deno.readFile("bundle.json"), "bundle.json");
+ * const { bundle, signed } = await loadTrustBundle(value, new FileBundleAuthorityStore(), {
+ *   source: "bundle.json",
+ * });
  * const entries = findInTrustBundle(bundle, "example.com");
+ * console.log(signed, entries?.discovery.developer_name);
  * ```
  */
 export async function loadTrustBundle(
@@ -90,9 +100,29 @@ export async function loadTrustBundle(
  * bundle; a signed bundle that was not verified is refused (`BUNDLE_AUTHORITY_UNTRUSTED`).
  *
  * @example
- * ```ts ignore
- * const resolver = TrustBundleResolver.fromVerified(result.verified!);
- * const discovery = await resolver.resolveDiscovery("example.com");
+ * ```ts
+ * import { FilePinStore, parseJson } from "jsr:@schemapin/schemapin";
+ * import {
+ *   FileBundleAuthorityStore,
+ *   TrustBundleResolver,
+ *   verifyTrustBundle,
+ * } from "jsr:@schemapin/schemapin/bundle";
+ * import { verifySchemaWithResolver } from "jsr:@schemapin/schemapin/schema";
+ * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
+ * const result = await verifyTrustBundle(
+ *   await read("bundle.json"),
+ *   new FileBundleAuthorityStore(),
+ * );
+ * if (!result.verified) throw new Error(`${result.errorCode}: ${result.errorMessage}`);
+ * const check = await verifySchemaWithResolver({
+ *   schema: await read("tool.json"),
+ *   signature: await read("tool.json.sig") as Record<string, unknown>,
+ *   toolId: "calculate_sum",
+ *   domain: "example.com",
+ *   resolver: TrustBundleResolver.fromVerified(result.verified),
+ *   pinStore: new FilePinStore(),
+ * });
+ * console.log(check.valid, check.discoverySource);
  * ```
  */
 export class TrustBundleResolver {

@@ -38,9 +38,12 @@ function deepFreeze<T>(value: T): T {
  * verified — which is why `mergeTrustBundles` takes nothing else.
  *
  * @example
- * ```ts ignore
- * const result = await verifyTrustBundle(bundle, store);
- * if (result.valid) console.log(result.verified!.kid, result.verified!.bundle.documents.length);
+ * ```ts
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { FileBundleAuthorityStore, verifyTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * const bundle = parseJson(await Deno.readFile("bundle.json"), "bundle.json");
+ * const result = await verifyTrustBundle(bundle, new FileBundleAuthorityStore());
+ * if (result.verified) console.log(result.verified.kid, result.verified.bundle.documents.length);
  * ```
  */
 export class VerifiedTrustBundle {
@@ -201,9 +204,17 @@ function unprotectedPaths(value: Record<string, unknown>): string[] {
  * written (`IO_FAILED`, `INPUT_INVALID` for a corrupt store).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import {
+ *   MemoryBundleAuthorityStore,
+ *   seedBundleAuthorityFromPem,
+ *   verifyTrustBundle,
+ * } from "jsr:@schemapin/schemapin/bundle";
  * const store = new MemoryBundleAuthorityStore();
+ * const authorityPem = await Deno.readTextFile("authority_public.pem");
  * await seedBundleAuthorityFromPem(store, "schemapin-bundle-authority-2026", authorityPem);
+ * const bundle = parseJson(await Deno.readFile("bundle.json"), "bundle.json");
  * const result = await verifyTrustBundle(bundle, store);
  * if (!result.valid) throw new Error(`${result.errorCode}: ${result.errorMessage}`);
  * ```

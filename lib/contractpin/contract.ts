@@ -11,7 +11,15 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 export const REQUIRED_CONTRACT_FIELDS: readonly string[] = ["name", "description", "inputSchema"];
 /** The members present only when the tool defines them with a non-null value (§2). */
 export const OPTIONAL_CONTRACT_FIELDS: readonly string[] = ["outputSchema", "annotations"];
-/** Every member a contract can have. */
+/**
+ * Every member a contract can have.
+ *
+ * @example
+ * ```ts
+ * import { CONTRACT_FIELDS } from "jsr:@schemapin/schemapin/contractpin";
+ * console.log(CONTRACT_FIELDS); // ["name", "description", "inputSchema", "outputSchema", …]
+ * ```
+ */
 export const CONTRACT_FIELDS: readonly string[] = [
   ...REQUIRED_CONTRACT_FIELDS,
   ...OPTIONAL_CONTRACT_FIELDS,

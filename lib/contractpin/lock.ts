@@ -14,11 +14,35 @@ import { DIGEST_PATTERN, type DigestedToolList, serverDigest } from "./digest.ts
 import { prettyJsonFile } from "./pretty.ts";
 import { checkArg } from "../arguments.ts";
 
-/** The lock format version this implementation reads and writes (§5 `contractpin`). */
+/**
+ * The lock format version this implementation reads and writes (§5 `contractpin`).
+ *
+ * @example
+ * ```ts
+ * import { LOCK_VERSION } from "jsr:@schemapin/schemapin/contractpin";
+ * console.log(LOCK_VERSION); // "1"
+ * ```
+ */
 export const LOCK_VERSION = "1";
-/** The only digest algorithm of lock format 1. */
+/**
+ * The only digest algorithm of lock format 1.
+ *
+ * @example
+ * ```ts
+ * import { LOCK_ALGORITHM } from "jsr:@schemapin/schemapin/contractpin";
+ * console.log(LOCK_ALGORITHM); // "sha256"
+ * ```
+ */
 export const LOCK_ALGORITHM = "sha256";
-/** The default lock file name (§5). */
+/**
+ * The default lock file name (§5).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_LOCK_FILE } from "jsr:@schemapin/schemapin/contractpin";
+ * console.log(DEFAULT_LOCK_FILE); // "contractpin.lock"
+ * ```
+ */
 export const DEFAULT_LOCK_FILE = "contractpin.lock";
 
 /** How a server is reached (§5 `transport`). */

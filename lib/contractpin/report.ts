@@ -10,7 +10,15 @@ import type { Notice, ToolDiff } from "./verify.ts";
 import { redactCommand } from "./secrets.ts";
 import { checkArg } from "../arguments.ts";
 
-/** The `format` value of a verify report. */
+/**
+ * The `format` value of a verify report.
+ *
+ * @example
+ * ```ts
+ * import { VERIFY_REPORT_FORMAT } from "jsr:@schemapin/schemapin/contractpin";
+ * console.log(VERIFY_REPORT_FORMAT); // "schemapin.contract.verify/1"
+ * ```
+ */
 export const VERIFY_REPORT_FORMAT = "schemapin.contract.verify/1";
 
 /** How one server fared. */
@@ -166,7 +174,7 @@ export interface Finding {
  *
  * @example
  * ```ts
- * import { finishReport, findings } from "./report.ts";
+ * import { findings, finishReport } from "./report.ts";
  * findings(finishReport("contractpin.lock", false, null, [])); // []
  * ```
  */
@@ -258,8 +266,10 @@ export function findings(report: VerifyReport): Finding[] {
  *
  * @example
  * ```ts
- * import { finishReport, formatHuman } from "./report.ts";
- * formatHuman(finishReport("contractpin.lock", false, null, []));
+ * import { formatHuman, parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
+ * const lock = parseLock(await Deno.readFile("contractpin.lock"));
+ * const report = await verifyLock({ lock, lockPath: "contractpin.lock" });
+ * console.log(formatHuman(report, { diffs: true }));
  * ```
  */
 export function formatHuman(report: VerifyReport, options: { diffs?: boolean } = {}): string {
@@ -366,8 +376,11 @@ const RULES: Record<Finding["rule"], string> = {
  *
  * @example
  * ```ts
- * import { finishReport, formatSarif } from "./report.ts";
- * JSON.parse(formatSarif(finishReport("contractpin.lock", false, null, []), "", "0.1.0")).version; // "2.1.0"
+ * import { formatSarif, parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
+ * const lockText = await Deno.readTextFile("contractpin.lock");
+ * const lock = parseLock(new TextEncoder().encode(lockText));
+ * const report = await verifyLock({ lock, lockPath: "contractpin.lock" });
+ * await Deno.writeTextFile("contractpin.sarif", formatSarif(report, lockText, "0.1.0"));
  * ```
  */
 export function formatSarif(report: VerifyReport, lockText: string, version: string): string {
@@ -422,8 +435,11 @@ function escapeProperty(s: string): string {
  *
  * @example
  * ```ts
- * import { finishReport, formatGithub } from "./report.ts";
- * formatGithub(finishReport("contractpin.lock", false, null, []), "");
+ * import { formatGithub, parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
+ * const lockText = await Deno.readTextFile("contractpin.lock");
+ * const lock = parseLock(new TextEncoder().encode(lockText));
+ * const report = await verifyLock({ lock, lockPath: "contractpin.lock" });
+ * console.log(formatGithub(report, lockText)); // ::error file=contractpin.lock,…
  * ```
  */
 export function formatGithub(report: VerifyReport, lockText: string): string {

@@ -137,8 +137,29 @@ export type PinOutcome =
  * and builds lock entries from the sanitised identities. Nothing is written here.
  *
  * @example
- * ```ts ignore
- * const outcomes = await pinServers([{ name: "fs", identity: { transport: "file", path: "t.json" } }]);
+ * ```ts
+ * import {
+ *   buildLock,
+ *   type LockServer,
+ *   pinServers,
+ *   serializeLock,
+ * } from "jsr:@schemapin/schemapin/contractpin";
+ * const outcomes = await pinServers([
+ *   {
+ *     name: "files",
+ *     identity: {
+ *       transport: "stdio",
+ *       command: ["npx", "-y", "@modelcontextprotocol/server-filesystem", "."],
+ *     },
+ *   },
+ *   { name: "saved", identity: { transport: "file", path: "tools.json" } },
+ * ]);
+ * const servers: Record<string, LockServer> = {};
+ * for (const o of outcomes) {
+ *   if (o.ok) servers[o.name] = o.entry;
+ *   else console.error(o.name, o.failure.message);
+ * }
+ * await Deno.writeTextFile("contractpin.lock", serializeLock(buildLock(servers)));
  * ```
  */
 export async function pinServers(

@@ -44,12 +44,17 @@ export interface ToolComparison {
  *
  * @example
  * ```ts
- * import { digestToolList } from "./digest.ts";
- * import { lockServerEntry } from "./lock.ts";
- * import { compareTools } from "./verify.ts";
- * const locked = lockServerEntry({ transport: "file", path: "x" }, digestToolList([{ name: "a" }]));
- * compareTools(locked, digestToolList([{ name: "a", description: "new" }])).drifted[0].changedFields;
- * // ["description"]
+ * import {
+ *   compareTools,
+ *   digestToolList,
+ *   parseLock,
+ *   readToolsDump,
+ * } from "jsr:@schemapin/schemapin/contractpin";
+ * const lock = parseLock(await Deno.readFile("contractpin.lock"));
+ * const live = digestToolList((await readToolsDump("tools.json")).tools);
+ * const { added, removed, drifted } = compareTools(lock.servers["files"], live);
+ * for (const tool of drifted) console.log(tool.name, tool.changedFields); // e.g. ["description"]
+ * console.log(added, removed);
  * ```
  */
 export function compareTools(locked: LockServer, live: DigestedToolList): ToolComparison {
@@ -241,7 +246,13 @@ export function toolDiffs(
  * @example
  * ```ts
  * import { removedDiffs } from "./verify.ts";
- * removedDiffs([], undefined, "srv", { transport: "file", path: "x", tool_count: 0, digest: "", tools: {} });
+ * removedDiffs([], undefined, "srv", {
+ *   transport: "file",
+ *   path: "x",
+ *   tool_count: 0,
+ *   digest: "",
+ *   tools: {},
+ * });
  * ```
  */
 export function removedDiffs(
@@ -283,7 +294,10 @@ export function lockIsConsistent(locked: LockServer): boolean {
  * @example
  * ```ts
  * import { sameIdentity } from "./verify.ts";
- * sameIdentity({ transport: "http", url: "https://a/mcp" }, { transport: "http", url: "https://b/mcp" }); // false
+ * sameIdentity({ transport: "http", url: "https://a/mcp" }, {
+ *   transport: "http",
+ *   url: "https://b/mcp",
+ * }); // false
  * ```
  */
 export function sameIdentity(a: ServerIdentity, b: ServerIdentity): boolean {

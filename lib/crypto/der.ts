@@ -573,8 +573,27 @@ export function encodeEcdsaDer(sig: EcdsaSignatureScalars): Uint8Array<ArrayBuff
  *
  * @example
  * ```ts
- * import { derToP1363, encodeEcdsaDer } from "./der.ts";
- * derToP1363(encodeEcdsaDer({ r: 1n, s: 2n })).length; // 64
+ * import {
+ *   derToP1363,
+ *   generateKeyPair,
+ *   privateKeyToPkcs8Der,
+ *   signDocument,
+ * } from "jsr:@schemapin/schemapin/keys";
+ * // Verify a schemapin signature with WebCrypto, which wants r ‖ s (64 bytes), not DER
+ * const key = generateKeyPair();
+ * const data = new TextEncoder().encode('{"a":1}');
+ * const der = Uint8Array.from(atob(signDocument(data, key)), (c) => c.charCodeAt(0));
+ * const alg = { name: "ECDSA", namedCurve: "P-256" };
+ * const publicKey = await crypto.subtle.importKey("spki", key.publicKey.spki, alg, false, [
+ *   "verify",
+ * ]);
+ * const ok = await crypto.subtle.verify(
+ *   { name: "ECDSA", hash: "SHA-256" },
+ *   publicKey,
+ *   derToP1363(der),
+ *   data,
+ * );
+ * console.log(ok, privateKeyToPkcs8Der(key).length); // true 138
  * ```
  */
 export function derToP1363(der: Uint8Array): Uint8Array<ArrayBuffer> {

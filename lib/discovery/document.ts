@@ -29,7 +29,15 @@ export interface DiscoveryDocument {
   revocation_endpoint?: string;
 }
 
-/** The discovery `schema_version` this implementation writes. */
+/**
+ * The discovery `schema_version` this implementation writes.
+ *
+ * @example
+ * ```ts
+ * import { DISCOVERY_SCHEMA_VERSION } from "jsr:@schemapin/schemapin/discovery";
+ * console.log(DISCOVERY_SCHEMA_VERSION); // "1.4"
+ * ```
+ */
 export const DISCOVERY_SCHEMA_VERSION = "1.4";
 
 /** The highest discovery `schema_version` minor this implementation knows (1.4). */
@@ -59,8 +67,15 @@ function invalid(source: string, message: string, field?: string): SchemaPinErro
  * `revocation_endpoint` is an `https:` URL.
  *
  * @example
- * ```ts ignore
- * const { document } = parseDiscoveryDocument(parseJson(bytes), "well_known.json");
+ * ```ts
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { parseDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
+ * const bytes = await Deno.readFile("schemapin.json");
+ * const { document, warnings } = parseDiscoveryDocument(
+ *   parseJson(bytes, "schemapin.json"),
+ *   "schemapin.json",
+ * );
+ * console.log(document.developer_name, document.revoked_keys ?? [], warnings);
  * ```
  */
 export function parseDiscoveryDocument(
@@ -184,9 +199,15 @@ const KEY_CACHE_MAX = 1024;
  * parser's reason. Parsed keys are cached by PEM text.
  *
  * @example
- * ```ts ignore
- * const key = loadDiscoveryKey(document, "well_known.json");
- * console.log(key.fingerprint);
+ * ```ts
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { loadDiscoveryKey, parseDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
+ * const { document } = parseDiscoveryDocument(
+ *   parseJson(await Deno.readFile("schemapin.json")),
+ *   "schemapin.json",
+ * );
+ * const key = loadDiscoveryKey(document, "schemapin.json");
+ * console.log(key.fingerprint); // compare with the fingerprint published out of band
  * ```
  */
 export function loadDiscoveryKey(
@@ -230,8 +251,18 @@ export interface BuildDiscoveryOptions {
  * refuses to list the current key as revoked.
  *
  * @example
- * ```ts ignore
- * const doc = buildDiscoveryDocument({ publicKey: pem, developerName: "Example Corp" });
+ * ```ts
+ * import { parsePublicKeyPem } from "jsr:@schemapin/schemapin";
+ * import { buildDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
+ * const publicKey = parsePublicKeyPem(await Deno.readTextFile("public.pem"), "public.pem");
+ * const document = buildDiscoveryDocument({
+ *   publicKey,
+ *   developerName: "Example Corp",
+ *   contact: "security@example.com",
+ *   revocationEndpoint: "https://example.com/.well-known/schemapin-revocations.json",
+ * });
+ * // serve it at https://example.com/.well-known/schemapin.json
+ * await Deno.writeTextFile("schemapin.json", JSON.stringify(document, null, 2));
  * ```
  */
 export function buildDiscoveryDocument(options: BuildDiscoveryOptions): DiscoveryDocument {

@@ -74,9 +74,11 @@ function validDomain(domain: unknown): string {
  * `IO_FAILED`; a file that is not strict JSON is `DISCOVERY_INVALID`.
  *
  * @example
- * ```ts ignore
- * const resolver = new LocalFileResolver("./trust");
- * const discovery = await resolver.resolveDiscovery("example.com"); // ./trust/example.com.json
+ * ```ts
+ * import { LocalFileResolver, resolveTrustDocuments } from "jsr:@schemapin/schemapin/discovery";
+ * // ./trust/example.com.json and, when present, ./trust/example.com.revocations.json
+ * const trust = await resolveTrustDocuments(new LocalFileResolver("./trust"), "example.com");
+ * console.log(trust.discoverySource, trust.revocationSource);
  * ```
  */
 export class LocalFileResolver {
@@ -253,9 +255,16 @@ async function resolveFrom(
  * documentation for what falls through and what stops the chain.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import {
+ *   ChainResolver,
+ *   LocalFileResolver,
+ *   resolveTrustDocuments,
+ *   WellKnownResolver,
+ * } from "jsr:@schemapin/schemapin/discovery";
  * const chain = new ChainResolver([new LocalFileResolver("./trust"), new WellKnownResolver()]);
- * const trust = await resolveTrustDocuments(chain, "example.com");
+ * const trust = await resolveTrustDocuments(chain, "example.com"); // ./trust first
+ * console.log(trust.discoverySource);
  * ```
  */
 export class ChainResolver {
@@ -347,9 +356,20 @@ export class ChainResolver {
  * not-found error, e.g. `DISCOVERY_FETCH_FAILED` for HTTP 404), with `details.notFound`.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { FilePinStore, parseJson, verifySchemaOffline } from "jsr:@schemapin/schemapin";
+ * import { resolveTrustDocuments, WellKnownResolver } from "jsr:@schemapin/schemapin/discovery";
  * const trust = await resolveTrustDocuments(new WellKnownResolver(), "example.com");
- * await verifySchemaOffline({ ...options, discovery: trust.discovery, revocation: trust.revocation });
+ * const result = await verifySchemaOffline({
+ *   schema: parseJson(await Deno.readFile("tool.json"), "tool.json"),
+ *   signature: await Deno.readTextFile("tool.json.b64"),
+ *   toolId: "calculate_sum",
+ *   domain: "example.com",
+ *   discovery: trust.discovery,
+ *   revocation: trust.revocation,
+ *   pinStore: new FilePinStore(),
+ * });
+ * console.log(result.valid);
  * ```
  */
 export async function resolveTrustDocuments(

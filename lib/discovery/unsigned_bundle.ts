@@ -58,8 +58,12 @@ function indexByDomain(
  * `revocations`); `KEY_NOT_FOUND` when the bundle has no document for `domain`.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { findInUnsignedBundle } from "jsr:@schemapin/schemapin/discovery";
+ * const bundle = parseJson(await Deno.readFile("bundle.json"), "bundle.json");
  * const { discovery, revocation } = findInUnsignedBundle(bundle, "example.com", "bundle.json");
+ * console.log(discovery.developer_name, revocation !== undefined); // then verify with them
  * ```
  */
 export function findInUnsignedBundle(

@@ -21,7 +21,15 @@ import { checkDomain } from "../dns/domain.ts";
 import { checkFetchUrl, fetchHttpsJson, type HttpsFetchOptions } from "./http.ts";
 import { checkArg } from "../arguments.ts";
 
-/** The discovery path of §6 (RFC 8615). */
+/**
+ * The discovery path of §6 (RFC 8615).
+ *
+ * @example
+ * ```ts
+ * import { WELL_KNOWN_PATH } from "jsr:@schemapin/schemapin/discovery";
+ * console.log(WELL_KNOWN_PATH); // "/.well-known/schemapin.json"
+ * ```
+ */
 export const WELL_KNOWN_PATH = "/.well-known/schemapin.json";
 
 /**
@@ -68,9 +76,12 @@ export type WellKnownResolverOptions = HttpsFetchOptions;
  * Resolves discovery and revocation documents over HTTPS (see the module documentation).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { resolveTrustDocuments, WellKnownResolver } from "jsr:@schemapin/schemapin/discovery";
  * const resolver = new WellKnownResolver({ connectTimeoutMs: 3000 });
- * const discovery = await resolver.resolveDiscovery("example.com");
+ * // https://example.com/.well-known/schemapin.json, and its revocation_endpoint if it has one
+ * const trust = await resolveTrustDocuments(resolver, "example.com");
+ * console.log(trust.discoverySource);
  * ```
  */
 export class WellKnownResolver {

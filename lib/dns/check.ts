@@ -51,9 +51,10 @@ export interface DnsTxtLookup {
  * domain or name server throws `SchemaPinError` `INPUT_INVALID` before any query.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { lookupDnsTxt } from "jsr:@schemapin/schemapin/discovery";
  * const lookup = await lookupDnsTxt("example.com", { nameServer: "127.0.0.1:5353" });
- * console.log(lookup.state, lookup.record?.fp);
+ * console.log(lookup.name, lookup.state, lookup.record?.fp); // _schemapin.example.com present …
  * ```
  */
 export async function lookupDnsTxt(
@@ -131,9 +132,14 @@ export interface DnsDecision {
  * Applies the §17.2 table to a lookup and the discovery key's fingerprint (pure).
  *
  * @example
- * ```ts ignore
- * const { failure } = crossCheckDnsTxt(lookup, result.keyFingerprint!);
- * if (failure) console.error(failure.errorCode); // DOMAIN_MISMATCH, DISCOVERY_INVALID, …
+ * ```ts
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import { crossCheckDnsTxt, lookupDnsTxt } from "jsr:@schemapin/schemapin/discovery";
+ * const lookup = await lookupDnsTxt("example.com");
+ * const key = generateKeyPair().publicKey; // the key of example.com's discovery document
+ * const { check, failure, warnings } = crossCheckDnsTxt(lookup, key.fingerprint);
+ * if (failure) console.error(failure.errorCode, failure.errorMessage); // DOMAIN_MISMATCH, …
+ * console.log(check.state, warnings);
  * ```
  */
 export function crossCheckDnsTxt(

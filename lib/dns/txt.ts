@@ -10,7 +10,15 @@ import { checkDomain } from "./domain.ts";
 import { isSha256Ref } from "../crypto/fingerprint.ts";
 import { checkArg } from "../arguments.ts";
 
-/** The version tag of §17.1. */
+/**
+ * The version tag of §17.1.
+ *
+ * @example
+ * ```ts
+ * import { DNS_TXT_VERSION } from "jsr:@schemapin/schemapin/discovery";
+ * console.log(DNS_TXT_VERSION); // "schemapin1"
+ * ```
+ */
 export const DNS_TXT_VERSION = "schemapin1";
 
 /** A parsed `_schemapin` TXT record. */

@@ -8,7 +8,15 @@ import { makeCanonicalizer } from "./canonical.ts";
 
 const encoder = new TextEncoder();
 
-/** The canonicalization identifier of contractpin spec §3 and §5. */
+/**
+ * The canonicalization identifier of contractpin spec §3 and §5.
+ *
+ * @example
+ * ```ts
+ * import { CONTRACTPIN_CANONICAL_JSON_1 } from "jsr:@schemapin/schemapin/contractpin";
+ * console.log(CONTRACTPIN_CANONICAL_JSON_1); // "contractpin-canonical-json/1"
+ * ```
+ */
 export const CONTRACTPIN_CANONICAL_JSON_1 = "contractpin-canonical-json/1";
 
 const canonicalize = makeCanonicalizer({

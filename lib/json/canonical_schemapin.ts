@@ -7,7 +7,15 @@ import { makeCanonicalizer } from "./canonical.ts";
 
 const encoder = new TextEncoder();
 
-/** The canonicalization identifier of spec §4 and §19. */
+/**
+ * The canonicalization identifier of spec §4 and §19.
+ *
+ * @example
+ * ```ts
+ * import { SCHEMAPIN_V1 } from "jsr:@schemapin/schemapin/schema";
+ * console.log(SCHEMAPIN_V1); // "schemapin-v1"
+ * ```
+ */
 export const SCHEMAPIN_V1 = "schemapin-v1";
 
 const canonicalize = makeCanonicalizer({

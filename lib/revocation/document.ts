@@ -12,7 +12,15 @@ import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import { checkArg } from "../arguments.ts";
 
-/** The four revocation reasons of §8.6. */
+/**
+ * The four revocation reasons of §8.6.
+ *
+ * @example
+ * ```ts
+ * import { REVOCATION_REASONS } from "jsr:@schemapin/schemapin/discovery";
+ * console.log(REVOCATION_REASONS); // ["key_compromise", "superseded", …]
+ * ```
+ */
 export const REVOCATION_REASONS = [
   "key_compromise",
   "superseded",
@@ -99,7 +107,11 @@ export function buildRevocationDocument(
  * @example
  * ```ts
  * import { addRevokedKey, buildRevocationDocument } from "jsr:@schemapin/schemapin/discovery";
- * const doc = addRevokedKey(buildRevocationDocument("example.com"), "sha256:" + "0".repeat(64), "superseded");
+ * const doc = addRevokedKey(
+ *   buildRevocationDocument("example.com"),
+ *   "sha256:" + "0".repeat(64),
+ *   "superseded",
+ * );
  * doc.revoked_keys.length; // 1
  * ```
  */
@@ -153,8 +165,12 @@ function invalid(source: string, message: string): SchemaPinError {
  * hide a revoked key).
  *
  * @example
- * ```ts ignore
- * const doc = parseRevocationDocument(parseJson(bytes), "revocations.json");
+ * ```ts
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { parseRevocationDocument } from "jsr:@schemapin/schemapin/discovery";
+ * const path = "revocations.json";
+ * const document = parseRevocationDocument(parseJson(await Deno.readFile(path), path), path);
+ * for (const k of document.revoked_keys) console.log(k.fingerprint, k.reason, k.revoked_at);
  * ```
  */
 export function parseRevocationDocument(
@@ -281,9 +297,26 @@ export type RevocationStatus =
  * document's `revoked_keys` or in the standalone revocation document (either source revokes).
  *
  * @example
- * ```ts ignore
- * const status = checkRevocation(key.fingerprint, discovery, revocationDoc);
- * if (status.revoked) console.log(status.source);
+ * ```ts
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import {
+ *   addRevokedKey,
+ *   buildDiscoveryDocument,
+ *   buildRevocationDocument,
+ *   checkRevocation,
+ * } from "jsr:@schemapin/schemapin/discovery";
+ * const old = generateKeyPair();
+ * const discovery = buildDiscoveryDocument({
+ *   publicKey: generateKeyPair().publicKey,
+ *   developerName: "Example",
+ * });
+ * const revocations = addRevokedKey(
+ *   buildRevocationDocument("example.com"),
+ *   old.publicKey.fingerprint,
+ *   "superseded",
+ * );
+ * const status = checkRevocation(old.publicKey.fingerprint, discovery, revocations);
+ * if (status.revoked) console.log(status.source); // "revocation_document"
  * ```
  */
 export function checkRevocation(

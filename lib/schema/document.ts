@@ -50,7 +50,15 @@ import {
 } from "./signed_document.ts";
 import { checkArg, checkKeyArg } from "../arguments.ts";
 
-/** The `schemapin_version` of schema signature documents written by this implementation. */
+/**
+ * The `schemapin_version` of schema signature documents written by this implementation.
+ *
+ * @example
+ * ```ts
+ * import { SCHEMA_SIGNATURE_DOCUMENT_VERSION } from "jsr:@schemapin/schemapin/schema";
+ * console.log(SCHEMA_SIGNATURE_DOCUMENT_VERSION); // "1.4"
+ * ```
+ */
 export const SCHEMA_SIGNATURE_DOCUMENT_VERSION = "1.4";
 
 /** The known fields of a schema signature document, in the order they are written. */
@@ -127,8 +135,15 @@ export function schemaHash(schema: unknown): string {
  * `canonicalization`: their failures have their own codes at verification time.
  *
  * @example
- * ```ts ignore
- * const { document, unknownFields } = parseSchemaSignatureDocument(parseJson(bytes), "tool.sig");
+ * ```ts
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { parseSchemaSignatureDocument } from "jsr:@schemapin/schemapin/schema";
+ * const bytes = await Deno.readFile("tool.json.sig");
+ * const { document, unknownFields } = parseSchemaSignatureDocument(
+ *   parseJson(bytes),
+ *   "tool.json.sig",
+ * );
+ * console.log(document.schema_hash, document.signed_at, unknownFields);
  * ```
  */
 export function parseSchemaSignatureDocument(
@@ -184,8 +199,23 @@ export function parseSchemaSignatureDocument(
  * `SCHEMA_CANONICALIZATION_FAILED` if a field value has no canonical form.
  *
  * @example
- * ```ts ignore
- * const bytes = schemaSignatureSigningInput(document);
+ * ```ts
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import { signDocument, verifyDocumentSignature } from "jsr:@schemapin/schemapin/keys";
+ * import {
+ *   schemaSignatureSigningInput,
+ *   signSchemaDocument,
+ * } from "jsr:@schemapin/schemapin/schema";
+ * const key = generateKeyPair();
+ * const document = signSchemaDocument({ name: "add" }, key);
+ * // What the signature covers: the document with signature "", canonicalized
+ * const input = schemaSignatureSigningInput(document);
+ * verifyDocumentSignature(input, document.signature, key.publicKey); // { valid: true }
+ * // A signer that keeps its key elsewhere (an HSM) signs the same bytes:
+ * document.signature = signDocument(
+ *   schemaSignatureSigningInput({ ...document, signature: "" }),
+ *   key,
+ * );
  * ```
  */
 export function schemaSignatureSigningInput(document: SchemaSignatureDocument): Uint8Array {
@@ -332,8 +362,15 @@ export function signSchemaDocument(
  * two-space indentation, trailing newline.
  *
  * @example
- * ```ts ignore
- * await Deno.writeTextFile("tool.json.sig", formatSchemaSignatureDocument(doc));
+ * ```ts
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import {
+ *   formatSchemaSignatureDocument,
+ *   signSchemaDocument,
+ * } from "jsr:@schemapin/schemapin/schema";
+ * const schema = { name: "add", description: "Adds two numbers" };
+ * const document = signSchemaDocument(schema, generateKeyPair(), { domain: "example.com" });
+ * await Deno.writeTextFile("add.json.sig", formatSchemaSignatureDocument(document));
  * ```
  */
 export function formatSchemaSignatureDocument(document: SchemaSignatureDocument): string {

@@ -193,12 +193,25 @@ export function requirePinStore(options: { pinStore?: unknown }, what: string): 
  * documentation); the rest is {@linkcode verifySchemaOffline}'s flow.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { FilePinStore, parseJson } from "jsr:@schemapin/schemapin";
+ * import {
+ *   ChainResolver,
+ *   LocalFileResolver,
+ *   WellKnownResolver,
+ * } from "jsr:@schemapin/schemapin/discovery";
+ * import { verifySchemaWithResolver } from "jsr:@schemapin/schemapin/schema";
  * const result = await verifySchemaWithResolver({
- *   schema, signature, toolId: "calculate_sum", domain: "example.com",
+ *   schema: parseJson(await Deno.readFile("tool.json"), "tool.json"),
+ *   signature: await Deno.readTextFile("tool.json.b64"), // a bare Base64 signature
+ *   toolId: "calculate_sum",
+ *   domain: "example.com",
  *   resolver: new ChainResolver([new LocalFileResolver("./trust"), new WellKnownResolver()]),
- *   dns: { nameServer: "127.0.0.1:5353" }, pinStore, trustFirstUse: true,
+ *   dns: { nameServer: "127.0.0.1:5353" }, // cross-check _schemapin.example.com TXT (§17)
+ *   pinStore: new FilePinStore(),
+ *   trustFirstUse: true,
  * });
+ * console.log(result.valid, result.discoverySource, result.dns?.state);
  * ```
  */
 export async function verifySchemaWithResolver(

@@ -98,10 +98,18 @@ export interface SchemaVerificationResult extends OfflineVerificationResult {
  * structured result; throws only on misuse (missing pin store, non-string signature).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { FilePinStore, parseJson } from "jsr:@schemapin/schemapin";
+ * import { verifySchemaOffline } from "jsr:@schemapin/schemapin/schema";
+ * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
  * const result = await verifySchemaOffline({
- *   schema, signature: signatureB64, domain: "example.com", toolId: "calculate_sum",
- *   discovery: wellKnown, pinStore: new MemoryPinStore(), trustFirstUse: true,
+ *   schema: await read("tool.json"),
+ *   signature: await read("tool.json.sig") as Record<string, unknown>, // or a bare Base64 string
+ *   toolId: "calculate_sum",
+ *   domain: "example.com",
+ *   discovery: await read("schemapin.json"), // the domain's /.well-known/schemapin.json
+ *   pinStore: new FilePinStore(),
+ *   trustFirstUse: true,
  * });
  * if (!result.valid) console.error(result.errorCode, result.errorMessage);
  * ```

@@ -80,8 +80,11 @@ export async function listingFromDump(
  * JSON or not a tool list
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { digestToolList, readToolsDump } from "jsr:@schemapin/schemapin/contractpin";
+ * // tools.json: a saved tools/list result (or an array of them, one per page)
  * const listing = await readToolsDump("tools.json");
+ * console.log(digestToolList(listing.tools).digest);
  * ```
  */
 export async function readToolsDump(

@@ -201,9 +201,17 @@ export interface HttpOptions {
  * Opens a Streamable HTTP client (no request is made until the first message).
  *
  * @example
- * ```ts ignore
- * const t = connectHttp({ url: "http://127.0.0.1:3000/mcp" });
- * try { console.log(await listTools(t)); } finally { await t.close(); }
+ * ```ts
+ * import { connectHttp, listTools } from "jsr:@schemapin/schemapin/contractpin";
+ * const transport = connectHttp({
+ *   url: "http://127.0.0.1:3000/mcp",
+ *   headers: [["Authorization", `Bearer ${Deno.env.get("MCP_TOKEN")}`]],
+ * });
+ * try {
+ *   console.log((await listTools(transport)).tools.length);
+ * } finally {
+ *   await transport.close();
+ * }
  * ```
  */
 export function connectHttp(options: HttpOptions): HttpTransport {
@@ -212,7 +220,24 @@ export function connectHttp(options: HttpOptions): HttpTransport {
   return new HttpTransport(options);
 }
 
-/** A Streamable HTTP client session. Create with {@linkcode connectHttp}. */
+/**
+ * A Streamable HTTP client session. Create with {@linkcode connectHttp}.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   connectHttp,
+ *   type HttpTransport,
+ *   listTools,
+ * } from "jsr:@schemapin/schemapin/contractpin";
+ * const transport: HttpTransport = connectHttp({ url: "http://127.0.0.1:3000/mcp" });
+ * try {
+ *   console.log((await listTools(transport)).tools.length);
+ * } finally {
+ *   await transport.close();
+ * }
+ * ```
+ */
 export class HttpTransport implements McpTransport {
   readonly #url: string;
   readonly #extra: readonly [string, string][];

@@ -74,7 +74,9 @@ export interface ToolListing {
  * ```ts
  * import { collectPages } from "./session.ts";
  * import type { JsonValue } from "../../json/types.ts";
- * const pages: JsonValue[] = [{ tools: [{ name: "a" }], nextCursor: "2" }, { tools: [{ name: "b" }] }];
+ * const pages: JsonValue[] = [{ tools: [{ name: "a" }], nextCursor: "2" }, {
+ *   tools: [{ name: "b" }],
+ * }];
  * const r = await collectPages((c) => Promise.resolve(pages[c ? 1 : 0]), 10, "demo");
  * console.log(r.tools.length, r.pages); // 2 2
  * ```
@@ -144,8 +146,21 @@ export async function collectPages(
  * the transport (the caller does, also on failure).
  *
  * @example
- * ```ts ignore
- * const listing = await listTools(transport, { requestTimeoutMs: 5000 });
+ * ```ts
+ * import { listTools, spawnStdio } from "jsr:@schemapin/schemapin/contractpin";
+ * const transport = spawnStdio({ command: ["node", "server.js"] });
+ * try {
+ *   const listing = await listTools(transport, { requestTimeoutMs: 5000 });
+ *   console.log(
+ *     listing.serverInfo?.name,
+ *     listing.tools.length,
+ *     "tools in",
+ *     listing.pages,
+ *     "pages",
+ *   );
+ * } finally {
+ *   await transport.close();
+ * }
  * ```
  */
 export async function listTools(

@@ -42,9 +42,16 @@ const decoder = new TextDecoder();
  * cannot be started (not found, not executable, not permitted).
  *
  * @example
- * ```ts ignore
- * const t = spawnStdio({ command: ["npx", "-y", "@modelcontextprotocol/server-everything"] });
- * try { console.log(await listTools(t)); } finally { await t.close(); }
+ * ```ts
+ * import { listTools, spawnStdio } from "jsr:@schemapin/schemapin/contractpin";
+ * const transport = spawnStdio({
+ *   command: ["npx", "-y", "@modelcontextprotocol/server-everything"],
+ * });
+ * try {
+ *   console.log((await listTools(transport)).tools.length);
+ * } finally {
+ *   await transport.close();
+ * }
  * ```
  */
 export function spawnStdio(options: StdioOptions): StdioTransport {
@@ -53,7 +60,24 @@ export function spawnStdio(options: StdioOptions): StdioTransport {
   return new StdioTransport(options);
 }
 
-/** A running stdio server. Create with {@linkcode spawnStdio}. */
+/**
+ * A running stdio server. Create with {@linkcode spawnStdio}.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   listTools,
+ *   spawnStdio,
+ *   type StdioTransport,
+ * } from "jsr:@schemapin/schemapin/contractpin";
+ * const transport: StdioTransport = spawnStdio({ command: ["node", "server.js"] });
+ * try {
+ *   console.log((await listTools(transport)).tools.length);
+ * } finally {
+ *   await transport.close();
+ * }
+ * ```
+ */
 export class StdioTransport implements McpTransport {
   readonly #child: Deno.ChildProcess;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
