@@ -65,8 +65,12 @@ export interface AuditEntry {
  * @example
  * ```ts
  * import { formatAuditEntry } from "./audit.ts";
- * formatAuditEntry("demo", "enforce", { decision: "refused", tool: "x", reason: "added" },
- *   new Date(0));
+ * formatAuditEntry(
+ *   "demo",
+ *   "enforce",
+ *   { decision: "refused", tool: "x", reason: "added" },
+ *   new Date(0),
+ * );
  * // '{"time":"1970-01-01T00:00:00.000Z","server":"demo","mode":"enforce","decision":"refused","tool":"x","reason":"added"}\n'
  * ```
  */
@@ -148,8 +152,10 @@ const encoder = new TextEncoder();
  * A sink appending to a file (created when missing), or to stderr when `path` is undefined.
  *
  * @example
- * ```ts ignore
- * const sink = openAuditSink("/var/log/schemapin-guard.jsonl");
+ * ```ts
+ * import { AuditLog, openAuditSink } from "jsr:@schemapin/schemapin/guard";
+ * const log = new AuditLog("files", "enforce", openAuditSink("./guard-audit.jsonl")); // or stderr
+ * log.record({ decision: "refused", tool: "delete_all", reason: "added" });
  * ```
  */
 export function openAuditSink(path?: string): AuditSink {

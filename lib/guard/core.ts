@@ -32,9 +32,25 @@ import {
 } from "./policy.ts";
 import { checkArg } from "../arguments.ts";
 
-/** JSON-RPC error code of a guard refusal (a list or call that failed the checks). */
+/**
+ * JSON-RPC error code of a guard refusal (a list or call that failed the checks).
+ *
+ * @example
+ * ```ts
+ * import { GUARD_REFUSED } from "jsr:@schemapin/schemapin/guard";
+ * console.log(GUARD_REFUSED); // -32010
+ * ```
+ */
 export const GUARD_REFUSED: number = -32010;
-/** JSON-RPC error code when the guarded server failed (exited, garbage, no answer). */
+/**
+ * JSON-RPC error code when the guarded server failed (exited, garbage, no answer).
+ *
+ * @example
+ * ```ts
+ * import { GUARD_SERVER_FAILED } from "jsr:@schemapin/schemapin/guard";
+ * console.log(GUARD_SERVER_FAILED); // -32011
+ * ```
+ */
 export const GUARD_SERVER_FAILED: number = -32011;
 /** JSON-RPC parse error (the guard could not read a client message strictly). */
 export const PARSE_ERROR: number = -32700;
@@ -104,7 +120,24 @@ export interface GuardListing {
   pages: number;
 }
 
-/** The state of one client session (one stdio guard; one `Mcp-Session-Id` over HTTP). */
+/**
+ * The state of one client session (one stdio guard; one `Mcp-Session-Id` over HTTP).
+ *
+ * @example
+ * ```ts
+ * import { AuditLog, GuardCore, GuardPolicy } from "jsr:@schemapin/schemapin/guard";
+ * import { parseLock } from "jsr:@schemapin/schemapin/contractpin";
+ * const lock = parseLock(await Deno.readFile("contractpin.lock"));
+ * const core = new GuardCore({
+ *   policy: new GuardPolicy({ lock: { serverName: "files", entry: lock.servers["files"] } }),
+ *   mode: "enforce",
+ *   log: new AuditLog("files", "enforce", () => {}),
+ *   serverName: "files",
+ * });
+ * const session = core.newSession(); // one per client connection
+ * await core.fromServer(session, { jsonrpc: "2.0", id: 1, result: { tools: [] } });
+ * ```
+ */
 export class GuardSession {
   /** Bumped by every `notifications/tools/list_changed`. */
   generation: number = 0;
@@ -155,10 +188,20 @@ export type FetchTools = () => Promise<JsonValue[]>;
  * The guard's decisions (see the module documentation).
  *
  * @example
- * ```ts ignore
- * const core = new GuardCore({ policy, mode: "enforce", log, serverName: "demo" });
+ * ```ts
+ * import { AuditLog, GuardCore, GuardPolicy } from "jsr:@schemapin/schemapin/guard";
+ * import { parseLock } from "jsr:@schemapin/schemapin/contractpin";
+ * const lock = parseLock(await Deno.readFile("contractpin.lock"));
+ * const core = new GuardCore({
+ *   policy: new GuardPolicy({ lock: { serverName: "files", entry: lock.servers["files"] } }),
+ *   mode: "filter",
+ *   log: new AuditLog("files", "filter", (line) => console.error(line)),
+ *   serverName: "files",
+ * });
+ * // A transport of your own passes each message through the core:
  * const session = core.newSession();
- * const d = await core.fromClient(session, message, fetchTools);
+ * const decision = await core.fromClient(session, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+ * console.log(decision.forward);
  * ```
  */
 export class GuardCore {

@@ -329,9 +329,31 @@ const MAX_SESSIONS = 1024;
  * Starts the HTTP guard (see the module documentation).
  *
  * @example
- * ```ts ignore
- * const guard = await startHttpGuard({ upstream: "https://example.com/mcp", port: 8931, core, serverName: "x" });
- * console.error(`listening on ${guard.url}`);
+ * ```ts
+ * import {
+ *   AuditLog,
+ *   GuardCore,
+ *   GuardPolicy,
+ *   openAuditSink,
+ *   startHttpGuard,
+ * } from "jsr:@schemapin/schemapin/guard";
+ * import { parseLock } from "jsr:@schemapin/schemapin/contractpin";
+ * const lock = parseLock(await Deno.readFile("contractpin.lock"));
+ * const core = new GuardCore({
+ *   policy: new GuardPolicy({ lock: { serverName: "remote", entry: lock.servers["remote"] } }),
+ *   mode: "filter",
+ *   log: new AuditLog("remote", "filter", openAuditSink()),
+ *   serverName: "remote",
+ * });
+ * const guard = await startHttpGuard({
+ *   upstream: "https://mcp.example.com/mcp",
+ *   port: 0,
+ *   core,
+ *   serverName: "remote",
+ * });
+ * console.log("point the client at", guard.url);
+ * Deno.addSignalListener("SIGINT", () => guard.shutdown());
+ * await guard.finished;
  * ```
  */
 export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {

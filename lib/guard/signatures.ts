@@ -46,11 +46,35 @@ import { pinKey } from "../pins/store.ts";
 import { formatRfc3339 } from "../time/rfc3339.ts";
 import { checkArg, checkMethods } from "../arguments.ts";
 
-/** `_meta` key of a tool's SchemaPin signature (a 1.4 schema signature document). */
+/**
+ * `_meta` key of a tool's SchemaPin signature (a 1.4 schema signature document).
+ *
+ * @example
+ * ```ts
+ * import { SIGNATURE_META_KEY } from "jsr:@schemapin/schemapin/guard";
+ * console.log(SIGNATURE_META_KEY); // "dev.schemapin/signature"
+ * ```
+ */
 export const SIGNATURE_META_KEY = "dev.schemapin/signature";
-/** `_meta` key of the publisher's domain (optional). */
+/**
+ * `_meta` key of the publisher's domain (optional).
+ *
+ * @example
+ * ```ts
+ * import { DOMAIN_META_KEY } from "jsr:@schemapin/schemapin/guard";
+ * console.log(DOMAIN_META_KEY); // "dev.schemapin/domain"
+ * ```
+ */
 export const DOMAIN_META_KEY = "dev.schemapin/domain";
-/** `_meta` key, on a signed `tools/list` result, of the manifest tool → signature. */
+/**
+ * `_meta` key, on a signed `tools/list` result, of the manifest tool → signature.
+ *
+ * @example
+ * ```ts
+ * import { MANIFEST_META_KEY } from "jsr:@schemapin/schemapin/guard";
+ * console.log(MANIFEST_META_KEY); // "dev.schemapin/manifest"
+ * ```
+ */
 export const MANIFEST_META_KEY = "dev.schemapin/manifest";
 
 /** Metadata for {@linkcode signToolList}. */
@@ -271,8 +295,20 @@ export interface ToolSignatureCheck {
  * signature verified and first use is allowed (`trustFirstUse`).
  *
  * @example
- * ```ts ignore
- * const check = await verifyToolSignature(tool, { domain, discovery, pinStore });
+ * ```ts
+ * import { generateKeyPair, MemoryPinStore } from "jsr:@schemapin/schemapin";
+ * import { buildDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
+ * import { signToolList, verifyToolSignature } from "jsr:@schemapin/schemapin/guard";
+ * const key = generateKeyPair();
+ * const { tools } = signToolList([{ name: "add", inputSchema: { type: "object" } }], key, {
+ *   domain: "example.com",
+ * });
+ * const check = await verifyToolSignature(tools[0], {
+ *   domain: "example.com",
+ *   discovery: buildDiscoveryDocument({ publicKey: key.publicKey, developerName: "Example" }),
+ *   pinStore: new MemoryPinStore(),
+ *   trustFirstUse: true,
+ * });
  * if (check.status !== "valid") console.error(check.errorCode, check.message);
  * ```
  */

@@ -152,9 +152,24 @@ interface GuardPending {
  * @throws {ServerFailure} `spawn` when the server cannot be started
  *
  * @example
- * ```ts ignore
- * const code = await runStdioGuard({ command: ["npx", "-y", "some-server"], core, serverName: "s" });
- * Deno.exit(code);
+ * ```ts
+ * import {
+ *   AuditLog,
+ *   GuardCore,
+ *   GuardPolicy,
+ *   openAuditSink,
+ *   runStdioGuard,
+ * } from "jsr:@schemapin/schemapin/guard";
+ * import { parseLock } from "jsr:@schemapin/schemapin/contractpin";
+ * const lock = parseLock(await Deno.readFile("contractpin.lock"));
+ * const core = new GuardCore({
+ *   policy: new GuardPolicy({ lock: { serverName: "files", entry: lock.servers["files"] } }),
+ *   mode: "enforce",
+ *   log: new AuditLog("files", "enforce", openAuditSink()),
+ *   serverName: "files",
+ * });
+ * // this process's stdin/stdout are the client's; the server is spawned
+ * Deno.exit(await runStdioGuard({ command: ["node", "server.js"], core, serverName: "files" }));
  * ```
  */
 export async function runStdioGuard(options: StdioGuardOptions): Promise<number> {

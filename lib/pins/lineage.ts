@@ -94,8 +94,10 @@ export function signatureHash(signature: LineageSignature, what = "signature"): 
  * ```ts
  * import { verifyChain } from "jsr:@schemapin/schemapin/pins";
  * const a = "sha256:" + "a".repeat(64), b = "sha256:" + "b".repeat(64);
- * verifyChain({ schemapin_version: "1.4", schema_hash: b, previous_hash: a },
- *             { schemapin_version: "1.4", schema_hash: a }).valid; // true
+ * verifyChain({ schemapin_version: "1.4", schema_hash: b, previous_hash: a }, {
+ *   schemapin_version: "1.4",
+ *   schema_hash: a,
+ * }).valid; // true
  * ```
  */
 export function verifyChain(current: LineageSignature, previous: LineageSignature): ChainCheck {
@@ -302,8 +304,9 @@ export interface LineageStoreOptions {
  * The default lineage file: `$SCHEMAPIN_HOME/lineage.json`, else `~/.schemapin/lineage.json`.
  *
  * @example
- * ```ts ignore
- * defaultLineageStorePath();
+ * ```ts
+ * import { defaultLineageStorePath } from "jsr:@schemapin/schemapin/pins";
+ * console.log(defaultLineageStorePath()); // "/home/me/.schemapin/lineage.json"
  * ```
  */
 export function defaultLineageStorePath(): string {
@@ -315,10 +318,21 @@ export function defaultLineageStorePath(): string {
  * locked, atomic writes as the pin store (or kept in memory).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import { LineageStore } from "jsr:@schemapin/schemapin/pins";
+ * import { schemaHash, signSchemaDocument } from "jsr:@schemapin/schemapin/schema";
+ * const key = generateKeyPair();
+ * const v1 = { name: "calc", description: "v1" };
+ * const first = signSchemaDocument(v1, key, { schemaVersion: "1.0.0" });
+ * const second = signSchemaDocument({ name: "calc", description: "v2" }, key, {
+ *   schemaVersion: "1.1.0",
+ *   previousHash: schemaHash(v1),
+ * });
  * const lineage = new LineageStore({ memory: true });
- * const outcome = await lineage.checkAndAdvance("calc", "example.com", verifiedDocument);
- * if (outcome.status === "rejected") console.error(outcome.message);
+ * await lineage.checkAndAdvance("calc", "example.com", first); // { status: "anchored", … }
+ * const outcome = await lineage.checkAndAdvance("calc", "example.com", second);
+ * console.log(outcome.status); // "advanced"
  * ```
  */
 export class LineageStore {

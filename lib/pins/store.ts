@@ -157,7 +157,12 @@ function requireIds(toolId: string, domain: string): string {
  * @example
  * ```ts
  * import { makePinRecord } from "./store.ts";
- * makePinRecord({ toolId: "t", domain: "example.com", fingerprint: "sha256:" + "0".repeat(64), source: "seeded" }).domain;
+ * makePinRecord({
+ *   toolId: "t",
+ *   domain: "example.com",
+ *   fingerprint: "sha256:" + "0".repeat(64),
+ *   source: "seeded",
+ * }).domain;
  * ```
  */
 export function makePinRecord(fields: {
@@ -315,8 +320,9 @@ const PIN_CODEC: KeyedRecordCodec<PinRecord> = {
  * The default pin file: `$SCHEMAPIN_HOME/pins.json`, else `~/.schemapin/pins.json`.
  *
  * @example
- * ```ts ignore
- * defaultPinStorePath(); // "/home/me/.schemapin/pins.json"
+ * ```ts
+ * import { defaultPinStorePath } from "jsr:@schemapin/schemapin/pins";
+ * console.log(defaultPinStorePath()); // "/home/me/.schemapin/pins.json"
  * ```
  */
 export function defaultPinStorePath(): string {
@@ -337,9 +343,11 @@ export function defaultPinStorePath(): string {
  * never overwritten. Duplicate `tool_id@domain` entries make the file invalid.
  *
  * @example
- * ```ts ignore
- * const store = new FilePinStore("/tmp/pins.json");
+ * ```ts
+ * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
+ * const store = new FilePinStore("./pins.json"); // default: ~/.schemapin/pins.json
  * const pin = await store.get("calc", "example.com");
+ * console.log(pin?.fingerprint, pin?.source, (await store.list()).length);
  * ```
  */
 export class FilePinStore implements PinStore {
@@ -384,9 +392,20 @@ export type AddPinOutcome =
  * write happen under one lock, so two racing first uses cannot overwrite each other.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { addPinIfAbsent, MemoryPinStore } from "jsr:@schemapin/schemapin/pins";
+ * const store = new MemoryPinStore();
+ * const record = {
+ *   toolId: "calc",
+ *   domain: "example.com",
+ *   fingerprint: "sha256:" + "ab".repeat(32),
+ *   pinnedAt: "2026-05-01T10:00:00Z",
+ *   source: "seeded" as const,
+ * };
  * const outcome = await addPinIfAbsent(store, record);
- * if (outcome.status === "exists" && outcome.record.fingerprint !== record.fingerprint) { … }
+ * if (outcome.status === "exists" && outcome.record.fingerprint !== record.fingerprint) {
+ *   console.error("pinned to another key:", outcome.record.fingerprint);
+ * }
  * ```
  */
 export function addPinIfAbsent(store: PinStore, record: PinRecord): Promise<AddPinOutcome> {
@@ -406,8 +425,16 @@ export function addPinIfAbsent(store: PinStore, record: PinRecord): Promise<AddP
  * replace a different existing pin (`KEY_PIN_MISMATCH`; rotate explicitly instead).
  *
  * @example
- * ```ts ignore
- * await seedPin(store, "calc", "example.com", "sha256:…");
+ * ```ts
+ * import { FilePinStore, seedPin } from "jsr:@schemapin/schemapin/pins";
+ * // a fingerprint obtained out of band (a DNS TXT record, the publisher's page)
+ * const outcome = await seedPin(
+ *   new FilePinStore("./pins.json"),
+ *   "calc",
+ *   "example.com",
+ *   "sha256:" + "ab".repeat(32),
+ * );
+ * console.log(outcome.status); // "added", or "exists" when the same key was pinned already
  * ```
  */
 export async function seedPin(
@@ -442,8 +469,12 @@ export async function seedPin(
  * previous record.
  *
  * @example
- * ```ts ignore
- * const previous = await rotatePin(store, "calc", "example.com", newFingerprint);
+ * ```ts
+ * import { MemoryPinStore, rotatePin, seedPin } from "jsr:@schemapin/schemapin/pins";
+ * const store = new MemoryPinStore();
+ * await seedPin(store, "calc", "example.com", "sha256:" + "ab".repeat(32));
+ * const previous = await rotatePin(store, "calc", "example.com", "sha256:" + "cd".repeat(32));
+ * console.log(previous.fingerprint, (await store.get("calc", "example.com"))?.source); // "rotated"
  * ```
  */
 export async function rotatePin(
@@ -481,7 +512,10 @@ export async function rotatePin(
  * Removes the pin of `toolId@domain`; returns whether there was one.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { MemoryPinStore, removePin, seedPin } from "jsr:@schemapin/schemapin/pins";
+ * const store = new MemoryPinStore();
+ * await seedPin(store, "calc", "example.com", "sha256:" + "ab".repeat(32));
  * await removePin(store, "calc", "example.com"); // true
  * ```
  */
@@ -511,8 +545,12 @@ export interface ImportOutcome {
  * aborts the whole import (nothing written) unless `overwrite`, which is a bulk rotation.
  *
  * @example
- * ```ts ignore
- * const outcome = await importPins(store, records);
+ * ```ts
+ * import { FilePinStore, importPins, MemoryPinStore } from "jsr:@schemapin/schemapin/pins";
+ * const from = new FilePinStore("./team-pins.json");
+ * const into = new MemoryPinStore();
+ * const outcome = await importPins(into, await from.list()); // all or nothing
+ * console.log(outcome);
  * ```
  */
 export function importPins(

@@ -48,7 +48,15 @@ import {
 import type { SkillAlgorithm, SkillHash } from "./hash.ts";
 import { checkArg, checkKeyArg } from "../arguments.ts";
 
-/** The `schemapin_version` this implementation writes (§4b: never the legacy format). */
+/**
+ * The `schemapin_version` this implementation writes (§4b: never the legacy format).
+ *
+ * @example
+ * ```ts
+ * import { SKILL_SIGNATURE_VERSION } from "jsr:@schemapin/schemapin/skill";
+ * console.log(SKILL_SIGNATURE_VERSION); // "1.4"
+ * ```
+ */
 export const SKILL_SIGNATURE_VERSION = "1.4";
 
 /** The known fields of a skill signature document, in the order they are written. */
@@ -135,8 +143,15 @@ export function skillAlgorithmFor(version: unknown): SkillAlgorithm | undefined 
  *   failures have their own codes at verification time (§16.2, §19.3).
  *
  * @example
- * ```ts ignore
- * const { document, algorithm } = parseSkillSignatureDocument(parseJson(bytes), ".schemapin.sig");
+ * ```ts
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { parseSkillSignatureDocument } from "jsr:@schemapin/schemapin/skill";
+ * const path = "./pdf-tools/.schemapin.sig";
+ * const { document, algorithm } = parseSkillSignatureDocument(
+ *   parseJson(await Deno.readFile(path)),
+ *   path,
+ * );
+ * console.log(document.skill_name, algorithm); // "pdf-tools" "1.4"
  * ```
  */
 export function parseSkillSignatureDocument(
@@ -221,8 +236,19 @@ function parseManifest(value: unknown, source: string): Record<string, string> {
  *   canonical form (for example a number beyond 2^53 − 1 in `expires_at`).
  *
  * @example
- * ```ts ignore
- * const bytes = skillSigningInput(document);
+ * ```ts
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import { verifyDocumentSignature } from "jsr:@schemapin/schemapin/keys";
+ * import {
+ *   hashSkillFiles,
+ *   signSkillDocument,
+ *   skillSigningInput,
+ * } from "jsr:@schemapin/schemapin/skill";
+ * const key = generateKeyPair();
+ * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
+ * const document = signSkillDocument(hash, key, { skillName: "s", domain: "example.com" });
+ * const input = skillSigningInput(document);
+ * verifyDocumentSignature(input, document.signature, key.publicKey); // { valid: true }
  * ```
  */
 export function skillSigningInput(document: SkillSignatureDocument): Uint8Array {
@@ -267,7 +293,10 @@ function bad(message: string, field: string): SchemaPinError {
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
  * import { hashSkillFiles, signSkillDocument } from "jsr:@schemapin/schemapin/skill";
  * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
- * const doc = signSkillDocument(hash, generateKeyPair(), { skillName: "s", domain: "example.com" });
+ * const doc = signSkillDocument(hash, generateKeyPair(), {
+ *   skillName: "s",
+ *   domain: "example.com",
+ * });
  * doc.schemapin_version; // "1.4"
  * ```
  */
@@ -360,8 +389,19 @@ export function signSkillDocument(
  * {@linkcode SKILL_SIGNATURE_FIELDS}, two-space indentation, trailing newline.
  *
  * @example
- * ```ts ignore
- * const text = formatSkillSignatureDocument(doc);
+ * ```ts
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import {
+ *   formatSkillSignatureDocument,
+ *   hashSkillFiles,
+ *   signSkillDocument,
+ * } from "jsr:@schemapin/schemapin/skill";
+ * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
+ * const document = signSkillDocument(hash, generateKeyPair(), {
+ *   skillName: "s",
+ *   domain: "example.com",
+ * });
+ * const text = formatSkillSignatureDocument(document); // what .schemapin.sig holds
  * ```
  */
 export function formatSkillSignatureDocument(document: SkillSignatureDocument): string {

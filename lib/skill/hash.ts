@@ -240,8 +240,12 @@ function sizeChanged(root: string, file: SkillFile, read: number): SchemaPinErro
  *   read), `IO_FAILED` for an unreadable folder or file; the message names the path.
  *
  * @example
- * ```ts ignore
- * const { skillHash, manifest } = await hashSkillDir("./my-skill");
+ * ```ts
+ * import { hashSkillDir } from "jsr:@schemapin/schemapin/skill";
+ * const { skillHash, manifest } = await hashSkillDir("./my-skill", {
+ *   maxEntries: 1000,
+ *   onProgress: (p) => console.error(`${p.filesDone}/${p.filesTotal} files`),
+ * });
  * console.log(skillHash, Object.keys(manifest).length);
  * ```
  */

@@ -35,11 +35,19 @@ export type SkillResolverVerificationResult = SkillVerificationResult & Resolver
  * documentation); the rest is {@linkcode verifySkillOffline}'s flow.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { FilePinStore } from "jsr:@schemapin/schemapin";
+ * import { WellKnownResolver } from "jsr:@schemapin/schemapin/discovery";
+ * import { verifySkillWithResolver } from "jsr:@schemapin/schemapin/skill";
  * const result = await verifySkillWithResolver({
- *   dir: "./pdf-tools", domain: "example.com", resolver: new WellKnownResolver(),
- *   pinStore, trustFirstUse: true,
+ *   dir: "./pdf-tools",
+ *   domain: "example.com",
+ *   resolver: new WellKnownResolver(), // https://example.com/.well-known/schemapin.json
+ *   dns: true,
+ *   pinStore: new FilePinStore(),
+ *   trustFirstUse: true,
  * });
+ * console.log(result.valid, result.keyPinning, result.dns?.state);
  * ```
  */
 export async function verifySkillWithResolver(

@@ -84,7 +84,10 @@ export interface SignedSkill {
  *   (`INPUT_INVALID`, `IO_FAILED`).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { parsePrivateKeyPem } from "jsr:@schemapin/schemapin";
+ * import { formatSkillSignatureDocument, signSkillDir } from "jsr:@schemapin/schemapin/skill";
+ * const key = parsePrivateKeyPem(await Deno.readTextFile("private.pem"), "private.pem");
  * const { document } = await signSkillDir("./pdf-tools", key, { domain: "example.com" });
  * await Deno.writeTextFile("./pdf-tools/.schemapin.sig", formatSkillSignatureDocument(document));
  * ```

@@ -377,10 +377,15 @@ class SkillSubject implements OfflineSubject<SkillVerificationResult> {
  * `files`).
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { FilePinStore, parseJson } from "jsr:@schemapin/schemapin";
+ * import { verifySkillOffline } from "jsr:@schemapin/schemapin/skill";
  * const result = await verifySkillOffline({
- *   dir: "./pdf-tools", domain: "example.com", discovery: wellKnown,
- *   pinStore: new MemoryPinStore(), trustFirstUse: true,
+ *   dir: "./pdf-tools", // reads ./pdf-tools/.schemapin.sig
+ *   domain: "example.com",
+ *   discovery: parseJson(await Deno.readFile("schemapin.json"), "schemapin.json"),
+ *   pinStore: new FilePinStore(),
+ *   trustFirstUse: true,
  * });
  * if (!result.valid) console.error(result.errorCode, result.errorMessage, result.changes);
  * ```

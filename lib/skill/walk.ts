@@ -23,11 +23,35 @@ import { compareCodePoints } from "../json/order.ts";
 import { fsReason, showPath } from "./fs.ts";
 import { checkArg } from "../arguments.ts";
 
-/** The default cap on the number of files in a skill (the reference SDKs' value, §4b.2). */
+/**
+ * The default cap on the number of files in a skill (the reference SDKs' value, §4b.2).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_ENTRIES } from "jsr:@schemapin/schemapin/skill";
+ * console.log(DEFAULT_MAX_ENTRIES); // 10000
+ * ```
+ */
 export const DEFAULT_MAX_ENTRIES = 10_000;
-/** The default cap on the total size of a skill's files: 256 MiB (§4b.2). */
+/**
+ * The default cap on the total size of a skill's files: 256 MiB (§4b.2).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_BYTES } from "jsr:@schemapin/schemapin/skill";
+ * console.log(DEFAULT_MAX_BYTES); // 268435456 (256 MiB)
+ * ```
+ */
 export const DEFAULT_MAX_BYTES: number = 256 * 1024 * 1024;
-/** The name of the signature document at the top of a skill folder. */
+/**
+ * The name of the signature document at the top of a skill folder.
+ *
+ * @example
+ * ```ts
+ * import { SIGNATURE_FILE_NAME } from "jsr:@schemapin/schemapin/skill";
+ * console.log(SIGNATURE_FILE_NAME); // ".schemapin.sig"
+ * ```
+ */
 export const SIGNATURE_FILE_NAME = ".schemapin.sig";
 
 /** Caps on what a skill folder may hold (§4b.2). */
