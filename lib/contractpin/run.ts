@@ -245,9 +245,12 @@ function emptyReport(name: string, transport: LockServer["transport"]): ServerRe
  * (the caller's setup, exit 2)
  *
  * @example
- * ```ts ignore
- * const report = await verifyLock({ lock, lockPath: "contractpin.lock" });
- * Deno.exit(report.exit_code);
+ * ```ts
+ * import { formatHuman, parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
+ * const lock = parseLock(await Deno.readFile("contractpin.lock"));
+ * const report = await verifyLock({ lock, lockPath: "contractpin.lock", select: ["files"] });
+ * console.log(formatHuman(report));
+ * Deno.exit(report.exit_code); // 0 match; 1 drift, removed or unreachable
  * ```
  */
 export async function verifyLock(
