@@ -4,7 +4,9 @@
  * the schema its `format` names.
  */
 import assert from "node:assert/strict";
-import Ajv2020 from "ajv/dist/2020.js"; // npm:ajv@8.20.0 (tests/deno.json)
+// Test-only: locked in tests/deno.lock; tests/deno.json imports stay those of deno.json.
+// deno-lint-ignore no-import-prefix
+import Ajv2020 from "npm:ajv@8.20.0/dist/2020.js";
 
 /** Where the schemas live. */
 export const SCHEMA_DIR: URL = new URL("../../schemas/cli/", import.meta.url);
