@@ -311,9 +311,8 @@ export function verifySchemaSignature(
   }
   return invalid(
     "mismatch",
-    "the signature does not match this schema and key (the schema changed after signing, or " +
-      "another key signed it; the signature field of a 1.4 signature document covers the " +
-      "document, not the schema: verify such documents with verifySchemaOffline)",
+    "the signature does not match this schema and key " +
+      "(the schema changed after signing, or another key signed it)",
   );
 }
 
