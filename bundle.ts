@@ -19,7 +19,10 @@
  *
  * const publisher = generateKeyPair();
  * const authority = generateKeyPair();
- * const discovery = buildDiscoveryDocument({ publicKey: publisher.publicKey, developerName: "Example" });
+ * const discovery = buildDiscoveryDocument({
+ *   publicKey: publisher.publicKey,
+ *   developerName: "Example",
+ * });
  * const bundle = addDiscoveryToBundle(createTrustBundle(), "example.com", discovery);
  * const signed = signTrustBundle(bundle, authority, "authority-2026", new Date());
  *

@@ -20,7 +20,11 @@
  * @example Digest a saved tools/list result
  * ```ts
  * import { digestToolList } from "jsr:@schemapin/schemapin/contractpin";
- * const list = digestToolList([{ name: "echo", description: "Echo back", inputSchema: { type: "object" } }]);
+ * const list = digestToolList([{
+ *   name: "echo",
+ *   description: "Echo back",
+ *   inputSchema: { type: "object" },
+ * }]);
  * console.log(list.digest, list.tools.get("echo")?.digest);
  * ```
  *

@@ -11,7 +11,13 @@
  *
  * @example Guard a stdio server against its lock entry
  * ```ts
- * import { AuditLog, GuardCore, GuardPolicy, openAuditSink, runStdioGuard } from "jsr:@schemapin/schemapin/guard";
+ * import {
+ *   AuditLog,
+ *   GuardCore,
+ *   GuardPolicy,
+ *   openAuditSink,
+ *   runStdioGuard,
+ * } from "jsr:@schemapin/schemapin/guard";
  * import { parseLock } from "jsr:@schemapin/schemapin/contractpin";
  *
  * const lock = parseLock(await Deno.readFile("contractpin.lock"));

@@ -5,20 +5,26 @@
  * verification against a discovery document with key pinning, and the one error type. Each
  * task has its own entry point with the rest:
  *
- * | import                               | for                                                   |
- * |--------------------------------------|-------------------------------------------------------|
- * | `jsr:@schemapin/schemapin`           | this: sign, verify, keys, pin stores, errors          |
- * | `jsr:@schemapin/schemapin/schema`    | tool schemas: canonical form, bare and 1.4 signatures, resolvers, A2A |
- * | `jsr:@schemapin/schemapin/skill`     | skill folders: hashing, signature documents, manifests, resolvers |
- * | `jsr:@schemapin/schemapin/discovery` | where keys come from: discovery documents, domains, `.well-known`, revocation, DNS TXT |
- * | `jsr:@schemapin/schemapin/pins`      | the TOFU pin store and version lineage                |
- * | `jsr:@schemapin/schemapin/keys`      | keys at rest (encrypted PKCS #8), DER forms, raw document signatures |
- * | `jsr:@schemapin/schemapin/bundle`    | trust bundles: create, sign, verify, merge, authorities, JSON-RPC |
- * | `jsr:@schemapin/schemapin/contractpin` | `contractpin.lock`: contract digests, lock files, live verification |
- * | `jsr:@schemapin/schemapin/guard`     | the live MCP guard and tool signatures in `_meta`     |
+ * - `jsr:@schemapin/schemapin` (this): keys, sign and verify a schema or a skill folder, pin
+ *   stores, errors
+ * - `jsr:@schemapin/schemapin/schema`: tool schemas — canonical form, bare and 1.4 signatures,
+ *   verification with a resolver, A2A scopes
+ * - `jsr:@schemapin/schemapin/skill`: skill folders — hashing (§4b), signature documents,
+ *   manifests, verification with a resolver
+ * - `jsr:@schemapin/schemapin/discovery`: where keys come from — discovery documents, domains,
+ *   `.well-known` and local resolvers, revocation, DNS TXT
+ * - `jsr:@schemapin/schemapin/pins`: the TOFU pin store and version lineage
+ * - `jsr:@schemapin/schemapin/keys`: keys at rest (encrypted PKCS #8), DER forms, raw document
+ *   signatures
+ * - `jsr:@schemapin/schemapin/bundle`: trust bundles — create, sign, verify, merge, authorities,
+ *   JSON-RPC
+ * - `jsr:@schemapin/schemapin/contractpin`: `contractpin.lock` — contract digests, lock files,
+ *   live verification
+ * - `jsr:@schemapin/schemapin/guard`: the live MCP guard and tool signatures in `_meta`
  *
- * Names exported here are also exported by the task entry point they belong to, so either
- * import works.
+ * The keys, sign and verify functions, discovery document and pin stores exported here are
+ * also exported by their task entry point, so either import works; the error type,
+ * {@linkcode parseJson} (strict JSON for untrusted bytes) and {@linkcode VERSION} live here.
  *
  * @example Sign a tool schema, publish the key, verify with pinning on first use
  * ```ts
