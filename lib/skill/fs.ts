@@ -7,6 +7,7 @@
  */
 import * as fs from "node:fs";
 import { SchemaPinError } from "../errors.ts";
+import { type EntryInfo, errorCode, lstatSync } from "../runtime/fs.ts";
 
 const O_NOFOLLOW: number = fs.constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK: number = fs.constants.O_NONBLOCK ?? 0;
@@ -39,16 +40,14 @@ export function showPath(path: string): string {
  * @example
  * ```ts
  * import { fsReason } from "./fs.ts";
- * fsReason(new Deno.errors.NotFound("x")); // "no such file or directory"
+ * fsReason(Object.assign(new Error("x"), { code: "ENOENT" })); // "no such file or directory"
  * ```
  */
 export function fsReason(e: unknown): string {
-  const code = (e as { code?: string })?.code;
-  if (e instanceof Deno.errors.NotFound || code === "ENOENT") return "no such file or directory";
-  if (e instanceof Deno.errors.PermissionDenied || code === "EACCES" || code === "EPERM") {
-    return "permission denied";
-  }
-  if (e instanceof Deno.errors.NotADirectory || code === "ENOTDIR") return "not a directory";
+  const code = errorCode(e);
+  if (code === "ENOENT") return "no such file or directory";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "ENOTDIR") return "not a directory";
   if (code === "ELOOP") return "it is a symbolic link";
   const msg = (e as Error)?.message ?? String(e);
   return msg.replace(/, (open|stat|lstat|readdir|read) '.*'$/, "");
@@ -68,9 +67,9 @@ export function fsReason(e: unknown): string {
  * ```
  */
 export function readRegularFile(path: string, maxBytes: number, what: string): Uint8Array {
-  let info: Deno.FileInfo;
+  let info: EntryInfo;
   try {
-    info = Deno.lstatSync(path);
+    info = lstatSync(path);
   } catch (e) {
     throw new SchemaPinError("IO_FAILED", `cannot read ${what} ${showPath(path)}: ${fsReason(e)}`, {
       path,

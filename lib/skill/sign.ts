@@ -14,6 +14,8 @@ import {
 } from "./document.ts";
 import { skillNameFromFrontMatter } from "./front_matter.ts";
 import { fsReason, readRegularFile } from "./fs.ts";
+import { isNotFound, lstatSync } from "../runtime/fs.ts";
+import { realpathSync } from "node:fs";
 import { hashSkillDir, type HashSkillOptions, type SkillHash } from "./hash.ts";
 import { checkSkillRoot } from "./walk.ts";
 import { checkArg, checkKeyArg } from "../arguments.ts";
@@ -38,9 +40,9 @@ export function readSkillName(dir: string): string {
   const skillMd = `${root}/SKILL.md`;
   let present = true;
   try {
-    Deno.lstatSync(skillMd);
+    lstatSync(skillMd);
   } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) {
+    if (!isNotFound(e)) {
       throw new SchemaPinError("IO_FAILED", `cannot inspect ${skillMd}: ${fsReason(e)}`, {
         path: skillMd,
       });
@@ -58,7 +60,7 @@ export function readSkillName(dir: string): string {
     const name = text === undefined ? undefined : skillNameFromFrontMatter(text);
     if (name !== undefined) return name;
   }
-  const real = Deno.realPathSync(root);
+  const real = realpathSync(root);
   return real.slice(real.lastIndexOf("/") + 1) || real;
 }
 

@@ -56,6 +56,7 @@ import {
   skillSigningInput,
 } from "./document.ts";
 import { readRegularFile, showPath } from "./fs.ts";
+import { isNotFound, lstatSync } from "../runtime/fs.ts";
 import {
   hashSkillDir,
   hashSkillFiles,
@@ -186,9 +187,9 @@ function readSignatureDocument(dir: string): unknown | StepFailure {
   const root = dir.length > 1 ? dir.replace(/\/+$/, "") || "/" : dir;
   const path = `${root === "/" ? "" : root}/${SIGNATURE_FILE_NAME}`;
   try {
-    Deno.lstatSync(path);
+    lstatSync(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) {
+    if (isNotFound(e)) {
       return failure(
         "SIGNATURE_INVALID",
         `the skill is unsigned: ${showPath(path)} does not exist (sign it with sign-skill)`,
