@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { unlinkSync } from "node:fs";
 
 const live = new Set<string>();
 const stopActions = new Set<() => void>();
@@ -111,7 +112,7 @@ export function removeTrackedTempFiles(): string[] {
   const removed: string[] = [];
   for (const path of live) {
     try {
-      Deno.removeSync(path);
+      unlinkSync(path);
       removed.push(path);
     } catch {
       // renamed into place, never created, or not removable: nothing to do

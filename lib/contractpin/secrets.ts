@@ -8,6 +8,8 @@
 import { SchemaPinError } from "../errors.ts";
 import type { ServerIdentity } from "./lock.ts";
 import { checkArg } from "../arguments.ts";
+import process from "node:process";
+import { isDeno } from "../runtime/fs.ts";
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const WHOLE_REFERENCE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
@@ -27,7 +29,7 @@ export type EnvLookup = (name: string) => string | undefined;
  */
 export function processEnv(name: string): string | undefined {
   try {
-    return Deno.env.get(name);
+    return isDeno ? Deno.env.get(name) : process.env[name];
   } catch (e) {
     throw new SchemaPinError(
       "INPUT_INVALID",

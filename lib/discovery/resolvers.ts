@@ -32,6 +32,7 @@ import { parseJson } from "../json/parse.ts";
 import { parseRevocationDocument } from "../revocation/document.ts";
 import { type DiscoveryDocument, loadDiscoveryKey, parseDiscoveryDocument } from "./document.ts";
 import { checkDomain } from "../dns/domain.ts";
+import { type EntryInfo, isNotFound as isNoSuchFile, readFile, stat } from "../runtime/fs.ts";
 
 /** The §14.1 resolver interface. */
 export interface SchemaResolver {
@@ -107,11 +108,11 @@ export class LocalFileResolver {
   }
 
   async #read(path: string, what: string): Promise<unknown> {
-    let info: Deno.FileInfo;
+    let info: EntryInfo;
     try {
-      info = await Deno.stat(path);
+      info = await stat(path);
     } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return undefined;
+      if (isNoSuchFile(e)) return undefined;
       throw new SchemaPinError(
         "IO_FAILED",
         `cannot read ${what} ${path}: ${(e as Error).message}`,
@@ -132,7 +133,7 @@ export class LocalFileResolver {
     }
     let bytes: Uint8Array;
     try {
-      bytes = await Deno.readFile(path);
+      bytes = await readFile(path);
     } catch (e) {
       throw new SchemaPinError(
         "IO_FAILED",

@@ -8,6 +8,13 @@
  */
 import type { GuardMode } from "./policy.ts";
 import { checkArg } from "../arguments.ts";
+import * as fs from "node:fs";
+import { isDeno } from "../runtime/fs.ts";
+
+/** A synchronous writer on a file descriptor (Node and Bun). */
+function nodeSink(fd: number): { writeSync(p: Uint8Array): number } {
+  return { writeSync: (p) => fs.writeSync(fd, p) };
+}
 
 /** What happened. */
 export type AuditDecision =
@@ -160,9 +167,11 @@ const encoder = new TextEncoder();
  */
 export function openAuditSink(path?: string): AuditSink {
   checkArg("openAuditSink", "path", path, "string", true);
-  const target: { writeSync(p: Uint8Array): number } = path === undefined
-    ? Deno.stderr
-    : Deno.openSync(path, { append: true, create: true, mode: 0o600 });
+  const target: { writeSync(p: Uint8Array): number } = isDeno
+    ? (path === undefined
+      ? Deno.stderr
+      : Deno.openSync(path, { append: true, create: true, mode: 0o600 }))
+    : nodeSink(path === undefined ? 2 : fs.openSync(path, "a", 0o600));
   return (line) => {
     const bytes = encoder.encode(line);
     let n = 0;

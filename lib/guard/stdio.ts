@@ -53,6 +53,10 @@ import {
   PARSE_ERROR,
 } from "./core.ts";
 import { checkArg } from "../arguments.ts";
+import process from "node:process";
+import { Readable } from "node:stream";
+import { isDeno } from "../runtime/fs.ts";
+import { type ChildStatus, isWindows, onSignal } from "../runtime/process.ts";
 
 /** How to run a stdio guard. */
 export interface StdioGuardOptions {
@@ -129,8 +133,19 @@ class Outbox {
 }
 
 async function writeAllStdout(bytes: Uint8Array): Promise<void> {
+  if (!isDeno) {
+    await new Promise<void>((resolve, reject) =>
+      process.stdout.write(bytes, (e) => e ? reject(e) : resolve())
+    );
+    return;
+  }
   let n = 0;
   while (n < bytes.length) n += await Deno.stdout.write(bytes.subarray(n));
+}
+
+function writeStderrLine(text: string): void {
+  if (isDeno) Deno.stderr.writeSync(encoder.encode(text + "\n"));
+  else process.stderr.write(text + "\n");
 }
 
 interface PendingRequest {
@@ -185,7 +200,7 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
   const graceMs = options.graceMs ?? 2000;
   const output = options.output ?? writeAllStdout;
   const diagnostic = options.diagnostic ??
-    ((text: string) => Deno.stderr.writeSync(encoder.encode(text + "\n")));
+    writeStderrLine;
 
   const child = spawnProcessGroup({
     command: options.command,
@@ -204,7 +219,7 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
   let serverChain: Promise<void> = Promise.resolve();
   let clientChain: Promise<void> = Promise.resolve();
   let serverInClosed = false;
-  let stopping: Promise<Deno.CommandStatus> | undefined;
+  let stopping: Promise<ChildStatus> | undefined;
   let failure: string | undefined;
   let signalled: "SIGINT" | "SIGTERM" | undefined;
   let clientGone = false; // the client stopped reading: nothing more is written to it
@@ -259,7 +274,7 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
     serverInClosed = true;
     serverChain = serverChain.then(() => serverIn.close()).catch(() => {});
   };
-  const stopServer = (grace: number): Promise<Deno.CommandStatus> => {
+  const stopServer = (grace: number): Promise<ChildStatus> => {
     closeServerIn();
     stopping ??= serverChain.then(() =>
       stopProcessGroup(child, status, grace, () => stoppedByGuard = true)
@@ -497,7 +512,10 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
     else if (out.length > 0) clientOut.addValue(out);
   };
 
-  const input = options.input ?? Deno.stdin.readable;
+  const input = options.input ??
+    (isDeno
+      ? Deno.stdin.readable
+      : Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>);
   const clientReader = input.getReader();
   const clientLoop = (async () => {
     const lines = new LineSplitter();
@@ -560,8 +578,8 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
     }
   })();
 
-  const signals: [Deno.Signal, () => void][] = [];
-  if (options.handleSignals !== false && Deno.build.os !== "windows") {
+  const signals: (() => void)[] = [];
+  if (options.handleSignals !== false && !isWindows) {
     for (const sig of ["SIGINT", "SIGTERM"] as const) {
       const handler = () => {
         if (signalled) {
@@ -578,8 +596,7 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
         signalProcessGroup(child, "SIGTERM");
         void stopServer(graceMs);
       };
-      Deno.addSignalListener(sig, handler);
-      signals.push([sig, handler]);
+      signals.push(onSignal(sig, handler));
     }
   }
 
@@ -610,7 +627,7 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
     // stderr, for people: one line when the end is not an ordinary exit with nothing open.
     if (end.note || summary) diagnostic(`schemapin guard: ${said}`);
   }
-  for (const [sig, handler] of signals) Deno.removeSignalListener(sig, handler);
+  for (const stopListening of signals) stopListening();
   for (const p of pending.values()) clearTimeout(p.timer);
   // Flush what is owed to the client (bounded: a client that stopped reading is gone).
   let flushTimer: ReturnType<typeof setTimeout> | undefined;

@@ -5,7 +5,8 @@
  *
  * Update protocol: create the parent directory (mode 0700) if needed; open
  * `<file>.lock` and take an exclusive `flock` (released by the kernel if the process dies, so
- * no stale locks); read the current file; apply the change; write a temporary file
+ * no stale locks; on Node and Bun, which have no `flock`, an owner file `<file>.lock.owner`
+ * instead — see lib/runtime/lock.ts); read the current file; apply the change; write a temporary file
  * `.<name>.tmp-<pid>-<uuid>` in the same directory, fsync it, rename it over the file, fsync
  * the directory; unlock. The lock file itself is never deleted (deleting it would let two
  * writers lock different inodes).
@@ -19,11 +20,15 @@
  *
  * @module
  */
+import * as fs from "node:fs";
+import * as fsp from "node:fs/promises";
 import process from "node:process";
 import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
 import { trackTempFile, untrackTempFile } from "../temp_files.ts";
+import { errorCode, getEnv, isDeno, isNotFound, lstatSync, readFile } from "../runtime/fs.ts";
+import { type HeldLock, lockFile } from "../runtime/lock.ts";
 
 /** How a {@linkcode RecordFile} names its format marker and its list. */
 export interface RecordFileFormat {
@@ -40,9 +45,10 @@ export interface RecordFileFormat {
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 function describeFsError(e: unknown): string {
-  if (e instanceof Deno.errors.NotFound) return "no such file or directory";
-  if (e instanceof Deno.errors.PermissionDenied) return "permission denied";
-  if (e instanceof Deno.errors.IsADirectory) return "is a directory";
+  const code = errorCode(e);
+  if (code === "ENOENT") return "no such file or directory";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "EISDIR") return "is a directory";
   return (e as Error)?.message ?? String(e);
 }
 
@@ -78,9 +84,11 @@ function tempNamePattern(base: string): RegExp {
  * ```
  */
 export function processAlive(pid: number): boolean | undefined {
-  if (pid === Deno.pid) return true;
+  if (pid === process.pid) return true;
   try {
-    if (Deno.permissions.querySync({ name: "run" }).state !== "granted") return undefined;
+    if (isDeno && Deno.permissions.querySync({ name: "run" }).state !== "granted") {
+      return undefined;
+    }
     process.kill(pid, 0); // signal 0: an existence check, nothing is sent
     return true;
   } catch (e) {
@@ -100,25 +108,25 @@ function removeStaleTempFiles(path: string, now: number): string[] {
   const dir = dirname(path);
   const pattern = tempNamePattern(path.slice(path.lastIndexOf("/") + 1));
   const removed: string[] = [];
-  let entries: Iterable<Deno.DirEntry>;
+  let entries: Iterable<fs.Dirent>;
   try {
-    entries = Deno.readDirSync(dir);
+    entries = fs.readdirSync(dir, { withFileTypes: true });
   } catch {
     return removed;
   }
   try {
     for (const entry of entries) {
       const m = pattern.exec(entry.name);
-      if (!m || !entry.isFile) continue; // never a link, a directory or another store's file
+      if (!m || !entry.isFile()) continue; // never a link, a directory or another store's file
       const full = `${dir}/${entry.name}`;
       try {
-        const info = Deno.lstatSync(full);
+        const info = lstatSync(full);
         if (!info.isFile) continue;
         const age = now - (info.mtime?.getTime() ?? now);
         const stale = age > STALE_TEMP_FILE_MS ||
           (m[1] !== undefined && processAlive(Number(m[1])) === false);
         if (!stale) continue;
-        Deno.removeSync(full);
+        fs.unlinkSync(full);
         removed.push(entry.name);
       } catch {
         // vanished or not removable: leave it
@@ -143,17 +151,17 @@ function dirname(path: string): string {
  *
  * @example
  * ```ts ignore
- * await Deno.rename(tmp, path);
+ * await rename(tmp, path); // node:fs/promises
  * await syncDirectory(dirname(path));
  * ```
  */
 export async function syncDirectory(dir: string): Promise<void> {
   try {
-    const d = await Deno.open(dir, { read: true });
+    const d = await fsp.open(dir, "r");
     try {
       await d.sync();
     } finally {
-      d.close();
+      await d.close();
     }
   } catch {
     // best effort
@@ -192,9 +200,9 @@ export class RecordFile {
   async read(): Promise<unknown[]> {
     let bytes: Uint8Array;
     try {
-      bytes = await Deno.readFile(this.path);
+      bytes = await readFile(this.path);
     } catch (e) {
-      if (e instanceof Deno.errors.NotFound) return [];
+      if (isNotFound(e)) return [];
       throw new SchemaPinError(
         "IO_FAILED",
         `cannot read ${this.#format.what} ${this.path}: ${describeFsError(e)}`,
@@ -255,7 +263,7 @@ export class RecordFile {
     const f = this.#format;
     const dir = dirname(this.path);
     try {
-      await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+      await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
     } catch (e) {
       throw new SchemaPinError(
         "IO_FAILED",
@@ -263,14 +271,9 @@ export class RecordFile {
         { path: this.path },
       );
     }
-    let lock: Deno.FsFile;
+    let lock: HeldLock;
     try {
-      lock = await Deno.open(`${this.path}.lock`, {
-        read: true,
-        write: true,
-        create: true,
-        mode: 0o600,
-      });
+      lock = await lockFile(`${this.path}.lock`);
     } catch (e) {
       throw new SchemaPinError(
         "IO_FAILED",
@@ -279,7 +282,6 @@ export class RecordFile {
       );
     }
     try {
-      await lock.lock(true);
       const current = await this.read();
       const { records, result } = change(current);
       if (records !== undefined) {
@@ -289,11 +291,7 @@ export class RecordFile {
       }
       return result;
     } finally {
-      try {
-        await lock.unlock();
-      } finally {
-        lock.close();
-      }
+      await lock.release();
     }
   }
 
@@ -307,23 +305,23 @@ export class RecordFile {
     const dir = dirname(this.path);
     const base = this.path.slice(this.path.lastIndexOf("/") + 1);
     // The pid lets a later writer tell a dead writer's leftover from a live one's file.
-    const tmp = `${dir}/.${base}.tmp-${Deno.pid}-${crypto.randomUUID()}`;
-    let file: Deno.FsFile | undefined;
+    const tmp = `${dir}/.${base}.tmp-${process.pid}-${crypto.randomUUID()}`;
+    let file: fsp.FileHandle | undefined;
     trackTempFile(tmp); // removed if the process is stopped before the rename
     try {
-      file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o644 });
-      let n = 0;
-      while (n < bytes.length) n += await file.write(bytes.subarray(n));
+      file = await fsp.open(tmp, "wx", 0o644);
+      await file.writeFile(bytes);
       await file.sync();
-      file.close();
+      const closing = file;
       file = undefined;
-      await Deno.rename(tmp, this.path);
+      await closing.close();
+      await fsp.rename(tmp, this.path);
       untrackTempFile(tmp);
       // The file now holds exactly these records: a later read of the same text is not parsed.
       this.#cache = { text, records };
     } catch (e) {
-      file?.close();
-      await Deno.remove(tmp).catch(() => {});
+      await file?.close().catch(() => {});
+      await fsp.rm(tmp, { force: true }).catch(() => {});
       untrackTempFile(tmp);
       throw new SchemaPinError(
         "IO_FAILED",
@@ -345,13 +343,7 @@ export class RecordFile {
  * ```
  */
 export function schemapinHome(): string {
-  const get = (name: string): string | undefined => {
-    try {
-      return Deno.env.get(name) || undefined;
-    } catch {
-      return undefined;
-    }
-  };
+  const get = getEnv;
   const home = get("SCHEMAPIN_HOME");
   if (home) return home.replace(/\/+$/, "") || "/";
   const user = get("HOME");

@@ -12,6 +12,7 @@
  * @module
  */
 import * as fs from "node:fs";
+import * as fsp from "node:fs/promises";
 import process from "node:process";
 
 /** What the library needs to know of an `lstat`: the kind of entry and its size. */
@@ -146,3 +147,30 @@ export function getEnv(name: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The bytes of the file `path` (`Deno.readFile` on Deno, `node:fs/promises` elsewhere: the
+ * error messages stay those of the runtime). Throws the runtime's error.
+ *
+ * @example
+ * ```ts
+ * import { readFile } from "./fs.ts";
+ * (await readFile("deno.json")).length > 0; // true
+ * ```
+ */
+export const readFile: (path: string) => Promise<Uint8Array> = isDeno
+  ? (path) => deno!.readFile(path)
+  : async (path) => new Uint8Array(await fsp.readFile(path));
+
+/**
+ * `stat` of `path` (a symbolic link is followed). Throws the runtime's error.
+ *
+ * @example
+ * ```ts
+ * import { stat } from "./fs.ts";
+ * (await stat(".")).isDirectory; // true
+ * ```
+ */
+export const stat: (path: string) => Promise<EntryInfo> = isDeno
+  ? (path) => deno!.stat(path)
+  : async (path) => fromNode(await fsp.stat(path));

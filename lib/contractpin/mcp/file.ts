@@ -11,6 +11,7 @@ import { isJsonObject } from "../contract.ts";
 import { ServerFailure } from "./errors.ts";
 import { collectPages, DEFAULT_MAX_PAGES, type ToolListing } from "./session.ts";
 import { checkArg } from "../../arguments.ts";
+import { isNotFound, readFile } from "../../runtime/fs.ts";
 
 function pageOf(value: JsonValue, where: string): JsonValue {
   if (isJsonObject(value) && value.jsonrpc === "2.0" && Object.hasOwn(value, "result")) {
@@ -97,9 +98,9 @@ export async function readToolsDump(
   checkArg("readToolsDump", "source", source, "string");
   let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(path);
+    bytes = await readFile(path);
   } catch (e) {
-    const reason = e instanceof Deno.errors.NotFound ? "no such file" : (e as Error).message;
+    const reason = isNotFound(e) ? "no such file" : (e as Error).message;
     throw new ServerFailure("io", `${source}: cannot read ${path}: ${reason}`);
   }
   let value: JsonValue;

@@ -2,7 +2,8 @@
  * The stdio transport: spawn the server command, newline-delimited JSON-RPC 2.0 on its
  * stdin/stdout, stderr captured (never parsed as protocol), and a clean shutdown — close
  * stdin, wait, then SIGTERM and SIGKILL to the server's whole process group (`npx` runs the
- * real server as a grandchild).
+ * real server as a grandchild). Runs on Deno (`Deno.Command`), Node and Bun
+ * (`node:child_process`) through lib/runtime/process.ts.
  *
  * @module
  */
@@ -13,12 +14,21 @@ import { encodeNotification, type IncomingMessage, messagesOf } from "./jsonrpc.
 import { PendingRequests } from "./pending.ts";
 import type { McpTransport } from "./session.ts";
 import { checkArg } from "../../arguments.ts";
+import { errorCode } from "../../runtime/fs.ts";
+import {
+  type Child,
+  type ChildStatus,
+  exitProcess,
+  isWindows,
+  killGroup,
+  onSignal,
+  type Signal,
+  spawnChild,
+} from "../../runtime/process.ts";
 
 /** Largest single stdout message accepted. */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 const STDERR_TAIL_BYTES = 16 * 1024;
-// `globalThis.Deno?`: this module is imported (not used) by the pure core that also runs on Node.
-const isWindows = globalThis.Deno?.build.os === "windows";
 
 /** How to start a stdio server. */
 export interface StdioOptions {
@@ -79,16 +89,16 @@ export function spawnStdio(options: StdioOptions): StdioTransport {
  * ```
  */
 export class StdioTransport implements McpTransport {
-  readonly #child: Deno.ChildProcess;
+  readonly #child: Child;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #table: PendingRequests;
   readonly #source: string;
   readonly #graceMs: number;
   #stderrTail = new Uint8Array(0);
   #closed = false;
-  #status: Promise<Deno.CommandStatus>;
+  #status: Promise<ChildStatus>;
   #readers: Promise<void>[];
-  #onSignal: (() => void) | undefined;
+  #stopListening: (() => void) | undefined;
 
   /** Spawns the process; see {@linkcode spawnStdio}. */
   constructor(options: StdioOptions) {
@@ -103,11 +113,10 @@ export class StdioTransport implements McpTransport {
     this.#readers = [this.#readStdout(), this.#readStderr()];
     if (!isWindows) {
       // Ctrl-C while a server runs: take its process group down with us.
-      this.#onSignal = () => {
+      this.#stopListening = onSignal("SIGINT", () => {
         this.#signalGroup("SIGKILL");
-        Deno.exit(130);
-      };
-      Deno.addSignalListener("SIGINT", this.#onSignal);
+        exitProcess(130);
+      });
     }
   }
 
@@ -251,7 +260,7 @@ export class StdioTransport implements McpTransport {
     }
   }
 
-  #signalGroup(signal: Deno.Signal): void {
+  #signalGroup(signal: Signal): void {
     signalProcessGroup(this.#child, signal);
   }
 
@@ -265,7 +274,7 @@ export class StdioTransport implements McpTransport {
     await this.#writer.close().catch(() => {});
     await stopProcessGroup(this.#child, this.#status, this.#failure ? 0 : this.#graceMs);
     await Promise.allSettled(this.#readers);
-    if (this.#onSignal) Deno.removeSignalListener("SIGINT", this.#onSignal);
+    this.#stopListening?.();
     this.#table.rejectAll(new ServerFailure("exited", `${this.#source}: transport closed`));
   }
 }
@@ -286,23 +295,22 @@ export interface SpawnOptions extends StdioOptions {
  * const child = spawnProcessGroup({ command: ["my-server"], stderr: "inherit" });
  * ```
  */
-export function spawnProcessGroup(options: SpawnOptions): Deno.ChildProcess {
+export function spawnProcessGroup(options: SpawnOptions): Child {
   const [program, ...args] = options.command;
   const source = options.source ?? program;
   try {
-    return new Deno.Command(program, {
+    return spawnChild(program, {
       args,
       env: options.env,
       cwd: options.cwd,
-      stdin: "piped",
-      stdout: "piped",
       stderr: options.stderr,
       detached: !isWindows,
-    }).spawn();
+    });
   } catch (e) {
-    const reason = e instanceof Deno.errors.NotFound
+    const code = errorCode(e);
+    const reason = code === "ENOENT"
       ? `command not found: ${program}`
-      : e instanceof Deno.errors.PermissionDenied
+      : code === "EACCES" || code === "EPERM"
       ? `permission denied running ${program}`
       : `cannot start ${program}: ${(e as Error).message}`;
     throw new ServerFailure("spawn", `${source}: ${reason}`);
@@ -318,10 +326,10 @@ export function spawnProcessGroup(options: SpawnOptions): Deno.ChildProcess {
  * signalProcessGroup(child, "SIGTERM");
  * ```
  */
-export function signalProcessGroup(child: Deno.ChildProcess, signal: Deno.Signal): void {
+export function signalProcessGroup(child: Child, signal: Signal): void {
   try {
     if (isWindows) child.kill(signal);
-    else Deno.kill(-child.pid, signal);
+    else killGroup(child.pid, signal);
   } catch {
     // already gone
   }
@@ -339,11 +347,11 @@ export function signalProcessGroup(child: Deno.ChildProcess, signal: Deno.Signal
  * ```
  */
 export async function stopProcessGroup(
-  child: Deno.ChildProcess,
-  status: Promise<Deno.CommandStatus>,
+  child: Child,
+  status: Promise<ChildStatus>,
   graceMs: number,
-  onSignal?: (signal: Deno.Signal) => void,
-): Promise<Deno.CommandStatus> {
+  onSignal?: (signal: Signal) => void,
+): Promise<ChildStatus> {
   const waitExit = async (ms: number): Promise<boolean> => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const done = await Promise.race([
