@@ -16,8 +16,19 @@ const lib = new URL("lib/", root);
  * flows it calls.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  // no I/O (temp_files.ts only records and removes temporary files), no knowledge of the above
-  ["errors.ts", "arguments.ts", "version.ts", "temp_files.ts", "json", "crypto", "time"],
+  // no knowledge of the above: pure helpers, and the per-runtime I/O adapters (runtime/: file
+  // system, locks and processes through node: modules on Node and Bun) the shells of the
+  // higher layers go through; temp_files.ts records and removes temporary files
+  [
+    "errors.ts",
+    "arguments.ts",
+    "version.ts",
+    "temp_files.ts",
+    "json",
+    "crypto",
+    "time",
+    "runtime",
+  ],
   // where keys and trust come from
   ["dns", "revocation", "discovery", "pins"],
   // the two specs' operations
