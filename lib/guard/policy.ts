@@ -196,11 +196,11 @@ export class GuardPolicy {
       const check = await verifyToolSignature(tool as JsonObject, trust);
       if (check.status === "unsigned") {
         problems.push("unsigned");
-        verdict.detail = check.message;
+        verdict.detail = check.errorMessage;
       } else if (check.status === "invalid") {
         problems.push("signature_invalid");
         if (check.errorCode !== undefined) verdict.errorCode = check.errorCode;
-        verdict.detail = check.message;
+        verdict.detail = check.errorMessage;
       }
     }
     verdict.ok = problems.length === 0;

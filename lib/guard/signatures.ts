@@ -28,7 +28,7 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
+import { type ErrorCode, SchemaPinError } from "../errors.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import { parsePrivateKeyPem, type PrivateKey } from "../crypto/keys.ts";
 import { checkDomain } from "../dns/domain.ts";
@@ -281,9 +281,9 @@ export interface ToolSignatureCheck {
   /** `valid`; `unsigned` (no signature in `_meta`); `invalid` (any verification failure). */
   readonly status: "valid" | "unsigned" | "invalid";
   /** The SchemaPin error code when invalid (`SIGNATURE_INVALID`, `KEY_REVOKED`, …). */
-  readonly errorCode?: string;
-  /** What went wrong, for people. */
-  readonly message?: string;
+  readonly errorCode?: ErrorCode;
+  /** Why the tool is not `valid` (unsigned or invalid), for people. */
+  readonly errorMessage?: string;
   /** The full verification result, when verification ran. */
   readonly result?: SchemaVerificationResult;
 }
@@ -309,7 +309,7 @@ export interface ToolSignatureCheck {
  *   pinStore: new MemoryPinStore(),
  *   trustFirstUse: true,
  * });
- * if (check.status !== "valid") console.error(check.errorCode, check.message);
+ * if (check.status !== "valid") console.error(check.errorCode, check.errorMessage);
  * ```
  */
 export async function verifyToolSignature(
@@ -319,9 +319,9 @@ export async function verifyToolSignature(
   checkArg("verifyToolSignature", "tool", tool, "object");
   checkArg("verifyToolSignature", "trust", trust, "object");
   const field = readToolSignature(tool);
-  if (field.kind === "unsigned") return { status: "unsigned", message: field.reason };
+  if (field.kind === "unsigned") return { status: "unsigned", errorMessage: field.reason };
   if (field.kind === "malformed") {
-    return { status: "invalid", errorCode: "SIGNATURE_INVALID", message: field.reason };
+    return { status: "invalid", errorCode: "SIGNATURE_INVALID", errorMessage: field.reason };
   }
   if (field.domain !== undefined) {
     const dc = checkDomain(field.domain);
@@ -330,7 +330,7 @@ export async function verifyToolSignature(
       return {
         status: "invalid",
         errorCode: "DOMAIN_MISMATCH",
-        message: `the tool names domain ${JSON.stringify(field.domain)} in _meta, but the ` +
+        errorMessage: `the tool names domain ${JSON.stringify(field.domain)} in _meta, but the ` +
           `trusted domain is ${JSON.stringify(trust.domain)}`,
       };
     }
@@ -339,7 +339,11 @@ export async function verifyToolSignature(
   try {
     contract = projectContract(tool);
   } catch (e) {
-    return { status: "invalid", errorCode: "INPUT_INVALID", message: (e as Error).message };
+    return {
+      status: "invalid",
+      errorCode: "INPUT_INVALID",
+      errorMessage: (e as Error).message,
+    };
   }
   const { beforePin, ...flow } = trust;
   const result = await verifySchemaOfflineWithHook({
@@ -352,7 +356,7 @@ export async function verifyToolSignature(
   return {
     status: "invalid",
     errorCode: result.errorCode,
-    message: result.errorMessage,
+    errorMessage: result.errorMessage,
     result,
   };
 }

@@ -89,7 +89,7 @@ Deno.test("verifyToolSignature: a signed tool verifies and is pinned on first us
   const pins = new MemoryPinStore();
   const [tool] = signed();
   const check = await verifyToolSignature(tool, trust({ pinStore: pins }));
-  assert.equal(check.status, "valid", check.message);
+  assert.equal(check.status, "valid", check.errorMessage);
   assert.equal(check.result?.keyPinning, "first_use");
   assert.equal((await pins.get("echo", DOMAIN))?.fingerprint, key.publicKey.fingerprint);
 });
@@ -100,7 +100,7 @@ Deno.test("verifyToolSignature: a bare v1.3 signature over the contract is accep
     [SIGNATURE_META_KEY]: signSchemaBase64(projectContract(tool as JsonValue), key),
   };
   const check = await verifyToolSignature(tool as JsonObject, trust());
-  assert.equal(check.status, "valid", check.message);
+  assert.equal(check.status, "valid", check.errorMessage);
   assert.equal(check.result?.signatureFormat, "bare");
 });
 
