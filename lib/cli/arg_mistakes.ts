@@ -10,7 +10,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import type { OptionSpec } from "./command.ts";
+import type { OptionSpec } from "./flags.ts";
 import { didYouMean } from "./suggest.ts";
 
 /** How a flag is shown: `--out`, or `-o (--out)` when it was typed short. */

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { parseArgs, type ParseArgsConfig } from "node:util";
+import { parseArgs } from "node:util";
 import { SchemaPinError } from "../errors.ts";
-import { rewriteDeprecatedFlags, withShortFlags } from "./flags.ts";
+import { type OptionSpec, rewriteDeprecatedFlags, withShortFlags } from "./flags.ts";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
 
 /** Exit code: success or verified. */
@@ -64,7 +64,7 @@ export class UsageError extends Error {
 }
 
 /** Options accepted by {@linkcode parseCommandArgs}: parseArgs options without `args`. */
-export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+export type { OptionSpec } from "./flags.ts";
 
 /**
  * Parses a command's arguments strictly; unknown options (with a did-you-mean) and missing

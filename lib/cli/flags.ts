@@ -19,7 +19,10 @@
  *
  * @module
  */
-import type { OptionSpec } from "./command.ts";
+import type { ParseArgsConfig } from "node:util";
+
+/** Options of a command: node:util parseArgs options (without `args`). */
+export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
 /** The short form of each conventional long flag. */
 export const SHORT_FLAGS: Readonly<Record<string, string>> = Object.freeze({
