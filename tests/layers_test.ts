@@ -33,6 +33,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ["dns", "revocation", "discovery", "pins"],
   // the two specs' operations
   ["schema", "skill", "bundle", "contractpin", "a2a"],
+  // the HTTP/1.1 server of serve and guard --listen (no knowledge of the above)
+  ["http"],
   // the live MCP proxy
   ["guard"],
   // the terminal

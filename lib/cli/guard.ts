@@ -36,6 +36,9 @@ import type { SchemaVerificationResult } from "../schema/verify.ts";
 import { describeFsError } from "./io.ts";
 import { runGuardWrap, WRAP_HELP } from "./guard_wrap.ts";
 import { didYouMean } from "./suggest.ts";
+import { ListenerFailure } from "../http/server.ts";
+import { LineLog } from "./line_log.ts";
+import { parseServerLimits, SERVER_LIMIT_OPTIONS, serverLimitsHelp } from "./server_flags.ts";
 
 const HELP = `schemapin guard — check every tools/list live, between an MCP client and server
 
@@ -101,6 +104,13 @@ ${NETWORK_HELP}
   --startup-timeout S      seconds for the server to answer initialize (default 90)
   --list-timeout S         seconds for each tools/list answer (default 30)
 
+Limits of --listen (a connection that breaks one is closed; the guard keeps serving; when
+the process runs out of file descriptors anyway it closes the connections idle the longest,
+backs off and keeps serving):
+${serverLimitsHelp(false)}
+With --listen and no --log, the audit log goes to stderr through a bounded queue: when stderr
+does not keep up, lines are dropped (and counted in the log) instead of stalling the guard.
+
 wrap CONFIG rewrites an MCP client config (Claude Desktop, Claude Code, Cursor, VS Code,
 Windsurf, Cline; JSONC kept, only the changed members rewritten) so every server runs
 through the guard with its lock entry (found by name, or name@… with the same command):
@@ -123,7 +133,8 @@ Exit codes (stdio):
   2        bad arguments, or an unreadable or malformed lock or trust file
 When the server ends with requests open, each gets its own JSON-RPC error -32011 naming that
 request; stderr and the audit log get one summary (how many, which methods).
-HTTP (--listen): 0 after SIGINT/SIGTERM; 2 as above.
+HTTP (--listen): 0 after SIGINT/SIGTERM; 1 when the listener failed while running (a runtime
+failure, logged as such, not a bad setup: restart it); 2 as above.
 
 Examples:
   schemapin guard --lock /abs/contractpin.lock --server acme -- npx -y @acme/mcp-server
@@ -156,6 +167,9 @@ const OPTIONS = {
   "allow-remote": { type: "boolean" },
   "startup-timeout": { type: "string" },
   "list-timeout": { type: "string" },
+  "max-connections": SERVER_LIMIT_OPTIONS["max-connections"],
+  "header-timeout": SERVER_LIMIT_OPTIONS["header-timeout"],
+  "idle-timeout": SERVER_LIMIT_OPTIONS["idle-timeout"],
 } as const;
 
 /** The verification flags (those of verify-schema): they go with --signatures. */
@@ -257,6 +271,12 @@ export const guardCommand: Command = {
     if (values["upstream-transport"] !== undefined && !http) {
       throw new UsageError("guard: --upstream-transport goes with --listen/--upstream");
     }
+    for (const flag of ["max-connections", "header-timeout", "idle-timeout"] as const) {
+      if (values[flag] !== undefined && !http) {
+        throw new UsageError(`guard: --${flag} goes with --listen`);
+      }
+    }
+    const limits = parseServerLimits("guard", values, false);
     const startupTimeoutMs = seconds("startup-timeout", values["startup-timeout"]);
     const requestTimeoutMs = seconds("list-timeout", values["list-timeout"]);
 
@@ -346,9 +366,16 @@ export const guardCommand: Command = {
     const serverName = values.server ?? lock?.serverName ??
       (http ? new URL(values.upstream!).host : basename(command[0]));
 
+    // --listen without --log: stderr through a bounded queue, so that a stderr nobody reads
+    // neither blocks the guard (the sink of the stdio guard writes synchronously) nor grows.
+    const stderrLog = listen
+      ? new LineLog({ name: "schemapin guard", write: (t) => io.stderr(t) })
+      : undefined;
     let sink;
     try {
-      sink = openAuditSink(values.log);
+      sink = stderrLog && values.log === undefined
+        ? (line: string) => stderrLog.line(line)
+        : openAuditSink(values.log);
     } catch (e) {
       throw new SchemaPinError(
         "IO_FAILED",
@@ -373,7 +400,9 @@ export const guardCommand: Command = {
       .filter(Boolean).join(" and ");
     log.record({ decision: "started", message: `checking ${checks}` });
 
-    if (listen) {
+    if (listen && stderrLog) {
+      // The guard's own lines share the bounded queue with the audit log (when it is stderr).
+      const say = (text: string) => stderrLog.line(text);
       // auto: a GET that opens an event stream starting with `endpoint` is a legacy server.
       const transport = upstreamTransport === "auto"
         ? await detectUpstreamTransport(values.upstream!, new Headers(), 5_000)
@@ -387,8 +416,13 @@ export const guardCommand: Command = {
         serverName,
         startupTimeoutMs,
         requestTimeoutMs,
+        limits,
+        onEvent: (message) => say(`schemapin guard: ${message}\n`),
+      }).catch(async (e) => {
+        await stderrLog.close(1000); // the lines so far, before the error
+        throw e;
       });
-      await io.stderr(
+      say(
         `schemapin guard: listening on ${guard.url} (upstream ${
           new URL(values.upstream!).origin
         }, ${transport === "sse" ? "legacy HTTP+SSE" : "Streamable HTTP"})\n`,
@@ -397,9 +431,27 @@ export const guardCommand: Command = {
       const stopped = new Promise<void>((r) => stop = () => void guard.shutdown().then(r));
       const sigs: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
       for (const s of sigs) Deno.addSignalListener(s, stop);
-      await Promise.race([guard.finished, stopped]);
-      for (const s of sigs) Deno.removeSignalListener(s, stop);
+      let failure: ListenerFailure | undefined;
+      try {
+        await Promise.race([guard.finished, stopped]);
+      } catch (e) {
+        if (!(e instanceof ListenerFailure)) throw e;
+        failure = e;
+      } finally {
+        for (const s of sigs) Deno.removeSignalListener(s, stop);
+      }
+      if (failure) {
+        // Not exit 2: the setup was good, the listener failed while running.
+        log.record({ decision: "stopped", exit_code: EXIT_FAILED, message: failure.message });
+        say(
+          `error: schemapin guard: the listener failed while running, exiting with status 1 ` +
+            `(a runtime failure, not a bad setup; restart it): ${failure.message}\n`,
+        );
+        await stderrLog.close(1000);
+        return EXIT_FAILED;
+      }
       log.record({ decision: "stopped" });
+      await stderrLog.close(1000);
       return 0;
     }
     try {

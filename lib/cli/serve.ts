@@ -1,15 +1,20 @@
 /**
  * `schemapin serve`: the publisher's `.well-known` server — serves a discovery document at
  * `/.well-known/schemapin.json`, its revocation document at the path its
- * `revocation_endpoint` names, and optionally a trust bundle, over HTTPS with `Deno.serve`.
+ * `revocation_endpoint` names, and optionally a trust bundle, over HTTPS (HTTP/1.1, with the
+ * server of lib/http/server.ts: connection cap, timeouts, survives running out of file
+ * descriptors; why not `Deno.serve` is written there).
  *
  * The files are validated at start (a malformed document is exit 2, never served) and served
  * byte for byte as written. GET and HEAD only; `application/json; charset=utf-8`,
  * `X-Content-Type-Options: nosniff`, an `ETag` (SHA-256 of the bytes, `If-None-Match` → 304),
  * `Cache-Control: public, max-age=300` for the discovery document and bundle and `no-cache`
  * for the revocation document (clients revalidate, so a revocation propagates at once). No
- * redirects, 404 for every other path, 405 for other methods. One log line per request on
- * stderr; SIGINT/SIGTERM stop it gracefully (in-flight requests finish), exit 0.
+ * redirects, 404 for every other path, 405 for other methods. With `--access-log`, one line
+ * per request on stderr, through a bounded queue (lib/cli/line_log.ts: a stderr nobody reads
+ * costs dropped lines, counted and reported, never memory or a stuck shutdown).
+ * SIGINT/SIGTERM stop it gracefully (in-flight requests get 5 s), exit 0; a listener that
+ * fails for good while serving is exit 1 (a runtime failure: a supervisor restarts it).
  *
  * @module
  */
@@ -20,11 +25,26 @@ import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.
 import { WELL_KNOWN_PATH } from "../discovery/well_known.ts";
 import { parseRevocationDocument } from "../revocation/document.ts";
 import { parseTrustBundle } from "../bundle/bundle.ts";
-import { type CliIO, type Command, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
+import {
+  type CliIO,
+  type Command,
+  EXIT_FAILED,
+  EXIT_OK,
+  parseCommandArgs,
+  UsageError,
+} from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
+import { ListenerFailure, listenHttp } from "../http/server.ts";
+import { LineLog } from "./line_log.ts";
+import { parseServerLimits, SERVER_LIMIT_OPTIONS, serverLimitsHelp } from "./server_flags.ts";
 
 /** Where a revocation document is served when the discovery document declares no endpoint. */
 export const DEFAULT_REVOCATION_PATH = "/.well-known/schemapin-revocations.json";
+/** Milliseconds requests in progress get after SIGINT/SIGTERM. */
+const SHUTDOWN_GRACE_MS = 5_000;
+/** Milliseconds the log gets to drain at exit (a stalled stderr must not keep the process). */
+const LOG_FLUSH_MS = 1_000;
+
 /** Where `--bundle` is served. */
 export const BUNDLE_PATH = "/.well-known/schemapin-bundle.json";
 
@@ -32,7 +52,7 @@ const HELP = `schemapin serve — serve .well-known/schemapin.json over HTTPS (f
 
 Usage:
   schemapin serve --discovery FILE [--revocation FILE] [--bundle FILE] --cert CERT.pem
-      --key KEY.pem [--port P] [--hostname H]
+      --key KEY.pem [--port P] [--hostname H] [--access-log] [limits]
 
 Serves, over HTTPS only:
   ${WELL_KNOWN_PATH}                the --discovery document
@@ -43,8 +63,13 @@ and 404 for anything else (405 for methods other than GET and HEAD). Documents a
 validated at start and served byte for byte, as application/json with an ETag;
 Cache-Control is "public, max-age=300" for the discovery document and bundle and "no-cache"
 for the revocation document. A discovery document that declares a revocation_endpoint needs
---revocation (clients fail closed when it is missing). One line per request is logged on
-stderr. SIGINT or SIGTERM stops the server after in-flight requests finish.
+--revocation (clients fail closed when it is missing). HTTP/1.1 only (no HTTP/2): each
+response is written in one piece, so keep-alive clients do not wait on TCP delayed ACKs.
+SIGINT or SIGTERM stops the server after in-flight requests finish (at most 5 s).
+
+stderr gets the server's own lines (listening, out of file descriptors, stopped) and, with
+--access-log, one line per request. The log never holds up the server: when stderr does not
+keep up, lines are dropped and the count is logged.
 
 Options:
   --discovery FILE   the discovery document (schemapin well-known makes one)
@@ -54,9 +79,17 @@ Options:
   -k, --key FILE     TLS private key, PEM (unencrypted)
   --port P           TCP port (default 8443; 0 picks a free one)
   --hostname H       address to listen on (default 0.0.0.0)
+  --access-log       log one line per request on stderr: time, client, method, path, status,
+                     length
 
-Exit codes: 0 stopped by SIGINT/SIGTERM; 2 bad arguments, a malformed document, or a
-certificate/key or address that cannot be used.
+Limits (a connection that breaks one is closed; the server keeps serving):
+${serverLimitsHelp(true)}
+When the process runs out of file descriptors anyway, the server closes the connections idle
+the longest, backs off and keeps serving (and says so on stderr).
+
+Exit codes: 0 stopped by SIGINT/SIGTERM; 1 the listener failed while serving (a runtime
+failure, logged as such: restart it, e.g. systemd Restart=on-failure); 2 bad arguments, a
+malformed document, or a certificate/key or address that cannot be used.
 
 Example:
   schemapin serve --discovery schemapin.json --revocation revocations.json \\
@@ -71,6 +104,8 @@ const OPTIONS = {
   key: { type: "string" },
   port: { type: "string" },
   hostname: { type: "string" },
+  "access-log": { type: "boolean" },
+  ...SERVER_LIMIT_OPTIONS,
 } as const;
 
 /** One document to serve. */
@@ -232,6 +267,7 @@ export const serveCommand: Command = {
       if (values[flag] === "-") throw new UsageError(`serve: --${flag} must be a file, not stdin`);
     }
     const port = parsePort(values.port);
+    const limits = parseServerLimits("serve", values, true);
     const hostname = values.hostname ?? "0.0.0.0";
     const routes = await loadRoutes(values, io);
     const cert = await readTextInput(values.cert!, io);
@@ -246,29 +282,32 @@ export const serveCommand: Command = {
       );
     }
 
-    const log = (line: string) => io.stderr(line).catch(() => {});
-    let server: Deno.HttpServer<Deno.NetAddr>;
+    const log = new LineLog({ name: "schemapin serve", write: (t) => io.stderr(t) });
+    const accessLog = values["access-log"] === true;
+    let server: ReturnType<typeof listenHttp>;
     try {
-      server = Deno.serve({
+      server = listenHttp({
         hostname,
         port,
-        cert,
-        key,
-        onListen: () => {},
+        tls: { cert, key },
+        limits,
+        onEvent: (message) => log.line(`schemapin serve: ${message}\n`),
         onError: (e) => {
-          log(`error: ${(e as Error)?.message ?? e}\n`);
+          log.line(`error: ${(e as Error)?.message ?? e}\n`);
           return new Response("internal error\n", { status: 500 });
         },
-      }, (request, info) => {
-        const response = respond(routes, request);
-        const path = new URL(request.url).pathname;
-        const size = response.headers.get("content-length") ?? "-";
-        const peer = info.remoteAddr.hostname;
-        log(
-          `${new Date().toISOString()} ${peer} ${request.method} ${JSON.stringify(path)} ` +
-            `${response.status} ${size}\n`,
-        );
-        return response;
+        handler: accessLog
+          ? (request, info) => {
+            const response = respond(routes, request);
+            const path = new URL(request.url).pathname;
+            const size = response.headers.get("content-length") ?? "-";
+            log.line(
+              `${new Date().toISOString()} ${info.remoteAddr.hostname} ${request.method} ` +
+                `${JSON.stringify(path)} ${response.status} ${size}\n`,
+            );
+            return response;
+          }
+          : (request) => respond(routes, request),
       });
     } catch (e) {
       throw new SchemaPinError(
@@ -278,7 +317,7 @@ export const serveCommand: Command = {
     }
     const addr = server.addr;
     const shown = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
-    await io.stderr(
+    log.line(
       `schemapin serve: listening on https://${shown}:${addr.port}/ ` +
         `(${[...routes.keys()].join(", ")})\n`,
     );
@@ -286,14 +325,23 @@ export const serveCommand: Command = {
     const signals: Deno.Signal[] = Deno.build.os === "windows"
       ? ["SIGINT", "SIGBREAK"]
       : ["SIGINT", "SIGTERM"];
-    const stop = () => server.shutdown();
+    const stop = () => void server.shutdown(SHUTDOWN_GRACE_MS);
     for (const s of signals) Deno.addSignalListener(s, stop);
     try {
       await server.finished;
+    } catch (e) {
+      if (!(e instanceof ListenerFailure)) throw e;
+      // Not exit 2: the setup was good, the listener failed while serving.
+      await log.close(
+        LOG_FLUSH_MS,
+        `error: schemapin serve: the listener failed while serving, exiting with status 1 ` +
+          `(a runtime failure, not a bad setup; restart it): ${e.message}\n`,
+      );
+      return EXIT_FAILED;
     } finally {
       for (const s of signals) Deno.removeSignalListener(s, stop);
     }
-    await io.stderr("schemapin serve: stopped\n");
+    await log.close(LOG_FLUSH_MS, "schemapin serve: stopped\n");
     return EXIT_OK;
   },
 };

@@ -15,6 +15,9 @@
  *   `tools/list` in time: the client gets JSON-RPC errors for those requests; the proxy keeps
  *   running (it serves every session).
  * - Redirects from the upstream are passed to the client unchanged, never followed.
+ * - The listener is lib/http/server.ts (not `Deno.serve`, which dies when the process runs out
+ *   of file descriptors): a connection cap that closes the connection idle the longest, header
+ *   and idle timeouts, and an accept loop that survives EMFILE.
  *
  * @module
  */
@@ -40,6 +43,7 @@ import {
   sseMessageData,
   SseParser,
 } from "../contractpin/mcp/sse.ts";
+import { listenHttp } from "../http/server.ts";
 import {
   errorResponse,
   GUARD_SERVER_FAILED,
@@ -68,6 +72,20 @@ export interface HttpGuardOptions {
   readonly requestTimeoutMs?: number;
   /** Most pages the guard follows when it lists tools itself. */
   readonly maxPages?: number;
+  /**
+   * Connection limits of the listener (defaults: 512 connections, 10 s for a request's headers,
+   * 30 s idle; see `schemapin guard --help`).
+   */
+  readonly limits?: {
+    /** Most connections open at once (a new one closes the connection idle the longest). */
+    readonly maxConnections?: number;
+    /** Milliseconds for a request's headers to arrive. */
+    readonly headerTimeoutMs?: number;
+    /** Milliseconds a keep-alive connection may stay idle, or a client may stall. */
+    readonly idleTimeoutMs?: number;
+  };
+  /** A sentence about the listener itself (out of file descriptors, …), for the log. */
+  readonly onEvent?: (message: string) => void;
 }
 
 /** A running HTTP guard. */
@@ -76,7 +94,10 @@ export interface HttpGuard {
   readonly url: string;
   /** Ends open upstream streams, stops listening (waits at most 3 s for open requests). */
   shutdown(): Promise<void>;
-  /** Resolves when the server has stopped. */
+  /**
+   * Resolves when the server has stopped; rejects (an `Error` named `ListenerFailure`) when the
+   * listener failed for good while running.
+   */
   readonly finished: Promise<void>;
 }
 
@@ -172,8 +193,10 @@ export function clientHeaders(from: Headers): Headers {
  */
 export function jsonResponse(value: JsonValue, status = 200, headers?: Headers): Response {
   const h = headers ?? new Headers();
+  const bytes = encoder.encode(JSON.stringify(value));
   h.set("content-type", "application/json");
-  return new Response(JSON.stringify(value), { status, headers: h });
+  h.set("content-length", String(bytes.length)); // written in one piece with its head
+  return new Response(bytes, { status, headers: h });
 }
 
 /**
@@ -291,7 +314,8 @@ export async function readClientMessage(
 /**
  * Listens for a guard's clients on loopback (or `options.hostname`) and returns the running
  * guard: its URL ends with `path`; `shutdown` aborts `stopAll` (every upstream request and
- * stream still open), then stops listening, waiting at most 3 s for open requests.
+ * stream still open), then stops listening, waiting at most 3 s for open requests. The listener
+ * is lib/http/server.ts with `options.limits`.
  *
  * @example
  * ```ts ignore
@@ -299,25 +323,25 @@ export async function readClientMessage(
  * ```
  */
 export function serveGuard(
-  options: Pick<HttpGuardOptions, "hostname" | "port">,
+  options: Pick<HttpGuardOptions, "hostname" | "port" | "limits" | "onEvent">,
   path: string,
   handler: (req: Request) => Promise<Response>,
   stopAll: AbortController,
 ): HttpGuard {
-  const server = Deno.serve({
+  const server = listenHttp({
     hostname: options.hostname ?? "127.0.0.1",
     port: options.port,
-    onListen: () => {}, // the caller reports the address (stdout is not ours to write)
-  }, handler);
-  const addr = server.addr as Deno.NetAddr;
+    limits: options.limits,
+    onEvent: options.onEvent,
+    handler,
+  });
+  const addr = server.addr;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   return {
     url: `http://${host}:${addr.port}${path}`,
     shutdown: async () => {
       stopAll.abort(new Error("the guard is stopping"));
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([server.shutdown(), new Promise((r) => timer = setTimeout(r, 3000))]);
-      clearTimeout(timer);
+      await server.shutdown(3000);
     },
     finished: server.finished,
   };
@@ -590,6 +614,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
         return jsonResponse(merge([...replies, ...failForwarded(requests, answered, why)]), 502);
       }
       headers.set("content-type", "application/json");
+      headers.set("content-length", String(out.length)); // written in one piece with its head
       return new Response(out as Uint8Array<ArrayBuffer>, { status: response.status, headers });
     }
     // text/event-stream: re-emit each event after the core has seen it.

@@ -84,6 +84,7 @@ function serveOnLoopback(f: Files, revocation: string) {
     "0",
     "--hostname",
     "127.0.0.1",
+    "--access-log",
   ]);
 }
 

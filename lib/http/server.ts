@@ -1,0 +1,1268 @@
+/**
+ * The HTTP/1.1 server of `schemapin serve` and `schemapin guard --listen`: our own accept loop
+ * on `Deno.listen`, TLS (for `serve`) by `node:tls` on those TCP sockets, and a small HTTP/1.1
+ * layer that hands `Request`s to a handler and writes its `Response`s.
+ *
+ * Why, measured on Deno 2.9.6 on loopback (figures in README, Performance):
+ *
+ * - **`Deno.serve` dies when the process runs out of file descriptors.** It has no connection
+ *   cap and no handshake, header or idle timeout, and its `finished` promise rejects when
+ *   `accept` fails with EMFILE — the listener is gone for good (a hello-world server dies the
+ *   same way): 40 idle TCP connections under `ulimit -n 64` ended it. `onError` only sees
+ *   handler errors, no option reaches the accept loop, and there is no public way to hand a
+ *   connection to Deno's HTTP layer.
+ * - **`node:http` / `node:net` stop accepting after EMFILE** (`maxConnections`,
+ *   `headersTimeout` and `keepAliveTimeout` work): the same flood left a server that never
+ *   accepted again, and emitted no error to react to.
+ * - **Our own loop on `Deno.listen`** sees EMFILE as the error of one `accept`: it closes the
+ *   connection idle the longest, backs off and goes on. Measured: it answered during and after
+ *   a 500-connection flood under `ulimit -n 64`.
+ * - **TLS: not `Deno.listenTls`.** A `Deno.TlsConn` closed before its handshake keeps its file
+ *   descriptor until the client sends or closes (rustls-tokio-stream waits for the handshake
+ *   task), so a handshake timeout could free nothing; and a `TlsConn` has no `setNoDelay`.
+ *   `node:tls` on our own TCP connection releases the descriptor at once, and the TCP socket
+ *   gets TCP_NODELAY. Its throughput matched `Deno.listenTls` for the same responses.
+ * - **44 ms per request over TLS.** `Deno.serve` sets TCP_NODELAY on plain TCP only and writes
+ *   an HTTP/1.1 response's head and body as two TLS records, so the second waits for the
+ *   client's delayed ACK (Nagle): 218 requests/s at 10 keep-alive connections, and curl
+ *   `--http1.1` waits 44 ms for a second document on one connection. Here every socket has
+ *   TCP_NODELAY and a response of known length (every document of `serve`) is one write.
+ *   (HTTP/2 by ALPN avoids the stall too, but HTTP/1.1 clients — curl --http1.1, autocannon,
+ *   most monitoring — still hit it; this layer speaks HTTP/1.1 only.)
+ * - **Cost.** A JS HTTP layer does more work per request than `Deno.serve`'s Rust one; at
+ *   hundreds of busy TLS connections it does fewer requests per second than `Deno.serve` once
+ *   Nagle's stalls overlap (README has the figures). For the guard, whose requests each cost an
+ *   upstream round trip, and for `serve`, whose clients fetch two small documents, staying up
+ *   is worth that.
+ *
+ * What the layer does: HTTP/1.1 and 1.0, keep-alive, pipelined requests (answered in order),
+ * `Content-Length` and chunked request bodies (as a stream, with backpressure),
+ * `Expect: 100-continue`, responses with a known length written in one piece and others
+ * chunked; a client that goes away cancels the response body. (`request.signal` is not tied
+ * to the connection: an `AbortSignal` per request tripled the cost of building the `Request`,
+ * and neither server needs it.)
+ * It refuses what could smuggle requests: both `Content-Length` and `Transfer-Encoding`,
+ * conflicting lengths, a transfer coding other than `chunked`, folded or malformed header
+ * lines, a missing or malformed `Host` (HTTP/1.1). No HTTP/2, no upgrades.
+ *
+ * Limits ({@linkcode ServerLimits}): at most `maxConnections` connections — a new connection
+ * beyond it closes the connection that has been idle the longest (waiting for a TLS handshake
+ * or a request), and when none is idle the server stops accepting until one closes (the kernel
+ * queues the rest); a TLS handshake must finish within `handshakeTimeoutMs`; a request head
+ * must arrive within `headerTimeoutMs` of the connection's start or of its first byte; a
+ * keep-alive connection may wait `idleTimeoutMs` for its next request, and a client that owes
+ * bytes of a body, or does not take bytes of a response, for as long. When `accept` fails for
+ * want of file descriptors the server lowers its cap below the number of connections open at
+ * that moment (for a minute), closes the oldest idle connections, and backs off (1 ms … 1 s).
+ *
+ * @module
+ */
+import { Duplex } from "node:stream";
+import type net from "node:net";
+import tls from "node:tls";
+
+/** The limits of one server (see the module documentation). */
+export interface ServerLimits {
+  /** Most connections open at once. */
+  readonly maxConnections: number;
+  /** Milliseconds for a TLS handshake. */
+  readonly handshakeTimeoutMs: number;
+  /** Milliseconds for a complete request head (from the connection's start or its first byte). */
+  readonly headerTimeoutMs: number;
+  /** Milliseconds a keep-alive connection waits for its next request, and a read or write may stall. */
+  readonly idleTimeoutMs: number;
+}
+
+/** The defaults of both servers' flags. */
+export const DEFAULT_SERVER_LIMITS: ServerLimits = Object.freeze({
+  maxConnections: 512,
+  handshakeTimeoutMs: 10_000,
+  headerTimeoutMs: 10_000,
+  idleTimeoutMs: 30_000,
+});
+
+/** What the handler is told besides the request. */
+export interface RequestInfo {
+  /** The client's address. */
+  readonly remoteAddr: Deno.NetAddr;
+}
+
+/** How to run a server. */
+export interface HttpServerOptions {
+  /** Address to listen on. */
+  readonly hostname: string;
+  /** Port (0: any free port). */
+  readonly port: number;
+  /** PEM certificate chain and key: HTTPS. */
+  readonly tls?: { readonly cert: string; readonly key: string };
+  /** Limits (defaults: {@linkcode DEFAULT_SERVER_LIMITS}). */
+  readonly limits?: Partial<ServerLimits>;
+  /** Answers one request. */
+  readonly handler: (request: Request, info: RequestInfo) => Response | Promise<Response>;
+  /** The response when the handler throws (default: 500). */
+  readonly onError?: (error: unknown) => Response;
+  /** A sentence about the server itself (out of file descriptors, …), at most one per 10 s. */
+  readonly onEvent?: (message: string) => void;
+}
+
+/** Counters of a running server. */
+export interface ServerStats {
+  /** Connections open now. */
+  open: number;
+  /** Of those, idle (handshake, or waiting for a request). */
+  idle: number;
+  /** Connections accepted so far. */
+  accepted: number;
+  /** Requests answered so far. */
+  requests: number;
+  /** Idle connections closed to make room (the cap, or out of file descriptors). */
+  evicted: number;
+  /** Connections closed by a timeout, by kind. */
+  timedOut: { handshake: number; header: number; idle: number };
+  /** `accept` calls that failed for want of file descriptors. */
+  outOfFiles: number;
+}
+
+/** A running server. */
+export interface HttpServer {
+  /** The address it listens on. */
+  readonly addr: Deno.NetAddr;
+  /**
+   * Resolves when the server has stopped after {@linkcode HttpServer.shutdown}; rejects with
+   * {@linkcode ListenerFailure} when the listener failed for good while running.
+   */
+  readonly finished: Promise<void>;
+  /**
+   * Stops accepting, closes idle connections, lets requests in progress finish, and closes
+   * whatever is still open after `graceMs` (default: wait for them).
+   */
+  shutdown(graceMs?: number): Promise<void>;
+  /** Counters. */
+  stats(): ServerStats;
+}
+
+/** The listener failed while the server was running (a runtime failure, not a bad setup). */
+export class ListenerFailure extends Error {
+  /** The error of the failed `accept`. */
+  override readonly cause: unknown;
+  /** A failure with `message` caused by `cause`. */
+  constructor(message: string, cause: unknown) {
+    super(message);
+    this.name = "ListenerFailure";
+    this.cause = cause;
+  }
+}
+
+const encoder = new TextEncoder();
+const MAX_HEAD_BYTES = 64 * 1024;
+const MAX_HEADER_LINES = 200;
+const READ_CHUNK = 16 * 1024;
+/** Bytes read ahead while a request is in progress (to see the client go away). */
+const READ_AHEAD = 64 * 1024;
+/** Bytes of an unread request body skipped to keep the connection. */
+const MAX_DRAIN = 64 * 1024;
+/** Responses up to this length (known from Content-Length) are written in one piece. */
+const MAX_COALESCED = 1024 * 1024;
+/** Errors of `accept` after which the server goes on (after a pause). */
+const TRANSIENT_ACCEPT = new Set([
+  "ENFILE",
+  "ENOBUFS",
+  "ENOMEM",
+  "ECONNABORTED",
+  "ECONNRESET",
+  "EPROTO",
+  "EPERM",
+  "ETIMEDOUT",
+  "EAGAIN",
+  "EINTR",
+  "ENETDOWN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "EHOSTDOWN",
+  "ENONET",
+  "EOPNOTSUPP",
+]);
+/** Consecutive failures of `accept` with an unknown error before the listener is given up. */
+const MAX_UNKNOWN_ACCEPT_FAILURES = 50;
+/** How long a cap lowered by EMFILE holds. */
+const LEARNED_CAP_MS = 60_000;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([^ ]+) HTTP\/1\.([01])$/;
+// deno-lint-ignore no-control-regex -- control characters are what it finds
+const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
+const HOST = /^(?:[A-Za-z0-9._~!$&'()*+,;=%-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const ORIGIN_FORM = /^\/[\x21-\x7e]*$/;
+/** Response headers this layer writes itself. */
+const OWN_HEADERS = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "date",
+  "upgrade",
+  "proxy-connection",
+]);
+const REASONS: Record<number, string> = {
+  100: "Continue",
+  200: "OK",
+  201: "Created",
+  202: "Accepted",
+  204: "No Content",
+  206: "Partial Content",
+  301: "Moved Permanently",
+  302: "Found",
+  303: "See Other",
+  304: "Not Modified",
+  307: "Temporary Redirect",
+  308: "Permanent Redirect",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  406: "Not Acceptable",
+  408: "Request Timeout",
+  409: "Conflict",
+  410: "Gone",
+  411: "Length Required",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  417: "Expectation Failed",
+  422: "Unprocessable Content",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+  505: "HTTP Version Not Supported",
+};
+
+/** Thrown for a request that is answered with an error status and the connection closed. */
+class BadRequest extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+/** Latin-1 text of bytes (header bytes map one to one onto a ByteString). */
+function latin1(bytes: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 8192) {
+    s += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192) as unknown as number[]);
+  }
+  return s;
+}
+
+/** Bytes of a ByteString (each char ≤ 0xFF). */
+function latin1Bytes(text: string): Uint8Array {
+  // deno-lint-ignore no-control-regex
+  if (!/[^\x00-\x7f]/.test(text)) return encoder.encode(text);
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i) & 0xff;
+  return out;
+}
+
+type State = "handshake" | "idle" | "active" | "closed";
+
+/** A parsed request head. */
+interface Head {
+  method: string;
+  target: string;
+  minor: number;
+  headers: Headers;
+  contentLength: number; // -1: chunked; 0: none
+  keepAlive: boolean;
+  expectContinue: boolean;
+  host: string | null;
+}
+
+/** The byte stream of one connection: plain TCP, or TLS on top of it. */
+interface Transport {
+  /** The next bytes (valid until the next call), or null at the end of the stream. */
+  read(): Promise<Uint8Array | null>;
+  /** Writes all of `bytes`. */
+  write(bytes: Uint8Array): Promise<void>;
+  /** Ends the sending side (the client sees the end of the stream; reading goes on). */
+  closeWrite(): void;
+  /** Closes the connection at once (its file descriptor is released). */
+  close(): void;
+}
+
+/** Plain TCP. */
+class TcpTransport implements Transport {
+  #scratch: Uint8Array | undefined;
+
+  constructor(readonly conn: Deno.Conn) {}
+
+  async read(): Promise<Uint8Array | null> {
+    this.#scratch ??= new Uint8Array(READ_CHUNK);
+    const n = await this.conn.read(this.#scratch);
+    return n === null ? null : this.#scratch.subarray(0, n);
+  }
+
+  async write(bytes: Uint8Array): Promise<void> {
+    let n = 0;
+    while (n < bytes.length) n += await this.conn.write(bytes.subarray(n));
+  }
+
+  closeWrite(): void {
+    this.conn.closeWrite().catch(() => {});
+  }
+
+  close(): void {
+    try {
+      this.conn.close();
+    } catch { /* already closed */ }
+  }
+}
+
+/** A TCP connection as a Node stream, for `node:tls` to run TLS on. */
+function duplexOf(conn: Deno.Conn): Duplex {
+  const tcp = new TcpTransport(conn);
+  return new Duplex({
+    read() {
+      tcp.read().then(
+        (chunk) => this.push(chunk === null ? null : chunk.slice()),
+        (e) => this.destroy(e),
+      );
+    },
+    write(chunk: Uint8Array, _encoding, callback) {
+      tcp.write(chunk).then(() => callback(), callback);
+    },
+    final(callback) {
+      conn.closeWrite().then(() => callback(), () => callback());
+    },
+    destroy(error, callback) {
+      tcp.close();
+      callback(error);
+    },
+  });
+}
+
+/**
+ * TLS by `node:tls` on top of our own TCP connection (not `Deno.listenTls`): the TCP socket
+ * gets TCP_NODELAY, and closing a connection that never finished its handshake releases its
+ * file descriptor at once. (A `Deno.TlsConn` closed before its handshake keeps the descriptor
+ * until the client sends or closes — measured on Deno 2.9.6 — so a handshake timeout could
+ * not free anything.) Measured: as fast as `Deno.listenTls` for the same responses.
+ */
+class TlsTransport implements Transport {
+  readonly #socket: tls.TLSSocket;
+  readonly #chunks: Uint8Array[] = [];
+  #buffered = 0;
+  #ended = false;
+  #wake: (() => void) | undefined;
+  readonly #closed: Promise<never>;
+  /** Resolves when the handshake is done; rejects when the connection ends first. */
+  readonly secure: Promise<void>;
+
+  constructor(conn: Deno.Conn, context: tls.SecureContext) {
+    const socket = new tls.TLSSocket(duplexOf(conn) as unknown as net.Socket, {
+      isServer: true,
+      secureContext: context,
+      ALPNProtocols: ["http/1.1"],
+    });
+    this.#socket = socket;
+    let closed: (e: Error) => void = () => {};
+    this.#closed = new Promise<never>((_, reject) => closed = reject);
+    this.#closed.catch(() => {});
+    this.secure = new Promise<void>((resolve, reject) => {
+      socket.once("secure", () => resolve());
+      this.#closed.catch(reject);
+    });
+    this.secure.catch(() => {});
+    socket.on("data", (d: Uint8Array) => {
+      this.#chunks.push(d);
+      this.#buffered += d.length;
+      if (this.#buffered >= READ_AHEAD) socket.pause();
+      this.#wake?.();
+    });
+    const end = () => {
+      this.#ended = true;
+      this.#wake?.();
+      closed(new Error("the connection is closed"));
+    };
+    socket.on("end", end);
+    socket.on("close", end);
+    socket.on("error", end);
+  }
+
+  async read(): Promise<Uint8Array | null> {
+    while (this.#chunks.length === 0) {
+      if (this.#ended) return null;
+      await new Promise<void>((r) => this.#wake = r);
+      this.#wake = undefined;
+    }
+    const chunk = this.#chunks.shift()!;
+    this.#buffered -= chunk.length;
+    if (this.#socket.isPaused() && this.#buffered < READ_AHEAD / 2) this.#socket.resume();
+    return chunk;
+  }
+
+  write(bytes: Uint8Array): Promise<void> {
+    if (this.#ended) return Promise.reject(new Error("the connection is closed"));
+    return Promise.race([
+      new Promise<void>((resolve, reject) =>
+        this.#socket.write(bytes, (e) => e ? reject(e) : resolve())
+      ),
+      this.#closed,
+    ]);
+  }
+
+  closeWrite(): void {
+    this.#socket.end();
+  }
+
+  close(): void {
+    this.#ended = true;
+    this.#wake?.();
+    this.#socket.destroy();
+  }
+}
+
+/** One client connection: its buffered input and its deadline. */
+class Connection {
+  state: State = "idle";
+  /** When the current wait ends (ms since the epoch; 0: none) and what kind of wait it is. */
+  deadline = 0;
+  deadlineKind: "handshake" | "header" | "idle" = "idle";
+  eof = false;
+  #data = new Uint8Array(4096);
+  #start = 0;
+  #end = 0;
+  #pending: Promise<boolean> | undefined;
+  /** Called when the client goes away while a request is in progress. */
+  onGone: (() => void) | undefined;
+  #watching = false;
+
+  constructor(
+    readonly transport: Transport,
+    readonly remoteAddr: Deno.NetAddr,
+    readonly stallMs: number,
+  ) {}
+
+  get available(): number {
+    return this.#end - this.#start;
+  }
+
+  view(): Uint8Array {
+    return this.#data.subarray(this.#start, this.#end);
+  }
+
+  consume(n: number): void {
+    this.#start += n;
+    if (this.#start === this.#end) {
+      this.#start = this.#end = 0;
+      if (this.#data.length > 4 * READ_CHUNK) this.#data = new Uint8Array(4096);
+    }
+  }
+
+  /** Takes `n` buffered bytes (a copy the caller owns). */
+  take(n: number): Uint8Array {
+    const out = this.#data.slice(this.#start, this.#start + n);
+    this.consume(n);
+    return out;
+  }
+
+  #append(bytes: Uint8Array): void {
+    const n = bytes.length;
+    if (this.#end + n > this.#data.length) {
+      const used = this.#end - this.#start;
+      if (used + n <= this.#data.length && this.#start > 0) {
+        this.#data.copyWithin(0, this.#start, this.#end);
+      } else {
+        let size = this.#data.length * 2;
+        while (size < used + n) size *= 2;
+        const grown = new Uint8Array(size);
+        grown.set(this.#data.subarray(this.#start, this.#end));
+        this.#data = grown;
+      }
+      this.#start = 0;
+      this.#end = used;
+    }
+    this.#data.set(bytes, this.#end);
+    this.#end += n;
+  }
+
+  /** Reads more bytes into the buffer: true when some came, false at the end of the stream. */
+  fill(): Promise<boolean> {
+    if (this.eof) return Promise.resolve(false);
+    return this.#pending ??= this.#read();
+  }
+
+  async #read(): Promise<boolean> {
+    try {
+      const chunk = await this.transport.read();
+      if (chunk === null) {
+        this.eof = true;
+        return false;
+      }
+      this.#append(chunk);
+      return true;
+    } catch {
+      this.eof = true;
+      return false;
+    } finally {
+      this.#pending = undefined;
+    }
+  }
+
+  /**
+   * While a request is in progress: keeps one read outstanding (up to {@linkcode READ_AHEAD}
+   * bytes buffered), so that a client that goes away is seen at once.
+   */
+  watch(): void {
+    if (this.#watching) return;
+    this.#watching = true;
+    (async () => {
+      while (this.state === "active" && !this.eof && this.available < READ_AHEAD) {
+        if (!await this.fill()) break;
+      }
+      this.#watching = false;
+      if (this.eof && this.state === "active") this.onGone?.();
+    })();
+  }
+
+  /** Writes all of `bytes`; a client that takes none of them for `stallMs` is closed. */
+  async write(bytes: Uint8Array): Promise<void> {
+    const deadline = this.deadline;
+    const kind = this.deadlineKind;
+    this.deadline = Date.now() + this.stallMs;
+    this.deadlineKind = "idle";
+    try {
+      await this.transport.write(bytes);
+    } finally {
+      if (this.state !== "closed") {
+        this.deadline = deadline;
+        this.deadlineKind = kind;
+      }
+    }
+  }
+
+  close(): void {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    this.eof = true;
+    this.transport.close();
+  }
+}
+
+/** Reads one request body from the connection's buffer (Content-Length or chunked). */
+class BodyReader {
+  done = false;
+  started = false;
+  #remaining: number; // bytes left of the body (length) or of the current chunk (chunked)
+  readonly #chunked: boolean;
+  #chunkState: "size" | "data" | "crlf" | "trailers" = "size";
+  #continueSent = false;
+
+  constructor(
+    readonly c: Connection,
+    length: number,
+    readonly expectContinue: boolean,
+    readonly setDeadline: (on: boolean) => void,
+  ) {
+    this.#chunked = length < 0;
+    this.#remaining = this.#chunked ? 0 : length;
+    if (length === 0) this.done = true;
+  }
+
+  /** Waits for more bytes; fails when the client went away. */
+  async #more(): Promise<void> {
+    if (this.expectContinue && !this.#continueSent) {
+      this.#continueSent = true;
+      await this.c.write(encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
+    }
+    this.setDeadline(true);
+    const more = await this.c.fill();
+    this.setDeadline(false);
+    if (!more) throw new Error("the client closed the connection before the body ended");
+  }
+
+  /** The next piece of the body, or null at its end. */
+  async next(): Promise<Uint8Array | null> {
+    this.started = true;
+    while (!this.done) {
+      if (!this.#chunked) {
+        if (this.c.available === 0) await this.#more();
+        const n = Math.min(this.c.available, this.#remaining);
+        this.#remaining -= n;
+        if (this.#remaining === 0) this.done = true;
+        return this.c.take(n);
+      }
+      if (this.#chunkState === "data") {
+        if (this.c.available === 0) await this.#more();
+        const n = Math.min(this.c.available, this.#remaining);
+        this.#remaining -= n;
+        if (this.#remaining === 0) this.#chunkState = "crlf";
+        return this.c.take(n);
+      }
+      const line = await this.#line();
+      if (this.#chunkState === "crlf") {
+        if (line !== "") throw new BadRequest(400, "a chunk is not followed by CRLF");
+        this.#chunkState = "size";
+      } else if (this.#chunkState === "size") {
+        const m = /^([0-9A-Fa-f]{1,15})[ \t]*(?:;.*)?$/.exec(line);
+        if (!m) throw new BadRequest(400, "malformed chunk size");
+        this.#remaining = parseInt(m[1], 16);
+        this.#chunkState = this.#remaining === 0 ? "trailers" : "data";
+      } else if (line === "") {
+        this.done = true; // end of the trailers
+      }
+    }
+    return null;
+  }
+
+  /** One CRLF-terminated line of the chunked framing (at most 4 KiB). */
+  async #line(): Promise<string> {
+    while (true) {
+      const v = this.c.view();
+      const i = v.indexOf(10);
+      if (i >= 0) {
+        if (i === 0 || v[i - 1] !== 13) throw new BadRequest(400, "a bare LF in chunked framing");
+        const text = latin1(v.subarray(0, i - 1));
+        this.c.consume(i + 1);
+        return text;
+      }
+      if (v.length > 4096) throw new BadRequest(400, "a chunk line is too long");
+      await this.#more();
+    }
+  }
+
+  /** The body as a stream (pulled on demand). */
+  stream(onError: (e: unknown) => void): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>({
+      pull: async (ctrl) => {
+        try {
+          const chunk = await this.next();
+          if (chunk === null) ctrl.close();
+          else ctrl.enqueue(chunk);
+        } catch (e) {
+          onError(e);
+          ctrl.error(e);
+        }
+      },
+    }, { highWaterMark: 0 });
+  }
+}
+
+function parseHead(bytes: Uint8Array): Head {
+  const text = latin1(bytes);
+  const lines = text.split("\r\n");
+  if (lines.length > MAX_HEADER_LINES) throw new BadRequest(431, "too many header lines");
+  const m = REQUEST_LINE.exec(lines[0]);
+  if (!m) {
+    if (/ HTTP\/\d/.test(lines[0]) && !/ HTTP\/1\.[01]$/.test(lines[0])) {
+      throw new BadRequest(505, "only HTTP/1.0 and HTTP/1.1 are served");
+    }
+    throw new BadRequest(400, "malformed request line");
+  }
+  const headers = new Headers();
+  let contentLength: string | undefined;
+  let transferEncoding: string | undefined;
+  let host: string | null = null;
+  let hosts = 0;
+  let connection = "";
+  let expect: string | undefined;
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i];
+    const colon = line.indexOf(":");
+    if (colon <= 0) throw new BadRequest(400, "malformed header line");
+    const name = line.slice(0, colon);
+    if (!TOKEN.test(name)) throw new BadRequest(400, "malformed header name");
+    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
+    if (BAD_VALUE.test(value)) throw new BadRequest(400, "a control character in a header");
+    const lower = name.toLowerCase();
+    switch (lower) {
+      case "content-length":
+        for (const part of value.split(",")) {
+          const v = part.trim();
+          if (!/^\d{1,15}$/.test(v)) throw new BadRequest(400, "malformed Content-Length");
+          if (contentLength !== undefined && Number(contentLength) !== Number(v)) {
+            throw new BadRequest(400, "conflicting Content-Length");
+          }
+          contentLength = v;
+        }
+        break;
+      case "transfer-encoding":
+        transferEncoding = transferEncoding === undefined ? value : `${transferEncoding},${value}`;
+        break;
+      case "host":
+        hosts++;
+        host = value;
+        break;
+      case "connection":
+        connection += `,${value.toLowerCase()}`;
+        break;
+      case "expect":
+        expect = value.toLowerCase();
+        break;
+    }
+    headers.append(name, value);
+  }
+  const minor = Number(m[3]);
+  let length = contentLength === undefined ? 0 : Number(contentLength);
+  if (transferEncoding !== undefined) {
+    if (contentLength !== undefined) {
+      throw new BadRequest(400, "both Content-Length and Transfer-Encoding");
+    }
+    if (minor === 0) throw new BadRequest(400, "Transfer-Encoding in an HTTP/1.0 request");
+    if (transferEncoding.trim().toLowerCase() !== "chunked") {
+      throw new BadRequest(501, "only the chunked transfer coding is accepted");
+    }
+    length = -1;
+  }
+  if (minor === 1 && hosts !== 1) throw new BadRequest(400, "a request needs one Host header");
+  if (host !== null && !HOST.test(host)) throw new BadRequest(400, "malformed Host");
+  if (expect !== undefined && expect !== "100-continue") {
+    throw new BadRequest(417, "unknown expectation");
+  }
+  const tokens = connection.split(",").map((t) => t.trim());
+  const keepAlive = minor === 1 ? !tokens.includes("close") : tokens.includes("keep-alive");
+  return {
+    method: m[1],
+    target: m[2],
+    minor,
+    headers,
+    contentLength: length,
+    keepAlive,
+    expectContinue: expect === "100-continue" && minor === 1,
+    host,
+  };
+}
+
+function errorBytes(status: number, message: string): Uint8Array {
+  const body = `${message}\n`;
+  return encoder.encode(
+    `HTTP/1.1 ${status} ${REASONS[status] ?? ""}\r\ncontent-type: text/plain; charset=utf-8\r\n` +
+      `content-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * After an error response, reads and drops what the client still sends (at most 256 KiB, 1 s)
+ * before the connection is closed: closing with unread bytes would reset the connection, and
+ * the client might never read the response.
+ */
+async function linger(c: Connection): Promise<void> {
+  c.transport.closeWrite(); // the client sees the end and closes: lingering ends early
+  const end = Date.now() + 1000;
+  let dropped = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((r) => timer = setTimeout(() => r(false), 1000));
+  try {
+    while (Date.now() < end && dropped < 256 * 1024) {
+      dropped += c.available;
+      c.consume(c.available);
+      if (!await Promise.race([c.fill(), timeout])) break;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Starts a server (see the module documentation). Throws at once when the address cannot be
+ * used (`Deno.listen` / `Deno.listenTls` errors: in use, not permitted, bad certificate).
+ *
+ * @example
+ * ```ts ignore
+ * const server = listenHttp({ hostname: "127.0.0.1", port: 0, handler: () => new Response("hi") });
+ * await server.shutdown();
+ * ```
+ */
+export function listenHttp(options: HttpServerOptions): HttpServer {
+  const limits: ServerLimits = { ...DEFAULT_SERVER_LIMITS, ...options.limits };
+  // TLS runs on our own TCP connections (see TlsTransport); a bad certificate or key fails here.
+  const context = options.tls
+    ? tls.createSecureContext({ cert: options.tls.cert, key: options.tls.key })
+    : undefined;
+  const listener = Deno.listen({ hostname: options.hostname, port: options.port });
+  const addr = listener.addr;
+  const scheme = options.tls ? "https" : "http";
+  const defaultHost = addr.hostname.includes(":")
+    ? `[${addr.hostname}]:${addr.port}`
+    : `${addr.hostname}:${addr.port}`;
+  const conns = new Set<Connection>();
+  /** Idle connections, the longest idle first. */
+  const idle = new Set<Connection>();
+  const stats: ServerStats = {
+    open: 0,
+    idle: 0,
+    accepted: 0,
+    requests: 0,
+    evicted: 0,
+    timedOut: { handshake: 0, header: 0, idle: 0 },
+    outOfFiles: 0,
+  };
+  let closing = false;
+  let learnedCap = Infinity;
+  let learnedAt = 0;
+  let slotFreed: (() => void) | undefined;
+  let allClosed: (() => void) | undefined;
+  let dateAt = 0;
+  let date = "";
+
+  // Events are told at most once per 10 s; the ones held back are counted in the next.
+  const lastEvent = new Map<string, { at: number; held: number }>();
+  const event = (kind: string, message: string) => {
+    if (!options.onEvent) return;
+    const now = Date.now();
+    const e = lastEvent.get(kind);
+    if (e && now - e.at < 10_000) {
+      e.held++;
+      return;
+    }
+    const held = e?.held ? ` (${e.held} more since the last report)` : "";
+    lastEvent.set(kind, { at: now, held: 0 });
+    try {
+      options.onEvent(message + held);
+    } catch { /* a log that fails must not stop the server */ }
+  };
+
+  const cap = () =>
+    Date.now() - learnedAt < LEARNED_CAP_MS
+      ? Math.min(limits.maxConnections, learnedCap)
+      : limits.maxConnections;
+
+  const setIdle = (c: Connection, timeoutMs: number, kind: "handshake" | "header" | "idle") => {
+    c.state = kind === "handshake" ? "handshake" : "idle";
+    c.deadline = Date.now() + timeoutMs;
+    c.deadlineKind = kind;
+    idle.delete(c);
+    idle.add(c);
+    if (slotFreed) {
+      slotFreed(); // an accept waiting at the cap may now close this one
+      slotFreed = undefined;
+    }
+  };
+  const setActive = (c: Connection) => {
+    c.state = "active";
+    c.deadline = 0;
+    idle.delete(c);
+  };
+
+  const evictOldestIdle = (): boolean => {
+    const oldest = idle.values().next();
+    if (oldest.done) return false;
+    idle.delete(oldest.value);
+    conns.delete(oldest.value); // counted out now: its task ends on its own later
+    stats.evicted++;
+    oldest.value.close();
+    return true;
+  };
+
+  // One timer checks every deadline (cheaper than a timer per connection and request).
+  const tick = Math.max(
+    10,
+    Math.min(
+      1000,
+      Math.floor(
+        Math.min(limits.handshakeTimeoutMs, limits.headerTimeoutMs, limits.idleTimeoutMs) / 4,
+      ),
+    ),
+  );
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const c of conns) {
+      if (c.deadline !== 0 && now >= c.deadline) {
+        c.deadline = 0;
+        stats.timedOut[c.deadlineKind]++;
+        c.close();
+      }
+    }
+  }, tick);
+  Deno.unrefTimer(sweeper);
+
+  const httpDate = () => {
+    const now = Date.now();
+    if (now - dateAt >= 1000) {
+      dateAt = now - (now % 1000);
+      date = new Date(dateAt).toUTCString();
+    }
+    return date;
+  };
+
+  const writeResponse = async (
+    c: Connection,
+    response: Response,
+    method: string,
+    keepAlive: boolean,
+    http10: boolean,
+    gone: { reader?: ReadableStreamDefaultReader<Uint8Array> },
+  ): Promise<boolean> => {
+    const status = response.status;
+    let head = `HTTP/1.1 ${status} ${REASONS[status] ?? ""}\r\n`;
+    let declared: string | null = null;
+    for (const [k, v] of response.headers) {
+      if (OWN_HEADERS.has(k)) {
+        if (k === "content-length") declared = v;
+        continue;
+      }
+      head += `${k}: ${v}\r\n`;
+    }
+    head += `date: ${httpDate()}\r\n`;
+    const end = () =>
+      keepAlive
+        ? (http10 ? "connection: keep-alive\r\n\r\n" : "\r\n")
+        : "connection: close\r\n\r\n";
+    const body = response.body;
+    const bodiless = method === "HEAD" || status === 204 || status === 304 || status < 200;
+    if (bodiless) {
+      if (body) await body.cancel().catch(() => {});
+      if (method === "HEAD" && declared !== null && /^\d{1,15}$/.test(declared)) {
+        head += `content-length: ${declared}\r\n`;
+      } else if (method === "HEAD" && body === null && status >= 200) {
+        head += "content-length: 0\r\n";
+      }
+      head += end();
+      await c.write(latin1Bytes(head));
+      return keepAlive;
+    }
+    if (body === null) {
+      head += "content-length: 0\r\n" + end();
+      await c.write(latin1Bytes(head));
+      return keepAlive;
+    }
+    const length = declared !== null && /^\d{1,15}$/.test(declared) ? Number(declared) : -1;
+    if (length >= 0 && length <= MAX_COALESCED) {
+      // Head and body in one write: nothing waits for a delayed ACK (Nagle) on TLS. The body
+      // of a response that declares its length is read whole (arrayBuffer() is ~10× cheaper
+      // than reading the stream).
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      if (bytes.length !== length) {
+        throw new Error(`the response body is ${bytes.length} bytes, not ${length}`);
+      }
+      head += `content-length: ${length}\r\n` + end();
+      const h = latin1Bytes(head);
+      const out = new Uint8Array(h.length + length);
+      out.set(h);
+      out.set(bytes, h.length);
+      await c.write(out);
+      return keepAlive;
+    }
+    const reader = body.getReader();
+    gone.reader = reader;
+    try {
+      if (length >= 0) {
+        head += `content-length: ${length}\r\n` + end();
+        await c.write(latin1Bytes(head));
+        let total = 0;
+        while (total < length) {
+          const r = await reader.read();
+          if (r.done) break;
+          total += r.value.length;
+          if (total > length) throw new Error(`the response body exceeds ${length} bytes`);
+          await c.write(r.value);
+        }
+        if (total !== length) throw new Error(`the response body is ${total} bytes, not ${length}`);
+        return keepAlive;
+      }
+      // Length unknown: chunked (HTTP/1.1), or the end of the connection (HTTP/1.0).
+      const chunked = !http10;
+      if (!chunked) keepAlive = false;
+      head += (chunked ? "transfer-encoding: chunked\r\n" : "") + end();
+      await c.write(latin1Bytes(head));
+      while (true) {
+        const r = await reader.read();
+        if (r.done) break;
+        if (r.value.length === 0) continue;
+        if (!chunked) {
+          await c.write(r.value);
+          continue;
+        }
+        const size = encoder.encode(`${r.value.length.toString(16)}\r\n`);
+        const framed = new Uint8Array(size.length + r.value.length + 2);
+        framed.set(size);
+        framed.set(r.value, size.length);
+        framed[framed.length - 2] = 13;
+        framed[framed.length - 1] = 10;
+        await c.write(framed);
+      }
+      if (chunked) await c.write(encoder.encode("0\r\n\r\n"));
+      return keepAlive;
+    } catch (e) {
+      reader.cancel(e).catch(() => {});
+      throw e;
+    } finally {
+      gone.reader = undefined;
+    }
+  };
+
+  /** Answers one request; false when the connection must close. */
+  const answer = async (c: Connection, head: Head): Promise<boolean> => {
+    setActive(c);
+    c.watch();
+    stats.requests++;
+    let keepAlive = head.keepAlive && !closing;
+    const http10 = head.minor === 0;
+    const bodyDeadline = (on: boolean) => {
+      c.deadline = on ? Date.now() + limits.idleTimeoutMs : 0;
+      c.deadlineKind = "idle";
+    };
+    const reader = new BodyReader(c, head.contentLength, head.expectContinue, bodyDeadline);
+    let url: string;
+    if (ORIGIN_FORM.test(head.target)) {
+      url = `${scheme}://${head.host ?? defaultHost}${head.target}`;
+    } else if (/^https?:\/\/[\x21-\x7e]+$/i.test(head.target)) {
+      url = head.target; // absolute form
+    } else if (head.target === "*" && head.method === "OPTIONS") {
+      url = `${scheme}://${head.host ?? defaultHost}/`;
+    } else {
+      throw new BadRequest(400, "malformed request target");
+    }
+    if (head.method === "CONNECT" || head.method === "TRACE" || head.method === "TRACK") {
+      throw new BadRequest(501, `${head.method} is not served`);
+    }
+    let bodyFailed: unknown;
+    const withBody = !reader.done && head.method !== "GET" && head.method !== "HEAD";
+    if (!reader.done && !withBody) {
+      // A body on GET or HEAD means nothing here: it is skipped (up to MAX_DRAIN bytes).
+      await drain(reader);
+    }
+    let request: Request;
+    try {
+      request = new Request(url, {
+        method: head.method,
+        headers: head.headers,
+        ...(withBody
+          ? { body: reader.stream((e) => bodyFailed = e), duplex: "half" } as RequestInit
+          : {}),
+      });
+    } catch {
+      throw new BadRequest(400, "malformed request");
+    }
+    const gone: { reader?: ReadableStreamDefaultReader<Uint8Array> } = {};
+    c.onGone = () => {
+      gone.reader?.cancel(new Error("the client closed the connection")).catch(() => {});
+    };
+    let response: Response;
+    try {
+      response = await options.handler(request, { remoteAddr: c.remoteAddr });
+      if (!(response instanceof Response)) throw new TypeError("the handler returned no Response");
+    } catch (e) {
+      if (bodyFailed instanceof BadRequest) throw bodyFailed;
+      response = options.onError?.(e) ??
+        new Response("internal error\n", {
+          status: 500,
+          headers: { "content-type": "text/plain; charset=utf-8" },
+        });
+    }
+    if (c.eof) {
+      await response.body?.cancel().catch(() => {});
+      return false;
+    }
+    if (withBody && !reader.done) {
+      // The handler did not read the whole body: skip the rest when it is small and untouched.
+      if (reader.started || (head.contentLength < 0 ? false : head.contentLength > MAX_DRAIN)) {
+        keepAlive = false;
+      }
+    }
+    keepAlive = await writeResponse(c, response, head.method, keepAlive, http10, gone);
+    c.onGone = undefined;
+    if (withBody && !reader.done && keepAlive) {
+      try {
+        keepAlive = await drain(reader);
+      } catch {
+        keepAlive = false;
+      }
+    }
+    return keepAlive && !closing && !c.eof;
+  };
+
+  /** Skips the rest of a body (at most MAX_DRAIN bytes); false when there was more. */
+  const drain = async (reader: BodyReader): Promise<boolean> => {
+    let skipped = 0;
+    while (true) {
+      const chunk = await reader.next();
+      if (chunk === null) return true;
+      skipped += chunk.length;
+      if (skipped > MAX_DRAIN) throw new BadRequest(413, "the request body is too large");
+    }
+  };
+
+  /** The next request head; null at the end of the connection. */
+  const readHead = async (c: Connection): Promise<Head | null> => {
+    let scanned = 0;
+    while (true) {
+      let v = c.view();
+      // Empty lines before a request line are skipped (RFC 9112 §2.2).
+      while (v.length >= 2 && v[0] === 13 && v[1] === 10) {
+        c.consume(2);
+        v = c.view();
+        scanned = 0;
+      }
+      if (v.length > 0 && c.state === "idle" && c.deadlineKind === "idle") {
+        // The first byte of a request: the head must now arrive within the header timeout.
+        c.deadline = Date.now() + limits.headerTimeoutMs;
+        c.deadlineKind = "header";
+      }
+      for (let i = Math.max(0, scanned - 3); i + 3 < v.length; i++) {
+        i = v.indexOf(13, i);
+        if (i < 0 || i + 3 >= v.length) break;
+        if (v[i + 1] === 10 && v[i + 2] === 13 && v[i + 3] === 10) {
+          if (i > MAX_HEAD_BYTES) throw new BadRequest(431, "the request head is too large");
+          const head = parseHead(v.subarray(0, i));
+          c.consume(i + 4);
+          return head;
+        }
+      }
+      scanned = v.length;
+      if (v.length > MAX_HEAD_BYTES) throw new BadRequest(431, "the request head is too large");
+      if (!await c.fill()) return null;
+    }
+  };
+
+  const serveConnection = async (c: Connection) => {
+    try {
+      if (c.transport instanceof TlsTransport) {
+        setIdle(c, limits.handshakeTimeoutMs, "handshake");
+        await c.transport.secure;
+        if (c.state === "closed") return;
+      }
+      setIdle(c, limits.headerTimeoutMs, "header");
+      while (!closing) {
+        let head: Head | null;
+        try {
+          head = await readHead(c);
+          if (head === null) break;
+          if (!await answer(c, head)) break;
+        } catch (e) {
+          if (e instanceof BadRequest && !c.eof) {
+            await c.write(errorBytes(e.status, e.message)).catch(() => {});
+            await linger(c);
+          }
+          break;
+        }
+        setIdle(c, limits.idleTimeoutMs, "idle");
+        if (closing) break;
+      }
+    } catch {
+      // a failed handshake, read or write ends this connection only
+    } finally {
+      c.close();
+      idle.delete(c);
+      conns.delete(c);
+      stats.open = conns.size;
+      slotFreed?.();
+      slotFreed = undefined;
+      if (closing && conns.size === 0) allClosed?.();
+    }
+  };
+
+  const acceptLoop = async (): Promise<void> => {
+    let backoff = 0;
+    let unknownFailures = 0;
+    while (!closing) {
+      // At the cap with nothing idle to close: wait (the kernel queues new connections).
+      while (conns.size >= cap() && idle.size === 0 && !closing) {
+        await new Promise<void>((r) => slotFreed = r);
+      }
+      if (closing) break;
+      let conn: Deno.TcpConn;
+      try {
+        conn = await listener.accept();
+      } catch (e) {
+        if (closing) break;
+        const code = (e as { code?: string }).code;
+        if (code === "EMFILE" || code === "ENFILE") {
+          stats.outOfFiles++;
+          // Room for the other descriptors the process needs (upstream connections, logs).
+          const open = conns.size;
+          learnedCap = Math.max(1, open - Math.max(4, Math.floor(open / 8)));
+          learnedAt = Date.now();
+          event(
+            "emfile",
+            `out of file descriptors (${(e as Error).message}) with ${open} connections open: ` +
+              `closing the oldest idle connections, at most ${learnedCap} connections for the ` +
+              `next minute (raise the open-file limit, or lower --max-connections)`,
+          );
+          let evicted = false;
+          while (conns.size > learnedCap && evictOldestIdle()) evicted = true;
+          backoff = evicted ? 1 : Math.min(1000, Math.max(10, backoff * 2));
+          await sleep(backoff);
+          continue;
+        }
+        if (e instanceof Deno.errors.BadResource || e instanceof Deno.errors.Interrupted) {
+          throw new ListenerFailure(`the listener was closed: ${(e as Error).message}`, e);
+        }
+        if (code === undefined || !TRANSIENT_ACCEPT.has(code)) {
+          if (++unknownFailures >= MAX_UNKNOWN_ACCEPT_FAILURES) {
+            throw new ListenerFailure(
+              `accepting connections failed ${unknownFailures} times in a row: ` +
+                (e as Error).message,
+              e,
+            );
+          }
+        }
+        event("accept", `accepting a connection failed: ${(e as Error).message}; retrying`);
+        backoff = Math.min(1000, Math.max(10, backoff * 2));
+        await sleep(backoff);
+        continue;
+      }
+      backoff = 0;
+      unknownFailures = 0;
+      stats.accepted++;
+      // Room for the newcomer: the connection idle the longest goes.
+      while (conns.size >= cap() && evictOldestIdle());
+      try {
+        conn.setNoDelay(true); // responses go out at once, TLS or not (no 40 ms delayed-ACK stalls)
+      } catch { /* closed already */ }
+      const transport = context ? new TlsTransport(conn, context) : new TcpTransport(conn);
+      const c = new Connection(transport, conn.remoteAddr, limits.idleTimeoutMs);
+      conns.add(c);
+      stats.open = conns.size;
+      serveConnection(c);
+    }
+  };
+
+  let graceTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Ends every connection; a handler that does not return is not waited for. */
+  const closeAll = () => {
+    for (const c of conns) {
+      c.onGone?.();
+      c.close();
+    }
+    conns.clear();
+    allClosed?.();
+  };
+  const finished = (async () => {
+    try {
+      await acceptLoop();
+    } catch (e) {
+      closing = true;
+      closeAll();
+      throw e;
+    } finally {
+      clearInterval(sweeper);
+      try {
+        listener.close();
+      } catch { /* closed by shutdown */ }
+    }
+    if (conns.size > 0) await new Promise<void>((r) => allClosed = r);
+    clearTimeout(graceTimer);
+  })();
+  finished.catch(() => {}); // the owner awaits it; an unobserved rejection must not end the process
+
+  return {
+    addr,
+    finished,
+    shutdown(graceMs?: number) {
+      if (!closing) {
+        closing = true;
+        try {
+          listener.close();
+        } catch { /* already closed */ }
+        slotFreed?.();
+        for (const c of [...idle]) c.close();
+        if (graceMs !== undefined) graceTimer = setTimeout(closeAll, graceMs);
+      }
+      return finished.catch(() => {});
+    },
+    stats: () => ({ ...stats, open: conns.size, idle: idle.size, timedOut: { ...stats.timedOut } }),
+  };
+}
