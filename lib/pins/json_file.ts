@@ -27,7 +27,18 @@ import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
 import { trackTempFile, untrackTempFile } from "../temp_files.ts";
-import { errorCode, getEnv, isDeno, isNotFound, lstatSync, readFile } from "../runtime/fs.ts";
+import {
+  errorCode,
+  getEnv,
+  isDeno,
+  isNotFound,
+  lstatSync,
+  mkdirAll,
+  readFile,
+  rename,
+  syncDir,
+  writeNewFileSynced,
+} from "../runtime/fs.ts";
 import { type HeldLock, lockFile } from "../runtime/lock.ts";
 
 /** How a {@linkcode RecordFile} names its format marker and its list. */
@@ -157,12 +168,7 @@ function dirname(path: string): string {
  */
 export async function syncDirectory(dir: string): Promise<void> {
   try {
-    const d = await fsp.open(dir, "r");
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
+    await syncDir(dir);
   } catch {
     // best effort
   }
@@ -263,7 +269,7 @@ export class RecordFile {
     const f = this.#format;
     const dir = dirname(this.path);
     try {
-      await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+      await mkdirAll(dir, 0o700);
     } catch (e) {
       throw new SchemaPinError(
         "IO_FAILED",
@@ -306,21 +312,14 @@ export class RecordFile {
     const base = this.path.slice(this.path.lastIndexOf("/") + 1);
     // The pid lets a later writer tell a dead writer's leftover from a live one's file.
     const tmp = `${dir}/.${base}.tmp-${process.pid}-${crypto.randomUUID()}`;
-    let file: fsp.FileHandle | undefined;
     trackTempFile(tmp); // removed if the process is stopped before the rename
     try {
-      file = await fsp.open(tmp, "wx", 0o644);
-      await file.writeFile(bytes);
-      await file.sync();
-      const closing = file;
-      file = undefined;
-      await closing.close();
-      await fsp.rename(tmp, this.path);
+      await writeNewFileSynced(tmp, bytes, 0o644);
+      await rename(tmp, this.path);
       untrackTempFile(tmp);
       // The file now holds exactly these records: a later read of the same text is not parsed.
       this.#cache = { text, records };
     } catch (e) {
-      await file?.close().catch(() => {});
       await fsp.rm(tmp, { force: true }).catch(() => {});
       untrackTempFile(tmp);
       throw new SchemaPinError(

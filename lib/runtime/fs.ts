@@ -174,3 +174,89 @@ export const readFile: (path: string) => Promise<Uint8Array> = isDeno
 export const stat: (path: string) => Promise<EntryInfo> = isDeno
   ? (path) => deno!.stat(path)
   : async (path) => fromNode(await fsp.stat(path));
+
+/**
+ * Creates `path` (failing when it exists, `O_CREAT | O_EXCL`) with `mode`, writes `bytes` and
+ * fsyncs it before closing: the first half of an atomic replace (then {@linkcode rename}).
+ * `Deno.open` on Deno (its per-call cost is lower there than `node:fs/promises`), `node:fs`
+ * elsewhere. Throws the runtime's error; a file created before the failure is left for the
+ * caller to remove.
+ *
+ * @example
+ * ```ts ignore
+ * await writeNewFileSynced(".pins.json.tmp-1", bytes, 0o644);
+ * await rename(".pins.json.tmp-1", "pins.json");
+ * ```
+ */
+export const writeNewFileSynced: (path: string, bytes: Uint8Array, mode: number) => Promise<void> =
+  isDeno
+    ? async (path, bytes, mode) => {
+      const file = await deno!.open(path, { write: true, createNew: true, mode });
+      try {
+        let n = 0;
+        while (n < bytes.length) n += await file.write(bytes.subarray(n));
+        await file.sync();
+      } finally {
+        file.close();
+      }
+    }
+    : async (path, bytes, mode) => {
+      const file = await fsp.open(path, "wx", mode);
+      try {
+        await file.writeFile(bytes);
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+    };
+
+/**
+ * Renames `from` to `to` (atomically replacing `to`). Throws the runtime's error.
+ *
+ * @example
+ * ```ts ignore
+ * await rename(".pins.json.tmp-1", "pins.json");
+ * ```
+ */
+export const rename: (from: string, to: string) => Promise<void> = isDeno
+  ? (from, to) => deno!.rename(from, to)
+  : (from, to) => fsp.rename(from, to);
+
+/**
+ * Creates the directory `path` and its parents with `mode` (an existing one is fine).
+ *
+ * @example
+ * ```ts ignore
+ * await mkdirAll("state", 0o700);
+ * ```
+ */
+export const mkdirAll: (path: string, mode: number) => Promise<void> = isDeno
+  ? (path, mode) => deno!.mkdir(path, { recursive: true, mode })
+  : async (path, mode) => void await fsp.mkdir(path, { recursive: true, mode });
+
+/**
+ * Fsyncs the directory `path` (makes a rename in it durable). Throws when the directory
+ * cannot be opened (not every platform can open one).
+ *
+ * @example
+ * ```ts ignore
+ * await syncDir("state");
+ * ```
+ */
+export const syncDir: (path: string) => Promise<void> = isDeno
+  ? async (path) => {
+    const d = await deno!.open(path, { read: true });
+    try {
+      await d.sync();
+    } finally {
+      d.close();
+    }
+  }
+  : async (path) => {
+    const d = await fsp.open(path, "r");
+    try {
+      await d.sync();
+    } finally {
+      await d.close();
+    }
+  };
