@@ -50,6 +50,10 @@ export interface DnsTxtLookup {
  * stripped, §17.4). Network trouble is a `failed` lookup, not an exception; an invalid
  * domain or name server throws `SchemaPinError` `INPUT_INVALID` before any query.
  *
+ * **Deno only**: the query goes through `Deno.resolveDns` and `Deno.connect`. Under Node and
+ * Bun, look the record up with `node:dns` (`resolveTxt`) and parse it with
+ * {@linkcode parseDnsTxtRecord}.
+ *
  * @example
  * ```ts
  * import { lookupDnsTxt } from "jsr:@schemapin/schemapin/discovery";
