@@ -43,7 +43,11 @@ export interface HttpsFetchOptions {
   readTimeoutMs?: number;
   /** Body cap in bytes (default 65536). */
   maxBytes?: number;
-  /** An HTTP client, e.g. `Deno.createHttpClient({ caCerts: [pem] })` for a private CA. */
+  /**
+   * An HTTP client, e.g. `Deno.createHttpClient({ caCerts: [pem] })` for a private CA. Deno
+   * only: under Node and Bun leave it out and give the CA the runtime's way
+   * (`NODE_EXTRA_CA_CERTS`).
+   */
   client?: Deno.HttpClient;
 }
 

@@ -39,7 +39,11 @@ function bundle(): Promise<string> {
     }).output();
     assert.equal(result.code, 0, decode(result.stderr));
     const source = await Deno.readTextFile(out);
-    assert.doesNotMatch(source, /^\s*(import|export)\b[^;]*from "(npm|jsr):/m, "packages bundled in");
+    assert.doesNotMatch(
+      source,
+      /^\s*(import|export)\b[^;]*from "(npm|jsr):/m,
+      "packages bundled in",
+    );
     return out;
   })();
   return built;

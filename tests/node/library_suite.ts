@@ -68,7 +68,8 @@ async function tempDir(): Promise<string> {
 function run(argv: string[], env: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0], argv.slice(1), {
-      env: { ...process.env, ...env },
+      // As tests/process.ts does for every child of the Deno tests.
+      env: { ...process.env, ...env, DENO_NO_UPDATE_CHECK: "1" },
       stdio: "inherit",
     });
     child.on("error", reject);
