@@ -93,10 +93,13 @@ Deno.test(".ci/run: a good install goes on to the suite with CI=true; present to
   );
   assert.deepEqual(r.npx.map((l) => l.replace(/deno@\S+/, "deno@V")), [
     "npx CI=true -y deno@V --version",
+    // Node 22 and Bun for tests/node/library_node_test.ts
+    "npx CI=true -y node@22 -p process.execPath",
+    "npx CI=true -y bun@1.2.19 -e console.log(process.execPath)",
     "npx CI=true -y deno@V task ci",
   ]);
   const all = await ciRun(100, ["openssl", "dnsmasq", "script", "zip", "unzip", "xz"]);
   assert.equal(all.code, 0, all.stderr);
   assert.deepEqual(all.apt, []);
-  assert.equal(all.npx.length, 2);
+  assert.equal(all.npx.length, 4);
 });
