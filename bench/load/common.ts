@@ -144,6 +144,18 @@ export async function secondRequestMs(urls: [string, string], runs = 5): Promise
   return times[Math.floor(times.length / 2)];
 }
 
+/** The `schemapin serve` arguments for the documents and certificate the scripts make. */
+export function serveArgs(
+  docs: { discovery: string; revocation: string },
+  cert: string,
+  key: string,
+): string[] {
+  return [
+    ...["serve", "--discovery", docs.discovery, "--revocation", docs.revocation],
+    ...["--cert", cert, "--key", key, "--port", "0", "--hostname", "127.0.0.1"],
+  ];
+}
+
 /** A Markdown table. */
 export function table(head: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;

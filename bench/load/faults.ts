@@ -26,6 +26,7 @@ import {
   makeDocuments,
   rssKiB,
   schemapinTaskFlags,
+  serveArgs as serveCommandArgs,
   type ServerProcess,
   sleep,
   startServerProcess,
@@ -41,21 +42,7 @@ const flags = await schemapinTaskFlags();
 const { cert, key } = await makeCert(dir);
 const ca = await Deno.readTextFile(cert);
 const docs = await makeDocuments(dir);
-const serveArgs = [
-  "serve",
-  "--discovery",
-  docs.discovery,
-  "--revocation",
-  docs.revocation,
-  "--cert",
-  cert,
-  "--key",
-  key,
-  "--port",
-  "0",
-  "--hostname",
-  "127.0.0.1",
-];
+const serveArgs = serveCommandArgs(docs, cert, key);
 
 /** ms until `serve` answers a GET on a fresh connection (throws after 15 s). */
 async function serveAnswers(port: number): Promise<number> {

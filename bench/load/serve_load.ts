@@ -22,6 +22,7 @@ import {
   rssKiB,
   schemapinTaskFlags,
   secondRequestMs,
+  serveArgs as serveCommandArgs,
   type ServerProcess,
   sleep,
   startServerProcess,
@@ -42,21 +43,7 @@ try {
   const docs = await makeDocuments(dir);
   const ca = await Deno.readTextFile(cert);
   const flags = await schemapinTaskFlags();
-  const serveArgs = [
-    "serve",
-    "--discovery",
-    docs.discovery,
-    "--revocation",
-    docs.revocation,
-    "--cert",
-    cert,
-    "--key",
-    key,
-    "--port",
-    "0",
-    "--hostname",
-    "127.0.0.1",
-  ];
+  const serveArgs = serveCommandArgs(docs, cert, key);
   const bare = new URL("./bare_serve.ts", import.meta.url).pathname;
   const servers: { name: string; start: () => Promise<ServerProcess> }[] = [
     {
