@@ -132,3 +132,8 @@ export {
   isSchemaPinError,
   SchemaPinError,
 } from "./lib/errors.ts";
+export {
+  findHiddenText,
+  type HiddenTextFinding,
+  type HiddenTextKind,
+} from "./lib/contractpin/hidden_text.ts";
