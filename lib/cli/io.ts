@@ -87,14 +87,16 @@ export async function writeFileAtomic(
   let file: Deno.FsFile | undefined;
   trackTempFile(tmp); // removed if the process is stopped before the rename (interrupt.ts)
   try {
-    file = await Deno.open(tmp, { write: true, createNew: true, mode });
+    // Created synchronously: the Ctrl-C handler (interrupt.ts) runs between tasks, so no
+    // creation can be in flight when it removes the tracked temporary files and exits.
+    file = Deno.openSync(tmp, { write: true, createNew: true, mode });
     let written = 0;
     while (written < bytes.length) written += await file.write(bytes.subarray(written));
     await file.sync();
     file.close();
     file = undefined;
-    if (Deno.build.os !== "windows") await Deno.chmod(tmp, mode);
-    await Deno.rename(tmp, path);
+    if (Deno.build.os !== "windows") Deno.chmodSync(tmp, mode);
+    Deno.renameSync(tmp, path); // sync for the same reason: renamed and untracked in one task
     untrackTempFile(tmp);
   } catch (e) {
     file?.close();

@@ -191,7 +191,9 @@ export const stat: (path: string) => Promise<EntryInfo> = isDeno
 export const writeNewFileSynced: (path: string, bytes: Uint8Array, mode: number) => Promise<void> =
   isDeno
     ? async (path, bytes, mode) => {
-      const file = await deno!.open(path, { write: true, createNew: true, mode });
+      // Created synchronously: a signal handler (lib/cli/interrupt.ts) runs between tasks, so it
+      // never sees a creation in flight that would land after it removed the temporary files.
+      const file = deno!.openSync(path, { write: true, createNew: true, mode });
       try {
         let n = 0;
         while (n < bytes.length) n += await file.write(bytes.subarray(n));
