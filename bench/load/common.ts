@@ -11,6 +11,7 @@ import { generateKeyPair } from "../../lib/crypto/keys.ts";
 import { buildDiscoveryDocument } from "../../lib/discovery/document.ts";
 import { addRevokedKey, buildRevocationDocument } from "../../lib/revocation/document.ts";
 import { childCommand } from "../../tests/process.ts";
+import { runCliProcess } from "../../tests/guard/helpers.ts";
 
 export { schemapinTaskFlags } from "../../tests/cli/run.ts";
 export {
@@ -142,6 +143,23 @@ export async function secondRequestMs(urls: [string, string], runs = 5): Promise
   }
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)];
+}
+
+/**
+ * Pins the upstream with `contract init --http everything=URL` in `dir`, then returns the
+ * `schemapin guard --listen` arguments for it (the load and fault scripts both start this
+ * guard).
+ */
+export async function guardArgsFor(upstream: string, dir: string): Promise<string[]> {
+  const init = await runCliProcess(
+    ["contract", "init", "--http", `everything=${upstream}`, "--no-snapshot"],
+    { cwd: dir },
+  );
+  if (init.code !== 0) throw new Error(`contract init: ${init.stderr}`);
+  return [
+    ...["guard", "--listen", "127.0.0.1:0", "--upstream", upstream],
+    ...["--lock", `${dir}/contractpin.lock`, "--server", "everything"],
+  ];
 }
 
 /** The `schemapin serve` arguments for the documents and certificate the scripts make. */

@@ -15,9 +15,10 @@
  * @module
  */
 import { EVERYTHING_PACKAGE } from "../../tests/contractpin/helpers.ts";
-import { runCliProcess, startListening } from "../../tests/guard/helpers.ts";
+import { startListening } from "../../tests/guard/helpers.ts";
 import {
   closeAll,
+  guardArgsFor,
   HttpConnection,
   idleFlood,
   load,
@@ -175,22 +176,7 @@ try {
     );
   let everything = await startEverything();
   try {
-    const init = await runCliProcess(
-      ["contract", "init", "--http", `everything=${everything.url}`, "--no-snapshot"],
-      { cwd: dir },
-    );
-    if (init.code !== 0) throw new Error(`contract init: ${init.stderr}`);
-    const guardArgs = [
-      "guard",
-      "--listen",
-      "127.0.0.1:0",
-      "--upstream",
-      everything.url,
-      "--lock",
-      `${dir}/contractpin.lock`,
-      "--server",
-      "everything",
-    ];
+    const guardArgs = await guardArgsFor(everything.url, dir);
     // 4. guard: idle flood past `ulimit -n 64`.
     {
       const g = await startServerProcess(flags, guardArgs, { ulimit: 64 });

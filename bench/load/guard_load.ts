@@ -13,8 +13,16 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { runCliProcess, startEverythingHttp } from "../../tests/guard/helpers.ts";
-import { machine, rssKiB, schemapinTaskFlags, sleep, startServerProcess, table } from "./common.ts";
+import { startEverythingHttp } from "../../tests/guard/helpers.ts";
+import {
+  guardArgsFor,
+  machine,
+  rssKiB,
+  schemapinTaskFlags,
+  sleep,
+  startServerProcess,
+  table,
+} from "./common.ts";
 import { runCalls } from "./mcp_client.ts";
 
 const { values } = parseArgs({
@@ -27,21 +35,8 @@ const levels = (values.sessions ?? "1,10,50").split(",").map(Number);
 const dir = await Deno.makeTempDir({ prefix: "schemapin-load-" });
 const everything = await startEverythingHttp("streamableHttp");
 try {
-  const init = await runCliProcess(
-    ["contract", "init", "--http", `everything=${everything.url}`, "--no-snapshot"],
-    { cwd: dir },
-  );
-  if (init.code !== 0) throw new Error(`contract init: ${init.stderr}`);
   const guard = await startServerProcess(await schemapinTaskFlags(), [
-    "guard",
-    "--listen",
-    "127.0.0.1:0",
-    "--upstream",
-    everything.url,
-    "--lock",
-    `${dir}/contractpin.lock`,
-    "--server",
-    "everything",
+    ...await guardArgsFor(everything.url, dir),
     "--log",
     `${dir}/audit.jsonl`,
   ]);
