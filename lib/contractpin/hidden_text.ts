@@ -27,8 +27,22 @@
  * - `format_character` — any other character of general category Cf (U+00AD SOFT HYPHEN,
  *   U+2061–U+2064 invisible operators, U+180E, U+FFF9–U+FFFB, …) and the control characters
  *   (Cc) other than tab, line feed and carriage return (an ESC can rewrite a terminal). Known
- *   false positive: soft hyphens in text pasted from a web page. Not covered: variation
- *   selectors (category Mn) and Hangul fillers (Lo), which can also carry hidden bytes.
+ *   false positive: soft hyphens in text pasted from a web page. Not covered: Hangul fillers
+ *   (Lo), which can also carry hidden bytes.
+ * - `variation_selector` — U+FE00–U+FE0F (VS1–VS16), U+E0100–U+E01EF (VS17–VS256) and the
+ *   Mongolian free variation selectors U+180B–U+180D, U+180F (Unicode property VS). One
+ *   selector after a character that can take one is how text asks for a glyph variant and
+ *   is not reported: a VS1–VS16 or FVS after a visible letter, digit, symbol or punctuation
+ *   mark (a red heart is U+2764 U+FE0F; a keycap one is "1" U+FE0F U+20E3), a VS17–VS256
+ *   after a Han ideograph (an ideographic variation sequence, U+845B U+E0100). Reported: two
+ *   or more selectors in a row (no standardised sequence has two; one selector per byte is
+ *   how "emoji smuggling" hides text after an emoji — the message decodes them as bytes,
+ *   VS1–VS16 being 0–15 and VS17–VS256 16–255), and a single selector with nothing that can
+ *   take it before it (start of the string, whitespace, a control, another invisible
+ *   character; a VS17+ after anything but a Han ideograph). Known false positive: a doubled
+ *   U+FE0F left by careless emoji handling (U+2764 U+FE0F U+FE0F). Known false negatives:
+ *   one selector after a base that takes it carries at most one byte; a selector after a
+ *   base with no registered variation sequence is not checked against the Unicode lists.
  * - `html_comment` — `<!-- … -->`, which a Markdown renderer hides and a model reads; an
  *   unterminated `<!--` is reported up to the end of the string. Known false positive: a
  *   description that documents HTML and quotes a comment.
@@ -69,6 +83,7 @@ export type HiddenTextKind =
   | "zero_width"
   | "bidi_control"
   | "format_character"
+  | "variation_selector"
   | "html_comment"
   | "whitespace_run"
   | "base64_blob";
@@ -100,12 +115,16 @@ const EXCERPT_MAX = 60;
 const DECODE_MAX = 200;
 
 /** Every character the per-character rules look at (the rest of a string is skipped). */
-const SPECIAL = /[[\p{Cf}\p{Cc}]--[\t\n\r]]/gv;
+const SPECIAL = /[[\p{Cf}\p{Cc}\p{Variation_Selector}]--[\t\n\r]]/gv;
 const WHITESPACE = /[\t\n\v\f\r \u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+/g;
 const WORD = /[^\s\uFEFF]+/g;
 const BASE64_TOKEN = /[A-Za-z0-9+/=_-]{64,}/g;
 const PICTOGRAPHIC = /^\p{Extended_Pictographic}$/u;
 const LETTER_OR_MARK = /^[\p{L}\p{M}]$/u;
+/** A character a VS1–VS16 may follow: visible letters, digits, symbols, punctuation. */
+const VS_BASE = /^[\p{L}\p{N}\p{S}\p{P}]$/u;
+const HAN = /^\p{Script=Han}$/u;
+const VARIATION_SELECTOR = /^\p{Variation_Selector}$/u;
 const RGI_SUBDIVISIONS = new Set(["gbeng", "gbsct", "gbwls"]);
 
 const NAMES: Record<number, string> = {
@@ -204,6 +223,7 @@ function scanString(
 type Add = (offset: number, kind: HiddenTextKind, message: string) => void;
 
 function classify(cp: number): HiddenTextKind {
+  if (VARIATION_SELECTOR.test(String.fromCodePoint(cp))) return "variation_selector";
   if (cp >= 0xe0000 && cp <= 0xe007f) return "tag_characters";
   if ((cp >= 0x200b && cp <= 0x200d) || cp === 0x2060 || cp === 0xfeff) return "zero_width";
   if (
@@ -252,6 +272,7 @@ function scanCharacters(text: string, add: Add): void {
     const r = run;
     run = undefined;
     if (r.kind === "tag_characters" && isRgiFlagTags(text, r.start, r.cps)) return;
+    if (r.kind === "variation_selector" && expectedSelector(text, r.start, r.cps)) return;
     add(r.start, r.kind, describeRun(r.kind, r.cps));
   };
   SPECIAL.lastIndex = 0;
@@ -278,6 +299,40 @@ function isRgiFlagTags(text: string, start: number, cps: number[]): boolean {
   return RGI_SUBDIVISIONS.has(spelled);
 }
 
+/** One variation selector after a character that can take it (see the module rules). */
+function expectedSelector(text: string, start: number, cps: number[]): boolean {
+  if (cps.length !== 1) return false;
+  const before = codePointBefore(text, start);
+  return cps[0] < 0xe0100 ? is(VS_BASE, before) : is(HAN, before);
+}
+
+/** The byte a variation selector stands for in "emoji smuggling": VS1–16 0–15, VS17–256 16–255. */
+function selectorByte(cp: number): number {
+  return cp >= 0xe0100 ? cp - 0xe0100 + 16 : cp >= 0xfe00 ? cp - 0xfe00 : 0; // Mongolian FVS: 0
+}
+
+function describeSelectors(cps: number[], distinct: string): string {
+  const n = cps.length;
+  if (n === 1) {
+    return `1 variation selector (${distinct}) with no character before it that can take one`;
+  }
+  let decoded: string | undefined;
+  try {
+    decoded = new TextDecoder("utf-8", { fatal: true }).decode(
+      new Uint8Array(cps.slice(0, DECODE_MAX).map(selectorByte)),
+    );
+  } catch {
+    decoded = undefined;
+  }
+  const readable = decoded !== undefined &&
+    /^[\p{L}\p{M}\p{N}\p{P}\p{S}\p{Zs}\n\t]*$/u.test(decoded);
+  return `${n} variation selectors in a row (${distinct}): no standard sequence has more ` +
+    `than one; ` +
+    (readable
+      ? `as bytes they spell ${JSON.stringify(decoded + (n > DECODE_MAX ? "…" : ""))}`
+      : `they can encode ${n} hidden bytes`);
+}
+
 function describeRun(kind: HiddenTextKind, cps: number[]): string {
   const n = cps.length;
   const distinct =
@@ -302,6 +357,8 @@ function describeRun(kind: HiddenTextKind, cps: number[]): string {
     }
     case "zero_width":
       return `${n} zero-width character${n === 1 ? "" : "s"} (${distinct})`;
+    case "variation_selector":
+      return describeSelectors(cps, distinct);
     case "bidi_control":
       return `${n} bidirectional control${n === 1 ? "" : "s"} (${distinct}): ` +
         "the text may display in a different order than it is read";
@@ -417,6 +474,9 @@ function escapeCodePoint(cp: number): string {
   if (cp === 0x09) return "\\t";
   if (cp === 0x5c) return "\\\\";
   const ch = String.fromCodePoint(cp);
+  if (VARIATION_SELECTOR.test(ch)) {
+    return `\\u{${cp.toString(16).toUpperCase()}}`; // variation selectors render as nothing
+  }
   if (cp < 0x7f ? cp > 0x20 : PRINTABLE.test(ch)) return ch;
   return `\\u{${cp.toString(16).toUpperCase()}}`;
 }
