@@ -8,6 +8,8 @@
  * - §3–§4 digests: {@linkcode toolDigest}, {@linkcode fieldDigests}, {@linkcode serverDigest},
  *   {@linkcode digestToolList}
  * - §5 lock file: {@linkcode parseLock}, {@linkcode serializeLock}, {@linkcode buildLock}
+ * - signed locks (a SchemaPin 1.4 signature in `contractpin.lock.sig`): {@linkcode signLock},
+ *   {@linkcode verifyLockSignature}, {@linkcode lockHash}
  * - §6 verification: {@linkcode compareTools}, and over live servers {@linkcode pinServers} /
  *   {@linkcode verifyLock} (report formats: {@linkcode formatHuman}, {@linkcode formatSarif},
  *   {@linkcode formatGithub})
@@ -133,7 +135,19 @@ export {
   SchemaPinError,
 } from "./lib/errors.ts";
 export {
+  describeHiddenText,
   findHiddenText,
+  findToolsHiddenText,
   type HiddenTextFinding,
   type HiddenTextKind,
+  type ToolHiddenTextFinding,
 } from "./lib/contractpin/hidden_text.ts";
+export {
+  LOCK_SIGNATURE_TOOL_ID,
+  lockHash,
+  type LockSignatureResult,
+  type LockSignOptions,
+  signLock,
+  verifyLockSignature,
+  type VerifyLockSignatureOptions,
+} from "./lib/contractpin/lock_signature.ts";
