@@ -219,6 +219,11 @@ export interface VerifyRequest {
    * reported `unpinned`.
    */
   readonly configured?: ReadonlyMap<string, ServerTarget>;
+  /**
+   * Called with each server's digested live list as soon as it is enumerated (`contract
+   * approve` plans its changes from the very lists this report classifies).
+   */
+  readonly onLive?: (server: string, live: DigestedToolList) => void;
 }
 
 function emptyReport(name: string, transport: LockServer["transport"]): ServerReport {
@@ -329,6 +334,7 @@ export async function verifyLock(
         };
         return r;
       }
+      request.onLive?.(job.name, live.list);
       const comparison = compareTools(job.locked, live.list);
       r.digest.live = live.list.digest;
       r.tool_count.live = live.list.tools.size;
@@ -353,7 +359,9 @@ export async function verifyLock(
       if (changed > 0 && !request.snapshot) {
         r.notices.push({
           kind: "snapshot_unavailable",
-          message: "no snapshot: run `schemapin contract init --force` to keep one for diffs",
+          message:
+            "no snapshot, so no diffs: review each change with `schemapin contract approve` " +
+            "(it shows the changed fields and the added tools)",
         });
       }
       r.diffs = [
