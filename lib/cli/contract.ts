@@ -1,5 +1,5 @@
 /**
- * `schemapin contract init|verify|digest` — contractpin.lock, the pinned contracts of MCP
+ * `schemapin contract init|verify|approve|digest` — contractpin.lock, the pinned contracts of MCP
  * tools (contractpin spec). Exit codes are the spec's §6: 0 match, 1 drift or an unreachable
  * server, 2 could not run.
  *
@@ -19,6 +19,7 @@ import { runContractDigest } from "./contract_digest.ts";
 import { runContractInit } from "./contract_init.ts";
 import { LIMITS_HELP } from "./contract_shared.ts";
 import { runContractVerify } from "./contract_verify.ts";
+import { runContractApprove } from "./contract_approve.ts";
 import { didYouMean } from "./suggest.ts";
 
 const HELP =
@@ -33,6 +34,8 @@ Usage:
   schemapin contract verify [--lock FILE] [--server NAME]… [--allow-new]
       [--json | --format human|json|sarif|github] [--header 'Name: value']…
       [--config FILE] [--snapshot FILE] [--no-diff] [limits]
+  schemapin contract approve [--lock FILE] [--server NAME]… [--tool NAME]… [--yes]
+      [--snapshot FILE] [--config FILE] [--header 'Name: value']… [--json] [limits]
   schemapin contract digest FILE [--json] [--tool | --raw] [--canonical]
 
 HTTP servers are reached with Streamable HTTP; one that refuses it (400/404/405 on the first
@@ -59,6 +62,15 @@ verify   compares live servers with the lock: drifted (with the changed fields),
          removed tools. Added tools fail unless --allow-new. An unreachable server fails.
          With --config, servers are run as the client config defines them and a changed
          command or URL is reported.
+approve  shows each change of the live servers (as verify finds them): drifted with the
+         diff from the snapshot, added with the whole definition, removed, and hidden text
+         (invisible characters shown as code points); on a terminal it asks per change
+         (approve? [y/N]); elsewhere it needs --yes and --tool NAME for each change to
+         approve (--server NAME picks the server of a name that changed on several) and
+         never approves anything implicitly. Only approved entries change in the lock and
+         snapshot; each touched server's tool_count and digest are recomputed. Exit 0 when
+         nothing is left, 1 when changes remain (CI keeps failing), 2 bad input.
+         A signature next to the lock (LOCK.sig) must then be renewed (contract sign).
 digest   prints tool and server digests of a saved tools/list result ({"tools":[…]}, a
          JSON-RPC response, or an array of pages); --tool digests one tool definition,
          --raw any JSON value, --canonical prints the canonical bytes instead.
@@ -85,12 +97,15 @@ Examples:
       --header 'Authorization: Bearer \${SEARCH_TOKEN}'
   schemapin contract verify
   schemapin contract verify --format sarif > contractpin.sarif
+  schemapin contract approve
+  schemapin contract approve --yes --server search --tool fetch
   schemapin contract digest tools.json
 `;
 
 const SUBCOMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
   init: runContractInit,
   verify: runContractVerify,
+  approve: runContractApprove,
   digest: runContractDigest,
 };
 

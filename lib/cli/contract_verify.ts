@@ -14,6 +14,7 @@ import {
   type VerifyReport,
 } from "../contractpin/report.ts";
 import { verifyLock } from "../contractpin/run.ts";
+import { approveCommand, escapeInvisible, shellLine } from "../contractpin/approve.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
 import { defaultSnapshotPath } from "../contractpin/snapshot.ts";
 import { VERSION } from "../version.ts";
@@ -97,7 +98,7 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
       await io.stdout(formatGithub(report, lockText));
       break;
     default:
-      await io.stdout(formatHuman(report, { diffs: !values["no-diff"] }));
+      await io.stdout(formatHuman(report, { diffs: !values["no-diff"] }) + approveLines(report));
   }
   return report.exit_code;
 }
@@ -125,5 +126,46 @@ function reportJson(report: VerifyReport): string {
       },
     }),
     ...rest,
+    changes: reportChanges(report),
   });
+}
+
+/**
+ * Each change by name, with the exact `schemapin contract approve` argv that approves it
+ * (issue 17 item 1), so a bot can open a pull request with exactly that approval.
+ */
+function reportChanges(report: VerifyReport) {
+  const out: { server: string; tool: string; change: string; approve: string[] }[] = [];
+  for (const s of report.servers) {
+    const add = (tool: string, change: string) =>
+      out.push({
+        server: s.name,
+        tool,
+        change,
+        approve: approveCommand(report.lock, s.name, [tool]),
+      });
+    for (const d of s.tools.drifted) add(d.name, "drifted");
+    for (const name of s.tools.added) add(name, "added");
+    for (const name of s.tools.removed) add(name, "removed");
+  }
+  return out;
+}
+
+/** The human report's last lines: the approve command for the changes found, per server. */
+function approveLines(report: VerifyReport): string {
+  const lines: string[] = [];
+  for (const s of report.servers) {
+    const names = [
+      ...s.tools.drifted.map((d) => d.name),
+      ...s.tools.added,
+      ...s.tools.removed,
+    ];
+    if (names.length === 0) continue;
+    lines.push(
+      `review and approve: ${
+        escapeInvisible(shellLine(approveCommand(report.lock, s.name, names, false)))
+      }\n`,
+    );
+  }
+  return lines.join("");
 }

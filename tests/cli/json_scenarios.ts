@@ -119,6 +119,23 @@ export async function prepareJsonScenarios(
     join(dir, "drift.lock"),
     drift.replaceAll("tools-changed.json", "tools.json"),
   );
+  // contract approve: approve.lock drifts in one tool (fetch), approve-left.lock in two.
+  await Deno.writeTextFile(
+    join(dir, "approve.lock"),
+    await Deno.readTextFile(join(dir, "drift.lock")),
+  );
+  await write("tools-both.json", {
+    tools: [{ ...TOOLS_LIST.tools[0], description: "changed" }, TOOLS_LIST.tools[1]],
+  });
+  await must([
+    ...["contract", "init", "--lock", join(dir, "approve-left.lock")],
+    ...["--file", `dump=${join(dir, "tools-both.json")}`, "--no-snapshot"],
+  ]);
+  const left = await Deno.readTextFile(join(dir, "approve-left.lock"));
+  await Deno.writeTextFile(
+    join(dir, "approve-left.lock"),
+    left.replaceAll("tools-both.json", "tools-changed.json"),
+  );
 }
 
 /** The scenarios, with paths under `dir`. */
@@ -598,6 +615,32 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       code: 1,
       format: "schemapin.contract.verify/1",
       errorCode: "CONTRACT_DRIFT",
+    },
+    {
+      name: "contract approve --yes --tool of the only change",
+      args: [
+        ...["contract", "approve", "--lock", p("approve.lock"), "--yes", "--tool", "fetch"],
+        "--json",
+      ],
+      code: 0,
+      format: "schemapin.contract.approve/1",
+    },
+    {
+      name: "contract approve of one change of two",
+      args: [
+        ...["contract", "approve", "--lock", p("approve-left.lock"), "--yes", "--tool", "fetch"],
+        "--json",
+      ],
+      code: 1,
+      format: "schemapin.contract.approve/1",
+      errorCode: "CONTRACT_DRIFT",
+    },
+    {
+      name: "contract approve --yes without --tool",
+      args: ["contract", "approve", "--lock", p("drift.lock"), "--yes", "--json"],
+      code: 2,
+      format: ERROR,
+      errorCode: "INPUT_INVALID",
     },
     {
       name: "contract verify of a missing lock",

@@ -1,0 +1,370 @@
+/**
+ * `schemapin contract approve`: review each change of live servers against `contractpin.lock`
+ * — drifted (with the readable diff), added (the whole new definition), removed — together
+ * with the hidden text of every live tool, and pin only what was approved (issue 17 item 1).
+ * On a terminal it asks per change; elsewhere it takes `--yes` with explicit `--tool` names and
+ * never approves anything implicitly. Servers are enumerated exactly as `contract verify` does
+ * it (the same `verifyLock`, identities and config handling, contractpin spec §6).
+ *
+ * Exit codes: 0 nothing is left unapproved; 1 changes (or an unreachable server) remain, so
+ * CI keeps failing; 2 bad input, including a refusal to approve without explicit names.
+ *
+ * @module
+ */
+import { dirname, resolve } from "node:path";
+import { SchemaPinError } from "../errors.ts";
+import { CONTRACTPIN_CANONICAL_JSON_1 } from "../json/canonical_jcs.ts";
+import {
+  applyApproval,
+  approveCommand,
+  escapeInvisible,
+  planApproval,
+  type PlannedChange,
+  selectChanges,
+  shellLine,
+} from "../contractpin/approve.ts";
+import type { DigestedToolList } from "../contractpin/digest.ts";
+import { DEFAULT_LOCK_FILE, serializeLock } from "../contractpin/lock.ts";
+import type { ServerReport } from "../contractpin/report.ts";
+import { verifyLock } from "../contractpin/run.ts";
+import { parseHeader } from "../contractpin/secrets.ts";
+import {
+  type ContractSnapshot,
+  defaultSnapshotPath,
+  serializeSnapshot,
+  SNAPSHOT_VERSION,
+} from "../contractpin/snapshot.ts";
+import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
+import { exists, writeFileAtomic } from "./io.ts";
+import {
+  LIMIT_OPTIONS,
+  limitsFrom,
+  parseWithTokens,
+  readConfig,
+  readLock,
+  readSnapshot,
+} from "./contract_shared.ts";
+
+const CMD = "contract approve";
+
+const OPTIONS = {
+  lock: { type: "string" },
+  server: { type: "string", multiple: true },
+  tool: { type: "string", multiple: true },
+  yes: { type: "boolean" },
+  snapshot: { type: "string" },
+  config: { type: "string" },
+  header: { type: "string", multiple: true },
+  json: { type: "boolean" },
+  ...LIMIT_OPTIONS,
+} as const;
+
+/** Where approve asks its questions: the process terminal, or none. */
+export interface ApproveTerminal {
+  /** True when stdin and stdout are both terminals (a person can answer). */
+  readonly interactive: boolean;
+  /** Colour the diffs (a terminal, and NO_COLOR unset). */
+  readonly color: boolean;
+  /** Prints `question` and reads one line; `undefined` at end of input. */
+  ask(question: string): Promise<string | undefined>;
+}
+
+/**
+ * The process terminal: interactive when stdin and stdout are TTYs; colour there unless
+ * NO_COLOR is set (https://no-color.org).
+ *
+ * @example
+ * ```ts ignore
+ * const terminal = processTerminal();
+ * if (terminal.interactive) await terminal.ask("approve? [y/N] ");
+ * ```
+ */
+export function processTerminal(): ApproveTerminal {
+  const interactive = Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
+  const noColor = (Deno.env.get("NO_COLOR") ?? "") !== "";
+  let ended = false;
+  return {
+    interactive,
+    color: interactive && !noColor,
+    async ask(question: string): Promise<string | undefined> {
+      const enc = new TextEncoder().encode(question);
+      for (let n = 0; n < enc.length;) n += await Deno.stdout.write(enc.subarray(n));
+      if (ended) return undefined;
+      const buf = new Uint8Array(1);
+      const bytes: number[] = [];
+      for (;;) {
+        const n = await Deno.stdin.read(buf);
+        if (n === null) {
+          ended = true;
+          if (bytes.length === 0) return undefined;
+          break;
+        }
+        if (buf[0] === 0x0a) break;
+        if (bytes.length < 1024) bytes.push(buf[0]);
+      }
+      return new TextDecoder().decode(new Uint8Array(bytes));
+    },
+  };
+}
+
+/** Runs `schemapin contract approve` on the process terminal. */
+export function runContractApprove(args: string[], io: CliIO): Promise<number> {
+  return approveWith(args, io, processTerminal());
+}
+
+/** `y` or `yes` (any case, surrounding blanks ignored) approves; anything else does not. */
+export function isYes(answer: string | undefined): boolean {
+  return answer !== undefined && /^\s*y(es)?\s*$/i.test(answer);
+}
+
+const RED = "\x1b[31m", GREEN = "\x1b[32m", CYAN = "\x1b[36m", RESET = "\x1b[0m";
+
+/** One change as a reviewer reads it: heading, diff (escaped), hidden-text findings. */
+function renderChange(c: PlannedChange, color: boolean): string {
+  const name = escapeInvisible(`${c.server}/${c.tool}`);
+  const lines: string[] = [];
+  if (c.change === "drifted") {
+    const fields = c.changedFields === null
+      ? "changed (the lock has no field digests)"
+      : c.changedFields.join(", ") || "changed";
+    lines.push(`drifted  ${name}: ${fields}`);
+  } else {
+    lines.push(`${c.change.padEnd(8)} ${name}`);
+  }
+  if (c.diff) {
+    for (const raw of c.diff.trimEnd().split("\n")) {
+      const l = escapeInvisible(raw);
+      const paint = !color || l.startsWith("+++") || l.startsWith("---")
+        ? ""
+        : l.startsWith("+")
+        ? GREEN
+        : l.startsWith("-")
+        ? RED
+        : l.startsWith("@@")
+        ? CYAN
+        : "";
+      lines.push("    " + (paint ? paint + l + RESET : l));
+    }
+  } else if (c.change === "drifted") {
+    lines.push("    (no snapshot entry for the pinned side: only the changed fields are known)");
+  } else if (c.change === "removed") {
+    lines.push("    (no snapshot entry: the removed definition cannot be shown)");
+  }
+  for (const f of c.hiddenText) {
+    const where = f.in === "key" ? `${f.pointer} (key)` : f.pointer;
+    lines.push(
+      `    hidden text: ${escapeInvisible(where)} @${f.offset} ${f.kind}: ` +
+        `${escapeInvisible(f.message)} — "${escapeInvisible(f.excerpt)}"`,
+    );
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** Why a server's changes cannot be approved here (it stays a failure). */
+function problemOf(s: ServerReport, lockPath: string): string | undefined {
+  if (s.status === "unreachable") {
+    return `server ${s.name} could not be checked: ${s.error?.message ?? "unreachable"}`;
+  }
+  if (s.status === "unpinned") {
+    return `server ${s.name} is configured but not in ${lockPath}: pin it with ` +
+      "`schemapin contract init --force --config …`";
+  }
+  if (s.identity_changed) {
+    return `server ${s.name}: the configured command or URL differs from the pinned one; its ` +
+      "tools are not approved from another server (re-pin it with `schemapin contract init " +
+      "--force`)";
+  }
+  if (s.lock_inconsistent) {
+    return `server ${s.name}: the lock's server digest does not match its tool digests (the ` +
+      "lock was edited by hand); approve does not build on it";
+  }
+  return undefined;
+}
+
+/** Runs `schemapin contract approve` with the given terminal (tests pass their own). */
+export async function approveWith(
+  args: string[],
+  io: CliIO,
+  terminal: ApproveTerminal,
+): Promise<number> {
+  const { values, positionals } = parseWithTokens(CMD, args, OPTIONS);
+  if (positionals.length) {
+    throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
+  }
+  const limits = limitsFrom(CMD, values);
+  const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
+  const headers = (values.header ?? []).map(parseHeader);
+  const tools = values.tool ?? [];
+  const servers = values.server ?? [];
+  const json = values.json === true;
+  const yes = values.yes === true;
+  const interactive = terminal.interactive && !yes && !json;
+  if (tools.some((t) => t === "")) throw new UsageError(`${CMD}: --tool needs a tool name`);
+
+  const lock = await readLock(lockPath, io);
+  const snapshotExplicit = values.snapshot !== undefined;
+  const snapshotPath = values.snapshot ?? defaultSnapshotPath(lockPath);
+  let snapshot: ContractSnapshot | undefined;
+  let snapshotNew = false;
+  if (snapshotExplicit && !(await exists(snapshotPath))) {
+    // An explicit --snapshot that does not exist yet is started with the approved tools.
+    snapshotNew = true;
+    snapshot = {
+      contractpin_snapshot: SNAPSHOT_VERSION,
+      canonicalization: CONTRACTPIN_CANONICAL_JSON_1,
+      servers: Object.create(null),
+    };
+  } else {
+    snapshot = await readSnapshot(snapshotPath, snapshotExplicit, io);
+  }
+  const configured = values.config === undefined ? undefined : await readConfig(values.config, io);
+
+  // The live lists, enumerated and classified exactly as `contract verify` does it.
+  const lives = new Map<string, DigestedToolList>();
+  const report = await verifyLock({
+    lock,
+    lockPath,
+    baseDir: dirname(resolve(lockPath)),
+    select: servers,
+    snapshot: snapshotNew ? undefined : snapshot,
+    snapshotPath: snapshot && !snapshotNew ? snapshotPath : undefined,
+    headers,
+    configured,
+    onLive: (name, live) => lives.set(name, live),
+  }, limits);
+
+  const problems: { server: string; message: string }[] = [];
+  const planned = new Map<string, DigestedToolList>();
+  for (const s of report.servers) {
+    const problem = problemOf(s, lockPath);
+    if (problem) problems.push({ server: s.name, message: problem });
+    else if (lives.has(s.name)) planned.set(s.name, lives.get(s.name)!);
+  }
+  const changes = planApproval(lock, planned, snapshotNew ? undefined : snapshot);
+
+  // Which changes this run may approve; refusals list the changes (exit 2, nothing written).
+  let considered: PlannedChange[] = changes;
+  if (tools.length > 0 || yes) {
+    considered = selectChanges(changes, tools, servers);
+  } else if (!interactive && changes.length > 0) {
+    const why = json
+      ? "--json does not ask"
+      : "stdin and stdout are not both a terminal, so there is no one to ask";
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `${CMD}: ${why}; approve reviewed changes with --yes and --tool NAME for each (--server ` +
+        `NAME when a tool changed on several servers); nothing is approved implicitly. The ` +
+        `changes are:\n` +
+        changes.map((c) => `  ${c.change.padEnd(8)} ${escapeInvisible(`${c.server}/${c.tool}`)}`)
+          .join("\n"),
+      { reason: "not_interactive" },
+    );
+  }
+
+  const approved: PlannedChange[] = [];
+  if (!json) {
+    for (const p of problems) await io.stderr(`error: ${p.message}\n`);
+  }
+  for (const c of considered) {
+    if (interactive) {
+      await io.stdout(renderChange(c, terminal.color));
+      const answer = await terminal.ask(
+        `approve ${escapeInvisible(`${c.server}/${c.tool}`)}? [y/N] `,
+      );
+      if (answer === undefined) await io.stdout("\n");
+      if (isYes(answer)) approved.push(c);
+    } else {
+      approved.push(c);
+      if (!json) await io.stdout(renderChange(c, false) + "    approved (--yes --tool)\n");
+    }
+  }
+
+  let written = false;
+  let signatureStale = false;
+  if (approved.length > 0) {
+    const result = applyApproval(lock, snapshot, approved);
+    // The snapshot first: verify trusts a snapshot entry only where it matches the lock, so a
+    // failure between the two writes can never make a diff lie.
+    if (result.snapshot) {
+      await writeFileAtomic(snapshotPath, serializeSnapshot(result.snapshot), { overwrite: true });
+    }
+    await writeFileAtomic(lockPath, serializeLock(result.lock), { overwrite: true });
+    written = true;
+    signatureStale = await exists(`${lockPath}.sig`);
+  }
+
+  const left = changes.filter((c) => !approved.includes(c));
+  const ok = left.length === 0 && problems.length === 0;
+  if (json) {
+    await io.stdout(jsonOutput("contract.approve", {
+      ok,
+      ...(ok ? {} : {
+        error: {
+          code: "CONTRACT_DRIFT",
+          message: `${left.length} change(s) left unapproved` +
+            (problems.length ? `, ${problems.length} server(s) not checked or not approvable` : ""),
+        },
+      }),
+      lock: lockPath,
+      snapshot: written && snapshot ? snapshotPath : null,
+      written,
+      signature_stale: signatureStale,
+      approved: approved.length,
+      left: left.length,
+      changes: changes.map((c) => ({
+        server: c.server,
+        tool: c.tool,
+        change: c.change,
+        approved: approved.includes(c),
+        locked: c.locked,
+        live: c.live,
+        changed_fields: c.changedFields,
+        hidden_text: c.hiddenText.map((f) => ({
+          pointer: f.pointer,
+          in: f.in,
+          offset: f.offset,
+          kind: f.kind,
+          message: f.message,
+          excerpt: f.excerpt,
+        })),
+      })),
+      problems: problems.map((p) => ({ server: p.server, message: p.message })),
+    }));
+  } else {
+    if (changes.length === 0 && problems.length === 0) {
+      await io.stdout(`nothing to approve: every selected server matches ${lockPath}\n`);
+    }
+    if (left.length > 0) {
+      await io.stdout("left unapproved:\n");
+      for (const c of left) {
+        await io.stdout(`  ${c.change.padEnd(8)} ${escapeInvisible(`${c.server}/${c.tool}`)}\n`);
+      }
+    }
+    if (changes.length > 0 || approved.length > 0) {
+      await io.stdout(
+        `approved ${approved.length}, left ${left.length}` +
+          (written
+            ? `: wrote ${lockPath}` + (snapshot ? ` and ${snapshotPath}` : "")
+            : `: ${lockPath} not changed`) +
+          "\n",
+      );
+    }
+  }
+  if (signatureStale) {
+    await io.stderr(
+      `warning: ${lockPath}.sig no longer covers ${lockPath}; renew it with ` +
+        "`schemapin contract sign`\n",
+    );
+  }
+  if (!ok && !json && left.length > 0 && !interactive) {
+    const byServer = new Map<string, string[]>();
+    for (const c of left) byServer.set(c.server, [...(byServer.get(c.server) ?? []), c.tool]);
+    for (const [server, names] of byServer) {
+      await io.stderr(
+        `after review: ${escapeInvisible(shellLine(approveCommand(lockPath, server, names)))}\n`,
+      );
+    }
+  }
+  return ok ? EXIT_OK : EXIT_FAILED;
+}

@@ -1,0 +1,405 @@
+/**
+ * Approving reviewed changes one at a time (issue 17 item 1), the pure core of
+ * `schemapin contract approve`: plan the changes of live servers against the lock (the §6
+ * classification — drifted, added, removed — with the readable diff and the hidden-text
+ * findings of each live tool), pick the ones a person named, and apply exactly those to a lock
+ * and its snapshot. Every other entry keeps its digest byte for byte; each touched server gets
+ * its `tool_count` and server digest (§4.3) recomputed from its resulting entries.
+ *
+ * No I/O here: the CLI (lib/cli/contract_approve.ts) enumerates the servers, asks, and writes.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { checkArg } from "../arguments.ts";
+import type { DigestedTool, DigestedToolList } from "./digest.ts";
+import { findHiddenText, type HiddenTextFinding } from "./hidden_text.ts";
+import {
+  type ContractLock,
+  DEFAULT_LOCK_FILE,
+  formatGeneratedAt,
+  type LockServer,
+  type LockTool,
+  recomputeServerDigest,
+} from "./lock.ts";
+import { type ContractSnapshot, snapshotServer, type SnapshotTool } from "./snapshot.ts";
+import { compareTools, removedDiffs, toolDiffs } from "./verify.ts";
+
+/** The three kinds of change §6 classifies. */
+export type ChangeKind = "drifted" | "added" | "removed";
+
+/** One change of one tool on one server, as a reviewer sees it. */
+export interface PlannedChange {
+  /** Server name in the lock. */
+  readonly server: string;
+  /** Tool name. */
+  readonly tool: string;
+  /** What changed. */
+  readonly change: ChangeKind;
+  /** The tool digest in the lock (`null` for an added tool). */
+  readonly locked: string | null;
+  /** The tool digest served now (`null` for a removed tool). */
+  readonly live: string | null;
+  /** Drifted: the contract members whose field digests differ (§4.2); else `null`. */
+  readonly changedFields: string[] | null;
+  /**
+   * Unified diff (pinned → live). Added tools: the whole new definition. Empty when the
+   * snapshot has no trustworthy entry for the pinned side (drifted or removed).
+   */
+  readonly diff: string;
+  /** Hidden text in the live tool definition (added and drifted tools; `[]` for removed). */
+  readonly hiddenText: HiddenTextFinding[];
+  /** The live tool (added and drifted): what an approval pins. */
+  readonly liveTool?: DigestedTool;
+}
+
+/**
+ * Lists every change of the given live servers against the lock, in lock order, each server's
+ * drifted tools first, then added, then removed (names sorted within each kind).
+ *
+ * @param lock the parsed lock
+ * @param lives digested live lists by server name (servers absent here are not planned)
+ * @param snapshot the snapshot, for readable diffs (entries are trusted only where they still
+ * hash to the lock's digest)
+ * @throws {SchemaPinError} `INPUT_INVALID` for a live server that is not in the lock
+ *
+ * @example
+ * ```ts
+ * import { planApproval } from "./approve.ts";
+ * import { digestToolList } from "./digest.ts";
+ * import { buildLock, lockServerEntry } from "./lock.ts";
+ * const pinned = digestToolList([{ name: "echo", description: "Echo." }]);
+ * const lock = buildLock({ srv: lockServerEntry({ transport: "file", path: "t.json" }, pinned) });
+ * const live = digestToolList([{ name: "echo", description: "Echo twice." }, { name: "new" }]);
+ * const changes = planApproval(lock, new Map([["srv", live]]));
+ * console.log(changes.map((c) => `${c.change} ${c.tool}`)); // ["drifted echo", "added new"]
+ * ```
+ */
+export function planApproval(
+  lock: ContractLock,
+  lives: ReadonlyMap<string, DigestedToolList>,
+  snapshot?: ContractSnapshot,
+): PlannedChange[] {
+  checkArg("planApproval", "lock", lock, "object");
+  checkArg("planApproval", "lock.servers", lock.servers, "object");
+  checkArg("planApproval", "lives", lives, "map");
+  checkArg("planApproval", "snapshot", snapshot, "object", true);
+  for (const name of lives.keys()) {
+    if (!Object.hasOwn(lock.servers, name)) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `planApproval: server ${JSON.stringify(name)} is not in the lock`,
+        { server: name },
+      );
+    }
+  }
+  const out: PlannedChange[] = [];
+  for (const [server, locked] of Object.entries(lock.servers)) {
+    const live = lives.get(server);
+    if (!live) continue;
+    const comparison = compareTools(locked, live);
+    const diffs = new Map(
+      [
+        ...toolDiffs(comparison, snapshot, server, live),
+        ...removedDiffs(comparison.removed, snapshot, server, locked),
+      ].map((d) => [`${d.change}\u0000${d.tool}`, d.text]),
+    );
+    const diffOf = (change: ChangeKind, tool: string) => diffs.get(`${change}\u0000${tool}`) ?? "";
+    for (const d of comparison.drifted) {
+      const liveTool = live.tools.get(d.name)!;
+      out.push({
+        server,
+        tool: d.name,
+        change: "drifted",
+        locked: d.locked,
+        live: d.live,
+        changedFields: d.changedFields,
+        diff: diffOf("drifted", d.name),
+        hiddenText: findHiddenText(liveTool.raw),
+        liveTool,
+      });
+    }
+    for (const name of comparison.added) {
+      const liveTool = live.tools.get(name)!;
+      out.push({
+        server,
+        tool: name,
+        change: "added",
+        locked: null,
+        live: liveTool.digest,
+        changedFields: null,
+        diff: diffOf("added", name),
+        hiddenText: findHiddenText(liveTool.raw),
+        liveTool,
+      });
+    }
+    for (const name of comparison.removed) {
+      out.push({
+        server,
+        tool: name,
+        change: "removed",
+        locked: locked.tools[name].digest,
+        live: null,
+        changedFields: null,
+        diff: diffOf("removed", name),
+        hiddenText: [],
+      });
+    }
+  }
+  return out;
+}
+
+/** One line per change (`  drifted  srv/tool`), for messages that list the changes. */
+function listChanges(changes: readonly PlannedChange[]): string {
+  if (changes.length === 0) return "there are no changes to approve";
+  return "the changes are:\n" +
+    changes.map((c) => `  ${c.change.padEnd(8)} ${c.server}/${c.tool}`).join("\n");
+}
+
+/**
+ * Picks the changes named by `--tool` (and `--server`): every name must be the tool of a
+ * current change; a name that changed on several servers needs `--server` to say which
+ * (`servers` given: every match on those servers is picked). Never picks anything that was not
+ * named: an empty `tools` is an error, not "all".
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` naming the tool (unknown, or changed on several
+ * servers without `--server`), the message listing the current changes
+ *
+ * @example
+ * ```ts
+ * import { type PlannedChange, selectChanges } from "./approve.ts";
+ * const changes: PlannedChange[] = [
+ *   { server: "a", tool: "t", change: "added", locked: null, live: null, changedFields: null,
+ *     diff: "", hiddenText: [] },
+ * ];
+ * selectChanges(changes, ["t"]).length; // 1
+ * ```
+ */
+export function selectChanges(
+  changes: readonly PlannedChange[],
+  tools: readonly string[],
+  servers: readonly string[] = [],
+): PlannedChange[] {
+  checkArg("selectChanges", "changes", changes, "array");
+  checkArg("selectChanges", "tools", tools, "array");
+  checkArg("selectChanges", "servers", servers, "array");
+  if (tools.length === 0) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `name each change to approve with --tool NAME (nothing is approved implicitly); ` +
+        listChanges(changes),
+      { reason: "no_tool" },
+    );
+  }
+  const picked: PlannedChange[] = [];
+  for (const tool of [...new Set(tools)]) {
+    const matches = changes.filter((c) =>
+      c.tool === tool && (servers.length === 0 || servers.includes(c.server))
+    );
+    if (matches.length === 0) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `--tool ${JSON.stringify(tool)} names no current change` +
+          (servers.length ? ` on ${servers.join(", ")}` : "") + `; ${listChanges(changes)}`,
+        { tool, reason: "unknown_tool" },
+      );
+    }
+    if (servers.length === 0 && matches.length > 1) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `--tool ${JSON.stringify(tool)} changed on several servers (${
+          matches.map((c) => c.server).join(", ")
+        }); say which with --server NAME; ${listChanges(changes)}`,
+        { tool, reason: "ambiguous_tool" },
+      );
+    }
+    for (const m of matches) if (!picked.includes(m)) picked.push(m);
+  }
+  return changes.filter((c) => picked.includes(c));
+}
+
+/** A lock and snapshot after applying approvals. */
+export interface ApprovalResult {
+  /** The new lock: approved entries changed, touched servers' count and digest recomputed. */
+  readonly lock: ContractLock;
+  /** The new snapshot (only when one was given): the same tools updated. */
+  readonly snapshot: ContractSnapshot | undefined;
+  /** The servers whose entries changed. */
+  readonly servers: string[];
+}
+
+function stale(c: PlannedChange, why: string): SchemaPinError {
+  return new SchemaPinError(
+    "INPUT_INVALID",
+    `cannot approve ${c.change} ${c.server}/${c.tool}: ${why} (plan the changes again)`,
+    { server: c.server, tool: c.tool },
+  );
+}
+
+function nullRecord<T>(from: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = Object.create(null);
+  for (const [k, v] of Object.entries(from)) out[k] = v;
+  return out;
+}
+
+/**
+ * Applies approved changes to a lock (and its snapshot): a drifted or added tool gets the live
+ * digest and field digests, a removed tool's entry is deleted; each touched server's
+ * `tool_count` and server digest (§4.3) are recomputed from its resulting entries, so they
+ * equal what `contract init` would write for the same tools. Everything else is kept as it
+ * was. `generated_at` becomes `now`. The inputs are not modified.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` when a change no longer fits the lock (planned
+ * against another lock, approved twice, or a drifted/added change without its live tool)
+ *
+ * @example
+ * ```ts
+ * import { applyApproval, planApproval } from "./approve.ts";
+ * import { digestToolList } from "./digest.ts";
+ * import { buildLock, lockServerEntry } from "./lock.ts";
+ * const pinned = digestToolList([{ name: "a" }, { name: "b" }]);
+ * const lock = buildLock({ srv: lockServerEntry({ transport: "file", path: "t.json" }, pinned) });
+ * const live = digestToolList([{ name: "a", description: "new" }]);
+ * const changes = planApproval(lock, new Map([["srv", live]])); // drifted a, removed b
+ * const approved = changes.filter((c) => c.tool === "a");
+ * const result = applyApproval(lock, undefined, approved);
+ * console.log(Object.keys(result.lock.servers.srv.tools)); // ["a", "b"]: b is still pinned
+ * ```
+ */
+export function applyApproval(
+  lock: ContractLock,
+  snapshot: ContractSnapshot | undefined,
+  approved: readonly PlannedChange[],
+  now: Date = new Date(),
+): ApprovalResult {
+  checkArg("applyApproval", "lock", lock, "object");
+  checkArg("applyApproval", "lock.servers", lock.servers, "object");
+  checkArg("applyApproval", "snapshot", snapshot, "object", true);
+  checkArg("applyApproval", "approved", approved, "array");
+  checkArg("applyApproval", "now", now, "date");
+  const servers: Record<string, LockServer> = nullRecord(lock.servers);
+  const snapServers: ContractSnapshot["servers"] | undefined = snapshot
+    ? nullRecord(snapshot.servers)
+    : undefined;
+  const touched: string[] = [];
+  const seen = new Set<string>();
+  for (const c of approved) {
+    const key = `${c.server}\u0000${c.tool}`;
+    if (seen.has(key)) throw stale(c, "approved twice");
+    seen.add(key);
+    if (!Object.hasOwn(lock.servers, c.server)) throw stale(c, "the server is not in the lock");
+    if (!touched.includes(c.server)) {
+      touched.push(c.server);
+      servers[c.server] = {
+        ...lock.servers[c.server],
+        tools: nullRecord(lock.servers[c.server].tools),
+      };
+      if (snapServers) {
+        const old = Object.hasOwn(snapServers, c.server) ? snapServers[c.server].tools : {};
+        snapServers[c.server] = { tools: nullRecord(old) };
+      }
+    }
+    const tools = servers[c.server].tools;
+    const pinned = Object.hasOwn(tools, c.tool) ? tools[c.tool] : undefined;
+    if (c.change === "added" ? pinned !== undefined : pinned?.digest !== c.locked) {
+      throw stale(c, "the lock entry is not the one the change was planned against");
+    }
+    if (c.change === "removed") {
+      delete tools[c.tool];
+      if (snapServers) delete snapServers[c.server].tools[c.tool];
+      continue;
+    }
+    const live = c.liveTool;
+    if (!live || live.name !== c.tool || live.digest !== c.live) {
+      throw stale(c, "the live tool definition is missing");
+    }
+    const entry: LockTool = { digest: live.digest, fields: { ...live.fields } };
+    tools[c.tool] = entry;
+    if (snapServers) {
+      const one = snapshotServer({ tools: new Map([[c.tool, live]]), digest: "" });
+      snapServers[c.server].tools[c.tool] = one.tools[c.tool] as SnapshotTool;
+    }
+  }
+  for (const name of touched) {
+    const s = servers[name];
+    s.tool_count = Object.keys(s.tools).length;
+    s.digest = recomputeServerDigest(s); // §4.3, from the resulting entries
+  }
+  return {
+    lock: { ...lock, generated_at: formatGeneratedAt(now), servers },
+    snapshot: snapshot && snapServers ? { ...snapshot, servers: snapServers } : undefined,
+    servers: touched,
+  };
+}
+
+/**
+ * The exact `schemapin contract approve` command (argv) that approves the named tools of one
+ * server non-interactively — what `contract verify --json` gives a bot for each change.
+ * `--lock` is included only when the lock is not the default `contractpin.lock`.
+ *
+ * @example
+ * ```ts
+ * import { approveCommand } from "./approve.ts";
+ * approveCommand("contractpin.lock", "search", ["fetch"]);
+ * // ["schemapin", "contract", "approve", "--server", "search", "--tool", "fetch", "--yes"]
+ * ```
+ */
+export function approveCommand(
+  lockPath: string,
+  server: string,
+  tools: readonly string[],
+  yes = true,
+): string[] {
+  checkArg("approveCommand", "lockPath", lockPath, "string");
+  checkArg("approveCommand", "server", server, "string");
+  checkArg("approveCommand", "tools", tools, "array");
+  return [
+    "schemapin",
+    "contract",
+    "approve",
+    ...(lockPath === DEFAULT_LOCK_FILE ? [] : ["--lock", lockPath]),
+    "--server",
+    server,
+    ...tools.flatMap((t) => ["--tool", t]),
+    ...(yes ? ["--yes"] : []),
+  ];
+}
+
+/**
+ * An argv as one line a POSIX shell reads back as the same argv (arguments quoted only when
+ * they need it; invisible and control characters are not escaped here — see
+ * {@linkcode escapeInvisible} for display).
+ *
+ * @example
+ * ```ts
+ * import { shellLine } from "./approve.ts";
+ * shellLine(["schemapin", "contract", "approve", "--tool", "it's"]);
+ * // "schemapin contract approve --tool 'it'\\''s'"
+ * ```
+ */
+export function shellLine(argv: readonly string[]): string {
+  checkArg("shellLine", "argv", argv, "array");
+  return argv.map((a) => /^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`)
+    .join(" ");
+}
+
+const INVISIBLE = /[[\p{Cf}\p{Cc}\p{Zl}\p{Zp}]--[\t\n]]/gv;
+
+/**
+ * Text safe to put in front of a reviewer: every format or control character (zero-width,
+ * bidi controls, tag characters, ESC, …) except tab and line feed is shown as its escaped code
+ * point (`\u{200B}`), never as itself.
+ *
+ * @example
+ * ```ts
+ * import { escapeInvisible } from "./approve.ts";
+ * escapeInvisible("a\u200Bb\u{E0041}"); // "a\\u{200B}b\\u{E0041}"
+ * ```
+ */
+export function escapeInvisible(text: string): string {
+  checkArg("escapeInvisible", "text", text, "string");
+  return text.replace(
+    INVISIBLE,
+    (ch) => `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}}`,
+  );
+}
