@@ -16,7 +16,8 @@ import {
   normalizeClientCapabilities,
   serializeLock,
 } from "../contractpin/lock.ts";
-import { pinServers } from "../contractpin/run.ts";
+import { type PinOutcome, pinServers } from "../contractpin/run.ts";
+import { describeHiddenText, type ToolHiddenTextFinding } from "../contractpin/hidden_text.ts";
 import { type HeaderTemplate, parseHeader } from "../contractpin/secrets.ts";
 import { defaultSnapshotPath, serializeSnapshot } from "../contractpin/snapshot.ts";
 import type { DiscoveredServer, SkippedServer } from "../contractpin/discover.ts";
@@ -61,6 +62,7 @@ const OPTIONS = {
   json: { type: "boolean" },
   "allow-literal-secrets": { type: "boolean" },
   "client-capabilities": { type: "string" },
+  "strict-text": { type: "boolean" },
   ...LIMIT_OPTIONS,
 } as const;
 
@@ -308,7 +310,39 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     return EXIT_FAILED;
   }
 
+  // Hidden text in what is about to be trusted (issue 17 item 3): a first pin must not take it
+  // silently. Each finding is printed before anything is written; with --strict-text nothing
+  // is written at all.
+  const strict = values["strict-text"] === true;
+  let hiddenCount = 0;
+  for (const o of outcomes) {
+    if (!o.ok || !Object.hasOwn(servers, o.name)) continue;
+    for (const h of o.hiddenText) {
+      hiddenCount++;
+      await io.stderr(
+        `${strict ? "error" : "warning"}: server ${o.name}: hidden text in ` +
+          `${describeHiddenText(h)}\n`,
+      );
+    }
+  }
   const lock = buildLock(servers);
+  if (strict && hiddenCount > 0) {
+    const message = `${hiddenCount} hidden-text finding${hiddenCount === 1 ? "" : "s"} in the ` +
+      `tool definitions (--strict-text); ${lockPath} was not written`;
+    await io.stderr(`error: ${message}\n`);
+    if (values.json) {
+      await io.stdout(jsonOutput("contract.init", {
+        ok: false,
+        error: { code: "HIDDEN_TEXT", message },
+        lock: lockPath,
+        snapshot: null,
+        generated_at: lock.generated_at,
+        servers: serversJson(outcomes, servers),
+        ...(discovery ? { discovered: discoveryJson(discovery, skippedLate) } : {}),
+      }));
+    }
+    return EXIT_FAILED;
+  }
   const snapshotPath = values["no-snapshot"]
     ? undefined
     : values.snapshot ?? defaultSnapshotPath(lockPath);
@@ -327,13 +361,7 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
       lock: lockPath,
       snapshot: snapshotPath ?? null,
       generated_at: lock.generated_at,
-      servers: outcomes.filter((o) => o.ok).map((o) => ({
-        name: o.name,
-        transport: servers[o.name].transport,
-        tool_count: servers[o.name].tool_count,
-        digest: servers[o.name].digest,
-        warnings: o.warnings.map((w) => w.message),
-      })),
+      servers: serversJson(outcomes, servers),
       ...(discovery ? { discovered: discoveryJson(discovery, skippedLate) } : {}),
     }));
   } else {
@@ -349,6 +377,18 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     );
   }
   return EXIT_OK;
+}
+
+/** `--json` form of the servers pinned, with their hidden-text findings. */
+function serversJson(outcomes: readonly PinOutcome[], servers: Record<string, LockServer>) {
+  return outcomes.filter((o) => o.ok && Object.hasOwn(servers, o.name)).map((o) => ({
+    name: o.name,
+    transport: servers[o.name].transport,
+    tool_count: servers[o.name].tool_count,
+    digest: servers[o.name].digest,
+    warnings: o.warnings.map((w) => w.message),
+    hidden_text: o.ok ? o.hiddenText.map((h: ToolHiddenTextFinding) => ({ ...h })) : [],
+  }));
 }
 
 /** `--json` form of a discovery: the configs found, what each server became, what was skipped. */

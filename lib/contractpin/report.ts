@@ -8,6 +8,7 @@
 import type { ServerIdentity, TransportKind } from "./lock.ts";
 import type { Notice, ToolDiff } from "./verify.ts";
 import { redactCommand } from "./secrets.ts";
+import { describeHiddenText, type ToolHiddenTextFinding } from "./hidden_text.ts";
 import { checkArg } from "../arguments.ts";
 
 /**
@@ -53,6 +54,11 @@ export interface ServerReport {
   notices: Notice[];
   /** Readable diffs of changed tools (empty text when no snapshot entry was usable). */
   diffs: ToolDiff[];
+  /**
+   * Hidden text in the live tool definitions (issue 17 item 3, `findHiddenText`): warnings,
+   * failures with `--strict-text`. Empty when the server could not be enumerated.
+   */
+  hidden_text: ToolHiddenTextFinding[];
 }
 
 /** A whole verify run. */
@@ -67,6 +73,8 @@ export interface VerifyReport {
   exit_code: 0 | 1;
   /** Whether `--allow-new` was given. */
   allow_new: boolean;
+  /** Whether `--strict-text` was given: hidden text fails the run (exit 1). */
+  strict_text: boolean;
   /** The snapshot file used for diffs, if any. */
   snapshot: string | null;
   /** Per server, in lock order. */
@@ -79,11 +87,15 @@ export interface VerifyReport {
     unreachable: number;
     unpinned: number;
     tools: { drifted: number; added: number; removed: number; unchanged: number };
+    /** Hidden-text findings over all servers. */
+    hidden_text: number;
   };
 }
 
 /**
- * Completes a report from its servers: result, exit code and summary (§6 exit codes).
+ * Completes a report from its servers: result, exit code and summary (§6 exit codes). With
+ * `strictText`, any hidden-text finding fails the run too (result `drift`, exit 1) although
+ * every server's status stays what the §6 comparison says.
  *
  * @example
  * ```ts
@@ -96,20 +108,24 @@ export function finishReport(
   allowNew: boolean,
   snapshot: string | null,
   servers: ServerReport[],
+  strictText = false,
 ): VerifyReport {
   checkArg("finishReport", "lock", lock, "string");
+  checkArg("finishReport", "strictText", strictText, "boolean");
   checkArg("finishReport", "allowNew", allowNew, "boolean");
   if (snapshot !== null) checkArg("finishReport", "snapshot", snapshot, "string");
   checkArg("finishReport", "servers", servers, "array");
   const count = (s: ServerStatus) => servers.filter((r) => r.status === s).length;
   const sum = (f: (r: ServerReport) => number) => servers.reduce((n, r) => n + f(r), 0);
-  const ok = servers.every((r) => r.status === "match");
+  const hidden = sum((r) => r.hidden_text?.length ?? 0);
+  const ok = servers.every((r) => r.status === "match") && !(strictText && hidden > 0);
   return {
     format: VERIFY_REPORT_FORMAT,
     lock,
     result: ok ? "match" : "drift",
     exit_code: ok ? 0 : 1,
     allow_new: allowNew,
+    strict_text: strictText,
     snapshot,
     servers,
     summary: {
@@ -124,6 +140,7 @@ export function finishReport(
         removed: sum((r) => r.tools.removed.length),
         unchanged: sum((r) => r.tools.unchanged),
       },
+      hidden_text: hidden,
     },
   };
 }
@@ -158,15 +175,18 @@ export interface Finding {
     | "identity-changed"
     | "lock-inconsistent"
     | "server-unpinned"
+    | "hidden-text"
     | "notice";
-  /** `error` fails the run; `note` does not. */
-  readonly level: "error" | "note";
+  /** `error` fails the run; `warning` and `note` do not. */
+  readonly level: "error" | "warning" | "note";
   /** Server name. */
   readonly server: string;
   /** Tool name, when the finding is about one tool. */
   readonly tool?: string;
   /** One-line message. */
   readonly message: string;
+  /** For `hidden-text`: where in the tool definition (JSON Pointer, `@offset`, kind). */
+  readonly where?: string;
 }
 
 /**
@@ -247,6 +267,18 @@ export function findings(report: VerifyReport): Finding[] {
         message: `${server}/${name} was removed`,
       });
     }
+    for (const h of s.hidden_text ?? []) {
+      out.push({
+        rule: "hidden-text",
+        level: report.strict_text ? "error" : "warning",
+        server,
+        tool: h.tool,
+        message: `${server}/${h.tool}: hidden text at ${h.pointer || "/"}` +
+          `${h.in === "key" ? " (key)" : ""}, offset ${h.offset} (${h.kind}): ${h.message}: ` +
+          `"${h.excerpt}"`,
+        where: `${h.pointer}${h.in === "key" ? "#key" : ""}@${h.offset}/${h.kind}`,
+      });
+    }
     for (const n of s.notices) {
       out.push({
         rule: "notice",
@@ -314,6 +346,11 @@ export function formatHuman(report: VerifyReport, options: { diffs?: boolean } =
     }
     for (const name of t.removed) lines.push(`  removed  ${name}`);
     for (const n of s.notices) lines.push(`  note     ${n.message}`);
+    for (const h of s.hidden_text ?? []) {
+      lines.push(
+        `  ${report.strict_text ? "error" : "warning"}: hidden text in ${describeHiddenText(h)}`,
+      );
+    }
     if (options.diffs !== false) {
       for (const d of s.diffs) {
         if (d.text) {
@@ -327,7 +364,11 @@ export function formatHuman(report: VerifyReport, options: { diffs?: boolean } =
   lines.push(
     `${report.result === "match" ? "match" : "FAIL"}: ${sm.matched}/${sm.servers} servers match` +
       ` (${sm.tools.drifted} drifted, ${sm.tools.added} added, ${sm.tools.removed} removed tools;` +
-      ` ${sm.unreachable} unreachable)`,
+      ` ${sm.unreachable} unreachable)` +
+      (sm.hidden_text > 0
+        ? `; ${sm.hidden_text} hidden-text finding${sm.hidden_text === 1 ? "" : "s"}` +
+          (report.strict_text ? " (failing: --strict-text)" : " (warnings)")
+        : ""),
   );
   return lines.join("\n") + "\n";
 }
@@ -367,6 +408,9 @@ const RULES: Record<Finding["rule"], string> = {
   "identity-changed": "The configured server command or URL differs from the pinned one.",
   "lock-inconsistent": "The lock's server digest does not match its tool digests.",
   "server-unpinned": "A configured server has no entry in the lock.",
+  "hidden-text": "Text a person cannot see or would not expect in a live tool definition " +
+    "(tag characters, zero-width or bidi controls, variation selectors, HTML comments, long " +
+    "whitespace runs, base64 blobs); an error with --strict-text.",
   "notice": "Informational: title or _meta changes, long _meta text.",
 };
 
@@ -398,7 +442,10 @@ export function formatSarif(report: VerifyReport, lockText: string, version: str
         region: { startLine: lockLine(lockText, f.server, f.tool) },
       },
     }],
-    partialFingerprints: { contractpinTarget: `${f.server}/${f.tool ?? ""}/${f.rule}` },
+    partialFingerprints: {
+      contractpinTarget: `${f.server}/${f.tool ?? ""}/${f.rule}` +
+        (f.where !== undefined ? `/${f.where}` : ""),
+    },
   }));
   const sarif = {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
@@ -411,7 +458,9 @@ export function formatSarif(report: VerifyReport, lockText: string, version: str
           rules: Object.entries(RULES).map(([id, text]) => ({
             id: `contractpin/${id}`,
             shortDescription: { text },
-            defaultConfiguration: { level: id === "notice" ? "note" : "error" },
+            defaultConfiguration: {
+              level: id === "notice" ? "note" : id === "hidden-text" ? "warning" : "error",
+            },
           })),
         },
       },
@@ -447,7 +496,7 @@ export function formatGithub(report: VerifyReport, lockText: string): string {
   checkArg("formatGithub", "report.servers", report.servers, "array");
   checkArg("formatGithub", "lockText", lockText, "string");
   const lines = findings(report).map((f) => {
-    const command = f.level === "error" ? "error" : "notice";
+    const command = f.level === "note" ? "notice" : f.level;
     const title = `contract ${f.rule.replaceAll("-", " ")}: ${f.server}${
       f.tool ? "/" + f.tool : ""
     }`;

@@ -16,6 +16,7 @@ import {
   lockServerEntry,
   type ServerIdentity,
 } from "./lock.ts";
+import { findToolsHiddenText, type ToolHiddenTextFinding } from "./hidden_text.ts";
 import { ServerFailure } from "./mcp/errors.ts";
 import type { ListOptions, ToolListing } from "./mcp/session.ts";
 import { finishReport, type ServerReport, type VerifyReport } from "./report.ts";
@@ -128,6 +129,11 @@ export type PinOutcome =
     snapshot: { tools: Record<string, SnapshotTool> };
     warnings: SecretWarning[];
     notices: Notice[];
+    /**
+     * Hidden text in the tools just pinned (issue 17 item 3): a first pin must not trust it
+     * silently — the CLI prints each as a warning, or refuses with `--strict-text`.
+     */
+    hiddenText: ToolHiddenTextFinding[];
   }
   | { ok: false; name: string; failure: ServerFailure; warnings: SecretWarning[] };
 
@@ -191,6 +197,7 @@ export async function pinServers(
       snapshot: snapshotServer(live.list),
       warnings,
       notices,
+      hiddenText: findToolsHiddenText(live.listing.tools),
     };
   });
 }
@@ -220,6 +227,11 @@ export interface VerifyRequest {
    */
   readonly configured?: ReadonlyMap<string, ServerTarget>;
   /**
+   * Hidden text in a live tool definition fails the run (exit 1) instead of being reported
+   * as a warning (issue 17 item 3, `--strict-text`).
+   */
+  readonly strictText?: boolean;
+  /**
    * Called with each server's digested live list as soon as it is enumerated (`contract
    * approve` plans its changes from the very lists this report classifies).
    */
@@ -239,6 +251,7 @@ function emptyReport(name: string, transport: LockServer["transport"]): ServerRe
     error: null,
     notices: [],
     diffs: [],
+    hidden_text: [],
   };
 }
 
@@ -338,6 +351,7 @@ export async function verifyLock(
       const comparison = compareTools(job.locked, live.list);
       r.digest.live = live.list.digest;
       r.tool_count.live = live.list.tools.size;
+      r.hidden_text = findToolsHiddenText(live.listing.tools);
       r.tools = {
         drifted: comparison.drifted.map((d) => ({
           name: d.name,
@@ -387,5 +401,6 @@ export async function verifyLock(
     request.allowNew ?? false,
     request.snapshotPath ?? null,
     reports,
+    request.strictText ?? false,
   );
 }

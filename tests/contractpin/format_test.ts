@@ -197,6 +197,7 @@ function server(partial: Partial<ServerReport>): ServerReport {
     error: null,
     notices: [],
     diffs: [],
+    hidden_text: [],
     ...partial,
   };
 }
@@ -291,6 +292,91 @@ Deno.test("report: human text lists identity changes and allowed additions", () 
   assert.match(text, /configured npx -y pkg@2/);
   assert.match(text, /added {4}n \(allowed by --allow-new\)/);
   assert.match(text, /^FAIL: 0\/1 servers match/m);
+});
+
+/** Two hidden-text findings in tool echo of server srv (one in a key). */
+function hidden(): ServerReport["hidden_text"] {
+  return [
+    {
+      tool: "echo",
+      pointer: "/description",
+      in: "value",
+      offset: 4,
+      kind: "html_comment",
+      message: "HTML comment (10 characters), hidden when rendered",
+      excerpt: "<!-- x -->",
+    },
+    {
+      tool: "echo",
+      pointer: "/inputSchema/properties/a\u200Bb",
+      in: "key",
+      offset: 1,
+      kind: "zero_width",
+      message: "1 zero-width character (U+200B ZERO WIDTH SPACE)",
+      excerpt: "\\u{200B}b",
+    },
+  ];
+}
+
+Deno.test("report: hidden text is a warning (exit 0) unless strict (exit 1), in every format", () => {
+  const warn = finishReport("contractpin.lock", false, null, [server({ hidden_text: hidden() })]);
+  assert.equal(warn.exit_code, 0);
+  assert.equal(warn.result, "match");
+  assert.equal(warn.strict_text, false);
+  assert.equal(warn.summary.hidden_text, 2);
+  const human = formatHuman(warn);
+  assert.match(human, /^ {2}warning: hidden text in echo \/description @4 html_comment: HTML/m);
+  assert.match(
+    human,
+    /^ {2}warning: hidden text in echo \/inputSchema\/properties\/a.b \(key\) @1/m,
+  );
+  assert.match(human, /^match: 1\/1 servers match .*; 2 hidden-text findings \(warnings\)$/m);
+  const sarif = JSON.parse(formatSarif(warn, LOCK_TEXT, "1.0.0"));
+  const results = sarif.runs[0].results;
+  assert.deepEqual(results.map((r: { ruleId: string; level: string }) => [r.ruleId, r.level]), [
+    ["contractpin/hidden-text", "warning"],
+    ["contractpin/hidden-text", "warning"],
+  ]);
+  assert.equal(results[0].locations[0].physicalLocation.region.startLine, 5); // the echo entry
+  assert.notEqual(
+    results[0].partialFingerprints.contractpinTarget,
+    results[1].partialFingerprints.contractpinTarget,
+  );
+  const rule = sarif.runs[0].tool.driver.rules.find((r: { id: string }) =>
+    r.id === "contractpin/hidden-text"
+  );
+  assert.equal(rule.defaultConfiguration.level, "warning");
+  const github = formatGithub(warn, LOCK_TEXT).split("\n");
+  assert.match(
+    github[0],
+    /^::warning file=contractpin.lock,line=5,title=contract hidden text%3A srv\/echo::srv\/echo: hidden text at \/description, offset 4 \(html_comment\)/,
+  );
+  assert.match(github[1], /^::warning .*\(key\), offset 1 \(zero_width\)/);
+  assert.match(github[2], /contract verify: match — 1\/1 servers match \(exit 0\)/);
+
+  const strict = finishReport(
+    "contractpin.lock",
+    false,
+    null,
+    [server({ hidden_text: hidden() })],
+    true,
+  );
+  assert.equal(strict.exit_code, 1);
+  assert.equal(strict.result, "drift");
+  assert.equal(strict.servers[0].status, "match"); // the contracts still match the lock
+  assert.match(formatHuman(strict), /^ {2}error: hidden text in echo/m);
+  assert.match(formatHuman(strict), /^FAIL: .*2 hidden-text findings \(failing: --strict-text\)$/m);
+  assert.equal(JSON.parse(formatSarif(strict, LOCK_TEXT, "1")).runs[0].results[0].level, "error");
+  assert.match(
+    formatGithub(strict, LOCK_TEXT),
+    /^::error file=contractpin.lock,line=5,title=contract hidden text/,
+  );
+  // Strict without findings passes; no findings, no hidden-text lines at all.
+  const clean = finishReport("contractpin.lock", false, null, [server({})], true);
+  assert.equal(clean.exit_code, 0);
+  assert.doesNotMatch(formatHuman(clean), /hidden|warning/);
+  assert.doesNotMatch(formatGithub(clean, LOCK_TEXT), /::warning|::error/);
+  assert.equal(JSON.parse(formatSarif(clean, LOCK_TEXT, "1")).runs[0].results.length, 0);
 });
 
 Deno.test("pages: page cap, non-string and repeated cursors are failures", async () => {
