@@ -42,6 +42,7 @@ const OPTIONS = {
   config: { type: "string" },
   snapshot: { type: "string" },
   "no-diff": { type: "boolean" },
+  "strict-text": { type: "boolean" },
   ...LIMIT_OPTIONS,
 } as const;
 
@@ -85,6 +86,7 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
     snapshotPath: snapshot ? snapshotPath : undefined,
     headers,
     configured,
+    strictText: values["strict-text"] ?? false,
   }, limits);
 
   switch (format) {
@@ -117,12 +119,18 @@ function reportJson(report: VerifyReport): string {
     s.unreachable ? `${s.unreachable} unreachable` : "",
     s.unpinned ? `${s.unpinned} unpinned` : "",
   ].filter((x) => x !== "").join(", ");
+  const hiddenText = report.strict_text && s.hidden_text
+    ? `${s.hidden_text} hidden-text finding(s) in live tool definitions (--strict-text)`
+    : "";
   return jsonOutput("contract.verify", {
     ok,
     ...(ok ? {} : {
       error: {
-        code: "CONTRACT_DRIFT",
-        message: `${failed} of ${s.servers} server(s) in ${report.lock}`,
+        code: failed ? "CONTRACT_DRIFT" : "HIDDEN_TEXT",
+        message: [
+          failed ? `${failed} of ${s.servers} server(s) in ${report.lock}` : "",
+          hiddenText,
+        ].filter((x) => x !== "").join("; "),
       },
     }),
     ...rest,
