@@ -62,8 +62,9 @@ answer (all pages) is checked first:
 
 Modes:
   enforce (default)  a list with any failing tool is answered with a JSON-RPC error naming
-                     the tools; from then on every tools/call is refused (re-approve with
-                     \`schemapin contract init --force\`, then restart the client)
+                     the tools; from then on every tools/call is refused (review and
+                     approve with \`schemapin contract approve --server S --tool T\`,
+                     then restart the client)
   filter             failing tools are removed from the list; calls to them are refused
   audit              everything passes; failures are logged
 

@@ -14,7 +14,8 @@
  *
  * Modes: `enforce` answers a list with any drifted, added, removed, unsigned or invalid tool
  * with an error naming them and from then on refuses every `tools/call` of the session (a
- * person re-approves with `schemapin contract init --force`, then restarts the client);
+ * person reviews and approves them with `schemapin contract approve --server S --tool T`, then
+ * restarts the client);
  * `filter` withholds the tools that fail and refuses calls to them; `audit` passes everything
  * and logs.
  *
@@ -31,6 +32,8 @@ import {
   type ToolVerdict,
 } from "./policy.ts";
 import { checkArg } from "../arguments.ts";
+import { approveCommand, shellLine } from "../contractpin/approve.ts";
+import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 
 /**
  * JSON-RPC error code of a guard refusal (a list or call that failed the checks).
@@ -465,11 +468,21 @@ export class GuardCore {
     const parts: string[] = [];
     if (lockProblem) {
       const lock = this.#policyOf(session).lock;
+      const changed = verdicts.filter((v) =>
+        v.problems.some((p) => p === "drifted" || p === "added" || p === "removed")
+      ).map((v) => v.name);
+      // Issue 17 item 1: the command that shows these very changes and pins only them.
+      const approve = shellLine(
+        approveCommand(
+          lock?.file ?? DEFAULT_LOCK_FILE,
+          lock?.serverName ?? this.#server,
+          changed,
+          false,
+        ),
+      );
       parts.push(
-        `If these changes are expected, review them (schemapin contract verify) and re-approve ` +
-          `them with \`schemapin contract init --force\`` +
-          (lock?.file ? ` (lock ${lock.file}, server ${lock.serverName})` : "") +
-          `, then restart the client.`,
+        `If these changes are expected, review and approve them with \`${approve}\`, then ` +
+          `restart the client.`,
       );
       const caps = session.clientCapabilities ?? [];
       if (caps.length > 0 && session.policy === undefined) {

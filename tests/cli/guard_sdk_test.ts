@@ -152,7 +152,11 @@ Deno.test("guard (SDK peers): enforce refuses each kind of run-time contract cha
         const e = await refusal(g.client.listTools());
         assert.equal(e.code, GUARD_REFUSED, what);
         assert.match(e.message, expected, what);
-        assert.match(e.message, /schemapin contract init --force/, what);
+        assert.match(
+          e.message,
+          /schemapin contract approve --lock \S+ --server fx --tool \w+/,
+          what,
+        );
         const c = await refusal(g.client.callTool({ name: "echo", arguments: { text: "x" } }));
         assert.equal(c.code, GUARD_REFUSED, what);
       } finally {

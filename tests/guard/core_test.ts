@@ -169,7 +169,11 @@ Deno.test("enforce: drift answers tools/list with an error naming the tools and 
   const err = errorOf(await listPage(core, session, tools));
   assert.equal(err.code, GUARD_REFUSED);
   assert.match(err.message, /drifted: echo \(description\); added: exfiltrate/);
-  assert.match(err.message, /schemapin contract init --force/);
+  assert.match(
+    err.message,
+    /schemapin contract approve --lock \/abs\/contractpin\.lock --server fx --tool echo --tool exfiltrate`, then restart the client/,
+  );
+  assert.doesNotMatch(err.message, /init --force/);
   const data = err.data!.schemapin as JsonObject;
   assert.deepEqual((data.tools as JsonObject[]).map((t) => t.name), ["echo", "exfiltrate"]);
   // Every call is refused, also of tools that did not change.
