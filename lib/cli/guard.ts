@@ -23,9 +23,11 @@ import { type CliIO, type Command, EXIT_FAILED, parseCommandArgs, UsageError } f
 import { readLock } from "./contract_shared.ts";
 import {
   checkTrustFlags,
+  explicitKeyPinStore,
   loadTrustAndDnsHook,
   NETWORK_HELP,
   NETWORK_OPTIONS,
+  PUBLIC_KEY_OPTIONS,
   reportInputFailure,
   type TrustInputs,
   type TrustPlan,
@@ -33,7 +35,13 @@ import {
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 import type { BeforePinHook } from "../schema/flow.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
-import { describeFsError } from "./io.ts";
+import { describeFsError, readInput } from "./io.ts";
+import {
+  lockSignatureLine,
+  lockSignaturePath,
+  printLockSignatureNotes,
+  runLockSignatureCheck,
+} from "./contract_sign.ts";
 import { runGuardWrap, WRAP_HELP } from "./guard_wrap.ts";
 import { didYouMean } from "./suggest.ts";
 import { ListenerFailure } from "../http/server.ts";
@@ -44,8 +52,8 @@ const HELP = `schemapin guard — check every tools/list live, between an MCP cl
 
 Usage:
   schemapin guard [--lock FILE] [--server NAME] [--mode enforce|filter|audit] [--log FILE]
-      [--signatures --domain D (--discovery FILE | --bundle FILE | --resolver-dir DIR |
-      --well-known) [the other verify-schema options]]
+      [--signatures] [--require-signed-lock] [--domain D (--discovery FILE | --bundle FILE |
+      --resolver-dir DIR | --well-known | --public-key FILE) [the other verify-schema options]]
       -- CMD ARGS…
   schemapin guard --listen 127.0.0.1:PORT --upstream URL [the same checks]
 ${WRAP_HELP}
@@ -59,6 +67,11 @@ answer (all pages) is checked first:
   signatures  (--signatures) each tool must carry a valid SchemaPin signature over its
               contract in _meta["dev.schemapin/signature"] (see \`schemapin sign-tools\`),
               verified like verify-schema: discovery, revocation, pins, expiry
+  signed lock (--require-signed-lock) before the server is started, LOCK.sig must be a valid
+              signature of the lock (\`schemapin contract sign\`) by the key of --domain,
+              verified like \`contract verify --require-signature\` (pin
+              contractpin:lock@DOMAIN); unsigned, tampered, expired, revoked or signed by
+              another key: the guard refuses to start (exit 1) and starts nothing
 
 Modes:
   enforce (default)  a list with any failing tool is answered with a JSON-RPC error naming
@@ -74,8 +87,8 @@ default stderr) has one JSON object per line: time, server, mode, decision, tool
 digests — never tool arguments or results.
 
 Lock checks run with --lock, or by default (./contractpin.lock) when --signatures is not
-given. --server picks the lock entry (needed when the lock has several) and names the server
-in the log.
+given (or --require-signed-lock is). --server picks the lock entry (needed when the lock has
+several) and names the server in the log.
 
 Options:
   --lock FILE              the contractpin lock (default ./contractpin.lock)
@@ -83,8 +96,12 @@ Options:
   --mode MODE              enforce, filter or audit (default enforce)
   --log FILE               append the audit log to FILE (default stderr)
   --signatures             require SchemaPin signatures on every tool
-  --domain D               the publisher's domain (with --signatures; the pin key)
+  --require-signed-lock    refuse to start unless LOCK.sig verifies (see above)
+  --domain D               the publisher's domain (with --signatures or
+                           --require-signed-lock; the pin key)
   --discovery FILE         the domain's .well-known/schemapin.json, saved locally
+  --public-key FILE        the signer's public key (PEM) as the trust anchor instead of a
+                           discovery document: nothing is pinned
   --bundle FILE            a trust bundle holding the domain's documents (unsigned, or
                            signed and verified against the authority allow-list)
 ${BUNDLE_VERIFY_HELP}
@@ -131,6 +148,8 @@ Exit codes (stdio):
   130/143  the guard itself received SIGINT/SIGTERM ("stopped by SIGTERM" on stderr) and
            stopped the server — never a server's status, so a supervisor can tell the two apart
   0        the client left and the server had to be stopped with SIGTERM/SIGKILL
+  1        also: --require-signed-lock and the lock's signature did not verify (nothing
+           was started)
   2        bad arguments, or an unreadable or malformed lock or trust file
 When the server ends with requests open, each gets its own JSON-RPC error -32011 naming that
 request; stderr and the audit log get one summary (how many, which methods).
@@ -152,8 +171,10 @@ const OPTIONS = {
   mode: { type: "string" },
   log: { type: "string" },
   signatures: { type: "boolean" },
+  "require-signed-lock": { type: "boolean" },
   domain: { type: "string" },
   discovery: { type: "string" },
+  ...PUBLIC_KEY_OPTIONS,
   bundle: { type: "string" },
   revocation: { type: "string" },
   "pin-store": { type: "string" },
@@ -177,6 +198,7 @@ const OPTIONS = {
 const TRUST_FLAGS = [
   "domain",
   "discovery",
+  "public-key",
   "bundle",
   "revocation",
   "pin-store",
@@ -285,9 +307,12 @@ export const guardCommand: Command = {
     // documents are loaded after the lock, so that nothing is fetched before all of the
     // arguments and local inputs are known to be good.
     let plan: TrustPlan | undefined;
-    if (values.signatures) {
+    const signedLock = values["require-signed-lock"] === true;
+    if (values.signatures || signedLock) {
       if (values.domain === undefined) {
-        throw new UsageError("guard: --signatures needs --domain D");
+        throw new UsageError(
+          `guard: ${values.signatures ? "--signatures" : "--require-signed-lock"} needs --domain D`,
+        );
       }
       const dc = checkDomain(values.domain);
       if (!dc.ok) {
@@ -297,7 +322,7 @@ export const guardCommand: Command = {
     } else {
       for (const flag of TRUST_FLAGS) {
         if (values[flag] !== undefined) {
-          throw new UsageError(`guard: --${flag} goes with --signatures`);
+          throw new UsageError(`guard: --${flag} goes with --signatures or --require-signed-lock`);
         }
       }
     }
@@ -305,9 +330,11 @@ export const guardCommand: Command = {
     // The lock: with --lock, or by default when signatures are not asked for.
     let lock: LockPolicy | undefined;
     const lockVariants = new Map<string, LockPolicy>(); // by capability names, comma-joined
-    if (values.lock !== undefined || !values.signatures) {
+    let lockBytes: Uint8Array | undefined;
+    if (values.lock !== undefined || !values.signatures || signedLock) {
       const file = values.lock ?? DEFAULT_LOCK_FILE;
       const parsed = await readLock(file, io);
+      if (signedLock) lockBytes = await readInput(file, io);
       const names = Object.keys(parsed.servers);
       let name = values.server;
       if (name === undefined) {
@@ -341,8 +368,29 @@ export const guardCommand: Command = {
       }
     }
 
+    // --require-signed-lock: the lock's signature, before anything is started (exit 1 when
+    // it does not verify; a bad local trust file is exit 2).
+    let lockSigned = "";
+    if (signedLock && plan && lock && lockBytes) {
+      const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
+      const check = await runLockSignatureCheck(
+        { required: true, sigPath: lockSignaturePath(lockPath), plan },
+        { values, lockBytes, lockPath, io, json: false },
+      );
+      if (typeof check === "number") return check;
+      await printLockSignatureNotes(check, io, "guard: ");
+      if (check.status !== "valid") {
+        await io.stderr(
+          `error: guard: refusing to start: the lock signature did not verify ` +
+            `(--require-signed-lock); nothing was started\n`,
+        );
+        return EXIT_FAILED;
+      }
+      lockSigned = lockSignatureLine(check);
+    }
+
     let signatures: ToolTrust | undefined;
-    if (plan) {
+    if (plan && values.signatures) {
       let trust: TrustInputs;
       let dnsHook: BeforePinHook<SchemaVerificationResult> | undefined;
       try {
@@ -356,7 +404,9 @@ export const guardCommand: Command = {
         domain: plan.domain,
         discovery: trust.discovery,
         revocation: trust.revocation,
-        pinStore: new FilePinStore(values["pin-store"] ?? defaultPinStorePath()),
+        pinStore: trust.explicitKey !== undefined
+          ? explicitKeyPinStore(trust.explicitKey)
+          : new FilePinStore(values["pin-store"] ?? defaultPinStorePath()),
         trustFirstUse: values["trust-first-use"] === true,
         allowExpired: values["allow-expired"] === true,
         allowMissingRevocation: values["allow-missing-revocation"] === true,
@@ -396,6 +446,7 @@ export const guardCommand: Command = {
     });
     const checks = [
       lock ? `lock ${lock.file} (${lock.serverName})` : "",
+      lockSigned,
       signatures ? `signatures of ${signatures.domain}` : "",
     ]
       .filter(Boolean).join(" and ");
