@@ -19,6 +19,7 @@ import { runContractDigest } from "./contract_digest.ts";
 import { runContractInit } from "./contract_init.ts";
 import { LIMITS_HELP } from "./contract_shared.ts";
 import { runContractVerify } from "./contract_verify.ts";
+import { CONTRACT_SIGN_HELP, runContractSign, VERIFY_SIGNATURE_HELP } from "./contract_sign.ts";
 import { runContractApprove } from "./contract_approve.ts";
 import { didYouMean } from "./suggest.ts";
 
@@ -34,6 +35,10 @@ Usage:
   schemapin contract verify [--lock FILE] [--server NAME]… [--allow-new]
       [--json | --format human|json|sarif|github] [--header 'Name: value']…
       [--config FILE] [--snapshot FILE] [--no-diff] [limits]
+      [--require-signature [--signature FILE] --domain D KEY-SOURCE…]
+  schemapin contract sign [--lock FILE] -k/--key PRIVATE.pem [--passphrase-file FILE]
+      [--domain D] [--signer-kid KID] [--expires-in DURATION | --expires-at TIME]
+      [--signature FILE] [-f/--force] [--json] [-q]
   schemapin contract approve [--lock FILE] [--server NAME]… [--tool NAME]… [--yes]
       [--snapshot FILE] [--config FILE] [--header 'Name: value']… [--json] [limits]
   schemapin contract digest FILE [--json] [--tool | --raw] [--canonical]
@@ -71,6 +76,7 @@ approve  shows each change of the live servers (as verify finds them): drifted w
          snapshot; each touched server's tool_count and digest are recomputed. Exit 0 when
          nothing is left, 1 when changes remain (CI keeps failing), 2 bad input.
          A signature next to the lock (LOCK.sig) must then be renewed (contract sign).
+${CONTRACT_SIGN_HELP}
 digest   prints tool and server digests of a saved tools/list result ({"tools":[…]}, a
          JSON-RPC response, or an array of pages); --tool digests one tool definition,
          --raw any JSON value, --canonical prints the canonical bytes instead.
@@ -82,6 +88,8 @@ holding a literal credential (--api-key=…, a token, 'Authorization: Bearer …
 password or ?api_key=) is refused (exit 2) with the \${VAR} form to use instead;
 --allow-literal-secrets writes it as given. Reports never print such arguments.
 A --header before the first --http applies to every HTTP server.
+
+${VERIFY_SIGNATURE_HELP}
 
 Limits:
 ${LIMITS_HELP}
@@ -97,6 +105,8 @@ Examples:
       --header 'Authorization: Bearer \${SEARCH_TOKEN}'
   schemapin contract verify
   schemapin contract verify --format sarif > contractpin.sarif
+  schemapin contract sign --key keys/private.pem --domain example.com --expires-in 180d
+  schemapin contract verify --require-signature --domain example.com --well-known
   schemapin contract approve
   schemapin contract approve --yes --server search --tool fetch
   schemapin contract digest tools.json
@@ -105,6 +115,7 @@ Examples:
 const SUBCOMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
   init: runContractInit,
   verify: runContractVerify,
+  sign: runContractSign,
   approve: runContractApprove,
   digest: runContractDigest,
 };

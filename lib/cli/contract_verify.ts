@@ -8,6 +8,7 @@
 import { dirname, resolve } from "node:path";
 import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import {
+  finishReport,
   formatGithub,
   formatHuman,
   formatSarif,
@@ -29,6 +30,18 @@ import {
   readLock,
   readSnapshot,
 } from "./contract_shared.ts";
+import {
+  addLockSignatureToSarif,
+  LOCK_TRUST_OPTIONS,
+  type LockSignatureCheck,
+  lockSignatureGithubLine,
+  lockSignatureJson,
+  lockSignatureLine,
+  planLockSignature,
+  printLockSignatureNotes,
+  runLockSignatureCheck,
+} from "./contract_sign.ts";
+import { terminalPrompt } from "./verify_schema.ts";
 
 const CMD = "contract verify";
 
@@ -44,6 +57,10 @@ const OPTIONS = {
   "no-diff": { type: "boolean" },
   "strict-text": { type: "boolean" },
   ...LIMIT_OPTIONS,
+  // Signed locks (issue 17 item 2): verify-schema's key sources; --timeout stays MCP's.
+  "require-signature": { type: "boolean" },
+  signature: { type: "string" },
+  ...LOCK_TRUST_OPTIONS,
 } as const;
 
 const FORMATS = ["human", "json", "sarif", "github"];
@@ -64,14 +81,37 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
   if (values.json) format = "json";
   const limits = limitsFrom(CMD, values);
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
+  const sigPlan = planLockSignature(
+    CMD,
+    "--require-signature",
+    values["require-signature"] === true,
+    values,
+    args,
+    lockPath,
+  );
   const headers = (values.header ?? []).map(parseHeader);
   const lock = await readLock(lockPath, io);
-  const lockText = new TextDecoder().decode(await readInput(lockPath, io));
+  const lockBytes = await readInput(lockPath, io);
+  const lockText = new TextDecoder().decode(lockBytes);
   const snapshotPath = values.snapshot ?? defaultSnapshotPath(lockPath);
   const snapshot = values["no-diff"]
     ? undefined
     : await readSnapshot(snapshotPath, values.snapshot !== undefined, io);
   const configured = values.config === undefined ? undefined : await readConfig(values.config, io);
+  // The lock's signature, before any server is contacted: a failure stops here (exit 1).
+  const signed = await runLockSignatureCheck(sigPlan, {
+    values,
+    lockBytes,
+    lockPath,
+    io,
+    json: format === "json",
+    ask: (q) => terminalPrompt(q, io),
+  });
+  if (typeof signed === "number") return signed;
+  if (signed.status === "invalid") {
+    return await reportUnsigned(signed, format, lockPath, values["allow-new"] ?? false, io);
+  }
+  await printLockSignatureNotes(signed, io);
   if (Object.keys(lock.servers).length === 0) {
     await io.stderr(`warning: ${lockPath} pins no servers; nothing was checked\n`);
   }
@@ -91,18 +131,61 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
 
   switch (format) {
     case "json":
-      await io.stdout(reportJson(report));
+      await io.stdout(reportJson(report, signed));
       break;
     case "sarif":
-      await io.stdout(formatSarif(report, lockText, VERSION));
+      await io.stdout(addLockSignatureToSarif(formatSarif(report, lockText, VERSION), signed));
       break;
     case "github":
-      await io.stdout(formatGithub(report, lockText));
+      await io.stdout(lockSignatureGithubLine(signed) + formatGithub(report, lockText));
       break;
     default:
-      await io.stdout(formatHuman(report, { diffs: !values["no-diff"] }) + approveLines(report));
+      await io.stdout(
+        (signed.status === "valid" ? lockSignatureLine(signed) + "\n" : "") +
+          formatHuman(report, { diffs: !values["no-diff"] }) + approveLines(report),
+      );
   }
   return report.exit_code;
+}
+
+/**
+ * The report of a lock whose signature failed (issue 17 item 2): no server was contacted, so
+ * `servers` is empty and the result is a failure (`exit_code` 1, `error` the signature's).
+ */
+async function reportUnsigned(
+  signed: LockSignatureCheck,
+  format: string,
+  lockPath: string,
+  allowNew: boolean,
+  io: CliIO,
+): Promise<number> {
+  const report: VerifyReport = {
+    ...finishReport(lockPath, allowNew, null, []),
+    result: "drift",
+    exit_code: 1,
+  };
+  switch (format) {
+    case "json":
+      await io.stdout(reportJson(report, signed));
+      break;
+    case "sarif":
+      await io.stdout(addLockSignatureToSarif(formatSarif(report, "", VERSION), signed));
+      break;
+    case "github":
+      await io.stdout(
+        lockSignatureGithubLine(signed) +
+          `contract verify: FAIL — the lock signature did not verify; no server was contacted ` +
+          `(exit 1)\n`,
+      );
+      break;
+    default:
+      await io.stdout(
+        `${lockSignatureLine(signed, false)}\n` +
+          `FAIL: the lock signature did not verify; no server was contacted\n`,
+      );
+  }
+  await printLockSignatureNotes(signed, io);
+  return 1;
 }
 
 /**
@@ -110,7 +193,7 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
  * and, on failure, an `error` (code `CONTRACT_DRIFT`: the contract spec names outcomes, not
  * codes) summing up what failed.
  */
-function reportJson(report: VerifyReport): string {
+function reportJson(report: VerifyReport, signed: LockSignatureCheck): string {
   const { format: _format, ...rest } = report;
   const ok = report.exit_code === 0;
   const s = report.summary;
@@ -122,9 +205,12 @@ function reportJson(report: VerifyReport): string {
   const hiddenText = report.strict_text && s.hidden_text
     ? `${s.hidden_text} hidden-text finding(s) in live tool definitions (--strict-text)`
     : "";
+  const sigError = signed.status === "invalid" && signed.result
+    ? { code: signed.result.errorCode!, message: `${signed.file}: ${signed.result.errorMessage}` }
+    : undefined;
   return jsonOutput("contract.verify", {
     ok,
-    ...(ok ? {} : {
+    ...(ok ? {} : sigError ? { error: sigError } : {
       error: {
         code: failed ? "CONTRACT_DRIFT" : "HIDDEN_TEXT",
         message: [
@@ -135,6 +221,7 @@ function reportJson(report: VerifyReport): string {
     }),
     ...rest,
     changes: reportChanges(report),
+    lock_signature: lockSignatureJson(signed),
   });
 }
 

@@ -131,6 +131,14 @@ export async function prepareJsonScenarios(
     ...["contract", "init", "--lock", join(dir, "approve-left.lock")],
     ...["--file", `dump=${join(dir, "tools-both.json")}`, "--no-snapshot"],
   ]);
+  // contract sign / verify --require-signature: contractpin.lock is signed; drift.lock carries
+  // a copy of that signature (a lock changed after signing); sign.lock is unsigned.
+  await must([
+    ...["contract", "sign", "--lock", join(dir, "contractpin.lock"), "--key", key],
+    ...["--domain", "example.com"],
+  ]);
+  await Deno.copyFile(join(dir, "contractpin.lock.sig"), join(dir, "drift.lock.sig"));
+  await Deno.copyFile(join(dir, "contractpin.lock"), join(dir, "sign.lock"));
   const left = await Deno.readTextFile(join(dir, "approve-left.lock"));
   await Deno.writeTextFile(
     join(dir, "approve-left.lock"),
@@ -615,6 +623,66 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       code: 1,
       format: "schemapin.contract.verify/1",
       errorCode: "CONTRACT_DRIFT",
+    },
+    {
+      name: "contract sign",
+      args: [
+        ...["contract", "sign", "--lock", p("sign.lock"), "--key", key, "--domain"],
+        ...["example.com", "--signer-kid", "k1", "--expires-in", "30d", "--json"],
+      ],
+      code: 0,
+      format: "schemapin.contract.sign/1",
+    },
+    {
+      name: "contract sign over an existing signature",
+      args: ["contract", "sign", "--lock", p("contractpin.lock"), "--key", key, "--json"],
+      code: 2,
+      format: ERROR,
+      errorCode: "IO_FAILED",
+    },
+    {
+      name: "contract verify --require-signature of a signed lock",
+      args: [
+        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signature"],
+        ...["--domain", "example.com", "--public-key", pub, "--json"],
+      ],
+      code: 0,
+      format: "schemapin.contract.verify/1",
+    },
+    {
+      name: "contract verify --require-signature of a lock changed after signing",
+      args: [
+        ...["contract", "verify", "--lock", p("drift.lock"), "--require-signature"],
+        ...["--domain", "example.com", "--public-key", pub, "--json"],
+      ],
+      code: 1,
+      format: "schemapin.contract.verify/1",
+      errorCode: "SIGNATURE_INVALID",
+    },
+    {
+      name: "contract verify --require-signature of an unsigned lock",
+      args: [
+        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signature"],
+        ...["--signature", p("none.sig"), "--domain", "example.com", "--public-key", pub],
+        "--json",
+      ],
+      code: 1,
+      format: "schemapin.contract.verify/1",
+      errorCode: "SIGNATURE_INVALID",
+    },
+    {
+      name: "contract verify --require-signature without --domain",
+      args: [
+        "contract",
+        "verify",
+        "--lock",
+        p("contractpin.lock"),
+        "--require-signature",
+        "--json",
+      ],
+      code: 2,
+      format: ERROR,
+      errorCode: "USAGE",
     },
     {
       name: "contract approve --yes --tool of the only change",
