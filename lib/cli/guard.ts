@@ -54,7 +54,7 @@ Usage:
   schemapin guard [--lock FILE] [--server NAME] [--mode enforce|filter|audit] [--log FILE]
       [--signatures] [--require-signed-lock] [--domain D (--discovery FILE | --bundle FILE |
       --resolver-dir DIR | --well-known | --public-key FILE) [the other verify-schema options]]
-      -- CMD ARGS…
+      [--strict-text] -- CMD ARGS…
   schemapin guard --listen 127.0.0.1:PORT --upstream URL [the same checks]
 ${WRAP_HELP}
 
@@ -72,6 +72,13 @@ answer (all pages) is checked first:
               verified like \`contract verify --require-signature\` (pin
               contractpin:lock@DOMAIN); unsigned, tampered, expired, revoked or signed by
               another key: the guard refuses to start (exit 1) and starts nothing
+  hidden text every tool definition (descriptions, schema strings, keys) is scanned for
+              text a person cannot see or would not expect — tag characters, zero-width
+              and bidi controls, other invisible characters, variation selector runs,
+              HTML comments, long whitespace runs, base64 blobs (README "Hidden text in
+              descriptions"): one audit line per finding (decision "warn", reason
+              hidden_text/KIND, the JSON pointer); with --strict-text such a tool fails
+              like a drifted one (enforce refuses the list, filter withholds it)
 
 Modes:
   enforce (default)  a list with any failing tool is answered with a JSON-RPC error naming
@@ -119,6 +126,8 @@ ${NETWORK_HELP}
                            transport of 2024-11-05; clients then use the same transport
                            with the guard: GET its stream URL, POST to the endpoint it names)
   --allow-remote           allow --listen on an address that is not loopback
+  --strict-text            hidden text in a tool definition fails the tool (default: a
+                           "warn" line in the audit log, the tool passes)
   --startup-timeout S      seconds for the server to answer initialize (default 90)
   --list-timeout S         seconds for each tools/list answer (default 30)
 
@@ -187,6 +196,7 @@ const OPTIONS = {
   upstream: { type: "string" },
   "upstream-transport": { type: "string" },
   "allow-remote": { type: "boolean" },
+  "strict-text": { type: "boolean" },
   "startup-timeout": { type: "string" },
   "list-timeout": { type: "string" },
   "max-connections": SERVER_LIMIT_OPTIONS["max-connections"],
@@ -434,11 +444,14 @@ export const guardCommand: Command = {
       );
     }
     const log = new AuditLog(serverName, mode, sink);
+    const strictText = values["strict-text"] === true;
     const variantPolicies = new Map(
-      [...lockVariants].map(([key, l]) => [key, new GuardPolicy({ lock: l, signatures })]),
+      [...lockVariants].map((
+        [key, l],
+      ) => [key, new GuardPolicy({ lock: l, signatures, strictText })]),
     );
     const core = new GuardCore({
-      policy: new GuardPolicy({ lock, signatures }),
+      policy: new GuardPolicy({ lock, signatures, strictText }),
       mode,
       log,
       serverName,

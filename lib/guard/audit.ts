@@ -29,6 +29,7 @@ export type AuditDecision =
   | "refused" // enforce: this tool made the list fail
   | "filtered" // filter: this tool was withheld
   | "audited" // audit: this tool has a problem and passed
+  | "warn" // hidden text in a tool's definition, reported without failing it (no --strict-text)
   | "call_refused" // a tools/call was refused
   | "client_malformed" // the client sent bytes that are not strict JSON-RPC
   | "client_capabilities" // a client announced capabilities: the lock entry checked for it
@@ -42,7 +43,10 @@ export interface AuditEntry {
   decision: AuditDecision;
   /** The tool concerned, if one. */
   tool?: string;
-  /** Why: `drifted`, `added`, `removed`, `unsigned`, `signature_invalid`, `malformed`, … */
+  /**
+   * Why: `drifted`, `added`, `removed`, `unsigned`, `signature_invalid`, `malformed`, … —
+   * `hidden_text/KIND` for one hidden-text finding.
+   */
   reason?: string;
   /** The live contract digest. */
   digest?: string;
@@ -52,6 +56,8 @@ export interface AuditEntry {
   fields?: readonly string[];
   /** The SchemaPin error code of a signature failure. */
   error_code?: string;
+  /** Hidden text: the JSON Pointer of the string in the tool definition. */
+  pointer?: string;
   /** The server digest of a complete list (contractpin §4.3). */
   server_digest?: string;
   /** How many tools a page or list held. */
@@ -100,6 +106,7 @@ export function formatAuditEntry(
     "lock_digest",
     "fields",
     "error_code",
+    "pointer",
     "server_digest",
     "tool_count",
     "exit_code",

@@ -452,6 +452,13 @@ export class GuardCore {
           if (v.lockDigest !== undefined) o.lock_digest = v.lockDigest;
           if (v.changedFields) o.changed_fields = [...v.changedFields];
           if (v.errorCode !== undefined) o.error_code = v.errorCode;
+          if (v.problems.includes("hidden_text") && v.hiddenText) {
+            o.hidden_text = v.hiddenText.map((f) => ({
+              pointer: f.pointer,
+              offset: f.offset,
+              kind: f.kind,
+            }));
+          }
           return o;
         }),
       },
@@ -494,6 +501,12 @@ export class GuardCore {
         );
       }
     }
+    if (verdicts.some((v) => v.problems.includes("hidden_text"))) {
+      parts.push(
+        "Their definitions hold text a person cannot see or would not expect (the audit log " +
+          "names each place); the guard runs with --strict-text.",
+      );
+    }
     if (sigProblem) {
       parts.push(
         "Tools must carry a valid SchemaPin signature over their contract " +
@@ -511,7 +524,9 @@ export class GuardCore {
       : policy.lock
       ? `contractpin.lock`
       : undefined;
-    const head = what === undefined
+    const head = verdicts.every((v) => v.problems.every((p) => p === "hidden_text"))
+      ? `tools of server ${this.#server} hold hidden text`
+      : what === undefined
       ? `tools of server ${this.#server} lack valid SchemaPin signatures`
       : policy.lock && !policy.signatures
       ? `the tool contracts of server ${this.#server} differ from ${what}`
@@ -555,6 +570,7 @@ export class GuardCore {
     whole: boolean,
   ): void {
     for (const p of problems) this.#logProblem(p);
+    for (const v of verdicts) this.#logHiddenText(v);
     if (this.#mode === "audit") return;
     if (this.#mode === "enforce" && (problems.length > 0 || session.blocked)) {
       if (problems.length > 0) session.blocked = [...(session.blocked ?? []), ...problems];
@@ -573,6 +589,30 @@ export class GuardCore {
         session.withheld.set(v.name, v);
         session.allowed.delete(v.name);
       }
+    }
+  }
+
+  /**
+   * One line per hidden-text finding (issue 17 item 3): `warn`, or with `--strict-text` the
+   * decision the tool's failure got. The pointer and the detector's sentence, never arguments.
+   */
+  #logHiddenText(v: ToolVerdict): void {
+    const failing = v.problems.includes("hidden_text");
+    for (const f of v.hiddenText ?? []) {
+      this.#log.record({
+        decision: !failing
+          ? "warn"
+          : this.#mode === "enforce"
+          ? "refused"
+          : this.#mode === "filter"
+          ? "filtered"
+          : "audited",
+        tool: v.name,
+        reason: `hidden_text/${f.kind}`,
+        pointer: f.pointer,
+        message: `hidden text at ${f.pointer || "/"}${f.in === "key" ? " (key)" : ""} ` +
+          `@${f.offset}: ${f.message}`,
+      });
     }
   }
 

@@ -11,6 +11,7 @@ import { fieldDigests, serverDigest, toolDigest } from "../contractpin/digest.ts
 import type { LockServer } from "../contractpin/lock.ts";
 import { SnapshotPinStore, type ToolTrust, verifyToolSignature } from "./signatures.ts";
 import { checkArg } from "../arguments.ts";
+import { findHiddenText, type HiddenTextFinding } from "../contractpin/hidden_text.ts";
 import { SchemaPinError } from "../errors.ts";
 
 /** What the guard does with a list that fails its checks. */
@@ -23,6 +24,7 @@ export type ToolProblem =
   | "removed" // in the lock, not served
   | "unsigned" // --signatures, and no signature in _meta
   | "signature_invalid" // --signatures, and verification failed
+  | "hidden_text" // --strict-text, and the definition holds hidden text (issue 17 item 3)
   | "malformed"; // not a tool object, no name, or a name served twice
 
 /** The judgement of one tool. */
@@ -43,6 +45,11 @@ export interface ToolVerdict {
   readonly errorCode?: string;
   /** A sentence for people (signature failure message, malformed reason). */
   readonly detail?: string;
+  /**
+   * Hidden text in the tool's definition (`findHiddenText`): logged as warnings, and a
+   * `hidden_text` problem with `strictText`.
+   */
+  readonly hiddenText?: readonly HiddenTextFinding[];
 }
 
 /** The lock entry checked against, and its name. */
@@ -61,6 +68,11 @@ export interface GuardPolicyOptions {
   readonly lock?: LockPolicy;
   /** Require a valid SchemaPin signature over each tool's contract. */
   readonly signatures?: ToolTrust;
+  /**
+   * Hidden text in a tool's definition makes the tool fail (`hidden_text`) instead of being
+   * only reported (`--strict-text`, issue 17 item 3). Findings are reported either way.
+   */
+  readonly strictText?: boolean;
 }
 
 /** A list being accumulated over pages: names seen with their digests. */
@@ -86,6 +98,7 @@ export type SeenTools = Map<string, string>;
 export class GuardPolicy {
   readonly #lock: LockPolicy | undefined;
   readonly #trust: ToolTrust | undefined;
+  readonly #strictText: boolean;
 
   /** A policy checking what `options` enables. */
   constructor(options: GuardPolicyOptions) {
@@ -100,6 +113,7 @@ export class GuardPolicy {
     }
     this.#lock = options.lock;
     this.#trust = options.signatures;
+    this.#strictText = options.strictText === true;
   }
 
   /** The lock checked against, if any. */
@@ -110,6 +124,11 @@ export class GuardPolicy {
   /** True when signatures are required. */
   get signatures(): boolean {
     return this.#trust !== undefined;
+  }
+
+  /** True when hidden text fails a tool (`--strict-text`). */
+  get strictText(): boolean {
+    return this.#strictText;
   }
 
   /**
@@ -172,6 +191,7 @@ export class GuardPolicy {
       changedFields?: string[];
       errorCode?: string;
       detail?: string;
+      hiddenText?: HiddenTextFinding[];
     } = { name, ok: true, problems, digest };
     if (this.#lock) {
       const pinned = Object.hasOwn(this.#lock.entry.tools, name)
@@ -202,6 +222,11 @@ export class GuardPolicy {
         if (check.errorCode !== undefined) verdict.errorCode = check.errorCode;
         verdict.detail = check.errorMessage;
       }
+    }
+    const hidden = findHiddenText(tool);
+    if (hidden.length > 0) {
+      verdict.hiddenText = hidden;
+      if (this.#strictText) problems.push("hidden_text");
     }
     verdict.ok = problems.length === 0;
     return verdict;
@@ -249,6 +274,7 @@ export function describeProblems(verdicts: readonly ToolVerdict[]): string {
     "removed",
     "unsigned",
     "signature_invalid",
+    "hidden_text",
     "malformed",
   ];
   const label: Record<ToolProblem, string> = {
@@ -257,6 +283,7 @@ export function describeProblems(verdicts: readonly ToolVerdict[]): string {
     removed: "removed",
     unsigned: "unsigned",
     signature_invalid: "invalid signature",
+    hidden_text: "hidden text",
     malformed: "malformed",
   };
   return order.filter((p) => groups.has(p))
