@@ -27,7 +27,7 @@ const NOT_SUGGESTED: [string[], string][] = [
   [["-q"], 'error: unknown command "-q" (see schemapin --help)\n'],
   [
     ["contract", "frobnicate"],
-    'error: contract: unknown subcommand "frobnicate" (init, verify, digest)\n(see --help)\n',
+    'error: contract: unknown subcommand "frobnicate" (init, verify, sign, approve, digest)\n(see --help)\n',
   ],
   [
     ["bundle", "zz"],
