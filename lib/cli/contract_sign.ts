@@ -152,6 +152,9 @@ export async function checkLockSignature(ctx: {
 }): Promise<LockSignatureResult> {
   const { plan, values, lockPath, sigPath, io } = ctx;
   const lock = parseJson(ctx.lockBytes, lockPath);
+  // The trust inputs first: a missing or malformed local trust file is bad input (exit 2)
+  // whatever the signature file holds.
+  const { trust, dnsHook } = await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io);
   let sigBytes: Uint8Array;
   try {
     sigBytes = Deno.readFileSync(sigPath);
@@ -178,7 +181,6 @@ export async function checkLockSignature(ctx: {
       `${sigPath} is not a signature document: ${(e as Error).message}`,
     );
   }
-  const { trust, dnsHook } = await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io);
   const pinStore = trust.explicitKey !== undefined
     ? explicitKeyPinStore(trust.explicitKey)
     : new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
