@@ -31,10 +31,10 @@ Usage:
       [--server NAME [--env NAME[=VALUE]]… [--cwd DIR] -- CMD ARGS…]
       [--http NAME=URL [--header 'Name: value']…]… [--sse NAME=URL …]… [--file NAME=PATH]…
       [--client-capabilities roots,sampling,…] [--snapshot FILE | --no-snapshot]
-      [--allow-literal-secrets] [--json] [limits]
+      [--allow-literal-secrets] [--strict-text] [--json] [limits]
   schemapin contract verify [--lock FILE] [--server NAME]… [--allow-new]
       [--json | --format human|json|sarif|github] [--header 'Name: value']…
-      [--config FILE] [--snapshot FILE] [--no-diff] [limits]
+      [--config FILE] [--snapshot FILE] [--no-diff] [--strict-text] [limits]
       [--require-signature [--signature FILE] --domain D KEY-SOURCE…]
   schemapin contract sign [--lock FILE] -k/--key PRIVATE.pem [--passphrase-file FILE]
       [--domain D] [--signer-kid KID] [--expires-in DURATION | --expires-at TIME]
@@ -88,6 +88,19 @@ holding a literal credential (--api-key=…, a token, 'Authorization: Bearer …
 password or ?api_key=) is refused (exit 2) with the \${VAR} form to use instead;
 --allow-literal-secrets writes it as given. Reports never print such arguments.
 A --header before the first --http applies to every HTTP server.
+
+Hidden text: init and verify scan every live tool definition (descriptions, every schema
+string, object keys, annotations, _meta) for text a person cannot see or would not expect:
+Unicode tag characters (decoded), zero-width characters, bidi controls, other invisible
+format/control characters, variation selectors in a row or with nothing to vary, HTML
+comments, runs of 20 spaces/tabs or 5 line breaks, base64-looking blobs of 64+ characters.
+Deterministic rules, no model, no network (README "Hidden text in descriptions" lists their
+false positives). Each finding names server, tool, JSON Pointer and offset. By default they
+are warnings and never change the exit code: init prints "warning:" lines on stderr before
+writing (a first pin does not trust hidden text silently); verify prints them in its report
+(SARIF level warning, GitHub ::warning, --json hidden_text). --strict-text makes each one a
+failure: init writes nothing (exit 1), verify exits 1 (--json error HIDDEN_TEXT when nothing
+else failed).
 
 ${VERIFY_SIGNATURE_HELP}
 
