@@ -35,10 +35,13 @@ Usage:
   schemapin contract verify [--lock FILE] [--server NAME]… [--allow-new]
       [--json | --format human|json|sarif|github] [--header 'Name: value']…
       [--config FILE] [--snapshot FILE] [--no-diff] [--strict-text] [limits]
-      [--require-signature [--signature FILE] --domain D KEY-SOURCE…]
+      [--require-signature [--signature FILE] --domain D (--public-key FILE |
+      --discovery FILE [--revocation FILE] | --bundle FILE | --resolver-dir DIR |
+      --well-known [--ca-file FILE]) [--dns [--dns-server IP[:PORT]]] [--pin-store FILE]
+      [--trust-first-use] [--allow-expired] [--allow-missing-revocation]]
   schemapin contract sign [--lock FILE] -k/--key PRIVATE.pem [--passphrase-file FILE]
       [--domain D] [--signer-kid KID] [--expires-in DURATION | --expires-at TIME]
-      [--signature FILE] [-f/--force] [--json] [-q]
+      [--signature FILE] [-f/--force] [--json] [-q/--quiet]
   schemapin contract approve [--lock FILE] [--server NAME]… [--tool NAME]… [--yes]
       [--snapshot FILE] [--config FILE] [--header 'Name: value']… [--json] [limits]
   schemapin contract digest FILE [--json] [--tool | --raw] [--canonical]
