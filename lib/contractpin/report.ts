@@ -364,13 +364,17 @@ export function formatHuman(report: VerifyReport, options: { diffs?: boolean } =
   lines.push(
     `${report.result === "match" ? "match" : "FAIL"}: ${sm.matched}/${sm.servers} servers match` +
       ` (${sm.tools.drifted} drifted, ${sm.tools.added} added, ${sm.tools.removed} removed tools;` +
-      ` ${sm.unreachable} unreachable)` +
-      (sm.hidden_text > 0
-        ? `; ${sm.hidden_text} hidden-text finding${sm.hidden_text === 1 ? "" : "s"}` +
-          (report.strict_text ? " (failing: --strict-text)" : " (warnings)")
-        : ""),
+      ` ${sm.unreachable} unreachable)` + hiddenTextSummary(report),
   );
   return lines.join("\n") + "\n";
+}
+
+/** `; N hidden-text findings (warnings)` for the last line of a report, or "". */
+function hiddenTextSummary(report: VerifyReport): string {
+  const n = report.summary.hidden_text ?? 0;
+  if (n === 0) return "";
+  return `; ${n} hidden-text finding${n === 1 ? "" : "s"}` +
+    (report.strict_text ? " (failing: --strict-text)" : " (warnings)");
 }
 
 /**
@@ -506,8 +510,8 @@ export function formatGithub(report: VerifyReport, lockText: string): string {
   });
   const sm = report.summary;
   lines.push(
-    `contract verify: ${report.result} — ${sm.matched}/${sm.servers} servers match ` +
-      `(exit ${report.exit_code})`,
+    `contract verify: ${report.result} — ${sm.matched}/${sm.servers} servers match` +
+      `${hiddenTextSummary(report)} (exit ${report.exit_code})`,
   );
   return lines.join("\n") + "\n";
 }

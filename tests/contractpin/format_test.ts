@@ -352,7 +352,10 @@ Deno.test("report: hidden text is a warning (exit 0) unless strict (exit 1), in 
     /^::warning file=contractpin.lock,line=5,title=contract hidden text%3A srv\/echo::srv\/echo: hidden text at \/description, offset 4 \(html_comment\)/,
   );
   assert.match(github[1], /^::warning .*\(key\), offset 1 \(zero_width\)/);
-  assert.match(github[2], /contract verify: match — 1\/1 servers match \(exit 0\)/);
+  assert.match(
+    github[2],
+    /contract verify: match — 1\/1 servers match; 2 hidden-text findings \(warnings\) \(exit 0\)/,
+  );
 
   const strict = finishReport(
     "contractpin.lock",
