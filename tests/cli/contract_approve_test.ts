@@ -477,7 +477,13 @@ async function approveOnTerminal(
     screen += dec.decode(value, { stream: true });
     const prompts = screen.match(/\[y\/N\] /g)?.length ?? 0;
     while (answered < prompts && answered < answers.length) {
-      await writer.write(new TextEncoder().encode(answers[answered++] + "\n"));
+      const answer = answers[answered++];
+      // A control character (Ctrl-C) is typed as is; an answer ends with Enter.
+      await writer.write(
+        new TextEncoder().encode(
+          answer.length === 1 && answer.charCodeAt(0) < 0x20 ? answer : answer + "\n",
+        ),
+      );
     }
     if (!closed && prompts > answers.length) {
       closed = true;
@@ -534,4 +540,48 @@ Deno.test({
       assert.equal(await read(lock), l);
     });
   },
+});
+
+Deno.test({
+  name: "on a pseudo-terminal: Ctrl-C at a prompt after a yes stops (130) and writes nothing",
+  ignore: noScript,
+  fn: async () => {
+    await withTempDir(async (dir) => {
+      const { lock, snapshot } = await changedServer(dir);
+      const [l, snap] = [await read(lock), await read(snapshot)];
+      const { code, screen } = await approveOnTerminal(["contract", "approve"], dir, ["y", "\x03"]);
+      assert.equal(code, 130, screen);
+      assert.match(screen, /approve dump\/new\? \[y\/N\] /);
+      assert.equal(await read(lock), l);
+      assert.equal(await read(snapshot), snap);
+      assert.deepEqual(
+        [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.includes(".tmp")),
+        [],
+      );
+    });
+  },
+});
+
+Deno.test("approve --server naming a server not in the lock: exit 2 before anything runs", async () => {
+  await withTempDir(async (dir) => {
+    const { lock } = await changedServer(dir);
+    const l = await read(lock);
+    const r = await runInProcess([
+      "contract",
+      "approve",
+      "--lock",
+      lock,
+      "--server",
+      "nope",
+      "--yes",
+      "--tool",
+      "new",
+    ]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /server "nope" is not in .*contractpin\.lock \(it has: dump\)/);
+    assert.equal(await read(lock), l);
+    const bad = await runInProcess(["contract", "approve", "--lock", lock, "extra"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /contract approve: unexpected argument "extra"/);
+  });
 });
