@@ -191,7 +191,8 @@ async function reportUnsigned(
 /**
  * The `--json` report: the library's `schemapin.contract.verify/1` report with the CLI's `ok`
  * and, on failure, an `error` (code `CONTRACT_DRIFT`: the contract spec names outcomes, not
- * codes) summing up what failed.
+ * codes) summing up what failed, and `lock_signature` (issue 17 item 2): the signature check
+ * (`not_checked` without --require-signature; when it failed, `error` is the signature's).
  */
 function reportJson(report: VerifyReport, signed: LockSignatureCheck): string {
   const { format: _format, ...rest } = report;

@@ -385,6 +385,16 @@ Deno.test("guard --require-signed-lock refuses to start with an unsigned, tamper
     assert.equal(tampered.code, 1);
     assert.match(tampered.stderr, /changed after it was signed/);
     assert.equal(await exists(marker), false, "the server was never started");
+    // --listen: the same check before anything listens.
+    const listen = await runInProcess([
+      ...["guard", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9/mcp"],
+      ...["--lock", lock, "--require-signed-lock", "--domain", DOMAIN],
+      ...["--discovery", pub.discoveryFile, "--pin-store", `${dir}/pins.json`],
+      "--trust-first-use",
+    ]);
+    assert.equal(listen.code, 1);
+    assert.match(listen.stderr, /changed after it was signed[\s\S]*refusing to start/);
+    assert.doesNotMatch(listen.stderr, /listening on/);
     assert.equal(await exists(`${dir}/pins.json`), false);
     const usage = await runInProcess([
       ...["guard", "--lock", lock, "--require-signed-lock", "--", "touch", marker],
