@@ -108,12 +108,29 @@ export function processTerminal(): ApproveTerminal {
   };
 }
 
-/** Runs `schemapin contract approve` on the process terminal. */
+/**
+ * Runs `schemapin contract approve` on the process terminal.
+ *
+ * @example
+ * ```ts ignore
+ * const code = await runContractApprove(["--yes", "--server", "search", "--tool", "fetch"], io);
+ * ```
+ */
 export function runContractApprove(args: string[], io: CliIO): Promise<number> {
   return approveWith(args, io, processTerminal());
 }
 
-/** `y` or `yes` (any case, surrounding blanks ignored) approves; anything else does not. */
+/**
+ * `y` or `yes` (any case, surrounding blanks ignored) approves; anything else does not, and
+ * end of input (`undefined`) is no.
+ *
+ * @example
+ * ```ts
+ * import { isYes } from "./contract_approve.ts";
+ * isYes("Y"); // true
+ * isYes("yes please"); // false
+ * ```
+ */
 export function isYes(answer: string | undefined): boolean {
   return answer !== undefined && /^\s*y(es)?\s*$/i.test(answer);
 }
@@ -182,7 +199,15 @@ function problemOf(s: ServerReport, lockPath: string): string | undefined {
   return undefined;
 }
 
-/** Runs `schemapin contract approve` with the given terminal (tests pass their own). */
+/**
+ * Runs `schemapin contract approve` with the given terminal (tests pass their own).
+ *
+ * @example
+ * ```ts ignore
+ * const never = { interactive: false, color: false, ask: () => Promise.resolve(undefined) };
+ * await approveWith(["--yes", "--tool", "fetch"], io, never);
+ * ```
+ */
 export async function approveWith(
   args: string[],
   io: CliIO,
