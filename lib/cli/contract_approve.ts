@@ -270,9 +270,8 @@ export async function approveWith(
 
   // Which changes this run may approve; refusals list the changes (exit 2, nothing written).
   let considered: PlannedChange[] = changes;
-  if (tools.length > 0 || yes) {
-    considered = selectChanges(changes, tools, servers);
-  } else if (!interactive && changes.length > 0) {
+  if (!interactive && !yes && changes.length > 0) {
+    // Not a terminal (or --json): only --yes with explicit names approves, never a bare run.
     const why = json
       ? "--json does not ask"
       : "stdin and stdout are not both a terminal, so there is no one to ask";
@@ -286,6 +285,7 @@ export async function approveWith(
       { reason: "not_interactive" },
     );
   }
+  if (tools.length > 0 || yes) considered = selectChanges(changes, tools, servers);
 
   const approved: PlannedChange[] = [];
   if (!json) {

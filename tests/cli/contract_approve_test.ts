@@ -242,6 +242,11 @@ Deno.test("approve without --yes when not a terminal: refused (exit 2), the chan
     );
     assert.match(r.stderr, /removed {2}dump\/old/);
     assert.equal(await read(lock), l);
+    // Naming the tool is not enough: without --yes a pipe never approves.
+    const named = await runCliProcess(["contract", "approve", "--lock", lock, "--tool", "new"]);
+    assert.equal(named.code, 2);
+    assert.match(named.stderr, /no one to ask/);
+    assert.equal(await read(lock), l);
     const j = await runCliProcess(["contract", "approve", "--lock", lock, "--json"]);
     assert.equal(j.code, 2);
     assert.equal(JSON.parse(j.stdout).error.code, "INPUT_INVALID");
