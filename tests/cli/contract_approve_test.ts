@@ -590,3 +590,58 @@ Deno.test("approve --server naming a server not in the lock: exit 2 before anyth
     assert.match(bad.stderr, /contract approve: unexpected argument "extra"/);
   });
 });
+
+Deno.test("approve on a hand-edited lock entry (server digest off its tools): nothing approved there, exit 1", async () => {
+  await withTempDir(async (dir) => {
+    const { lock } = await changedServer(dir);
+    const doc = JSON.parse(await read(lock));
+    doc.servers.dump.digest = "sha256:" + "0".repeat(64);
+    const edited = JSON.stringify(doc, null, 2) + "\n";
+    await Deno.writeTextFile(lock, edited);
+    const r = await runCliProcess(["contract", "approve", "--lock", lock]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /server dump: the lock's server digest does not match its tool digests/);
+    const named = await runCliProcess([
+      "contract",
+      "approve",
+      "--lock",
+      lock,
+      "--yes",
+      "--tool",
+      "new",
+    ]);
+    assert.equal(named.code, 2);
+    assert.match(
+      named.stderr,
+      /--tool "new" names no current change; there are no changes to approve/,
+    );
+    assert.equal(await read(lock), edited);
+  });
+});
+
+Deno.test("approve --json: what was approved and left, per change with its digests and hidden text", async () => {
+  await withTempDir(async (dir) => {
+    const { lock } = await changedServer(dir);
+    const r = await runCliProcess([
+      "contract",
+      "approve",
+      "--lock",
+      lock,
+      "--yes",
+      "--tool",
+      "search",
+      "--json",
+    ]);
+    assert.equal(r.code, 1, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.format, "schemapin.contract.approve/1");
+    assert.equal(out.ok, false);
+    assert.equal(out.error.code, "CONTRACT_DRIFT");
+    assert.deepEqual([out.approved, out.left, out.written], [1, 2, true]);
+    const search = out.changes.find((c: { tool: string }) => c.tool === "search");
+    assert.equal(search.approved, true);
+    assert.equal(search.live, JSON.parse(await read(lock)).servers.dump.tools.search.digest);
+    assert.deepEqual(search.hidden_text.map((f: { kind: string }) => f.kind), ["zero_width"]);
+    assert.equal(out.changes.find((c: { tool: string }) => c.tool === "old").approved, false);
+  });
+});
