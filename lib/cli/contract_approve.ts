@@ -17,12 +17,12 @@ import { CONTRACTPIN_CANONICAL_JSON_1 } from "../json/canonical_jcs.ts";
 import {
   applyApproval,
   approveCommand,
-  escapeInvisible,
   planApproval,
   type PlannedChange,
   selectChanges,
   shellLine,
 } from "../contractpin/approve.ts";
+import { escapeInvisible } from "../contractpin/display_text.ts";
 import type { DigestedToolList } from "../contractpin/digest.ts";
 import { DEFAULT_LOCK_FILE, serializeLock } from "../contractpin/lock.ts";
 import type { ServerReport } from "../contractpin/report.ts";

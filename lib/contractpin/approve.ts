@@ -368,7 +368,7 @@ export function approveCommand(
 /**
  * An argv as one line a POSIX shell reads back as the same argv (arguments quoted only when
  * they need it; invisible and control characters are not escaped here — see
- * {@linkcode escapeInvisible} for display).
+ * `escapeInvisible` in display_text.ts for display).
  *
  * @example
  * ```ts
@@ -381,25 +381,4 @@ export function shellLine(argv: readonly string[]): string {
   checkArg("shellLine", "argv", argv, "array");
   return argv.map((a) => /^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`)
     .join(" ");
-}
-
-const INVISIBLE = /[[\p{Cf}\p{Cc}\p{Zl}\p{Zp}]--[\t\n]]/gv;
-
-/**
- * Text safe to put in front of a reviewer: every format or control character (zero-width,
- * bidi controls, tag characters, ESC, …) except tab and line feed is shown as its escaped code
- * point (`\u{200B}`), never as itself.
- *
- * @example
- * ```ts
- * import { escapeInvisible } from "./approve.ts";
- * escapeInvisible("a\u200Bb\u{E0041}"); // "a\\u{200B}b\\u{E0041}"
- * ```
- */
-export function escapeInvisible(text: string): string {
-  checkArg("escapeInvisible", "text", text, "string");
-  return text.replace(
-    INVISIBLE,
-    (ch) => `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}}`,
-  );
 }

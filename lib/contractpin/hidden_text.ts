@@ -76,6 +76,7 @@
  * @module
  */
 import { checkArg } from "../arguments.ts";
+import { escapeInvisible } from "./display_text.ts";
 
 /** What a {@linkcode HiddenTextFinding} found. */
 export type HiddenTextKind =
@@ -527,6 +528,8 @@ export function findToolsHiddenText(tools: readonly unknown[]): ToolHiddenTextFi
  */
 export function describeHiddenText(f: ToolHiddenTextFinding): string {
   checkArg("describeHiddenText", "f", f, "object");
-  return `${f.tool} ${f.pointer || "/"}${f.in === "key" ? " (key)" : ""} @${f.offset} ` +
-    `${f.kind}: ${f.message}: "${f.excerpt}"`;
+  return escapeInvisible(
+    `${f.tool} ${f.pointer || "/"}${f.in === "key" ? " (key)" : ""} @${f.offset} ` +
+      `${f.kind}: ${f.message}: "${f.excerpt}"`,
+  );
 }

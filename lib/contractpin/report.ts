@@ -9,6 +9,7 @@ import type { ServerIdentity, TransportKind } from "./lock.ts";
 import type { Notice, ToolDiff } from "./verify.ts";
 import { redactCommand } from "./secrets.ts";
 import { describeHiddenText, type ToolHiddenTextFinding } from "./hidden_text.ts";
+import { escapeInvisible } from "./display_text.ts";
 import { checkArg } from "../arguments.ts";
 
 /**
@@ -366,7 +367,9 @@ export function formatHuman(report: VerifyReport, options: { diffs?: boolean } =
       ` (${sm.tools.drifted} drifted, ${sm.tools.added} added, ${sm.tools.removed} removed tools;` +
       ` ${sm.unreachable} unreachable)` + hiddenTextSummary(report),
   );
-  return lines.join("\n") + "\n";
+  // Names, diffs, messages and server stderr come from the server under review: never print
+  // its invisible or control characters (bidi overrides, ESC sequences) as themselves.
+  return escapeInvisible(lines.join("\n")) + "\n";
 }
 
 /** `; N hidden-text findings (warnings)` for the last line of a report, or "". */
@@ -513,5 +516,5 @@ export function formatGithub(report: VerifyReport, lockText: string): string {
     `contract verify: ${report.result} — ${sm.matched}/${sm.servers} servers match` +
       `${hiddenTextSummary(report)} (exit ${report.exit_code})`,
   );
-  return lines.join("\n") + "\n";
+  return escapeInvisible(lines.join("\n")) + "\n";
 }

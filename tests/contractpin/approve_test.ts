@@ -6,12 +6,12 @@ import assert from "node:assert/strict";
 import {
   applyApproval,
   approveCommand,
-  escapeInvisible,
   planApproval,
   type PlannedChange,
   selectChanges,
   shellLine,
 } from "../../lib/contractpin/approve.ts";
+import { escapeInvisible } from "../../lib/contractpin/display_text.ts";
 import { type DigestedToolList, digestToolList } from "../../lib/contractpin/digest.ts";
 import {
   buildLock,

@@ -294,6 +294,41 @@ Deno.test("report: human text lists identity changes and allowed additions", () 
   assert.match(text, /^FAIL: 0\/1 servers match/m);
 });
 
+Deno.test("report: human and GitHub text never print a server's invisible or control characters", () => {
+  // Everything below comes from the server under review: a tool name with a bidi override, a
+  // diff line with a zero-width space and a terminal escape, a stderr tail with colour codes.
+  const raw = ["\u202E", "\u200B", "\x1b", "\u{E0041}", "\uFE0F", "\r"];
+  const report = finishReport("contractpin.lock", false, null, [
+    server({
+      status: "drift",
+      tools: { drifted: [], added: ["ev\u202Eil"], removed: [], unchanged: 0 },
+      diffs: [{
+        tool: "ev\u202Eil",
+        change: "added",
+        text: "+  Adds\u200B numbers \x1b[31m\u{E0041}\u2764\uFE0F\r\n",
+      }],
+    }),
+    server({
+      name: "down",
+      status: "unreachable",
+      error: { kind: "exit", message: "exited 1", stderr: "\x1b[2Jcleared\n" },
+    }),
+  ]);
+  const human = formatHuman(report);
+  const github = formatGithub(report, LOCK_TEXT);
+  for (const [name, text] of [["human", human], ["github", github]]) {
+    for (const ch of raw) {
+      assert.ok(!text.includes(ch), `${name} holds U+${ch.codePointAt(0)!.toString(16)}`);
+    }
+  }
+  assert.match(human, /added {4}ev\\u\{202E\}il/);
+  assert.match(human, /Adds\\u\{200B\} numbers \\u\{001B\}\[31m\\u\{E0041\}/);
+  assert.match(human, /\\u\{001B\}\[2Jcleared/);
+  assert.match(github, /ev\\u\{202E\}il/);
+  // Visible text stays as it is.
+  assert.match(human, /\u2764/);
+});
+
 /** Two hidden-text findings in tool echo of server srv (one in a key). */
 function hidden(): ServerReport["hidden_text"] {
   return [
@@ -328,7 +363,7 @@ Deno.test("report: hidden text is a warning (exit 0) unless strict (exit 1), in 
   assert.match(human, /^ {2}warning: hidden text in echo \/description @4 html_comment: HTML/m);
   assert.match(
     human,
-    /^ {2}warning: hidden text in echo \/inputSchema\/properties\/a.b \(key\) @1/m,
+    /^ {2}warning: hidden text in echo \/inputSchema\/properties\/a\\u\{200B\}b \(key\) @1/m,
   );
   assert.match(human, /^match: 1\/1 servers match .*; 2 hidden-text findings \(warnings\)$/m);
   const sarif = JSON.parse(formatSarif(warn, LOCK_TEXT, "1.0.0"));
