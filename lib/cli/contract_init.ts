@@ -298,15 +298,30 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     servers[o.name] = o.entry;
     snapshotServers[o.name] = o.snapshot;
   }
-  if (failed > 0) {
-    await io.stderr(
-      `error: ${failed} of ${outcomes.length} servers could not be pinned; ${lockPath} was not ` +
-        `written\n`,
-    );
-    return EXIT_FAILED;
-  }
-  if (Object.keys(servers).length === 0) {
-    await io.stderr(`error: no server could be pinned; ${lockPath} was not written\n`);
+  const notPinned = failed > 0
+    ? `${failed} of ${outcomes.length} servers could not be pinned; ${lockPath} was not written`
+    : Object.keys(servers).length === 0
+    ? `no server could be pinned; ${lockPath} was not written`
+    : undefined;
+  if (notPinned !== undefined) {
+    await io.stderr(`error: ${notPinned}\n`);
+    if (values.json) {
+      // A machine reading --json learns what failed, not an empty stdout (exit 1).
+      await io.stdout(jsonOutput("contract.init", {
+        ok: false,
+        error: { code: "SERVER_FAILED", message: notPinned },
+        lock: lockPath,
+        snapshot: null,
+        generated_at: buildLock(servers).generated_at,
+        servers: serversJson(outcomes, servers),
+        failed: outcomes.flatMap((o) =>
+          o.ok || lenient.has(o.name)
+            ? []
+            : [{ name: o.name, kind: o.failure.kind, message: o.failure.message }]
+        ),
+        ...(discovery ? { discovered: discoveryJson(discovery, skippedLate) } : {}),
+      }));
+    }
     return EXIT_FAILED;
   }
 

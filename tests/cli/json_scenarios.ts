@@ -741,6 +741,17 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       errorCode: "HIDDEN_TEXT",
     },
     {
+      name: "contract init with a server that cannot be pinned",
+      args: [
+        ...["contract", "init", "--lock", p("failed-init.lock")],
+        ...["--file", `gone=${p("no-such-dump.json")}`, "--file", `dump=${p("tools-hidden.json")}`],
+        "--json",
+      ],
+      code: 1,
+      format: "schemapin.contract.init/1",
+      errorCode: "SERVER_FAILED",
+    },
+    {
       name: "contract verify of hidden text (warnings)",
       args: ["contract", "verify", "--lock", p("hidden.lock"), "--json"],
       code: 0,
