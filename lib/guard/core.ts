@@ -187,6 +187,9 @@ export interface GuardCoreOptions {
  */
 export type FetchTools = () => Promise<JsonValue[]>;
 
+/** Distinct hidden-text warnings remembered to log each once (then the memory starts over). */
+const MAX_WARNED = 10_000;
+
 /**
  * The guard's decisions (see the module documentation).
  *
@@ -212,6 +215,8 @@ export class GuardCore {
   readonly #mode: GuardMode;
   readonly #log: AuditLog;
   readonly #server: string;
+  /** Hidden-text warnings already logged (see #logHiddenText). */
+  readonly #warned = new Set<string>();
 
   readonly #policyFor: GuardCoreOptions["policyFor"];
 
@@ -599,6 +604,15 @@ export class GuardCore {
   #logHiddenText(v: ToolVerdict): void {
     const failing = v.problems.includes("hidden_text");
     for (const f of v.hiddenText ?? []) {
+      if (!failing) {
+        // A warning is logged once per guard process for the same finding in the same
+        // definition: a client re-listing (or a server sending list_changed in a loop) must
+        // not repeat it on every list. The set is bounded; past the bound it starts over.
+        const key = `${v.name}\0${v.digest ?? ""}\0${f.pointer}\0${f.in}\0${f.offset}\0${f.kind}`;
+        if (this.#warned.has(key)) continue;
+        if (this.#warned.size >= MAX_WARNED) this.#warned.clear();
+        this.#warned.add(key);
+      }
       this.#log.record({
         decision: !failing
           ? "warn"

@@ -109,6 +109,22 @@ Deno.test("guard core: hidden text without --strict-text is a warn line per find
   assert.deepEqual(hiddenLines(clean.lines), []);
 });
 
+Deno.test("guard core: a warning is logged once per finding, not on every list; a changed definition logs again", async () => {
+  const { core, session, lines } = setup("filter", false);
+  for (let i = 0; i < 5; i++) await list(core, session, poisoned());
+  assert.equal(hiddenLines(lines).length, 2, "two findings, listed five times");
+  assert.equal(lines.filter((l) => l.decision === "list_allowed").length, 5);
+  // The same hidden text in another definition of the tool is a new finding (new digest).
+  const changed = poisoned();
+  changed.find((t) => t.name === "read_file")!.description += " (v2)";
+  await list(core, session, changed);
+  assert.equal(hiddenLines(lines).length, 4);
+  // With --strict-text every list's failure is logged like any other failing tool.
+  const strict = setup("filter", true);
+  for (let i = 0; i < 3; i++) await list(strict.core, strict.session, poisoned());
+  assert.equal(hiddenLines(strict.lines).length, 6);
+});
+
 Deno.test("guard core --strict-text: enforce refuses the list, filter withholds the tool, audit logs", async () => {
   {
     const { core, session, lines } = setup("enforce", true);
