@@ -18,6 +18,7 @@ import {
   verifyLockSignature,
 } from "../contractpin/lock_signature.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
+import { type FileFinding, githubCommand } from "../contractpin/report.ts";
 import { defaultPinStorePath, FilePinStore } from "../pins/store.ts";
 import { checkDomain } from "../dns/domain.ts";
 import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
@@ -381,56 +382,33 @@ export async function printLockSignatureNotes(
 }
 
 /**
- * The SARIF result of a checked lock signature (rule `contractpin/lock-signature`), added to
- * the report's SARIF text: an error when it failed, a note when it verified.
+ * The SARIF result of a checked lock signature (rule `contractpin/lock-signature`) for
+ * `formatSarif`'s `fileFindings`: an error when it failed, a note when it verified, nothing
+ * when it was not checked.
  */
-export function addLockSignatureToSarif(sarifText: string, check: LockSignatureCheck): string {
-  if (check.status === "not_checked" || !check.result) return sarifText;
-  const sarif = JSON.parse(sarifText) as {
-    runs: {
-      tool: { driver: { rules: unknown[] } };
-      results: unknown[];
-    }[];
-  };
-  const run = sarif.runs[0];
-  const failedCheck = check.status === "invalid";
-  run.tool.driver.rules.push({
-    id: "contractpin/lock-signature",
-    shortDescription: {
-      text: "The lock's signature (LOCK.sig) must verify with the publisher's key.",
-    },
-    defaultConfiguration: { level: "error" },
-  });
-  run.results.unshift({
-    ruleId: "contractpin/lock-signature",
-    level: failedCheck ? "error" : "note",
-    message: { text: lockSignatureLine(check) },
-    locations: [{
-      physicalLocation: {
-        artifactLocation: { uri: check.file },
-        region: { startLine: 1 },
-      },
-    }],
-    partialFingerprints: { contractpinTarget: `lock-signature/${check.file}` },
-  });
-  return JSON.stringify(sarif, null, 2) + "\n";
-}
-
-function escapeData(s: string): string {
-  return s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
-}
-
-function escapeProperty(s: string): string {
-  return escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
+export function lockSignatureSarif(check: LockSignatureCheck): FileFinding[] {
+  if (check.status === "not_checked" || !check.result) return [];
+  return [{
+    rule: "lock-signature",
+    ruleText: "The lock's signature (LOCK.sig) must verify with the publisher's key.",
+    level: check.status === "invalid" ? "error" : "note",
+    file: check.file,
+    message: lockSignatureLine(check),
+  }];
 }
 
 /** The GitHub workflow command of a checked lock signature (`::error` or `::notice`). */
 export function lockSignatureGithubLine(check: LockSignatureCheck): string {
   if (check.status === "not_checked" || !check.result) return "";
   const command = check.status === "invalid" ? "error" : "notice";
-  return `::${command} file=${escapeProperty(check.file)},line=1,title=${
-    escapeProperty("contract lock signature")
-  }::${escapeData(lockSignatureLine(check))}\n`;
+  return githubCommand(
+    command,
+    check.file,
+    1,
+    "contract lock signature",
+    lockSignatureLine(check),
+  ) +
+    "\n";
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -32,12 +32,12 @@ import {
   readSnapshot,
 } from "./contract_shared.ts";
 import {
-  addLockSignatureToSarif,
   LOCK_TRUST_OPTIONS,
   type LockSignatureCheck,
   lockSignatureGithubLine,
   lockSignatureJson,
   lockSignatureLine,
+  lockSignatureSarif,
   planLockSignature,
   printLockSignatureNotes,
   runLockSignatureCheck,
@@ -135,7 +135,7 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
       await io.stdout(reportJson(report, signed));
       break;
     case "sarif":
-      await io.stdout(addLockSignatureToSarif(formatSarif(report, lockText, VERSION), signed));
+      await io.stdout(formatSarif(report, lockText, VERSION, lockSignatureSarif(signed)));
       break;
     case "github":
       await io.stdout(lockSignatureGithubLine(signed) + formatGithub(report, lockText));
@@ -170,7 +170,7 @@ async function reportUnsigned(
       await io.stdout(reportJson(report, signed));
       break;
     case "sarif":
-      await io.stdout(addLockSignatureToSarif(formatSarif(report, "", VERSION), signed));
+      await io.stdout(formatSarif(report, "", VERSION, lockSignatureSarif(signed)));
       break;
     case "github":
       await io.stdout(

@@ -422,8 +422,26 @@ const RULES: Record<Finding["rule"], string> = {
 };
 
 /**
+ * A result about a file beside the lock rather than one of its servers: today the lock's
+ * signature (`contract verify --require-signature`, issue 17 item 2).
+ */
+export interface FileFinding {
+  /** Stable rule id without the `contractpin/` prefix (`lock-signature`). */
+  readonly rule: string;
+  /** What the rule checks, one sentence (the SARIF rule's short description). */
+  readonly ruleText: string;
+  /** `error` fails the run; `note` reports a check that passed. */
+  readonly level: "error" | "note";
+  /** The file the result is about (e.g. `contractpin.lock.sig`). */
+  readonly file: string;
+  /** One-line message. */
+  readonly message: string;
+}
+
+/**
  * SARIF 2.1.0 for code scanning: one result per finding, located at the server's or tool's
- * line in the lock file.
+ * line in the lock file; `fileFindings` (the lock signature) come first, at line 1 of their
+ * file.
  *
  * @example
  * ```ts
@@ -434,11 +452,33 @@ const RULES: Record<Finding["rule"], string> = {
  * await Deno.writeTextFile("contractpin.sarif", formatSarif(report, lockText, "0.1.0"));
  * ```
  */
-export function formatSarif(report: VerifyReport, lockText: string, version: string): string {
+export function formatSarif(
+  report: VerifyReport,
+  lockText: string,
+  version: string,
+  fileFindings: readonly FileFinding[] = [],
+): string {
   checkArg("formatSarif", "report", report, "object");
   checkArg("formatSarif", "report.servers", report.servers, "array");
   checkArg("formatSarif", "lockText", lockText, "string");
   checkArg("formatSarif", "version", version, "string");
+  checkArg("formatSarif", "fileFindings", fileFindings, "array");
+  const fileResults = fileFindings.map((f) => ({
+    ruleId: `contractpin/${f.rule}`,
+    level: f.level,
+    message: { text: f.message },
+    locations: [{
+      physicalLocation: { artifactLocation: { uri: f.file }, region: { startLine: 1 } },
+    }],
+    partialFingerprints: { contractpinTarget: `${f.rule}/${f.file}` },
+  }));
+  const fileRules = [...new Map(fileFindings.map((f) => [f.rule, f.ruleText]))].map((
+    [id, text],
+  ) => ({
+    id: `contractpin/${id}`,
+    shortDescription: { text },
+    defaultConfiguration: { level: "error" },
+  }));
   const results = findings(report).map((f) => ({
     ruleId: `contractpin/${f.rule}`,
     level: f.level,
@@ -468,10 +508,10 @@ export function formatSarif(report: VerifyReport, lockText: string, version: str
             defaultConfiguration: {
               level: id === "notice" ? "note" : id === "hidden-text" ? "warning" : "error",
             },
-          })),
+          })).concat(fileRules),
         },
       },
-      results,
+      results: [...fileResults, ...results],
     }],
   };
   return JSON.stringify(sarif, null, 2) + "\n";
@@ -483,6 +523,28 @@ function escapeData(s: string): string {
 
 function escapeProperty(s: string): string {
   return escapeData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
+}
+
+/**
+ * One GitHub Actions workflow command (`::error file=…,line=…,title=…::message`), its
+ * properties and data escaped as the runner requires (no line break can end it early).
+ *
+ * @example
+ * ```ts
+ * import { githubCommand } from "./report.ts";
+ * githubCommand("error", "a.lock", 3, "t: x", "50%"); // "::error file=a.lock,line=3,title=t%3A x::50%25"
+ * ```
+ */
+export function githubCommand(
+  command: "error" | "warning" | "notice",
+  file: string,
+  line: number,
+  title: string,
+  message: string,
+): string {
+  return `::${command} file=${escapeProperty(file)},line=${line},title=${escapeProperty(title)}::${
+    escapeData(message)
+  }`;
 }
 
 /**
@@ -507,9 +569,13 @@ export function formatGithub(report: VerifyReport, lockText: string): string {
     const title = `contract ${f.rule.replaceAll("-", " ")}: ${f.server}${
       f.tool ? "/" + f.tool : ""
     }`;
-    return `::${command} file=${escapeProperty(report.lock)},line=${
-      lockLine(lockText, f.server, f.tool)
-    },title=${escapeProperty(title)}::${escapeData(f.message)}`;
+    return githubCommand(
+      command,
+      report.lock,
+      lockLine(lockText, f.server, f.tool),
+      title,
+      f.message,
+    );
   });
   const sm = report.summary;
   lines.push(
