@@ -13,19 +13,17 @@ import { DEFAULT_LOCK_FILE, parseLock } from "../contractpin/lock.ts";
 import {
   LOCK_SIGNATURE_TOOL_ID,
   type LockSignatureResult,
-  type LockSignOptions,
   signLock,
   verifyLockSignature,
 } from "../contractpin/lock_signature.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
 import { type FileFinding, githubCommand } from "../contractpin/report.ts";
 import { defaultPinStorePath, FilePinStore } from "../pins/store.ts";
-import { checkDomain } from "../dns/domain.ts";
-import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
 import { type CliIO, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput, verificationFields } from "./json_output.ts";
 import { describeFsError, readInput, writeFileAtomic } from "./io.ts";
 import { parseWithTokens } from "./contract_shared.ts";
+import { signatureMetadata } from "./signature_options.ts";
 import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 import {
   checkTrustFlags,
@@ -428,54 +426,6 @@ const OPTIONS = {
   quiet: { type: "boolean" },
 } as const;
 
-type SignValues = {
-  domain?: string;
-  "signer-kid"?: string;
-  "expires-in"?: string;
-  "expires-at"?: string;
-};
-
-/** The document metadata asked for on the command line (checked as sign-schema checks it). */
-function signOptions(values: SignValues, now: number): LockSignOptions {
-  if (values["expires-in"] !== undefined && values["expires-at"] !== undefined) {
-    throw new UsageError(`${CMD}: give --expires-in or --expires-at, not both`);
-  }
-  const options: LockSignOptions = { signedAt: now };
-  if (values["expires-in"] !== undefined) {
-    const ms = parseDuration(values["expires-in"]);
-    if (ms === undefined) {
-      throw new UsageError(
-        `${CMD}: --expires-in ${
-          JSON.stringify(values["expires-in"])
-        } is not a duration like 30d, 12h, 90m, 2w or 1d12h`,
-      );
-    }
-    options.expiresAt = now + ms;
-  }
-  if (values["expires-at"] !== undefined) {
-    const ms = parseRfc3339(values["expires-at"]);
-    if (ms === undefined) {
-      throw new UsageError(
-        `${CMD}: --expires-at ${
-          JSON.stringify(values["expires-at"])
-        } is not a strict RFC 3339 time like 2026-11-01T10:00:00Z`,
-      );
-    }
-    if (ms <= now) throw new UsageError(`${CMD}: --expires-at is in the past`);
-    options.expiresAt = values["expires-at"];
-  }
-  if (values["signer-kid"] === "") throw new UsageError(`${CMD}: --signer-kid is empty`);
-  if (values["signer-kid"] !== undefined) options.signerKid = values["signer-kid"];
-  if (values.domain !== undefined) {
-    const dc = checkDomain(values.domain);
-    if (!dc.ok) {
-      throw new UsageError(`${CMD}: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
-    }
-    options.domain = dc.domain;
-  }
-  return options;
-}
-
 /** Runs `schemapin contract sign`. */
 export async function runContractSign(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseWithTokens(CMD, args, OPTIONS);
@@ -492,7 +442,7 @@ export async function runContractSign(args: string[], io: CliIO): Promise<number
   }
   const sigPath = values.signature ?? lockSignaturePath(lockPath);
   const now = Math.floor(Date.now() / 1000) * 1000; // whole seconds in signed_at
-  const options = signOptions(values, now);
+  const options = signatureMetadata(CMD, values, now);
   // The one rule for outputs (lib/cli/flags.ts): an existing signature is replaced only with
   // --force — checked before the key (and its passphrase) is asked for.
   if (!values.force) {

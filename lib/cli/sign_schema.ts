@@ -12,8 +12,6 @@ import {
   signSchemaBase64,
   signSchemaDocument,
 } from "../schema/document.ts";
-import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
-import { checkDomain } from "../dns/domain.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import {
   type CliIO,
@@ -34,6 +32,7 @@ import {
 import { count, progressLine } from "./progress.ts";
 import { joinPath, listBatch, readJsonFile, sourceName } from "./schema_inputs.ts";
 import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { signatureMetadata } from "./signature_options.ts";
 
 const HELP = `schemapin sign-schema — sign a tool schema
 
@@ -118,38 +117,11 @@ function documentOptions(values: Values, now: number): SchemaDocumentOptions | u
       "signer-kid",
     ].some((k) => values[k as keyof Values] !== undefined);
   if (!wanted) return undefined;
-  if (values["expires-in"] !== undefined && values["expires-at"] !== undefined) {
-    throw new UsageError("sign-schema: give --expires-in or --expires-at, not both");
-  }
-  const options: SchemaDocumentOptions = { signedAt: now };
-  if (values["expires-in"] !== undefined) {
-    const ms = parseDuration(values["expires-in"]);
-    if (ms === undefined) {
-      throw new UsageError(
-        `sign-schema: --expires-in ${
-          JSON.stringify(values["expires-in"])
-        } is not a duration like 30d, 12h, 90m, 2w or 1d12h`,
-      );
-    }
-    options.expiresAt = now + ms;
-  }
-  if (values["expires-at"] !== undefined) {
-    const ms = parseRfc3339(values["expires-at"]);
-    if (ms === undefined) {
-      throw new UsageError(
-        `sign-schema: --expires-at ${
-          JSON.stringify(values["expires-at"])
-        } is not a strict RFC 3339 time like 2026-11-01T10:00:00Z`,
-      );
-    }
-    if (ms <= now) throw new UsageError("sign-schema: --expires-at is in the past");
-    options.expiresAt = values["expires-at"];
-  }
+  const options: SchemaDocumentOptions = signatureMetadata("sign-schema", values, now);
   // Checked here, not only when the first schema is signed: a --batch run creates --out-dir.
   if (values["schema-version"] === "") {
     throw new UsageError("sign-schema: --schema-version is empty");
   }
-  if (values["signer-kid"] === "") throw new UsageError("sign-schema: --signer-kid is empty");
   if (values["previous-hash"] !== undefined && !isSha256Ref(values["previous-hash"])) {
     throw new UsageError(
       `sign-schema: --previous-hash ${JSON.stringify(values["previous-hash"])} ${
@@ -157,16 +129,8 @@ function documentOptions(values: Values, now: number): SchemaDocumentOptions | u
       }`,
     );
   }
-  if (values.domain !== undefined) {
-    const dc = checkDomain(values.domain);
-    if (!dc.ok) {
-      throw new UsageError(`sign-schema: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
-    }
-  }
   if (values["schema-version"] !== undefined) options.schemaVersion = values["schema-version"];
   if (values["previous-hash"] !== undefined) options.previousHash = values["previous-hash"];
-  if (values.domain !== undefined) options.domain = values.domain;
-  if (values["signer-kid"] !== undefined) options.signerKid = values["signer-kid"];
   return options;
 }
 
