@@ -86,6 +86,7 @@ export {
   type SnapshotTool,
 } from "./lib/contractpin/snapshot.ts";
 export {
+  type FileFinding,
   type Finding,
   formatGithub,
   formatHuman,
