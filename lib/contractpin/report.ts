@@ -68,7 +68,12 @@ export interface VerifyReport {
   format: string;
   /** The lock file verified. */
   lock: string;
-  /** `match` (exit 0) or `drift` (exit 1: drift or an unreachable server). */
+  /**
+   * `match` (exit 0) or `drift` (exit 1 for any reason: a drifted, added or removed tool, an
+   * unreachable server, hidden text with `--strict-text`, or — in the CLI — a lock signature
+   * that did not verify). The CLI's `error.code` says which (`CONTRACT_DRIFT`, `HIDDEN_TEXT`,
+   * the signature's SchemaPin code); the name stays `drift` for compatibility of the /1 format.
+   */
   result: "match" | "drift";
   /** The process exit code this report maps to (§6). */
   exit_code: 0 | 1;
