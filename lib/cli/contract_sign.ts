@@ -36,9 +36,11 @@ import {
   PUBLIC_KEY_OPTIONS,
   reportInputFailure,
   requireDomainFlag,
+  type TrustInputs,
   type TrustOptionValues,
   type TrustPlan,
 } from "./schema_inputs.ts";
+import type { BeforePinHook } from "../schema/flow.ts";
 import { BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 
 const CMD = "contract sign";
@@ -148,12 +150,15 @@ export async function checkLockSignature(ctx: {
   io: CliIO;
   /** Asks on a terminal about a first-use key (contract verify); none in the guard. */
   ask?: (question: string) => Promise<string | undefined>;
+  /** Trust inputs already loaded from `plan` (the guard loads them once for both checks). */
+  loaded?: LoadedTrust;
 }): Promise<LockSignatureResult> {
   const { plan, values, lockPath, sigPath, io } = ctx;
   const lock = parseJson(ctx.lockBytes, lockPath);
   // The trust inputs first: a missing or malformed local trust file is bad input (exit 2)
   // whatever the signature file holds.
-  const { trust, dnsHook } = await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io);
+  const { trust, dnsHook } = ctx.loaded ??
+    await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io);
   let sigBytes: Uint8Array;
   try {
     sigBytes = Deno.readFileSync(sigPath);
@@ -206,6 +211,12 @@ export async function checkLockSignature(ctx: {
   // --public-key: no pin was consulted or written (the store only names the key).
   if (trust.explicitKey !== undefined) result.keyPinning = "not_checked";
   return result;
+}
+
+/** Trust inputs loaded from a plan, and the DNS cross-check hook when `--dns` was given. */
+export interface LoadedTrust {
+  readonly trust: TrustInputs;
+  readonly dnsHook: BeforePinHook<SchemaVerificationResult> | undefined;
 }
 
 /** What `--require-signature` (or `--require-signed-lock`) asks for, checked up front. */
@@ -265,6 +276,7 @@ export async function runLockSignatureCheck(
     io: CliIO;
     json: boolean;
     ask?: (question: string) => Promise<string | undefined>;
+    loaded?: LoadedTrust;
   },
 ): Promise<LockSignatureCheck | number> {
   if (!sig.required || !sig.plan) {

@@ -29,14 +29,13 @@ import {
   NETWORK_OPTIONS,
   PUBLIC_KEY_OPTIONS,
   reportInputFailure,
-  type TrustInputs,
   type TrustPlan,
 } from "./schema_inputs.ts";
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
-import type { BeforePinHook } from "../schema/flow.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
 import { describeFsError, readInput } from "./io.ts";
 import {
+  type LoadedTrust,
   lockSignatureLine,
   lockSignaturePath,
   printLockSignatureNotes,
@@ -378,6 +377,19 @@ export const guardCommand: Command = {
       }
     }
 
+    // The trust documents (discovery, revocation, bundle; fetched with --well-known) are
+    // loaded once, for the lock's signature and the tools' signatures alike: one fetch, and
+    // both checks judge against the same documents.
+    let loaded: LoadedTrust | undefined;
+    if (plan && (signedLock || values.signatures)) {
+      try {
+        loaded = await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io);
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        return await reportInputFailure(e, false, io);
+      }
+    }
+
     // --require-signed-lock: the lock's signature, before anything is started (exit 1 when
     // it does not verify; a bad local trust file is exit 2).
     let lockSigned = "";
@@ -385,7 +397,7 @@ export const guardCommand: Command = {
       const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
       const check = await runLockSignatureCheck(
         { required: true, sigPath: lockSignaturePath(lockPath), plan },
-        { values, lockBytes, lockPath, io, json: false },
+        { values, lockBytes, lockPath, io, json: false, loaded },
       );
       if (typeof check === "number") return check;
       await printLockSignatureNotes(check, io, "guard: ");
@@ -400,15 +412,8 @@ export const guardCommand: Command = {
     }
 
     let signatures: ToolTrust | undefined;
-    if (plan && values.signatures) {
-      let trust: TrustInputs;
-      let dnsHook: BeforePinHook<SchemaVerificationResult> | undefined;
-      try {
-        ({ trust, dnsHook } = await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io));
-      } catch (e) {
-        if (e instanceof UsageError) throw e;
-        return await reportInputFailure(e, false, io);
-      }
+    if (plan && values.signatures && loaded) {
+      const { trust, dnsHook } = loaded;
       for (const w of trust.warnings ?? []) await io.stderr(`warning: guard: ${w}\n`);
       signatures = {
         domain: plan.domain,

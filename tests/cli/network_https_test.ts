@@ -422,3 +422,49 @@ Deno.test("serve: content types, caching, ETag, 404/405, HEAD; bad setups exit 2
     }
   });
 });
+
+Deno.test("guard --require-signed-lock --signatures --well-known fetches the domain's documents once", async () => {
+  await withTempDir(async (dir) => {
+    const f = await files(dir);
+    const lock = `${dir}/contractpin.lock`;
+    await Deno.writeTextFile(
+      `${dir}/tools.json`,
+      JSON.stringify({ tools: [{ name: "t", inputSchema: { type: "object" } }] }),
+    );
+    const init = await runCliProcess([
+      "contract",
+      "init",
+      "--lock",
+      lock,
+      "--file",
+      `s=${dir}/tools.json`,
+    ]);
+    assert.equal(init.code, 0, init.stderr);
+    const signed = await runCliProcess([
+      ...["contract", "sign", "--lock", lock, "-k", `${dir}/private.pem`, "--domain", HOST],
+    ]);
+    assert.equal(signed.code, 0, signed.stderr);
+    const serve = await serveOnLoopback(f, f.revocation);
+    let stderr = "";
+    try {
+      await viaProxy(serve.port, async (env) => {
+        // The client (stdin) leaves at once: the guard starts, checks, and stops.
+        const g = await runCliProcess([
+          ...["guard", "--lock", lock, "--server", "s", "--require-signed-lock", "--signatures"],
+          ...["--domain", HOST, "--well-known", "--pin-store", f.pins, "--trust-first-use"],
+          ...["--", Deno.execPath(), "eval", "0"],
+        ], { env });
+        assert.equal(g.code, 0, g.stderr);
+        assert.match(g.stderr, /lock signature: ok/);
+      });
+    } finally {
+      const stopped = await serve.stop("SIGTERM");
+      stderr = stopped.stderr;
+    }
+    const gets = (path: string) =>
+      stderr.split("\n").filter((l) => l.includes(`GET "${path}" 200`)).length;
+    // One load for both checks (it was one per check: two fetches of each document).
+    assert.equal(gets("/.well-known/schemapin.json"), 1, stderr);
+    assert.equal(gets("/.well-known/schemapin-revocations.json"), 1, stderr);
+  });
+});
