@@ -77,7 +77,8 @@ approve  shows each change of the live servers (as verify finds them): drifted w
          approve (--server NAME picks the server of a name that changed on several) and
          never approves anything implicitly. Only approved entries change in the lock and
          snapshot; each touched server's tool_count and digest are recomputed. Exit 0 when
-         nothing is left, 1 when changes remain (CI keeps failing), 2 bad input.
+         nothing is left, 1 when changes remain (CI keeps failing), 2 bad input, or the
+         lock changed during the review (nothing is written then: approve again).
          A signature next to the lock (LOCK.sig) must then be renewed (contract sign).
 ${CONTRACT_SIGN_HELP}
 digest   prints tool and server digests of a saved tools/list result ({"tools":[…]}, a

@@ -24,7 +24,7 @@ import {
 } from "../contractpin/approve.ts";
 import { escapeInvisible } from "../contractpin/display_text.ts";
 import type { DigestedToolList } from "../contractpin/digest.ts";
-import { DEFAULT_LOCK_FILE, serializeLock } from "../contractpin/lock.ts";
+import { DEFAULT_LOCK_FILE, parseLock, serializeLock } from "../contractpin/lock.ts";
 import type { ServerReport } from "../contractpin/report.ts";
 import { verifyLock } from "../contractpin/run.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
@@ -36,13 +36,12 @@ import {
 } from "../contractpin/snapshot.ts";
 import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import { exists, writeFileAtomic } from "./io.ts";
+import { exists, readInput, writeFileAtomic } from "./io.ts";
 import {
   LIMIT_OPTIONS,
   limitsFrom,
   parseWithTokens,
   readConfig,
-  readLock,
   readSnapshot,
 } from "./contract_shared.ts";
 
@@ -227,7 +226,11 @@ export async function approveWith(
   const interactive = terminal.interactive && !yes && !json;
   if (tools.some((t) => t === "")) throw new UsageError(`${CMD}: --tool needs a tool name`);
 
-  const lock = await readLock(lockPath, io);
+  // The bytes read now are compared with the file again just before writing: a review can
+  // take minutes, and a lock changed meanwhile (another approve, init, a git checkout) must
+  // not be overwritten by one built from the old text.
+  const lockBytes = await readInput(lockPath, io);
+  const lock = parseLock(lockBytes, lockPath);
   const snapshotExplicit = values.snapshot !== undefined;
   const snapshotPath = values.snapshot ?? defaultSnapshotPath(lockPath);
   let snapshot: ContractSnapshot | undefined;
@@ -309,6 +312,7 @@ export async function approveWith(
   let signatureStale = false;
   if (approved.length > 0) {
     const result = applyApproval(lock, snapshot, approved);
+    refuseIfChanged(lockPath, lockBytes);
     // The snapshot first: verify trusts a snapshot entry only where it matches the lock, so a
     // failure between the two writes can never make a diff lie.
     if (result.snapshot) {
@@ -392,4 +396,26 @@ export async function approveWith(
     }
   }
   return ok ? EXIT_OK : EXIT_FAILED;
+}
+
+/**
+ * Throws `INPUT_INVALID` (exit 2, nothing written) when the lock at `path` no longer holds
+ * `before`, the bytes the approval was planned from.
+ */
+function refuseIfChanged(path: string, before: Uint8Array): void {
+  let now: Uint8Array | undefined;
+  try {
+    now = Deno.readFileSync(path);
+  } catch {
+    now = undefined;
+  }
+  if (now !== undefined && now.length === before.length && now.every((b, i) => b === before[i])) {
+    return;
+  }
+  throw new SchemaPinError(
+    "INPUT_INVALID",
+    `${path} changed while the changes were reviewed (another approve, init or checkout); ` +
+      `nothing was written: run \`schemapin contract approve\` again`,
+    { path },
+  );
 }

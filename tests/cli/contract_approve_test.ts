@@ -397,6 +397,34 @@ Deno.test("on a terminal: each change is asked; only y/yes approves; end of inpu
   });
 });
 
+Deno.test("on a terminal: a lock changed during the review is not overwritten (exit 2, nothing written)", async () => {
+  await withTempDir(async (dir) => {
+    const { lock, snapshot } = await changedServer(dir);
+    const snapshotBefore = await read(snapshot);
+    // While the reviewer answers, someone else rewrites the lock (another approve, a checkout).
+    const concurrent = (await read(lock)).replace(
+      /"generated_at": "[^"]*"/,
+      '"generated_at": "2030-01-01T00:00:00Z"',
+    );
+    const terminal: ApproveTerminal = {
+      interactive: true,
+      color: false,
+      async ask() {
+        await Deno.writeTextFile(lock, concurrent);
+        return "y";
+      },
+    };
+    await assert.rejects(
+      approveWith(["--lock", lock], captureIO().io, terminal),
+      (e: unknown) =>
+        e instanceof SchemaPinError && e.code === "INPUT_INVALID" &&
+        /changed while the changes were reviewed.*nothing was written/.test(e.message),
+    );
+    assert.equal(await read(lock), concurrent, "the other writer's lock is kept");
+    assert.equal(await read(snapshot), snapshotBefore, "the snapshot is not written either");
+  });
+});
+
 Deno.test("on a terminal: all answered no writes nothing; --tool limits what is asked", async () => {
   await withTempDir(async (dir) => {
     const { lock } = await changedServer(dir);
