@@ -36,6 +36,7 @@ import {
 } from "../contractpin/snapshot.ts";
 import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
+import { warnStaleLockSignature } from "./contract_sign.ts";
 import { exists, readInput, writeFileAtomic } from "./io.ts";
 import {
   LIMIT_OPTIONS,
@@ -320,7 +321,7 @@ export async function approveWith(
     }
     await writeFileAtomic(lockPath, serializeLock(result.lock), { overwrite: true });
     written = true;
-    signatureStale = await exists(`${lockPath}.sig`);
+    signatureStale = await warnStaleLockSignature(lockPath, io);
   }
 
   const left = changes.filter((c) => !approved.includes(c));
@@ -379,12 +380,6 @@ export async function approveWith(
           "\n",
       );
     }
-  }
-  if (signatureStale) {
-    await io.stderr(
-      `warning: ${lockPath}.sig no longer covers ${lockPath}; renew it with ` +
-        "`schemapin contract sign`\n",
-    );
   }
   if (!ok && !json && left.length > 0 && !interactive) {
     const byServer = new Map<string, string[]>();

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { warnStaleLockSignature } from "./contract_sign.ts";
 import { dirname, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
 import type { ServerTarget } from "../contractpin/live.ts";
@@ -369,6 +370,7 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     });
   }
   await writeFileAtomic(lockPath, serializeLock(lock), { overwrite: true });
+  await warnStaleLockSignature(lockPath, io);
 
   if (values.json) {
     await io.stdout(jsonOutput("contract.init", {

@@ -21,7 +21,7 @@ import { type FileFinding, githubCommand } from "../contractpin/report.ts";
 import { defaultPinStorePath, FilePinStore } from "../pins/store.ts";
 import { type CliIO, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput, verificationFields } from "./json_output.ts";
-import { describeFsError, readInput, writeFileAtomic } from "./io.ts";
+import { describeFsError, exists, readInput, writeFileAtomic } from "./io.ts";
 import { parseWithTokens } from "./contract_shared.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
@@ -98,6 +98,21 @@ export type LockTrustValues = TrustOptionValues & {
 /** The default signature file of a lock: `<lock>.sig`. */
 export function lockSignaturePath(lockPath: string): string {
   return `${lockPath}.sig`;
+}
+
+/**
+ * After `contract init` or `approve` rewrote the lock: when `<lock>.sig` exists it no longer
+ * covers the lock; say so on stderr (it is kept: the signer renews it). Returns whether it
+ * exists.
+ */
+export async function warnStaleLockSignature(lockPath: string, io: CliIO): Promise<boolean> {
+  const sigPath = lockSignaturePath(lockPath);
+  if (!(await exists(sigPath))) return false;
+  await io.stderr(
+    `warning: ${sigPath} no longer covers ${lockPath}; renew it with ` +
+      "`schemapin contract sign`\n",
+  );
+  return true;
 }
 
 /**

@@ -403,3 +403,35 @@ Deno.test("guard --require-signed-lock refuses to start with an unsigned, tamper
     assert.match(usage.stderr, /--require-signed-lock needs --domain D/);
   });
 });
+
+Deno.test("init --force over a signed lock: the signature is kept, a warning says it must be renewed, verify then fails", async () => {
+  await withTempDir(async (dir) => {
+    const s = await setup(dir);
+    assert.equal((await sign(s)).code, 0);
+    const sigBefore = await Deno.readTextFile(s.sig);
+    const tools = baseTools();
+    tools[0].description = "changed upstream";
+    await writeTools(`${dir}/tools.json`, tools);
+    const init = await runInProcess([
+      ...["contract", "init", "--force", "--lock", s.lock, "--file", `dump=${dir}/tools.json`],
+      "--no-snapshot",
+    ]);
+    assert.equal(init.code, 0, init.stderr);
+    assert.match(
+      init.stderr,
+      /contractpin\.lock\.sig no longer covers .*contractpin\.lock; renew it/,
+    );
+    assert.equal(await Deno.readTextFile(s.sig), sigBefore);
+    const r = await verify(s);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /changed after it was signed/);
+    // Without a signature next to it, init says nothing about one.
+    await Deno.remove(s.sig);
+    const again = await runInProcess([
+      ...["contract", "init", "--force", "--lock", s.lock, "--file", `dump=${dir}/tools.json`],
+      "--no-snapshot",
+    ]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.doesNotMatch(again.stderr, /no longer covers/);
+  });
+});
