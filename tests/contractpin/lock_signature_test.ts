@@ -3,6 +3,8 @@
 // verify-schema's flow with the pin contractpin:lock@DOMAIN. Expectations come from the
 // format's definition (sorted compact JSON, SHA-256 via node:crypto), not from the code.
 import assert from "node:assert/strict";
+import { oracleSchemapinV1 } from "../oracle/canonical.ts";
+import { oracleParse } from "../oracle/json.ts";
 import { createHash } from "node:crypto";
 import { isSchemaPinError } from "../../lib/errors.ts";
 import { MemoryPinStore } from "../../lib/pins/store.ts";
@@ -42,18 +44,9 @@ function lockText(): string {
 }
 const lockValue = () => JSON.parse(lockText());
 
-/** Canonical JSON the simple way (names sorted, no whitespace; the lock is ASCII). */
-function sortedCompact(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(sortedCompact).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    return `{${
-      Object.keys(value).sort().map((n) =>
-        `${JSON.stringify(n)}:${sortedCompact((value as Record<string, unknown>)[n])}`
-      ).join(",")
-    }}`;
-  }
-  return JSON.stringify(value);
-}
+/** schemapin-v1 canonical text by the project's independent oracle (tests/oracle: no lib/ code). */
+const oracleCanonical = (value: unknown) =>
+  oracleSchemapinV1(oracleParse(new TextEncoder().encode(JSON.stringify(value))));
 
 function verify(
   lock: unknown,
@@ -74,11 +67,11 @@ function verify(
 // ---------------------------------------------------------------------------------------------
 // positive
 
-Deno.test("lock signature: signed and verified; schema_hash is SHA-256 of the sorted compact lock", async () => {
+Deno.test("lock signature: signed and verified; schema_hash is SHA-256 of the oracle's canonical lock", async () => {
   const lock = lockValue();
   const doc = signLock(lock, SIGNER, { domain: DOMAIN, signerKid: "k1" });
   const expected = "sha256:" +
-    createHash("sha256").update(sortedCompact(lock)).digest("hex");
+    createHash("sha256").update(oracleCanonical(lock)).digest("hex");
   assert.equal(doc.schema_hash, expected);
   assert.equal(lockHash(lock), expected);
   assert.equal(doc.schemapin_version, "1.4");

@@ -1,8 +1,10 @@
 // The published signed-lock corpus vectors/contractpin-lock-signature/
 // (scripts/vectors_lock_signature.ts): the canonical bytes, hash and signing input are
-// recomputed independently (sorted compact JSON, node:crypto SHA-256 and ECDSA), and every
+// recomputed independently (the oracle's schemapin-v1 canonicalizer, node:crypto SHA-256 and ECDSA), and every
 // case must get its published verdict from verifyLockSignature.
 import assert from "node:assert/strict";
+import { oracleSchemapinV1 } from "../oracle/canonical.ts";
+import { oracleParse } from "../oracle/json.ts";
 import { createHash, verify as nodeVerify } from "node:crypto";
 import { parseJson } from "../../lib/json/parse.ts";
 import { MemoryPinStore } from "../../lib/pins/store.ts";
@@ -28,28 +30,20 @@ const expected = JSON.parse(text("expected.json")) as {
   }[];
 };
 
-/** Canonical JSON the simple way: names sorted, no whitespace (the corpus is ASCII). */
-function sortedCompact(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(sortedCompact).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    return `{${
-      Object.keys(value).sort().map((n) =>
-        `${JSON.stringify(n)}:${sortedCompact((value as Record<string, unknown>)[n])}`
-      ).join(",")
-    }}`;
-  }
-  return JSON.stringify(value);
-}
+/** schemapin-v1 canonical text by the project's independent oracle (tests/oracle: no lib/ code). */
+const oracleCanonical = (value: unknown) =>
+  oracleSchemapinV1(oracleParse(new TextEncoder().encode(JSON.stringify(value))));
 
 const sha256 = (s: string) => "sha256:" + createHash("sha256").update(s).digest("hex");
 
 Deno.test("lock signature vectors: canonical bytes and schema_hash recomputed independently", () => {
-  const lock = JSON.parse(text("contractpin.lock"));
-  assert.equal(sortedCompact(lock), expected.canonical);
+  // The lock file's own bytes, parsed and canonicalized by the oracle.
+  const bytes = Deno.readFileSync(new URL("contractpin.lock", root));
+  assert.equal(oracleSchemapinV1(oracleParse(bytes)), expected.canonical);
   assert.equal(sha256(expected.canonical), expected.schema_hash);
   const sig = JSON.parse(text("contractpin.lock.sig"));
   assert.equal(sig.schema_hash, expected.schema_hash);
-  assert.equal(sortedCompact({ ...sig, signature: "" }), expected.signing_input);
+  assert.equal(oracleCanonical({ ...sig, signature: "" }), expected.signing_input);
   assert.equal(expected.tool_id, "contractpin:lock");
 });
 
