@@ -226,6 +226,12 @@ export async function approveWith(
   const yes = values.yes === true;
   const interactive = terminal.interactive && !yes && !json;
   if (tools.some((t) => t === "")) throw new UsageError(`${CMD}: --tool needs a tool name`);
+  // approve rewrites the lock and the snapshot in place: both must be files.
+  for (const [flag, path] of [["--lock", lockPath], ["--snapshot", values.snapshot]]) {
+    if (path === "-" || path === "") {
+      throw new UsageError(`${CMD}: ${flag} must name a file (approve rewrites it in place)`);
+    }
+  }
 
   // The bytes read now are compared with the file again just before writing: a review can
   // take minutes, and a lock changed meanwhile (another approve, init, a git checkout) must
@@ -271,6 +277,10 @@ export async function approveWith(
     else if (lives.has(s.name)) planned.set(s.name, lives.get(s.name)!);
   }
   const changes = planApproval(lock, planned, snapshotNew ? undefined : snapshot);
+  // Servers that could not be checked or approved are said first, whatever is refused next.
+  if (!json) {
+    for (const p of problems) await io.stderr(`error: ${p.message}\n`);
+  }
 
   // Which changes this run may approve; refusals list the changes (exit 2, nothing written).
   let considered: PlannedChange[] = changes;
@@ -289,12 +299,12 @@ export async function approveWith(
       { reason: "not_interactive" },
     );
   }
-  if (tools.length > 0 || yes) considered = selectChanges(changes, tools, servers);
+  // Nothing changed (e.g. the same approval run again): nothing to select, nothing refused.
+  if (changes.length > 0 && (tools.length > 0 || yes)) {
+    considered = selectChanges(changes, tools, servers);
+  }
 
   const approved: PlannedChange[] = [];
-  if (!json) {
-    for (const p of problems) await io.stderr(`error: ${p.message}\n`);
-  }
   for (const c of considered) {
     if (interactive) {
       await io.stdout(renderChange(c, terminal.color));
@@ -324,7 +334,8 @@ export async function approveWith(
     signatureStale = await warnStaleLockSignature(lockPath, io);
   }
 
-  const left = changes.filter((c) => !approved.includes(c));
+  const approvedSet = new Set(approved);
+  const left = changes.filter((c) => !approvedSet.has(c));
   const ok = left.length === 0 && problems.length === 0;
   if (json) {
     await io.stdout(jsonOutput("contract.approve", {
@@ -346,7 +357,7 @@ export async function approveWith(
         server: c.server,
         tool: c.tool,
         change: c.change,
-        approved: approved.includes(c),
+        approved: approvedSet.has(c),
         locked: c.locked,
         live: c.live,
         changed_fields: c.changedFields,

@@ -6,16 +6,17 @@
  * @module
  */
 import { dirname, resolve } from "node:path";
-import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
+import { DEFAULT_LOCK_FILE, parseLock } from "../contractpin/lock.ts";
 import {
   finishReport,
   formatGithub,
   formatHuman,
   formatSarif,
+  type ServerReport,
   type VerifyReport,
 } from "../contractpin/report.ts";
 import { verifyLock } from "../contractpin/run.ts";
-import { approveCommand, shellLine } from "../contractpin/approve.ts";
+import { approveCommand, type ApproveCommandOptions, shellLine } from "../contractpin/approve.ts";
 import { escapeInvisible } from "../contractpin/display_text.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
 import { defaultSnapshotPath } from "../contractpin/snapshot.ts";
@@ -28,7 +29,6 @@ import {
   limitsFrom,
   parseWithTokens,
   readConfig,
-  readLock,
   readSnapshot,
 } from "./contract_shared.ts";
 import {
@@ -91,8 +91,10 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
     lockPath,
   );
   const headers = (values.header ?? []).map(parseHeader);
-  const lock = await readLock(lockPath, io);
+  // Read once: the bytes whose signature is checked are the lock that is verified (and stdin,
+  // for --lock -, can only be read once).
   const lockBytes = await readInput(lockPath, io);
+  const lock = parseLock(lockBytes, lockPath);
   const lockText = new TextDecoder().decode(lockBytes);
   const snapshotPath = values.snapshot ?? defaultSnapshotPath(lockPath);
   const snapshot = values["no-diff"]
@@ -130,9 +132,11 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
     strictText: values["strict-text"] ?? false,
   }, limits);
 
+  // The approve commands name the snapshot and client config this run used.
+  const from: ApproveCommandOptions = { snapshot: values.snapshot, config: values.config };
   switch (format) {
     case "json":
-      await io.stdout(reportJson(report, signed));
+      await io.stdout(reportJson(report, signed, from));
       break;
     case "sarif":
       await io.stdout(formatSarif(report, lockText, VERSION, lockSignatureSarif(signed)));
@@ -143,7 +147,7 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
     default:
       await io.stdout(
         (signed.status === "valid" ? lockSignatureLine(signed) + "\n" : "") +
-          formatHuman(report, { diffs: !values["no-diff"] }) + approveLines(report),
+          formatHuman(report, { diffs: !values["no-diff"] }) + approveLines(report, from),
       );
   }
   return report.exit_code;
@@ -195,7 +199,11 @@ async function reportUnsigned(
  * codes) summing up what failed, and `lock_signature` (issue 17 item 2): the signature check
  * (`not_checked` without --require-signature; when it failed, `error` is the signature's).
  */
-function reportJson(report: VerifyReport, signed: LockSignatureCheck): string {
+function reportJson(
+  report: VerifyReport,
+  signed: LockSignatureCheck,
+  from: ApproveCommandOptions = {},
+): string {
   const { format: _format, ...rest } = report;
   const ok = report.exit_code === 0;
   const s = report.summary;
@@ -222,7 +230,7 @@ function reportJson(report: VerifyReport, signed: LockSignatureCheck): string {
       },
     }),
     ...rest,
-    changes: reportChanges(report),
+    changes: reportChanges(report, from),
     lock_signature: lockSignatureJson(signed),
   });
 }
@@ -231,38 +239,38 @@ function reportJson(report: VerifyReport, signed: LockSignatureCheck): string {
  * Each change by name, with the exact `schemapin contract approve` argv that approves it
  * (issue 17 item 1), so a bot can open a pull request with exactly that approval.
  */
-function reportChanges(report: VerifyReport) {
-  const out: { server: string; tool: string; change: string; approve: string[] }[] = [];
-  for (const s of report.servers) {
-    const add = (tool: string, change: string) =>
-      out.push({
-        server: s.name,
-        tool,
-        change,
-        approve: approveCommand(report.lock, s.name, [tool]),
-      });
-    for (const d of s.tools.drifted) add(d.name, "drifted");
-    for (const name of s.tools.added) add(name, "added");
-    for (const name of s.tools.removed) add(name, "removed");
-  }
-  return out;
+function reportChanges(report: VerifyReport, from: ApproveCommandOptions) {
+  return report.servers.flatMap((s) =>
+    approvable(s).map(({ tool, change }) => ({
+      server: s.name,
+      tool,
+      change,
+      approve: approveCommand(report.lock, s.name, [tool], from),
+    }))
+  );
+}
+
+/**
+ * The changes of one server that `contract approve` can pin: none when the configured server
+ * is not the pinned one or the lock entry was edited by hand (approve refuses those servers).
+ */
+function approvable(s: ServerReport): { tool: string; change: string }[] {
+  if (s.identity_changed || s.lock_inconsistent) return [];
+  return [
+    ...s.tools.drifted.map((d) => ({ tool: d.name, change: "drifted" })),
+    ...s.tools.added.map((tool) => ({ tool, change: "added" })),
+    ...s.tools.removed.map((tool) => ({ tool, change: "removed" })),
+  ];
 }
 
 /** The human report's last lines: the approve command for the changes found, per server. */
-function approveLines(report: VerifyReport): string {
+function approveLines(report: VerifyReport, from: ApproveCommandOptions): string {
   const lines: string[] = [];
   for (const s of report.servers) {
-    const names = [
-      ...s.tools.drifted.map((d) => d.name),
-      ...s.tools.added,
-      ...s.tools.removed,
-    ];
+    const names = approvable(s).map((c) => c.tool);
     if (names.length === 0) continue;
-    lines.push(
-      `review and approve: ${
-        escapeInvisible(shellLine(approveCommand(report.lock, s.name, names, false)))
-      }\n`,
-    );
+    const argv = approveCommand(report.lock, s.name, names, { ...from, yes: false });
+    lines.push(`review and approve: ${escapeInvisible(shellLine(argv))}\n`);
   }
   return lines.join("");
 }

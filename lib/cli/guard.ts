@@ -7,7 +7,7 @@
 import { basename, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
 import { checkDomain } from "../dns/domain.ts";
-import { DEFAULT_LOCK_FILE, identityOf } from "../contractpin/lock.ts";
+import { DEFAULT_LOCK_FILE, identityOf, parseLock } from "../contractpin/lock.ts";
 import { sameIdentity } from "../contractpin/verify.ts";
 import { ServerFailure } from "../contractpin/mcp/errors.ts";
 import { parseEndpoint } from "../contractpin/secrets.ts";
@@ -20,7 +20,6 @@ import { type GuardMode, GuardPolicy, type LockPolicy } from "../guard/policy.ts
 import type { ToolTrust } from "../guard/signatures.ts";
 import { runStdioGuard } from "../guard/stdio.ts";
 import { type CliIO, type Command, EXIT_FAILED, parseCommandArgs, UsageError } from "./command.ts";
-import { readLock } from "./contract_shared.ts";
 import {
   checkTrustFlags,
   explicitKeyPinStore,
@@ -342,8 +341,15 @@ export const guardCommand: Command = {
     let lockBytes: Uint8Array | undefined;
     if (values.lock !== undefined || !values.signatures || signedLock) {
       const file = values.lock ?? DEFAULT_LOCK_FILE;
-      const parsed = await readLock(file, io);
-      if (signedLock) lockBytes = await readInput(file, io);
+      if (signedLock && file === "-") {
+        throw new UsageError(
+          "guard: --require-signed-lock needs --lock FILE (its signature is FILE.sig)",
+        );
+      }
+      // Read once: with --require-signed-lock the bytes whose signature is checked are the
+      // lock that is enforced (a second read could see another file).
+      lockBytes = await readInput(file, io);
+      const parsed = parseLock(lockBytes, file);
       const names = Object.keys(parsed.servers);
       let name = values.server;
       if (name === undefined) {

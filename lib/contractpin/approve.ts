@@ -191,11 +191,18 @@ export function selectChanges(
       { reason: "no_tool" },
     );
   }
-  const picked: PlannedChange[] = [];
-  for (const tool of [...new Set(tools)]) {
-    const matches = changes.filter((c) =>
-      c.tool === tool && (servers.length === 0 || servers.includes(c.server))
-    );
+  // Indexed by tool name: thousands of --tool names against thousands of changes stay linear.
+  const byTool = new Map<string, PlannedChange[]>();
+  const serverSet = new Set(servers);
+  for (const c of changes) {
+    if (serverSet.size > 0 && !serverSet.has(c.server)) continue;
+    const list = byTool.get(c.tool);
+    if (list) list.push(c);
+    else byTool.set(c.tool, [c]);
+  }
+  const picked = new Set<PlannedChange>();
+  for (const tool of new Set(tools)) {
+    const matches = byTool.get(tool) ?? [];
     if (matches.length === 0) {
       throw new SchemaPinError(
         "INPUT_INVALID",
@@ -213,9 +220,9 @@ export function selectChanges(
         { tool, reason: "ambiguous_tool" },
       );
     }
-    for (const m of matches) if (!picked.includes(m)) picked.push(m);
+    for (const m of matches) picked.add(m);
   }
-  return changes.filter((c) => picked.includes(c));
+  return changes.filter((c) => picked.has(c));
 }
 
 /** A lock and snapshot after applying approvals. */
@@ -332,6 +339,16 @@ export function applyApproval(
   };
 }
 
+/** Options of {@linkcode approveCommand}. */
+export interface ApproveCommandOptions {
+  /** Append `--yes` (default true: the non-interactive form a bot runs). */
+  readonly yes?: boolean;
+  /** The `--snapshot FILE` the finding run used, when not the default. */
+  readonly snapshot?: string;
+  /** The `--config FILE` the finding run used. */
+  readonly config?: string;
+}
+
 /**
  * The exact `schemapin contract approve` command (argv) that approves the named tools of one
  * server non-interactively — what `contract verify --json` gives a bot for each change.
@@ -348,16 +365,21 @@ export function approveCommand(
   lockPath: string,
   server: string,
   tools: readonly string[],
-  yes = true,
+  options: ApproveCommandOptions = {},
 ): string[] {
   checkArg("approveCommand", "lockPath", lockPath, "string");
   checkArg("approveCommand", "server", server, "string");
   checkArg("approveCommand", "tools", tools, "array");
+  checkArg("approveCommand", "options", options, "object");
+  const { yes = true, snapshot, config } = options;
   return [
     "schemapin",
     "contract",
     "approve",
     ...(lockPath === DEFAULT_LOCK_FILE ? [] : ["--lock", lockPath]),
+    // The same snapshot and client config as the run that found the changes.
+    ...(snapshot === undefined ? [] : ["--snapshot", snapshot]),
+    ...(config === undefined ? [] : ["--config", config]),
     "--server",
     server,
     ...tools.flatMap((t) => ["--tool", t]),

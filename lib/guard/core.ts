@@ -489,7 +489,7 @@ export class GuardCore {
           lock?.file ?? DEFAULT_LOCK_FILE,
           lock?.serverName ?? this.#server,
           changed,
-          false,
+          { yes: false },
         ),
       );
       parts.push(

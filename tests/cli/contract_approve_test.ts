@@ -268,12 +268,48 @@ Deno.test("approve with an unreachable server: exit 1, nothing written for it", 
       "--tool",
       "search",
     ]);
-    assert.equal(r.code, 2, r.stderr); // the named change cannot be seen: it is not a current change
-    assert.match(r.stderr, /--tool "search" names no current change/);
+    // The server is the problem, not the name: exit 1 saying so (verify's command, run as is).
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /error: server dump could not be checked/);
+    assert.doesNotMatch(r.stderr, /names no current change/);
     const plain = await runCliProcess(["contract", "approve", "--lock", lock]);
     assert.equal(plain.code, 1);
     assert.match(plain.stderr, /error: server dump could not be checked/);
     assert.equal(await read(lock), l);
+  });
+});
+
+Deno.test("approve run again with the same names once they are pinned: exit 0, nothing written", async () => {
+  await withTempDir(async (dir) => {
+    const { lock } = await changedServer(dir);
+    const argv = ["contract", "approve", "--lock", lock, "--yes"];
+    const names = ["--tool", "search", "--tool", "new", "--tool", "old"];
+    assert.equal((await runCliProcess([...argv, ...names])).code, 0);
+    const l = await read(lock);
+    const again = await runCliProcess([...argv, ...names]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /nothing to approve/);
+    assert.equal(await read(lock), l);
+  });
+});
+
+Deno.test("approve --lock - or --snapshot -: refused (exit 2), approve rewrites both in place", async () => {
+  await withTempDir(async (dir) => {
+    const { lock } = await changedServer(dir);
+    const l = await read(lock);
+    for (const args of [["--lock", "-"], ["--lock", lock, "--snapshot", "-"]]) {
+      const r = await runCliProcess(["contract", "approve", ...args, "--yes", "--tool", "new"], {
+        stdin: l,
+        cwd: dir,
+      });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /must name a file \(approve rewrites it in place\)/);
+    }
+    assert.equal(await read(lock), l);
+    assert.equal(
+      await Array.fromAsync(Deno.readDir(dir)).then((e) => e.some((x) => x.name === "-")),
+      false,
+    );
   });
 });
 
@@ -638,11 +674,10 @@ Deno.test("approve on a hand-edited lock entry (server digest off its tools): no
       "--tool",
       "new",
     ]);
-    assert.equal(named.code, 2);
-    assert.match(
-      named.stderr,
-      /--tool "new" names no current change; there are no changes to approve/,
-    );
+    // The hand edit is what is reported (exit 1), not the name the edit hides.
+    assert.equal(named.code, 1, named.stderr);
+    assert.match(named.stderr, /server dump: the lock's server digest does not match/);
+    assert.doesNotMatch(named.stderr, /names no current change/);
     assert.equal(await read(lock), edited);
   });
 });

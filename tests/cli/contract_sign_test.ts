@@ -13,6 +13,7 @@ import {
   connectGuarded,
   makePublisher,
   type Publisher,
+  runCliProcess,
   runInProcess,
   sdkCommand,
   withTempDir,
@@ -433,5 +434,35 @@ Deno.test("init --force over a signed lock: the signature is kept, a warning say
     ]);
     assert.equal(again.code, 0, again.stderr);
     assert.doesNotMatch(again.stderr, /no longer covers/);
+  });
+});
+
+Deno.test("--lock -: verify reads the lock from stdin once and checks those bytes; the guard refuses it with --require-signed-lock", async () => {
+  await withTempDir(async (dir) => {
+    const s = await setup(dir);
+    assert.equal((await sign(s)).code, 0);
+    const lockText = await Deno.readTextFile(s.lock);
+    const trust = ["--discovery", s.pub.discoveryFile, "--pin-store", `${dir}/pins.json`];
+    const argv = ["contract", "verify", "--lock", "-", "--require-signature", "--domain", DOMAIN];
+    const ok = await runCliProcess([...argv, "--signature", s.sig, ...trust, "--trust-first-use"], {
+      stdin: lockText,
+      cwd: dir,
+    });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /lock signature: ok/);
+    // The same signature over an edited lock on stdin fails (the bytes checked are stdin's).
+    const edited = lockText.replace(/"sha256:[0-9a-f]{64}"/, `"sha256:${"0".repeat(64)}"`);
+    const bad = await runCliProcess([...argv, "--signature", s.sig, ...trust], {
+      stdin: edited,
+      cwd: dir,
+    });
+    assert.equal(bad.code, 1, bad.stderr);
+    assert.doesNotMatch(bad.stderr, /internal error/);
+    const guard = await runCliProcess([
+      ...["guard", "--lock", "-", "--require-signed-lock", "--domain", DOMAIN, ...trust],
+      ...["--", "true"],
+    ], { stdin: lockText, cwd: dir });
+    assert.equal(guard.code, 2, guard.stderr);
+    assert.match(guard.stderr, /--require-signed-lock needs --lock FILE/);
   });
 });

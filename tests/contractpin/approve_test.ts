@@ -294,7 +294,7 @@ Deno.test("approveCommand: --lock only when not the default; shellLine quotes wh
   assert.deepEqual(approveCommand("contractpin.lock", "s", ["t"]), [
     ...["schemapin", "contract", "approve", "--server", "s", "--tool", "t", "--yes"],
   ]);
-  assert.deepEqual(approveCommand("ci/x.lock", "s", ["a", "b"], false), [
+  assert.deepEqual(approveCommand("ci/x.lock", "s", ["a", "b"], { yes: false }), [
     ...["schemapin", "contract", "approve", "--lock", "ci/x.lock", "--server", "s"],
     ...["--tool", "a", "--tool", "b"],
   ]);
