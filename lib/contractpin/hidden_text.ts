@@ -112,6 +112,11 @@ export const WHITESPACE_RUN_LINE_BREAKS = 5;
 /** `base64_blob`: shortest token reported. */
 export const BASE64_MIN_LENGTH = 64;
 
+/** Findings listed per string; the rest are counted in one more finding. */
+export const MAX_FINDINGS_PER_STRING = 100;
+/** Findings per tool definition; past it the remaining strings are not scanned (one finding says so). */
+export const MAX_FINDINGS_PER_TOOL = 1000;
+
 const EXCERPT_MAX = 60;
 const DECODE_MAX = 200;
 
@@ -119,7 +124,6 @@ const DECODE_MAX = 200;
 const SPECIAL = /[[\p{Cf}\p{Cc}\p{Variation_Selector}]--[\t\n\r]]/gv;
 const WHITESPACE = /[\t\n\v\f\r \u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+/g;
 const WORD = /[^\s\uFEFF]+/g;
-const BASE64_TOKEN = /[A-Za-z0-9+/=_-]{64,}/g;
 const PICTOGRAPHIC = /^\p{Extended_Pictographic}$/u;
 const LETTER_OR_MARK = /^[\p{L}\p{M}]$/u;
 /** A character a VS1–VS16 may follow: visible letters, digits, symbols, punctuation. */
@@ -169,6 +173,18 @@ export function findHiddenText(tool: unknown): HiddenTextFinding[] {
   const seen = new Set<object>();
   const stack: [unknown, string][] = [[tool, ""]];
   while (stack.length > 0) {
+    if (out.length >= MAX_FINDINGS_PER_TOOL) {
+      // Enough to fail a --strict-text check and to show the tool is hostile; scanning on
+      // would only grow the report (and the guard's audit log) with the attacker's input.
+      const last = out[out.length - 1];
+      out.push({
+        ...last,
+        message: `more than ${MAX_FINDINGS_PER_TOOL} findings in this tool definition; ` +
+          `the rest of it was not scanned`,
+        excerpt: "",
+      });
+      break;
+    }
     const [value, pointer] = stack.pop()!;
     if (value instanceof KeyMarker) {
       scanString(value.key, pointer, "key", out);
@@ -210,15 +226,35 @@ function scanString(
   where: "value" | "key",
   out: HiddenTextFinding[],
 ): void {
-  const found: HiddenTextFinding[] = [];
-  const add = (offset: number, kind: HiddenTextKind, message: string) =>
-    found.push({ pointer, in: where, offset, kind, message, excerpt: excerpt(text, offset) });
-  scanCharacters(text, add);
-  scanComments(text, add);
-  scanWhitespace(text, add);
-  scanBase64(text, add);
+  // Bounded: a hostile string of millions of hidden characters gives at most
+  // MAX_FINDINGS_PER_STRING findings plus one that counts the rest (excerpts only for those).
+  // Each rule reports in offset order, so keeping each rule's first MAX_FINDINGS_PER_STRING
+  // keeps the string's first MAX_FINDINGS_PER_STRING overall.
+  const found: { offset: number; kind: HiddenTextKind; message: string }[] = [];
+  let total = 0;
+  for (const scan of [scanCharacters, scanComments, scanWhitespace, scanBase64]) {
+    let kept = 0;
+    scan(text, (offset, kind, message) => {
+      total++;
+      if (kept++ < MAX_FINDINGS_PER_STRING) found.push({ offset, kind, message });
+    });
+  }
   found.sort((a, b) => a.offset - b.offset);
-  for (const f of found) out.push(f);
+  found.length = Math.min(found.length, MAX_FINDINGS_PER_STRING);
+  for (const f of found) out.push({ pointer, in: where, ...f, excerpt: excerpt(text, f.offset) });
+  const more = total - found.length;
+  if (more > 0) {
+    const last = found[found.length - 1];
+    out.push({
+      pointer,
+      in: where,
+      offset: last.offset,
+      kind: last.kind,
+      message: `${more} more finding${more === 1 ? "" : "s"} in this string not listed ` +
+        `(at most ${MAX_FINDINGS_PER_STRING} per string)`,
+      excerpt: "",
+    });
+  }
 }
 
 type Add = (offset: number, kind: HiddenTextKind, message: string) => void;
@@ -266,15 +302,34 @@ function hex(cp: number): string {
   return "U+" + cp.toString(16).toUpperCase().padStart(4, "0");
 }
 
+/**
+ * A run of special characters of one kind. Bounded whatever its length: the count, the first
+ * {@linkcode DECODE_MAX} code points (enough to decode and describe) and up to 7 distinct ones.
+ */
+interface Run {
+  kind: HiddenTextKind;
+  start: number;
+  end: number;
+  count: number;
+  cps: number[];
+  distinct: Set<number>;
+}
+
+function extend(r: Run, cp: number): void {
+  r.count++;
+  if (r.cps.length <= DECODE_MAX) r.cps.push(cp);
+  if (r.distinct.size < 7) r.distinct.add(cp);
+}
+
 function scanCharacters(text: string, add: Add): void {
-  let run: { kind: HiddenTextKind; start: number; end: number; cps: number[] } | undefined;
+  let run: Run | undefined;
   const flush = () => {
     if (run === undefined) return;
     const r = run;
     run = undefined;
-    if (r.kind === "tag_characters" && isRgiFlagTags(text, r.start, r.cps)) return;
-    if (r.kind === "variation_selector" && expectedSelector(text, r.start, r.cps)) return;
-    add(r.start, r.kind, describeRun(r.kind, r.cps));
+    if (r.kind === "tag_characters" && isRgiFlagTags(text, r)) return;
+    if (r.kind === "variation_selector" && expectedSelector(text, r)) return;
+    add(r.start, r.kind, describeRun(r));
   };
   SPECIAL.lastIndex = 0;
   for (const m of text.matchAll(SPECIAL)) {
@@ -285,26 +340,30 @@ function scanCharacters(text: string, add: Add): void {
     const kind = classify(cp);
     if (run !== undefined && run.kind === kind && run.end === index) {
       run.end = index + m[0].length;
-      run.cps.push(cp);
+      extend(run, cp);
       continue;
     }
     flush();
-    run = { kind, start: index, end: index + m[0].length, cps: [cp] };
+    run = { kind, start: index, end: index + m[0].length, count: 0, cps: [], distinct: new Set() };
+    extend(run, cp);
   }
   flush();
 }
 
-function isRgiFlagTags(text: string, start: number, cps: number[]): boolean {
-  if (codePointBefore(text, start) !== 0x1f3f4 || cps[cps.length - 1] !== 0xe007f) return false;
-  const spelled = String.fromCharCode(...cps.slice(0, -1).map((c) => c - 0xe0000));
+function isRgiFlagTags(text: string, r: Run): boolean {
+  // The RGI subdivision flags are 🏴 + 5 tag letters + CANCEL TAG: 6 tag characters.
+  if (r.count !== 6 || codePointBefore(text, r.start) !== 0x1f3f4 || r.cps[5] !== 0xe007f) {
+    return false;
+  }
+  const spelled = String.fromCharCode(...r.cps.slice(0, -1).map((c) => c - 0xe0000));
   return RGI_SUBDIVISIONS.has(spelled);
 }
 
 /** One variation selector after a character that can take it (see the module rules). */
-function expectedSelector(text: string, start: number, cps: number[]): boolean {
-  if (cps.length !== 1) return false;
-  const before = codePointBefore(text, start);
-  return cps[0] < 0xe0100 ? is(VS_BASE, before) : is(HAN, before);
+function expectedSelector(text: string, r: Run): boolean {
+  if (r.count !== 1) return false;
+  const before = codePointBefore(text, r.start);
+  return r.cps[0] < 0xe0100 ? is(VS_BASE, before) : is(HAN, before);
 }
 
 /** The byte a variation selector stands for in "emoji smuggling": VS1–16 0–15, VS17–256 16–255. */
@@ -312,8 +371,8 @@ function selectorByte(cp: number): number {
   return cp >= 0xe0100 ? cp - 0xe0100 + 16 : cp >= 0xfe00 ? cp - 0xfe00 : 0; // Mongolian FVS: 0
 }
 
-function describeSelectors(cps: number[], distinct: string): string {
-  const n = cps.length;
+function describeSelectors(r: Run, distinct: string): string {
+  const { count: n, cps } = r;
   if (n === 1) {
     return `1 variation selector (${distinct}) with no character before it that can take one`;
   }
@@ -334,12 +393,12 @@ function describeSelectors(cps: number[], distinct: string): string {
       : `they can encode ${n} hidden bytes`);
 }
 
-function describeRun(kind: HiddenTextKind, cps: number[]): string {
-  const n = cps.length;
+function describeRun(r: Run): string {
+  const { count: n, cps, kind } = r;
   const distinct =
-    [...new Set(cps)].slice(0, 6).map((c) =>
+    [...r.distinct].slice(0, 6).map((c) =>
       NAMES[c] === undefined ? hex(c) : `${hex(c)} ${NAMES[c]}`
-    ).join(", ") + (new Set(cps).size > 6 ? ", …" : "");
+    ).join(", ") + (r.distinct.size > 6 ? ", …" : "");
   switch (kind) {
     case "tag_characters": {
       let spelled = "";
@@ -359,7 +418,7 @@ function describeRun(kind: HiddenTextKind, cps: number[]): string {
     case "zero_width":
       return `${n} zero-width character${n === 1 ? "" : "s"} (${distinct})`;
     case "variation_selector":
-      return describeSelectors(cps, distinct);
+      return describeSelectors(r, distinct);
     case "bidi_control":
       return `${n} bidirectional control${n === 1 ? "" : "s"} (${distinct}): ` +
         "the text may display in a different order than it is read";
@@ -432,9 +491,8 @@ function scanBase64(text: string, add: Add): void {
   for (const w of text.matchAll(WORD)) {
     const word = w[0];
     if (word.length < BASE64_MIN_LENGTH || word.includes("://")) continue;
-    BASE64_TOKEN.lastIndex = 0;
-    for (const t of word.matchAll(BASE64_TOKEN)) {
-      const token = t[0];
+    for (const t of base64Tokens(word)) {
+      const token = word.slice(t, t + base64RunLength(word, t));
       if (!/[A-Z]/.test(token) || !/[a-z]/.test(token) || !/[0-9]/.test(token)) continue;
       if (/^[0-9A-Fa-f]+$/.test(token)) continue;
       let separators = 0;
@@ -444,11 +502,37 @@ function scanBase64(text: string, add: Add): void {
       }
       if (separators * 12 > token.length) continue;
       add(
-        w.index + t.index,
+        w.index + t,
         "base64_blob",
         `${token.length}-character base64-looking blob (encoded content a person cannot read)`,
       );
     }
+  }
+}
+
+/** A base64 character: `A–Z a–z 0–9 + / = _ -` (both alphabets of RFC 4648). */
+function isBase64Char(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) ||
+    c === 0x2b || c === 0x2f || c === 0x3d || c === 0x5f || c === 0x2d;
+}
+
+function base64RunLength(word: string, start: number): number {
+  let end = start;
+  while (end < word.length && isBase64Char(word.charCodeAt(end))) end++;
+  return end - start;
+}
+
+/**
+ * Starts of the maximal runs of base64 characters at least {@linkcode BASE64_MIN_LENGTH}
+ * long in `word`. A loop, not `/[…]{64,}/`: V8's regex engine throws "Maximum call stack
+ * size exceeded" on a run of a few MiB, and a server's description may be 32 MiB.
+ */
+function* base64Tokens(word: string): Generator<number> {
+  let i = 0;
+  while (i < word.length) {
+    const n = base64RunLength(word, i);
+    if (n >= BASE64_MIN_LENGTH) yield i;
+    i += Math.max(n, 1);
   }
 }
 

@@ -6,6 +6,8 @@ import {
   findHiddenText,
   type HiddenTextFinding,
   type HiddenTextKind,
+  MAX_FINDINGS_PER_STRING,
+  MAX_FINDINGS_PER_TOOL,
 } from "../../lib/contractpin/hidden_text.ts";
 import { listTools } from "../../lib/contractpin/mcp/session.ts";
 import { spawnStdio } from "../../lib/contractpin/mcp/stdio.ts";
@@ -272,12 +274,60 @@ Deno.test("a 1 MB description: clean and full of findings, one pass each", () =>
   // Worst cases for the rules: every rule fires all along the string.
   const noisy = ("a\u200B b\u202E <!-- c --> " + " ".repeat(20) + "\n".repeat(5)).repeat(20_000);
   const found = inDescription(noisy);
-  assert.equal(found.length, 4 * 20_000); // the spaces and line breaks are one run
+  // 4 × 20,000 findings, of which the first MAX_FINDINGS_PER_STRING are listed and one more
+  // counts the rest (the spaces and line breaks are one run each).
+  assert.equal(found.length, MAX_FINDINGS_PER_STRING + 1);
+  assert.equal(
+    found.at(-1)!.message,
+    `${4 * 20_000 - MAX_FINDINGS_PER_STRING} more findings in this string not listed ` +
+      `(at most ${MAX_FINDINGS_PER_STRING} per string)`,
+  );
+  assert.deepEqual(found.slice(0, 4).map((f) => f.kind), [
+    "zero_width",
+    "bidi_control",
+    "html_comment",
+    "whitespace_run",
+  ]);
   // One huge word of base64 characters, and one unterminated comment opener after another.
   const word = "Ab1xY2zQ".repeat(131_072);
   assert.equal(inDescription(word).length, 1);
   assert.equal(inDescription("<!--".repeat(262_144)).length, 1);
   assert.equal(inDescription("<".repeat(1_000_000)).length, 0);
+});
+
+Deno.test("32 MiB descriptions (the MCP message cap): one base64 token, runs of each hidden kind — no throw, bounded findings", () => {
+  const MiB32 = 32 * 1024 * 1024;
+  // V8's /[…]{64,}/ threw "Maximum call stack size exceeded" from a ~6 MiB token.
+  const token = inDescription("aBz3".repeat(MiB32 / 4));
+  assert.deepEqual(token.map((f) => f.kind), ["base64_blob"]);
+  assert.match(token[0].message, new RegExp(`^${MiB32}-character base64-looking blob`));
+  for (
+    const [unit, kind] of [
+      ["\u200B", "zero_width"],
+      ["\u202E", "bidi_control"],
+      ["\u{E0041}", "tag_characters"],
+      ["\u{E0100}", "variation_selector"],
+    ] as const
+  ) {
+    const run = inDescription("x" + unit.repeat(MiB32 / unit.length));
+    assert.deepEqual(run.map((f) => f.kind), [kind], kind); // one run, its count in the message
+    assert.match(run[0].message, new RegExp(`^${MiB32 / unit.length} `), kind);
+  }
+  // Alternating text and a hidden character: millions of findings, a bounded report.
+  const many = inDescription("a\u200B".repeat(MiB32 / 2));
+  assert.equal(many.length, MAX_FINDINGS_PER_STRING + 1);
+  assert.match(many.at(-1)!.message, new RegExp(`^${MiB32 / 2 - MAX_FINDINGS_PER_STRING} more`));
+});
+
+Deno.test("a tool with findings in thousands of strings: at most MAX_FINDINGS_PER_TOOL, then one finding says the rest was not scanned", () => {
+  const properties: Record<string, unknown> = {};
+  for (let i = 0; i < 5_000; i++) properties[`p${i}`] = { description: `x\u200B${i}` };
+  const found = findHiddenText({ name: "t", inputSchema: { type: "object", properties } });
+  assert.equal(found.length, MAX_FINDINGS_PER_TOOL + 1);
+  assert.match(found.at(-1)!.message, /more than 1000 findings in this tool definition/);
+  // Below the cap every finding is listed.
+  const few = findHiddenText({ name: "t", description: "a\u200Bb", title: "c\u200Bd" });
+  assert.equal(few.length, 2);
 });
 
 const npx = await childCommand("npx", { args: ["--version"] }).output().catch(() => null);
