@@ -45,6 +45,9 @@ import { BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 
 const CMD = "contract sign";
 
+/** The largest lock signature file read (a real one is under 1 KiB). */
+const MAX_SIGNATURE_BYTES = 64 * 1024;
+
 /** Help of `contract sign` (part of `schemapin contract --help`). */
 export const CONTRACT_SIGN_HELP =
   `sign     signs the lock: writes LOCK.sig (default contractpin.lock.sig), a SchemaPin 1.4
@@ -176,6 +179,15 @@ export async function checkLockSignature(ctx: {
     await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io);
   let sigBytes: Uint8Array;
   try {
+    // A signature document is a few hundred bytes: a huge file is refused before reading it.
+    const size = Deno.statSync(sigPath).size;
+    if (size > MAX_SIGNATURE_BYTES) {
+      return failed(
+        plan.domain,
+        "SIGNATURE_INVALID",
+        `${sigPath} is ${size} bytes: not a signature document (at most ${MAX_SIGNATURE_BYTES})`,
+      );
+    }
     sigBytes = Deno.readFileSync(sigPath);
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {

@@ -471,7 +471,7 @@ export function formatSarif(
   const fileResults = fileFindings.map((f) => ({
     ruleId: `contractpin/${f.rule}`,
     level: f.level,
-    message: { text: f.message },
+    message: { text: escapeInvisible(f.message) },
     locations: [{
       physicalLocation: { artifactLocation: { uri: f.file }, region: { startLine: 1 } },
     }],
@@ -487,7 +487,7 @@ export function formatSarif(
   const results = findings(report).map((f) => ({
     ruleId: `contractpin/${f.rule}`,
     level: f.level,
-    message: { text: f.message },
+    message: { text: escapeInvisible(f.message) },
     locations: [{
       physicalLocation: {
         artifactLocation: { uri: report.lock },

@@ -606,9 +606,11 @@ export class GuardCore {
     for (const f of v.hiddenText ?? []) {
       if (!failing) {
         // A warning is logged once per guard process for the same finding in the same
-        // definition: a client re-listing (or a server sending list_changed in a loop) must
-        // not repeat it on every list. The set is bounded; past the bound it starts over.
-        const key = `${v.name}\0${v.digest ?? ""}\0${f.pointer}\0${f.in}\0${f.offset}\0${f.kind}`;
+        // definition (the digest leaves out title and _meta, so the finding's own text is in
+        // the key): a client re-listing, or a server sending list_changed in a loop, must not
+        // repeat it on every list. The set is bounded; past the bound it starts over.
+        const key = [v.name, v.digest, f.pointer, f.in, f.offset, f.kind, f.message, f.excerpt]
+          .join("\0");
         if (this.#warned.has(key)) continue;
         if (this.#warned.size >= MAX_WARNED) this.#warned.clear();
         this.#warned.add(key);

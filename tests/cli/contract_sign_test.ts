@@ -466,3 +466,21 @@ Deno.test("--lock -: verify reads the lock from stdin once and checks those byte
     assert.match(guard.stderr, /--require-signed-lock needs --lock FILE/);
   });
 });
+
+Deno.test("contract verify --require-signature: a signature file over 64 KiB is refused unread (exit 1)", async () => {
+  await withTempDir(async (dir) => {
+    const s = await setup(dir);
+    assert.equal((await sign(s)).code, 0);
+    const doc = await Deno.readTextFile(s.sig);
+    // A valid document padded with whitespace: still JSON, but no signature is that large.
+    await Deno.writeTextFile(s.sig, doc + " ".repeat(70 * 1024));
+    const r = await verify(s);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /SIGNATURE_INVALID: .*is \d+ bytes: not a signature document \(at most 65536\)/,
+    );
+    await Deno.writeTextFile(s.sig, doc + " ".repeat(1024)); // small whitespace is fine
+    assert.equal((await verify(s)).code, 0);
+  });
+});

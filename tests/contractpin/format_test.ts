@@ -294,7 +294,7 @@ Deno.test("report: human text lists identity changes and allowed additions", () 
   assert.match(text, /^FAIL: 0\/1 servers match/m);
 });
 
-Deno.test("report: human and GitHub text never print a server's invisible or control characters", () => {
+Deno.test("report: human, GitHub and SARIF text never print a server's invisible or control characters", () => {
   // Everything below comes from the server under review: a tool name with a bidi override, a
   // diff line with a zero-width space and a terminal escape, a stderr tail with colour codes.
   const raw = ["\u202E", "\u200B", "\x1b", "\u{E0041}", "\uFE0F", "\r"];
@@ -316,7 +316,14 @@ Deno.test("report: human and GitHub text never print a server's invisible or con
   ]);
   const human = formatHuman(report);
   const github = formatGithub(report, LOCK_TEXT);
-  for (const [name, text] of [["human", human], ["github", github]]) {
+  const sarif = formatSarif(report, LOCK_TEXT, "1.0.0");
+  // SARIF: the messages a code-scanning view shows (fingerprints are keys, kept exact).
+  const sarifMessages = JSON.parse(sarif).runs[0].results.map((r: { message: { text: string } }) =>
+    r.message.text
+  ).join("\n");
+  for (
+    const [name, text] of [["human", human], ["github", github], ["sarif", sarifMessages]]
+  ) {
     for (const ch of raw) {
       assert.ok(!text.includes(ch), `${name} holds U+${ch.codePointAt(0)!.toString(16)}`);
     }
@@ -325,6 +332,7 @@ Deno.test("report: human and GitHub text never print a server's invisible or con
   assert.match(human, /Adds\\u\{200B\} numbers \\u\{001B\}\[31m\\u\{E0041\}/);
   assert.match(human, /\\u\{001B\}\[2Jcleared/);
   assert.match(github, /ev\\u\{202E\}il/);
+  assert.ok(sarifMessages.includes("ev\\u{202E}il"), sarifMessages);
   // Visible text stays as it is.
   assert.match(human, /\u2764/);
 });

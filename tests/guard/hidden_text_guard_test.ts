@@ -110,6 +110,20 @@ Deno.test("guard core: a warning is logged once per finding, not on every list; 
   changed.find((t) => t.name === "read_file")!.description += " (v2)";
   await list(core, session, changed);
   assert.equal(hiddenLines(lines).length, 4);
+  // New hidden text in _meta (outside the contract digest) at the same place is logged too.
+  const meta = poisoned();
+  meta.find((t) => t.name === "read_file")!._meta = { note: "x\u200By" };
+  await list(core, session, meta);
+  await list(
+    core,
+    session,
+    (() => {
+      const m = poisoned();
+      m.find((t) => t.name === "read_file")!._meta = { note: "x\u200Bz" };
+      return m;
+    })(),
+  );
+  assert.equal(hiddenLines(lines).filter((l) => l.pointer === "/_meta/note").length, 2);
   // With --strict-text every list's failure is logged like any other failing tool.
   const strict = setup("filter", true);
   for (let i = 0; i < 3; i++) await list(strict.core, strict.session, poisoned());
