@@ -20,9 +20,8 @@ import {
   planApproval,
   type PlannedChange,
   selectChanges,
-  shellLine,
 } from "../contractpin/approve.ts";
-import { escapeInvisible } from "../contractpin/display_text.ts";
+import { escapeInvisible, shellLine } from "../contractpin/display_text.ts";
 import type { DigestedToolList } from "../contractpin/digest.ts";
 import { DEFAULT_LOCK_FILE, parseLock, serializeLock } from "../contractpin/lock.ts";
 import type { ServerReport } from "../contractpin/report.ts";

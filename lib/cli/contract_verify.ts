@@ -16,8 +16,8 @@ import {
   type VerifyReport,
 } from "../contractpin/report.ts";
 import { verifyLock } from "../contractpin/run.ts";
-import { approveCommand, type ApproveCommandOptions, shellLine } from "../contractpin/approve.ts";
-import { escapeInvisible } from "../contractpin/display_text.ts";
+import { approveCommand, type ApproveCommandOptions } from "../contractpin/approve.ts";
+import { escapeInvisible, shellLine } from "../contractpin/display_text.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
 import { defaultSnapshotPath } from "../contractpin/snapshot.ts";
 import { VERSION } from "../version.ts";

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { shellQuote } from "../contractpin/display_text.ts";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SchemaPinError } from "../errors.ts";
@@ -81,10 +82,6 @@ const UNWRAP_OPTIONS = { project: { type: "string" } } as const;
 export const BACKUP_SUFFIX = ".schemapin.bak";
 
 /** Quotes an argument for a POSIX shell when it needs it (for printed commands). */
-function shellQuote(arg: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
-}
-
 function valueIn(doc: JsonValue, path: readonly string[]): JsonObject | undefined {
   let v: JsonValue | undefined = doc;
   for (const key of path) {

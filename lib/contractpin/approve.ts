@@ -386,21 +386,3 @@ export function approveCommand(
     ...(yes ? ["--yes"] : []),
   ];
 }
-
-/**
- * An argv as one line a POSIX shell reads back as the same argv (arguments quoted only when
- * they need it; invisible and control characters are not escaped here — see
- * `escapeInvisible` in display_text.ts for display).
- *
- * @example
- * ```ts
- * import { shellLine } from "./approve.ts";
- * shellLine(["schemapin", "contract", "approve", "--tool", "it's"]);
- * // "schemapin contract approve --tool 'it'\\''s'"
- * ```
- */
-export function shellLine(argv: readonly string[]): string {
-  checkArg("shellLine", "argv", argv, "array");
-  return argv.map((a) => /^[A-Za-z0-9_@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", `'\\''`)}'`)
-    .join(" ");
-}

@@ -30,3 +30,34 @@ export function escapeInvisible(text: string): string {
     (ch) => `\\u{${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}}`,
   );
 }
+
+/**
+ * One argument as a POSIX shell reads it back: as is when it holds only safe characters,
+ * otherwise in single quotes (a `'` inside becomes `'\''`).
+ *
+ * @example
+ * ```ts
+ * import { shellQuote } from "./display_text.ts";
+ * shellQuote("it's"); // "'it'\\''s'"
+ * ```
+ */
+export function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * An argv as one line a POSIX shell reads back as the same argv (arguments quoted only when
+ * they need it; invisible and control characters are not escaped here — see
+ * {@linkcode escapeInvisible} for display).
+ *
+ * @example
+ * ```ts
+ * import { shellLine } from "./display_text.ts";
+ * shellLine(["schemapin", "contract", "approve", "--tool", "it's"]);
+ * // "schemapin contract approve --tool 'it'\\''s'"
+ * ```
+ */
+export function shellLine(argv: readonly string[]): string {
+  checkArg("shellLine", "argv", argv, "array");
+  return argv.map(shellQuote).join(" ");
+}

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { shellQuote } from "./display_text.ts";
 import { SchemaPinError } from "../errors.ts";
 import type { ServerIdentity } from "./lock.ts";
 import { checkArg } from "../arguments.ts";
@@ -563,10 +564,6 @@ function literalSecretError(server: string, found: SecretArgument[]): SchemaPinE
       `--allow-literal-secrets writes the arguments as they are)`,
     { server, arguments: found.map((f) => f.index) },
   );
-}
-
-function shellQuote(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

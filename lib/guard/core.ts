@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { shellLine } from "../contractpin/display_text.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject } from "../contractpin/contract.ts";
 import type { AuditLog } from "./audit.ts";
@@ -32,7 +33,7 @@ import {
   type ToolVerdict,
 } from "./policy.ts";
 import { checkArg } from "../arguments.ts";
-import { approveCommand, shellLine } from "../contractpin/approve.ts";
+import { approveCommand } from "../contractpin/approve.ts";
 import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 
 /**

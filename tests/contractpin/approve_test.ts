@@ -9,9 +9,8 @@ import {
   planApproval,
   type PlannedChange,
   selectChanges,
-  shellLine,
 } from "../../lib/contractpin/approve.ts";
-import { escapeInvisible } from "../../lib/contractpin/display_text.ts";
+import { escapeInvisible, shellLine } from "../../lib/contractpin/display_text.ts";
 import { type DigestedToolList, digestToolList } from "../../lib/contractpin/digest.ts";
 import {
   buildLock,
