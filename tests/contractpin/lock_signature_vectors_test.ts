@@ -89,7 +89,14 @@ for (const c of expected.cases) {
 Deno.test("lock signature vectors: every failure kind the format promises is covered", () => {
   const verdicts = new Set(expected.cases.map((c) => c.expect));
   for (
-    const v of ["valid", "SIGNATURE_INVALID", "SIGNATURE_EXPIRED", "KEY_REVOKED", "DOMAIN_MISMATCH"]
+    const v of [
+      "valid",
+      "SIGNATURE_INVALID",
+      "SIGNATURE_EXPIRED", // §16.2
+      "KEY_REVOKED",
+      "DOMAIN_MISMATCH",
+      "CANONICALIZATION_UNSUPPORTED", // §19.3
+    ]
   ) {
     assert.ok(verdicts.has(v), v);
   }
