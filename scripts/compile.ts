@@ -55,6 +55,9 @@ export function permissionFlags(denoJsonText: string): string[] {
   return flags;
 }
 
+/** Modules started as workers (`new Worker(…)`), which `deno compile` must be told about. */
+export const WORKER_MODULES: readonly string[] = ["lib/cli/batch_worker.ts"];
+
 /**
  * The `deno compile` argument list for one target (or the host when `target` is undefined).
  *
@@ -70,6 +73,8 @@ export function compileArgs(flags: string[], target?: string): string[] {
     "compile",
     ...flags,
     "--exclude-unused-npm",
+    // Worker modules are not in the module graph: included by name (deno compile docs).
+    ...WORKER_MODULES.flatMap((m) => ["--include", m]),
     ...(target ? ["--target", target] : []),
     "--output",
     `${DIST}/schemapin${suffix}${exe}`,

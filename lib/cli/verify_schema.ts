@@ -12,7 +12,13 @@ import { isJsonObject, ownField } from "../json/object.ts";
 import { parseSchemaSignatureDocument } from "../schema/document.ts";
 import { checkToolId, defaultPinStorePath, FilePinStore, pinKey } from "../pins/store.ts";
 import { BatchPinStore } from "../pins/batch.ts";
-import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
+import {
+  acceptPrecheckedSignature,
+  type SchemaVerificationResult,
+  verifySchemaOfflineWithHook,
+} from "../schema/verify.ts";
+import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
+import { BatchPool, batchThreads } from "./batch_pool.ts";
 import type { DnsCrossCheck } from "../dns/check.ts";
 import { type BeforePinHook, messageOf, settlePinConflict } from "../schema/flow.ts";
 import {
@@ -403,6 +409,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           io,
           progress: progress!,
           pins: batchPins!,
+          precheckKey: discoveryKey(trust.discovery),
           verify: async (schema, signature, toolId, sigSource) =>
             await verify({
               ...common,
@@ -473,6 +480,68 @@ interface BatchItem {
   error?: SchemaPinError;
 }
 
+/** Schemas per chunk of a batch (read, and prechecked on worker threads, together). */
+const VERIFY_CHUNK = 256;
+/** Chunks read and prechecked ahead of the verification flow. */
+const VERIFY_AHEAD = 4;
+/**
+ * Batches from this size check signatures on worker threads: each thread builds its own
+ * precomputed tables (about 0.3 s), which smaller batches do not earn back (README,
+ * "Performance").
+ */
+const VERIFY_THREADS_FROM = 4000;
+
+/**
+ * The key in a discovery document, if it parses: what a batch prechecks signatures with. The
+ * flow reads the document itself and decides; a wrong or missing key here only costs speed.
+ */
+function discoveryKey(discovery: unknown): PublicKey | undefined {
+  const pem = isJsonObject(discovery) ? ownField(discovery, "public_key_pem") : undefined;
+  if (typeof pem !== "string") return undefined;
+  try {
+    return parsePublicKeyPem(pem);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One schema of a batch as read: what to verify, or why it cannot be. */
+interface Loaded {
+  path: string;
+  sigPath: string;
+  schema?: JsonValue;
+  signature?: string | Record<string, unknown>;
+  toolId?: string;
+  error?: SchemaPinError;
+}
+
+async function loadBatchItem(
+  dir: string,
+  name: string,
+  sigDir: string,
+  io: CliIO,
+): Promise<Loaded> {
+  const path = joinPath(dir, name);
+  const sigPath = joinPath(sigDir, `${name}.sig`);
+  try {
+    const schema = await readJsonFile(path, io, "schema");
+    let signature: string | Record<string, unknown>;
+    try {
+      signature = await loadSignature(sigPath, io);
+    } catch (e) {
+      if (e instanceof SchemaPinError && e.code === "IO_FAILED") {
+        // An unsigned schema is a verification failure, not a tool error (§10).
+        throw new SchemaPinError("SIGNATURE_INVALID", `unsigned: ${e.message}`, { path });
+      }
+      throw e;
+    }
+    return { path, sigPath, schema, signature, toolId: toolIdFor(undefined, schema, path) };
+  } catch (e) {
+    if (!(e instanceof SchemaPinError)) throw e;
+    return { path, sigPath, error: e };
+  }
+}
+
 async function verifyBatch(
   dir: string,
   pattern: string,
@@ -484,6 +553,8 @@ async function verifyBatch(
     io: CliIO;
     progress: Progress;
     pins: BatchPinStore;
+    /** The key the flow will check signatures with, when known: prechecked on threads. */
+    precheckKey?: PublicKey;
     verify: (
       schema: unknown,
       signature: string | Record<string, unknown>,
@@ -562,37 +633,81 @@ async function verifyBatch(
     results.push(entry);
   };
 
-  for (let i = 0; i < files.length; i++) {
-    const name = files[i];
-    const path = joinPath(dir, name);
-    const sigPath = joinPath(ctx.sigDir, `${name}.sig`);
-    const item: BatchItem = { path, sigPath };
-    try {
-      const schema = await readJsonFile(path, io, "schema");
-      let signature: string | Record<string, unknown>;
-      try {
-        signature = await loadSignature(sigPath, io);
-      } catch (e) {
-        if (e instanceof SchemaPinError && e.code === "IO_FAILED") {
-          // An unsigned schema is a verification failure, not a tool error (§10).
-          throw new SchemaPinError("SIGNATURE_INVALID", `unsigned: ${e.message}`, { path });
-        }
-        throw e;
-      }
-      const toolId = toolIdFor(undefined, schema, path);
-      item.result = await ctx.verify(schema, signature, toolId, sigPath);
-      if (!item.result.valid) failed++;
-    } catch (e) {
-      if (!(e instanceof SchemaPinError)) throw e;
-      item.error = e;
-      failed++;
+  // Reads (and, on worker threads, the elliptic-curve checks: batch_pool.ts) run up to
+  // VERIFY_AHEAD chunks ahead of the verification flow, which stays here and in order.
+  const threads = ctx.precheckKey === undefined
+    ? 0
+    : batchThreads(files.length, VERIFY_THREADS_FROM);
+  let pool = threads > 0 ? new BatchPool(threads) : undefined;
+  const prepare = async (from: number) => {
+    const items: Loaded[] = [];
+    for (const name of files.slice(from, from + VERIFY_CHUNK)) {
+      items.push(await loadBatchItem(dir, name, ctx.sigDir, io));
     }
-    waiting.push(item);
-    if (performance.now() - lastFlush >= PIN_FLUSH_INTERVAL_MS) await settle();
-    progress.update(() =>
-      `verify-schema: ${count(i + 1)}/${count(files.length)} schemas` +
-      (failed > 0 ? `, ${count(failed)} failed` : "")
-    );
+    const ready = items.filter((it) => it.schema !== undefined);
+    let prechecked: Promise<unknown> = Promise.resolve();
+    if (pool !== undefined) {
+      const batch = ready.map((it) => ({ schema: it.schema, signature: it.signature! }));
+      prechecked = pool.precheck(ctx.precheckKey!, batch).then(
+        (ids) => {
+          for (const id of ids) if (id !== undefined) acceptPrecheckedSignature(id);
+        },
+        async (e: unknown) => {
+          // Not a different result: the flow makes every check itself from here on.
+          if (pool === undefined) return;
+          pool.close();
+          pool = undefined;
+          await io.stderr(
+            `warning: checking signatures on one thread from now on: ${messageOf(e)}\n`,
+          );
+        },
+      );
+    }
+    return { items, prechecked };
+  };
+  const ahead: ReturnType<typeof prepare>[] = [];
+  let nextFrom = 0;
+  const refill = () => {
+    while (ahead.length < VERIFY_AHEAD && nextFrom < files.length) {
+      const p = prepare(nextFrom);
+      p.catch(() => {}); // awaited below; an early rejection is not "unhandled"
+      ahead.push(p);
+      nextFrom += VERIFY_CHUNK;
+    }
+  };
+
+  let done = 0;
+  try {
+    refill();
+    while (ahead.length > 0) {
+      const chunk = await ahead.shift()!;
+      refill();
+      await chunk.prechecked;
+      for (const loaded of chunk.items) {
+        done++;
+        const item: BatchItem = { path: loaded.path, sigPath: loaded.sigPath };
+        if (loaded.error !== undefined) {
+          item.error = loaded.error;
+          failed++;
+        } else {
+          item.result = await ctx.verify(
+            loaded.schema,
+            loaded.signature!,
+            loaded.toolId!,
+            loaded.sigPath,
+          );
+          if (!item.result.valid) failed++;
+        }
+        waiting.push(item);
+        if (performance.now() - lastFlush >= PIN_FLUSH_INTERVAL_MS) await settle();
+        progress.update(() =>
+          `verify-schema: ${count(done)}/${count(files.length)} schemas` +
+          (failed > 0 ? `, ${count(failed)} failed` : "")
+        );
+      }
+    }
+  } finally {
+    pool?.close();
   }
   await settle();
   progress.clear();

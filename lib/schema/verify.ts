@@ -37,6 +37,7 @@ import {
   schemaSignatureSigningInput,
 } from "./document.ts";
 import { argumentError, checkArg, checkMethods } from "../arguments.ts";
+import type { PublicKey } from "../crypto/keys.ts";
 
 export { EXPIRY_SKEW_MS, type FirstUseInfo, type KeyPinningStatus } from "./flow.ts";
 
@@ -52,6 +53,72 @@ function rememberVerified(id: string): void {
     VERIFIED.delete(VERIFIED.values().next().value as string);
   }
   VERIFIED.add(id);
+}
+
+// The cache ids: one place, so a check made elsewhere (precheckSchemaSignature) names the
+// same check the flow looks up.
+function bareCheckId(fingerprint: string, hash: string, signature: string): string {
+  return `s ${fingerprint} ${hash} ${signature}`;
+}
+
+function documentCheckId(fingerprint: string, input: Uint8Array, signature: string): string {
+  return `d ${fingerprint} ${toHex(sha256(input))} ${signature}`;
+}
+
+/**
+ * The pure cryptographic part of verifying `schema` under `signature` with `publicKey`: the
+ * canonical form, its hash and the ECDSA check (no discovery, revocation, pin, expiry or
+ * document field checks). Returns the id of the successful check, or `undefined` when it does
+ * not verify or cannot be made. A batch runs this on worker threads and hands the ids to
+ * {@linkcode acceptPrecheckedSignature}; {@linkcode verifySchemaOffline} then finds the check
+ * made and runs every other step as usual — a failed precheck only means the flow checks again
+ * (and says why).
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair } from "../crypto/keys.ts";
+ * import { signSchemaBase64 } from "./document.ts";
+ * import { acceptPrecheckedSignature, precheckSchemaSignature } from "./verify.ts";
+ * const sk = generateKeyPair();
+ * const schema = { name: "t" };
+ * const id = precheckSchemaSignature(schema, signSchemaBase64(schema, sk), sk.publicKey);
+ * if (id !== undefined) acceptPrecheckedSignature(id);
+ * ```
+ */
+export function precheckSchemaSignature(
+  schema: unknown,
+  signature: string | Record<string, unknown>,
+  publicKey: PublicKey,
+): string | undefined {
+  try {
+    if (typeof signature === "string") {
+      const single = sha256(canonicalizeSchemapinV1Bytes(schema));
+      const der = scanBase64(signature);
+      if (!(der instanceof Uint8Array)) return undefined;
+      if (!verifyDigest(sha256(single), der, publicKey).valid) return undefined;
+      return bareCheckId(publicKey.fingerprint, "sha256:" + toHex(single), signature);
+    }
+    const { document } = parseSchemaSignatureDocument(signature);
+    const input = schemaSignatureSigningInput(document);
+    if (!verifyDocumentSignature(input, document.signature, publicKey).valid) return undefined;
+    return documentCheckId(publicKey.fingerprint, input, document.signature);
+  } catch {
+    return undefined; // the flow makes the check itself and reports why it failed
+  }
+}
+
+/**
+ * Records a successful check made by {@linkcode precheckSchemaSignature} (possibly on another
+ * thread) so that {@linkcode verifySchemaOffline} does not repeat the elliptic-curve work. Only
+ * ever pass an id that function returned.
+ *
+ * @example
+ * ```ts ignore
+ * for (const id of idsFromWorkers) acceptPrecheckedSignature(id);
+ * ```
+ */
+export function acceptPrecheckedSignature(id: string): void {
+  rememberVerified(id);
 }
 
 /**
@@ -200,7 +267,7 @@ export async function verifySchemaOfflineWithHook(
       if (document === undefined) {
         // §4.1: ECDSA over SHA-256(SHA-256(canonical)); on failure, let the full check say
         // why (malformed, mismatch, or the single-hash signer bug).
-        const id = `s ${key.fingerprint} ${hash} ${sig}`;
+        const id = bareCheckId(key.fingerprint, hash, sig as string);
         if (VERIFIED.has(id)) return {};
         const der = scanBase64(sig as string);
         if (!(der instanceof Uint8Array) || !verifyDigest(sha256(single), der, key).valid) {
@@ -222,7 +289,7 @@ export async function verifySchemaOfflineWithHook(
           errorMessage: `the signature document has no canonical signing input: ${messageOf(e)}`,
         };
       }
-      const id = `d ${key.fingerprint} ${toHex(sha256(input))} ${document.signature}`;
+      const id = documentCheckId(key.fingerprint, input, document.signature);
       if (!VERIFIED.has(id)) {
         const check = verifyDocumentSignature(input, document.signature, key);
         if (!check.valid) {

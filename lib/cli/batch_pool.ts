@@ -1,0 +1,201 @@
+/**
+ * Worker threads for the elliptic-curve work of `verify-schema --batch` and
+ * `sign-schema --batch` (issue 14): ECDSA in JavaScript is most of a batch's time, and one
+ * thread leaves the other cores idle. The main thread keeps every I/O, ordering, pin and
+ * reporting decision; the workers (`batch_worker.ts`) only compute:
+ *
+ * - {@linkcode BatchPool.precheck}: which signatures verify (ids handed to
+ *   `acceptPrecheckedSignature`; the verification flow still runs every step, and checks again
+ *   anything not prechecked);
+ * - {@linkcode BatchPool.sign}: the signature files' text (deterministic, the same bytes the
+ *   main thread would write).
+ *
+ * Threads: see {@linkcode batchThreads}.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import type { PrivateKey, PublicKey } from "../crypto/keys.ts";
+import { privateKeyToPkcs8Der } from "../crypto/keys.ts";
+import type { SchemaDocumentOptions } from "../schema/document.ts";
+import type { BatchTask, SentError, SignOutcome } from "./batch_worker.ts";
+import type { SignedSchema } from "./sign_one.ts";
+
+/** Most worker threads a batch starts. */
+export const MAX_BATCH_THREADS = 8;
+/** Items per message to a worker. */
+const ITEMS_PER_TASK = 32;
+
+/**
+ * How many worker threads a batch of `items` uses: `SCHEMAPIN_BATCH_THREADS` when set (0 =
+ * none; any batch size), else 0 below `minItems` (a worker's start and its precomputed tables
+ * cost more than it saves on a small batch) and one per core from there, at most
+ * {@linkcode MAX_BATCH_THREADS}.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` when `SCHEMAPIN_BATCH_THREADS` is not a whole
+ *   number from 0 to {@linkcode MAX_BATCH_THREADS}.
+ *
+ * @example
+ * ```ts
+ * import { batchThreads } from "./batch_pool.ts";
+ * batchThreads(10, 2000); // 0 unless SCHEMAPIN_BATCH_THREADS says otherwise
+ * ```
+ */
+export function batchThreads(items: number, minItems: number): number {
+  let env: string | undefined;
+  try {
+    env = Deno.env.get("SCHEMAPIN_BATCH_THREADS");
+  } catch {
+    env = undefined; // no --allow-env: the default
+  }
+  if (env !== undefined) {
+    if (!/^[0-9]$/.test(env) || Number(env) > MAX_BATCH_THREADS) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `SCHEMAPIN_BATCH_THREADS must be a whole number from 0 to ${MAX_BATCH_THREADS}, ` +
+          `got ${JSON.stringify(env)}`,
+      );
+    }
+    return items === 0 ? 0 : Number(env);
+  }
+  if (items < minItems) return 0;
+  return Math.max(1, Math.min(navigator.hardwareConcurrency ?? 1, MAX_BATCH_THREADS));
+}
+
+interface Call {
+  resolve: (value: unknown[]) => void;
+  reject: (error: Error) => void;
+  worker: number;
+}
+
+/**
+ * A pool of worker threads. Tasks go to the worker with the fewest pending ones. A worker that
+ * fails (its module did not load, it threw) rejects its pending tasks; callers decide what a
+ * failure means. Always {@linkcode BatchPool.close} it (workers keep the process alive).
+ *
+ * @example
+ * ```ts ignore
+ * const pool = new BatchPool(2);
+ * try {
+ *   const ids = await pool.precheck(publicKey, [{ schema, signature }]);
+ * } finally {
+ *   pool.close();
+ * }
+ * ```
+ */
+export class BatchPool {
+  #workers: Worker[] = [];
+  #pending: number[] = [];
+  #dead: boolean[] = [];
+  #calls = new Map<number, Call>();
+  #nextId = 1;
+  #deathReason = "no worker thread";
+  #pkcs8 = new WeakMap<PrivateKey, Uint8Array>();
+
+  /**
+   * Starts `size` worker threads (at least one) running `module` (tests give another one; a
+   * compiled binary must include `batch_worker.ts`: scripts/compile.ts).
+   */
+  constructor(size: number, module: URL = new URL("./batch_worker.ts", import.meta.url)) {
+    for (let i = 0; i < Math.max(1, size); i++) {
+      const worker = new Worker(module, { type: "module" });
+      worker.onmessage = (e: MessageEvent) => this.#answer(e.data);
+      worker.onerror = (e: ErrorEvent) => {
+        e.preventDefault(); // a worker's failure is this pool's result, not the process's end
+        this.#failWorker(i, `worker thread failed: ${e.message}`);
+      };
+      worker.onmessageerror = () => this.#failWorker(i, "worker thread: unreadable message");
+      this.#workers.push(worker);
+      this.#pending.push(0);
+      this.#dead.push(false);
+    }
+  }
+
+  /**
+   * The ids of the schema signature checks that pass under `publicKey` (undefined for one that
+   * does not, or cannot be checked), in order.
+   */
+  async precheck(
+    publicKey: PublicKey,
+    items: { schema: unknown; signature: string | Record<string, unknown> }[],
+  ): Promise<(string | undefined)[]> {
+    const spki = publicKey.spki;
+    const parts = await Promise.all(
+      chunks(items).map((part) => this.#run({ kind: "precheck", spki, items: part })),
+    );
+    return parts.flat() as (string | undefined)[];
+  }
+
+  /**
+   * Each schema signed by `key` as `sign-schema` writes it; a schema that cannot be signed is
+   * its `SchemaPinError` (the rest are still signed).
+   */
+  async sign(
+    key: PrivateKey,
+    docOptions: SchemaDocumentOptions | undefined,
+    items: { schema: unknown; file: string }[],
+  ): Promise<(SignedSchema | SchemaPinError)[]> {
+    let pkcs8 = this.#pkcs8.get(key);
+    if (pkcs8 === undefined) this.#pkcs8.set(key, pkcs8 = privateKeyToPkcs8Der(key));
+    const parts = await Promise.all(
+      chunks(items).map((part) =>
+        this.#run({ kind: "sign", pkcs8: pkcs8!, docOptions, items: part })
+      ),
+    );
+    return (parts.flat() as SignOutcome[]).map((o) => "error" in o ? rebuildError(o.error) : o);
+  }
+
+  /** Stops every worker; pending tasks are rejected. */
+  close(): void {
+    for (let i = 0; i < this.#workers.length; i++) this.#failWorker(i, "the pool was closed");
+  }
+
+  #run(task: BatchTask): Promise<unknown[]> {
+    let worker = -1;
+    for (let i = 0; i < this.#workers.length; i++) {
+      if (!this.#dead[i] && (worker < 0 || this.#pending[i] < this.#pending[worker])) worker = i;
+    }
+    if (worker < 0) return Promise.reject(new Error(this.#deathReason));
+    const id = this.#nextId++;
+    this.#pending[worker]++;
+    return new Promise((resolve, reject) => {
+      this.#calls.set(id, { resolve, reject, worker });
+      this.#workers[worker].postMessage({ id, task });
+    });
+  }
+
+  #answer(data: { id: number; ok: boolean; value?: unknown[]; message?: string }): void {
+    const call = this.#calls.get(data.id);
+    if (call === undefined) return;
+    this.#calls.delete(data.id);
+    this.#pending[call.worker]--;
+    if (data.ok) call.resolve(data.value!);
+    else call.reject(new Error(`worker thread: ${data.message}`));
+  }
+
+  #failWorker(worker: number, message: string): void {
+    if (!this.#dead[worker]) {
+      this.#dead[worker] = true; // nothing more is sent to it: it may never answer
+      this.#deathReason = message;
+      this.#workers[worker].terminate();
+    }
+    for (const [id, call] of this.#calls) {
+      if (call.worker !== worker) continue;
+      this.#calls.delete(id);
+      this.#pending[worker]--;
+      call.reject(new Error(message));
+    }
+  }
+}
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += ITEMS_PER_TASK) {
+    out.push(items.slice(i, i + ITEMS_PER_TASK));
+  }
+  return out;
+}
+
+function rebuildError(e: SentError): SchemaPinError {
+  return new SchemaPinError(e.code, e.message, e.details);
+}

@@ -1,0 +1,307 @@
+// Batches on worker threads (issue 14, lib/cli/batch_pool.ts): the threads change the speed,
+// never the result. Every test compares against the same work done on one thread — the same
+// signature files byte for byte, the same verification report — including the failures
+// (tampered, unsigned, wrong key, malformed, unsignable), and checks that a pool that breaks
+// fails loudly instead of hanging or answering wrong.
+import assert from "node:assert/strict";
+import { SchemaPinError } from "../../lib/errors.ts";
+import { BatchPool, batchThreads, MAX_BATCH_THREADS } from "../../lib/cli/batch_pool.ts";
+import { signOne } from "../../lib/cli/sign_one.ts";
+import { generateKeyPair, type PrivateKey, privateKeyToPem } from "../../lib/crypto/keys.ts";
+import { signSchemaBase64, signSchemaDocument } from "../../lib/schema/document.ts";
+import { precheckSchemaSignature } from "../../lib/schema/verify.ts";
+import { compileArgs, WORKER_MODULES } from "../../scripts/compile.ts";
+import { runCliProcess, withTempDir } from "./run.ts";
+
+const REPO = new URL("../../", import.meta.url).pathname;
+
+const schemaFor = (i: number) => ({
+  name: `tool_${i}`,
+  description: `tool ${i}`,
+  inputSchema: { type: "object", properties: { n: { type: "integer", default: i } } },
+});
+
+/** Runs `fn` with SCHEMAPIN_BATCH_THREADS set to `value` (unset: undefined), then restores it. */
+async function withThreadsEnv<T>(value: string | undefined, fn: () => Promise<T> | T) {
+  const before = Deno.env.get("SCHEMAPIN_BATCH_THREADS");
+  if (value === undefined) Deno.env.delete("SCHEMAPIN_BATCH_THREADS");
+  else Deno.env.set("SCHEMAPIN_BATCH_THREADS", value);
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) Deno.env.delete("SCHEMAPIN_BATCH_THREADS");
+    else Deno.env.set("SCHEMAPIN_BATCH_THREADS", before);
+  }
+}
+
+/** Every file of `dir` (sorted by name) with its bytes as text. */
+function snapshot(dir: string): [string, string][] {
+  return [...Deno.readDirSync(dir)].map((e) => e.name).sort().map((n) => [
+    n,
+    Deno.readTextFileSync(`${dir}/${n}`),
+  ]);
+}
+
+Deno.test("batch threads: precheck ids are the in-process ids; failures are undefined", async () => {
+  const key = generateKeyPair();
+  const other = generateKeyPair();
+  const s = schemaFor(1);
+  const doc = signSchemaDocument(s, key, { signedAt: 1_700_000_000_000 }) as unknown as Record<
+    string,
+    unknown
+  >;
+  const items = [
+    { schema: s, signature: signSchemaBase64(s, key) }, // valid, bare
+    { schema: s, signature: doc }, // valid, document
+    { schema: { ...s, description: "changed" }, signature: signSchemaBase64(s, key) }, // tampered
+    { schema: s, signature: signSchemaBase64(s, other) }, // another key
+    { schema: s, signature: "not base64!" }, // malformed
+    { schema: s, signature: { ...doc, signature: signSchemaBase64(s, key) } }, // forged document
+    { schema: { n: 2 ** 60 }, signature: signSchemaBase64(s, key) }, // no canonical form
+  ];
+  const pool = new BatchPool(2);
+  try {
+    const ids = await pool.precheck(key.publicKey, items);
+    const local = items.map((it) =>
+      precheckSchemaSignature(it.schema, it.signature, key.publicKey)
+    );
+    assert.deepEqual(ids, local);
+    assert.equal(ids.filter((id) => id !== undefined).length, 2);
+    assert.ok(ids[0] !== undefined && ids[1] !== undefined);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("batch threads: signatures from the pool are signOne's bytes; an unsignable schema is its error", async () => {
+  const key = generateKeyPair();
+  const items = [
+    ...Array.from({ length: 70 }, (_, i) => ({ schema: schemaFor(i), file: `s/${i}.json` })),
+    { schema: { name: "big", n: 2 ** 60 }, file: "s/big.json" },
+  ];
+  const pool = new BatchPool(2);
+  try {
+    for (const docOptions of [undefined, { signedAt: 1_700_000_000_000, signerKid: "k1" }]) {
+      const out = await pool.sign(key, docOptions, items);
+      assert.equal(out.length, items.length);
+      for (let i = 0; i < 70; i++) {
+        assert.deepEqual(out[i], signOne(items[i].schema, key, docOptions, items[i].file));
+      }
+      const bad = out[70];
+      assert.ok(bad instanceof SchemaPinError, String(bad));
+      assert.equal(bad.code, "INPUT_INVALID");
+      assert.match(bad.message, /^s\/big\.json: /);
+      assert.throws(() => signOne(items[70].schema, key, docOptions, "s/big.json"), bad);
+    }
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("batch threads: a broken pool rejects instead of hanging; a failed task leaves the pool working", async () => {
+  const key = generateKeyPair();
+  const item = { schema: schemaFor(1), signature: signSchemaBase64(schemaFor(1), key) };
+  // A worker module that fails to load: the pool's tasks reject.
+  const missing = new BatchPool(
+    1,
+    new URL(`data:application/javascript,${encodeURIComponent('throw new Error("boom")')}`),
+  );
+  try {
+    await assert.rejects(missing.precheck(key.publicKey, [item]), /worker thread failed/);
+    await assert.rejects(missing.precheck(key.publicKey, [item])); // still rejects, no hang
+  } finally {
+    missing.close();
+  }
+  const pool = new BatchPool(1);
+  try {
+    const broken = { ...key.publicKey, spki: new Uint8Array([1, 2, 3]) };
+    await assert.rejects(pool.precheck(broken, [item]), /worker thread: /);
+    assert.equal((await pool.precheck(key.publicKey, [item]))[0] !== undefined, true);
+  } finally {
+    pool.close();
+  }
+  await assert.rejects(pool.precheck(key.publicKey, [item]), /closed/);
+});
+
+Deno.test("batch threads: SCHEMAPIN_BATCH_THREADS and the size threshold", async () => {
+  await withThreadsEnv(undefined, () => {
+    assert.equal(batchThreads(10, 100), 0);
+    const n = batchThreads(100, 100);
+    assert.ok(n >= 1 && n <= MAX_BATCH_THREADS, String(n));
+  });
+  await withThreadsEnv("0", () => assert.equal(batchThreads(1_000_000, 1), 0));
+  await withThreadsEnv("3", () => {
+    assert.equal(batchThreads(5, 1000), 3); // set: any batch size
+    assert.equal(batchThreads(0, 1000), 0);
+  });
+  for (const bad of ["", "9", "-1", "2.0", "abc", " 2", "10"]) {
+    await withThreadsEnv(bad, () =>
+      assert.throws(
+        () => batchThreads(100, 1),
+        (e: unknown) =>
+          e instanceof SchemaPinError && e.code === "INPUT_INVALID" &&
+          e.message.includes("SCHEMAPIN_BATCH_THREADS"),
+        JSON.stringify(bad),
+      ));
+  }
+});
+
+/** 80 schemas and signatures in `dir`: 70 good, and every kind of failure. */
+function makeMixedBatch(dir: string, key: PrivateKey): string {
+  const other = generateKeyPair();
+  Deno.mkdirSync(dir, { recursive: true });
+  const write = (name: string, schema: unknown, sig?: string) => {
+    Deno.writeTextFileSync(`${dir}/${name}.json`, JSON.stringify(schema));
+    if (sig !== undefined) Deno.writeTextFileSync(`${dir}/${name}.json.sig`, sig + "\n");
+  };
+  for (let i = 0; i < 70; i++) write(`t${i}`, schemaFor(i), signSchemaBase64(schemaFor(i), key));
+  for (let i = 70; i < 73; i++) {
+    write(
+      `t${i}`,
+      { ...schemaFor(i), description: "rug pull" },
+      signSchemaBase64(schemaFor(i), key),
+    );
+  }
+  write("t73", schemaFor(73)); // unsigned
+  write("t74", schemaFor(74));
+  write("t75", schemaFor(75), signSchemaBase64(schemaFor(75), other));
+  write("t76", schemaFor(76), signSchemaBase64(schemaFor(76), other));
+  write("t77", schemaFor(77), "AAAA");
+  const doc = signSchemaDocument(schemaFor(78), key, { signedAt: 1_700_000_000_000 });
+  write("t78", schemaFor(78), JSON.stringify(doc));
+  write(
+    "t79",
+    { ...schemaFor(79), description: "x" },
+    JSON.stringify(
+      signSchemaDocument(schemaFor(79), key, { signedAt: 1_700_000_000_000 }),
+    ),
+  );
+  const discovery = `${dir}.discovery.json`;
+  Deno.writeTextFileSync(
+    discovery,
+    JSON.stringify({
+      schema_version: "1.4",
+      developer_name: "Threads Corp",
+      public_key_pem: key.publicKey.pem,
+      revoked_keys: [],
+    }),
+  );
+  return discovery;
+}
+
+Deno.test("batch threads: verify-schema --batch reports the same with 2 threads and with none", async () => {
+  await withTempDir(async (dir) => {
+    const key = generateKeyPair();
+    const discovery = makeMixedBatch(`${dir}/s`, key);
+    const run = (threads: string, pins: string) =>
+      runCliProcess([
+        "verify-schema",
+        "--batch",
+        `${dir}/s`,
+        "--domain",
+        "example.com",
+        "--discovery",
+        discovery,
+        "--pin-store",
+        pins,
+        "--trust-first-use",
+        "--json",
+      ], { env: { SCHEMAPIN_BATCH_THREADS: threads } });
+    const one = await run("0", `${dir}/pins0.json`);
+    const two = await run("2", `${dir}/pins2.json`);
+    assert.equal(one.code, 1, one.stderr);
+    assert.equal(two.code, 1, two.stderr);
+    assert.equal(two.stdout, one.stdout);
+    assert.equal(two.stderr, one.stderr);
+    const report = JSON.parse(one.stdout);
+    assert.deepEqual(report.summary, { total: 80, verified: 71, failed: 9 });
+    const failedFiles = report.results.filter((r: { ok: boolean }) => !r.ok).map((
+      r: { file: string },
+    ) => r.file.replace(/^.*\//, ""));
+    assert.deepEqual(failedFiles, [
+      "t70.json",
+      "t71.json",
+      "t72.json",
+      "t73.json",
+      "t74.json",
+      "t75.json",
+      "t76.json",
+      "t77.json",
+      "t79.json",
+    ]);
+    const pinned = (p: string) =>
+      JSON.parse(Deno.readTextFileSync(p)).pins.map((x: { tool_id: string }) => x.tool_id).sort();
+    assert.deepEqual(pinned(`${dir}/pins2.json`), pinned(`${dir}/pins0.json`));
+    assert.equal(pinned(`${dir}/pins2.json`).length, 71);
+  });
+});
+
+Deno.test("batch threads: sign-schema --batch writes the same bytes with 2 threads and with none", async () => {
+  await withTempDir(async (dir) => {
+    const key = generateKeyPair();
+    Deno.writeTextFileSync(`${dir}/key.pem`, privateKeyToPem(key));
+    Deno.mkdirSync(`${dir}/s`);
+    for (let i = 0; i < 90; i++) {
+      Deno.writeTextFileSync(`${dir}/s/t${i}.json`, JSON.stringify(schemaFor(i)));
+    }
+    Deno.writeTextFileSync(`${dir}/s/zbig.json`, '{"name":"big","n":1152921504606846976}');
+    const run = (threads: string, out: string) =>
+      runCliProcess(
+        ["sign-schema", "--batch", `${dir}/s`, "--out", out, "--key", `${dir}/key.pem`, "--json"],
+        { env: { SCHEMAPIN_BATCH_THREADS: threads } },
+      );
+    const one = await run("0", `${dir}/out0`);
+    const two = await run("2", `${dir}/out2`);
+    assert.equal(one.code, 2, one.stderr); // the unsignable schema
+    assert.equal(two.code, 2, two.stderr);
+    assert.equal(two.stdout.replaceAll("/out2/", "/out0/"), one.stdout);
+    assert.equal(two.stderr, one.stderr);
+    const failed = JSON.parse(one.stdout).results.filter((r: { ok: boolean }) => !r.ok);
+    assert.equal(failed.length, 1);
+    assert.match(failed[0].file, /zbig\.json$/);
+    assert.equal(failed[0].error.code, "INPUT_INVALID");
+    const files = snapshot(`${dir}/out0`);
+    assert.equal(files.length, 90);
+    assert.deepEqual(snapshot(`${dir}/out2`), files);
+  });
+});
+
+Deno.test("batch threads: a bad SCHEMAPIN_BATCH_THREADS is exit 2 and nothing is written", async () => {
+  await withTempDir(async (dir) => {
+    const key = generateKeyPair();
+    Deno.writeTextFileSync(`${dir}/key.pem`, privateKeyToPem(key));
+    Deno.mkdirSync(`${dir}/s`);
+    Deno.writeTextFileSync(`${dir}/s/a.json`, JSON.stringify(schemaFor(1)));
+    const r = await runCliProcess(
+      ["sign-schema", "--batch", `${dir}/s`, "--out", `${dir}/out`, "--key", `${dir}/key.pem`],
+      { env: { SCHEMAPIN_BATCH_THREADS: "many" } },
+    );
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /SCHEMAPIN_BATCH_THREADS must be a whole number from 0 to 8/);
+    assert.throws(() => Deno.statSync(`${dir}/out`), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("batch threads: the compile task includes every worker module", async () => {
+  const args = compileArgs([]);
+  for (const m of WORKER_MODULES) {
+    assert.ok(Deno.statSync(`${REPO}${m}`).isFile, m);
+    const at = args.indexOf(m);
+    assert.ok(at > 0 && args[at - 1] === "--include", `${m} in ${args.join(" ")}`);
+  }
+  // Every `new Worker(` in lib/ starts one of them.
+  const starters: string[] = [];
+  for await (const f of walk(`${REPO}lib`)) {
+    if (Deno.readTextFileSync(f).includes("new Worker(")) starters.push(f.slice(REPO.length));
+  }
+  assert.deepEqual(starters, ["lib/cli/batch_pool.ts"]);
+  const pool = Deno.readTextFileSync(`${REPO}lib/cli/batch_pool.ts`);
+  for (const m of WORKER_MODULES) assert.ok(pool.includes(`"./${m.split("/").at(-1)}"`), m);
+});
+
+async function* walk(dir: string): AsyncGenerator<string> {
+  for await (const e of Deno.readDir(dir)) {
+    if (e.isDirectory) yield* walk(`${dir}/${e.name}`);
+    else if (e.name.endsWith(".ts")) yield `${dir}/${e.name}`;
+  }
+}
