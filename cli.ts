@@ -8,9 +8,20 @@
  * ```
  * @module
  */
-import { isAbsolute } from "node:path";
 import { handlesSignalsItself, runInterruptible } from "./lib/cli/interrupt.ts";
 import { processIO, runCli } from "./lib/cli/main.ts";
+
+/**
+ * `isAbsolute` of `node:path` for this platform (the same test, written out: importing
+ * `node:path` costs every command ~10 ms of start-up under Deno, issue 14): `/…` on POSIX;
+ * on Windows `\…`, `/…` or a drive letter, a colon and a separator (`C:\…`, `c:/…`).
+ */
+function isAbsolute(path: string): boolean {
+  const windows = Deno.build.os === "windows";
+  const separator = (c: string | undefined) => c === "/" || (windows && c === "\\");
+  if (separator(path[0])) return true;
+  return windows && /^[A-Za-z]:$/.test(path.slice(0, 2)) && separator(path[2]);
+}
 
 /** What {@linkcode callerFolder} decides from. */
 export interface CallerFolderInput {

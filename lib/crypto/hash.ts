@@ -7,16 +7,67 @@
  * contract member or small file (bench/cli_scale.ts, row "contract digests"); the hex result
  * is decoded in JavaScript, which is cheaper than the runtime's Buffer output.
  *
+ * Under Deno, `node:crypto` is loaded on first need, not at start-up: importing it starts the
+ * Node compatibility layer, ~40 ms added to every command (issue 14). Until then, inputs of up
+ * to {@linkcode JS_INPUT_LIMIT} bytes are hashed in JavaScript (below), so one verification
+ * never loads it; the first larger input, or the first after {@linkcode JS_TOTAL_LIMIT} bytes
+ * hashed in JavaScript (a batch, a skill folder), loads it and every later input is hashed
+ * natively.
+ *
  * @module
  */
 
-import * as nodeCrypto from "node:crypto";
+import type * as NodeCrypto from "node:crypto";
 import { checkArg } from "../arguments.ts";
 
 type OneShot = (algorithm: string, data: Uint8Array | string, encoding: "hex") => string;
-const oneShot: OneShot | undefined = typeof (nodeCrypto as { hash?: unknown }).hash === "function"
-  ? (nodeCrypto as unknown as { hash: OneShot }).hash
-  : undefined;
+
+/** Native SHA-256 hex of bytes or of a string's UTF-8. */
+type NativeHash = (data: Uint8Array | string) => string;
+
+function nativeHashOf(nodeCrypto: typeof NodeCrypto): NativeHash {
+  const oneShot = (nodeCrypto as { hash?: unknown }).hash;
+  if (typeof oneShot === "function") return (data) => (oneShot as OneShot)("sha256", data, "hex");
+  return (data) =>
+    typeof data === "string"
+      ? nodeCrypto.createHash("sha256").update(data, "utf8").digest("hex")
+      : nodeCrypto.createHash("sha256").update(data).digest("hex");
+}
+
+const isDeno = typeof (globalThis as { Deno?: { version?: unknown } }).Deno?.version === "object";
+
+// Node and Bun: loaded with the module, as before. Deno: on first need (see the module
+// documentation), through its `process` global (its node:process, which has getBuiltinModule).
+let native: NativeHash | undefined = isDeno ? undefined : nativeHashOf(await import("node:crypto"));
+
+function nativeHash(): NativeHash {
+  native ??= nativeHashOf(
+    (globalThis as unknown as {
+      process: { getBuiltinModule(id: string): typeof NodeCrypto };
+    }).process.getBuiltinModule("node:crypto"),
+  );
+  return native;
+}
+
+// The JavaScript hash runs at ~200 MB/s, the native one at 0.8–1.6 GB/s from 1 KiB up (below
+// ~200 bytes they are level); loading node:crypto costs a Deno process ~40 ms (2-core CI class,
+// Deno 2.9.6). So up to 1 MiB in all (~5 ms) is hashed here before it is loaded.
+
+/**
+ * Inputs up to this many bytes (or UTF-16 code units of a text) are hashed in JavaScript while
+ * `node:crypto` is not loaded: 64 KiB (~0.3 ms).
+ */
+const JS_INPUT_LIMIT = 64 * 1024;
+/** After this many bytes hashed in JavaScript, `node:crypto` is loaded: 1 MiB. */
+const JS_TOTAL_LIMIT = 1024 * 1024;
+let jsTotal = 0;
+
+/** Whether to hash an input of `length` bytes in JavaScript (see the module documentation). */
+function inJavaScript(length: number): boolean {
+  if (native !== undefined || length > JS_INPUT_LIMIT || jsTotal > JS_TOTAL_LIMIT) return false;
+  jsTotal += length;
+  return true;
+}
 
 /**
  * Lowercase hex of SHA-256 of the UTF-8 encoding of `text` — without a separate encoding
@@ -31,8 +82,8 @@ const oneShot: OneShot | undefined = typeof (nodeCrypto as { hash?: unknown }).h
  */
 export function sha256HexOfText(text: string): string {
   if (text.length <= SHORT_TEXT) return shortTextSha256Hex(text);
-  if (oneShot !== undefined) return oneShot("sha256", text, "hex");
-  return nodeCrypto.createHash("sha256").update(text, "utf8").digest("hex");
+  if (inJavaScript(text.length)) return bytesSha256Hex(new TextEncoder().encode(text));
+  return nativeHash()(text);
 }
 
 // SHA-256 (FIPS 180-4) of short texts in JavaScript: a native hash costs a fixed 1–3 µs per
@@ -169,10 +220,32 @@ function shortTextSha256Hex(text: string): string {
       put(0xe0 | (c >> 12)), put(0x80 | ((c >> 6) & 63)), put(0x80 | (c & 63)), bytes += 3;
     }
   }
+  return finish(bytes);
+}
+
+/** SHA-256 hex of `bytes` in JavaScript (whole blocks read as words, then the tail). */
+function bytesSha256Hex(bytes: Uint8Array): string {
+  H[0] = 0x6a09e667, H[1] = 0xbb67ae85, H[2] = 0x3c6ef372, H[3] = 0xa54ff53a;
+  H[4] = 0x510e527f, H[5] = 0x9b05688c, H[6] = 0x1f83d9ab, H[7] = 0x5be0cd19;
+  const n = bytes.length;
+  let i = 0;
+  for (; i + 64 <= n; i += 64) {
+    for (let w = 0, j = i; w < 16; w++, j += 4) {
+      W[w] = (bytes[j] << 24) | (bytes[j + 1] << 16) | (bytes[j + 2] << 8) | bytes[j + 3];
+    }
+    compress();
+  }
+  filled = 0;
+  for (; i < n; i++) put(bytes[i]);
+  return finish(n);
+}
+
+/** Pads the message of `bytes` bytes (the tail already put), compresses, returns the hex. */
+function finish(bytes: number): string {
   put(0x80);
   while (filled !== 56) put(0);
-  W[14] = 0; // < 2^32 bits: SHORT_TEXT keeps the message far below that
-  W[15] = bytes * 8;
+  W[14] = Math.floor(bytes / 0x20000000); // the bit length's high word
+  W[15] = bytes * 8; // its low word (an Int32Array keeps the low 32 bits)
   compress();
   let out = "";
   for (let i = 0; i < 8; i++) {
@@ -253,6 +326,6 @@ export function toHex(bytes: Uint8Array): string {
  */
 export function sha256Hex(bytes: Uint8Array): string {
   checkArg("sha256Hex", "bytes", bytes, "bytes");
-  if (oneShot !== undefined) return oneShot("sha256", bytes, "hex");
-  return nodeCrypto.createHash("sha256").update(bytes).digest("hex");
+  if (inJavaScript(bytes.length)) return bytesSha256Hex(bytes);
+  return nativeHash()(bytes);
 }

@@ -114,12 +114,17 @@ export function pointForVerification(entry: CachedKey): P256Point {
 }
 
 let fastBase: P256Point | undefined;
+let coldVerifications = 0;
 
 /**
  * The base point G to multiply with when verifying with `entry`'s key: noble's `Point.BASE`
  * for a key used only a few times, and — once the key is hot (its own table is built) — a
  * copy of G with a window-8 table of its own, built once per process (~40 ms, ~1 MiB). Measured
  * here: 86 µs per `multiplyUnsafe` against 128 µs with `Point.BASE`.
+ *
+ * The process's first verification takes a copy of G without a table: noble builds
+ * `Point.BASE`'s table on its first use (~30 ms), twice a whole first verification without it
+ * (~15 ms), and a command that verifies one signature needs it never (issue 14).
  *
  * @example
  * ```ts
@@ -132,7 +137,10 @@ let fastBase: P256Point | undefined;
  * ```
  */
 export function baseForVerification(entry: CachedKey): P256Point {
-  if (!precomputed.has(entry)) return p256.Point.BASE;
+  if (!precomputed.has(entry)) {
+    if (coldVerifications++ === 0) return p256.Point.fromBytes(p256.Point.BASE.toBytes());
+    return p256.Point.BASE;
+  }
   if (fastBase === undefined) {
     fastBase = p256.Point.fromBytes(p256.Point.BASE.toBytes());
     fastBase.precompute(WINDOW, false);

@@ -18,8 +18,6 @@
  *
  * @module
  */
-import dgram from "node:dgram";
-import { isIP } from "node:net";
 import { SchemaPinError } from "../errors.ts";
 import {
   decodeResponse,
@@ -31,6 +29,43 @@ import {
   TYPE_TXT,
 } from "./wire.ts";
 import { checkArg } from "../arguments.ts";
+
+// `isIP` of node:net, written out with Node's own patterns (lib/internal/net.js): importing
+// node:net, like node:dgram (loaded by the UDP query when it runs), costs every command that
+// can verify ~40 ms of start-up under Deno (issue 14). tests/dns/resolve_test.ts checks both
+// agree.
+const V4_SEG = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])";
+const V4 = `(?:${V4_SEG}\\.){3}${V4_SEG}`;
+const IPV4 = new RegExp(`^${V4}$`);
+const V6_SEG = "(?:[0-9a-fA-F]{1,4})";
+const IPV6 = new RegExp(
+  "^(?:" +
+    `(?:${V6_SEG}:){7}(?:${V6_SEG}|:)|` +
+    `(?:${V6_SEG}:){6}(?:${V4}|:${V6_SEG}|:)|` +
+    `(?:${V6_SEG}:){5}(?::${V4}|(?::${V6_SEG}){1,2}|:)|` +
+    `(?:${V6_SEG}:){4}(?:(?::${V6_SEG}){0,1}:${V4}|(?::${V6_SEG}){1,3}|:)|` +
+    `(?:${V6_SEG}:){3}(?:(?::${V6_SEG}){0,2}:${V4}|(?::${V6_SEG}){1,4}|:)|` +
+    `(?:${V6_SEG}:){2}(?:(?::${V6_SEG}){0,3}:${V4}|(?::${V6_SEG}){1,5}|:)|` +
+    `(?:${V6_SEG}:){1}(?:(?::${V6_SEG}){0,4}:${V4}|(?::${V6_SEG}){1,6}|:)|` +
+    `(?::(?:(?::${V6_SEG}){0,5}:${V4}|(?::${V6_SEG}){1,7}|:))` +
+    ")(?:%[0-9a-zA-Z-.:]{1,})?$",
+);
+
+/**
+ * 4 for an IPv4 address, 6 for an IPv6 one (a `%zone` allowed), else 0: the answer of
+ * `node:net` `isIP`.
+ *
+ * @example
+ * ```ts
+ * import { ipVersion } from "./resolve.ts";
+ * ipVersion("::1"); // 6
+ * ipVersion("example.com"); // 0
+ * ```
+ */
+export function ipVersion(text: string): 0 | 4 | 6 {
+  if (IPV4.test(text)) return 4;
+  return IPV6.test(text) ? 6 : 0;
+}
 
 /** Default deadline of a whole lookup: 5 seconds. */
 export const DEFAULT_DNS_TIMEOUT_MS = 5_000;
@@ -69,7 +104,7 @@ export function parseDnsServer(text: string): DnsServer {
   } else if (text.split(":").length === 2) {
     [host, portText] = text.split(":");
   }
-  if (isIP(host) === 0) throw bad("not an IP address");
+  if (ipVersion(host) === 0) throw bad("not an IP address");
   let port = 53;
   if (portText !== undefined) {
     if (!/^\d{1,5}$/.test(portText)) throw bad("the port is not a number");
@@ -123,7 +158,7 @@ export function parseResolvConf(text: string): DnsServer[] {
     const m = /^\s*nameserver\s+([^\s#;]+)/.exec(line);
     if (!m) continue;
     const host = m[1].replace(/%.*$/, "");
-    if (isIP(host) !== 0) out.push({ host, port: 53 });
+    if (ipVersion(host) !== 0) out.push({ host, port: 53 });
   }
   return out;
 }
@@ -153,15 +188,16 @@ function answersQuestion(r: DnsResponse, id: number, name: string): boolean {
   return r.id === id && r.question === name.toLowerCase() && r.questionType === TYPE_TXT;
 }
 
-function queryUdp(
+async function queryUdp(
   server: DnsServer,
   name: string,
   deadline: number,
 ): Promise<DnsResponse> {
   const id = randomId();
   const query = encodeTxtQuery(name, id);
+  const { default: dgram } = await import("node:dgram");
   return new Promise((resolve, reject) => {
-    const sock = dgram.createSocket(isIP(server.host) === 6 ? "udp6" : "udp4");
+    const sock = dgram.createSocket(ipVersion(server.host) === 6 ? "udp6" : "udp4");
     let finished = false;
     const finish = (f: () => void) => {
       if (finished) return;

@@ -20,9 +20,6 @@
  *
  * @module
  */
-import * as fs from "node:fs";
-import * as fsp from "node:fs/promises";
-import process from "node:process";
 import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
@@ -34,7 +31,12 @@ import {
   isNotFound,
   lstatSync,
   mkdirAll,
+  node,
+  type NodeModules,
+  processId,
+  readDirNamesSync,
   readFile,
+  removeFileSync,
   rename,
   syncDir,
   writeNewFileSynced,
@@ -95,11 +97,14 @@ function tempNamePattern(base: string): RegExp {
  * ```
  */
 export function processAlive(pid: number): boolean | undefined {
-  if (pid === process.pid) return true;
+  if (pid === processId()) return true;
   try {
     if (isDeno && Deno.permissions.querySync({ name: "run" }).state !== "granted") {
       return undefined;
     }
+    // Deno's `process` global is its node:process, loaded here on first use, not at start-up.
+    const process = node?.process ??
+      (globalThis as unknown as { process: NodeModules["process"] }).process;
     process.kill(pid, 0); // signal 0: an existence check, nothing is sent
     return true;
   } catch (e) {
@@ -119,26 +124,26 @@ function removeStaleTempFiles(path: string, now: number): string[] {
   const dir = dirname(path);
   const pattern = tempNamePattern(path.slice(path.lastIndexOf("/") + 1));
   const removed: string[] = [];
-  let entries: Iterable<fs.Dirent>;
+  let names: string[];
   try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
+    names = readDirNamesSync(dir);
   } catch {
     return removed;
   }
   try {
-    for (const entry of entries) {
-      const m = pattern.exec(entry.name);
-      if (!m || !entry.isFile()) continue; // never a link, a directory or another store's file
-      const full = `${dir}/${entry.name}`;
+    for (const name of names) {
+      const m = pattern.exec(name);
+      if (!m) continue;
+      const full = `${dir}/${name}`;
       try {
         const info = lstatSync(full);
-        if (!info.isFile) continue;
+        if (!info.isFile) continue; // never a link, a directory or another store's file
         const age = now - (info.mtime?.getTime() ?? now);
         const stale = age > STALE_TEMP_FILE_MS ||
           (m[1] !== undefined && processAlive(Number(m[1])) === false);
         if (!stale) continue;
-        fs.unlinkSync(full);
-        removed.push(entry.name);
+        removeFileSync(full);
+        removed.push(name);
       } catch {
         // vanished or not removable: leave it
       }
@@ -311,7 +316,7 @@ export class RecordFile {
     const dir = dirname(this.path);
     const base = this.path.slice(this.path.lastIndexOf("/") + 1);
     // The pid lets a later writer tell a dead writer's leftover from a live one's file.
-    const tmp = `${dir}/.${base}.tmp-${process.pid}-${crypto.randomUUID()}`;
+    const tmp = `${dir}/.${base}.tmp-${processId()}-${crypto.randomUUID()}`;
     trackTempFile(tmp); // removed if the process is stopped before the rename
     try {
       await writeNewFileSynced(tmp, bytes, 0o644);
@@ -320,7 +325,11 @@ export class RecordFile {
       // The file now holds exactly these records: a later read of the same text is not parsed.
       this.#cache = { text, records };
     } catch (e) {
-      await fsp.rm(tmp, { force: true }).catch(() => {});
+      try {
+        removeFileSync(tmp);
+      } catch {
+        // never created, or not removable
+      }
       untrackTempFile(tmp);
       throw new SchemaPinError(
         "IO_FAILED",

@@ -1,19 +1,19 @@
 /**
- * The file-system calls of the library, for every runtime: `node:` modules (which Deno, Node
- * and Bun all provide), with a Deno fast path where Deno's own call is measurably faster on a
- * hot path. Under Deno, `node:fs` `lstatSync`/`readdirSync` walk a 50,000-file tree about
- * twice as slowly as `Deno.lstatSync`/`Deno.readDirSync` (bench/runtime_fs_bench.ts), so the
- * skill walk goes through {@linkcode lstatSync} and {@linkcode readDirNamesSync} here, which
- * pick the runtime's fastest call once, at load time.
+ * The file-system calls of the library, for every runtime: `node:` modules on Node and Bun,
+ * Deno's own calls on Deno, picked once, at load time. Deno's calls are measurably faster on
+ * hot paths — `node:fs` `lstatSync`/`readdirSync` walk a 50,000-file tree about twice as
+ * slowly as `Deno.lstatSync`/`Deno.readDirSync` (bench/runtime_fs_bench.ts) — and under Deno
+ * the `node:` modules are never loaded: importing one costs each command ~40 ms of start-up
+ * (issue 14).
  *
  * Errors keep the runtime's own type; {@linkcode errorCode} reads the POSIX code (`ENOENT`,
  * `EACCES`, …) from either kind (Deno's errors carry `code` too).
  *
  * @module
  */
-import * as fs from "node:fs";
-import * as fsp from "node:fs/promises";
-import process from "node:process";
+import type * as NodeFs from "node:fs";
+import type * as NodeFsp from "node:fs/promises";
+import type NodeProcess from "node:process";
 
 /** What the library needs to know of an `lstat`: the kind of entry and its size. */
 export interface EntryInfo {
@@ -43,7 +43,28 @@ const deno: typeof Deno | undefined = (globalThis as { Deno?: typeof Deno }).Den
 /** True when running on Deno (the `Deno` namespace is present). */
 export const isDeno: boolean = deno !== undefined && typeof deno.lstatSync === "function";
 
-function fromNode(s: fs.Stats): EntryInfo {
+/** The `node:` modules the adapters use outside Deno. */
+export interface NodeModules {
+  /** `node:fs`. */
+  readonly fs: typeof NodeFs;
+  /** `node:fs/promises`. */
+  readonly fsp: typeof NodeFsp;
+  /** `node:process`. */
+  readonly process: typeof NodeProcess;
+}
+
+/**
+ * `node:fs`, `node:fs/promises` and `node:process` on Node and Bun; `undefined` on Deno, where
+ * every adapter takes Deno's own call and these modules are never loaded: importing any of them
+ * starts Deno's Node compatibility layer, ~40 ms added to every command's start-up (issue 14).
+ */
+export const node: NodeModules | undefined = isDeno ? undefined : {
+  fs: await import("node:fs"),
+  fsp: await import("node:fs/promises"),
+  process: (await import("node:process")).default,
+};
+
+function fromNode(s: NodeFs.Stats): EntryInfo {
   return {
     isFile: s.isFile(),
     isDirectory: s.isDirectory(),
@@ -69,7 +90,7 @@ function fromNode(s: fs.Stats): EntryInfo {
  */
 export const lstatSync: (path: string) => EntryInfo = isDeno
   ? (path) => deno!.lstatSync(path)
-  : (path) => fromNode(fs.lstatSync(path));
+  : (path) => fromNode(node!.fs.lstatSync(path));
 
 /**
  * The names in the directory `path`, in the order the system lists them (not sorted). Names
@@ -87,7 +108,7 @@ export const readDirNamesSync: (path: string) => string[] = isDeno
     for (const entry of deno!.readDirSync(path)) names.push(entry.name);
     return names;
   }
-  : (path) => fs.readdirSync(path);
+  : (path) => node!.fs.readdirSync(path);
 
 /**
  * The POSIX error code of a file-system error (`ENOENT`, `EACCES`, `ENOTDIR`, …), from a
@@ -141,7 +162,7 @@ export function isNotFound(e: unknown): boolean {
  */
 export function getEnv(name: string): string | undefined {
   try {
-    return (deno !== undefined ? deno.env.get(name) : process.env[name]) ||
+    return (deno !== undefined ? deno.env.get(name) : node!.process.env[name]) ||
       undefined;
   } catch {
     return undefined;
@@ -160,7 +181,7 @@ export function getEnv(name: string): string | undefined {
  */
 export const readFile: (path: string) => Promise<Uint8Array> = isDeno
   ? (path) => deno!.readFile(path)
-  : async (path) => new Uint8Array(await fsp.readFile(path));
+  : async (path) => new Uint8Array(await node!.fsp.readFile(path));
 
 /**
  * `stat` of `path` (a symbolic link is followed). Throws the runtime's error.
@@ -173,7 +194,7 @@ export const readFile: (path: string) => Promise<Uint8Array> = isDeno
  */
 export const stat: (path: string) => Promise<EntryInfo> = isDeno
   ? (path) => deno!.stat(path)
-  : async (path) => fromNode(await fsp.stat(path));
+  : async (path) => fromNode(await node!.fsp.stat(path));
 
 /**
  * Creates `path` (failing when it exists, `O_CREAT | O_EXCL`) with `mode`, writes `bytes` and
@@ -203,7 +224,7 @@ export const writeNewFileSynced: (path: string, bytes: Uint8Array, mode: number)
       }
     }
     : async (path, bytes, mode) => {
-      const file = await fsp.open(path, "wx", mode);
+      const file = await node!.fsp.open(path, "wx", mode);
       try {
         await file.writeFile(bytes);
         await file.sync();
@@ -222,7 +243,7 @@ export const writeNewFileSynced: (path: string, bytes: Uint8Array, mode: number)
  */
 export const rename: (from: string, to: string) => Promise<void> = isDeno
   ? (from, to) => deno!.rename(from, to)
-  : (from, to) => fsp.rename(from, to);
+  : (from, to) => node!.fsp.rename(from, to);
 
 /**
  * Creates the directory `path` and its parents with `mode` (an existing one is fine).
@@ -234,7 +255,7 @@ export const rename: (from: string, to: string) => Promise<void> = isDeno
  */
 export const mkdirAll: (path: string, mode: number) => Promise<void> = isDeno
   ? (path, mode) => deno!.mkdir(path, { recursive: true, mode })
-  : async (path, mode) => void await fsp.mkdir(path, { recursive: true, mode });
+  : async (path, mode) => void await node!.fsp.mkdir(path, { recursive: true, mode });
 
 /**
  * Fsyncs the directory `path` (makes a rename in it durable). Throws when the directory
@@ -255,10 +276,36 @@ export const syncDir: (path: string) => Promise<void> = isDeno
     }
   }
   : async (path) => {
-    const d = await fsp.open(path, "r");
+    const d = await node!.fsp.open(path, "r");
     try {
       await d.sync();
     } finally {
       await d.close();
     }
   };
+
+/**
+ * Removes the file `path` synchronously (`unlink`; safe in a signal handler). Throws the
+ * runtime's error.
+ *
+ * @example
+ * ```ts ignore
+ * removeFileSync(".pins.json.tmp-1");
+ * ```
+ */
+export const removeFileSync: (path: string) => void = isDeno
+  ? (path) => deno!.removeSync(path)
+  : (path) => node!.fs.unlinkSync(path);
+
+/**
+ * The id of this process.
+ *
+ * @example
+ * ```ts
+ * import { processId } from "./fs.ts";
+ * processId() > 0; // true
+ * ```
+ */
+export function processId(): number {
+  return deno !== undefined ? deno.pid : node!.process.pid;
+}

@@ -15,9 +15,7 @@
  *
  * @module
  */
-import * as fsp from "node:fs/promises";
-import process from "node:process";
-import { errorCode, isDeno } from "./fs.ts";
+import { errorCode, isDeno, node } from "./fs.ts";
 
 /**
  * How old an owner file (Node and Bun) must be before a waiter removes it although its
@@ -99,7 +97,9 @@ async function denoLock(path: string): Promise<HeldLock> {
   };
 }
 
+// Node and Bun only (`node` is undefined on Deno).
 function alive(pid: number): boolean {
+  const { process } = node!;
   if (pid === process.pid) return true;
   try {
     process.kill(pid, 0); // signal 0: an existence check, nothing is sent
@@ -110,6 +110,7 @@ function alive(pid: number): boolean {
 }
 
 async function ownerFileLock(path: string): Promise<HeldLock> {
+  const { fsp, process } = node!; // Node and Bun only
   // The same lock file as under Deno, so a store's files look alike whoever wrote them.
   await (await fsp.open(path, "a", 0o600)).close();
   const owner = `${path}.owner`;

@@ -84,3 +84,15 @@ Deno.test("registry: command modules are in cli.ts's graph (deno compile), not l
   // signal clean-up (lib/cli/interrupt.ts, lib/temp_files.ts: issue 15 item 10).
   assert.ok(atStart.length <= 11, `start-up loads ${atStart.length} modules: ${atStart}`);
 });
+
+Deno.test("start-up: verify-schema and sign-schema load no node: module but node:util", async () => {
+  // Each of node:fs, node:fs/promises, node:process, node:crypto, node:net and node:dgram
+  // starts Deno's Node compatibility layer, ~40 ms of start-up (issue 14); the commands load
+  // them where they are needed (a DNS query, the pid of a live lock, a large hash), not at start.
+  const graph = await moduleGraph();
+  for (const entry of ["cli.ts", "lib/cli/verify_schema.ts", "lib/cli/sign_schema.ts"]) {
+    const loaded = closure(graph, new URL(entry, ROOT).href, false);
+    const builtins = [...loaded].filter((s) => s.startsWith("node:")).sort();
+    assert.deepEqual(builtins, ["node:util"], `${entry} loads ${builtins.join(", ")}`);
+  }
+});

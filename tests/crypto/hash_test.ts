@@ -8,6 +8,28 @@ import { hexInto, sha256, sha256Hex, sha256HexOfText, toHex } from "../../lib/cr
 const reference = (data: string | Uint8Array) =>
   createHash("sha256").update(data as Uint8Array).digest("hex");
 
+// First in this file: until 1 MiB has been hashed in JavaScript, or an input over 64 KiB
+// arrives, lib/crypto/hash.ts hashes in JavaScript (under Deno it loads node:crypto on first need).
+Deno.test("sha256Hex and sha256HexOfText in JavaScript equal node:crypto at every block boundary", () => {
+  const sizes = [...Array(200).keys(), 447, 448, 511, 512, 4095, 4096, 65_535, 65_536];
+  for (const size of sizes) {
+    const data = new Uint8Array(size).map((_, i) => (i * 131 + size * 7) & 0xff);
+    assert.equal(sha256Hex(data), reference(data), `${size} bytes`);
+  }
+  for (const n of [49, 63, 64, 100, 1000, 21_845, 65_536]) {
+    const text = "\u00e9a\u{1F600}\ud800".repeat(n).slice(0, n); // lone surrogates → U+FFFD
+    assert.equal(sha256HexOfText(text), reference(new TextEncoder().encode(text)), `${n} units`);
+  }
+  // Across the 1 MiB budget (the inputs above are ~0.4 MiB), then over 64 KiB: native.
+  const big = new Uint8Array(700_000).map((_, i) => (i * 7) & 0xff);
+  for (let i = 0; i < 12; i++) {
+    const part = big.subarray(i, i + 65_536);
+    assert.equal(sha256Hex(part), reference(part), `64 KiB part ${i}`);
+  }
+  assert.equal(sha256Hex(big), reference(big));
+  assert.equal(sha256Hex(new Uint8Array(3)), reference(new Uint8Array(3)));
+});
+
 Deno.test("sha256HexOfText equals node:crypto over UTF-8 for every short length and alphabet", () => {
   const alphabet = ["a", "\u00e9", "\u4e2d", "\u{1F600}", "\ud800", "\udc00", "\u0000", "\u007f"];
   let checked = 0;

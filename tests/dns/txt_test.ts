@@ -1,6 +1,7 @@
 // §17 without a network: lookup names, record parsing and selection, the semantics table,
 // and the DNS wire format (including hostile responses).
 import assert from "node:assert/strict";
+import { isIP } from "node:net";
 import {
   dnsLookupName,
   formatDnsTxtRecord,
@@ -10,7 +11,7 @@ import {
 } from "../../lib/dns/txt.ts";
 import { crossCheckDnsTxt, type DnsTxtLookup } from "../../lib/dns/check.ts";
 import { decodeResponse, encodeTxtQuery, txtRecordsFor } from "../../lib/dns/wire.ts";
-import { parseDnsServer, parseResolvConf } from "../../lib/dns/resolve.ts";
+import { ipVersion, parseDnsServer, parseResolvConf } from "../../lib/dns/resolve.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 
 const FP = "sha256:" + "ab".repeat(32);
@@ -239,4 +240,30 @@ Deno.test("name servers: --dns-server forms and resolv.conf", () => {
     ),
     [{ host: "10.0.0.2", port: 53 }, { host: "fe80::1", port: 53 }],
   );
+});
+
+Deno.test("ipVersion answers as node:net isIP (the name server check without node:net)", () => {
+  const cases = [
+    ...["", "1.2.3.4", "0.0.0.0", "255.255.255.255", "256.1.1.1", "01.2.3.4", "1.2.3", "1.2.3.4.5"],
+    ...[" 1.2.3.4", "1.2.3.4\n", "1e1.1.1.1", "1.2.3.4:53", "::", "::1", "fe80::1%eth0", "::1%"],
+    ...["::ffff:1.2.3.4", "::ffff:256.1.1.1", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8:9", "1::2::3"],
+    ...["[::1]", "2001:db8::", "fe80::1%a.b-c:d", "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4"],
+    ...["example.com", "localhost", "12345", "abcd", "g::1", ":::", "1:2:3:4:5:6:7::"],
+  ];
+  // and a deterministic spread of near-addresses: dotted quads and colon groups
+  let x = 7;
+  const next = (n: number) => ((x = (Math.imul(x, 1103515245) + 12345) & 0x7fffffff) >>> 8) % n;
+  for (let i = 0; i < 3000; i++) {
+    const quad = Array.from({ length: 3 + next(3) }, () => next(300));
+    const groups = Array.from({ length: 2 + next(8) }, () => next(0x1ffff).toString(16));
+    cases.push(quad.join("."), groups.join(":"), groups.join(":").replace(/:/, "::"));
+  }
+  let four = 0, six = 0;
+  for (const text of cases) {
+    const expected = isIP(text);
+    assert.equal(ipVersion(text), expected, JSON.stringify(text));
+    if (expected === 4) four++;
+    if (expected === 6) six++;
+  }
+  assert.ok(four > 20 && six > 100 && four + six < cases.length, `${four} IPv4, ${six} IPv6`);
 });
