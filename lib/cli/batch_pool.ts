@@ -27,10 +27,19 @@ export const MAX_BATCH_THREADS = 8;
 const ITEMS_PER_TASK = 32;
 
 /**
+ * Batches from this size use worker threads. Measured on 2 cores (README, "Performance"):
+ * below, a worker's start and its warm-up (JIT, precomputed tables) cost more than it saves —
+ * 1,000 schemas took 0.80 s on one thread and 0.95–1.2 s with workers; 3,000 took 1.7–2.5 s
+ * and 1.5–1.8 s.
+ */
+export const POOL_FROM = 2000;
+
+/**
  * How many worker threads a batch of `items` uses: `SCHEMAPIN_BATCH_THREADS` when set (0 =
- * none; any batch size), else 0 below `minItems` (a worker's start and its precomputed tables
- * cost more than it saves on a small batch) and one per core from there, at most
- * {@linkcode MAX_BATCH_THREADS}.
+ * none; any batch size), else 0 below {@linkcode POOL_FROM} and from there one per core but
+ * one — the main thread keeps a core for reading, writing and the verification flow; one
+ * worker on 2 cores measured as fast as two for verifying and faster for signing — at least
+ * 1 and at most {@linkcode MAX_BATCH_THREADS}.
  *
  * @throws {SchemaPinError} `INPUT_INVALID` when `SCHEMAPIN_BATCH_THREADS` is not a whole
  *   number from 0 to {@linkcode MAX_BATCH_THREADS}.
@@ -38,10 +47,10 @@ const ITEMS_PER_TASK = 32;
  * @example
  * ```ts
  * import { batchThreads } from "./batch_pool.ts";
- * batchThreads(10, 2000); // 0 unless SCHEMAPIN_BATCH_THREADS says otherwise
+ * batchThreads(10); // 0 unless SCHEMAPIN_BATCH_THREADS says otherwise
  * ```
  */
-export function batchThreads(items: number, minItems: number): number {
+export function batchThreads(items: number): number {
   let env: string | undefined;
   try {
     env = Deno.env.get("SCHEMAPIN_BATCH_THREADS");
@@ -58,8 +67,9 @@ export function batchThreads(items: number, minItems: number): number {
     }
     return items === 0 ? 0 : Number(env);
   }
-  if (items < minItems) return 0;
-  return Math.max(1, Math.min(navigator.hardwareConcurrency ?? 1, MAX_BATCH_THREADS));
+  if (items < POOL_FROM) return 0;
+  const cores = navigator.hardwareConcurrency ?? 1;
+  return Math.max(1, Math.min(cores - 1, MAX_BATCH_THREADS));
 }
 
 interface Call {

@@ -188,8 +188,6 @@ const COMMIT_MAX_FILES = 2048;
 const SIGN_CHUNK = 256;
 /** Chunks read and signing ahead of the writes. */
 const SIGN_AHEAD = 4;
-/** Batches from this size sign on worker threads (measured: see README, "Performance"). */
-const SIGN_THREADS_FROM = 1000;
 
 /**
  * Without --force a batch replaces nothing: when any OUT/<name>.sig exists, it stops before
@@ -236,7 +234,7 @@ async function signBatch(
   const { io } = ctx;
   const { files, skipped } = await listBatch(dir, pattern);
   // A bad SCHEMAPIN_BATCH_THREADS is refused before anything is written.
-  const threads = batchThreads(files.length, SIGN_THREADS_FROM);
+  const threads = batchThreads(files.length);
   if (!ctx.force) refuseExistingSignatures(outDir, files);
   try {
     await Deno.mkdir(outDir, { recursive: true });

@@ -484,12 +484,6 @@ interface BatchItem {
 const VERIFY_CHUNK = 256;
 /** Chunks read and prechecked ahead of the verification flow. */
 const VERIFY_AHEAD = 4;
-/**
- * Batches from this size check signatures on worker threads: each thread builds its own
- * precomputed tables (about 0.3 s), which smaller batches do not earn back (README,
- * "Performance").
- */
-const VERIFY_THREADS_FROM = 4000;
 
 /**
  * The key in a discovery document, if it parses: what a batch prechecks signatures with. The
@@ -635,9 +629,7 @@ async function verifyBatch(
 
   // Reads (and, on worker threads, the elliptic-curve checks: batch_pool.ts) run up to
   // VERIFY_AHEAD chunks ahead of the verification flow, which stays here and in order.
-  const threads = ctx.precheckKey === undefined
-    ? 0
-    : batchThreads(files.length, VERIFY_THREADS_FROM);
+  const threads = ctx.precheckKey === undefined ? 0 : batchThreads(files.length);
   let pool = threads > 0 ? new BatchPool(threads) : undefined;
   const prepare = async (from: number) => {
     const items: Loaded[] = [];

@@ -5,7 +5,7 @@
 // fails loudly instead of hanging or answering wrong.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { BatchPool, batchThreads, MAX_BATCH_THREADS } from "../../lib/cli/batch_pool.ts";
+import { BatchPool, batchThreads, MAX_BATCH_THREADS, POOL_FROM } from "../../lib/cli/batch_pool.ts";
 import { signOne } from "../../lib/cli/sign_one.ts";
 import { generateKeyPair, type PrivateKey, privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { signSchemaBase64, signSchemaDocument } from "../../lib/schema/document.ts";
@@ -125,19 +125,20 @@ Deno.test("batch threads: a broken pool rejects instead of hanging; a failed tas
 
 Deno.test("batch threads: SCHEMAPIN_BATCH_THREADS and the size threshold", async () => {
   await withThreadsEnv(undefined, () => {
-    assert.equal(batchThreads(10, 100), 0);
-    const n = batchThreads(100, 100);
-    assert.ok(n >= 1 && n <= MAX_BATCH_THREADS, String(n));
+    assert.equal(batchThreads(POOL_FROM - 1), 0);
+    const n = batchThreads(POOL_FROM);
+    const cores = navigator.hardwareConcurrency;
+    assert.equal(n, Math.max(1, Math.min(cores - 1, MAX_BATCH_THREADS)));
   });
-  await withThreadsEnv("0", () => assert.equal(batchThreads(1_000_000, 1), 0));
+  await withThreadsEnv("0", () => assert.equal(batchThreads(1_000_000), 0));
   await withThreadsEnv("3", () => {
-    assert.equal(batchThreads(5, 1000), 3); // set: any batch size
-    assert.equal(batchThreads(0, 1000), 0);
+    assert.equal(batchThreads(5), 3); // set: any batch size
+    assert.equal(batchThreads(0), 0);
   });
   for (const bad of ["", "9", "-1", "2.0", "abc", " 2", "10"]) {
     await withThreadsEnv(bad, () =>
       assert.throws(
-        () => batchThreads(100, 1),
+        () => batchThreads(100),
         (e: unknown) =>
           e instanceof SchemaPinError && e.code === "INPUT_INVALID" &&
           e.message.includes("SCHEMAPIN_BATCH_THREADS"),
