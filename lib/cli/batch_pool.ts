@@ -21,6 +21,46 @@ import type { SchemaDocumentOptions } from "../schema/document.ts";
 import type { BatchTask, SentError, SignOutcome } from "./batch_worker.ts";
 import type { SignedSchema } from "./sign_one.ts";
 
+/** Items per chunk of a batch: read, and handed to the worker threads, together. */
+export const BATCH_CHUNK = 256;
+/** Chunks prepared ahead of the one the main thread works on. */
+export const BATCH_AHEAD = 4;
+
+/**
+ * The chunks of a batch of `total` items, in order, each prepared by `prepare(from)` (items
+ * `from` … `from + BATCH_CHUNK - 1`) up to {@linkcode BATCH_AHEAD} chunks ahead of the one
+ * being consumed — so the worker threads have work while the main thread handles a chunk.
+ *
+ * @example
+ * ```ts
+ * import { chunksAhead } from "./batch_pool.ts";
+ * for await (const from of chunksAhead(600, (from) => Promise.resolve(from))) {
+ *   console.log(from); // 0, 256, 512
+ * }
+ * ```
+ */
+export async function* chunksAhead<T>(
+  total: number,
+  prepare: (from: number) => Promise<T>,
+): AsyncGenerator<T> {
+  const ahead: Promise<T>[] = [];
+  let next = 0;
+  const refill = () => {
+    while (ahead.length < BATCH_AHEAD && next < total) {
+      const p = prepare(next);
+      p.catch(() => {}); // awaited below; an early rejection is not "unhandled"
+      ahead.push(p);
+      next += BATCH_CHUNK;
+    }
+  };
+  refill();
+  while (ahead.length > 0) {
+    const chunk = await ahead.shift()!;
+    refill();
+    yield chunk;
+  }
+}
+
 /** Most worker threads a batch starts. */
 export const MAX_BATCH_THREADS = 8;
 /** Items per message to a worker. */

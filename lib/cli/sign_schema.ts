@@ -29,7 +29,7 @@ import { joinPath, listBatch, readJsonFile, sourceName } from "./schema_inputs.t
 import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { signOne } from "./sign_one.ts";
-import { BatchPool, batchThreads } from "./batch_pool.ts";
+import { BATCH_CHUNK, BatchPool, batchThreads, chunksAhead } from "./batch_pool.ts";
 
 const HELP = `schemapin sign-schema — sign a tool schema
 
@@ -184,10 +184,6 @@ export const signSchemaCommand: Command = {
 const COMMIT_INTERVAL_MS = 1000;
 /** Most signature files waiting for a commit (each holds an open file until then). */
 const COMMIT_MAX_FILES = 2048;
-/** Schemas read (and handed to the signing threads) ahead of the writes. */
-const SIGN_CHUNK = 256;
-/** Chunks read and signing ahead of the writes. */
-const SIGN_AHEAD = 4;
 
 /**
  * Without --force a batch replaces nothing: when any OUT/<name>.sig exists, it stops before
@@ -284,7 +280,7 @@ async function signBatch(
   let pool = threads > 0 ? new BatchPool(threads) : undefined;
   const prepare = async (from: number) => {
     const items: { path: string; out: string; schema?: unknown; error?: SchemaPinError }[] = [];
-    for (const name of files.slice(from, from + SIGN_CHUNK)) {
+    for (const name of files.slice(from, from + BATCH_CHUNK)) {
       const path = joinPath(dir, name);
       const item: (typeof items)[number] = { path, out: joinPath(outDir, `${name}.sig`) };
       try {
@@ -303,22 +299,8 @@ async function signBatch(
   };
 
   try {
-    // Up to SIGN_AHEAD chunks are read and handed to the threads before their writes.
-    const ahead: ReturnType<typeof prepare>[] = [];
-    let nextFrom = 0;
-    const refill = () => {
-      while (ahead.length < SIGN_AHEAD && nextFrom < files.length) {
-        const p = prepare(nextFrom);
-        p.catch(() => {}); // awaited below; an early rejection is not "unhandled"
-        ahead.push(p);
-        nextFrom += SIGN_CHUNK;
-      }
-    };
     let done = 0;
-    refill();
-    while (ahead.length > 0) {
-      const chunk = await ahead.shift()!;
-      refill();
+    for await (const chunk of chunksAhead(files.length, prepare)) {
       let signed = chunk.signed === undefined ? undefined : await chunk.signed;
       if (signed instanceof Error) {
         // Not silent, not a different result: the main thread signs the rest.

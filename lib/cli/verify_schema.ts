@@ -18,7 +18,7 @@ import {
   verifySchemaOfflineWithHook,
 } from "../schema/verify.ts";
 import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
-import { BatchPool, batchThreads } from "./batch_pool.ts";
+import { BATCH_CHUNK, BatchPool, batchThreads, chunksAhead } from "./batch_pool.ts";
 import type { DnsCrossCheck } from "../dns/check.ts";
 import { type BeforePinHook, messageOf, settlePinConflict } from "../schema/flow.ts";
 import {
@@ -480,11 +480,6 @@ interface BatchItem {
   error?: SchemaPinError;
 }
 
-/** Schemas per chunk of a batch (read, and prechecked on worker threads, together). */
-const VERIFY_CHUNK = 256;
-/** Chunks read and prechecked ahead of the verification flow. */
-const VERIFY_AHEAD = 4;
-
 /**
  * The key in a discovery document, if it parses: what a batch prechecks signatures with. The
  * flow reads the document itself and decides; a wrong or missing key here only costs speed.
@@ -627,13 +622,13 @@ async function verifyBatch(
     results.push(entry);
   };
 
-  // Reads (and, on worker threads, the elliptic-curve checks: batch_pool.ts) run up to
-  // VERIFY_AHEAD chunks ahead of the verification flow, which stays here and in order.
+  // Reads (and, on worker threads, the elliptic-curve checks: batch_pool.ts) run a few chunks
+  // ahead of the verification flow, which stays here and in order.
   const threads = ctx.precheckKey === undefined ? 0 : batchThreads(files.length);
   let pool = threads > 0 ? new BatchPool(threads) : undefined;
   const prepare = async (from: number) => {
     const items: Loaded[] = [];
-    for (const name of files.slice(from, from + VERIFY_CHUNK)) {
+    for (const name of files.slice(from, from + BATCH_CHUNK)) {
       items.push(await loadBatchItem(dir, name, ctx.sigDir, io));
     }
     const ready = items.filter((it) => it.schema !== undefined);
@@ -657,23 +652,9 @@ async function verifyBatch(
     }
     return { items, prechecked };
   };
-  const ahead: ReturnType<typeof prepare>[] = [];
-  let nextFrom = 0;
-  const refill = () => {
-    while (ahead.length < VERIFY_AHEAD && nextFrom < files.length) {
-      const p = prepare(nextFrom);
-      p.catch(() => {}); // awaited below; an early rejection is not "unhandled"
-      ahead.push(p);
-      nextFrom += VERIFY_CHUNK;
-    }
-  };
-
   let done = 0;
   try {
-    refill();
-    while (ahead.length > 0) {
-      const chunk = await ahead.shift()!;
-      refill();
+    for await (const chunk of chunksAhead(files.length, prepare)) {
       await chunk.prechecked;
       for (const loaded of chunk.items) {
         done++;

@@ -5,7 +5,15 @@
 // fails loudly instead of hanging or answering wrong.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { BatchPool, batchThreads, MAX_BATCH_THREADS, POOL_FROM } from "../../lib/cli/batch_pool.ts";
+import {
+  BATCH_AHEAD,
+  BATCH_CHUNK,
+  BatchPool,
+  batchThreads,
+  chunksAhead,
+  MAX_BATCH_THREADS,
+  POOL_FROM,
+} from "../../lib/cli/batch_pool.ts";
 import { signOne } from "../../lib/cli/sign_one.ts";
 import { generateKeyPair, type PrivateKey, privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { signSchemaBase64, signSchemaDocument } from "../../lib/schema/document.ts";
@@ -121,6 +129,41 @@ Deno.test("batch threads: a broken pool rejects instead of hanging; a failed tas
     pool.close();
   }
   await assert.rejects(pool.precheck(key.publicKey, [item]), /closed/);
+});
+
+Deno.test("batch threads: chunks come in order, at most BATCH_AHEAD prepared ahead; a failed one fails at its turn", async () => {
+  const total = BATCH_CHUNK * 9 + 7;
+  const started: number[] = [];
+  const seen: number[] = [];
+  for await (
+    const from of chunksAhead(total, (from) => {
+      started.push(from);
+      return Promise.resolve(from);
+    })
+  ) {
+    seen.push(from);
+    // Prepared: the chunks consumed, this one, and at most BATCH_AHEAD more.
+    assert.ok(started.length <= seen.length + BATCH_AHEAD, `${started.length} ${seen.length}`);
+  }
+  assert.deepEqual(seen, Array.from({ length: 10 }, (_, i) => i * BATCH_CHUNK));
+  assert.deepEqual(started, seen);
+  assert.deepEqual(await Array.fromAsync(chunksAhead(0, () => Promise.resolve(1))), []);
+  // A chunk that fails early (before it is consumed) is not an unhandled rejection: it throws
+  // when its turn comes, after the chunks before it.
+  const got: number[] = [];
+  await assert.rejects(async () => {
+    for await (
+      const from of chunksAhead(
+        total,
+        (from) =>
+          from === BATCH_CHUNK * 2 ? Promise.reject(new Error("chunk 2")) : Promise.resolve(from),
+      )
+    ) {
+      got.push(from);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }, /chunk 2/);
+  assert.deepEqual(got, [0, BATCH_CHUNK]);
 });
 
 Deno.test("batch threads: SCHEMAPIN_BATCH_THREADS and the size threshold", async () => {
