@@ -12,6 +12,9 @@
  * @module
  */
 
+import type * as NodeFs from "node:fs";
+import { nodeBuiltin } from "./runtime/builtin.ts";
+
 // `Deno.removeSync` on Deno, `node:fs` `unlinkSync` elsewhere. node:fs is imported only outside
 // Deno: under Deno it starts the Node compatibility layer, ~40 ms added to every command's
 // start-up (issue 14), and this module loads with every command.
@@ -19,7 +22,7 @@ const deno: typeof Deno | undefined = (globalThis as { Deno?: typeof Deno }).Den
 const removeFileSync: (path: string) => void =
   deno !== undefined && typeof deno.removeSync === "function"
     ? (path) => deno.removeSync(path)
-    : (await import("node:fs")).unlinkSync;
+    : (path) => nodeBuiltin<typeof NodeFs>("node:fs").unlinkSync(path);
 
 const live = new Set<string>();
 const stopActions = new Set<() => void>();

@@ -75,41 +75,122 @@ const ITEMS_PER_TASK = 32;
 export const POOL_FROM = 2000;
 
 /**
- * How many worker threads a batch of `items` uses: `SCHEMAPIN_BATCH_THREADS` when set (0 =
- * none; any batch size), else 0 below {@linkcode POOL_FROM} and from there one per core but
- * one — the main thread keeps a core for reading, writing and the verification flow; one
- * worker on 2 cores measured as fast as two for verifying and faster for signing — at least
- * 1 and at most {@linkcode MAX_BATCH_THREADS}.
+ * `SCHEMAPIN_BATCH_THREADS` as a number, or `undefined` when it is not set (or the environment
+ * cannot be read). Read it when a batch command starts, before anything is read or written.
  *
- * @throws {SchemaPinError} `INPUT_INVALID` when `SCHEMAPIN_BATCH_THREADS` is not a whole
- *   number from 0 to {@linkcode MAX_BATCH_THREADS}.
+ * @throws {SchemaPinError} `INPUT_INVALID` when it is not a whole number from 0 to
+ *   {@linkcode MAX_BATCH_THREADS}.
  *
  * @example
  * ```ts
- * import { batchThreads } from "./batch_pool.ts";
- * batchThreads(10); // 0 unless SCHEMAPIN_BATCH_THREADS says otherwise
+ * import { batchThreadsSetting } from "./batch_pool.ts";
+ * batchThreadsSetting(); // undefined unless SCHEMAPIN_BATCH_THREADS is set
  * ```
  */
-export function batchThreads(items: number): number {
+export function batchThreadsSetting(): number | undefined {
   let env: string | undefined;
   try {
     env = Deno.env.get("SCHEMAPIN_BATCH_THREADS");
   } catch {
-    env = undefined; // no --allow-env: the default
+    return undefined; // no --allow-env: the default
   }
-  if (env !== undefined) {
-    if (!/^[0-9]$/.test(env) || Number(env) > MAX_BATCH_THREADS) {
-      throw new SchemaPinError(
-        "INPUT_INVALID",
-        `SCHEMAPIN_BATCH_THREADS must be a whole number from 0 to ${MAX_BATCH_THREADS}, ` +
-          `got ${JSON.stringify(env)}`,
-      );
-    }
-    return items === 0 ? 0 : Number(env);
+  if (env === undefined) return undefined;
+  if (!/^[0-9]$/.test(env) || Number(env) > MAX_BATCH_THREADS) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `SCHEMAPIN_BATCH_THREADS must be a whole number from 0 to ${MAX_BATCH_THREADS}, ` +
+        `got ${JSON.stringify(env)}`,
+    );
   }
+  return Number(env);
+}
+
+/**
+ * How many worker threads a batch of `items` uses: `setting` (see
+ * {@linkcode batchThreadsSetting}; 0 = none) for a batch of any size, else 0 below
+ * {@linkcode POOL_FROM} and from there one per core but one — the main thread keeps a core for
+ * reading, writing and the verification flow; one worker on 2 cores measured as fast as two for
+ * verifying and faster for signing — at least 1 and at most {@linkcode MAX_BATCH_THREADS}.
+ *
+ * @example
+ * ```ts
+ * import { batchThreads } from "./batch_pool.ts";
+ * batchThreads(10, undefined); // 0: too small to be worth a thread
+ * batchThreads(10, 2); // 2
+ * ```
+ */
+export function batchThreads(items: number, setting: number | undefined): number {
+  if (items === 0) return 0;
+  if (setting !== undefined) return setting;
   if (items < POOL_FROM) return 0;
   const cores = navigator.hardwareConcurrency ?? 1;
   return Math.max(1, Math.min(cores - 1, MAX_BATCH_THREADS));
+}
+
+/**
+ * A batch's worker threads, or none: {@linkcode BatchWorkers.use} runs work on the pool while
+ * it works. The first failure closes the pool and is reported once through `warn` (the batch
+ * then does that work on the main thread: the same result, not silently); after
+ * {@linkcode BatchWorkers.stop} nothing more runs and nothing is reported.
+ *
+ * @example
+ * ```ts ignore
+ * const workers = new BatchWorkers(1, "signing", (m) => io.stderr(m));
+ * try {
+ *   const out = await workers.use((pool) => pool.sign(key, undefined, items));
+ *   // out === undefined: sign on this thread
+ * } finally {
+ *   workers.stop();
+ * }
+ * ```
+ */
+export class BatchWorkers {
+  #pool: BatchPool | undefined;
+  #stopped = false;
+  readonly #what: string;
+  readonly #warn: (line: string) => Promise<void> | void;
+
+  /**
+   * `threads` workers (none when 0); `what` names the work in the warning (`"signing"`),
+   * `warn` writes it (its own failure is ignored).
+   */
+  constructor(threads: number, what: string, warn: (line: string) => Promise<void> | void) {
+    this.#pool = threads > 0 ? new BatchPool(threads) : undefined;
+    this.#what = what;
+    this.#warn = warn;
+  }
+
+  /** Whether work still goes to the threads. */
+  get active(): boolean {
+    return this.#pool !== undefined;
+  }
+
+  /** `work(pool)`, or `undefined` when there is no pool, it failed, or it was stopped. */
+  async use<T>(work: (pool: BatchPool) => Promise<T>): Promise<T | undefined> {
+    const pool = this.#pool;
+    if (pool === undefined) return undefined;
+    try {
+      return await work(pool);
+    } catch (e) {
+      if (this.#stopped || this.#pool !== pool) return undefined; // stopped, or already told
+      this.#pool = undefined;
+      pool.close();
+      const why = e instanceof Error ? e.message : String(e);
+      try {
+        await this.#warn(`warning: ${this.#what} on one thread from now on: ${why}\n`);
+      } catch {
+        // the warning could not be written: the batch's own output says what happened
+      }
+      return undefined;
+    }
+  }
+
+  /** Closes the pool; later {@linkcode BatchWorkers.use} calls do nothing. */
+  stop(): void {
+    this.#stopped = true;
+    this.#pool?.close();
+    this.#pool = undefined;
+  }
 }
 
 interface Call {

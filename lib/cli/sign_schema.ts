@@ -29,7 +29,13 @@ import { joinPath, listBatch, readJsonFile, sourceName } from "./schema_inputs.t
 import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { signOne } from "./sign_one.ts";
-import { BATCH_CHUNK, BatchPool, batchThreads, chunksAhead } from "./batch_pool.ts";
+import {
+  BATCH_CHUNK,
+  batchThreads,
+  batchThreadsSetting,
+  BatchWorkers,
+  chunksAhead,
+} from "./batch_pool.ts";
 
 const HELP = `schemapin sign-schema — sign a tool schema
 
@@ -150,6 +156,7 @@ export const signSchemaCommand: Command = {
         throw new UsageError("sign-schema: --batch takes no SCHEMA argument");
       }
       if (!values.out) throw new UsageError("sign-schema: --batch needs --out DIR");
+      const threads = batchThreadsSetting(); // refused before the key is even read
       const key = await loadKey(values.key, io, values["passphrase-file"]);
       return await signBatch(values.batch, values.pattern ?? "*.json", values.out, key, {
         docOptions,
@@ -157,6 +164,7 @@ export const signSchemaCommand: Command = {
         quiet: values.quiet === true,
         force: values.force === true,
         io,
+        threads,
       });
     }
     if (values.pattern !== undefined) {
@@ -225,12 +233,12 @@ async function signBatch(
     quiet: boolean;
     force: boolean;
     io: CliIO;
+    /** `SCHEMAPIN_BATCH_THREADS`, read when the command started. */
+    threads: number | undefined;
   },
 ): Promise<number> {
   const { io } = ctx;
   const { files, skipped } = await listBatch(dir, pattern);
-  // A bad SCHEMAPIN_BATCH_THREADS is refused before anything is written.
-  const threads = batchThreads(files.length);
   if (!ctx.force) refuseExistingSignatures(outDir, files);
   try {
     await Deno.mkdir(outDir, { recursive: true });
@@ -277,7 +285,11 @@ async function signBatch(
 
   // Reading and writing stay here; signing runs on worker threads when the batch is large
   // (batch_pool.ts), a chunk ahead of the writes. Either way the bytes are the same.
-  let pool = threads > 0 ? new BatchPool(threads) : undefined;
+  const workers = new BatchWorkers(
+    batchThreads(files.length, ctx.threads),
+    "signing",
+    (line) => (progress.clear(), io.stderr(line)),
+  );
   const prepare = async (from: number) => {
     const items: { path: string; out: string; schema?: unknown; error?: SchemaPinError }[] = [];
     for (const name of files.slice(from, from + BATCH_CHUNK)) {
@@ -292,25 +304,17 @@ async function signBatch(
       items.push(item);
     }
     const toSign = items.filter((it) => it.error === undefined);
-    const signed = pool === undefined ? undefined : pool
-      .sign(key, ctx.docOptions, toSign.map((it) => ({ schema: it.schema, file: it.path })))
-      .catch((e: unknown) => e instanceof Error ? e : new Error(String(e)));
+    // undefined: no threads (any more): this thread signs them.
+    const signed = workers.use((pool) =>
+      pool.sign(key, ctx.docOptions, toSign.map((it) => ({ schema: it.schema, file: it.path })))
+    );
     return { items, toSign, signed };
   };
 
   try {
     let done = 0;
     for await (const chunk of chunksAhead(files.length, prepare)) {
-      let signed = chunk.signed === undefined ? undefined : await chunk.signed;
-      if (signed instanceof Error) {
-        // Not silent, not a different result: the main thread signs the rest.
-        if (pool !== undefined) {
-          await io.stderr(`warning: signing on one thread from now on: ${signed.message}\n`);
-          pool.close();
-          pool = undefined;
-        }
-        signed = undefined;
-      }
+      const signed = await chunk.signed;
       const bySchema = new Map(chunk.toSign.map((it, k) => [it, signed?.[k]]));
       for (const item of chunk.items) {
         done++;
@@ -341,7 +345,7 @@ async function signBatch(
     }
     await commit();
   } finally {
-    pool?.close();
+    workers.stop();
     writer.abort(); // only after an unexpected error: nothing is pending otherwise
     progress.clear();
   }

@@ -18,7 +18,13 @@ import {
   verifySchemaOfflineWithHook,
 } from "../schema/verify.ts";
 import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
-import { BATCH_CHUNK, BatchPool, batchThreads, chunksAhead } from "./batch_pool.ts";
+import {
+  BATCH_CHUNK,
+  batchThreads,
+  batchThreadsSetting,
+  BatchWorkers,
+  chunksAhead,
+} from "./batch_pool.ts";
 import type { DnsCrossCheck } from "../dns/check.ts";
 import { type BeforePinHook, messageOf, settlePinConflict } from "../schema/flow.ts";
 import {
@@ -311,6 +317,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
       const json = values.json === true;
       const batch = values.batch;
       let file: string | undefined;
+      let threadsSetting: number | undefined;
       if (batch !== undefined) {
         if (positionals.length > 0) throw new UsageError("verify-schema: --batch takes no SCHEMA");
         for (const k of ["signature", "signature-file", "tool-id"] as const) {
@@ -319,6 +326,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           }
         }
         globToRegExp(values.pattern ?? "*.json");
+        threadsSetting = batchThreadsSetting();
       } else {
         if (values.pattern !== undefined || values["signature-dir"] !== undefined) {
           throw new UsageError("verify-schema: --pattern and --signature-dir go with --batch");
@@ -410,6 +418,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           progress: progress!,
           pins: batchPins!,
           precheckKey: discoveryKey(trust.discovery),
+          threads: threadsSetting,
           verify: async (schema, signature, toolId, sigSource) =>
             await verify({
               ...common,
@@ -544,6 +553,8 @@ async function verifyBatch(
     pins: BatchPinStore;
     /** The key the flow will check signatures with, when known: prechecked on threads. */
     precheckKey?: PublicKey;
+    /** `SCHEMAPIN_BATCH_THREADS`, read when the command started. */
+    threads: number | undefined;
     verify: (
       schema: unknown,
       signature: string | Record<string, unknown>,
@@ -624,32 +635,23 @@ async function verifyBatch(
 
   // Reads (and, on worker threads, the elliptic-curve checks: batch_pool.ts) run a few chunks
   // ahead of the verification flow, which stays here and in order.
-  const threads = ctx.precheckKey === undefined ? 0 : batchThreads(files.length);
-  let pool = threads > 0 ? new BatchPool(threads) : undefined;
+  const key = ctx.precheckKey;
+  const workers = new BatchWorkers(
+    key === undefined ? 0 : batchThreads(files.length, ctx.threads),
+    "checking signatures",
+    (line) => (progress.clear(), io.stderr(line)),
+  );
   const prepare = async (from: number) => {
     const items: Loaded[] = [];
     for (const name of files.slice(from, from + BATCH_CHUNK)) {
       items.push(await loadBatchItem(dir, name, ctx.sigDir, io));
     }
     const ready = items.filter((it) => it.schema !== undefined);
-    let prechecked: Promise<unknown> = Promise.resolve();
-    if (pool !== undefined) {
-      const batch = ready.map((it) => ({ schema: it.schema, signature: it.signature! }));
-      prechecked = pool.precheck(ctx.precheckKey!, batch).then(
-        (ids) => {
-          for (const id of ids) if (id !== undefined) acceptPrecheckedSignature(id);
-        },
-        async (e: unknown) => {
-          // Not a different result: the flow makes every check itself from here on.
-          if (pool === undefined) return;
-          pool.close();
-          pool = undefined;
-          await io.stderr(
-            `warning: checking signatures on one thread from now on: ${messageOf(e)}\n`,
-          );
-        },
-      );
-    }
+    const batch = ready.map((it) => ({ schema: it.schema, signature: it.signature! }));
+    // Without threads (any more), the flow makes every check itself: the same result.
+    const prechecked = workers.use((pool) => pool.precheck(key!, batch)).then((ids) => {
+      for (const id of ids ?? []) if (id !== undefined) acceptPrecheckedSignature(id);
+    });
     return { items, prechecked };
   };
   let done = 0;
@@ -663,13 +665,19 @@ async function verifyBatch(
           item.error = loaded.error;
           failed++;
         } else {
-          item.result = await ctx.verify(
-            loaded.schema,
-            loaded.signature!,
-            loaded.toolId!,
-            loaded.sigPath,
-          );
-          if (!item.result.valid) failed++;
+          try {
+            item.result = await ctx.verify(
+              loaded.schema,
+              loaded.signature!,
+              loaded.toolId!,
+              loaded.sigPath,
+            );
+            if (!item.result.valid) failed++;
+          } catch (e) {
+            if (!(e instanceof SchemaPinError)) throw e;
+            item.error = e; // this schema's failure, not the batch's
+            failed++;
+          }
         }
         waiting.push(item);
         if (performance.now() - lastFlush >= PIN_FLUSH_INTERVAL_MS) await settle();
@@ -680,7 +688,7 @@ async function verifyBatch(
       }
     }
   } finally {
-    pool?.close();
+    workers.stop();
   }
   await settle();
   progress.clear();

@@ -19,6 +19,7 @@
 
 import type * as NodeCrypto from "node:crypto";
 import { checkArg } from "../arguments.ts";
+import { nodeBuiltin } from "../runtime/builtin.ts";
 
 type OneShot = (algorithm: string, data: Uint8Array | string, encoding: "hex") => string;
 
@@ -38,14 +39,10 @@ const isDeno = typeof (globalThis as { Deno?: { version?: unknown } }).Deno?.ver
 
 // Node and Bun: loaded with the module, as before. Deno: on first need (see the module
 // documentation), through its `process` global (its node:process, which has getBuiltinModule).
-let native: NativeHash | undefined = isDeno ? undefined : nativeHashOf(await import("node:crypto"));
+let native: NativeHash | undefined = isDeno ? undefined : nativeHash();
 
 function nativeHash(): NativeHash {
-  native ??= nativeHashOf(
-    (globalThis as unknown as {
-      process: { getBuiltinModule(id: string): typeof NodeCrypto };
-    }).process.getBuiltinModule("node:crypto"),
-  );
+  native ??= nativeHashOf(nodeBuiltin<typeof NodeCrypto>("node:crypto"));
   return native;
 }
 

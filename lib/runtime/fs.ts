@@ -14,6 +14,7 @@
 import type * as NodeFs from "node:fs";
 import type * as NodeFsp from "node:fs/promises";
 import type NodeProcess from "node:process";
+import { nodeBuiltin } from "./builtin.ts";
 
 /** What the library needs to know of an `lstat`: the kind of entry and its size. */
 export interface EntryInfo {
@@ -59,9 +60,9 @@ export interface NodeModules {
  * starts Deno's Node compatibility layer, ~40 ms added to every command's start-up (issue 14).
  */
 export const node: NodeModules | undefined = isDeno ? undefined : {
-  fs: await import("node:fs"),
-  fsp: await import("node:fs/promises"),
-  process: (await import("node:process")).default,
+  fs: nodeBuiltin<typeof NodeFs>("node:fs"),
+  fsp: nodeBuiltin<typeof NodeFsp>("node:fs/promises"),
+  process: nodeBuiltin<typeof NodeProcess>("node:process"),
 };
 
 function fromNode(s: NodeFs.Stats): EntryInfo {

@@ -72,8 +72,9 @@ function documentCheckId(fingerprint: string, input: Uint8Array, signature: stri
  * not verify or cannot be made. A batch runs this on worker threads and hands the ids to
  * {@linkcode acceptPrecheckedSignature}; {@linkcode verifySchemaOffline} then finds the check
  * made and runs every other step as usual — a failed precheck only means the flow checks again
- * (and says why).
+ * (and says why). Internal to the package, like {@linkcode acceptPrecheckedSignature}.
  *
+ * @internal
  * @example
  * ```ts
  * import { generateKeyPair } from "../crypto/keys.ts";
@@ -110,15 +111,35 @@ export function precheckSchemaSignature(
 /**
  * Records a successful check made by {@linkcode precheckSchemaSignature} (possibly on another
  * thread) so that {@linkcode verifySchemaOffline} does not repeat the elliptic-curve work. Only
- * ever pass an id that function returned.
+ * ever pass an id that function returned: an id is trusted as a verified signature. Internal to
+ * the package (not exported by any entry point; tests/cli/batch_threads_test.ts keeps it so).
  *
+ * @internal
  * @example
  * ```ts ignore
  * for (const id of idsFromWorkers) acceptPrecheckedSignature(id);
  * ```
  */
 export function acceptPrecheckedSignature(id: string): void {
+  prechecksAccepted++;
   rememberVerified(id);
+}
+
+let prechecksAccepted = 0;
+
+/**
+ * How many ids {@linkcode acceptPrecheckedSignature} has taken in this process (tests check
+ * that a threaded batch really used its workers).
+ *
+ * @internal
+ * @example
+ * ```ts
+ * import { precheckedSignatureCount } from "./verify.ts";
+ * precheckedSignatureCount(); // 0 in a process that ran no threaded batch
+ * ```
+ */
+export function precheckedSignatureCount(): number {
+  return prechecksAccepted;
 }
 
 /**

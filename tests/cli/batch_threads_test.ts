@@ -10,6 +10,8 @@ import {
   BATCH_CHUNK,
   BatchPool,
   batchThreads,
+  batchThreadsSetting,
+  BatchWorkers,
   chunksAhead,
   MAX_BATCH_THREADS,
   POOL_FROM,
@@ -17,9 +19,10 @@ import {
 import { signOne } from "../../lib/cli/sign_one.ts";
 import { generateKeyPair, type PrivateKey, privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { signSchemaBase64, signSchemaDocument } from "../../lib/schema/document.ts";
-import { precheckSchemaSignature } from "../../lib/schema/verify.ts";
+import { precheckedSignatureCount, precheckSchemaSignature } from "../../lib/schema/verify.ts";
+import { ENTRY_POINTS } from "../entry_points.ts";
 import { compileArgs, WORKER_MODULES } from "../../scripts/compile.ts";
-import { runCliProcess, withTempDir } from "./run.ts";
+import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 
@@ -168,20 +171,25 @@ Deno.test("batch threads: chunks come in order, at most BATCH_AHEAD prepared ahe
 
 Deno.test("batch threads: SCHEMAPIN_BATCH_THREADS and the size threshold", async () => {
   await withThreadsEnv(undefined, () => {
-    assert.equal(batchThreads(POOL_FROM - 1), 0);
-    const n = batchThreads(POOL_FROM);
+    assert.equal(batchThreadsSetting(), undefined);
+    assert.equal(batchThreads(POOL_FROM - 1, undefined), 0);
+    const n = batchThreads(POOL_FROM, undefined);
     const cores = navigator.hardwareConcurrency;
     assert.equal(n, Math.max(1, Math.min(cores - 1, MAX_BATCH_THREADS)));
   });
-  await withThreadsEnv("0", () => assert.equal(batchThreads(1_000_000), 0));
+  await withThreadsEnv("0", () => {
+    assert.equal(batchThreadsSetting(), 0);
+    assert.equal(batchThreads(1_000_000, 0), 0);
+  });
   await withThreadsEnv("3", () => {
-    assert.equal(batchThreads(5), 3); // set: any batch size
-    assert.equal(batchThreads(0), 0);
+    assert.equal(batchThreadsSetting(), 3);
+    assert.equal(batchThreads(5, 3), 3); // set: any batch size
+    assert.equal(batchThreads(0, 3), 0);
   });
   for (const bad of ["", "9", "-1", "2.0", "abc", " 2", "10"]) {
     await withThreadsEnv(bad, () =>
       assert.throws(
-        () => batchThreads(100),
+        () => batchThreadsSetting(),
         (e: unknown) =>
           e instanceof SchemaPinError && e.code === "INPUT_INVALID" &&
           e.message.includes("SCHEMAPIN_BATCH_THREADS"),
@@ -190,7 +198,7 @@ Deno.test("batch threads: SCHEMAPIN_BATCH_THREADS and the size threshold", async
   }
 });
 
-/** 80 schemas and signatures in `dir`: 70 good, and every kind of failure. */
+/** 81 schemas and signatures in `dir`: 71 good, and every kind of failure. */
 function makeMixedBatch(dir: string, key: PrivateKey): string {
   const other = generateKeyPair();
   Deno.mkdirSync(dir, { recursive: true });
@@ -220,6 +228,8 @@ function makeMixedBatch(dir: string, key: PrivateKey): string {
       signSchemaDocument(schemaFor(79), key, { signedAt: 1_700_000_000_000 }),
     ),
   );
+  // A tampered copy carrying the signature of a schema verified (and cached) in the same batch.
+  write("t80", { ...schemaFor(0), description: "rug pull" }, signSchemaBase64(schemaFor(0), key));
   const discovery = `${dir}.discovery.json`;
   Deno.writeTextFileSync(
     discovery,
@@ -250,7 +260,7 @@ Deno.test("batch threads: verify-schema --batch reports the same with 2 threads 
         pins,
         "--trust-first-use",
         "--json",
-      ], { env: { SCHEMAPIN_BATCH_THREADS: threads } });
+      ], { env: { SCHEMAPIN_BATCH_THREADS: threads }, drain: true });
     const one = await run("0", `${dir}/pins0.json`);
     const two = await run("2", `${dir}/pins2.json`);
     assert.equal(one.code, 1, one.stderr);
@@ -258,7 +268,7 @@ Deno.test("batch threads: verify-schema --batch reports the same with 2 threads 
     assert.equal(two.stdout, one.stdout);
     assert.equal(two.stderr, one.stderr);
     const report = JSON.parse(one.stdout);
-    assert.deepEqual(report.summary, { total: 80, verified: 71, failed: 9 });
+    assert.deepEqual(report.summary, { total: 81, verified: 71, failed: 10 });
     const failedFiles = report.results.filter((r: { ok: boolean }) => !r.ok).map((
       r: { file: string },
     ) => r.file.replace(/^.*\//, ""));
@@ -272,6 +282,7 @@ Deno.test("batch threads: verify-schema --batch reports the same with 2 threads 
       "t76.json",
       "t77.json",
       "t79.json",
+      "t80.json",
     ]);
     const pinned = (p: string) =>
       JSON.parse(Deno.readTextFileSync(p)).pins.map((x: { tool_id: string }) => x.tool_id).sort();
@@ -297,7 +308,7 @@ Deno.test("batch threads: sign-schema --batch writes the same bytes with 2 threa
     const run = (threads: string, out: string) =>
       runCliProcess(
         ["sign-schema", "--batch", `${dir}/s`, "--out", out, "--key", `${dir}/key.pem`, "--json"],
-        { env: { SCHEMAPIN_BATCH_THREADS: threads } },
+        { env: { SCHEMAPIN_BATCH_THREADS: threads }, drain: true },
       );
     const one = await run("0", `${dir}/out0`);
     const two = await run("2", `${dir}/out2`);
@@ -354,3 +365,110 @@ async function* walk(dir: string): AsyncGenerator<string> {
     else if (e.name.endsWith(".ts")) yield `${dir}/${e.name}`;
   }
 }
+
+Deno.test("batch threads: a threaded verify batch really checks on the workers (and none without)", async () => {
+  await withTempDir(async (dir) => {
+    const key = generateKeyPair();
+    const discovery = makeMixedBatch(`${dir}/s`, key);
+    const run = (threads: string, pins: string) =>
+      withThreadsEnv(threads, () =>
+        runInProcess([
+          "verify-schema",
+          "--batch",
+          `${dir}/s`,
+          "--domain",
+          "example.com",
+          "--discovery",
+          discovery,
+          "--pin-store",
+          pins,
+          "--trust-first-use",
+          "-q",
+        ]));
+    const before = precheckedSignatureCount();
+    const none = await run("0", `${dir}/p0.json`);
+    assert.equal(none.code, 1, none.stderr);
+    assert.equal(precheckedSignatureCount(), before);
+    const two = await run("2", `${dir}/p2.json`);
+    assert.equal(two.code, 1, two.stderr);
+    assert.equal(two.stdout, none.stdout.replaceAll("/p0.json", "/p2.json"));
+    // On the workers: 70 bare signatures and 2 authentic documents (t78, and t79, whose
+    // document covers another schema_hash: the flow fails it) verify; the rest do not.
+    assert.equal(precheckedSignatureCount() - before, 72);
+  });
+});
+
+Deno.test("batch threads: the precheck functions are not part of the published API", async () => {
+  for (const entry of ENTRY_POINTS) {
+    const mod = await import(new URL(`../../${entry}`, import.meta.url).href);
+    for (
+      const name of [
+        "acceptPrecheckedSignature",
+        "precheckSchemaSignature",
+        "precheckedSignatureCount",
+      ]
+    ) {
+      assert.equal(name in mod, false, `${entry} exports ${name}`);
+    }
+  }
+});
+
+Deno.test("batch threads: verify-schema refuses a bad SCHEMAPIN_BATCH_THREADS before reading anything", async () => {
+  await withTempDir(async (dir) => {
+    const r = await runCliProcess([
+      "verify-schema",
+      "--batch",
+      `${dir}/missing`,
+      "--domain",
+      "example.com",
+      "--discovery",
+      `${dir}/missing.json`,
+      "--pin-store",
+      `${dir}/pins.json`,
+      "--json",
+    ], { env: { SCHEMAPIN_BATCH_THREADS: "-1" } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /SCHEMAPIN_BATCH_THREADS must be a whole number/);
+    assert.equal(JSON.parse(r.stdout).error.code, "INPUT_INVALID");
+    assert.throws(() => Deno.statSync(`${dir}/pins.json`), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("batch threads: BatchWorkers warns once when the pool fails, never after stop", async () => {
+  const key = generateKeyPair();
+  const item = { schema: schemaFor(1), signature: signSchemaBase64(schemaFor(1), key) };
+  const warned: string[] = [];
+  const workers = new BatchWorkers(1, "checking signatures", (line) => void warned.push(line));
+  try {
+    assert.equal(workers.active, true);
+    const ok = await workers.use((pool) => pool.precheck(key.publicKey, [item]));
+    assert.equal(ok?.[0] !== undefined, true);
+    // A failed task: undefined (the caller does the work itself), one warning, pool closed.
+    const bad = { ...key.publicKey, spki: new Uint8Array([1]) };
+    assert.equal(await workers.use((pool) => pool.precheck(bad, [item])), undefined);
+    assert.equal(await workers.use((pool) => pool.precheck(bad, [item])), undefined);
+    assert.equal(workers.active, false);
+    assert.equal(warned.length, 1);
+    assert.match(warned[0], /^warning: checking signatures on one thread from now on: /);
+  } finally {
+    workers.stop();
+  }
+  // Stopped while work is in flight: undefined, and no warning (it was not a failure). A
+  // warning that cannot be written is not an error either.
+  const stopped = new BatchWorkers(1, "signing", () => Promise.reject(new Error("stderr closed")));
+  const pending = stopped.use((pool) => pool.precheck(key.publicKey, [item, item, item]));
+  stopped.stop();
+  assert.equal(await pending, undefined);
+  assert.equal(await stopped.use((pool) => pool.precheck(key.publicKey, [item])), undefined);
+  const failing = new BatchWorkers(1, "signing", () => Promise.reject(new Error("stderr closed")));
+  try {
+    const bad = { ...key.publicKey, spki: new Uint8Array([1]) };
+    assert.equal(await failing.use((pool) => pool.precheck(bad, [item])), undefined);
+  } finally {
+    failing.stop();
+  }
+  // No threads at all: nothing runs.
+  const none = new BatchWorkers(0, "signing", () => assert.fail("no warning without threads"));
+  assert.equal(none.active, false);
+  assert.equal(await none.use(() => Promise.resolve(1)), undefined);
+});

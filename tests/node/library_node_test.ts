@@ -74,3 +74,36 @@ Deno.test({
   ignore: noBun,
   fn: () => runSuite([bun!, "test"]),
 });
+
+// require() of an ES module works only when its graph has no top-level await (Node's
+// ERR_REQUIRE_ASYNC_MODULE): the library loads Node built-ins through
+// process.getBuiltinModule (lib/runtime/builtin.ts) to stay loadable that way.
+Deno.test({
+  name: "the library loads with require() under Node.js (no top-level await in mod.ts's graph)",
+  ignore: noNode,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "schemapin-require-" });
+    try {
+      const out = `${dir}/mod.mjs`;
+      const mod = new URL("../../mod.ts", import.meta.url).pathname;
+      const built = await childCommand(Deno.execPath(), {
+        args: ["bundle", "--quiet", "--config", TESTS_CONFIG, "-o", out, mod],
+      }).output();
+      assert.equal(built.code, 0, decode(built.stderr));
+      const script = `const m = require(${JSON.stringify(out)}); ` +
+        `if (typeof m.verifySchemaOffline !== "function") throw new Error("no export"); ` +
+        `console.log("loaded");`;
+      // Node 20 needs the flag (20.17+); Node 22 has require(esm) on by default.
+      const runs: [string, string[]][] = [["node", ["--experimental-require-module"]]];
+      if (node22 !== undefined && node22 !== "") runs.push([node22, []]);
+      for (const [bin, flags] of runs) {
+        const run = await childCommand(bin, { args: [...flags, "-e", script] }).output();
+        const text = decode(run.stdout) + decode(run.stderr);
+        assert.equal(run.code, 0, `${bin}: ${text}`);
+        assert.match(decode(run.stdout), /^loaded$/m, `${bin}: ${text}`);
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
