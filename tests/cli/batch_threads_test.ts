@@ -112,7 +112,8 @@ Deno.test("batch threads: signatures from the pool are signOne's bytes; an unsig
 Deno.test("batch threads: a broken pool rejects instead of hanging; a failed task leaves the pool working", async () => {
   const key = generateKeyPair();
   const item = { schema: schemaFor(1), signature: signSchemaBase64(schemaFor(1), key) };
-  // A worker module that fails to load: the pool's tasks reject.
+  // A worker module that fails to load: the pool's tasks reject. (Deno prints that worker's
+  // "Uncaught (in worker "") … Error: boom" to stderr: expected in this test's output.)
   const missing = new BatchPool(
     1,
     new URL(`data:application/javascript,${encodeURIComponent('throw new Error("boom")')}`),
