@@ -244,24 +244,32 @@ function makeMixedBatch(dir: string, key: PrivateKey): string {
   return discovery;
 }
 
+/** A first-use `verify-schema --batch` of `dir` against `discovery`, pinning into `pins`. */
+function verifyArgs(dir: string, discovery: string, pins: string, ...extra: string[]): string[] {
+  return [
+    "verify-schema",
+    "--batch",
+    dir,
+    "--domain",
+    "example.com",
+    "--discovery",
+    discovery,
+    "--pin-store",
+    pins,
+    "--trust-first-use",
+    ...extra,
+  ];
+}
+
 Deno.test("batch threads: verify-schema --batch reports the same with 2 threads and with none", async () => {
   await withTempDir(async (dir) => {
     const key = generateKeyPair();
     const discovery = makeMixedBatch(`${dir}/s`, key);
     const run = (threads: string, pins: string) =>
-      runCliProcess([
-        "verify-schema",
-        "--batch",
-        `${dir}/s`,
-        "--domain",
-        "example.com",
-        "--discovery",
-        discovery,
-        "--pin-store",
-        pins,
-        "--trust-first-use",
-        "--json",
-      ], { env: { SCHEMAPIN_BATCH_THREADS: threads }, drain: true });
+      runCliProcess(verifyArgs(`${dir}/s`, discovery, pins, "--json"), {
+        env: { SCHEMAPIN_BATCH_THREADS: threads },
+        drain: true,
+      });
     const one = await run("0", `${dir}/pins0.json`);
     const two = await run("2", `${dir}/pins2.json`);
     assert.equal(one.code, 1, one.stderr);
@@ -372,20 +380,7 @@ Deno.test("batch threads: a threaded verify batch really checks on the workers (
     const key = generateKeyPair();
     const discovery = makeMixedBatch(`${dir}/s`, key);
     const run = (threads: string, pins: string) =>
-      withThreadsEnv(threads, () =>
-        runInProcess([
-          "verify-schema",
-          "--batch",
-          `${dir}/s`,
-          "--domain",
-          "example.com",
-          "--discovery",
-          discovery,
-          "--pin-store",
-          pins,
-          "--trust-first-use",
-          "-q",
-        ]));
+      withThreadsEnv(threads, () => runInProcess(verifyArgs(`${dir}/s`, discovery, pins, "-q")));
     const before = precheckedSignatureCount();
     const none = await run("0", `${dir}/p0.json`);
     assert.equal(none.code, 1, none.stderr);
