@@ -9,6 +9,7 @@ import { signSchemaBase64 } from "../../lib/schema/document.ts";
 import { FilePinStore } from "../../lib/pins/store.ts";
 import { childCommand } from "../process.ts";
 import { runInProcess, schemapinTaskFlags, withTempDir } from "./run.ts";
+import { batchArgs, writeDiscovery } from "./batch_fixtures.ts";
 
 const CLI = new URL("../../cli.ts", import.meta.url).pathname;
 
@@ -20,32 +21,7 @@ function makeBatch(dir: string, key: PrivateKey, prefix: string, count: number):
     Deno.writeTextFileSync(`${dir}/${prefix}-${i}.json`, JSON.stringify(schema));
     Deno.writeTextFileSync(`${dir}/${prefix}-${i}.json.sig`, signSchemaBase64(schema, key));
   }
-  const discovery = `${dir}.discovery.json`;
-  Deno.writeTextFileSync(
-    discovery,
-    JSON.stringify({
-      schema_version: "1.4",
-      developer_name: "Scale Corp",
-      public_key_pem: key.publicKey.pem,
-      revoked_keys: [],
-    }),
-  );
-  return discovery;
-}
-
-function batchArgs(dir: string, discovery: string, pins: string, ...extra: string[]): string[] {
-  return [
-    "verify-schema",
-    "--batch",
-    dir,
-    "--domain",
-    "example.com",
-    "--discovery",
-    discovery,
-    "--pin-store",
-    pins,
-    ...extra,
-  ];
+  return writeDiscovery(`${dir}.discovery.json`, key, "Scale Corp");
 }
 
 /** A terminal-like CliIO that records stdout, stderr and progress writes. */

@@ -23,6 +23,7 @@ import { precheckedSignatureCount, precheckSchemaSignature } from "../../lib/sch
 import { ENTRY_POINTS } from "../entry_points.ts";
 import { compileArgs, WORKER_MODULES } from "../../scripts/compile.ts";
 import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
+import { batchArgs, writeDiscovery } from "./batch_fixtures.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 
@@ -231,35 +232,12 @@ function makeMixedBatch(dir: string, key: PrivateKey): string {
   );
   // A tampered copy carrying the signature of a schema verified (and cached) in the same batch.
   write("t80", { ...schemaFor(0), description: "rug pull" }, signSchemaBase64(schemaFor(0), key));
-  const discovery = `${dir}.discovery.json`;
-  Deno.writeTextFileSync(
-    discovery,
-    JSON.stringify({
-      schema_version: "1.4",
-      developer_name: "Threads Corp",
-      public_key_pem: key.publicKey.pem,
-      revoked_keys: [],
-    }),
-  );
-  return discovery;
+  return writeDiscovery(`${dir}.discovery.json`, key, "Threads Corp");
 }
 
 /** A first-use `verify-schema --batch` of `dir` against `discovery`, pinning into `pins`. */
-function verifyArgs(dir: string, discovery: string, pins: string, ...extra: string[]): string[] {
-  return [
-    "verify-schema",
-    "--batch",
-    dir,
-    "--domain",
-    "example.com",
-    "--discovery",
-    discovery,
-    "--pin-store",
-    pins,
-    "--trust-first-use",
-    ...extra,
-  ];
-}
+const verifyArgs = (dir: string, discovery: string, pins: string, ...extra: string[]) =>
+  batchArgs(dir, discovery, pins, "--trust-first-use", ...extra);
 
 Deno.test("batch threads: verify-schema --batch reports the same with 2 threads and with none", async () => {
   await withTempDir(async (dir) => {
