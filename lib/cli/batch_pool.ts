@@ -10,7 +10,11 @@
  * - {@linkcode BatchPool.sign}: the signature files' text (deterministic, the same bytes the
  *   main thread would write).
  *
- * Threads: see {@linkcode batchThreads}.
+ * Around the pool: {@linkcode chunksAhead} reads a batch a few chunks ahead of the main thread's
+ * work, {@linkcode BatchWorkers} turns a failing pool into one warning and main-thread work
+ * (never a different result), and {@linkcode batchThreadsSetting} / {@linkcode batchThreads}
+ * decide how many threads (`SCHEMAPIN_BATCH_THREADS`, else none below {@linkcode POOL_FROM}
+ * schemas and one per core but one from there).
  *
  * @module
  */
