@@ -21,6 +21,7 @@ import {
 } from "../crypto/keys.ts";
 import type { SchemaDocumentOptions } from "../schema/document.ts";
 import { precheckSchemaSignature } from "../schema/verify.ts";
+import { toHex } from "../crypto/hash.ts";
 import { type SignedSchema, signOne } from "./sign_one.ts";
 
 /** A task for a worker thread (one message). */
@@ -51,16 +52,15 @@ export interface SentError {
 
 let publicKey: { der: string; key: PublicKey } | undefined;
 let privateKey: { der: string; key: PrivateKey } | undefined;
-const hexOf = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 
 function runTask(task: BatchTask): unknown[] {
   if (task.kind === "precheck") {
-    const der = hexOf(task.spki);
+    const der = toHex(task.spki);
     if (publicKey?.der !== der) publicKey = { der, key: publicKeyFromDer(task.spki) };
     const key = publicKey.key;
     return task.items.map((it) => precheckSchemaSignature(it.schema, it.signature, key));
   }
-  const der = hexOf(task.pkcs8);
+  const der = toHex(task.pkcs8);
   if (privateKey?.der !== der) privateKey = { der, key: privateKeyFromPkcs8Der(task.pkcs8) };
   const key = privateKey.key;
   return task.items.map((it) => {
