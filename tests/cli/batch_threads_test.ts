@@ -21,6 +21,10 @@ import { generateKeyPair, type PrivateKey, privateKeyToPem } from "../../lib/cry
 import { signSchemaBase64, signSchemaDocument } from "../../lib/schema/document.ts";
 import { precheckedSignatureCount, precheckSchemaSignature } from "../../lib/schema/verify.ts";
 import { ENTRY_POINTS } from "../entry_points.ts";
+import { createHash, createPublicKey, verify } from "node:crypto";
+import { Buffer } from "node:buffer";
+import { oracleSchemapinV1 } from "../oracle/canonical.ts";
+import { oracleParse } from "../oracle/json.ts";
 import { compileArgs, WORKER_MODULES } from "../../scripts/compile.ts";
 import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
 import { batchArgs, writeDiscovery } from "./batch_fixtures.ts";
@@ -310,6 +314,19 @@ Deno.test("batch threads: sign-schema --batch writes the same bytes with 2 threa
     const files = snapshot(`${dir}/out0`);
     assert.equal(files.length, 91);
     assert.deepEqual(snapshot(`${dir}/out2`), files);
+    // What the threads wrote verifies without any lib/ code: the independent canonical form
+    // (tests/oracle) and node:crypto's ECDSA over SHA-256(canonical) (§4.1), per file.
+    const spki = createPublicKey({
+      key: Buffer.from(key.publicKey.spki),
+      format: "der",
+      type: "spki",
+    });
+    for (const [name, text] of snapshot(`${dir}/out2`)) {
+      const schema = Deno.readFileSync(`${dir}/s/${name.replace(/\.sig$/, "")}`);
+      const hash = createHash("sha256").update(oracleSchemapinV1(oracleParse(schema))).digest();
+      const ok = verify("sha256", hash, spki, Buffer.from(text.trim(), "base64"));
+      assert.ok(ok, `${name} does not verify by the oracle`);
+    }
   });
 });
 
