@@ -39,7 +39,10 @@ const isDeno = typeof (globalThis as { Deno?: { version?: unknown } }).Deno?.ver
 
 // Node and Bun: loaded with the module, as before. Deno: on first need (see the module
 // documentation), through its `process` global (its node:process, which has getBuiltinModule).
-let native: NativeHash | undefined = isDeno ? undefined : nativeHash();
+// (Not `nativeHash()` here: it reads `native`, still uninitialized while this line runs.)
+let native: NativeHash | undefined = isDeno
+  ? undefined
+  : nativeHashOf(nodeBuiltin<typeof NodeCrypto>("node:crypto"));
 
 function nativeHash(): NativeHash {
   native ??= nativeHashOf(nodeBuiltin<typeof NodeCrypto>("node:crypto"));
