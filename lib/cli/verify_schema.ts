@@ -17,7 +17,8 @@ import {
   type SchemaVerificationResult,
   verifySchemaOfflineWithHook,
 } from "../schema/verify.ts";
-import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
+import type { PublicKey } from "../crypto/keys.ts";
+import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import {
   BATCH_CHUNK,
   batchThreads,
@@ -490,14 +491,14 @@ interface BatchItem {
 }
 
 /**
- * The key in a discovery document, if it parses: what a batch prechecks signatures with. The
- * flow reads the document itself and decides; a wrong or missing key here only costs speed.
+ * The key the verification flow will take from the discovery document (the same
+ * `parseDiscoveryDocument` + `loadDiscoveryKey`, §15.1 step 2), if the document is valid: what
+ * a batch prechecks signatures with. The flow reads the document itself and decides; a missing
+ * key here only means no threads.
  */
 function discoveryKey(discovery: unknown): PublicKey | undefined {
-  const pem = isJsonObject(discovery) ? ownField(discovery, "public_key_pem") : undefined;
-  if (typeof pem !== "string") return undefined;
   try {
-    return parsePublicKeyPem(pem);
+    return loadDiscoveryKey(parseDiscoveryDocument(discovery).document);
   } catch {
     return undefined;
   }
