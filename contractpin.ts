@@ -118,16 +118,16 @@ export {
   type DiscoveryEnvironment,
   type McpClient,
 } from "./lib/contractpin/discover.ts";
-export { ServerFailure, type ServerFailureKind } from "./lib/contractpin/mcp/errors.ts";
+export { ServerFailure, type ServerFailureKind } from "./lib/mcp/errors.ts";
 export {
   type ListOptions,
   listTools,
   type McpTransport,
   type ToolListing,
-} from "./lib/contractpin/mcp/session.ts";
-export { spawnStdio, type StdioOptions, StdioTransport } from "./lib/contractpin/mcp/stdio.ts";
-export { connectHttp, type HttpOptions, HttpTransport } from "./lib/contractpin/mcp/http.ts";
-export { readToolsDump } from "./lib/contractpin/mcp/file.ts";
+} from "./lib/mcp/session.ts";
+export { spawnStdio, type StdioOptions, StdioTransport } from "./lib/mcp/stdio.ts";
+export { connectHttp, type HttpOptions, HttpTransport } from "./lib/mcp/http.ts";
+export { readToolsDump } from "./lib/mcp/file.ts";
 export type { JsonObject, JsonValue } from "./lib/json/types.ts";
 export {
   type ErrorCode,

@@ -29,8 +29,9 @@ const LAYERS: readonly (readonly string[])[] = [
     "time",
     "runtime",
   ],
-  // where keys and trust come from
-  ["dns", "revocation", "discovery", "pins"],
+  // where keys and trust come from; the MCP client stack (JSON-RPC, stdio, Streamable HTTP,
+  // SSE, legacy HTTP+SSE, the protocol conversation) that contractpin and guard both use
+  ["dns", "revocation", "discovery", "pins", "mcp"],
   // the two specs' operations
   ["schema", "skill", "bundle", "contractpin", "a2a"],
   // the HTTP/1.1 server of serve and guard --listen (no knowledge of the above)

@@ -42,8 +42,8 @@ import {
   sameIdentity,
   serverPasses,
 } from "../lib/contractpin/verify.ts";
-import { collectPages } from "../lib/contractpin/mcp/session.ts";
-import { listingFromDump } from "../lib/contractpin/mcp/file.ts";
+import { collectPages } from "../lib/mcp/session.ts";
+import { listingFromDump } from "../lib/mcp/file.ts";
 import { decodeBase64Strict, encodeBase64 } from "../lib/crypto/base64.ts";
 import { sha256, sha256Hex } from "../lib/crypto/hash.ts";
 import { checkFetchUrl, fetchHttpsJson } from "../lib/discovery/http.ts";

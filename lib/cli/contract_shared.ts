@@ -17,7 +17,7 @@ import {
   DEFAULT_MAX_PAGES,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_STARTUP_TIMEOUT_MS,
-} from "../contractpin/mcp/session.ts";
+} from "../mcp/session.ts";
 import { DEFAULT_CONCURRENCY, type RunOptions } from "../contractpin/run.ts";
 import { type ContractSnapshot, parseSnapshot } from "../contractpin/snapshot.ts";
 import type { SecretWarning } from "../contractpin/secrets.ts";

@@ -9,7 +9,7 @@ import { SchemaPinError } from "../errors.ts";
 import { checkDomain } from "../dns/domain.ts";
 import { DEFAULT_LOCK_FILE, identityOf, parseLock } from "../contractpin/lock.ts";
 import { sameIdentity } from "../contractpin/verify.ts";
-import { ServerFailure } from "../contractpin/mcp/errors.ts";
+import { ServerFailure } from "../mcp/errors.ts";
 import { parseEndpoint } from "../contractpin/secrets.ts";
 import { defaultPinStorePath, FilePinStore } from "../pins/store.ts";
 import { AuditLog, openAuditSink } from "../guard/audit.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import type { JsonObject, JsonValue } from "../json/types.ts";
+import { isJsonObject, type JsonObject, type JsonValue } from "../json/types.ts";
 
 /** The members always present in a contract, in the order §2 lists them. */
 export const REQUIRED_CONTRACT_FIELDS: readonly string[] = ["name", "description", "inputSchema"];
@@ -25,19 +25,7 @@ export const CONTRACT_FIELDS: readonly string[] = [
   ...OPTIONAL_CONTRACT_FIELDS,
 ];
 
-/**
- * True when `v` is a JSON object (not an array, not null).
- *
- * @example
- * ```ts
- * import { isJsonObject } from "./contract.ts";
- * isJsonObject({}); // true
- * isJsonObject([]); // false
- * ```
- */
-export function isJsonObject(v: unknown): v is JsonObject {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+export { isJsonObject };
 
 function own(o: JsonObject, key: string): JsonValue | undefined {
   return Object.hasOwn(o, key) ? o[key] : undefined;

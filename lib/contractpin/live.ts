@@ -7,18 +7,18 @@
  */
 import { isAbsolute, join } from "node:path";
 import { normalizeClientCapabilities, type ServerIdentity } from "./lock.ts";
-import { ServerFailure } from "./mcp/errors.ts";
-import { readToolsDump } from "./mcp/file.ts";
-import { connectHttp } from "./mcp/http.ts";
-import { connectLegacySse } from "./mcp/legacy_sse.ts";
+import { ServerFailure } from "../mcp/errors.ts";
+import { readToolsDump } from "../mcp/file.ts";
+import { connectHttp } from "../mcp/http.ts";
+import { connectLegacySse } from "../mcp/legacy_sse.ts";
 import {
   DEFAULT_STARTUP_TIMEOUT_MS,
   type ListOptions,
   listTools,
   type McpTransport,
   type ToolListing,
-} from "./mcp/session.ts";
-import { spawnStdio, type StdioTransport } from "./mcp/stdio.ts";
+} from "../mcp/session.ts";
+import { spawnStdio, type StdioTransport } from "../mcp/stdio.ts";
 import {
   type EnvLookup,
   expandHeaders,

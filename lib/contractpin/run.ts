@@ -17,8 +17,8 @@ import {
   type ServerIdentity,
 } from "./lock.ts";
 import { findToolsHiddenText, type ToolHiddenTextFinding } from "./hidden_text.ts";
-import { ServerFailure } from "./mcp/errors.ts";
-import type { ListOptions, ToolListing } from "./mcp/session.ts";
+import { ServerFailure } from "../mcp/errors.ts";
+import type { ListOptions, ToolListing } from "../mcp/session.ts";
 import { finishReport, type ServerReport, type VerifyReport } from "./report.ts";
 import {
   type EnvLookup,

@@ -9,7 +9,10 @@ import { shellQuote } from "./display_text.ts";
 import { SchemaPinError } from "../errors.ts";
 import type { ServerIdentity } from "./lock.ts";
 import { checkArg } from "../arguments.ts";
+import { redactUrl } from "../mcp/redact.ts";
 import process from "node:process";
+
+export { redactUrl };
 import { isDeno } from "../runtime/fs.ts";
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
@@ -336,25 +339,6 @@ export function parseEndpoint(raw: string): URL {
     );
   }
   return url;
-}
-
-/**
- * A URL safe to print in messages: userinfo and every query value removed.
- *
- * @example
- * ```ts
- * import { redactUrl } from "./secrets.ts";
- * redactUrl("https://a:b@h/x?k=v"); // "https://h/x?k=…"
- * ```
- */
-export function redactUrl(raw: string): string {
-  try {
-    const url = new URL(raw);
-    const q = [...url.searchParams.keys()].map((k) => `${k}=…`).join("&");
-    return `${url.protocol}//${url.host}${url.pathname}${q ? "?" + q : ""}`;
-  } catch {
-    return "<unparsable URL>";
-  }
 }
 
 /** A command argument that holds a literal credential. */

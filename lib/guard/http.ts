@@ -24,25 +24,20 @@
 import { parseJson } from "../json/parse.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject } from "../contractpin/contract.ts";
-import { messagesOf } from "../contractpin/mcp/jsonrpc.ts";
+import { messagesOf } from "../mcp/jsonrpc.ts";
 import {
   MAX_HTTP_MESSAGE_BYTES,
   mediaType,
   readEventStream,
   resumeEventStream,
-} from "../contractpin/mcp/http.ts";
+} from "../mcp/http.ts";
 import {
   collectPages,
   DEFAULT_MAX_PAGES,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_STARTUP_TIMEOUT_MS,
-} from "../contractpin/mcp/session.ts";
-import {
-  formatSseEvent,
-  type SseEvent,
-  sseMessageData,
-  SseParser,
-} from "../contractpin/mcp/sse.ts";
+} from "../mcp/session.ts";
+import { formatSseEvent, type SseEvent, sseMessageData, SseParser } from "../mcp/sse.ts";
 import { listenHttp } from "../http/server.ts";
 import {
   errorResponse,

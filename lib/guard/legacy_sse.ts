@@ -18,10 +18,10 @@
  */
 import { parseJson } from "../json/parse.ts";
 import type { JsonValue } from "../json/types.ts";
-import { connectLegacySse } from "../contractpin/mcp/legacy_sse.ts";
-import { listTools } from "../contractpin/mcp/session.ts";
-import { formatSseEvent, sseMessageData, SseParser } from "../contractpin/mcp/sse.ts";
-import { MAX_HTTP_MESSAGE_BYTES, mediaType } from "../contractpin/mcp/http.ts";
+import { connectLegacySse } from "../mcp/legacy_sse.ts";
+import { listTools } from "../mcp/session.ts";
+import { formatSseEvent, sseMessageData, SseParser } from "../mcp/sse.ts";
+import { MAX_HTTP_MESSAGE_BYTES, mediaType } from "../mcp/http.ts";
 import type { GuardSession } from "./core.ts";
 import {
   clientHeaders,

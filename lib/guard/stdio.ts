@@ -27,21 +27,21 @@
 import { parseJson } from "../json/parse.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject } from "../contractpin/contract.ts";
-import { ServerFailure } from "../contractpin/mcp/errors.ts";
-import { messagesOf } from "../contractpin/mcp/jsonrpc.ts";
+import { ServerFailure } from "../mcp/errors.ts";
+import { messagesOf } from "../mcp/jsonrpc.ts";
 import {
   DEFAULT_MAX_PAGES,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_STARTUP_TIMEOUT_MS,
-} from "../contractpin/mcp/session.ts";
-import { collectPages } from "../contractpin/mcp/session.ts";
+} from "../mcp/session.ts";
+import { collectPages } from "../mcp/session.ts";
 import {
   LineSplitter,
   MAX_MESSAGE_BYTES,
   signalProcessGroup,
   spawnProcessGroup,
   stopProcessGroup,
-} from "../contractpin/mcp/stdio.ts";
+} from "../mcp/stdio.ts";
 import { describeRequest, stdioGuardExit, summarizeOpenRequests } from "./stdio_exit.ts";
 import {
   type ClientDecision,

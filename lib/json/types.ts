@@ -30,3 +30,17 @@ export interface JsonObject {
   /** A member: its name and value. */
   [key: string]: JsonValue;
 }
+
+/**
+ * True when `v` is a JSON object (not an array, not null).
+ *
+ * @example
+ * ```ts
+ * import { isJsonObject } from "./types.ts";
+ * isJsonObject({}); // true
+ * isJsonObject([]); // false
+ * ```
+ */
+export function isJsonObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

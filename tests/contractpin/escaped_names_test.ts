@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
 import { buildLock, lockServerEntry } from "../../lib/contractpin/lock.ts";
-import { readToolsDump } from "../../lib/contractpin/mcp/file.ts";
+import { readToolsDump } from "../../lib/mcp/file.ts";
 import { pinServers, verifyLock } from "../../lib/contractpin/run.ts";
 import { compareTools } from "../../lib/contractpin/verify.ts";
 import { parseJson } from "../../lib/json/parse.ts";

@@ -3,12 +3,7 @@
  * formats (versioned JSON, SARIF 2.1.0, GitHub annotations).
  */
 import assert from "node:assert/strict";
-import {
-  formatSseEvent,
-  type SseEvent,
-  sseMessageData,
-  SseParser,
-} from "../../lib/contractpin/mcp/sse.ts";
+import { formatSseEvent, type SseEvent, sseMessageData, SseParser } from "../../lib/mcp/sse.ts";
 import { diffLines, unifiedDiff } from "../../lib/contractpin/diff.ts";
 import { renderContract } from "../../lib/contractpin/snapshot.ts";
 import {
@@ -19,11 +14,11 @@ import {
   lockLine,
   type ServerReport,
 } from "../../lib/contractpin/report.ts";
-import { collectPages } from "../../lib/contractpin/mcp/session.ts";
-import { ServerFailure } from "../../lib/contractpin/mcp/errors.ts";
-import { classifyMessage } from "../../lib/contractpin/mcp/jsonrpc.ts";
+import { collectPages } from "../../lib/mcp/session.ts";
+import { ServerFailure } from "../../lib/mcp/errors.ts";
+import { classifyMessage } from "../../lib/mcp/jsonrpc.ts";
 import { mapLimited } from "../../lib/contractpin/run.ts";
-import { mediaType } from "../../lib/contractpin/mcp/http.ts";
+import { mediaType } from "../../lib/mcp/http.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
 
 const enc = new TextEncoder();

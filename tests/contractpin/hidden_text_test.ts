@@ -9,8 +9,8 @@ import {
   MAX_FINDINGS_PER_STRING,
   MAX_FINDINGS_PER_TOOL,
 } from "../../lib/contractpin/hidden_text.ts";
-import { listTools } from "../../lib/contractpin/mcp/session.ts";
-import { spawnStdio } from "../../lib/contractpin/mcp/stdio.ts";
+import { listTools } from "../../lib/mcp/session.ts";
+import { spawnStdio } from "../../lib/mcp/stdio.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { childCommand } from "../process.ts";
 import { ignoreWithout } from "../required_tool.ts";

@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { runInProcess, withTempDir } from "./helpers.ts";
 import { startEverythingHttp } from "../guard/helpers.ts";
-import { connectLegacySse } from "../../lib/contractpin/mcp/legacy_sse.ts";
-import { listTools } from "../../lib/contractpin/mcp/session.ts";
-import { ServerFailure } from "../../lib/contractpin/mcp/errors.ts";
+import { connectLegacySse } from "../../lib/mcp/legacy_sse.ts";
+import { listTools } from "../../lib/mcp/session.ts";
+import { ServerFailure } from "../../lib/mcp/errors.ts";
 
 Deno.test({
   name: "legacy SSE: server-everything (sse) is pinned and verified, detected or with --sse",

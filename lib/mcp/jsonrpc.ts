@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { JsonObject, JsonValue } from "../../json/types.ts";
-import { isJsonObject } from "../contract.ts";
+import type { JsonObject, JsonValue } from "../json/types.ts";
+import { isJsonObject } from "../json/types.ts";
 import { ServerFailure } from "./errors.ts";
 
 /** A JSON-RPC id as this client issues them. */

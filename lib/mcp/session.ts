@@ -5,10 +5,10 @@
  *
  * @module
  */
-import type { JsonObject, JsonValue } from "../../json/types.ts";
-import { isJsonObject } from "../contract.ts";
+import type { JsonObject, JsonValue } from "../json/types.ts";
+import { isJsonObject } from "../json/types.ts";
 import { ServerFailure } from "./errors.ts";
-import { checkArg, checkMethods } from "../../arguments.ts";
+import { checkArg, checkMethods } from "../arguments.ts";
 
 /** The protocol revision this client asks for; the server's answer is accepted as given. */
 export const CLIENT_PROTOCOL_VERSION = "2025-11-25";
@@ -73,7 +73,7 @@ export interface ToolListing {
  * @example
  * ```ts
  * import { collectPages } from "./session.ts";
- * import type { JsonValue } from "../../json/types.ts";
+ * import type { JsonValue } from "../json/types.ts";
  * const pages: JsonValue[] = [{ tools: [{ name: "a" }], nextCursor: "2" }, {
  *   tools: [{ name: "b" }],
  * }];

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { JsonObject } from "../../json/types.ts";
+import type { JsonObject } from "../json/types.ts";
 import { ServerFailure } from "./errors.ts";
 import { answerServerRequest, encodeRequest, type IncomingMessage } from "./jsonrpc.ts";
 

@@ -5,13 +5,13 @@
  *
  * @module
  */
-import { parseJson } from "../../json/parse.ts";
-import type { JsonValue } from "../../json/types.ts";
-import { isJsonObject } from "../contract.ts";
+import { parseJson } from "../json/parse.ts";
+import type { JsonValue } from "../json/types.ts";
+import { isJsonObject } from "../json/types.ts";
 import { ServerFailure } from "./errors.ts";
 import { collectPages, DEFAULT_MAX_PAGES, type ToolListing } from "./session.ts";
-import { checkArg } from "../../arguments.ts";
-import { isNotFound, readFile } from "../../runtime/fs.ts";
+import { checkArg } from "../arguments.ts";
+import { isNotFound, readFile } from "../runtime/fs.ts";
 
 function pageOf(value: JsonValue, where: string): JsonValue {
   if (isJsonObject(value) && value.jsonrpc === "2.0" && Object.hasOwn(value, "result")) {

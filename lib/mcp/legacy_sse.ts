@@ -11,9 +11,9 @@
  *
  * @module
  */
-import { parseJson } from "../../json/parse.ts";
-import type { JsonObject } from "../../json/types.ts";
-import { redactUrl } from "../secrets.ts";
+import { parseJson } from "../json/parse.ts";
+import type { JsonObject } from "../json/types.ts";
+import { redactUrl } from "./redact.ts";
 import { ServerFailure } from "./errors.ts";
 import { encodeNotification, messagesOf } from "./jsonrpc.ts";
 import { MAX_HTTP_MESSAGE_BYTES, mediaType } from "./http.ts";

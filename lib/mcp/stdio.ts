@@ -7,14 +7,14 @@
  *
  * @module
  */
-import { parseJson } from "../../json/parse.ts";
-import type { JsonObject } from "../../json/types.ts";
+import { parseJson } from "../json/parse.ts";
+import type { JsonObject } from "../json/types.ts";
 import { ServerFailure } from "./errors.ts";
 import { encodeNotification, type IncomingMessage, messagesOf } from "./jsonrpc.ts";
 import { PendingRequests } from "./pending.ts";
 import type { McpTransport } from "./session.ts";
-import { checkArg } from "../../arguments.ts";
-import { errorCode } from "../../runtime/fs.ts";
+import { checkArg } from "../arguments.ts";
+import { errorCode } from "../runtime/fs.ts";
 import {
   type Child,
   type ChildStatus,
@@ -24,7 +24,7 @@ import {
   onSignal,
   type Signal,
   spawnChild,
-} from "../../runtime/process.ts";
+} from "../runtime/process.ts";
 
 /** Largest single stdout message accepted. */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;

@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { parseJson } from "../../json/parse.ts";
-import type { JsonObject } from "../../json/types.ts";
-import { redactUrl } from "../secrets.ts";
+import { parseJson } from "../json/parse.ts";
+import type { JsonObject } from "../json/types.ts";
+import { redactUrl } from "./redact.ts";
 import { ServerFailure } from "./errors.ts";
 import {
   answerServerRequest,
@@ -19,7 +19,7 @@ import {
 } from "./jsonrpc.ts";
 import type { McpTransport } from "./session.ts";
 import { sseMessageData, SseParser } from "./sse.ts";
-import { checkArg } from "../../arguments.ts";
+import { checkArg } from "../arguments.ts";
 
 /** Largest response body or SSE event accepted. */
 export const MAX_HTTP_MESSAGE_BYTES = 32 * 1024 * 1024;
