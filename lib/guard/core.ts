@@ -33,6 +33,7 @@ import {
   type ToolVerdict,
 } from "./policy.ts";
 import { checkArg } from "../arguments.ts";
+import { collectPages } from "../mcp/session.ts";
 import { approveCommand } from "../contractpin/approve.ts";
 import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 
@@ -122,6 +123,8 @@ export interface GuardListing {
   expectCursor: string | undefined;
   /** Pages so far. */
   pages: number;
+  /** The smallest `ttlMs` of its pages so far (see {@linkcode smallestTtl}). */
+  ttlMs?: number;
 }
 
 /**
@@ -163,6 +166,89 @@ export class GuardSession {
   clientCapabilities: string[] | undefined;
   /** The policy pinned for those capabilities, when it is not the core's default. */
   policy: GuardPolicy | undefined;
+  /**
+   * The protocol era and version the client speaks, learnt from its messages: `initialize`
+   * (legacy) or the protocol `_meta` of a request (MCP 2026-07-28). What the guard sends
+   * upstream on its own follows it (see {@linkcode ownRequestParams}).
+   */
+  protocol: ClientProtocol | undefined;
+  /**
+   * MCP 2026-07-28 lists are fresh for their `ttlMs` only (server/utilities/caching.md): the
+   * time (ms since the epoch) after which the guard's view of the list is stale and a
+   * `tools/call` makes it list again. Undefined: no expiry (legacy: `list_changed` only).
+   */
+  freshUntil: number | undefined;
+}
+
+/**
+ * The `_meta` keys of MCP 2026-07-28 that carry a request's protocol version, the client's
+ * capabilities and identity (basic/versioning.md); the guard copies them from the client's
+ * latest request into its own requests.
+ *
+ * @example
+ * ```ts
+ * import { PROTOCOL_META_KEYS } from "./core.ts";
+ * PROTOCOL_META_KEYS[0]; // "io.modelcontextprotocol/protocolVersion"
+ * ```
+ */
+export const PROTOCOL_META_KEYS: readonly string[] = [
+  "io.modelcontextprotocol/protocolVersion",
+  "io.modelcontextprotocol/clientCapabilities",
+  "io.modelcontextprotocol/clientInfo",
+];
+
+/** How a client talks to the server, as the guard learnt it from the client's messages. */
+export type ClientProtocol =
+  /** `initialize` handshake (MCP 2025-11-25 and older); the version the client asked for. */
+  | { readonly era: "legacy"; readonly version?: string }
+  /** MCP 2026-07-28: per-request `_meta` (`meta` holds the keys of PROTOCOL_META_KEYS). */
+  | { readonly era: "modern"; readonly version: string; readonly meta: JsonObject };
+
+/**
+ * The protocol a client message shows, or undefined when it shows none: `initialize` is the
+ * legacy era; a request whose `params._meta` names `io.modelcontextprotocol/protocolVersion` is
+ * MCP 2026-07-28 (its protocol `_meta` keys are kept for the guard's own requests).
+ *
+ * @example
+ * ```ts
+ * import { protocolOf } from "./core.ts";
+ * protocolOf({
+ *   jsonrpc: "2.0", id: 1, method: "tools/list",
+ *   params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } },
+ * })?.era; // "modern"
+ * ```
+ */
+export function protocolOf(message: JsonObject): ClientProtocol | undefined {
+  const params = message.params;
+  if (message.method === "initialize") {
+    const v = isJsonObject(params) ? params.protocolVersion : undefined;
+    return typeof v === "string" ? { era: "legacy", version: v } : { era: "legacy" };
+  }
+  const meta = isJsonObject(params) && isJsonObject(params._meta) ? params._meta : undefined;
+  const version = meta?.[PROTOCOL_META_KEYS[0]];
+  if (meta === undefined || typeof version !== "string") return undefined;
+  const kept: JsonObject = {};
+  for (const k of PROTOCOL_META_KEYS) if (Object.hasOwn(meta, k)) kept[k] = meta[k];
+  return { era: "modern", version, meta: kept };
+}
+
+/**
+ * The params of a request the guard sends upstream on its own (its `tools/list` and the pages
+ * after it): in the MCP 2026-07-28 era they carry the client's protocol `_meta` — the server
+ * refuses a request without it — and otherwise they are sent as given.
+ *
+ * @example
+ * ```ts
+ * import { ownRequestParams } from "./core.ts";
+ * ownRequestParams({ era: "modern", version: "2026-07-28", meta: { a: 1 } }, { cursor: "2" });
+ * // { cursor: "2", _meta: { a: 1 } }
+ * ```
+ */
+export function ownRequestParams(
+  protocol: ClientProtocol | undefined,
+  params: JsonObject,
+): JsonObject {
+  return protocol?.era === "modern" ? { ...params, _meta: { ...protocol.meta } } : params;
 }
 
 /** What the core needs. */
@@ -186,7 +272,99 @@ export interface GuardCoreOptions {
  * Fetches the server's complete tool list (all pages) on the guard's own behalf, for a
  * `tools/call` that arrives before any checked list.
  */
-export type FetchTools = () => Promise<JsonValue[]>;
+export type FetchTools = (protocol: ClientProtocol | undefined) => Promise<FetchedTools>;
+
+/** The guard's own tool list: every page's tools, and the smallest `ttlMs` of the pages. */
+export interface FetchedTools {
+  /** The `tools` arrays of every page, concatenated. */
+  readonly tools: JsonValue[];
+  /** The smallest `ttlMs` the pages carried (MCP 2026-07-28), when any did. */
+  readonly ttlMs?: number;
+}
+
+/**
+ * Fetches every page of the guard's own `tools/list` with `request(params)` — the params
+ * following the client's protocol ({@linkcode ownRequestParams}) — and notes the pages'
+ * smallest `ttlMs`. The transports supply `request`.
+ *
+ * @example
+ * ```ts
+ * import { fetchOwnToolList } from "./core.ts";
+ * const r = await fetchOwnToolList(undefined, () => Promise.resolve({ tools: [], ttlMs: 5 }), 10, "s");
+ * console.log(r.tools.length, r.ttlMs); // 0 5
+ * ```
+ */
+export async function fetchOwnToolList(
+  protocol: ClientProtocol | undefined,
+  request: (params: JsonObject) => Promise<JsonValue>,
+  maxPages: number,
+  source: string,
+): Promise<FetchedTools> {
+  const pages: JsonValue[] = [];
+  const listed = await collectPages(
+    async (cursor) => {
+      const page = await request(
+        ownRequestParams(protocol, cursor === undefined ? {} : { cursor }),
+      );
+      pages.push(page);
+      return page;
+    },
+    maxPages,
+    source,
+  );
+  const ttlMs = smallestTtl(pages);
+  return ttlMs === undefined ? { tools: listed.tools } : { tools: listed.tools, ttlMs };
+}
+
+/**
+ * The smallest `ttlMs` of list pages: a page without a valid one counts as 0 (stale at once —
+ * MCP 2026-07-28 requires the field; a guard does not guess a freshness the server did not
+ * give). Undefined when there are no pages.
+ *
+ * @example
+ * ```ts
+ * import { smallestTtl } from "./core.ts";
+ * smallestTtl([{ ttlMs: 5000 }, { ttlMs: 200 }]); // 200
+ * smallestTtl([{}]); // 0
+ * ```
+ */
+export function smallestTtl(pages: readonly JsonValue[]): number | undefined {
+  let least: number | undefined;
+  for (const page of pages) {
+    const t = isJsonObject(page) ? page.ttlMs : undefined;
+    const ttl = typeof t === "number" && Number.isFinite(t) && t >= 0 ? t : 0;
+    least = least === undefined ? ttl : Math.min(least, ttl);
+  }
+  return least;
+}
+
+/**
+ * The problems that block a session, with later findings added: a tool the guard already
+ * blocked on for the same problems (its own check before a call, then the client's list) is
+ * named once.
+ */
+function mergeVerdicts(
+  blocked: readonly ToolVerdict[] | undefined,
+  problems: readonly ToolVerdict[],
+): ToolVerdict[] {
+  const out = [...(blocked ?? [])];
+  const keyOf = (v: ToolVerdict) => JSON.stringify([v.name, v.problems, v.digest ?? null]);
+  const seen = new Set(out.map(keyOf));
+  for (const p of problems) {
+    const k = keyOf(p);
+    if (!seen.has(k)) {
+      seen.add(k);
+      out.push(p);
+    }
+  }
+  return out;
+}
+
+/** Capability names as the lock records them: sorted, `experimental` and `extensions` left out. */
+function capabilityNames(capabilities: JsonObject): string[] {
+  return Object.keys(capabilities).filter((c) => c !== "experimental" && c !== "extensions")
+    .sort();
+}
 
 /** Distinct hidden-text warnings remembered to log each once (then the memory starts over). */
 const MAX_WARNED = 10_000;
@@ -279,6 +457,7 @@ export class GuardCore {
     const method = message.method;
     const hasId = Object.hasOwn(message, "id");
     if (method === "initialize" && hasId) this.noteInitialize(session, message.params);
+    else if (hasId) this.#noteModern(session, message);
     if (method === "tools/list" && hasId) {
       const params = message.params;
       const cursor = isJsonObject(params) && typeof params.cursor === "string"
@@ -315,6 +494,11 @@ export class GuardCore {
         ),
       };
     }
+    if (session.freshUntil !== undefined && Date.now() >= session.freshUntil) {
+      // MCP 2026-07-28: the list's ttlMs has passed; the guard's view of it is stale.
+      session.freshUntil = undefined;
+      session.generation++;
+    }
     if (
       this.#mode !== "audit" && !session.blocked &&
       session.allowed.get(name) !== session.generation &&
@@ -336,9 +520,39 @@ export class GuardCore {
    * in answer to that `initialize`.
    */
   noteInitialize(session: GuardSession, params: JsonValue | undefined): void {
-    const caps = isJsonObject(params) && isJsonObject(params.capabilities)
-      ? Object.keys(params.capabilities).filter((c) => c !== "experimental").sort()
-      : [];
+    session.protocol = protocolOf({ method: "initialize", params: params ?? null });
+    session.freshUntil = undefined;
+    this.#noteCapabilities(
+      session,
+      isJsonObject(params) && isJsonObject(params.capabilities) ? params.capabilities : undefined,
+    );
+  }
+
+  /**
+   * A request of an MCP 2026-07-28 client (protocol version in `params._meta`): there is no
+   * `initialize`, so the era, version and capabilities the guard uses come from each request.
+   */
+  #noteModern(session: GuardSession, message: JsonObject): void {
+    const protocol = protocolOf(message);
+    if (protocol?.era !== "modern") return;
+    const before = session.protocol;
+    session.protocol = protocol;
+    const caps = protocol.meta[PROTOCOL_META_KEYS[1]];
+    const names = isJsonObject(caps) ? capabilityNames(caps) : [];
+    if (
+      before?.era !== "modern" || before.version !== protocol.version ||
+      session.clientCapabilities?.join() !== names.join()
+    ) {
+      // Another version or other capabilities may see another list: what was checked for the
+      // previous ones no longer counts.
+      if (before !== undefined) session.generation++;
+      this.#noteCapabilities(session, isJsonObject(caps) ? caps : undefined);
+    }
+  }
+
+  /** Records a client's capability names and picks the lock entry pinned for them. */
+  #noteCapabilities(session: GuardSession, capabilities: JsonObject | undefined): void {
+    const caps = capabilities ? capabilityNames(capabilities) : [];
     session.clientCapabilities = caps;
     session.policy = this.#policyFor?.(caps);
     const lock = this.#policyOf(session).lock;
@@ -525,10 +739,11 @@ export class GuardCore {
 
   #listProblemSentence(session: GuardSession, verdicts: readonly ToolVerdict[]): string {
     const policy = this.#policyOf(session);
+    const lockName = policy.lock?.file ?? DEFAULT_LOCK_FILE;
     const what = policy.lock && policy.signatures
-      ? `contractpin.lock or lack valid SchemaPin signatures`
+      ? `${lockName} or lack valid SchemaPin signatures`
       : policy.lock
-      ? `contractpin.lock`
+      ? lockName
       : undefined;
     const head = verdicts.every((v) => v.problems.every((p) => p === "hidden_text"))
       ? `tools of server ${this.#server} hold hidden text`
@@ -545,8 +760,9 @@ export class GuardCore {
     const generation = session.generation;
     const run = (async () => {
       let tools: JsonValue[];
+      let ttlMs: number | undefined;
       try {
-        tools = await fetchTools();
+        ({ tools, ttlMs } = await fetchTools(session.protocol));
       } catch (e) {
         this.#log.record({ decision: "list_check_failed", message: (e as Error).message });
         throw e;
@@ -557,6 +773,7 @@ export class GuardCore {
       const problems = [...verdicts.filter((v) => !v.ok), ...policy.removed(seen)];
       this.#apply(session, generation, verdicts, problems, true);
       session.checkedGeneration = generation;
+      this.#noteFreshness(session, ttlMs);
       this.#summary(session, problems, seen, tools.length, true);
     })();
     session.checking = run;
@@ -565,6 +782,14 @@ export class GuardCore {
     } finally {
       session.checking = undefined;
     }
+  }
+
+  /**
+   * After a complete check: in the MCP 2026-07-28 era the list is fresh for its `ttlMs`
+   * (0 when the server gave none); before it, until `notifications/tools/list_changed`.
+   */
+  #noteFreshness(session: GuardSession, ttlMs: number | undefined): void {
+    session.freshUntil = session.protocol?.era === "modern" ? Date.now() + (ttlMs ?? 0) : undefined;
   }
 
   /** Records the verdicts of a page or whole list in the session; logs each problem. */
@@ -579,7 +804,7 @@ export class GuardCore {
     for (const v of verdicts) this.#logHiddenText(v);
     if (this.#mode === "audit") return;
     if (this.#mode === "enforce" && (problems.length > 0 || session.blocked)) {
-      if (problems.length > 0) session.blocked = [...(session.blocked ?? []), ...problems];
+      if (problems.length > 0) session.blocked = mergeVerdicts(session.blocked, problems);
       session.allowed.clear();
       return;
     }
@@ -702,7 +927,15 @@ export class GuardCore {
     if (!Object.hasOwn(message, "id")) return PASS;
     const key = idKey(message.id);
     if (!session.pendingLists.has(key)) return PASS;
-    if (Object.hasOwn(message, "result")) return undefined; // a page to check: fromServer
+    if (Object.hasOwn(message, "result")) {
+      const result = message.result;
+      if (isJsonObject(result) && result.resultType === "input_required") {
+        // MCP 2026-07-28 multi round-trip: no definitions yet; the client retries the request.
+        session.pendingLists.delete(key);
+        return PASS;
+      }
+      return undefined; // a page to check: fromServer
+    }
     session.pendingLists.delete(key);
     return PASS; // an error answer stays an error
   }
@@ -715,6 +948,8 @@ export class GuardCore {
   ): Promise<ServerDecision> {
     const bad = !isJsonObject(result)
       ? "the result is not an object"
+      : Object.hasOwn(result, "resultType") && result.resultType !== "complete"
+      ? `resultType is ${JSON.stringify(result.resultType)}, not "complete"`
       : !Array.isArray(result.tools)
       ? 'the result has no "tools" array'
       : Object.hasOwn(result, "nextCursor") &&
@@ -757,6 +992,8 @@ export class GuardCore {
     }
     listing.pages++;
     listing.expectCursor = next;
+    const ttl = smallestTtl([page]);
+    listing.ttlMs = listing.ttlMs === undefined ? ttl : Math.min(listing.ttlMs, ttl!);
     const policy = this.#policyOf(session);
     const verdicts = await policy.checkTools(tools, listing.seen);
     const last = next === undefined;
@@ -772,7 +1009,10 @@ export class GuardCore {
           if (!listing.approved.has(name)) session.allowed.delete(name);
         }
       }
-      if (listing.complete) session.checkedGeneration = listing.generation;
+      if (listing.complete) {
+        session.checkedGeneration = listing.generation;
+        this.#noteFreshness(session, listing.ttlMs);
+      }
     }
     if (problems.length > 0 || last || wasBlocked) {
       this.#summary(

@@ -32,7 +32,6 @@ import {
   resumeEventStream,
 } from "../mcp/http.ts";
 import {
-  collectPages,
   DEFAULT_MAX_PAGES,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_STARTUP_TIMEOUT_MS,
@@ -40,7 +39,10 @@ import {
 import { formatSseEvent, type SseEvent, sseMessageData, SseParser } from "../mcp/sse.ts";
 import { listenHttp } from "../http/server.ts";
 import {
+  type ClientProtocol,
   errorResponse,
+  fetchOwnToolList,
+  type FetchTools,
   GUARD_SERVER_FAILED,
   type GuardCore,
   type GuardSession,
@@ -97,6 +99,9 @@ export interface HttpGuard {
 }
 
 const encoder = new TextEncoder();
+
+/** MCP 2026-07-28 `HeaderMismatchError` (basic/index.md error codes). */
+const HEADER_MISMATCH = -32020;
 
 const HOP_BY_HOP = new Set([
   "connection",
@@ -162,6 +167,46 @@ export function upstreamHeaders(from: Headers): Headers {
 }
 
 /**
+ * The headers of a request the guard sends on its own (`method`), from the client's headers
+ * (auth, session, `MCP-Protocol-Version`): JSON in, JSON or SSE out, `Mcp-Method` naming this
+ * request when the client speaks MCP 2026-07-28, and none of the client's per-request headers
+ * (`Mcp-Name`, `Mcp-Param-*`: they describe the client's own request).
+ *
+ * @example
+ * ```ts
+ * import { ownRequestHeaders } from "./http.ts";
+ * const h = ownRequestHeaders(
+ *   new Headers({ "mcp-method": "tools/call", "mcp-name": "add" }),
+ *   "tools/list",
+ * );
+ * h.get("mcp-method"); // "tools/list"
+ * h.has("mcp-name"); // false
+ * ```
+ */
+export function ownRequestHeaders(
+  from: Headers,
+  method: string,
+  protocol?: ClientProtocol,
+): Headers {
+  const h = new Headers();
+  for (const [k, v] of from) {
+    if (k === "mcp-name" || k === "mcp-method" || k.startsWith("mcp-param-")) continue;
+    h.append(k, v);
+  }
+  if (protocol?.era === "modern") {
+    // MCP 2026-07-28 (basic/transports/streamable-http.md): every POST names its method and
+    // carries the protocol version of its _meta.
+    h.set("mcp-method", method);
+    h.set("mcp-protocol-version", protocol.version);
+  } else if (from.has("mcp-method")) {
+    h.set("mcp-method", method);
+  }
+  h.set("content-type", "application/json");
+  h.set("accept", "application/json, text/event-stream");
+  return h;
+}
+
+/**
  * The upstream's response headers to pass to the client: hop-by-hop headers and
  * `Content-Encoding` removed (the body is passed on decoded).
  *
@@ -176,6 +221,86 @@ export function clientHeaders(from: Headers): Headers {
     if (!HOP_BY_HOP.has(k) && k !== "content-encoding") h.append(k, v);
   }
   return h;
+}
+
+/**
+ * The key of the guard's state for a request: its `Mcp-Session-Id`; without one (stateless
+ * Streamable HTTP — every MCP 2026-07-28 server, and sessionless servers before it), the
+ * protocol version and the credentials it is sent with: clients of the same version and
+ * authorization context see the same list (MCP 2026-07-28 lists do not vary per connection,
+ * and a `cacheScope: "private"` list is shared only within one authorization context). The
+ * key stays in memory and is never logged.
+ *
+ * @example
+ * ```ts
+ * import { sessionKey } from "./http.ts";
+ * sessionKey(new Headers({ "mcp-session-id": "s1" })); // "s1"
+ * ```
+ */
+export function sessionKey(headers: Headers): string {
+  const id = headers.get("mcp-session-id");
+  if (id !== null) return id;
+  const version = headers.get("mcp-protocol-version");
+  if (version === null) return "";
+  return ["", "stateless", version, headers.get("authorization") ?? "", headers.get("cookie") ?? ""]
+    .join("\0");
+}
+
+/**
+ * Why the MCP 2026-07-28 routing headers of a POST do not match its body, or undefined when
+ * they do (basic/transports/streamable-http.md, "Server validation"): `Mcp-Method` must be the
+ * body's method and `Mcp-Name` its `params.name` (`params.uri` for `resources/read`), decoded
+ * from `=?base64?…?=` when encoded. The guard decides on the body; an upstream that routed on
+ * a header that says something else would run what the guard never checked, so a mismatch is
+ * refused rather than forwarded.
+ *
+ * @example
+ * ```ts
+ * import { headerMismatch } from "./http.ts";
+ * const msg = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add" } };
+ * headerMismatch(new Headers({ "mcp-method": "tools/call", "mcp-name": "rm" }), [msg]);
+ * // "Mcp-Name is \"rm\" but the body names \"add\""
+ * ```
+ */
+export function headerMismatch(headers: Headers, items: readonly JsonValue[]): string | undefined {
+  const method = headers.get("mcp-method");
+  const name = headers.get("mcp-name");
+  if (method === null && name === null) return undefined;
+  const requests = items.filter((m) => isJsonObject(m) && typeof m.method === "string");
+  if (requests.length !== 1 || items.length !== 1) {
+    return "Mcp-Method/Mcp-Name headers on a message that is not exactly one request";
+  }
+  const m = requests[0] as JsonObject;
+  if (method !== null && method !== m.method) {
+    return `Mcp-Method is ${JSON.stringify(method)} but the body's method is ` +
+      JSON.stringify(m.method);
+  }
+  const params = isJsonObject(m.params) ? m.params : {};
+  const member = m.method === "resources/read" ? "uri" : "name";
+  const named = m.method === "tools/call" || m.method === "prompts/get" ||
+    m.method === "resources/read";
+  if (name === null) {
+    return named ? `Mcp-Name is missing for ${m.method}` : undefined;
+  }
+  const decoded = decodeHeaderValue(name);
+  if (!named || decoded !== params[member]) {
+    return `Mcp-Name is ${JSON.stringify(decoded ?? name)} but the body names ` +
+      JSON.stringify(named ? params[member] ?? null : null);
+  }
+  return undefined;
+}
+
+/** A header value, decoded from the `=?base64?…?=` form when it has it; undefined if invalid. */
+function decodeHeaderValue(value: string): string | undefined {
+  const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
+  if (!m) return value;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(
+      Uint8Array.from(atob(m[1]), (c) => c.charCodeAt(0)),
+    );
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -403,24 +528,24 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     return s;
   };
 
-  /** The guard's own `tools/list` (all pages), with the client's headers (auth, session). */
-  const fetchToolsWith = (headers: Headers) => async (): Promise<JsonValue[]> => {
-    const listed = await collectPages(
-      async (cursor) => {
+  /**
+   * The guard's own `tools/list` (all pages), with the client's headers (auth, session) and in
+   * the client's protocol: in the MCP 2026-07-28 era the protocol `_meta` in the params, the
+   * `MCP-Protocol-Version` of the client and `Mcp-Method: tools/list` (the client's own
+   * `Mcp-Name` and `Mcp-Param-*` headers belong to its call, not to this list), and no
+   * resumption of a broken stream (that revision has none: the check fails instead).
+   */
+  const fetchToolsWith = (headers: Headers): FetchTools => (protocol) =>
+    fetchOwnToolList(
+      protocol,
+      async (params) => {
         const id = guardPrefix + nextGuardId++;
-        const h = upstreamHeaders(headers);
-        h.set("content-type", "application/json");
-        h.set("accept", "application/json, text/event-stream");
+        const h = ownRequestHeaders(upstreamHeaders(headers), "tools/list", protocol);
         const signal = AbortSignal.any([AbortSignal.timeout(requestMs), stopAll.signal]);
         const response = await fetch(upstream, {
           method: "POST",
           headers: h,
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id,
-            method: "tools/list",
-            params: cursor === undefined ? {} : { cursor },
-          }),
+          body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params }),
           redirect: "manual",
           signal,
         });
@@ -431,7 +556,6 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
         const type = mediaType(response);
         const candidates: JsonValue[] = [];
         if (type === "text/event-stream") {
-          // Resumed with Last-Event-ID if the upstream ends the stream early (MCP 2025-11-25).
           await readEventStream(response, {
             what: "tools/list",
             source,
@@ -442,6 +566,11 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
               return candidates.some((m) => isJsonObject(m) && m.id === id);
             },
             resume: (lastEventId) => {
+              if (protocol?.era === "modern") {
+                // MCP 2026-07-28 removed SSE resumability (changelog, major change 9).
+                throw new Error(`${source}: tools/list: the upstream ended the event stream early`);
+              }
+              // Resumed with Last-Event-ID (MCP 2025-11-25).
               const g = upstreamHeaders(headers);
               return resumeEventStream(upstream, g, lastEventId, signal, "tools/list", source);
             },
@@ -463,8 +592,6 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
       options.maxPages ?? DEFAULT_MAX_PAGES,
       source,
     );
-    return listed.tools;
-  };
 
   const judgeServerDocument = (
     session: GuardSession,
@@ -506,6 +633,15 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     const read = await readClientMessage(req, core);
     if (read instanceof Response) return read;
     const { bytes: body, value, items } = read;
+    const mismatch = headerMismatch(req.headers, items);
+    if (mismatch !== undefined) {
+      core.log.record({ decision: "client_malformed", message: mismatch });
+      const id = isJsonObject(value) && Object.hasOwn(value, "id") ? value.id : null;
+      return jsonResponse(
+        errorResponse(id, HEADER_MISMATCH, `schemapin guard: header mismatch: ${mismatch}`),
+        400,
+      );
+    }
     const fetchTools = fetchToolsWith(req.headers);
     const forwarded: JsonValue[] = [];
     const replies: JsonObject[] = [];
@@ -571,15 +707,19 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     }
     const headers = clientHeaders(response.headers);
     const type = mediaType(response);
+    if (response.status === 202) {
+      // Accepted (notifications and responses only): no body, whatever its content type says.
+      clearTimeout(timer);
+      await response.body?.cancel();
+      return replies.length > 0
+        ? jsonResponse(merge(replies), 200, headers)
+        : new Response(null, { status: 202, headers });
+    }
     if (
       !response.ok || !response.body ||
       (type !== "application/json" && type !== "text/event-stream")
     ) {
       clearTimeout(timer);
-      if (replies.length > 0 && response.status === 202) {
-        await response.body?.cancel();
-        return jsonResponse(merge(replies), 200, headers);
-      }
       return new Response(response.body, { status: response.status, headers });
     }
     if (type === "application/json") {
@@ -750,7 +890,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
         status: 403,
       });
     }
-    const session = sessionFor(req.headers.get("mcp-session-id") ?? "");
+    const session = sessionFor(sessionKey(req.headers));
     if (req.method === "POST") return await handlePost(req, session);
     if (req.method === "GET") return await handleGet(req, session);
     return await handleOther(req);

@@ -22,7 +22,7 @@ import { connectLegacySse } from "../mcp/legacy_sse.ts";
 import { listTools } from "../mcp/session.ts";
 import { formatSseEvent, sseMessageData, SseParser } from "../mcp/sse.ts";
 import { MAX_HTTP_MESSAGE_BYTES, mediaType } from "../mcp/http.ts";
-import type { GuardSession } from "./core.ts";
+import type { FetchedTools, GuardSession } from "./core.ts";
 import {
   clientHeaders,
   type HttpGuard,
@@ -69,7 +69,7 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
     headers: Headers,
     session: GuardSession,
   ) =>
-  async (): Promise<JsonValue[]> => {
+  async (): Promise<FetchedTools> => {
     const h = upstreamHeaders(headers);
     h.delete("content-type");
     const transport = await connectLegacySse({
@@ -86,7 +86,7 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
         maxPages: options.maxPages,
         clientCapabilities: session.clientCapabilities,
       }, source);
-      return listing.tools;
+      return { tools: listing.tools };
     } finally {
       await transport.close();
     }

@@ -34,7 +34,6 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_STARTUP_TIMEOUT_MS,
 } from "../mcp/session.ts";
-import { collectPages } from "../mcp/session.ts";
 import {
   LineSplitter,
   MAX_MESSAGE_BYTES,
@@ -46,6 +45,8 @@ import { describeRequest, stdioGuardExit, summarizeOpenRequests } from "./stdio_
 import {
   type ClientDecision,
   errorResponse,
+  fetchOwnToolList,
+  type FetchTools,
   GUARD_SERVER_FAILED,
   type GuardCore,
   idKey,
@@ -355,14 +356,13 @@ export async function runStdioGuard(options: StdioGuardOptions): Promise<number>
       toServer(line({ jsonrpc: "2.0", id, method, params }));
     });
   };
-  const fetchTools = async (): Promise<JsonValue[]> => {
-    const listed = await collectPages(
-      (cursor) => guardRequest("tools/list", cursor === undefined ? {} : { cursor }, requestMs),
+  const fetchTools: FetchTools = (protocol) =>
+    fetchOwnToolList(
+      protocol,
+      (params) => guardRequest("tools/list", params, requestMs),
       options.maxPages ?? DEFAULT_MAX_PAGES,
       source,
     );
-    return listed.tools;
-  };
 
   // Client → server. The handlers finish synchronously (no promise) unless a decision has
   // to wait (the guard's own check of the tool list; a batch).

@@ -64,7 +64,7 @@ function call(
       method: "tools/call",
       params: { name, arguments: { secret: "hunter2" } },
     } as JsonObject,
-    fetch,
+    fetch ? () => fetch().then((tools) => ({ tools })) : undefined,
   );
 }
 
