@@ -1,6 +1,8 @@
-// .ci/run, the CI entry point, with stand-in apt-get and npx on a PATH of its own: a failed
-// install of the test tools ends the run (exit 1, the suite never starts), a good one goes on
-// to `npx deno@… task ci` with CI=true, and tools already present are not installed again.
+// .ci/run, the CI entry point, with stand-in apt-get, npx and python3 on a PATH of its own: a
+// failed install of the test tools ends the run (exit 1, the suite never starts), a good one
+// goes on to `npx deno@… task ci` with CI=true, and tools already present are not installed
+// again. The real MCP peers (the Python MCP SDK in a venv, the conformance suite from npm) are
+// installed the same way: a failure ends the run naming them.
 import assert from "node:assert/strict";
 import { childCommand } from "./process.ts";
 
@@ -26,29 +28,55 @@ interface Run {
   stderr: string;
   apt: string[];
   npx: string[];
+  /** The calls of the stand-in python3 and of the venv's python it made. */
+  python: string[];
 }
 
+/** How the stand-in python3 behaves: absent, or its venv's pip install exits `pipExit`. */
+type Python = "absent" | { pipExit: number };
+
 /**
- * Runs .ci/run with PATH = a folder holding only `dirname`, `id` (links to the real ones), a
- * stand-in `apt-get` exiting `aptExit`, a stand-in `npx`, and stand-ins for `present` tools.
- * Each stand-in appends its arguments and the CI variable to a log.
+ * Runs .ci/run with PATH = a folder holding only `dirname`, `id`, `rm` (links to the real
+ * ones), a stand-in `apt-get` exiting `aptExit`, a stand-in `npx` (printing its own path, as
+ * the path of whatever it was asked for), stand-ins for `present` tools, and a stand-in
+ * `python3` whose `-m venv DIR` makes DIR/bin/python, a stand-in whose pip install exits
+ * `python.pipExit`. Each stand-in appends its arguments and the CI variable to a log.
  */
-async function ciRun(aptExit: number, present: string[] = []): Promise<Run> {
+async function ciRun(
+  aptExit: number,
+  present: string[] = [],
+  python: Python = "absent",
+): Promise<Run> {
   const dir = await Deno.makeTempDir({ prefix: "schemapin-ci-run-" });
   try {
     const bin = `${dir}/bin`;
     await Deno.mkdir(bin);
-    for (const tool of ["dirname", "id"]) await Deno.symlink(which(tool), `${bin}/${tool}`);
-    const standIn = async (name: string, exit: number) => {
+    for (const tool of ["dirname", "id", "rm"]) await Deno.symlink(which(tool), `${bin}/${tool}`);
+    const standIn = async (name: string, exit: number, body = "", path = `${bin}/${name}`) => {
       await Deno.writeTextFile(
-        `${bin}/${name}`,
-        `#!${BASH}\necho "${name} CI=$CI $*" >> "${dir}/log"\nexit ${exit}\n`,
+        path,
+        `#!${BASH}\necho "${name} CI=$CI $*" >> "${dir}/log"\n${body}exit ${exit}\n`,
         { mode: 0o755 },
       );
     };
     await standIn("apt-get", aptExit);
-    await standIn("npx", 0);
+    await standIn("npx", 0, 'echo "$0"\n');
     for (const tool of present) await standIn(tool, 0);
+    if (python !== "absent") {
+      await standIn(
+        "venv-python",
+        0,
+        `[ "$1 $2" = "-m pip" ] && exit ${python.pipExit}\n`,
+        `${dir}/venv-python`,
+      );
+      await standIn(
+        "python3",
+        0,
+        `if [ "$1 $2" = "-m venv" ]; then ${which("mkdir")} -p "$3/bin" && ${
+          which("cp")
+        } "${dir}/venv-python" "$3/bin/python"; fi\n`,
+      );
+    }
     const out = await childCommand(BASH, {
       args: [SCRIPT],
       env: { PATH: bin, HOME: dir },
@@ -62,6 +90,7 @@ async function ciRun(aptExit: number, present: string[] = []): Promise<Run> {
       stderr: new TextDecoder().decode(out.stderr),
       apt: log.filter((l) => l.startsWith("apt-get ")),
       npx: log.filter((l) => l.startsWith("npx ")),
+      python: log.filter((l) => l.startsWith("python3 ") || l.startsWith("venv-python ")),
     };
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -73,19 +102,19 @@ Deno.test(".ci/run: apt-get failing to install the test tools ends the run with 
   assert.equal(r.code, 1, r.stderr);
   assert.match(
     r.stderr,
-    /could not install openssl dnsmasq-base bsdutils zip unzip xz-utils \(apt-get failed\)/,
+    /could not install openssl dnsmasq-base bsdutils zip unzip xz-utils python3 python3-venv \(apt-get failed\)/,
   );
   assert.deepEqual(r.npx, [], "the suite must not start");
   assert.equal(r.apt.length, 1); // update failed: install not tried
   // One tool missing, the same.
-  const one = await ciRun(100, ["openssl", "script", "zip", "unzip", "xz"]);
+  const one = await ciRun(100, ["openssl", "script", "zip", "unzip", "xz"], { pipExit: 0 });
   assert.equal(one.code, 1);
   assert.match(one.stderr, /could not install dnsmasq-base \(apt-get/);
   assert.deepEqual(one.npx, []);
 });
 
 Deno.test(".ci/run: a good install goes on to the suite with CI=true; present tools are not installed", async () => {
-  const r = await ciRun(0);
+  const r = await ciRun(0, [], { pipExit: 0 });
   assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.apt.at(-1)!,
@@ -96,10 +125,34 @@ Deno.test(".ci/run: a good install goes on to the suite with CI=true; present to
     // Node 22 and Bun for tests/node/library_node_test.ts
     "npx CI=true -y node@22 -p process.execPath",
     "npx CI=true -y bun@1.2.19 -e console.log(process.execPath)",
+    // the MCP conformance suite for tests/peers/conformance_test.ts
+    "npx CI=true -y -p @modelcontextprotocol/conformance@0.1.16 -c command -v conformance",
     "npx CI=true -y deno@V task ci",
   ]);
-  const all = await ciRun(100, ["openssl", "dnsmasq", "script", "zip", "unzip", "xz"]);
+  // The Python MCP SDK for tests/peers/python_sdk_test.ts, in a venv outside the checkout.
+  assert.ok(
+    r.python.some((l) =>
+      /^python3 CI=true -m venv \S+\/\.cache\/schemapin-ci\/python-mcp-2\.3\.0$/.test(l)
+    ),
+    r.python.join("\n"),
+  );
+  assert.ok(
+    r.python.some((l) =>
+      l.startsWith("venv-python CI=true -m pip install -q --retries 0") && l.endsWith("mcp==2.3.0")
+    ),
+    r.python.join("\n"),
+  );
+  const all = await ciRun(100, ["openssl", "dnsmasq", "script", "zip", "unzip", "xz"], {
+    pipExit: 0,
+  });
   assert.equal(all.code, 0, all.stderr);
   assert.deepEqual(all.apt, []);
-  assert.equal(all.npx.length, 4);
+  assert.equal(all.npx.length, 5);
+});
+
+Deno.test(".ci/run: the Python MCP SDK failing to install ends the run with exit 1, naming it", async () => {
+  const r = await ciRun(0, [], { pipExit: 1 });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /could not install the Python MCP SDK \(pip install mcp==2\.3\.0 into /);
+  assert.ok(!r.npx.some((l) => l.includes("task ci")), "the suite must not start");
 });
