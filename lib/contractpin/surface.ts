@@ -360,3 +360,27 @@ export function digestSurface(listing: SurfaceListing, source?: string): Digeste
   }
   return out;
 }
+
+/**
+ * How reports name one item: a tool by its name, the others prefixed with their kind
+ * (`prompt review`, `resource file:///a`, `resource template t/{x}`, `instructions`).
+ *
+ * @example
+ * ```ts
+ * import { itemLabel } from "./surface.ts";
+ * itemLabel("resource_template", "t/{x}"); // "resource template t/{x}"
+ * ```
+ */
+export function itemLabel(kind: ItemKind | undefined, key: string): string {
+  switch (kind) {
+    case undefined:
+    case "tool":
+      return key;
+    case "instructions":
+      return "instructions";
+    case "resource_template":
+      return `resource template ${key}`;
+    default:
+      return `${kind} ${key}`;
+  }
+}

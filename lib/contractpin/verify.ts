@@ -14,8 +14,21 @@ import {
   recomputeServerDigest,
   type ServerIdentity,
 } from "./lock.ts";
-import { type DigestedSurface, SURFACE_KINDS, type SurfaceKind } from "./surface.ts";
-import { contractDiff, type ContractSnapshot, snapshotContractFor } from "./snapshot.ts";
+import {
+  type DigestedSurface,
+  type ItemKind,
+  itemLabel,
+  SURFACE_KINDS,
+  SURFACE_SPECS,
+  type SurfaceKind,
+} from "./surface.ts";
+import { unifiedDiff } from "./diff.ts";
+import {
+  contractDiff,
+  type ContractSnapshot,
+  renderContract,
+  snapshotContractFor,
+} from "./snapshot.ts";
 import { checkArg } from "../arguments.ts";
 
 /** A tool whose contract digest changed. */
@@ -219,8 +232,10 @@ export function displayNotices(
 
 /** A readable diff for one changed tool. */
 export interface ToolDiff {
-  /** Tool name. */
+  /** Tool name; for another kind, the item key (docs/contractpin-surface.md §6). */
   readonly tool: string;
+  /** What `tool` names; absent for a tool. */
+  readonly kind?: ItemKind;
   /** Why it differs. */
   readonly change: "drifted" | "added" | "removed";
   /** Unified diff text (empty when the snapshot has no usable entry). */
@@ -437,4 +452,68 @@ export function surfacePasses(comparison: SurfaceComparison, allowNew: boolean):
   return Object.values(comparison.kinds).every((c) =>
     c.removed.length === 0 && c.drifted.length === 0 && (allowNew || c.added.length === 0)
   );
+}
+
+/**
+ * Readable text for the surface changes (docs/contractpin-surface.md §6): the live contract of
+ * each added or drifted prompt, resource or resource template, and the live instructions when
+ * they drifted. The snapshot keeps tool contracts only, so the pinned side of a surface item is
+ * its digest alone and the diff shows the live side whole.
+ *
+ * @example
+ * ```ts
+ * import { digestSurface } from "./surface.ts";
+ * import { compareSurface, surfaceDiffs } from "./verify.ts";
+ * const live = digestSurface({ prompts: [{ name: "p" }] });
+ * const c = compareSurface({ prompts: { count: 0, digest: "", items: {} } }, live);
+ * surfaceDiffs(c, "srv", live)[0].kind; // "prompt"
+ * ```
+ */
+export function surfaceDiffs(
+  comparison: SurfaceComparison,
+  server: string,
+  live: DigestedSurface,
+): ToolDiff[] {
+  checkArg("surfaceDiffs", "comparison", comparison, "object");
+  checkArg("surfaceDiffs", "server", server, "string");
+  checkArg("surfaceDiffs", "live", live, "object");
+  const out: ToolDiff[] = [];
+  for (const kind of SURFACE_KINDS) {
+    const c = comparison.kinds[kind];
+    const list = live[kind];
+    if (!c || !list) continue;
+    const item = SURFACE_SPECS[kind].item;
+    const show = (key: string, change: "drifted" | "added") => {
+      const label = itemLabel(item, key);
+      out.push({
+        tool: key,
+        kind: item,
+        change,
+        text: unifiedDiff(
+          [],
+          renderContract(list.items.get(key)!.contract),
+          `locked/${server}/${label}` + (change === "drifted" ? " (pinned as a digest)" : ""),
+          `live/${server}/${label}`,
+        ),
+      });
+    };
+    for (const d of c.drifted) show(d.name, "drifted");
+    for (const key of c.added) show(key, "added");
+  }
+  const ins = comparison.instructions;
+  if (ins && ins.locked !== ins.live && live.instructions) {
+    const text = live.instructions.text;
+    out.push({
+      tool: "instructions",
+      kind: "instructions",
+      change: "drifted",
+      text: unifiedDiff(
+        [],
+        text === null ? ["(no instructions)"] : text.split("\n"),
+        `locked/${server}/instructions (pinned as a digest)`,
+        `live/${server}/instructions`,
+      ),
+    });
+  }
+  return out;
 }
