@@ -119,7 +119,7 @@ export async function fetchLive(target: PreparedTarget, options: ListOptions): P
     let surface: DigestedSurface;
     try {
       list = digestToolList(listing.tools, `server ${target.name}`);
-      // docs/contractpin-surface.md §3: a malformed prompt/resource list fails the server too.
+      // docs/contractpin-surface.md §2: a malformed prompt/resource list fails the server too.
       surface = digestSurface(listing, `server ${target.name}`);
     } catch (e) {
       throw new ServerFailure("malformed", (e as Error).message);
