@@ -343,10 +343,14 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     }
   }
   const lock = buildLock(servers);
+  const surfaceHidden = outcomes.some((o) => o.ok && o.hiddenText.some((h) => h.item_kind));
   if (strict && hiddenCount > 0) {
     const message = `${hiddenCount} hidden-text finding${hiddenCount === 1 ? "" : "s"} in the ` +
-      `tool definitions, prompts, resources or instructions (--strict-text); ${lockPath} was ` +
-      `not written`;
+      `${
+        surfaceHidden
+          ? "definitions served (tools, prompts, resources, instructions)"
+          : "tool definitions"
+      } (--strict-text); ${lockPath} was not written`;
     await io.stderr(`error: ${message}\n`);
     if (values.json) {
       await io.stdout(jsonOutput("contract.init", {
