@@ -302,6 +302,15 @@ export async function approveWith(
     const problem = problemOf(s, lockPath);
     if (problem) problems.push({ server: s.name, message: problem });
     else if (lives.has(s.name)) planned.set(s.name, lives.get(s.name)!);
+    if (!problem && s.unchecked_kinds?.length) {
+      // docs/contractpin-surface.md §6: a pinned kind the listing lacks is not "nothing left".
+      problems.push({
+        server: s.name,
+        message: `server ${s.name}: the lock pins ${
+          s.unchecked_kinds.join(", ")
+        } but the server listing did not enumerate them; they could not be checked`,
+      });
+    }
   }
   const changes = planApproval(lock, planned, snapshotNew ? undefined : snapshot, surfaces);
   // Servers that could not be checked or approved are said first, whatever is refused next.

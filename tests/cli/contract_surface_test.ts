@@ -417,3 +417,14 @@ Deno.test("surface CLI: every dump shape of before still reads (object, JSON-RPC
     ]);
   });
 });
+
+Deno.test("surface CLI: approve does not report success while a pinned kind cannot be checked", async () => {
+  await withTempDir(async (dir) => {
+    const s = await setup(dir);
+    const { instructions: _i, ...rest } = baseDump();
+    await s.write(rest);
+    const r = await s.approve();
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /pins instructions but the server listing did not enumerate them/);
+  });
+});
