@@ -42,7 +42,8 @@ Usage:
   schemapin contract sign [--lock FILE] -k/--key PRIVATE.pem [--passphrase-file FILE]
       [--domain D] [--signer-kid KID] [--expires-in DURATION | --expires-at TIME]
       [--signature FILE] [-f/--force] [--json] [-q/--quiet]
-  schemapin contract approve [--lock FILE] [--server NAME]… [--tool NAME]… [--yes]
+  schemapin contract approve [--lock FILE] [--server NAME]… [--tool NAME]… [--prompt NAME]…
+      [--resource URI]… [--resource-template TEMPLATE]… [--instructions] [--yes]
       [--snapshot FILE] [--config FILE] [--header 'Name: value']… [--json] [limits]
   schemapin contract digest FILE [--json] [--tool | --raw] [--canonical]
 
@@ -68,13 +69,20 @@ init     enumerates every server (tools/list, all pages) and writes the lock (de
          NAME@<config> in the lock. Then \`schemapin guard wrap CONFIG\` puts the guard in.
 verify   compares live servers with the lock: drifted (with the changed fields), added,
          removed tools. Added tools fail unless --allow-new. An unreachable server fails.
+         Prompts, resources, resource templates and the server instructions are pinned and
+         compared the same way when the lock pins them (docs/contractpin-surface.md); a
+         kind the lock does not pin (an older lock) is listed as "not pinned", not a failure.
+         A --file dump may carry "prompts", "resources", "resourceTemplates" (arrays) and
+         "instructions" (string or null) beside "tools".
          With --config, servers are run as the client config defines them and a changed
          command or URL is reported.
 approve  shows each change of the live servers (as verify finds them): drifted with the
          diff from the snapshot, added with the whole definition, removed, and hidden text
          (invisible characters shown as code points); on a terminal it asks per change
          (approve? [y/N]); elsewhere it needs --yes and --tool NAME for each change to
-         approve (--server NAME picks the server of a name that changed on several) and
+         approve (--prompt NAME, --resource URI, --resource-template TEMPLATE,
+         --instructions for the other kinds; --server NAME picks the server of a name
+         that changed on several) and
          never approves anything implicitly. Only approved entries change in the lock and
          snapshot; each touched server's tool_count and digest are recomputed. Exit 0 when
          nothing is left, 1 when changes remain (CI keeps failing), 2 bad input, or the

@@ -16,11 +16,14 @@ import { SchemaPinError } from "../errors.ts";
 import { CONTRACTPIN_CANONICAL_JSON_1 } from "../json/canonical_jcs.ts";
 import {
   applyApproval,
+  APPROVE_FLAGS,
   approveCommand,
+  type ApproveTarget,
   planApproval,
   type PlannedChange,
   selectChanges,
 } from "../contractpin/approve.ts";
+import { type DigestedSurface, itemLabel } from "../contractpin/surface.ts";
 import { escapeInvisible, shellLine } from "../contractpin/display_text.ts";
 import type { DigestedToolList } from "../contractpin/digest.ts";
 import { DEFAULT_LOCK_FILE, parseLock, serializeLock } from "../contractpin/lock.ts";
@@ -51,6 +54,11 @@ const OPTIONS = {
   lock: { type: "string" },
   server: { type: "string", multiple: true },
   tool: { type: "string", multiple: true },
+  // docs/contractpin-surface.md §6: the rest of the model-visible surface.
+  prompt: { type: "string", multiple: true },
+  resource: { type: "string", multiple: true },
+  "resource-template": { type: "string", multiple: true },
+  instructions: { type: "boolean" },
   yes: { type: "boolean" },
   snapshot: { type: "string" },
   config: { type: "string" },
@@ -138,9 +146,11 @@ const RED = "\x1b[31m", GREEN = "\x1b[32m", CYAN = "\x1b[36m", RESET = "\x1b[0m"
 
 /** One change as a reviewer reads it: heading, diff (escaped), hidden-text findings. */
 function renderChange(c: PlannedChange, color: boolean): string {
-  const name = escapeInvisible(`${c.server}/${c.tool}`);
+  const name = escapeInvisible(`${c.server}/${itemLabel(c.kind, c.tool)}`);
   const lines: string[] = [];
-  if (c.change === "drifted") {
+  if (c.kind === "instructions") {
+    lines.push(`drifted  ${name}`);
+  } else if (c.change === "drifted") {
     const fields = c.changedFields === null
       ? "changed (the lock has no field digests)"
       : c.changedFields.join(", ") || "changed";
@@ -225,6 +235,20 @@ export async function approveWith(
   const yes = values.yes === true;
   const interactive = terminal.interactive && !yes && !json;
   if (tools.some((t) => t === "")) throw new UsageError(`${CMD}: --tool needs a tool name`);
+  const others: ApproveTarget[] = [];
+  for (
+    const [flag, kind, what] of [
+      ["prompt", "prompt", "a prompt name"],
+      ["resource", "resource", "a resource URI"],
+      ["resource-template", "resource_template", "a URI template"],
+    ] as const
+  ) {
+    for (const key of values[flag] ?? []) {
+      if (key === "") throw new UsageError(`${CMD}: --${flag} needs ${what}`);
+      others.push({ kind, key });
+    }
+  }
+  if (values.instructions) others.push({ kind: "instructions", key: "instructions" });
   // approve rewrites the lock and the snapshot in place: both must be files.
   for (const [flag, path] of [["--lock", lockPath], ["--snapshot", values.snapshot]]) {
     if (path === "-" || path === "") {
@@ -256,6 +280,7 @@ export async function approveWith(
 
   // The live lists, enumerated and classified exactly as `contract verify` does it.
   const lives = new Map<string, DigestedToolList>();
+  const surfaces = new Map<string, DigestedSurface>();
   const report = await verifyLock({
     lock,
     lockPath,
@@ -265,7 +290,10 @@ export async function approveWith(
     snapshotPath: snapshot && !snapshotNew ? snapshotPath : undefined,
     headers,
     configured,
-    onLive: (name, live) => lives.set(name, live),
+    onLive: (name, live, surface) => {
+      lives.set(name, live);
+      surfaces.set(name, surface);
+    },
   }, limits);
 
   const problems: { server: string; message: string }[] = [];
@@ -274,8 +302,17 @@ export async function approveWith(
     const problem = problemOf(s, lockPath);
     if (problem) problems.push({ server: s.name, message: problem });
     else if (lives.has(s.name)) planned.set(s.name, lives.get(s.name)!);
+    if (!problem && s.unchecked_kinds?.length) {
+      // docs/contractpin-surface.md §6: a pinned kind the listing lacks is not "nothing left".
+      problems.push({
+        server: s.name,
+        message: `server ${s.name}: the lock pins ${
+          s.unchecked_kinds.join(", ")
+        } but the server listing did not enumerate them; they could not be checked`,
+      });
+    }
   }
-  const changes = planApproval(lock, planned, snapshotNew ? undefined : snapshot);
+  const changes = planApproval(lock, planned, snapshotNew ? undefined : snapshot, surfaces);
   // Servers that could not be checked or approved are said first, whatever is refused next.
   if (!json) {
     for (const p of problems) await io.stderr(`error: ${p.message}\n`);
@@ -293,14 +330,15 @@ export async function approveWith(
       `${CMD}: ${why}; approve reviewed changes with --yes and --tool NAME for each (--server ` +
         `NAME when a tool changed on several servers); nothing is approved implicitly. The ` +
         `changes are:\n` +
-        changes.map((c) => `  ${c.change.padEnd(8)} ${escapeInvisible(`${c.server}/${c.tool}`)}`)
-          .join("\n"),
+        changes.map((c) =>
+          `  ${c.change.padEnd(8)} ${escapeInvisible(`${c.server}/${itemLabel(c.kind, c.tool)}`)}`
+        ).join("\n"),
       { reason: "not_interactive" },
     );
   }
   // Nothing changed (e.g. the same approval run again): nothing to select, nothing refused.
-  if (changes.length > 0 && (tools.length > 0 || yes)) {
-    considered = selectChanges(changes, tools, servers);
+  if (changes.length > 0 && (tools.length > 0 || others.length > 0 || yes)) {
+    considered = selectChanges(changes, tools, servers, others);
   }
 
   const approved: PlannedChange[] = [];
@@ -308,13 +346,14 @@ export async function approveWith(
     if (interactive) {
       await io.stdout(renderChange(c, terminal.color));
       const answer = await terminal.ask(
-        `approve ${escapeInvisible(`${c.server}/${c.tool}`)}? [y/N] `,
+        `approve ${escapeInvisible(`${c.server}/${itemLabel(c.kind, c.tool)}`)}? [y/N] `,
       );
       if (answer === undefined) await io.stdout("\n");
       if (isYes(answer)) approved.push(c);
     } else {
       approved.push(c);
-      if (!json) await io.stdout(renderChange(c, false) + "    approved (--yes --tool)\n");
+      const flag = APPROVE_FLAGS[c.kind ?? "tool"];
+      if (!json) await io.stdout(renderChange(c, false) + `    approved (--yes ${flag})\n`);
     }
   }
 
@@ -354,6 +393,7 @@ export async function approveWith(
       left: left.length,
       changes: changes.map((c) => ({
         server: c.server,
+        ...(c.kind && c.kind !== "tool" ? { kind: c.kind } : {}),
         tool: c.tool,
         change: c.change,
         approved: approvedSet.has(c),
@@ -378,7 +418,11 @@ export async function approveWith(
     if (left.length > 0) {
       await io.stdout("left unapproved:\n");
       for (const c of left) {
-        await io.stdout(`  ${c.change.padEnd(8)} ${escapeInvisible(`${c.server}/${c.tool}`)}\n`);
+        await io.stdout(
+          `  ${c.change.padEnd(8)} ${
+            escapeInvisible(`${c.server}/${itemLabel(c.kind, c.tool)}`)
+          }\n`,
+        );
       }
     }
     if (changes.length > 0 || approved.length > 0) {
@@ -392,8 +436,11 @@ export async function approveWith(
     }
   }
   if (!ok && !json && left.length > 0 && !interactive) {
-    const byServer = new Map<string, string[]>();
-    for (const c of left) byServer.set(c.server, [...(byServer.get(c.server) ?? []), c.tool]);
+    const byServer = new Map<string, ApproveTarget[]>();
+    for (const c of left) {
+      const target = { kind: c.kind ?? "tool", key: c.tool };
+      byServer.set(c.server, [...(byServer.get(c.server) ?? []), target]);
+    }
     for (const [server, names] of byServer) {
       await io.stderr(
         `after review: ${escapeInvisible(shellLine(approveCommand(lockPath, server, names)))}\n`,

@@ -19,6 +19,7 @@ import {
 } from "../contractpin/lock.ts";
 import { type PinOutcome, pinServers } from "../contractpin/run.ts";
 import { describeHiddenText, type ToolHiddenTextFinding } from "../contractpin/hidden_text.ts";
+import { SURFACE_KINDS } from "../contractpin/surface.ts";
 import { type HeaderTemplate, parseHeader } from "../contractpin/secrets.ts";
 import { defaultSnapshotPath, serializeSnapshot } from "../contractpin/snapshot.ts";
 import type { DiscoveredServer, SkippedServer } from "../contractpin/discover.ts";
@@ -342,9 +343,14 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     }
   }
   const lock = buildLock(servers);
+  const surfaceHidden = outcomes.some((o) => o.ok && o.hiddenText.some((h) => h.item_kind));
   if (strict && hiddenCount > 0) {
     const message = `${hiddenCount} hidden-text finding${hiddenCount === 1 ? "" : "s"} in the ` +
-      `tool definitions (--strict-text); ${lockPath} was not written`;
+      `${
+        surfaceHidden
+          ? "definitions served (tools, prompts, resources, instructions)"
+          : "tool definitions"
+      } (--strict-text); ${lockPath} was not written`;
     await io.stderr(`error: ${message}\n`);
     if (values.json) {
       await io.stdout(jsonOutput("contract.init", {
@@ -386,7 +392,8 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
       if (!o.ok) continue;
       const s = servers[o.name];
       await io.stdout(
-        `pinned ${o.name} (${s.transport}): ${s.tool_count} tools  ${s.digest}\n`,
+        `pinned ${o.name} (${s.transport}): ${s.tool_count} tools${surfaceCounts(s)}  ` +
+          `${s.digest}\n`,
       );
     }
     await io.stdout(
@@ -394,6 +401,20 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     );
   }
   return EXIT_OK;
+}
+
+/**
+ * `, 2 prompts, 1 resources, 0 resource templates, instructions` for the kinds an entry pins
+ * (docs/contractpin-surface.md §4); "" when it pins none, as before.
+ */
+function surfaceCounts(s: LockServer): string {
+  const parts: string[] = [];
+  for (const kind of SURFACE_KINDS) {
+    const k = s[kind];
+    if (k) parts.push(`${k.count} ${kind.replace("_", " ")}`);
+  }
+  if (s.instructions) parts.push("instructions");
+  return parts.length ? ", " + parts.join(", ") : "";
 }
 
 /** `--json` form of the servers pinned, with their hidden-text findings. */

@@ -43,6 +43,7 @@ import {
   runLockSignatureCheck,
 } from "./contract_sign.ts";
 import { terminalPrompt } from "./verify_schema.ts";
+import { type ItemKind, SURFACE_KINDS, SURFACE_SPECS } from "../contractpin/surface.ts";
 
 const CMD = "contract verify";
 
@@ -241,11 +242,13 @@ function reportJson(
  */
 function reportChanges(report: VerifyReport, from: ApproveCommandOptions) {
   return report.servers.flatMap((s) =>
-    approvable(s).map(({ tool, change }) => ({
+    approvable(s).map(({ tool, change, kind }) => ({
       server: s.name,
+      // docs/contractpin-surface.md §6: `tool` is the item key for the other kinds.
+      ...(kind === "tool" ? {} : { kind }),
       tool,
       change,
-      approve: approveCommand(report.lock, s.name, [tool], from),
+      approve: approveCommand(report.lock, s.name, [{ kind, key: tool }], from),
     }))
   );
 }
@@ -254,20 +257,34 @@ function reportChanges(report: VerifyReport, from: ApproveCommandOptions) {
  * The changes of one server that `contract approve` can pin: none when the configured server
  * is not the pinned one or the lock entry was edited by hand (approve refuses those servers).
  */
-function approvable(s: ServerReport): { tool: string; change: string }[] {
+function approvable(s: ServerReport): { tool: string; change: string; kind: ItemKind }[] {
   if (s.identity_changed || s.lock_inconsistent) return [];
-  return [
-    ...s.tools.drifted.map((d) => ({ tool: d.name, change: "drifted" })),
-    ...s.tools.added.map((tool) => ({ tool, change: "added" })),
-    ...s.tools.removed.map((tool) => ({ tool, change: "removed" })),
+  const out: { tool: string; change: string; kind: ItemKind }[] = [
+    ...s.tools.drifted.map((d) => ({ tool: d.name, change: "drifted", kind: "tool" as const })),
+    ...s.tools.added.map((tool) => ({ tool, change: "added", kind: "tool" as const })),
+    ...s.tools.removed.map((tool) => ({ tool, change: "removed", kind: "tool" as const })),
   ];
+  for (const k of SURFACE_KINDS) {
+    const r = s.surface?.[k];
+    if (!r) continue;
+    const kind = SURFACE_SPECS[k].item;
+    out.push(
+      ...r.drifted.map((d) => ({ tool: d.name, change: "drifted", kind })),
+      ...r.added.map((tool) => ({ tool, change: "added", kind })),
+      ...r.removed.map((tool) => ({ tool, change: "removed", kind })),
+    );
+  }
+  if (s.surface?.instructions?.drifted) {
+    out.push({ tool: "instructions", change: "drifted", kind: "instructions" });
+  }
+  return out;
 }
 
 /** The human report's last lines: the approve command for the changes found, per server. */
 function approveLines(report: VerifyReport, from: ApproveCommandOptions): string {
   const lines: string[] = [];
   for (const s of report.servers) {
-    const names = approvable(s).map((c) => c.tool);
+    const names = approvable(s).map((c) => ({ kind: c.kind, key: c.tool }));
     if (names.length === 0) continue;
     const argv = approveCommand(report.lock, s.name, names, { ...from, yes: false });
     lines.push(`review and approve: ${escapeInvisible(shellLine(argv))}\n`);

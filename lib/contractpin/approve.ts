@@ -23,7 +23,17 @@ import {
   recomputeServerDigest,
 } from "./lock.ts";
 import { type ContractSnapshot, snapshotServer, type SnapshotTool } from "./snapshot.ts";
-import { compareTools, removedDiffs, toolDiffs } from "./verify.ts";
+import { compareSurface, compareTools, removedDiffs, surfaceDiffs, toolDiffs } from "./verify.ts";
+import {
+  type DigestedSurface,
+  type DigestedSurfaceItem,
+  type ItemKind,
+  itemLabel,
+  SURFACE_KINDS,
+  SURFACE_SPECS,
+  surfaceKindDigest,
+  surfaceKindOf,
+} from "./surface.ts";
 
 /** The three kinds of change §6 classifies. */
 export type ChangeKind = "drifted" | "added" | "removed";
@@ -51,6 +61,17 @@ export interface PlannedChange {
   readonly hiddenText: HiddenTextFinding[];
   /** The live tool (added and drifted): what an approval pins. */
   readonly liveTool?: DigestedTool;
+  /**
+   * What `tool` names (docs/contractpin-surface.md §6): absent or `tool` for a tool, else the
+   * item kind, `tool` holding the item key (`instructions` for the instructions).
+   */
+  readonly kind?: ItemKind;
+  /** The live prompt, resource or template (added and drifted): what an approval pins. */
+  readonly liveItem?: DigestedSurfaceItem;
+}
+
+function kindOf(c: PlannedChange): ItemKind {
+  return c.kind ?? "tool";
 }
 
 /**
@@ -79,11 +100,13 @@ export function planApproval(
   lock: ContractLock,
   lives: ReadonlyMap<string, DigestedToolList>,
   snapshot?: ContractSnapshot,
+  surfaces?: ReadonlyMap<string, DigestedSurface>,
 ): PlannedChange[] {
   checkArg("planApproval", "lock", lock, "object");
   checkArg("planApproval", "lock.servers", lock.servers, "object");
   checkArg("planApproval", "lives", lives, "map");
   checkArg("planApproval", "snapshot", snapshot, "object", true);
+  checkArg("planApproval", "surfaces", surfaces, "map", true);
   for (const name of lives.keys()) {
     if (!Object.hasOwn(lock.servers, name)) {
       throw new SchemaPinError(
@@ -145,6 +168,86 @@ export function planApproval(
         hiddenText: [],
       });
     }
+    const surface = surfaces?.get(server);
+    if (surface) out.push(...planSurface(server, locked, surface));
+  }
+  return out;
+}
+
+/**
+ * The changes of the surface a server entry pins (docs/contractpin-surface.md §6), per kind in
+ * the order of {@linkcode SURFACE_KINDS}: drifted, added, removed; then the instructions.
+ */
+function planSurface(server: string, locked: LockServer, live: DigestedSurface): PlannedChange[] {
+  const out: PlannedChange[] = [];
+  const comparison = compareSurface(locked, live);
+  const diffs = new Map(
+    surfaceDiffs(comparison, server, live).map((d) => [`${d.kind}\u0000${d.tool}`, d.text]),
+  );
+  for (const kind of SURFACE_KINDS) {
+    const c = comparison.kinds[kind];
+    if (!c) continue;
+    const item = SURFACE_SPECS[kind].item;
+    const items = live[kind]!.items;
+    const pinned = locked[kind]!.items;
+    for (const d of c.drifted) {
+      const liveItem = items.get(d.name)!;
+      out.push({
+        server,
+        tool: d.name,
+        kind: item,
+        change: "drifted",
+        locked: d.locked,
+        live: d.live,
+        changedFields: d.changedFields,
+        diff: diffs.get(`${item}\u0000${d.name}`) ?? "",
+        hiddenText: findHiddenText(liveItem.raw),
+        liveItem,
+      });
+    }
+    for (const key of c.added) {
+      const liveItem = items.get(key)!;
+      out.push({
+        server,
+        tool: key,
+        kind: item,
+        change: "added",
+        locked: null,
+        live: liveItem.digest,
+        changedFields: null,
+        diff: diffs.get(`${item}\u0000${key}`) ?? "",
+        hiddenText: findHiddenText(liveItem.raw),
+        liveItem,
+      });
+    }
+    for (const key of c.removed) {
+      out.push({
+        server,
+        tool: key,
+        kind: item,
+        change: "removed",
+        locked: pinned[key].digest,
+        live: null,
+        changedFields: null,
+        diff: "",
+        hiddenText: [],
+      });
+    }
+  }
+  const ins = comparison.instructions;
+  if (ins && ins.locked !== ins.live) {
+    const text = live.instructions!.text;
+    out.push({
+      server,
+      tool: "instructions",
+      kind: "instructions",
+      change: "drifted",
+      locked: ins.locked,
+      live: ins.live,
+      changedFields: null,
+      diff: diffs.get("instructions\u0000instructions") ?? "",
+      hiddenText: text === null ? [] : findHiddenText({ instructions: text }),
+    });
   }
   return out;
 }
@@ -153,7 +256,8 @@ export function planApproval(
 function listChanges(changes: readonly PlannedChange[]): string {
   if (changes.length === 0) return "there are no changes to approve";
   return "the changes are:\n" +
-    changes.map((c) => `  ${c.change.padEnd(8)} ${c.server}/${c.tool}`).join("\n");
+    changes.map((c) => `  ${c.change.padEnd(8)} ${c.server}/${itemLabel(c.kind, c.tool)}`)
+      .join("\n");
 }
 
 /**
@@ -179,45 +283,65 @@ export function selectChanges(
   changes: readonly PlannedChange[],
   tools: readonly string[],
   servers: readonly string[] = [],
+  others: readonly ApproveTarget[] = [],
 ): PlannedChange[] {
   checkArg("selectChanges", "changes", changes, "array");
   checkArg("selectChanges", "tools", tools, "array");
   checkArg("selectChanges", "servers", servers, "array");
-  if (tools.length === 0) {
+  checkArg("selectChanges", "others", others, "array");
+  if (tools.length === 0 && others.length === 0) {
     throw new SchemaPinError(
       "INPUT_INVALID",
-      `name each change to approve with --tool NAME (nothing is approved implicitly); ` +
-        listChanges(changes),
+      `name each change to approve with --tool NAME (--prompt NAME, --resource URI, ` +
+        `--resource-template TEMPLATE, --instructions for the rest of the surface; nothing is ` +
+        `approved implicitly); ` + listChanges(changes),
       { reason: "no_tool" },
     );
   }
-  // Indexed by tool name: thousands of --tool names against thousands of changes stay linear.
-  const byTool = new Map<string, PlannedChange[]>();
+  // Indexed by kind and key: thousands of names against thousands of changes stay linear.
+  const index = (kind: ItemKind, key: string) =>
+    kind === "instructions" ? "instructions" : `${kind}\u0000${key}`;
+  const byTarget = new Map<string, PlannedChange[]>();
   const serverSet = new Set(servers);
   for (const c of changes) {
     if (serverSet.size > 0 && !serverSet.has(c.server)) continue;
-    const list = byTool.get(c.tool);
+    const k = index(kindOf(c), c.tool);
+    const list = byTarget.get(k);
     if (list) list.push(c);
-    else byTool.set(c.tool, [c]);
+    else byTarget.set(k, [c]);
   }
+  const targets: ApproveTarget[] = [
+    ...tools.map((key) => ({ kind: "tool" as const, key })),
+    ...others,
+  ];
   const picked = new Set<PlannedChange>();
-  for (const tool of new Set(tools)) {
-    const matches = byTool.get(tool) ?? [];
+  const done = new Set<string>();
+  for (const target of targets) {
+    const k = index(target.kind, target.key);
+    if (done.has(k)) continue;
+    done.add(k);
+    const matches = byTarget.get(k) ?? [];
+    const flag = target.kind === "instructions"
+      ? "--instructions"
+      : `${APPROVE_FLAGS[target.kind]} ${JSON.stringify(target.key)}`;
+    const details = target.kind === "tool"
+      ? { tool: target.key }
+      : { kind: target.kind, item: target.key };
     if (matches.length === 0) {
       throw new SchemaPinError(
         "INPUT_INVALID",
-        `--tool ${JSON.stringify(tool)} names no current change` +
+        `${flag} names no current change` +
           (servers.length ? ` on ${servers.join(", ")}` : "") + `; ${listChanges(changes)}`,
-        { tool, reason: "unknown_tool" },
+        { ...details, reason: "unknown_tool" },
       );
     }
     if (servers.length === 0 && matches.length > 1) {
       throw new SchemaPinError(
         "INPUT_INVALID",
-        `--tool ${JSON.stringify(tool)} changed on several servers (${
+        `${flag} changed on several servers (${
           matches.map((c) => c.server).join(", ")
         }); say which with --server NAME; ${listChanges(changes)}`,
-        { tool, reason: "ambiguous_tool" },
+        { ...details, reason: "ambiguous_tool" },
       );
     }
     for (const m of matches) picked.add(m);
@@ -238,7 +362,8 @@ export interface ApprovalResult {
 function stale(c: PlannedChange, why: string): SchemaPinError {
   return new SchemaPinError(
     "INPUT_INVALID",
-    `cannot approve ${c.change} ${c.server}/${c.tool}: ${why} (plan the changes again)`,
+    `cannot approve ${c.change} ${c.server}/${itemLabel(c.kind, c.tool)}: ${why} (plan the ` +
+      `changes again)`,
     { server: c.server, tool: c.tool },
   );
 }
@@ -290,8 +415,9 @@ export function applyApproval(
     : undefined;
   const touched: string[] = [];
   const seen = new Set<string>();
+  const touchedKinds = new Set<string>();
   for (const c of approved) {
-    const key = `${c.server}\u0000${c.tool}`;
+    const key = `${c.server}\u0000${kindOf(c)}\u0000${c.tool}`;
     if (seen.has(key)) throw stale(c, "approved twice");
     seen.add(key);
     if (!Object.hasOwn(lock.servers, c.server)) throw stale(c, "the server is not in the lock");
@@ -305,6 +431,10 @@ export function applyApproval(
         const old = Object.hasOwn(snapServers, c.server) ? snapServers[c.server].tools : {};
         snapServers[c.server] = { tools: nullRecord(old) };
       }
+    }
+    if (kindOf(c) !== "tool") {
+      applySurfaceChange(servers[c.server], c, touchedKinds);
+      continue;
     }
     const tools = servers[c.server].tools;
     const pinned = Object.hasOwn(tools, c.tool) ? tools[c.tool] : undefined;
@@ -331,12 +461,80 @@ export function applyApproval(
     const s = servers[name];
     s.tool_count = Object.keys(s.tools).length;
     s.digest = recomputeServerDigest(s); // §4.3, from the resulting entries
+    for (const kind of SURFACE_KINDS) {
+      const k = s[kind];
+      if (!k || !touchedKinds.has(`${name}\u0000${kind}`)) continue;
+      // docs/contractpin-surface.md §4: count and kind digest from the resulting items.
+      k.count = Object.keys(k.items).length;
+      k.digest = surfaceKindDigest(new Map(Object.entries(k.items).map(([n, i]) => [n, i.digest])));
+    }
   }
   return {
     lock: { ...lock, generated_at: formatGeneratedAt(now), servers },
     snapshot: snapshot && snapServers ? { ...snapshot, servers: snapServers } : undefined,
     servers: touched,
   };
+}
+
+/**
+ * Applies one approved prompt, resource, template or instructions change to a (copied) server
+ * entry; its kind's items are copied on first touch, count and digest recomputed by the caller.
+ */
+function applySurfaceChange(
+  entry: LockServer,
+  c: PlannedChange,
+  touchedKinds: Set<string>,
+): void {
+  if (c.kind === "instructions") {
+    if (!entry.instructions || entry.instructions.digest !== c.locked || c.live === null) {
+      throw stale(c, "the lock entry is not the one the change was planned against");
+    }
+    entry.instructions = { digest: c.live };
+    return;
+  }
+  const kind = surfaceKindOf(c.kind!);
+  const pinnedKind = kind ? entry[kind] : undefined;
+  if (!kind || !pinnedKind) throw stale(c, "the lock does not pin that kind");
+  const marker = `${c.server}\u0000${kind}`;
+  if (!touchedKinds.has(marker)) {
+    touchedKinds.add(marker);
+    entry[kind] = { ...pinnedKind, items: nullRecord(pinnedKind.items) };
+  }
+  const items = entry[kind]!.items;
+  const pinned = Object.hasOwn(items, c.tool) ? items[c.tool] : undefined;
+  if (c.change === "added" ? pinned !== undefined : pinned?.digest !== c.locked) {
+    throw stale(c, "the lock entry is not the one the change was planned against");
+  }
+  if (c.change === "removed") {
+    delete items[c.tool];
+    return;
+  }
+  const live = c.liveItem;
+  if (!live || live.key !== c.tool || live.digest !== c.live) {
+    throw stale(c, "the live definition is missing");
+  }
+  items[c.tool] = { digest: live.digest, fields: { ...live.fields } };
+}
+
+/** One change to approve, of any kind (docs/contractpin-surface.md §6). */
+export interface ApproveTarget {
+  /** What the key names. */
+  readonly kind: ItemKind;
+  /** Tool name, prompt name, resource URI or URI template (ignored for instructions). */
+  readonly key: string;
+}
+
+/** The `contract approve` option of each kind. */
+export const APPROVE_FLAGS: Readonly<Record<ItemKind, string>> = {
+  tool: "--tool",
+  prompt: "--prompt",
+  resource: "--resource",
+  resource_template: "--resource-template",
+  instructions: "--instructions",
+};
+
+function targetArgs(t: ApproveTarget): string[] {
+  return t.kind === "instructions" ? ["--instructions"] : [APPROVE_FLAGS[t.kind], t.key];
 }
 
 /** Options of {@linkcode approveCommand}. */
@@ -364,7 +562,7 @@ export interface ApproveCommandOptions {
 export function approveCommand(
   lockPath: string,
   server: string,
-  tools: readonly string[],
+  tools: readonly (string | ApproveTarget)[],
   options: ApproveCommandOptions = {},
 ): string[] {
   checkArg("approveCommand", "lockPath", lockPath, "string");
@@ -382,7 +580,7 @@ export function approveCommand(
     ...(config === undefined ? [] : ["--config", config]),
     "--server",
     server,
-    ...tools.flatMap((t) => ["--tool", t]),
+    ...tools.flatMap((t) => typeof t === "string" ? ["--tool", t] : targetArgs(t)),
     ...(yes ? ["--yes"] : []),
   ];
 }

@@ -84,20 +84,20 @@ export function serverDigest(toolDigests: ReadonlyMap<string, string>): string {
  * lock needs them only for a tool that drifted, so a list of unchanged tools costs one hash per
  * tool instead of one per member as well.
  */
-function lazyFields(
-  tool: Omit<DigestedTool, "fields">,
+export function lazyFields<T extends { readonly fields: Record<string, string> }>(
+  tool: Omit<T, "fields">,
   members: readonly (readonly [string, string])[],
-): DigestedTool {
+): T {
   return Object.defineProperty(tool, "fields", {
     configurable: true,
     enumerable: true,
-    get(this: DigestedTool) {
+    get(this: T) {
       const fields: Record<string, string> = {};
       for (const [key, text] of members) fields[key] = "sha256:" + sha256HexOfText(text);
       Object.defineProperty(this, "fields", { value: fields, enumerable: true });
       return fields;
     },
-  }) as DigestedTool;
+  }) as T;
 }
 
 /**
@@ -107,7 +107,7 @@ function lazyFields(
  * exactly `canonicalizeJcs(contract)`. A contract without a canonical form is reported by
  * {@linkcode toolDigest}, with the pointer into the contract.
  */
-function digestMembers(
+export function digestMembers(
   contract: JsonObject,
 ): { digest: string; members: [string, string][] } {
   try {
@@ -180,7 +180,10 @@ export function digestToolList(
       );
     }
     const { digest, members } = digestMembers(contract);
-    out.set(name, lazyFields({ name, contract, digest, raw: tool as JsonObject }, members));
+    out.set(
+      name,
+      lazyFields<DigestedTool>({ name, contract, digest, raw: tool as JsonObject }, members),
+    );
     digests.set(name, digest);
   });
   return { tools: out, digest: serverDigest(digests) };

@@ -13,6 +13,14 @@ import { CONTRACT_FIELDS, isJsonObject } from "./contract.ts";
 import { DIGEST_PATTERN, type DigestedToolList, serverDigest } from "./digest.ts";
 import { prettyJsonFile } from "./pretty.ts";
 import { checkArg } from "../arguments.ts";
+import {
+  type DigestedSurface,
+  type PinnedProtocol,
+  SURFACE_KINDS,
+  SURFACE_SPECS,
+  type SurfaceKind,
+  surfaceKindDigest,
+} from "./surface.ts";
 
 /**
  * The lock format version this implementation reads and writes (§5 `contractpin`).
@@ -66,8 +74,43 @@ export interface LockTool {
   fields?: Record<string, string>;
 }
 
+/** One pinned prompt, resource or resource template (docs/contractpin-surface.md §4). */
+export interface LockSurfaceItem {
+  /** Item digest. */
+  digest: string;
+  /** Advisory field digests (§4.2); optional in the format. */
+  fields?: Record<string, string>;
+}
+
+/**
+ * One pinned surface kind (docs/contractpin-surface.md §4): present with `count` 0 means
+ * "pinned as empty"; an absent kind is not pinned at all.
+ */
+export interface LockSurfaceKind {
+  /** Number of items (must equal the size of `items`). */
+  count: number;
+  /** Kind digest: the §4 digest of `{key: item digest}` (must recompute). */
+  digest: string;
+  /** Items by key (prompt name, resource URI, URI template). */
+  items: Record<string, LockSurfaceItem>;
+}
+
+/** The surface members a lock server entry may carry (docs/contractpin-surface.md §4). */
+export interface LockSurface {
+  /** The protocol era and version pinned with (live servers after issue 24). */
+  protocol?: PinnedProtocol;
+  /** The instructions digest (of the JSON string, or of null when none were served). */
+  instructions?: { digest: string };
+  /** Pinned prompts. */
+  prompts?: LockSurfaceKind;
+  /** Pinned resources. */
+  resources?: LockSurfaceKind;
+  /** Pinned resource templates. */
+  resource_templates?: LockSurfaceKind;
+}
+
 /** One server entry of a lock: its identity plus the pinned contract digests. */
-export type LockServer = ServerIdentity & {
+export type LockServer = ServerIdentity & LockSurface & {
   /** Length of `tools` (§5: a cheap consistency check). */
   tool_count: number;
   /** Server digest (§4.3). */
@@ -127,11 +170,13 @@ export interface ContractLock {
 
 const TOP_KEYS = ["contractpin", "algorithm", "canonicalization", "generated_at", "servers"];
 const SERVER_KEYS: Record<TransportKind, string[]> = {
-  stdio: ["command", "env", "cwd", "client_capabilities"],
-  http: ["url", "client_capabilities"],
+  stdio: ["command", "env", "cwd", "client_capabilities", "protocol"],
+  http: ["url", "client_capabilities", "protocol"],
   file: ["path"],
 };
-const COMMON_SERVER_KEYS = ["transport", "tool_count", "digest", "tools"];
+/** The surface members (docs/contractpin-surface.md §4), allowed for every transport. */
+const SURFACE_SERVER_KEYS = ["instructions", ...SURFACE_KINDS];
+const COMMON_SERVER_KEYS = ["transport", "tool_count", "digest", "tools", ...SURFACE_SERVER_KEYS];
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 function invalid(source: string, message: string, field?: string): SchemaPinError {
@@ -310,7 +355,102 @@ function parseServer(name: string, v: JsonValue, source: string): LockServer {
     }
     if (normal.length > 0) entry.client_capabilities = normal;
   }
+  parseSurface(v, entry, source, at);
   return entry;
+}
+
+/**
+ * The surface members of one server entry (docs/contractpin-surface.md §4), strictly: unknown
+ * members refused, `count` equal to the items, the kind digest recomputed from the items.
+ */
+function parseSurface(v: JsonObject, entry: LockServer, source: string, at: string): void {
+  if (Object.hasOwn(v, "protocol")) {
+    const pat = `${at}/protocol`;
+    const p = v.protocol;
+    if (!isJsonObject(p)) throw invalid(source, `${pat} must be an object`, pat);
+    checkKeys(p, ["era", "version"], source, pat);
+    if (p.era !== "modern" && p.era !== "legacy") {
+      throw invalid(source, `${pat}/era must be "modern" or "legacy"`, `${pat}/era`);
+    }
+    const version = str(p, "version", source, pat);
+    if (version === "") throw invalid(source, `${pat}/version must not be empty`, `${pat}/version`);
+    entry.protocol = { era: p.era, version };
+  }
+  if (Object.hasOwn(v, "instructions")) {
+    const iat = `${at}/instructions`;
+    const ins = v.instructions;
+    if (!isJsonObject(ins)) throw invalid(source, `${iat} must be an object`, iat);
+    checkKeys(ins, ["digest"], source, iat);
+    entry.instructions = { digest: digestAt(ins, "digest", source, iat) };
+  }
+  for (const kind of SURFACE_KINDS) {
+    if (Object.hasOwn(v, kind)) entry[kind] = parseSurfaceKind(kind, v[kind], source, at);
+  }
+}
+
+function parseSurfaceKind(
+  kind: SurfaceKind,
+  v: JsonValue,
+  source: string,
+  serverAt: string,
+): LockSurfaceKind {
+  const spec = SURFACE_SPECS[kind];
+  const fieldNames = [...spec.required, ...spec.optional];
+  const at = `${serverAt}/${kind}`;
+  if (!isJsonObject(v)) throw invalid(source, `${at} must be an object`, at);
+  checkKeys(v, ["count", "digest", "items"], source, at);
+  const itemsValue = v.items;
+  if (!isJsonObject(itemsValue)) throw invalid(source, `${at}/items must be an object`, at);
+  const items: Record<string, LockSurfaceItem> = Object.create(null);
+  for (const [key, item] of Object.entries(itemsValue)) {
+    const kat = `${at}/items${ptr(key)}`;
+    if (key === "") throw invalid(source, `${kat}: an item key must not be empty`, kat);
+    if (!isJsonObject(item)) throw invalid(source, `${kat} must be an object`, kat);
+    checkKeys(item, ["digest", "fields"], source, kat);
+    const out: LockSurfaceItem = { digest: digestAt(item, "digest", source, kat) };
+    if (Object.hasOwn(item, "fields")) {
+      const fields = stringRecord(item.fields, source, `${kat}/fields`);
+      for (const [f, d] of Object.entries(fields)) {
+        if (!fieldNames.includes(f)) {
+          throw invalid(
+            source,
+            `${kat}/fields has unknown ${spec.item} contract field ${JSON.stringify(f)} ` +
+              `(allowed: ${fieldNames.join(", ")})`,
+            `${kat}/fields`,
+          );
+        }
+        if (!DIGEST_PATTERN.test(d)) throw invalid(source, `${kat}/fields/${f} is not a digest`);
+      }
+      out.fields = fields;
+    }
+    items[key] = out;
+  }
+  const count = v.count;
+  const n = Object.keys(items).length;
+  if (typeof count !== "number" || !Number.isInteger(count) || count < 0) {
+    throw invalid(source, `${at}/count must be a non-negative integer`, `${at}/count`);
+  }
+  if (count !== n) {
+    throw invalid(
+      source,
+      `${at}/count is ${count} but ${n} ${kind} are listed (the lock is inconsistent; re-create ` +
+        `it with \`schemapin contract init --force\`)`,
+      `${at}/count`,
+    );
+  }
+  const digest = digestAt(v, "digest", source, at);
+  const recomputed = surfaceKindDigest(
+    new Map(Object.entries(items).map(([k, i]) => [k, i.digest])),
+  );
+  if (digest !== recomputed) {
+    throw invalid(
+      source,
+      `${at}/digest does not match its items (expected ${recomputed}; the lock was edited by ` +
+        `hand — re-create it with \`schemapin contract init --force\`)`,
+      `${at}/digest`,
+    );
+  }
+  return { count, digest, items };
 }
 
 /**
@@ -388,6 +528,7 @@ export function lockServerEntry(
   identity: ServerIdentity,
   list: DigestedToolList,
   clientCapabilities: readonly string[] = [],
+  surface: DigestedSurface = {},
 ): LockServer {
   checkArg("lockServerEntry", "identity", identity, "object");
   checkArg("lockServerEntry", "list", list, "object");
@@ -405,7 +546,41 @@ export function lockServerEntry(
   };
   const caps = normalizeClientCapabilities(clientCapabilities);
   if (caps.length > 0 && identity.transport !== "file") entry.client_capabilities = caps;
+  Object.assign(entry, lockSurfaceMembers(surface, identity.transport));
   return entry;
+}
+
+/**
+ * The lock members of a digested surface (docs/contractpin-surface.md §4): every kind the
+ * listing enumerated, the instructions when known, and `protocol` for live transports.
+ *
+ * @example
+ * ```ts
+ * import { digestSurface } from "./surface.ts";
+ * import { lockSurfaceMembers } from "./lock.ts";
+ * lockSurfaceMembers(digestSurface({ prompts: [] }), "file").prompts?.count; // 0
+ * ```
+ */
+export function lockSurfaceMembers(
+  surface: DigestedSurface,
+  transport: TransportKind,
+): LockSurface {
+  checkArg("lockSurfaceMembers", "surface", surface, "object");
+  const out: LockSurface = {};
+  if (surface.protocol && transport !== "file") {
+    out.protocol = { era: surface.protocol.era, version: surface.protocol.version };
+  }
+  if (surface.instructions) out.instructions = { digest: surface.instructions.digest };
+  for (const kind of SURFACE_KINDS) {
+    const list = surface[kind];
+    if (!list) continue;
+    const items: Record<string, LockSurfaceItem> = Object.create(null);
+    for (const item of list.items.values()) {
+      items[item.key] = { digest: item.digest, fields: item.fields };
+    }
+    out[kind] = { count: list.items.size, digest: list.digest, items };
+  }
+  return out;
 }
 
 /**

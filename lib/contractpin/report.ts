@@ -6,7 +6,14 @@
  * @module
  */
 import type { ServerIdentity, TransportKind } from "./lock.ts";
-import type { Notice, ToolDiff } from "./verify.ts";
+import type { Notice, SurfaceMember, ToolDiff } from "./verify.ts";
+import {
+  type ItemKind,
+  itemLabel,
+  SURFACE_KINDS,
+  SURFACE_SPECS,
+  type SurfaceKind,
+} from "./surface.ts";
 import { redactCommand } from "./secrets.ts";
 import { describeHiddenText, type ToolHiddenTextFinding } from "./hidden_text.ts";
 import { escapeInvisible } from "./display_text.ts";
@@ -25,6 +32,34 @@ export const VERIFY_REPORT_FORMAT = "schemapin.contract.verify/1";
 
 /** How one server fared. */
 export type ServerStatus = "match" | "drift" | "unreachable" | "unpinned";
+
+/** One pinned surface kind of one server (docs/contractpin-surface.md §6). */
+export interface SurfaceKindReport {
+  /** Kind digests: pinned and live. */
+  digest: { locked: string; live: string };
+  /** Item counts: pinned and live. */
+  count: { locked: number; live: number };
+  /** Items whose digest changed, by key. */
+  drifted: { name: string; locked: string; live: string; changed_fields: string[] | null }[];
+  /** Served, not pinned. */
+  added: string[];
+  /** Pinned, not served. */
+  removed: string[];
+  /** How many are unchanged. */
+  unchanged: number;
+}
+
+/** The surface part of a server report (docs/contractpin-surface.md §6). */
+export interface SurfaceReport {
+  /** Pinned and enumerated prompts. */
+  prompts?: SurfaceKindReport;
+  /** Pinned and enumerated resources. */
+  resources?: SurfaceKindReport;
+  /** Pinned and enumerated resource templates. */
+  resource_templates?: SurfaceKindReport;
+  /** Pinned and known instructions: digests, and whether they differ. */
+  instructions?: { locked: string; live: string; drifted: boolean };
+}
 
 /** One server in a verify report (JSON names are snake_case and stable). */
 export interface ServerReport {
@@ -60,6 +95,15 @@ export interface ServerReport {
    * failures with `--strict-text`. Empty when the server could not be enumerated.
    */
   hidden_text: ToolHiddenTextFinding[];
+  /**
+   * The prompts, resources, resource templates and instructions the lock pins, compared
+   * (docs/contractpin-surface.md §6). `{}` when it pins none or the server was not enumerated.
+   */
+  surface?: SurfaceReport;
+  /** Kinds the live server served that the lock does not pin (an older lock): not a failure. */
+  unpinned_kinds?: SurfaceMember[];
+  /** Kinds the lock pins that the listing did not enumerate: a failure (cannot check). */
+  unchecked_kinds?: SurfaceMember[];
 }
 
 /** A whole verify run. */
@@ -95,7 +139,34 @@ export interface VerifyReport {
     tools: { drifted: number; added: number; removed: number; unchanged: number };
     /** Hidden-text findings over all servers. */
     hidden_text: number;
+    /**
+     * Prompts, resources and resource templates over all servers (docs/contractpin-surface.md
+     * §6); drifted instructions count as one drifted item.
+     */
+    surface: { drifted: number; added: number; removed: number; unchanged: number };
   };
+}
+
+/** The kind reports of a surface report, with their kind. */
+function surfaceKinds(s: ServerReport): [SurfaceKind, SurfaceKindReport][] {
+  const out: [SurfaceKind, SurfaceKindReport][] = [];
+  for (const kind of SURFACE_KINDS) {
+    const k = s.surface?.[kind];
+    if (k) out.push([kind, k]);
+  }
+  return out;
+}
+
+function surfaceCount(
+  s: ServerReport,
+  what: "drifted" | "added" | "removed" | "unchanged",
+): number {
+  let n = 0;
+  for (const [, k] of surfaceKinds(s)) n += what === "unchanged" ? k.unchanged : k[what].length;
+  const ins = s.surface?.instructions;
+  if (ins && what === "drifted" && ins.drifted) n++;
+  if (ins && what === "unchanged" && !ins.drifted) n++;
+  return n;
 }
 
 /**
@@ -147,6 +218,12 @@ export function finishReport(
         unchanged: sum((r) => r.tools.unchanged),
       },
       hidden_text: hidden,
+      surface: {
+        drifted: sum((r) => surfaceCount(r, "drifted")),
+        added: sum((r) => surfaceCount(r, "added")),
+        removed: sum((r) => surfaceCount(r, "removed")),
+        unchanged: sum((r) => surfaceCount(r, "unchanged")),
+      },
     },
   };
 }
@@ -163,6 +240,14 @@ function describeIdentity(id: ServerIdentity): string {
     case "file":
       return id.path;
   }
+}
+
+/** `prompts, resource templates and instructions` */
+function kindList(kinds: readonly SurfaceMember[]): string {
+  const names = kinds.map((k) => k.replace("_", " "));
+  return names.length <= 1
+    ? names.join("")
+    : names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
 }
 
 function fieldsText(fields: string[] | null): string {
@@ -182,13 +267,27 @@ export interface Finding {
     | "lock-inconsistent"
     | "server-unpinned"
     | "hidden-text"
-    | "notice";
+    | "notice"
+    | "prompt-drifted"
+    | "prompt-added"
+    | "prompt-removed"
+    | "resource-drifted"
+    | "resource-added"
+    | "resource-removed"
+    | "resource-template-drifted"
+    | "resource-template-added"
+    | "resource-template-removed"
+    | "instructions-drifted"
+    | "kind-unchecked"
+    | "kind-unpinned";
   /** `error` fails the run; `warning` and `note` do not. */
   readonly level: "error" | "warning" | "note";
   /** Server name. */
   readonly server: string;
-  /** Tool name, when the finding is about one tool. */
+  /** Tool name, when the finding is about one tool; the item key for another kind. */
   readonly tool?: string;
+  /** What `tool` names (docs/contractpin-surface.md §6); absent for a tool. */
+  readonly kind?: ItemKind;
   /** One-line message. */
   readonly message: string;
   /** For `hidden-text`: where in the tool definition (JSON Pointer, `@offset`, kind). */
@@ -273,13 +372,79 @@ export function findings(report: VerifyReport): Finding[] {
         message: `${server}/${name} was removed`,
       });
     }
+    for (const [kind, k] of surfaceKinds(s)) {
+      const item = SURFACE_SPECS[kind].item;
+      const rule = item.replace("_", "-");
+      for (const d of k.drifted) {
+        out.push({
+          rule: `${rule}-drifted` as Finding["rule"],
+          level: "error",
+          server,
+          tool: d.name,
+          kind: item,
+          message: `${server}/${itemLabel(item, d.name)} drifted: ${fieldsText(d.changed_fields)}`,
+        });
+      }
+      for (const name of k.added) {
+        out.push({
+          rule: `${rule}-added` as Finding["rule"],
+          level: report.allow_new ? "note" : "error",
+          server,
+          tool: name,
+          kind: item,
+          message: `${server}/${itemLabel(item, name)} was added` +
+            (report.allow_new ? " (allowed by --allow-new)" : ""),
+        });
+      }
+      for (const name of k.removed) {
+        out.push({
+          rule: `${rule}-removed` as Finding["rule"],
+          level: "error",
+          server,
+          tool: name,
+          kind: item,
+          message: `${server}/${itemLabel(item, name)} was removed`,
+        });
+      }
+    }
+    if (s.surface?.instructions?.drifted) {
+      out.push({
+        rule: "instructions-drifted",
+        level: "error",
+        server,
+        kind: "instructions",
+        message: `${server}: the server instructions drifted`,
+      });
+    }
+    if (s.unchecked_kinds?.length) {
+      out.push({
+        rule: "kind-unchecked",
+        level: "error",
+        server,
+        message: `${server}: the lock pins ${
+          kindList(s.unchecked_kinds)
+        } but the server listing did not enumerate ${
+          s.unchecked_kinds.length === 1 ? "it" : "them"
+        }, so ${s.unchecked_kinds.length === 1 ? "it was" : "they were"} not checked`,
+      });
+    }
+    if (s.unpinned_kinds?.length) {
+      out.push({
+        rule: "kind-unpinned",
+        level: "note",
+        server,
+        message: `${server}: ${report.lock} does not pin ${kindList(s.unpinned_kinds)} ` +
+          `(served, not checked; pin with \`schemapin contract init --force\`)`,
+      });
+    }
     for (const h of s.hidden_text ?? []) {
       out.push({
         rule: "hidden-text",
         level: report.strict_text ? "error" : "warning",
         server,
         tool: h.tool,
-        message: `${server}/${h.tool}: hidden text at ${h.pointer || "/"}` +
+        ...(h.item_kind ? { kind: h.item_kind } : {}),
+        message: `${server}/${itemLabel(h.item_kind, h.tool)}: hidden text at ${h.pointer || "/"}` +
           `${h.in === "key" ? " (key)" : ""}, offset ${h.offset} (${h.kind}): ${h.message}: ` +
           `"${h.excerpt}"`,
         where: `${h.pointer}${h.in === "key" ? "#key" : ""}@${h.offset}/${h.kind}`,
@@ -326,6 +491,11 @@ export function formatHuman(report: VerifyReport, options: { diffs?: boolean } =
       t.removed.length ? `${t.removed.length} removed` : "",
       `${t.unchanged} unchanged`,
     ].filter(Boolean).join(", ");
+    const surfaceChanges = surfaceCount(s, "drifted") + surfaceCount(s, "added") +
+      surfaceCount(s, "removed");
+    const counted = surfaceChanges > 0
+      ? `${counts}; ${surfaceChanges} other change${surfaceChanges === 1 ? "" : "s"}`
+      : counts;
     if (s.status === "unreachable") {
       lines.push(`${label.padEnd(11)} ${s.name} (${s.transport}): ${s.error?.message ?? ""}`);
       if (s.error?.stderr) {
@@ -336,7 +506,7 @@ export function formatHuman(report: VerifyReport, options: { diffs?: boolean } =
       lines.push(`${label.padEnd(11)} ${s.name} (${s.transport}): not in ${report.lock}`);
     } else {
       lines.push(
-        `${label.padEnd(11)} ${s.name} (${s.transport}): ${counts}  ${s.digest.live ?? ""}`,
+        `${label.padEnd(11)} ${s.name} (${s.transport}): ${counted}  ${s.digest.live ?? ""}`,
       );
     }
     if (s.identity_changed) {
@@ -351,6 +521,31 @@ export function formatHuman(report: VerifyReport, options: { diffs?: boolean } =
       lines.push(`  added    ${name}` + (report.allow_new ? " (allowed by --allow-new)" : ""));
     }
     for (const name of t.removed) lines.push(`  removed  ${name}`);
+    for (const [kind, k] of surfaceKinds(s)) {
+      const item = SURFACE_SPECS[kind].item;
+      for (const d of k.drifted) {
+        lines.push(`  drifted  ${itemLabel(item, d.name)}: ${fieldsText(d.changed_fields)}`);
+      }
+      for (const name of k.added) {
+        lines.push(
+          `  added    ${itemLabel(item, name)}` +
+            (report.allow_new ? " (allowed by --allow-new)" : ""),
+        );
+      }
+      for (const name of k.removed) lines.push(`  removed  ${itemLabel(item, name)}`);
+    }
+    if (s.surface?.instructions?.drifted) lines.push("  drifted  instructions");
+    if (s.unchecked_kinds?.length) {
+      lines.push(
+        `  not checked: ${kindList(s.unchecked_kinds)} (pinned, but not in the server listing)`,
+      );
+    }
+    if (s.unpinned_kinds?.length) {
+      lines.push(
+        `  not pinned: ${kindList(s.unpinned_kinds)} (served; re-run \`schemapin contract ` +
+          `init --force\` to pin)`,
+      );
+    }
     for (const n of s.notices) lines.push(`  note     ${n.message}`);
     for (const h of s.hidden_text ?? []) {
       lines.push(
@@ -370,11 +565,22 @@ export function formatHuman(report: VerifyReport, options: { diffs?: boolean } =
   lines.push(
     `${report.result === "match" ? "match" : "FAIL"}: ${sm.matched}/${sm.servers} servers match` +
       ` (${sm.tools.drifted} drifted, ${sm.tools.added} added, ${sm.tools.removed} removed tools;` +
-      ` ${sm.unreachable} unreachable)` + hiddenTextSummary(report),
+      ` ${sm.unreachable} unreachable)` + surfaceSummary(report) + hiddenTextSummary(report),
   );
   // Names, diffs, messages and server stderr come from the server under review: never print
   // its invisible or control characters (bidi overrides, ESC sequences) as themselves.
   return escapeInvisible(lines.join("\n")) + "\n";
+}
+
+/**
+ * `; 1 drifted, 2 added, 0 removed prompts/resources/templates/instructions` for the last line
+ * of a report — "" when no server pins any of them, so older reports read exactly as before.
+ */
+function surfaceSummary(report: VerifyReport): string {
+  const sf = report.summary.surface;
+  if (!sf || sf.drifted + sf.added + sf.removed + sf.unchanged === 0) return "";
+  return `; ${sf.drifted} drifted, ${sf.added} added, ${sf.removed} removed ` +
+    `prompts/resources/templates/instructions`;
 }
 
 /** `; N hidden-text findings (warnings)` for the last line of a report, or "". */
@@ -395,11 +601,35 @@ function hiddenTextSummary(report: VerifyReport): string {
  * lockLine('{\n  "servers": {\n    "s": {\n', "s"); // 3
  * ```
  */
-export function lockLine(lockText: string, server: string, tool?: string): number {
+export function lockLine(
+  lockText: string,
+  server: string,
+  tool?: string,
+  kind?: ItemKind,
+): number {
   const lines = lockText.split("\n");
   const serverKey = `    ${JSON.stringify(server)}: {`;
   let i = lines.findIndex((l) => l === serverKey);
   if (i < 0) return 1;
+  if (kind !== undefined && kind !== "tool") {
+    // docs/contractpin-surface.md §4: `"prompts": {` … `"items": {` … `"KEY": {`.
+    const member = kind === "instructions" ? "instructions" : `${kind}s`;
+    const memberKey = `      ${JSON.stringify(member)}: {`;
+    for (let j = i + 1; j < lines.length && !/^ {4}\}/.test(lines[j]); j++) {
+      if (lines[j] !== memberKey) continue;
+      i = j;
+      if (tool === undefined || kind === "instructions") break;
+      const itemKey = `          ${JSON.stringify(tool)}: {`;
+      for (let m = j + 1; m < lines.length && !/^ {6}\}/.test(lines[m]); m++) {
+        if (lines[m] === itemKey) {
+          i = m;
+          break;
+        }
+      }
+      break;
+    }
+    return i + 1;
+  }
   if (tool !== undefined) {
     const toolKey = `        ${JSON.stringify(tool)}: {`;
     for (let j = i + 1; j < lines.length && !/^ {4}\}/.test(lines[j]); j++) {
@@ -424,6 +654,21 @@ const RULES: Record<Finding["rule"], string> = {
     "(tag characters, zero-width or bidi controls, variation selectors, HTML comments, long " +
     "whitespace runs, base64 blobs); an error with --strict-text.",
   "notice": "Informational: title or _meta changes, long _meta text.",
+  "prompt-drifted": "A pinned prompt's contract (name, description, arguments) changed.",
+  "prompt-added": "A prompt that is not in the lock appeared on a pinned server.",
+  "prompt-removed": "A pinned prompt is no longer served.",
+  "resource-drifted": "A pinned resource's contract (uri, name, description, mimeType) changed.",
+  "resource-added": "A resource that is not in the lock appeared on a pinned server.",
+  "resource-removed": "A pinned resource is no longer served.",
+  "resource-template-drifted":
+    "A pinned resource template's contract (uriTemplate, name, description, mimeType) changed.",
+  "resource-template-added": "A resource template that is not in the lock appeared.",
+  "resource-template-removed": "A pinned resource template is no longer served.",
+  "instructions-drifted": "The server instructions the model reads changed.",
+  "kind-unchecked": "The lock pins prompts, resources, resource templates or instructions " +
+    "that the server listing did not enumerate, so they could not be checked.",
+  "kind-unpinned": "Informational: the server serves prompts, resources, resource templates " +
+    "or instructions that the lock does not pin (a lock made before they were pinned).",
 };
 
 /**
@@ -491,11 +736,12 @@ export function formatSarif(
     locations: [{
       physicalLocation: {
         artifactLocation: { uri: report.lock },
-        region: { startLine: lockLine(lockText, f.server, f.tool) },
+        region: { startLine: lockLine(lockText, f.server, f.tool, f.kind) },
       },
     }],
     partialFingerprints: {
-      contractpinTarget: `${f.server}/${f.tool ?? ""}/${f.rule}` +
+      contractpinTarget:
+        `${f.server}/${f.kind && f.kind !== "tool" ? f.kind + ":" : ""}${f.tool ?? ""}/${f.rule}` +
         (f.where !== undefined ? `/${f.where}` : ""),
     },
   }));
@@ -511,7 +757,11 @@ export function formatSarif(
             id: `contractpin/${id}`,
             shortDescription: { text },
             defaultConfiguration: {
-              level: id === "notice" ? "note" : id === "hidden-text" ? "warning" : "error",
+              level: id === "notice" || id === "kind-unpinned"
+                ? "note"
+                : id === "hidden-text"
+                ? "warning"
+                : "error",
             },
           })).concat(fileRules),
         },
@@ -572,12 +822,12 @@ export function formatGithub(report: VerifyReport, lockText: string): string {
   const lines = findings(report).map((f) => {
     const command = f.level === "note" ? "notice" : f.level;
     const title = `contract ${f.rule.replaceAll("-", " ")}: ${f.server}${
-      f.tool ? "/" + f.tool : ""
+      f.tool ? "/" + itemLabel(f.kind, f.tool) : ""
     }`;
     return githubCommand(
       command,
       report.lock,
-      lockLine(lockText, f.server, f.tool),
+      lockLine(lockText, f.server, f.tool, f.kind),
       title,
       f.message,
     );

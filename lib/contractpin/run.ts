@@ -16,7 +16,12 @@ import {
   lockServerEntry,
   type ServerIdentity,
 } from "./lock.ts";
-import { findToolsHiddenText, type ToolHiddenTextFinding } from "./hidden_text.ts";
+import {
+  findSurfaceHiddenText,
+  findToolsHiddenText,
+  type ToolHiddenTextFinding,
+} from "./hidden_text.ts";
+import { type DigestedSurface, digestSurface, SURFACE_KINDS } from "./surface.ts";
 import { ServerFailure } from "../mcp/errors.ts";
 import type { ListOptions, ToolListing } from "../mcp/session.ts";
 import { finishReport, type ServerReport, type VerifyReport } from "./report.ts";
@@ -29,6 +34,7 @@ import {
 } from "./secrets.ts";
 import { type ContractSnapshot, snapshotServer, type SnapshotTool } from "./snapshot.ts";
 import {
+  compareSurface,
   compareTools,
   displayNotices,
   lockIsConsistent,
@@ -37,6 +43,8 @@ import {
   removedDiffs,
   sameIdentity,
   serverPasses,
+  surfaceDiffs,
+  surfacePasses,
   toolDiffs,
 } from "./verify.ts";
 import { checkArg } from "../arguments.ts";
@@ -90,7 +98,7 @@ export async function mapLimited<T, R>(
 
 /** A live enumeration, digested — or why it failed. */
 export type LiveResult =
-  | { ok: true; listing: ToolListing; list: DigestedToolList }
+  | { ok: true; listing: ToolListing; list: DigestedToolList; surface: DigestedSurface }
   | { ok: false; failure: ServerFailure };
 
 /**
@@ -108,12 +116,15 @@ export async function fetchLive(target: PreparedTarget, options: ListOptions): P
   try {
     const listing = await enumerateTarget(target, options);
     let list: DigestedToolList;
+    let surface: DigestedSurface;
     try {
       list = digestToolList(listing.tools, `server ${target.name}`);
+      // docs/contractpin-surface.md §2: a malformed prompt/resource list fails the server too.
+      surface = digestSurface(listing, `server ${target.name}`);
     } catch (e) {
       throw new ServerFailure("malformed", (e as Error).message);
     }
-    return { ok: true, listing, list };
+    return { ok: true, listing, list, surface };
   } catch (e) {
     if (e instanceof ServerFailure) return { ok: false, failure: e };
     throw e;
@@ -193,11 +204,14 @@ export async function pinServers(
     return {
       ok: true,
       name: p.name,
-      entry: lockServerEntry(identity, live.list, targets[i].clientCapabilities),
+      entry: lockServerEntry(identity, live.list, targets[i].clientCapabilities, live.surface),
       snapshot: snapshotServer(live.list),
       warnings,
       notices,
-      hiddenText: findToolsHiddenText(live.listing.tools),
+      hiddenText: [
+        ...findToolsHiddenText(live.listing.tools),
+        ...findSurfaceHiddenText(live.listing),
+      ],
     };
   });
 }
@@ -235,7 +249,7 @@ export interface VerifyRequest {
    * Called with each server's digested live list as soon as it is enumerated (`contract
    * approve` plans its changes from the very lists this report classifies).
    */
-  readonly onLive?: (server: string, live: DigestedToolList) => void;
+  readonly onLive?: (server: string, live: DigestedToolList, surface: DigestedSurface) => void;
 }
 
 function emptyReport(name: string, transport: LockServer["transport"]): ServerReport {
@@ -252,6 +266,9 @@ function emptyReport(name: string, transport: LockServer["transport"]): ServerRe
     notices: [],
     diffs: [],
     hidden_text: [],
+    surface: {},
+    unpinned_kinds: [],
+    unchecked_kinds: [],
   };
 }
 
@@ -347,11 +364,41 @@ export async function verifyLock(
         };
         return r;
       }
-      request.onLive?.(job.name, live.list);
+      request.onLive?.(job.name, live.list, live.surface);
       const comparison = compareTools(job.locked, live.list);
+      const surface = compareSurface(job.locked, live.surface);
       r.digest.live = live.list.digest;
       r.tool_count.live = live.list.tools.size;
-      r.hidden_text = findToolsHiddenText(live.listing.tools);
+      r.hidden_text = [
+        ...findToolsHiddenText(live.listing.tools),
+        ...findSurfaceHiddenText(live.listing),
+      ];
+      for (const kind of SURFACE_KINDS) {
+        const c = surface.kinds[kind];
+        if (!c) continue;
+        const pinned = job.locked[kind]!, now = live.surface[kind]!;
+        r.surface![kind] = {
+          digest: { locked: pinned.digest, live: now.digest },
+          count: { locked: pinned.count, live: now.items.size },
+          drifted: c.drifted.map((d) => ({
+            name: d.name,
+            locked: d.locked,
+            live: d.live,
+            changed_fields: d.changedFields,
+          })),
+          added: c.added,
+          removed: c.removed,
+          unchanged: c.unchanged.length,
+        };
+      }
+      if (surface.instructions) {
+        r.surface!.instructions = {
+          ...surface.instructions,
+          drifted: surface.instructions.locked !== surface.instructions.live,
+        };
+      }
+      r.unpinned_kinds = surface.unpinned;
+      r.unchecked_kinds = surface.unchecked;
       r.tools = {
         drifted: comparison.drifted.map((d) => ({
           name: d.name,
@@ -381,8 +428,10 @@ export async function verifyLock(
       r.diffs = [
         ...toolDiffs(comparison, request.snapshot, job.name, live.list),
         ...removedDiffs(comparison.removed, request.snapshot, job.name, job.locked),
+        ...surfaceDiffs(surface, job.name, live.surface),
       ];
       const passes = serverPasses(comparison, request.allowNew ?? false, !r.lock_inconsistent) &&
+        surfacePasses(surface, request.allowNew ?? false) &&
         job.identityChanged === null;
       r.status = passes ? "match" : "drift";
       return r;

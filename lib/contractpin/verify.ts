@@ -8,8 +8,27 @@
 import type { JsonValue } from "../json/types.ts";
 import { isJsonObject } from "./contract.ts";
 import { type DigestedToolList, digestJson } from "./digest.ts";
-import { type LockServer, recomputeServerDigest, type ServerIdentity } from "./lock.ts";
-import { contractDiff, type ContractSnapshot, snapshotContractFor } from "./snapshot.ts";
+import {
+  type LockServer,
+  type LockSurface,
+  recomputeServerDigest,
+  type ServerIdentity,
+} from "./lock.ts";
+import {
+  type DigestedSurface,
+  type ItemKind,
+  itemLabel,
+  SURFACE_KINDS,
+  SURFACE_SPECS,
+  type SurfaceKind,
+} from "./surface.ts";
+import { unifiedDiff } from "./diff.ts";
+import {
+  contractDiff,
+  type ContractSnapshot,
+  renderContract,
+  snapshotContractFor,
+} from "./snapshot.ts";
 import { checkArg } from "../arguments.ts";
 
 /** A tool whose contract digest changed. */
@@ -62,12 +81,32 @@ export function compareTools(locked: LockServer, live: DigestedToolList): ToolCo
   checkArg("compareTools", "locked.tools", locked.tools, "object");
   checkArg("compareTools", "live", live, "object");
   checkArg("compareTools", "live.tools", live.tools, "map");
+  return compareDigests(locked.tools, live.tools);
+}
+
+/**
+ * The §6 step 3 classification of any pinned entries against live ones, by key: tools, and
+ * the prompts, resources and resource templates of docs/contractpin-surface.md §6.
+ *
+ * @example
+ * ```ts
+ * import { compareDigests } from "./verify.ts";
+ * const d = "sha256:" + "0".repeat(64);
+ * compareDigests({ a: { digest: d } }, new Map()).removed; // ["a"]
+ * ```
+ */
+export function compareDigests(
+  pinnedEntries: Readonly<Record<string, { digest: string; fields?: Record<string, string> }>>,
+  liveEntries: ReadonlyMap<string, { digest: string; fields: Record<string, string> }>,
+): ToolComparison {
+  checkArg("compareDigests", "pinnedEntries", pinnedEntries, "object");
+  checkArg("compareDigests", "liveEntries", liveEntries, "map");
   const removed: string[] = [], added: string[] = [], unchanged: string[] = [];
   const drifted: DriftedTool[] = [];
-  const lockedNames = Object.keys(locked.tools).sort();
+  const lockedNames = Object.keys(pinnedEntries).sort();
   for (const name of lockedNames) {
-    const pinned = locked.tools[name];
-    const now = live.tools.get(name);
+    const pinned = pinnedEntries[name];
+    const now = liveEntries.get(name);
     if (!now) {
       removed.push(name);
     } else if (now.digest === pinned.digest) {
@@ -81,8 +120,8 @@ export function compareTools(locked: LockServer, live: DigestedToolList): ToolCo
       drifted.push({ name, locked: pinned.digest, live: now.digest, changedFields });
     }
   }
-  for (const name of [...live.tools.keys()].sort()) {
-    if (!Object.hasOwn(locked.tools, name)) added.push(name);
+  for (const name of [...liveEntries.keys()].sort()) {
+    if (!Object.hasOwn(pinnedEntries, name)) added.push(name);
   }
   return { removed, added, drifted, unchanged };
 }
@@ -193,8 +232,10 @@ export function displayNotices(
 
 /** A readable diff for one changed tool. */
 export interface ToolDiff {
-  /** Tool name. */
+  /** Tool name; for another kind, the item key (docs/contractpin-surface.md §6). */
   readonly tool: string;
+  /** What `tool` names; absent for a tool. */
+  readonly kind?: ItemKind;
   /** Why it differs. */
   readonly change: "drifted" | "added" | "removed";
   /** Unified diff text (empty when the snapshot has no usable entry). */
@@ -335,4 +376,144 @@ export function serverPasses(
   checkArg("serverPasses", "lockConsistent", lockConsistent, "boolean");
   return comparison.removed.length === 0 && comparison.drifted.length === 0 &&
     (allowNew || comparison.added.length === 0) && lockConsistent;
+}
+
+/** A part of the surface a lock entry may pin or not (docs/contractpin-surface.md §4). */
+export type SurfaceMember = SurfaceKind | "instructions";
+
+/** Every {@linkcode SurfaceMember}, in report order. */
+export const SURFACE_MEMBERS: readonly SurfaceMember[] = [...SURFACE_KINDS, "instructions"];
+
+/** The §6 classification of the surface of one server (docs/contractpin-surface.md §6). */
+export interface SurfaceComparison {
+  /** Each kind both pinned and enumerated, classified like tools. */
+  readonly kinds: Partial<Record<SurfaceKind, ToolComparison>>;
+  /** The instructions, when both pinned and known live. */
+  readonly instructions?: { readonly locked: string; readonly live: string };
+  /** Enumerated live but not pinned (an older lock): reported, never a failure. */
+  readonly unpinned: SurfaceMember[];
+  /** Pinned but not enumerated live (e.g. a dump without that member): a failure. */
+  readonly unchecked: SurfaceMember[];
+}
+
+/**
+ * Compares the surface a lock entry pins with a digested live surface
+ * (docs/contractpin-surface.md §6): each pinned and enumerated kind is classified by key like
+ * tools; instructions drift when their digests differ; a kind the lock does not pin is listed
+ * in `unpinned`; a pinned kind the listing did not enumerate in `unchecked`.
+ *
+ * @example
+ * ```ts
+ * import { lockSurfaceMembers } from "./lock.ts";
+ * import { digestSurface } from "./surface.ts";
+ * import { compareSurface } from "./verify.ts";
+ * const locked = lockSurfaceMembers(digestSurface({ prompts: [{ name: "p" }] }), "file");
+ * const live = digestSurface({ prompts: [{ name: "p", description: "changed" }] });
+ * compareSurface(locked, live).kinds.prompts?.drifted[0].changedFields; // ["description"]
+ * ```
+ */
+export function compareSurface(locked: LockSurface, live: DigestedSurface): SurfaceComparison {
+  checkArg("compareSurface", "locked", locked, "object");
+  checkArg("compareSurface", "live", live, "object");
+  const kinds: Partial<Record<SurfaceKind, ToolComparison>> = {};
+  const unpinned: SurfaceMember[] = [], unchecked: SurfaceMember[] = [];
+  for (const kind of SURFACE_KINDS) {
+    const pinned = locked[kind];
+    const now = live[kind];
+    if (pinned && now) kinds[kind] = compareDigests(pinned.items, now.items);
+    else if (pinned) unchecked.push(kind);
+    else if (now) unpinned.push(kind);
+  }
+  let instructions: SurfaceComparison["instructions"];
+  if (locked.instructions && live.instructions) {
+    instructions = { locked: locked.instructions.digest, live: live.instructions.digest };
+  } else if (locked.instructions) unchecked.push("instructions");
+  else if (live.instructions) unpinned.push("instructions");
+  return { kinds, ...(instructions ? { instructions } : {}), unpinned, unchecked };
+}
+
+/**
+ * Whether a compared surface passes: nothing removed or drifted in any kind, nothing added
+ * unless `allowNew`, instructions unchanged, and every pinned kind checked.
+ *
+ * @example
+ * ```ts
+ * import { surfacePasses } from "./verify.ts";
+ * surfacePasses({ kinds: {}, unpinned: ["prompts"], unchecked: [] }, false); // true
+ * ```
+ */
+export function surfacePasses(comparison: SurfaceComparison, allowNew: boolean): boolean {
+  checkArg("surfacePasses", "comparison", comparison, "object");
+  checkArg("surfacePasses", "allowNew", allowNew, "boolean");
+  if (comparison.unchecked.length > 0) return false;
+  if (comparison.instructions && comparison.instructions.locked !== comparison.instructions.live) {
+    return false;
+  }
+  return Object.values(comparison.kinds).every((c) =>
+    c.removed.length === 0 && c.drifted.length === 0 && (allowNew || c.added.length === 0)
+  );
+}
+
+/**
+ * Readable text for the surface changes (docs/contractpin-surface.md §6): the live contract of
+ * each added or drifted prompt, resource or resource template, and the live instructions when
+ * they drifted. The snapshot keeps tool contracts only, so the pinned side of a surface item is
+ * its digest alone and the diff shows the live side whole.
+ *
+ * @example
+ * ```ts
+ * import { digestSurface } from "./surface.ts";
+ * import { compareSurface, surfaceDiffs } from "./verify.ts";
+ * const live = digestSurface({ prompts: [{ name: "p" }] });
+ * const c = compareSurface({ prompts: { count: 0, digest: "", items: {} } }, live);
+ * surfaceDiffs(c, "srv", live)[0].kind; // "prompt"
+ * ```
+ */
+export function surfaceDiffs(
+  comparison: SurfaceComparison,
+  server: string,
+  live: DigestedSurface,
+): ToolDiff[] {
+  checkArg("surfaceDiffs", "comparison", comparison, "object");
+  checkArg("surfaceDiffs", "server", server, "string");
+  checkArg("surfaceDiffs", "live", live, "object");
+  const out: ToolDiff[] = [];
+  for (const kind of SURFACE_KINDS) {
+    const c = comparison.kinds[kind];
+    const list = live[kind];
+    if (!c || !list) continue;
+    const item = SURFACE_SPECS[kind].item;
+    const show = (key: string, change: "drifted" | "added") => {
+      const label = itemLabel(item, key);
+      out.push({
+        tool: key,
+        kind: item,
+        change,
+        text: unifiedDiff(
+          [],
+          renderContract(list.items.get(key)!.contract),
+          `locked/${server}/${label}` + (change === "drifted" ? " (pinned as a digest)" : ""),
+          `live/${server}/${label}`,
+        ),
+      });
+    };
+    for (const d of c.drifted) show(d.name, "drifted");
+    for (const key of c.added) show(key, "added");
+  }
+  const ins = comparison.instructions;
+  if (ins && ins.locked !== ins.live && live.instructions) {
+    const text = live.instructions.text;
+    out.push({
+      tool: "instructions",
+      kind: "instructions",
+      change: "drifted",
+      text: unifiedDiff(
+        [],
+        text === null ? ["(no instructions)"] : text.split("\n"),
+        `locked/${server}/instructions (pinned as a digest)`,
+        `live/${server}/instructions`,
+      ),
+    });
+  }
+  return out;
 }

@@ -3,6 +3,12 @@
  * `{"jsonrpc":"2.0","id":…,"result":{"tools":[…]}}`, or an array of result pages in order.
  * Pages are followed exactly like a live server's (§6 step 1: page boundaries are not data).
  *
+ * The rest of the model-visible surface (docs/contractpin-surface.md §5) may be saved beside
+ * the tools, on the dump object (the first page of an array): `"prompts": […]`,
+ * `"resources": […]`, `"resourceTemplates": […]` (each the concatenated items of every page of
+ * that list) and `"instructions": "…" | null`. A member left out was not enumerated; any other
+ * type, or one of these members on a later page, is malformed.
+ *
  * @module
  */
 import { parseJson } from "../json/parse.ts";
@@ -12,6 +18,56 @@ import { ServerFailure } from "./errors.ts";
 import { collectPages, DEFAULT_MAX_PAGES, type ToolListing } from "./session.ts";
 import { checkArg } from "../arguments.ts";
 import { isNotFound, readFile } from "../runtime/fs.ts";
+
+/** The surface members a dump may carry beside `tools` (docs/contractpin-surface.md §5). */
+const SURFACE_MEMBERS = ["prompts", "resources", "resourceTemplates"] as const;
+
+/** The surface members of the first page, type-checked; later pages may not carry any. */
+function surfaceOf(pages: readonly JsonValue[], source: string): Partial<ToolListing> {
+  const out: {
+    instructions?: string | null;
+    prompts?: JsonValue[];
+    resources?: JsonValue[];
+    resourceTemplates?: JsonValue[];
+  } = {};
+  pages.forEach((raw, index) => {
+    const page = pageOf(raw, `${source} page ${index + 1}`);
+    if (!isJsonObject(page)) return; // collectPages reports it
+    for (const member of [...SURFACE_MEMBERS, "instructions"] as const) {
+      if (!Object.hasOwn(page, member)) continue;
+      if (index > 0) {
+        throw new ServerFailure(
+          "malformed",
+          `${source}: page ${index + 1} has "${member}"; the surface members (prompts, ` +
+            `resources, resourceTemplates, instructions) belong on the first page only`,
+        );
+      }
+      const value = page[member];
+      if (member === "instructions") {
+        if (value !== null && typeof value !== "string") {
+          throw new ServerFailure(
+            "malformed",
+            `${source}: "instructions" must be a string or null (got ${
+              Array.isArray(value) ? "an array" : typeof value
+            })`,
+          );
+        }
+        out.instructions = value;
+      } else {
+        if (!Array.isArray(value)) {
+          throw new ServerFailure(
+            "malformed",
+            `${source}: "${member}" must be an array of ${member} items (got ${
+              value === null ? "null" : typeof value
+            })`,
+          );
+        }
+        out[member] = value;
+      }
+    }
+  });
+  return out;
+}
 
 function pageOf(value: JsonValue, where: string): JsonValue {
   if (isJsonObject(value) && value.jsonrpc === "2.0" && Object.hasOwn(value, "result")) {
@@ -71,7 +127,7 @@ export async function listingFromDump(
       `${source}: page ${listed.pages} has no nextCursor but ${pages.length} pages were saved`,
     );
   }
-  return { tools: listed.tools, pages: listed.pages, notices };
+  return { tools: listed.tools, pages: listed.pages, notices, ...surfaceOf(pages, source) };
 }
 
 /**

@@ -63,6 +63,11 @@ export interface ToolListing {
   readonly serverInfo?: JsonObject;
   /** Informational notes (e.g. "server does not declare the tools capability"). */
   readonly notices: string[];
+  era?: "modern" | "legacy";
+  instructions?: string | null; // from the discover or initialize result; null = none served
+  prompts?: JsonValue[]; // every page of prompts/list, concatenated; undefined = not enumerated
+  resources?: JsonValue[]; // resources/list
+  resourceTemplates?: JsonValue[]; // resources/templates/list
 }
 
 /**
