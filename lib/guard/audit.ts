@@ -24,6 +24,7 @@ export type AuditDecision =
   | "list_filtered" // filter: tools were withheld from a page
   | "list_audited" // audit: a list with problems passed
   | "list_invalid" // a tools/list result that is not a tool list
+  | "list_unpinned" // a prompts/resources/templates list of a kind the lock does not pin passed
   | "list_changed" // the server announced notifications/tools/list_changed
   | "list_check_failed" // the guard's own tools/list (before a call) failed
   | "refused" // enforce: this tool made the list fail
@@ -41,8 +42,15 @@ export type AuditDecision =
 export interface AuditEntry {
   /** What happened. */
   decision: AuditDecision;
-  /** The tool concerned, if one. */
+  /**
+   * What `tool` names when it is not a tool: `prompt`, `resource`, `resource_template`,
+   * `instructions` (docs/contractpin-surface.md).
+   */
+  kind?: string;
+  /** The tool concerned, if one (or the prompt name, resource URI, URI template). */
   tool?: string;
+  /** The list method a list record is about, when not `tools/list`. */
+  list?: string;
   /**
    * Why: `drifted`, `added`, `removed`, `unsigned`, `signature_invalid`, `malformed`, … —
    * `hidden_text/KIND` for one hidden-text finding.
@@ -100,6 +108,8 @@ export function formatAuditEntry(
   const record: Record<string, unknown> = { time: now.toISOString(), server, mode };
   const order: (keyof AuditEntry)[] = [
     "decision",
+    "list",
+    "kind",
     "tool",
     "reason",
     "digest",

@@ -34,6 +34,13 @@ import {
 } from "./policy.ts";
 import { checkArg } from "../arguments.ts";
 import { collectPages } from "../mcp/session.ts";
+import type { SurfaceKind } from "../contractpin/surface.ts";
+import {
+  checkSurfacePage,
+  type PendingSurfaceList,
+  SURFACE_LIST_METHODS,
+  type SurfaceListing,
+} from "./surface.ts";
 import { approveCommand } from "../contractpin/approve.ts";
 import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 
@@ -160,6 +167,14 @@ export class GuardSession {
   listing: GuardListing | undefined;
   /** Outstanding client `tools/list` requests by {@linkcode idKey}. */
   readonly pendingLists: Map<string, { cursor?: string; generation: number }> = new Map();
+  /** Outstanding `prompts/list`, `resources/list`, `resources/templates/list` requests. */
+  readonly pendingSurface: Map<string, PendingSurfaceList> = new Map();
+  /** Those lists in progress, one per kind. */
+  readonly surfaceListings: Map<SurfaceKind, SurfaceListing> = new Map();
+  /** Filter: prompts and resources withheld by the latest check, by `kind` and key. */
+  readonly withheldItems: Map<string, ToolVerdict> = new Map();
+  /** Outstanding `initialize` and `server/discover` requests (their results carry instructions). */
+  readonly pendingInstructions: Set<string> = new Set();
   /** The guard's own check in flight. */
   checking: Promise<void> | undefined;
   /** The client's capability names from its `initialize` (undefined before it). */
@@ -470,7 +485,24 @@ export class GuardCore {
       return { forward: true, request: { id: message.id, method } };
     }
     if (method !== "tools/call") {
-      return hasId ? { forward: true, request: { id: message.id, method } } : { forward: true };
+      if (!hasId) return { forward: true };
+      const surface = SURFACE_LIST_METHODS[method];
+      if (surface !== undefined) {
+        const params = message.params;
+        const cursor = isJsonObject(params) && typeof params.cursor === "string"
+          ? params.cursor
+          : undefined;
+        session.pendingSurface.set(idKey(message.id), {
+          kind: surface,
+          ...(cursor !== undefined ? { cursor } : {}),
+        });
+      } else if (method === "initialize" || method === "server/discover") {
+        session.pendingInstructions.add(idKey(message.id));
+      } else if (method === "prompts/get" || method === "resources/read") {
+        const refused = this.#itemRequestRefusal(session, message.id, method, message.params);
+        if (refused) return refused;
+      }
+      return { forward: true, request: { id: message.id, method } };
     }
     const params = message.params;
     const name = isJsonObject(params) ? params.name : undefined;
@@ -668,6 +700,7 @@ export class GuardCore {
         mode: this.#mode,
         tools: verdicts.map((v) => {
           const o: JsonObject = { name: v.name, problems: [...v.problems] };
+          if (v.kind !== undefined) o.kind = v.kind;
           if (v.digest !== undefined) o.digest = v.digest;
           if (v.lockDigest !== undefined) o.lock_digest = v.lockDigest;
           if (v.changedFields) o.changed_fields = [...v.changedFields];
@@ -697,7 +730,7 @@ export class GuardCore {
       const lock = this.#policyOf(session).lock;
       const changed = verdicts.filter((v) =>
         v.problems.some((p) => p === "drifted" || p === "added" || p === "removed")
-      ).map((v) => v.name);
+      ).map((v) => v.kind === undefined ? v.name : { kind: v.kind, key: v.name });
       // Issue 17 item 1: the command that shows these very changes and pins only them.
       const approve = shellLine(
         approveCommand(
@@ -750,7 +783,8 @@ export class GuardCore {
       : what === undefined
       ? `tools of server ${this.#server} lack valid SchemaPin signatures`
       : policy.lock && !policy.signatures
-      ? `the tool contracts of server ${this.#server} differ from ${what}`
+      ? `the ${verdicts.some((v) => v.kind !== undefined) ? "" : "tool "}contracts of server ` +
+        `${this.#server} differ from ${what}`
       : `tools of server ${this.#server} differ from ${what}`;
     return `${head} (${describeProblems(verdicts)}). ${this.#remedy(session, verdicts)}`;
   }
@@ -849,6 +883,7 @@ export class GuardCore {
           : this.#mode === "filter"
           ? "filtered"
           : "audited",
+        ...(v.kind !== undefined ? { kind: v.kind } : {}),
         tool: v.name,
         reason: `hidden_text/${f.kind}`,
         pointer: f.pointer,
@@ -866,6 +901,7 @@ export class GuardCore {
       : "audited";
     this.#log.record({
       decision,
+      ...(v.kind !== undefined ? { kind: v.kind } : {}),
       tool: v.name,
       reason: v.problems.join(","),
       ...(v.digest !== undefined ? { digest: v.digest } : {}),
@@ -899,6 +935,176 @@ export class GuardCore {
     });
   }
 
+  /**
+   * Enforce: a session stopped by a problem refuses `prompts/get` and `resources/read` as it
+   * refuses calls; filter: a withheld prompt or resource cannot be fetched by name.
+   */
+  #itemRequestRefusal(
+    session: GuardSession,
+    requestId: JsonValue,
+    method: string,
+    params: JsonValue | undefined,
+  ): ClientDecision | undefined {
+    if (this.#mode === "audit") return undefined;
+    const kind = method === "prompts/get" ? "prompt" : "resource";
+    const key = isJsonObject(params) ? params[kind === "prompt" ? "name" : "uri"] : undefined;
+    const label = `${method} ${typeof key === "string" ? JSON.stringify(key) : ""}`.trim();
+    let refusal: { reason: string; message: string; data: JsonObject } | undefined;
+    if (session.blocked) {
+      refusal = this.#refusal(
+        "blocked",
+        `schemapin guard: ${label} refused: ${this.#listProblemSentence(session, session.blocked)}`,
+        session.blocked,
+      );
+    } else if (typeof key === "string") {
+      const withheld = session.withheldItems.get(`${kind}\0${key}`);
+      if (withheld) {
+        refusal = this.#refusal(
+          withheld.problems.join(","),
+          `schemapin guard: ${label} refused: it was withheld ` +
+            `(${describeProblems([withheld])}). ${this.#remedy(session, [withheld])}`,
+          [withheld],
+        );
+      }
+    }
+    if (refusal === undefined) return undefined;
+    this.#log.record({
+      decision: "call_refused",
+      kind,
+      ...(typeof key === "string" ? { tool: key } : {}),
+      reason: refusal.reason,
+    });
+    return {
+      forward: false,
+      reply: errorResponse(requestId, GUARD_REFUSED, refusal.message, refusal.data),
+    };
+  }
+
+  /**
+   * A page of a client's `prompts/list`, `resources/list` or `resources/templates/list`,
+   * checked against the lock entry of that kind like a tools/list page: enforce answers a list
+   * with a problem with an error (and stops the session), filter withholds the items that fail,
+   * audit passes and logs. A kind the lock does not pin (a lock made before issue 24) passes
+   * unchecked, as before, with one log line saying so.
+   */
+  #surfaceResult(
+    session: GuardSession,
+    message: JsonObject,
+    pending: PendingSurfaceList,
+  ): ServerDecision {
+    if (!Object.hasOwn(message, "result")) return PASS; // an error answer stays an error
+    const result = message.result;
+    if (isJsonObject(result) && result.resultType === "input_required") return PASS;
+    const policy = this.#policyOf(session);
+    const method = Object.keys(SURFACE_LIST_METHODS).find((m) =>
+      SURFACE_LIST_METHODS[m] === pending.kind
+    )!;
+    if (!policy.pinsSurface(pending.kind)) {
+      const note = `unpinned\0${pending.kind}`;
+      if (policy.lock && !this.#warned.has(note)) {
+        this.#warned.add(note);
+        this.#log.record({
+          decision: "list_unpinned",
+          list: method,
+          message: `the lock does not pin ${pending.kind.replace("_", " ")}: ${method} passes ` +
+            `unchecked (re-run \`schemapin contract init\` to pin it)`,
+        });
+      }
+      return PASS;
+    }
+    const page = checkSurfacePage(policy, session.surfaceListings, pending, result);
+    if (page.bad !== undefined) {
+      this.#log.record({ decision: "list_invalid", list: method, message: page.bad });
+      if (this.#mode === "audit") return PASS;
+      return {
+        kind: "replace",
+        message: errorResponse(
+          message.id,
+          GUARD_REFUSED,
+          `schemapin guard: ${method} refused: the server's answer is not a list (${page.bad})`,
+          this.#errorData([]),
+        ),
+      };
+    }
+    for (const p of page.problems) this.#logProblem(p);
+    for (const v of page.verdicts) this.#logHiddenText(v);
+    for (const v of page.verdicts) {
+      const key = `${v.kind}\0${v.name}`;
+      if (v.ok) session.withheldItems.delete(key);
+      else if (this.#mode === "filter") session.withheldItems.set(key, v);
+    }
+    if (page.problems.length === 0 && !session.blocked) return PASS;
+    this.#log.record({
+      decision: this.#mode === "enforce"
+        ? "list_refused"
+        : this.#mode === "filter"
+        ? "list_filtered"
+        : "list_audited",
+      list: method,
+      ...(page.problems.length ? { reason: describeProblems(page.problems) } : {}),
+    });
+    if (this.#mode === "audit") return PASS;
+    if (this.#mode === "enforce") {
+      session.blocked = mergeVerdicts(session.blocked, page.problems);
+      session.allowed.clear();
+      return {
+        kind: "replace",
+        message: errorResponse(
+          message.id,
+          GUARD_REFUSED,
+          `schemapin guard: ${method} refused: ${
+            this.#listProblemSentence(session, session.blocked)
+          }`,
+          this.#errorData(session.blocked),
+        ),
+      };
+    }
+    const filtered: JsonObject = {};
+    for (const [k, v] of Object.entries(result as JsonObject)) {
+      filtered[k] = k === page.member ? page.items.filter((_, i) => page.verdicts[i].ok) : v;
+    }
+    return { kind: "replace", message: { jsonrpc: "2.0", id: message.id, result: filtered } };
+  }
+
+  /**
+   * The answer to an `initialize` (legacy) or `server/discover` (MCP 2026-07-28): its
+   * `instructions` are text the model reads, checked against the lock's instructions digest
+   * when the lock pins them. Enforce replaces the answer with an error (the client cannot
+   * start with instructions nobody approved) and stops the session; filter removes the
+   * instructions from the answer; audit passes and logs.
+   */
+  #instructionsResult(session: GuardSession, message: JsonObject): ServerDecision {
+    const result = message.result;
+    if (!isJsonObject(result)) return PASS;
+    const policy = this.#policyOf(session);
+    const verdict = policy.checkInstructions(
+      Object.hasOwn(result, "instructions") ? result.instructions : undefined,
+    );
+    if (verdict === undefined) return PASS;
+    this.#logHiddenText(verdict);
+    if (verdict.ok) return PASS;
+    this.#logProblem(verdict);
+    if (this.#mode === "audit") return PASS;
+    if (this.#mode === "enforce") {
+      session.blocked = mergeVerdicts(session.blocked, [verdict]);
+      session.allowed.clear();
+      return {
+        kind: "replace",
+        message: errorResponse(
+          message.id,
+          GUARD_REFUSED,
+          `schemapin guard: the server's answer was refused: ${
+            this.#listProblemSentence(session, session.blocked)
+          }`,
+          this.#errorData(session.blocked),
+        ),
+      };
+    }
+    const filtered: JsonObject = {};
+    for (const [k, v] of Object.entries(result)) if (k !== "instructions") filtered[k] = v;
+    return { kind: "replace", message: { jsonrpc: "2.0", id: message.id, result: filtered } };
+  }
+
   /** Decides a server → client message (one element of a batch at a time). */
   async fromServer(session: GuardSession, message: JsonValue): Promise<ServerDecision> {
     const d = this.fromServerNow(session, message);
@@ -926,6 +1132,12 @@ export class GuardCore {
     }
     if (!Object.hasOwn(message, "id")) return PASS;
     const key = idKey(message.id);
+    const surface = session.pendingSurface.get(key);
+    if (surface !== undefined) {
+      session.pendingSurface.delete(key);
+      return this.#surfaceResult(session, message, surface);
+    }
+    if (session.pendingInstructions.delete(key)) return this.#instructionsResult(session, message);
     if (!session.pendingLists.has(key)) return PASS;
     if (Object.hasOwn(message, "result")) {
       const result = message.result;

@@ -700,6 +700,10 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
       // and the client's capabilities (from this very initialize) pick its lock entry.
       for (const [k, v] of session.pendingLists) target.pendingLists.set(k, v);
       session.pendingLists.clear();
+      for (const [k, v] of session.pendingSurface) target.pendingSurface.set(k, v);
+      session.pendingSurface.clear();
+      for (const k of session.pendingInstructions) target.pendingInstructions.add(k);
+      session.pendingInstructions.clear();
       const init = items.find((m) => isJsonObject(m) && m.method === "initialize") as
         | JsonObject
         | undefined;

@@ -12,6 +12,14 @@ import type { LockServer } from "../contractpin/lock.ts";
 import { SnapshotPinStore, type ToolTrust, verifyToolSignature } from "./signatures.ts";
 import { checkArg } from "../arguments.ts";
 import { findHiddenText, type HiddenTextFinding } from "../contractpin/hidden_text.ts";
+import {
+  digestSurfaceList,
+  instructionsDigest,
+  type ItemKind,
+  itemLabel,
+  SURFACE_SPECS,
+  type SurfaceKind,
+} from "../contractpin/surface.ts";
 import { SchemaPinError } from "../errors.ts";
 
 /** What the guard does with a list that fails its checks. */
@@ -27,10 +35,15 @@ export type ToolProblem =
   | "hidden_text" // --strict-text, and the definition holds hidden text (issue 17 item 3)
   | "malformed"; // not a tool object, no name, or a name served twice
 
-/** The judgement of one tool. */
+/** The judgement of one tool (or prompt, resource, resource template, the instructions). */
 export interface ToolVerdict {
-  /** The tool name (for a malformed entry: `tools[i]`). */
+  /**
+   * The tool name (for a malformed entry: `tools[i]`); for another kind its key: a prompt's
+   * name, a resource's URI, a template's URI template, `instructions`.
+   */
   readonly name: string;
+  /** What the verdict is about, when not a tool (docs/contractpin-surface.md). */
+  readonly kind?: Exclude<ItemKind, "tool">;
   /** True when every enabled check passed. */
   readonly ok: boolean;
   /** Every failed check, in a fixed order. */
@@ -232,6 +245,143 @@ export class GuardPolicy {
     return verdict;
   }
 
+  /**
+   * True when the lock pins this kind of list (docs/contractpin-surface.md §4): a lock made
+   * before issue 24 does not, and its lists of that kind pass unchecked, as before.
+   */
+  pinsSurface(kind: SurfaceKind): boolean {
+    return this.#lock?.entry[kind] !== undefined;
+  }
+
+  /** True when the lock pins the server instructions. */
+  get pinsInstructions(): boolean {
+    return this.#lock?.entry.instructions !== undefined;
+  }
+
+  /**
+   * Judges the items of one page of a `prompts/list`, `resources/list` or
+   * `resources/templates/list` answer against the lock's entry for that kind (same problems as
+   * tools: drifted, added, malformed — a repeated key across pages included —, hidden text).
+   * `seen` collects keys and digests for {@linkcode removedSurface}. Call it only for a kind
+   * the lock pins.
+   */
+  checkSurface(kind: SurfaceKind, items: readonly JsonValue[], seen: SeenTools): ToolVerdict[] {
+    const spec = SURFACE_SPECS[kind];
+    const pinned = this.#lock?.entry[kind]?.items ?? {};
+    return items.map((item, index): ToolVerdict => {
+      const where = `${kind}[${seen.size + index}]`;
+      const rawKey = isJsonObject(item) ? item[spec.key] : undefined;
+      const fallback = typeof rawKey === "string" && rawKey !== "" ? rawKey : where;
+      let digested;
+      try {
+        digested = digestSurfaceList(kind, [item], where).items.values().next().value!;
+      } catch (e) {
+        return {
+          name: fallback,
+          kind: spec.item as Exclude<ItemKind, "tool">,
+          ok: false,
+          problems: ["malformed"],
+          detail: (e as Error).message,
+        };
+      }
+      const base = { name: digested.key, kind: spec.item as Exclude<ItemKind, "tool"> };
+      if (seen.has(digested.key)) {
+        return {
+          ...base,
+          ok: false,
+          problems: ["malformed"],
+          digest: digested.digest,
+          detail: `${spec.key} ${JSON.stringify(digested.key)} is served twice in ${spec.method}`,
+        };
+      }
+      seen.set(digested.key, digested.digest);
+      const problems: ToolProblem[] = [];
+      const verdict: { -readonly [K in keyof ToolVerdict]: ToolVerdict[K] } = {
+        ...base,
+        ok: true,
+        problems,
+        digest: digested.digest,
+      };
+      const lock = Object.hasOwn(pinned, digested.key) ? pinned[digested.key] : undefined;
+      if (lock === undefined) {
+        problems.push("added");
+      } else {
+        verdict.lockDigest = lock.digest;
+        if (lock.digest !== digested.digest) {
+          problems.push("drifted");
+          if (lock.fields) {
+            const live = digested.fields;
+            const names = new Set([...Object.keys(live), ...Object.keys(lock.fields)]);
+            verdict.changedFields = [...names].filter((f) => live[f] !== lock.fields![f]).sort();
+          }
+        }
+      }
+      this.#hiddenText(verdict, problems, digested.raw);
+      verdict.ok = problems.length === 0;
+      return verdict;
+    });
+  }
+
+  /** The lock's items of one kind that a complete list (`seen`) does not serve. */
+  removedSurface(kind: SurfaceKind, seen: SeenTools): ToolVerdict[] {
+    const pinned = this.#lock?.entry[kind]?.items ?? {};
+    const item = SURFACE_SPECS[kind].item as Exclude<ItemKind, "tool">;
+    return Object.entries(pinned)
+      .filter(([key]) => !seen.has(key))
+      .map(([key, t]) => ({
+        name: key,
+        kind: item,
+        ok: false,
+        problems: ["removed"],
+        lockDigest: t.digest,
+      }));
+  }
+
+  /**
+   * Judges the `instructions` member of an `initialize` or `server/discover` result against
+   * the lock (docs/contractpin-surface.md §3: absent is JSON null, not ""), or undefined when
+   * the lock does not pin them.
+   */
+  checkInstructions(value: JsonValue | undefined): ToolVerdict | undefined {
+    const pinned = this.#lock?.entry.instructions;
+    if (pinned === undefined) return undefined;
+    const base = { name: "instructions", kind: "instructions" as const };
+    if (value !== undefined && typeof value !== "string") {
+      return {
+        ...base,
+        ok: false,
+        problems: ["malformed"],
+        lockDigest: pinned.digest,
+        detail: "the server's instructions are not a string",
+      };
+    }
+    const digest = instructionsDigest(value ?? null);
+    const problems: ToolProblem[] = digest === pinned.digest ? [] : ["drifted"];
+    const verdict: { -readonly [K in keyof ToolVerdict]: ToolVerdict[K] } = {
+      ...base,
+      ok: true,
+      problems,
+      digest,
+      lockDigest: pinned.digest,
+    };
+    if (value !== undefined) this.#hiddenText(verdict, problems, { instructions: value });
+    verdict.ok = problems.length === 0;
+    return verdict;
+  }
+
+  /** Hidden text in a definition: reported; with `--strict-text` a problem. */
+  #hiddenText(
+    verdict: { hiddenText?: readonly HiddenTextFinding[] },
+    problems: ToolProblem[],
+    definition: JsonObject,
+  ): void {
+    const hidden = findHiddenText(definition);
+    if (hidden.length > 0) {
+      verdict.hiddenText = hidden;
+      if (this.#strictText) problems.push("hidden_text");
+    }
+  }
+
   /** The lock's tools that a complete list (`seen`) does not serve: `removed` verdicts. */
   removed(seen: SeenTools): ToolVerdict[] {
     if (!this.#lock) return [];
@@ -260,7 +410,7 @@ export function describeProblems(verdicts: readonly ToolVerdict[]): string {
   const groups = new Map<ToolProblem, string[]>();
   for (const v of verdicts) {
     for (const p of v.problems) {
-      let text = v.name;
+      let text = itemLabel(v.kind, v.name);
       if (p === "drifted" && v.changedFields?.length) text += ` (${v.changedFields.join(", ")})`;
       if (p === "signature_invalid" && v.errorCode) text += ` (${v.errorCode})`;
       const list = groups.get(p) ?? [];
