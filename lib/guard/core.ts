@@ -1045,25 +1045,37 @@ export class GuardCore {
     });
     if (this.#mode === "audit") return PASS;
     if (this.#mode === "enforce") {
-      session.blocked = mergeVerdicts(session.blocked, page.problems);
-      session.allowed.clear();
-      return {
-        kind: "replace",
-        message: errorResponse(
-          message.id,
-          GUARD_REFUSED,
-          `schemapin guard: ${method} refused: ${
-            this.#listProblemSentence(session, session.blocked)
-          }`,
-          this.#errorData(session.blocked),
-        ),
-      };
+      return this.#blockSession(session, message.id, `${method} refused`, page.problems);
     }
     const filtered: JsonObject = {};
     for (const [k, v] of Object.entries(result as JsonObject)) {
       filtered[k] = k === page.member ? page.items.filter((_, i) => page.verdicts[i].ok) : v;
     }
     return { kind: "replace", message: { jsonrpc: "2.0", id: message.id, result: filtered } };
+  }
+
+  /**
+   * Enforce: `problems` stop the session (every later call, prompt or read is refused) and the
+   * server's answer `id` is replaced by an error that names them.
+   */
+  #blockSession(
+    session: GuardSession,
+    id: JsonValue,
+    what: string,
+    problems: readonly ToolVerdict[],
+  ): ServerDecision {
+    const blocked = mergeVerdicts(session.blocked, problems);
+    session.blocked = blocked;
+    session.allowed.clear();
+    return {
+      kind: "replace",
+      message: errorResponse(
+        id,
+        GUARD_REFUSED,
+        `schemapin guard: ${what}: ${this.#listProblemSentence(session, blocked)}`,
+        this.#errorData(blocked),
+      ),
+    };
   }
 
   /**
@@ -1086,19 +1098,9 @@ export class GuardCore {
     this.#logProblem(verdict);
     if (this.#mode === "audit") return PASS;
     if (this.#mode === "enforce") {
-      session.blocked = mergeVerdicts(session.blocked, [verdict]);
-      session.allowed.clear();
-      return {
-        kind: "replace",
-        message: errorResponse(
-          message.id,
-          GUARD_REFUSED,
-          `schemapin guard: the server's answer was refused: ${
-            this.#listProblemSentence(session, session.blocked)
-          }`,
-          this.#errorData(session.blocked),
-        ),
-      };
+      return this.#blockSession(session, message.id, "the server's answer was refused", [
+        verdict,
+      ]);
     }
     const filtered: JsonObject = {};
     for (const [k, v] of Object.entries(result)) if (k !== "instructions") filtered[k] = v;
