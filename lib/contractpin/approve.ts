@@ -292,9 +292,13 @@ export function selectChanges(
   if (tools.length === 0 && others.length === 0) {
     throw new SchemaPinError(
       "INPUT_INVALID",
-      `name each change to approve with --tool NAME (--prompt NAME, --resource URI, ` +
-        `--resource-template TEMPLATE, --instructions for the rest of the surface; nothing is ` +
-        `approved implicitly); ` + listChanges(changes),
+      `name each change to approve with --tool NAME (nothing is approved implicitly)` +
+        // docs/contractpin-surface.md §6: the other kinds' options, when such a change is listed.
+        (changes.some((c) => kindOf(c) !== "tool")
+          ? `; the other kinds with --prompt NAME, --resource URI, --resource-template ` +
+            `TEMPLATE, --instructions`
+          : "") +
+        `; ` + listChanges(changes),
       { reason: "no_tool" },
     );
   }
