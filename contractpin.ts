@@ -64,6 +64,9 @@ export {
   LOCK_ALGORITHM,
   LOCK_VERSION,
   type LockServer,
+  type LockSurface,
+  type LockSurfaceItem,
+  type LockSurfaceKind,
   type LockTool,
   parseLock,
   serializeLock,
@@ -74,6 +77,7 @@ export {
   compareTools,
   type DriftedTool,
   type Notice,
+  type SurfaceMember,
   type ToolComparison,
   type ToolDiff,
 } from "./lib/contractpin/verify.ts";
@@ -93,6 +97,8 @@ export {
   formatSarif,
   type ServerReport,
   type ServerStatus,
+  type SurfaceKindReport,
+  type SurfaceReport,
   VERIFY_REPORT_FORMAT,
   type VerifyReport,
 } from "./lib/contractpin/report.ts";
@@ -128,6 +134,16 @@ export {
 export { spawnStdio, type StdioOptions, StdioTransport } from "./lib/mcp/stdio.ts";
 export { connectHttp, type HttpOptions, HttpTransport } from "./lib/mcp/http.ts";
 export { readToolsDump } from "./lib/mcp/file.ts";
+export {
+  type DigestedSurface,
+  type DigestedSurfaceItem,
+  type DigestedSurfaceList,
+  digestSurfaceList,
+  instructionsDigest,
+  type ItemKind,
+  type PinnedProtocol,
+  type SurfaceKind,
+} from "./lib/contractpin/surface.ts";
 export type { JsonObject, JsonValue } from "./lib/json/types.ts";
 export {
   type ErrorCode,

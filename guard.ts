@@ -52,6 +52,8 @@ export {
 } from "./lib/guard/policy.ts";
 export {
   type ClientDecision,
+  type ClientProtocol,
+  type FetchedTools,
   type FetchTools,
   GUARD_REFUSED,
   GUARD_SERVER_FAILED,
@@ -62,6 +64,7 @@ export {
   type ServerDecision,
 } from "./lib/guard/core.ts";
 export { runStdioGuard, type StdioGuardOptions } from "./lib/guard/stdio.ts";
+export type { PendingSurfaceList, SurfaceListing } from "./lib/guard/surface.ts";
 export { type HttpGuard, type HttpGuardOptions, startHttpGuard } from "./lib/guard/http.ts";
 export {
   DOMAIN_META_KEY,
