@@ -353,18 +353,14 @@ export class HttpTransport implements McpTransport {
       const failure = new ServerFailure(
         "http",
         `${this.#source}: ${what}: HTTP ${response.status} ${response.statusText}` +
-          (text ? `: ${cleanExcerpt(text)}` : ""),
+          this.#hint(response.status) + (text ? `: ${cleanExcerpt(text)}` : ""),
       );
       failure.httpStatus = response.status;
       throw failure;
     }
     if (!response.ok) {
       const excerpt = await readExcerpt(response);
-      const hint = response.status === 401 || response.status === 403
-        ? " (pass credentials with --header 'Authorization: Bearer ${TOKEN}')"
-        : response.status === 404 && this.#sessionId !== undefined
-        ? " (the server ended the session)"
-        : "";
+      const hint = this.#hint(response.status);
       const failure = new ServerFailure(
         "http",
         `${this.#source}: ${what}: HTTP ${response.status} ${response.statusText}${hint}` +
@@ -375,6 +371,15 @@ export class HttpTransport implements McpTransport {
     }
     this.#answered = true;
     return response;
+  }
+
+  /** What to do about an HTTP error status, for the message. */
+  #hint(status: number): string {
+    return status === 401 || status === 403
+      ? " (pass credentials with --header 'Authorization: Bearer ${TOKEN}')"
+      : status === 404 && this.#sessionId !== undefined
+      ? " (the server ended the session)"
+      : "";
   }
 
   #timeoutFailure(what: string, signal: AbortSignal): ServerFailure {

@@ -102,6 +102,8 @@ function connectTimeout(source: string, ms: number): ServerFailure {
 
 /** A legacy HTTP+SSE session. Create with {@linkcode connectLegacySse}. */
 export class LegacySseTransport implements McpTransport {
+  /** HTTP+SSE (2024-11-05) carries only the legacy era (see {@linkcode McpTransport}). */
+  readonly legacyOnly = true;
   readonly #url: string;
   readonly #extra: readonly [string, string][];
   readonly #source: string;

@@ -73,6 +73,11 @@ export interface McpTransport {
    * may drop a `server/discover` without a word.
    */
   readonly answersEveryRequest?: boolean;
+  /**
+   * True for a transport that only carries the legacy era (HTTP+SSE, 2024-11-05): `auto` sends
+   * `initialize` straight away, and `modern` fails without a request.
+   */
+  readonly legacyOnly?: boolean;
 }
 
 /** Limits of one enumeration. */
@@ -349,10 +354,10 @@ async function probeEra(
     }
     return { era: "legacy", why: `server/discover was refused (${e.message})` };
   }
-  if (
-    e.kind === "http" && e.httpStatus !== undefined && e.httpStatus >= 400 && e.httpStatus < 500
-  ) {
-    return { era: "legacy", why: `server/discover got HTTP ${e.httpStatus}` };
+  const status = e.httpStatus ?? 0;
+  // 401/403 are about credentials, not the era: initialize would be refused the same way.
+  if (e.kind === "http" && status >= 400 && status < 500 && status !== 401 && status !== 403) {
+    return { era: "legacy", why: `server/discover got HTTP ${status}` };
   }
   if (e.kind === "timeout" && !(transport.answersEveryRequest)) {
     return { era: "legacy", why: "the server did not answer server/discover" };
@@ -518,7 +523,13 @@ export async function listTools(
     clientInfo: { name: "schemapin-contractpin", version: options.clientVersion ?? "0" },
   };
   let opening: Opening;
-  if (era === "legacy") {
+  if (era === "modern" && transport.legacyOnly) {
+    throw new ServerFailure(
+      "protocol",
+      `${source}: the transport carries only legacy MCP (HTTP+SSE), not ${MODERN_PROTOCOL_VERSION}`,
+    );
+  }
+  if (era === "legacy" || transport.legacyOnly) {
     opening = await legacyOpening(transport, options, startup, source);
   } else {
     const verdict = await probeEra(transport, meta, startup, source);
