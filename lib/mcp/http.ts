@@ -453,7 +453,7 @@ export class HttpTransport implements McpTransport {
             if (handle(m)) break;
           }
         } else if (type === "text/event-stream") {
-          await this.#readStream(response, method, handle, controller.signal);
+          await this.#readStream(response, method, handle, controller.signal, !!modern);
         } else {
           await response.body?.cancel();
           throw new ServerFailure(
@@ -503,6 +503,7 @@ export class HttpTransport implements McpTransport {
     method: string,
     handle: (m: IncomingMessage) => boolean,
     signal: AbortSignal,
+    modern: boolean,
   ): Promise<void> {
     await readEventStream(response, {
       what: method,
@@ -513,7 +514,16 @@ export class HttpTransport implements McpTransport {
         return messages.some(handle);
       },
       resume: (lastEventId) => {
-        // 2026-07-28 has no resumption; a legacy stream resumes with the session headers.
+        if (modern) {
+          // 2026-07-28 removed resumption: a broken stream loses the request.
+          return Promise.reject(
+            new ServerFailure(
+              "malformed",
+              `${this.#source}: ${method}: the event stream ended before the response ` +
+                `(2026-07-28 streams are not resumable)`,
+            ),
+          );
+        }
         const headers = this.#headers();
         return resumeEventStream(this.#url, headers, lastEventId, signal, method, this.#source);
       },

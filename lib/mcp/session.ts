@@ -127,6 +127,12 @@ export interface ToolListing {
   readonly resources?: JsonValue[];
   /** Every page of `resources/templates/list`, concatenated; undefined when not enumerated. */
   readonly resourceTemplates?: JsonValue[];
+  /**
+   * The surface capabilities (`prompts`, `resources`) the server does not declare, whose kinds
+   * are therefore `[]` without a request. Kept out of {@linkcode ToolListing.notices} so a
+   * tools-only server's report does not gain a note per kind.
+   */
+  readonly undeclared?: string[];
 }
 
 /**
@@ -472,7 +478,8 @@ const SURFACE_KINDS = [
  * Era (`options.era`, default `auto`): see {@linkcode ListOptions.era}; in modern mode every
  * request carries the 2026-07-28 `_meta` (and on HTTP its headers), and a list answered with a
  * `resultType` other than `complete` fails. A kind whose capability is not declared is `[]`
- * with a notice; a declared kind whose list fails is a {@linkcode ServerFailure} (fail closed).
+ * (named in `undeclared`); a declared kind whose list fails is a {@linkcode ServerFailure}
+ * (fail closed).
  *
  * @example
  * ```ts
@@ -575,6 +582,7 @@ export async function listTools(
   if (!declaresTools && listed.pages > 0) {
     notices.push("server does not declare the tools capability but answered tools/list");
   }
+  const undeclared: string[] = [];
   const surface: {
     prompts?: JsonValue[];
     resources?: JsonValue[];
@@ -583,9 +591,7 @@ export async function listTools(
   if (!options.toolsOnly) {
     for (const kind of SURFACE_KINDS) {
       if (!Object.hasOwn(caps, kind.capability)) {
-        notices.push(
-          `server does not declare the ${kind.capability} capability: ${kind.method} not asked`,
-        );
+        if (!undeclared.includes(kind.capability)) undeclared.push(kind.capability);
         surface[kind.key] = [];
         continue;
       }
@@ -620,6 +626,7 @@ export async function listTools(
     era: opening.era,
     instructions: opening.instructions,
     ...surface,
+    ...(options.toolsOnly ? {} : { undeclared }),
   };
   return out;
 }

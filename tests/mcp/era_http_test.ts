@@ -243,3 +243,22 @@ Deno.test("modern HTTP: a connection failure propagates", async () => {
     (e) => e instanceof ServerFailure && e.kind === "connect",
   );
 });
+
+Deno.test("modern HTTP: a stream ended early is not resumed (2026-07-28 has no resumption)", async () => {
+  let gets = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
+    if (req.method === "GET") gets++;
+    return new Response("id: ev-1\nretry: 10\ndata:\n\n", {
+      headers: { "content-type": "text/event-stream" },
+    });
+  });
+  try {
+    await assert.rejects(
+      listHttp(`http://127.0.0.1:${server.addr.port}/mcp`),
+      (e) => e instanceof ServerFailure && /not resumable/.test(e.message),
+    );
+    assert.equal(gets, 0);
+  } finally {
+    await server.shutdown();
+  }
+});

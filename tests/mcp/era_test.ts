@@ -56,6 +56,7 @@ Deno.test({
     // The SDK refuses tools/list and the other lists without the _meta (-32602): they passed.
     assertPythonSurface(l);
     assert.deepEqual(l.notices, []);
+    assert.deepEqual(l.undeclared, []);
   },
 });
 
@@ -142,7 +143,8 @@ Deno.test("TS SDK 1.32.2 stdio: auto falls back to initialize (legacy)", async (
     assert.deepEqual(l.resources, []);
     assert.deepEqual(l.resourceTemplates, []);
     assert.equal(l.instructions, null);
-    assert.ok(l.notices.some((n) => n.includes("prompts capability")));
+    assert.deepEqual(l.undeclared, ["prompts", "resources"]);
+    assert.deepEqual(l.notices, []);
   });
 });
 
@@ -168,11 +170,11 @@ Deno.test("scripted modern server: prompts, resources and templates across pages
   assert.equal(l.serverInfo?.name, "raw-modern");
 });
 
-Deno.test("scripted modern server: undeclared kinds are [] with a notice each", async () => {
+Deno.test("scripted modern server: undeclared kinds are [], named in undeclared", async () => {
   const l = await listStdio(rawModernCommand("no-surface-caps"));
   assert.equal(l.era, "modern");
   assert.deepEqual([l.prompts, l.resources, l.resourceTemplates], [[], [], []]);
-  assert.equal(l.notices.filter((n) => n.includes("does not declare")).length, 3);
+  assert.deepEqual(l.undeclared, ["prompts", "resources"]);
 });
 
 Deno.test("discover listing only legacy versions: falls back to initialize", async () => {
