@@ -202,6 +202,12 @@ Deno.test("a server that drops server/discover but answers ping: legacy within s
   assert.ok(Date.now() - started < 20_000, "fell back long before the start-up timeout");
 });
 
+Deno.test("a probe answer that arrives after the probe was given up is dropped", async () => {
+  const l = await listStdio(rawModernCommand("late-discover"));
+  assert.equal(l.era, "legacy");
+  assert.deepEqual(names(l.tools), ["a", "b"]);
+});
+
 // --- the scripted modern server: negative ---
 
 Deno.test("-32022 with a modern-only disjoint supported list: fails, no fallback", async () => {
