@@ -170,9 +170,12 @@ export async function enumerateTarget(
 const LEGACY_HINT_STATUSES = [400, 404, 405];
 
 /**
- * Streamable HTTP first; when its first POST (`initialize`) is refused with 400, 404 or 405,
- * the legacy HTTP+SSE transport on the same URL — the backwards-compatibility procedure of
- * the MCP specification (2025-03-26 onward). `httpTransport: "sse"` skips the first attempt.
+ * Streamable HTTP first (modern `server/discover`, then legacy `initialize`, as
+ * `options.era` says); when its POSTs are refused with 400, 404 or 405 and no modern error
+ * body, the legacy HTTP+SSE transport on the same URL — the backwards-compatibility procedure
+ * of the MCP specification (2025-03-26 onward). HTTP+SSE only ever carries the legacy era, so
+ * it is asked with `era: "legacy"`, and never when the caller forced `era: "modern"`.
+ * `httpTransport: "sse"` skips the first attempt.
  */
 async function enumerateHttp(
   target: Extract<PreparedTarget, { transport: "http" }>,
@@ -184,8 +187,9 @@ async function enumerateHttp(
     try {
       return await listAndClose(http, options, source);
     } catch (e) {
-      const refused = e instanceof ServerFailure && !http.answered &&
-        LEGACY_HINT_STATUSES.includes(e.httpStatus ?? 0);
+      // A JSON-RPC error body (rpc_error) is a Streamable HTTP server's answer, not a refusal.
+      const refused = e instanceof ServerFailure && e.kind === "http" && !http.answered &&
+        LEGACY_HINT_STATUSES.includes(e.httpStatus ?? 0) && options.era !== "modern";
       if (!refused) throw e;
     }
   }
@@ -195,7 +199,7 @@ async function enumerateHttp(
     source,
     connectTimeoutMs: options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS,
   });
-  const listing = await listAndClose(legacy, options, source);
+  const listing = await listAndClose(legacy, { ...options, era: "legacy" }, source);
   return {
     ...listing,
     notices: [...listing.notices, "the server speaks the legacy HTTP+SSE transport (2024-11-05)"],

@@ -85,6 +85,7 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
         requestTimeoutMs: requestMs,
         maxPages: options.maxPages,
         clientCapabilities: session.clientCapabilities,
+        toolsOnly: true, // the guard's own list before a call: tools, nothing else
       }, source);
       return { tools: listing.tools };
     } finally {

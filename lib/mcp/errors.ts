@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { JsonValue } from "../json/types.ts";
 
 /** The ways talking to a server fails. */
 export type ServerFailureKind =
@@ -36,8 +37,10 @@ export class ServerFailure extends Error {
   stderr: string;
   /** The JSON-RPC error code, for `rpc_error`. */
   readonly rpcCode?: number;
-  /** The HTTP status, for `http` failures caused by one. */
+  /** The HTTP status, for `http` failures caused by one (and `rpc_error` sent with one). */
   httpStatus?: number;
+  /** The JSON-RPC error's `data`, for `rpc_error` when the server sent one. */
+  rpcData?: JsonValue;
 
   /** Creates a failure of the given kind. */
   constructor(kind: ServerFailureKind, message: string, stderr = "", rpcCode?: number) {

@@ -1,23 +1,32 @@
 /**
  * The Streamable HTTP transport: each JSON-RPC message is POSTed with
- * `Accept: application/json, text/event-stream`; the answer is a JSON body or an SSE stream;
- * `Mcp-Session-Id` is carried from `initialize` on, `MCP-Protocol-Version` after it; the
- * session is DELETEd at the end. Redirects are refused (credentials must not follow one).
+ * `Accept: application/json, text/event-stream`; the answer is a JSON body or an SSE stream.
+ * Legacy requests (no protocol version in `params._meta`): `Mcp-Session-Id` is carried from
+ * `initialize` on, `MCP-Protocol-Version` after it; the session is DELETEd at the end. Modern
+ * requests (2026-07-28: the version in `params._meta`) carry `MCP-Protocol-Version`,
+ * `Mcp-Method` and `Mcp-Name` and never a session id; a 4xx answer whose body is a JSON-RPC
+ * error is reported as that error (`rpc_error` with the HTTP status), so the era probe can tell
+ * a modern server's refusal from a legacy server's. Redirects are refused (credentials must
+ * not follow one).
  *
  * @module
  */
 import { parseJson } from "../json/parse.ts";
-import type { JsonObject } from "../json/types.ts";
+import type { JsonObject, JsonValue } from "../json/types.ts";
+import { isJsonObject } from "../json/types.ts";
 import { redactUrl } from "./redact.ts";
 import { ServerFailure } from "./errors.ts";
 import {
   answerServerRequest,
+  classifyMessage,
   encodeNotification,
   encodeRequest,
   type IncomingMessage,
   messagesOf,
 } from "./jsonrpc.ts";
 import type { McpTransport } from "./session.ts";
+import type { RequestOptions } from "./pending.ts";
+import { mcpRequestHeaders, modernVersionOf } from "./era.ts";
 import { sseMessageData, SseParser } from "./sse.ts";
 import { checkArg } from "../arguments.ts";
 
@@ -239,6 +248,8 @@ export function connectHttp(options: HttpOptions): HttpTransport {
  * ```
  */
 export class HttpTransport implements McpTransport {
+  /** Every POST gets an HTTP status of its own (see {@linkcode McpTransport}). */
+  readonly answersEveryRequest = true;
   readonly #url: string;
   readonly #extra: readonly [string, string][];
   readonly #source: string;
@@ -273,22 +284,35 @@ export class HttpTransport implements McpTransport {
     this.#protocolVersion = version;
   }
 
-  #headers(): Headers {
+  /**
+   * The headers of one POST: legacy (session id and negotiated version), or for a modern
+   * request the 2026-07-28 request headers and no session id.
+   */
+  #headers(modern?: [string, string][]): Headers {
     const h = new Headers();
     for (const [k, v] of this.#extra) h.append(k, v);
     h.set("Content-Type", "application/json");
     h.set("Accept", "application/json, text/event-stream");
+    if (modern) {
+      for (const [k, v] of modern) h.set(k, v);
+      return h;
+    }
     if (this.#sessionId !== undefined) h.set("Mcp-Session-Id", this.#sessionId);
     if (this.#protocolVersion !== undefined) h.set("MCP-Protocol-Version", this.#protocolVersion);
     return h;
   }
 
-  async #post(body: string, signal: AbortSignal, what: string): Promise<Response> {
+  async #post(
+    body: string,
+    signal: AbortSignal,
+    what: string,
+    modern?: [string, string][],
+  ): Promise<Response> {
     let response: Response;
     try {
       response = await fetch(this.#url, {
         method: "POST",
-        headers: this.#headers(),
+        headers: this.#headers(modern),
         body,
         signal,
         redirect: "manual",
@@ -309,13 +333,34 @@ export class HttpTransport implements McpTransport {
           `(redirects are not followed, so headers never go to another host)`,
       );
     }
+    if (!response.ok && modern && response.status >= 400 && response.status < 500) {
+      // 2026-07-28: a modern server refuses with 4xx and a JSON-RPC error body
+      // (UnsupportedProtocolVersion, HeaderMismatch, method not found …).
+      const text = await readExcerptText(response);
+      const rpc = jsonRpcErrorOf(text);
+      if (rpc) {
+        const failure = new ServerFailure(
+          "rpc_error",
+          `${this.#source}: ${what} failed: HTTP ${response.status}, JSON-RPC error ` +
+            `${rpc.code}: ${rpc.message}`,
+          "",
+          rpc.code,
+        );
+        failure.httpStatus = response.status;
+        if (Object.hasOwn(rpc, "data")) failure.rpcData = rpc.data;
+        throw failure;
+      }
+      const failure = new ServerFailure(
+        "http",
+        `${this.#source}: ${what}: HTTP ${response.status} ${response.statusText}` +
+          this.#hint(response.status) + (text ? `: ${cleanExcerpt(text)}` : ""),
+      );
+      failure.httpStatus = response.status;
+      throw failure;
+    }
     if (!response.ok) {
       const excerpt = await readExcerpt(response);
-      const hint = response.status === 401 || response.status === 403
-        ? " (pass credentials with --header 'Authorization: Bearer ${TOKEN}')"
-        : response.status === 404 && this.#sessionId !== undefined
-        ? " (the server ended the session)"
-        : "";
+      const hint = this.#hint(response.status);
       const failure = new ServerFailure(
         "http",
         `${this.#source}: ${what}: HTTP ${response.status} ${response.statusText}${hint}` +
@@ -328,6 +373,15 @@ export class HttpTransport implements McpTransport {
     return response;
   }
 
+  /** What to do about an HTTP error status, for the message. */
+  #hint(status: number): string {
+    return status === 401 || status === 403
+      ? " (pass credentials with --header 'Authorization: Bearer ${TOKEN}')"
+      : status === 404 && this.#sessionId !== undefined
+      ? " (the server ended the session)"
+      : "";
+  }
+
   #timeoutFailure(what: string, signal: AbortSignal): ServerFailure {
     const reason = signal.reason as { ms?: number } | undefined;
     return new ServerFailure(
@@ -336,22 +390,33 @@ export class HttpTransport implements McpTransport {
     );
   }
 
-  /** Sends a request; see {@linkcode McpTransport.request}. */
+  /**
+   * Sends a request; see {@linkcode McpTransport.request}. A request whose `params._meta`
+   * names a protocol version is sent the modern way (2026-07-28 headers, no session id).
+   */
   async request(
     method: string,
     params: JsonObject | undefined,
     timeoutMs: number,
+    options: RequestOptions = {},
   ): Promise<JsonObject> {
     const id = this.#nextId++;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort({ ms: timeoutMs }), timeoutMs);
+    const given = options.signal;
+    const onAbort = () => controller.abort({ caller: given?.reason });
+    if (given?.aborted) onAbort();
+    given?.addEventListener("abort", onAbort, { once: true });
+    const version = modernVersionOf(params);
+    const modern = version === undefined ? undefined : mcpRequestHeaders(method, params, version);
     try {
       const response = await this.#post(
         encodeRequest(id, method, params),
         controller.signal,
         method,
+        modern,
       );
-      if (method === "initialize") {
+      if (method === "initialize" && !modern) {
         const session = response.headers.get("mcp-session-id");
         if (session !== null) {
           if (!/^[\x21-\x7e]+$/.test(session)) {
@@ -388,7 +453,7 @@ export class HttpTransport implements McpTransport {
             if (handle(m)) break;
           }
         } else if (type === "text/event-stream") {
-          await this.#readStream(response, method, handle, controller.signal);
+          await this.#readStream(response, method, handle, controller.signal, !!modern);
         } else {
           await response.body?.cancel();
           throw new ServerFailure(
@@ -413,16 +478,23 @@ export class HttpTransport implements McpTransport {
         );
       }
       if (answer.type === "error") {
-        throw new ServerFailure(
+        const failure = new ServerFailure(
           "rpc_error",
           `${this.#source}: ${method} failed: JSON-RPC error ${answer.code}: ${answer.message}`,
           "",
           answer.code,
         );
+        if (Object.hasOwn(answer, "data")) failure.rpcData = answer.data;
+        throw failure;
       }
       return (answer as { result: JsonObject }).result;
+    } catch (e) {
+      // Given up by the caller (the era probe): its reason, not a timeout.
+      if (given?.aborted) throw given.reason;
+      throw e;
     } finally {
       clearTimeout(timer);
+      given?.removeEventListener("abort", onAbort);
     }
   }
 
@@ -431,6 +503,7 @@ export class HttpTransport implements McpTransport {
     method: string,
     handle: (m: IncomingMessage) => boolean,
     signal: AbortSignal,
+    modern: boolean,
   ): Promise<void> {
     await readEventStream(response, {
       what: method,
@@ -441,6 +514,16 @@ export class HttpTransport implements McpTransport {
         return messages.some(handle);
       },
       resume: (lastEventId) => {
+        if (modern) {
+          // 2026-07-28 removed resumption: a broken stream loses the request.
+          return Promise.reject(
+            new ServerFailure(
+              "malformed",
+              `${this.#source}: ${method}: the event stream ended before the response ` +
+                `(2026-07-28 streams are not resumable)`,
+            ),
+          );
+        }
         const headers = this.#headers();
         return resumeEventStream(this.#url, headers, lastEventId, signal, method, this.#source);
       },
@@ -520,6 +603,62 @@ async function readLimited(response: Response, source: string): Promise<Uint8Arr
     at += c.length;
   }
   return out;
+}
+
+/** Most bytes of an error body read to look for a JSON-RPC error in it. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** The text of an error body, at most {@linkcode MAX_ERROR_BODY_BYTES} (the rest is dropped). */
+async function readExcerptText(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < MAX_ERROR_BODY_BYTES) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    // an excerpt only
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(all.subarray(0, MAX_ERROR_BODY_BYTES));
+}
+
+/** The JSON-RPC error an error body holds (strict JSON, one error response), or undefined. */
+function jsonRpcErrorOf(
+  text: string,
+): { code: number; message: string; data?: JsonValue } | undefined {
+  // The id may be missing or null here (the server may not have read the request's).
+  let value: JsonValue;
+  try {
+    value = parseJson(new TextEncoder().encode(text), "error body");
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(value) || !Object.hasOwn(value, "error")) return undefined;
+  try {
+    const m = classifyMessage({ ...value, id: value.id ?? null });
+    return m.type === "error" ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function cleanExcerpt(text: string): string {
+  // deno-lint-ignore no-control-regex
+  const clean = text.replace(/[\x00-\x1f\x7f]+/g, " ").trim();
+  return clean.length > 200 ? clean.slice(0, 200) + "…" : clean;
 }
 
 async function readExcerpt(response: Response): Promise<string> {

@@ -17,7 +17,7 @@ import { redactUrl } from "./redact.ts";
 import { ServerFailure } from "./errors.ts";
 import { encodeNotification, messagesOf } from "./jsonrpc.ts";
 import { MAX_HTTP_MESSAGE_BYTES, mediaType } from "./http.ts";
-import { PendingRequests } from "./pending.ts";
+import { PendingRequests, type RequestOptions } from "./pending.ts";
 import type { McpTransport } from "./session.ts";
 import { SseParser } from "./sse.ts";
 
@@ -102,6 +102,8 @@ function connectTimeout(source: string, ms: number): ServerFailure {
 
 /** A legacy HTTP+SSE session. Create with {@linkcode connectLegacySse}. */
 export class LegacySseTransport implements McpTransport {
+  /** HTTP+SSE (2024-11-05) carries only the legacy era (see {@linkcode McpTransport}). */
+  readonly legacyOnly = true;
   readonly #url: string;
   readonly #extra: readonly [string, string][];
   readonly #source: string;
@@ -262,12 +264,18 @@ export class LegacySseTransport implements McpTransport {
   }
 
   /** Sends a request; its answer arrives on the event stream. */
-  request(method: string, params: JsonObject | undefined, timeoutMs: number): Promise<JsonObject> {
+  request(
+    method: string,
+    params: JsonObject | undefined,
+    timeoutMs: number,
+    options?: RequestOptions,
+  ): Promise<JsonObject> {
     return this.#table.request(
       method,
       params,
       timeoutMs,
       (e) => new ServerFailure("connect", `${this.#source}: ${e.message}`),
+      options,
     );
   }
 

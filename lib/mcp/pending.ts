@@ -9,6 +9,17 @@ import type { JsonObject } from "../json/types.ts";
 import { ServerFailure } from "./errors.ts";
 import { answerServerRequest, encodeRequest, type IncomingMessage } from "./jsonrpc.ts";
 
+/** How one request is sent ({@linkcode McpTransport.request}). */
+export interface RequestOptions {
+  /**
+   * A probe (the `server/discover` era probe): its timeout fails only this request, not the
+   * session, and an answer that arrives after it was given up is dropped.
+   */
+  readonly probe?: boolean;
+  /** Gives the request up (rejects it with the signal's reason; a late answer is dropped). */
+  readonly signal?: AbortSignal;
+}
+
 interface Pending {
   resolve(result: JsonObject): void;
   reject(e: ServerFailure): void;
@@ -27,6 +38,8 @@ interface Pending {
  */
 export class PendingRequests {
   readonly #pending = new Map<number, Pending>();
+  /** Ids of requests given up (probe timeout, abort) whose late answer is dropped. */
+  readonly #abandoned = new Set<number>();
   readonly #source: string;
   readonly #send: (line: string) => Promise<void>;
   #nextId = 1;
@@ -82,6 +95,7 @@ export class PendingRequests {
       return;
     }
     const pending = typeof m.id === "number" ? this.#pending.get(m.id) : undefined;
+    if (!pending && typeof m.id === "number" && this.#abandoned.delete(m.id)) return;
     if (!pending) {
       this.fail(
         new ServerFailure(
@@ -94,47 +108,64 @@ export class PendingRequests {
     this.#pending.delete(m.id as number);
     if (m.type === "result") pending.resolve(m.result);
     else {
-      pending.reject(
-        new ServerFailure(
-          "rpc_error",
-          `${this.#source}: ${pending.method} failed: JSON-RPC error ${m.code}: ${m.message}`,
-          "",
-          m.code,
-        ),
+      const failure = new ServerFailure(
+        "rpc_error",
+        `${this.#source}: ${pending.method} failed: JSON-RPC error ${m.code}: ${m.message}`,
+        "",
+        m.code,
       );
+      if (Object.hasOwn(m, "data")) failure.rpcData = m.data;
+      pending.reject(failure);
     }
   }
 
   /**
    * Sends a request and waits for its answer. A timeout ends the session (the server is
-   * unresponsive); a failed send ends it with `sendFailure(error)`.
+   * unresponsive) unless the request is a probe; a failed send ends it with
+   * `sendFailure(error)`.
    */
   request(
     method: string,
     params: JsonObject | undefined,
     timeoutMs: number,
     sendFailure: (e: Error) => ServerFailure,
+    options: RequestOptions = {},
   ): Promise<JsonObject> {
     if (this.#failure) return Promise.reject(this.#failure);
     const id = this.#nextId++;
     return new Promise<JsonObject>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const { signal } = options;
+      const giveUp = (failure: unknown) => {
         this.#pending.delete(id);
+        this.#abandoned.add(id);
+        cleanup();
+        reject(failure);
+      };
+      const onAbort = () => giveUp(signal?.reason);
+      const cleanup = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      const timer = setTimeout(() => {
         const failure = new ServerFailure(
           "timeout",
           `${this.#source}: no answer to ${method} within ${timeoutMs / 1000} s`,
         );
+        if (options.probe) return giveUp(failure);
+        this.#pending.delete(id);
         this.fail(failure);
         reject(failure);
       }, timeoutMs);
+      if (signal?.aborted) return giveUp(signal.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
       this.#pending.set(id, {
         method,
         resolve: (r) => {
-          clearTimeout(timer);
+          cleanup();
           resolve(r);
         },
         reject: (e) => {
-          clearTimeout(timer);
+          cleanup();
           reject(e);
         },
       });

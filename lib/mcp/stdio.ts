@@ -11,7 +11,7 @@ import { parseJson } from "../json/parse.ts";
 import type { JsonObject } from "../json/types.ts";
 import { ServerFailure } from "./errors.ts";
 import { encodeNotification, type IncomingMessage, messagesOf } from "./jsonrpc.ts";
-import { PendingRequests } from "./pending.ts";
+import { PendingRequests, type RequestOptions } from "./pending.ts";
 import type { McpTransport } from "./session.ts";
 import { checkArg } from "../arguments.ts";
 import { errorCode } from "../runtime/fs.ts";
@@ -237,13 +237,19 @@ export class StdioTransport implements McpTransport {
   }
 
   /** Sends a request; see {@linkcode McpTransport.request}. */
-  request(method: string, params: JsonObject | undefined, timeoutMs: number): Promise<JsonObject> {
+  request(
+    method: string,
+    params: JsonObject | undefined,
+    timeoutMs: number,
+    options?: RequestOptions,
+  ): Promise<JsonObject> {
     return this.#table.request(
       method,
       params,
       timeoutMs,
       (e) =>
         new ServerFailure("exited", `${this.#source}: cannot write to the server: ${e.message}`),
+      options,
     );
   }
 

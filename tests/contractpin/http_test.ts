@@ -51,13 +51,24 @@ Deno.test("http SDK server (SSE): headers sent, never written; session carried a
       assert.equal(pinned.url, `${server.url}?region=eu`);
 
       const requests = (await Deno.readTextFile(log)).trim().split("\n").map((l) => JSON.parse(l));
-      assert.deepEqual(requests.map((r) => r.method), ["POST", "POST", "POST", "POST", "DELETE"]);
+      assert.deepEqual(requests.map((r) => r.method), [
+        "POST",
+        "POST",
+        "POST",
+        "POST",
+        "POST",
+        "DELETE",
+      ]);
       for (const r of requests) assert.equal(r.authorization, `Bearer ${TOKEN}`);
       assert.equal(requests[0].accept, "application/json, text/event-stream");
+      // The era probe (server/discover at 2026-07-28), refused by this legacy server, then
+      // initialize without a session.
+      assert.equal(requests[0].protocol, "2026-07-28");
       assert.equal(requests[0].session, null);
-      const session = requests[1].session;
+      assert.equal(requests[1].session, null);
+      const session = requests[2].session;
       assert.match(session, /^[0-9a-f-]{36}$/);
-      for (const r of requests.slice(1)) {
+      for (const r of requests.slice(2)) {
         assert.equal(r.session, session);
         assert.equal(r.protocol, "2025-11-25"); // the newest revision, as the server accepted it
       }
@@ -213,6 +224,7 @@ Deno.test("http: SSE answers with a server ping first are handled; session id is
     const r = await initHttp(url);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(seen.filter((m) => m.method).map((m) => [m.method, m.session]), [
+      ["server/discover", null], // the era probe; its result names no modern version
       ["initialize", null],
       ["notifications/initialized", "sess-1"],
       ["tools/list", "sess-1"],
@@ -291,7 +303,7 @@ const httpFailures: { label: string; handler: Handler; flags?: string[]; message
     label: "a never-answering server",
     handler: () => new Promise<Response>((r) => setTimeout(() => r(new Response("late")), 3000)),
     flags: ["--startup-timeout", "0.5"],
-    message: /no answer to initialize within 0.5 s/,
+    message: /no answer to server\/discover within 0.5 s/, // the era probe comes first
   },
 ];
 

@@ -324,7 +324,8 @@ Deno.test("detection: 405 on the first POST falls back to the legacy stream on t
       ])
     );
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.deepEqual(s.requests.slice(0, 2), ["POST /sse", "GET /sse"]);
+    // server/discover (the era probe), initialize, then the legacy stream.
+    assert.deepEqual(s.requests.slice(0, 3), ["POST /sse", "POST /sse", "GET /sse"]);
   } finally {
     await s.stop();
   }

@@ -41,7 +41,8 @@ Deno.test("contract init/verify resume a tools/list stream the SDK server ends e
 });
 
 /**
- * A hand-written server: `initialize` and the notification are answered normally; each
+ * A hand-written legacy server: `server/discover` is refused, `initialize` and the
+ * notification are answered normally; each
  * tools/list stream (and each resumption GET) goes as `behaviour` says.
  */
 function startServer(
@@ -55,6 +56,14 @@ function startServer(
     }
     if (req.method === "DELETE") return new Response(null, { status: 204 });
     const message = JSON.parse(await req.text());
+    if (message.method === "server/discover") {
+      // A legacy server: the era probe is an unknown method (request 1; initialize is 2).
+      return Response.json({
+        jsonrpc: "2.0",
+        id: message.id,
+        error: { code: -32601, message: "Method not found" },
+      });
+    }
     if (message.method === "initialize") {
       return Response.json({
         jsonrpc: "2.0",
@@ -96,7 +105,7 @@ async function initAgainst(url: string) {
 }
 
 Deno.test("resumption: the answer arrives on the GET stream after the id of the early end", async () => {
-  const answer = JSON.stringify({ jsonrpc: "2.0", id: 2, result: { tools: [] } });
+  const answer = JSON.stringify({ jsonrpc: "2.0", id: 3, result: { tools: [] } });
   const s = startServer({
     post: "id: ev-1\nretry: 10\ndata:\n\n",
     get: (id) =>
