@@ -19,7 +19,7 @@ import {
 } from "../contractpin/lock.ts";
 import { type PinOutcome, pinServers } from "../contractpin/run.ts";
 import { describeHiddenText, type ToolHiddenTextFinding } from "../contractpin/hidden_text.ts";
-import { SURFACE_KINDS } from "../contractpin/surface.ts";
+import { instructionsDigest, SURFACE_KINDS } from "../contractpin/surface.ts";
 import { type HeaderTemplate, parseHeader } from "../contractpin/secrets.ts";
 import { defaultSnapshotPath, serializeSnapshot } from "../contractpin/snapshot.ts";
 import type { DiscoveredServer, SkippedServer } from "../contractpin/discover.ts";
@@ -404,18 +404,24 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
 }
 
 /**
- * `, 2 prompts, 1 resources, 0 resource templates, instructions` for the kinds an entry pins
- * (docs/contractpin-surface.md §4); "" when it pins none, as before.
+ * `, 2 prompts, 1 resource, instructions` for what an entry pins beyond tools
+ * (docs/contractpin-surface.md §4): the kinds that hold items, and the instructions when the
+ * server serves some. Empty kinds and absent instructions are pinned too (a later prompt is
+ * "added") but not shown, so a tools-only server's line reads as before.
  */
 function surfaceCounts(s: LockServer): string {
   const parts: string[] = [];
   for (const kind of SURFACE_KINDS) {
-    const k = s[kind];
-    if (k) parts.push(`${k.count} ${kind.replace("_", " ")}`);
+    const count = s[kind]?.count ?? 0;
+    const noun = kind.replace("_", " ");
+    if (count > 0) parts.push(`${count} ${count === 1 ? noun.replace(/s$/, "") : noun}`);
   }
-  if (s.instructions) parts.push("instructions");
+  if (s.instructions && s.instructions.digest !== NO_INSTRUCTIONS) parts.push("instructions");
   return parts.length ? ", " + parts.join(", ") : "";
 }
+
+/** The instructions digest of a server that serves none. */
+const NO_INSTRUCTIONS = instructionsDigest(null);
 
 /** `--json` form of the servers pinned, with their hidden-text findings. */
 function serversJson(outcomes: readonly PinOutcome[], servers: Record<string, LockServer>) {

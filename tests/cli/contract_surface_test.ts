@@ -264,7 +264,7 @@ Deno.test("surface CLI: a tools-only lock verifies as before and says which kind
     // Re-running init records the new kinds; then the attack is caught.
     const again = await runInProcess(["contract", "init", "--force", "--lock", lock]);
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stdout, /2 prompts, 1 resources, 1 resource templates, instructions/);
+    assert.match(again.stdout, /2 prompts, 1 resource, 1 resource template, instructions/);
     await Deno.writeTextFile(file, JSON.stringify({ ...d, instructions: "Use add." }));
     assert.equal((await runInProcess(["contract", "verify", "--lock", lock])).code, 1);
   });
