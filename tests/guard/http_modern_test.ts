@@ -27,6 +27,8 @@ interface Seen {
   version: unknown;
   mcpMethod: string | null;
   sessionId: string | null;
+  /** The `Mcp-Param-Region` header (x-mcp-header), as received. */
+  region: string | null;
 }
 
 function modernUpstream(tools: () => Tool[], ttlMs: number) {
@@ -40,6 +42,7 @@ function modernUpstream(tools: () => Tool[], ttlMs: number) {
       version: meta["io.modelcontextprotocol/protocolVersion"],
       mcpMethod: req.headers.get("mcp-method"),
       sessionId: req.headers.get("mcp-session-id"),
+      region: req.headers.get("mcp-param-region"),
     });
     if (!Object.hasOwn(body, "id")) {
       // Like the SDKs: 202, no body, a JSON content type all the same.
@@ -255,5 +258,20 @@ Deno.test("guard --listen: a subscriptions/listen stream is relayed and its list
     const body = await (await post(call("add"), { "mcp-name": "add" })).json();
     assert.match(String(body.error?.message), /drifted: add/);
     assert.equal(lists(), 2, "list_changed on the listen stream made the guard list again");
+  });
+});
+
+Deno.test("guard --listen: Mcp-Param-* headers (x-mcp-header) reach the upstream call unchanged, not the guard's list", async () => {
+  await withGuard(baseTools, 0, async ({ post, seen }) => {
+    const r = await post(call("add"), {
+      "mcp-name": "add",
+      "mcp-param-region": "=?base64?ZXUtd2VzdA==?=",
+    });
+    assert.equal(r.status, 200);
+    await r.body?.cancel();
+    const list = seen.find((s) => s.method === "tools/list");
+    const forwarded = seen.find((s) => s.method === "tools/call");
+    assert.equal(list?.region, null, "the guard's own tools/list carries no Mcp-Param header");
+    assert.equal(forwarded?.region, "=?base64?ZXUtd2VzdA==?=");
   });
 });
