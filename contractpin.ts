@@ -129,6 +129,8 @@ export {
   type ListOptions,
   listTools,
   type McpTransport,
+  type ProtocolEra,
+  type RequestOptions,
   type ToolListing,
 } from "./lib/mcp/session.ts";
 export { spawnStdio, type StdioOptions, StdioTransport } from "./lib/mcp/stdio.ts";

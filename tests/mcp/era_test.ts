@@ -9,13 +9,20 @@ import { enumerateTarget } from "../../lib/contractpin/live.ts";
 import {
   listHttp,
   listStdio,
-  noPython,
+  PYTHON_PRESENT,
   pythonStdioCommand,
   rawModernCommand,
   sdkStdioCommand,
   startPythonHttp,
 } from "./helpers.ts";
 import type { ToolListing } from "../../lib/mcp/session.ts";
+import { ignoreWithout } from "../required_tool.ts";
+
+const noPython = ignoreWithout(
+  "Python MCP SDK 2.x (SCHEMAPIN_PYTHON_MCP)",
+  PYTHON_PRESENT,
+  ".ci/run (a venv with mcp==2.3.0, its python in SCHEMAPIN_PYTHON_MCP)",
+);
 
 type Obj = Record<string, unknown>;
 const names = (items: unknown[] | undefined, key = "name") =>

@@ -3,7 +3,6 @@
  * SCHEMAPIN_PYTHON_MCP, a python with mcp==2.3.0 installed by .ci/run), the scripted modern
  * stdio server, and listing over a transport that is always closed.
  */
-import { ignoreWithout } from "../required_tool.ts";
 import { childCommand } from "../process.ts";
 import { type ListOptions, listTools, type ToolListing } from "../../lib/mcp/session.ts";
 import { spawnStdio } from "../../lib/mcp/stdio.ts";
@@ -39,11 +38,8 @@ async function pythonHasMcp(): Promise<boolean> {
 }
 
 /** `ignore` for the tests that need the Python SDK peer. */
-export const noPython = ignoreWithout(
-  "Python MCP SDK 2.x (SCHEMAPIN_PYTHON_MCP)",
-  await pythonHasMcp(),
-  ".ci/run (a venv with mcp==2.3.0, its python in SCHEMAPIN_PYTHON_MCP)",
-);
+/** True when the Python MCP SDK 2.x peer is there (see `ignoreWithout` in the test files). */
+export const PYTHON_PRESENT: boolean = await pythonHasMcp();
 
 /** argv of the Python fixture over stdio. */
 export function pythonStdioCommand(): string[] {

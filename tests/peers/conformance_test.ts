@@ -25,16 +25,14 @@ import { ignoreWithout } from "../required_tool.ts";
 
 const node22 = Deno.env.get("SCHEMAPIN_NODE22") ?? "";
 const conformance = Deno.env.get("SCHEMAPIN_MCP_CONFORMANCE") ?? "";
-const noNode22 = ignoreWithout(
-  "node 22 (SCHEMAPIN_NODE22)",
-  node22 !== "",
-  ".ci/run (npx -y node@22)",
-);
-const noSuite = ignoreWithout(
-  "the MCP conformance suite (SCHEMAPIN_MCP_CONFORMANCE)",
-  conformance !== "",
-  ".ci/run (npx -y -p @modelcontextprotocol/conformance@0.1.16)",
-);
+const noConformance = [
+  ignoreWithout("node 22 (SCHEMAPIN_NODE22)", node22 !== "", ".ci/run (npx -y node@22)"),
+  ignoreWithout(
+    "the MCP conformance suite (SCHEMAPIN_MCP_CONFORMANCE)",
+    conformance !== "",
+    ".ci/run (npx -y -p @modelcontextprotocol/conformance@0.1.16)",
+  ),
+].some(Boolean);
 
 const SERVER = new URL("../fixtures/conformance_server.ts", import.meta.url).pathname;
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -113,7 +111,7 @@ const summary = (s: Map<string, Scenario>) =>
 Deno.test({
   name:
     "MCP conformance suite: every server scenario gives the same result direct and through guard --listen",
-  ignore: noNode22 || noSuite,
+  ignore: noConformance,
   async fn() {
     await withTempDir(async (dir) => {
       const server = await startServer();
@@ -176,7 +174,7 @@ Deno.test({
 Deno.test({
   name:
     "MCP conformance suite: through guard --listen with a lock that does not match, tools-list fails",
-  ignore: noNode22 || noSuite,
+  ignore: noConformance,
   async fn() {
     await withTempDir(async (dir) => {
       const server = await startServer();
