@@ -21,7 +21,12 @@ import {
   findToolsHiddenText,
   type ToolHiddenTextFinding,
 } from "./hidden_text.ts";
-import { type DigestedSurface, digestSurface, SURFACE_KINDS } from "./surface.ts";
+import {
+  type DigestedSurface,
+  digestSurface,
+  type PinnedProtocol,
+  SURFACE_KINDS,
+} from "./surface.ts";
 import { ServerFailure } from "../mcp/errors.ts";
 import type { ListOptions, ToolListing } from "../mcp/session.ts";
 import { finishReport, type ServerReport, type VerifyReport } from "./report.ts";
@@ -414,6 +419,7 @@ export async function verifyLock(
         ...live.listing.notices.map((message) => ({ kind: "listing" as const, message })),
         ...displayNotices(request.snapshot, job.name, live.list),
         ...metaTextNotices(live.list),
+        ...protocolNotices(job.locked.protocol, live.listing),
       ];
       const changed = comparison.drifted.length + comparison.added.length +
         comparison.removed.length;
@@ -452,4 +458,24 @@ export async function verifyLock(
     reports,
     request.strictText ?? false,
   );
+}
+
+/**
+ * A note when the server now speaks another protocol era or version than the one the entry
+ * was pinned with (`protocol`, docs/contractpin-surface.md): informational — the digests decide
+ * — but a dual-era server may serve each era its own list, and the guard checks the era each
+ * client speaks against this one entry.
+ */
+function protocolNotices(
+  pinned: PinnedProtocol | undefined,
+  listing: { era?: string; protocolVersion?: string },
+): Notice[] {
+  if (!pinned || listing.era === undefined || listing.protocolVersion === undefined) return [];
+  if (pinned.era === listing.era && pinned.version === listing.protocolVersion) return [];
+  return [{
+    kind: "protocol_changed",
+    message: `pinned with MCP ${pinned.version} (${pinned.era}); the server now speaks ` +
+      `${listing.protocolVersion} (${listing.era}): a server may serve each protocol era its ` +
+      `own list, re-run \`schemapin contract init --force\` after review to record it`,
+  }];
 }

@@ -135,7 +135,8 @@ export interface Notice {
     | "meta_long_text"
     | "snapshot_unavailable"
     | "listing"
-    | "added_allowed";
+    | "added_allowed"
+    | "protocol_changed";
   /** The tool it is about, if any. */
   readonly tool?: string;
   /** Human text. */

@@ -293,3 +293,27 @@ Deno.test("stdio SDK server: more pages than --max-pages is a failure, not a tru
     assert.equal(enough.code, 0, enough.stderr);
   });
 });
+
+Deno.test("stdio SDK server: the lock records the protocol era; another era at verify is a notice, not drift", async () => {
+  await withTempDir(async (dir) => {
+    const tools = `${dir}/tools.json`;
+    const lock = `${dir}/contractpin.lock`;
+    await writeTools(tools, baseTools(), 1);
+    assert.equal((await initStdio(lock, tools, "fixture")).code, 0);
+    const written = await readJson(lock);
+    const server = (written.servers as Json).fixture as Json;
+    // The TS SDK 1.32.2 server does not know server/discover: the legacy handshake.
+    assert.equal((server.protocol as Json).era, "legacy");
+    assert.match(String((server.protocol as Json).version), /^\d{4}-\d{2}-\d{2}$/);
+    const same = await verifyJson(lock);
+    assert.equal(same.code, 0);
+    assert.ok(!(same.server.notices as Json[]).some((n) => n.kind === "protocol_changed"));
+    server.protocol = { era: "modern", version: "2026-07-28" };
+    await Deno.writeTextFile(lock, JSON.stringify(written, null, 2) + "\n");
+    const other = await verifyJson(lock);
+    assert.equal(other.code, 0, "the digests decide");
+    const notice = (other.server.notices as Json[]).find((n) => n.kind === "protocol_changed");
+    assert.ok(notice, JSON.stringify(other.server.notices));
+    assert.match(String(notice.message), /pinned with MCP 2026-07-28 \(modern\).*\(legacy\)/);
+  });
+});
