@@ -30,15 +30,15 @@ const names = (items: unknown[] | undefined, key = "name") =>
 
 function assertPythonSurface(l: ToolListing) {
   assert.deepEqual(names(l.tools), ["add", "echo"]);
-  assert.deepEqual(names(l.prompts), ["review"]);
+  assert.deepEqual(names(l.prompts), ["greet"]);
   const prompt = l.prompts![0] as Obj;
-  assert.equal(prompt.description, "Review a piece of code.");
-  assert.deepEqual(names(prompt.arguments as unknown[]), ["code", "language"]);
-  assert.deepEqual(names(l.resources, "uri"), ["config://settings"]);
+  assert.equal(prompt.description, "Greet someone by name.");
+  assert.deepEqual(names(prompt.arguments as unknown[]), ["name", "style"]);
+  assert.deepEqual(names(l.resources, "uri"), ["config://app"]);
   assert.equal((l.resources![0] as Obj).mimeType, "application/json");
-  assert.deepEqual(names(l.resourceTemplates, "uriTemplate"), ["greeting://{name}"]);
+  assert.deepEqual(names(l.resourceTemplates, "uriTemplate"), ["note://{name}"]);
   assert.equal(l.instructions, "Use add for sums and echo to repeat text.");
-  assert.equal(l.serverInfo?.name, "schemapin-python-fixture");
+  assert.equal(l.serverInfo?.name, "python-sdk-fixture");
 }
 
 /** Rejects with a ServerFailure of `kind` whose message matches `pattern`. */

@@ -8,11 +8,11 @@ import { type ListOptions, listTools, type ToolListing } from "../../lib/mcp/ses
 import { spawnStdio } from "../../lib/mcp/stdio.ts";
 import { connectHttp } from "../../lib/mcp/http.ts";
 import type { McpTransport } from "../../lib/mcp/session.ts";
+import { type ListeningProcess, startListening } from "../guard/helpers.ts";
 
 const deno = Deno.execPath();
-/** The Python SDK fixture server. */
-export const PYTHON_SERVER =
-  new URL("../fixtures/python_mcp/era_server.py", import.meta.url).pathname;
+/** The Python SDK fixture server (also the peer of tests/peers/python_sdk_test.ts). */
+export const PYTHON_SERVER = new URL("../fixtures/python_mcp/server.py", import.meta.url).pathname;
 /** The scripted modern stdio server. */
 export const RAW_MODERN = new URL("../fixtures/mcp/raw_modern_server.ts", import.meta.url)
   .pathname;
@@ -37,7 +37,6 @@ async function pythonHasMcp(): Promise<boolean> {
   }
 }
 
-/** `ignore` for the tests that need the Python SDK peer. */
 /** True when the Python MCP SDK 2.x peer is there (see `ignoreWithout` in the test files). */
 export const PYTHON_PRESENT: boolean = await pythonHasMcp();
 
@@ -82,50 +81,14 @@ export function listHttp(url: string, options: ListOptions = {}): Promise<ToolLi
   return listAndClose(connectHttp({ url, source: "test server" }), options);
 }
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-/** A running Python fixture over Streamable HTTP (stateless). */
-export async function startPythonHttp(
-  json = false,
-  env: Record<string, string> = {},
-): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = freePort();
-  const child = childCommand(python!, {
-    args: [PYTHON_SERVER, "http", String(port), ...(json ? ["--json"] : [])],
-    env,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  const url = `http://127.0.0.1:${port}/mcp`;
-  const deadline = Date.now() + 60_000;
-  while (true) {
-    try {
-      const c = await Deno.connect({ hostname: "127.0.0.1", port });
-      c.close();
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        child.kill("SIGKILL");
-        await child.status;
-        throw new Error("the Python HTTP fixture did not start listening");
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  return {
-    url,
-    async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* gone */ }
-      await child.status;
-    },
-  };
+/** A running Python fixture over Streamable HTTP (stateless), on the port it announces. */
+export function startPythonHttp(json = false): Promise<ListeningProcess> {
+  return startListening(
+    python!,
+    [PYTHON_SERVER, "http", "0", "--stateless", ...(json ? ["--json"] : [])],
+    /listening (http:\S+)/,
+    {},
+    (m) => m[1],
+    60_000,
+  );
 }

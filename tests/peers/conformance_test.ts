@@ -105,6 +105,23 @@ async function startGuard(upstream: string, lock: string, log: string): Promise<
   );
 }
 
+/**
+ * `contract init` of the server at `url` as "conformance" in `dir`. The suite's client
+ * announces sampling and elicitation: the entry is pinned for them.
+ */
+async function pin(dir: string, url: string): Promise<void> {
+  const init = await runCliProcess([
+    "contract",
+    "init",
+    "--client-capabilities",
+    "sampling,elicitation",
+    "--http",
+    `conformance=${url}`,
+    "--no-snapshot",
+  ], { cwd: dir });
+  assert.equal(init.code, 0, init.stdout + init.stderr);
+}
+
 const summary = (s: Map<string, Scenario>) =>
   Object.fromEntries([...s].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, v.passed]));
 
@@ -117,17 +134,7 @@ Deno.test({
       const server = await startServer();
       let guard: ListeningProcess | undefined;
       try {
-        // The suite's client announces sampling and elicitation: pin the entry for them.
-        const init = await runCliProcess([
-          "contract",
-          "init",
-          "--client-capabilities",
-          "sampling,elicitation",
-          "--http",
-          `conformance=${server.url}`,
-          "--no-snapshot",
-        ], { cwd: dir });
-        assert.equal(init.code, 0, init.stdout + init.stderr);
+        await pin(dir, server.url);
         guard = await startGuard(server.url, `${dir}/contractpin.lock`, `${dir}/guard.log`);
 
         const direct = await runSuite(server.url, `${dir}/direct`);
@@ -180,16 +187,7 @@ Deno.test({
       const server = await startServer();
       let guard: ListeningProcess | undefined;
       try {
-        const init = await runCliProcess([
-          "contract",
-          "init",
-          "--client-capabilities",
-          "sampling,elicitation",
-          "--http",
-          `conformance=${server.url}`,
-          "--no-snapshot",
-        ], { cwd: dir });
-        assert.equal(init.code, 0, init.stdout + init.stderr);
+        await pin(dir, server.url);
         // The lock pins another description for one tool.
         const lock = JSON.parse(await Deno.readTextFile(`${dir}/contractpin.lock`));
         const tool = lock.servers.conformance.tools.test_simple_text;

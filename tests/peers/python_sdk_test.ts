@@ -130,6 +130,16 @@ function assertWorked(r: ClientRun, mode: Mode, what: string): void {
   assert.equal(r.out.call.isError, false, what);
 }
 
+/**
+ * A client run that made the call BEFORE any list, to `target` (`-- COMMAND…` or `--url URL`):
+ * it worked as {@linkcode assertWorked}, and its first step was the call.
+ */
+async function assertCallFirstWorks(mode: Mode, target: string[], what: string): Promise<void> {
+  const first = await runClient(["--mode", mode, ...CALL, "--call-first", ...target]);
+  assertWorked(first, mode, what);
+  assert.equal(first.out.steps[0], "tools/call add", what);
+}
+
 /** A client run refused by the guard: it failed, and never saw the injected text. */
 function assertRefused(r: ClientRun, what: string): void {
   assert.equal(r.out.ok, false, `${what}: the drift was not refused:\n${r.stdout}`);
@@ -144,16 +154,7 @@ Deno.test({
   async fn() {
     await Promise.all(MODES.map(async (mode) => {
       assertWorked(await runClient(["--mode", mode, ...CALL, "--", ...serverStdio()]), mode, mode);
-      const first = await runClient([
-        "--mode",
-        mode,
-        ...CALL,
-        "--call-first",
-        "--",
-        ...serverStdio(),
-      ]);
-      assertWorked(first, mode, `${mode}, call first`);
-      assert.equal(first.out.steps[0], "tools/call add");
+      await assertCallFirstWorks(mode, ["--", ...serverStdio()], `${mode}, call first`);
     }));
   },
 });
@@ -180,17 +181,11 @@ for (const mode of MODES) {
         // The call comes first: the guard lists the tools itself (in the client's era) to
         // check it. Fails today in modern mode: the guard's own tools/list lacks the protocol
         // version in _meta and the server answers -32602 (issue 24).
-        const first = await runClient([
-          "--mode",
+        await assertCallFirstWorks(
           mode,
-          ...CALL,
-          "--call-first",
-          "--",
-          Deno.execPath(),
-          ...guard,
-        ]);
-        assertWorked(first, mode, `${mode}: call before list`);
-        assert.equal(first.out.steps[0], "tools/call add");
+          ["--", Deno.execPath(), ...guard],
+          `${mode}: call before list`,
+        );
         const log = await Deno.readTextFile(`${dir}/guard.log`);
         assert.doesNotMatch(log, /"decision":"(call_refused|list_refused|list_check_failed)"/);
       });
@@ -217,21 +212,12 @@ for (const mode of MODES) {
           ]);
           // The call before list first, while the guard has checked no list yet (a list it
           // checked for an earlier client could otherwise answer for it).
-          const first = await runClient([
-            "--mode",
-            mode,
-            ...CALL,
-            "--call-first",
-            "--url",
-            guard.url,
-          ]);
-          assertWorked(first, mode, `${mode}: call before list`);
+          await assertCallFirstWorks(mode, ["--url", guard.url], `${mode}: call before list`);
           assertWorked(
             await runClient(["--mode", mode, ...CALL, "--url", guard.url]),
             mode,
             `${mode}: list then call`,
           );
-          assert.equal(first.out.steps[0], "tools/call add");
         } finally {
           await guard?.stop();
           await server.stop();
