@@ -77,10 +77,15 @@ export const INVALID_PARAMS: number = -32602;
  * @example
  * ```ts
  * import { idKey } from "./core.ts";
- * idKey(1) === idKey("1"); // false
+ * idKey(1) === idKey("1"); // true: the SDKs take them for the same id
+ * idKey("a") === idKey(1); // false
  * ```
  */
 export function idKey(id: JsonValue | undefined): string {
+  // The SDKs read "1" and 1 as the same id (TS: Number(id); Python: coerce_request_id): an
+  // answer with the other spelling must still be matched with the request it answers, or a
+  // server could slip a list past the checks by quoting its id.
+  if (typeof id === "string" && /^-?(0|[1-9][0-9]{0,15})$/.test(id)) return `n${Number(id)}`;
   return typeof id === "string" ? `s${id}` : `n${JSON.stringify(id ?? null)}`;
 }
 
@@ -165,16 +170,15 @@ export class GuardSession {
   blocked: ToolVerdict[] | undefined;
   /** The client's list in progress. */
   listing: GuardListing | undefined;
-  /** Outstanding client `tools/list` requests by {@linkcode idKey}. */
-  readonly pendingLists: Map<string, { cursor?: string; generation: number }> = new Map();
-  /** Outstanding `prompts/list`, `resources/list`, `resources/templates/list` requests. */
-  readonly pendingSurface: Map<string, PendingSurfaceList> = new Map();
-  /** Those lists in progress, one per kind. */
+  /**
+   * The client's requests waiting for their answers, by {@linkcode idKey} (a transport may keep
+   * them elsewhere: stateless HTTP keeps one set per POST).
+   */
+  readonly pending: PendingRequests = new Map();
+  /** Surface lists in progress, one per kind. */
   readonly surfaceListings: Map<SurfaceKind, SurfaceListing> = new Map();
   /** Filter: prompts and resources withheld by the latest check, by `kind` and key. */
   readonly withheldItems: Map<string, ToolVerdict> = new Map();
-  /** Outstanding `initialize` and `server/discover` requests (their results carry instructions). */
-  readonly pendingInstructions: Set<string> = new Set();
   /** The guard's own check in flight. */
   checking: Promise<void> | undefined;
   /** The client's capability names from its `initialize` (undefined before it). */
@@ -193,7 +197,45 @@ export class GuardSession {
    * `tools/call` makes it list again. Undefined: no expiry (legacy: `list_changed` only).
    */
   freshUntil: number | undefined;
+
+  /**
+   * Takes over what `other` knows (the checked list, what is allowed, withheld or blocked, the
+   * client's protocol and policy): for an upstream that names a session only after the first
+   * answers, so nothing the guard decided is forgotten.
+   */
+  adoptStateOf(other: GuardSession): void {
+    this.generation = other.generation;
+    this.checkedGeneration = other.checkedGeneration;
+    for (const [k, v] of other.allowed) this.allowed.set(k, v);
+    for (const [k, v] of other.withheld) this.withheld.set(k, v);
+    for (const [k, v] of other.withheldItems) this.withheldItems.set(k, v);
+    if (other.blocked) this.blocked = [...other.blocked];
+    this.clientCapabilities = other.clientCapabilities;
+    this.policy = other.policy;
+    this.protocol = other.protocol;
+    this.freshUntil = other.freshUntil;
+  }
 }
+
+/** A client request the guard forwarded, waiting for its answer. */
+export interface PendingRequest {
+  /** Its method. */
+  readonly method: string;
+  /** The cursor of a list request (undefined: the first page). */
+  readonly cursor?: string;
+  /** The session generation when it was sent. */
+  readonly generation: number;
+}
+
+/** Requests waiting for their answers, by {@linkcode idKey}. */
+export type PendingRequests = Map<string, PendingRequest>;
+
+/** Most requests remembered at once: a server that never answers cannot grow the guard. */
+const MAX_PENDING = 10_000;
+/** Most withheld prompts and resources remembered (filter); past it the memory starts over. */
+const MAX_WITHHELD_ITEMS = 10_000;
+/** The longest a list is taken as fresh, whatever `ttlMs` the server gives. */
+const MAX_FRESH_MS = 3_600_000;
 
 /**
  * The `_meta` keys of MCP 2026-07-28 that carry a request's protocol version, the client's
@@ -450,8 +492,9 @@ export class GuardCore {
     session: GuardSession,
     message: JsonValue,
     fetchTools?: FetchTools,
+    pending: PendingRequests = session.pending,
   ): Promise<ClientDecision> {
-    const d = this.fromClientNow(session, message, fetchTools);
+    const d = this.fromClientNow(session, message, fetchTools, pending);
     return d !== undefined
       ? d
       : await this.#checkThenCall(session, message as JsonObject, fetchTools!);
@@ -467,41 +510,33 @@ export class GuardCore {
     session: GuardSession,
     message: JsonValue,
     fetchTools?: FetchTools,
+    pending: PendingRequests = session.pending,
   ): ClientDecision | undefined {
     if (!isJsonObject(message) || typeof message.method !== "string") return { forward: true };
     const method = message.method;
     const hasId = Object.hasOwn(message, "id");
     if (method === "initialize" && hasId) this.noteInitialize(session, message.params);
     else if (hasId) this.#noteModern(session, message);
-    if (method === "tools/list" && hasId) {
+    if (method !== "tools/call") {
+      if (!hasId) return { forward: true };
+      if (method === "prompts/get" || method === "resources/read") {
+        const refused = this.#itemRequestRefusal(session, message.id, method, message.params);
+        if (refused) return refused;
+      }
+      // Every request is remembered with its method (a reused id replaces the earlier one):
+      // its answer is judged as what was asked, and an answer to nothing is recognised.
       const params = message.params;
       const cursor = isJsonObject(params) && typeof params.cursor === "string"
         ? params.cursor
         : undefined;
-      session.pendingLists.set(idKey(message.id), {
+      const key = idKey(message.id);
+      pending.delete(key);
+      if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
+      pending.set(key, {
+        method,
         ...(cursor !== undefined ? { cursor } : {}),
         generation: session.generation,
       });
-      return { forward: true, request: { id: message.id, method } };
-    }
-    if (method !== "tools/call") {
-      if (!hasId) return { forward: true };
-      const surface = SURFACE_LIST_METHODS[method];
-      if (surface !== undefined) {
-        const params = message.params;
-        const cursor = isJsonObject(params) && typeof params.cursor === "string"
-          ? params.cursor
-          : undefined;
-        session.pendingSurface.set(idKey(message.id), {
-          kind: surface,
-          ...(cursor !== undefined ? { cursor } : {}),
-        });
-      } else if (method === "initialize" || method === "server/discover") {
-        session.pendingInstructions.add(idKey(message.id));
-      } else if (method === "prompts/get" || method === "resources/read") {
-        const refused = this.#itemRequestRefusal(session, message.id, method, message.params);
-        if (refused) return refused;
-      }
       return { forward: true, request: { id: message.id, method } };
     }
     const params = message.params;
@@ -552,6 +587,8 @@ export class GuardCore {
    * in answer to that `initialize`.
    */
   noteInitialize(session: GuardSession, params: JsonValue | undefined): void {
+    // A client that starts over (another era, other capabilities) is checked again.
+    if (session.protocol !== undefined) session.generation++;
     session.protocol = protocolOf({ method: "initialize", params: params ?? null });
     session.freshUntil = undefined;
     this.#noteCapabilities(
@@ -823,7 +860,9 @@ export class GuardCore {
    * (0 when the server gave none); before it, until `notifications/tools/list_changed`.
    */
   #noteFreshness(session: GuardSession, ttlMs: number | undefined): void {
-    session.freshUntil = session.protocol?.era === "modern" ? Date.now() + (ttlMs ?? 0) : undefined;
+    session.freshUntil = session.protocol?.era === "modern"
+      ? Date.now() + Math.min(ttlMs ?? 0, MAX_FRESH_MS)
+      : undefined;
   }
 
   /** Records the verdicts of a page or whole list in the session; logs each problem. */
@@ -994,7 +1033,6 @@ export class GuardCore {
   ): ServerDecision {
     if (!Object.hasOwn(message, "result")) return PASS; // an error answer stays an error
     const result = message.result;
-    if (isJsonObject(result) && result.resultType === "input_required") return PASS;
     const policy = this.#policyOf(session);
     const method = Object.keys(SURFACE_LIST_METHODS).find((m) =>
       SURFACE_LIST_METHODS[m] === pending.kind
@@ -1030,8 +1068,12 @@ export class GuardCore {
     for (const v of page.verdicts) this.#logHiddenText(v);
     for (const v of page.verdicts) {
       const key = `${v.kind}\0${v.name}`;
-      if (v.ok) session.withheldItems.delete(key);
-      else if (this.#mode === "filter") session.withheldItems.set(key, v);
+      if (v.ok) {
+        session.withheldItems.delete(key);
+      } else if (this.#mode === "filter") {
+        if (session.withheldItems.size >= MAX_WITHHELD_ITEMS) session.withheldItems.clear();
+        session.withheldItems.set(key, v);
+      }
     }
     if (page.problems.length === 0 && !session.blocked) return PASS;
     this.#log.record({
@@ -1089,8 +1131,15 @@ export class GuardCore {
     const result = message.result;
     if (!isJsonObject(result)) return PASS;
     const policy = this.#policyOf(session);
+    // An interim (input_required) answer is not allowed here (basic/patterns/mrtr.md): it is
+    // judged as instructions that are not a string, so a lock that pins them refuses it.
+    const notComplete = Object.hasOwn(result, "resultType") && result.resultType !== "complete";
     const verdict = policy.checkInstructions(
-      Object.hasOwn(result, "instructions") ? result.instructions : undefined,
+      notComplete
+        ? { resultType: result.resultType }
+        : Object.hasOwn(result, "instructions")
+        ? result.instructions
+        : undefined,
     );
     if (verdict === undefined) return PASS;
     this.#logHiddenText(verdict);
@@ -1108,14 +1157,18 @@ export class GuardCore {
   }
 
   /** Decides a server → client message (one element of a batch at a time). */
-  async fromServer(session: GuardSession, message: JsonValue): Promise<ServerDecision> {
-    const d = this.fromServerNow(session, message);
+  async fromServer(
+    session: GuardSession,
+    message: JsonValue,
+    pending: PendingRequests = session.pending,
+  ): Promise<ServerDecision> {
+    const d = this.fromServerNow(session, message, pending);
     if (d !== undefined) return d;
     const m = message as JsonObject;
     const key = idKey(m.id);
-    const pending = session.pendingLists.get(key)!;
-    session.pendingLists.delete(key);
-    return await this.#listResult(session, m.id, m.result, pending);
+    const request = pending.get(key)!;
+    pending.delete(key);
+    return await this.#listResult(session, m.id, m.result, request);
   }
 
   /**
@@ -1123,7 +1176,11 @@ export class GuardCore {
    * decision, or `undefined` (and nothing changed) for a page of a client's `tools/list`,
    * which only `fromServer` checks.
    */
-  fromServerNow(session: GuardSession, message: JsonValue): ServerDecision | undefined {
+  fromServerNow(
+    session: GuardSession,
+    message: JsonValue,
+    pending: PendingRequests = session.pending,
+  ): ServerDecision | undefined {
     if (!isJsonObject(message)) return PASS;
     if (typeof message.method === "string") {
       if (message.method === "notifications/tools/list_changed" && !Object.hasOwn(message, "id")) {
@@ -1134,31 +1191,58 @@ export class GuardCore {
     }
     if (!Object.hasOwn(message, "id")) return PASS;
     const key = idKey(message.id);
-    const surface = session.pendingSurface.get(key);
-    if (surface !== undefined) {
-      session.pendingSurface.delete(key);
-      return this.#surfaceResult(session, message, surface);
-    }
-    if (session.pendingInstructions.delete(key)) return this.#instructionsResult(session, message);
-    if (!session.pendingLists.has(key)) return PASS;
-    if (Object.hasOwn(message, "result")) {
-      const result = message.result;
-      if (isJsonObject(result) && result.resultType === "input_required") {
-        // MCP 2026-07-28 multi round-trip: no definitions yet; the client retries the request.
-        session.pendingLists.delete(key);
-        return PASS;
-      }
+    const request = pending.get(key);
+    if (request === undefined) return this.#unmatched(message);
+    if (request.method === "tools/list" && Object.hasOwn(message, "result")) {
       return undefined; // a page to check: fromServer
     }
-    session.pendingLists.delete(key);
-    return PASS; // an error answer stays an error
+    pending.delete(key);
+    const surface = SURFACE_LIST_METHODS[request.method];
+    if (surface !== undefined) {
+      return this.#surfaceResult(session, message, {
+        kind: surface,
+        ...(request.cursor !== undefined ? { cursor: request.cursor } : {}),
+      });
+    }
+    if (request.method === "initialize" || request.method === "server/discover") {
+      return this.#instructionsResult(session, message);
+    }
+    return PASS; // an error answer stays an error; other answers carry no definitions
+  }
+
+  /**
+   * An answer to no request the guard saw (an id it never forwarded, or one already answered):
+   * passed, unless it carries definitions — a `tools`, `prompts`, `resources` or
+   * `resourceTemplates` array, or `instructions` — that nothing checked (enforce and filter
+   * replace it with an error; audit logs it).
+   */
+  #unmatched(message: JsonObject): ServerDecision {
+    const result = message.result;
+    if (!isJsonObject(result)) return PASS;
+    const members = ["tools", "prompts", "resources", "resourceTemplates"].filter((m) =>
+      Array.isArray(result[m])
+    );
+    if (Object.hasOwn(result, "instructions")) members.push("instructions");
+    if (members.length === 0) return PASS;
+    const why = `an answer to no request the guard forwarded carries ${members.join(", ")}`;
+    this.#log.record({ decision: "list_invalid", message: why });
+    if (this.#mode === "audit") return PASS;
+    return {
+      kind: "replace",
+      message: errorResponse(
+        message.id,
+        GUARD_REFUSED,
+        `schemapin guard: refused: ${why} (unchecked definitions never reach the client)`,
+        this.#errorData([]),
+      ),
+    };
   }
 
   async #listResult(
     session: GuardSession,
     id: JsonValue,
     result: JsonValue,
-    pending: { cursor?: string; generation: number },
+    pending: PendingRequest,
   ): Promise<ServerDecision> {
     const bad = !isJsonObject(result)
       ? "the result is not an object"

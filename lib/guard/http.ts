@@ -48,6 +48,7 @@ import {
   type GuardSession,
   INVALID_REQUEST,
   PARSE_ERROR,
+  type PendingRequests,
 } from "./core.ts";
 import { checkArg } from "../arguments.ts";
 
@@ -369,6 +370,7 @@ export async function judgeServerMessages(
   session: GuardSession,
   value: JsonValue,
   answered: Set<JsonValue>,
+  pending: PendingRequests = session.pending,
 ): Promise<JsonValue | undefined> {
   messagesOf(value); // strict JSON-RPC 2.0 shape
   const items = Array.isArray(value) ? value : [value];
@@ -376,7 +378,7 @@ export async function judgeServerMessages(
   let changed = false;
   for (const m of items) {
     if (isJsonObject(m) && typeof m.method !== "string") answered.add(m.id);
-    const d = await core.fromServer(session, m);
+    const d = await core.fromServer(session, m, pending);
     if (d.kind === "replace") {
       changed = true;
       out.push(d.message);
@@ -597,7 +599,8 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     session: GuardSession,
     value: JsonValue,
     answered: Set<JsonValue>,
-  ) => judgeServerMessages(core, session, value, answered);
+    pending?: PendingRequests,
+  ) => judgeServerMessages(core, session, value, answered, pending);
 
   /**
    * One upstream SSE block on its way to the client: a JSON-RPC message goes through the core
@@ -610,11 +613,12 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     e: SseEvent,
     session: GuardSession,
     answered: Set<JsonValue>,
+    pending?: PendingRequests,
   ): Promise<Uint8Array> => {
     const data = sseMessageData(e);
     if (data === undefined) return e.raw;
     const doc = parseJson(data, `${source} event stream`);
-    const changed = await judgeServerDocument(session, doc, answered);
+    const changed = await judgeServerDocument(session, doc, answered, pending);
     if (changed === undefined) return e.raw;
     return formatSseEvent({
       data: JSON.stringify(changed),
@@ -643,11 +647,16 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
       );
     }
     const fetchTools = fetchToolsWith(req.headers);
+    // The answers to a POST's requests come on its own response. Without a session (stateless
+    // HTTP, shared by every client of one version and credentials) they are remembered for this
+    // POST alone: two clients' requests with the same id must not take each other's answers.
+    // With a session they are the session's: a broken stream is resumed with GET.
+    let pending: PendingRequests = req.headers.has("mcp-session-id") ? session.pending : new Map();
     const forwarded: JsonValue[] = [];
     const replies: JsonObject[] = [];
     const requests: { id: JsonValue; method: string }[] = [];
     for (const m of items) {
-      const d = await core.fromClient(session, m, fetchTools);
+      const d = await core.fromClient(session, m, fetchTools, pending);
       if (d.forward) {
         forwarded.push(m);
         if (d.request) requests.push(d.request);
@@ -692,22 +701,26 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
       return errors.length ? jsonResponse(merge(errors), 502) : new Response(why, { status: 502 });
     }
     const sid = response.headers.get("mcp-session-id");
+    const opened = sid !== null && sid !== (req.headers.get("mcp-session-id") ?? "") &&
+      !sessions.has(sid);
     const target = sid !== null && sid !== (req.headers.get("mcp-session-id") ?? "")
       ? sessionFor(sid)
       : session;
     if (target !== session) {
-      // The upstream opened a session: requests pending in the anonymous state move with it,
-      // and the client's capabilities (from this very initialize) pick its lock entry.
-      for (const [k, v] of session.pendingLists) target.pendingLists.set(k, v);
-      session.pendingLists.clear();
-      for (const [k, v] of session.pendingSurface) target.pendingSurface.set(k, v);
-      session.pendingSurface.clear();
-      for (const k of session.pendingInstructions) target.pendingInstructions.add(k);
-      session.pendingInstructions.clear();
+      // The upstream opened a session. For an initialize, a new conversation: the client's
+      // capabilities (from this very initialize) pick its lock entry. Otherwise the upstream
+      // named a session late: it starts with everything the guard knew, so nothing decided
+      // (blocked, withheld, the client's protocol) is forgotten.
       const init = items.find((m) => isJsonObject(m) && m.method === "initialize") as
         | JsonObject
         | undefined;
       if (init) core.noteInitialize(target, init.params);
+      else if (opened) target.adoptStateOf(session);
+      if (pending === session.pending) {
+        for (const [k, v] of session.pending) target.pending.set(k, v);
+        session.pending.clear();
+        pending = target.pending;
+      }
     }
     const headers = clientHeaders(response.headers);
     const type = mediaType(response);
@@ -724,6 +737,15 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
       (type !== "application/json" && type !== "text/event-stream")
     ) {
       clearTimeout(timer);
+      if (response.ok && requests.length > 0) {
+        // A 2xx answer to requests that is neither JSON nor an event stream cannot be checked:
+        // a client that reads it anyway (a lenient content-type match) must not get it.
+        await response.body?.cancel();
+        const why = `the upstream answered with content type ${JSON.stringify(type)}, ` +
+          `not application/json or text/event-stream`;
+        core.log.record({ decision: "server_failed", message: why });
+        return jsonResponse(merge([...replies, ...failForwarded(requests, answered, why)]), 502);
+      }
       return new Response(response.body, { status: response.status, headers });
     }
     if (type === "application/json") {
@@ -732,7 +754,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
         const bytes = await readLimited(response.body);
         clearTimeout(timer);
         const doc = parseJson(bytes, `${source} response`);
-        const changed = await judgeServerDocument(target, doc, answered);
+        const changed = await judgeServerDocument(target, doc, answered, pending);
         if (changed === undefined && replies.length === 0) {
           out = bytes;
         } else {
@@ -767,7 +789,7 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
         try {
           for await (const chunk of upstreamBodyStream) {
             for (const e of parser.push(chunk)) {
-              ctrl.enqueue(await relayEvent(e, target, answered));
+              ctrl.enqueue(await relayEvent(e, target, answered, pending));
             }
             if (critical.every((r) => answered.has(r.id))) clearTimeout(timer);
             if (parser.buffered > MAX_HTTP_MESSAGE_BYTES) {
@@ -819,6 +841,17 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
     }
     const headers = clientHeaders(response.headers);
     const type = mediaType(response);
+    if (response.ok && response.status !== 202 && type !== "text/event-stream") {
+      // A 2xx GET answer that is not an event stream cannot be checked message by message.
+      await response.body?.cancel();
+      core.log.record({
+        decision: "server_failed",
+        message: `the upstream answered a GET with content type ${JSON.stringify(type)}`,
+      });
+      return new Response("schemapin guard: the upstream's answer is not an event stream\n", {
+        status: 502,
+      });
+    }
     if (!response.ok || !response.body || type !== "text/event-stream") {
       return new Response(response.body, { status: response.status, headers });
     }

@@ -318,21 +318,60 @@ Deno.test("a tools/list answer that is not a tool list is refused (enforce, filt
   }
 });
 
-Deno.test("responses to other requests, errors and unknown ids pass untouched", async () => {
+Deno.test("errors and answers without definitions pass; a quoted id is the same request", async () => {
   const { core, session } = setup("enforce");
   await core.fromClient(session, { jsonrpc: "2.0", id: 7, method: "tools/list" });
   const error = { jsonrpc: "2.0", id: 7, error: { code: -32603, message: "x" } };
   assert.deepEqual(await core.fromServer(session, error), { kind: "pass" });
-  // id "7" (a string) is not id 7.
+  // The SDKs take id "8" for id 8: the answer is judged as the tools/list it answers.
   await core.fromClient(session, { jsonrpc: "2.0", id: 8, method: "tools/list" });
+  const quoted = await core.fromServer(session, {
+    jsonrpc: "2.0",
+    id: "8",
+    result: { tools: [{ name: "new" }] },
+  });
+  assert.match(errorOf(quoted).message, /added: new/);
+  assert.equal(idKey(8), idKey("8"));
+  assert.notEqual(idKey("08"), idKey(8));
+  assert.notEqual(idKey("a"), idKey(null));
+  // An unknown id without definitions passes; one carrying tools is refused.
   assert.deepEqual(
-    await core.fromServer(session, {
-      jsonrpc: "2.0",
-      id: "8",
-      result: { tools: [{ name: "new" }] },
-    }),
+    await core.fromServer(session, { jsonrpc: "2.0", id: 99, result: { content: [] } }),
     { kind: "pass" },
   );
-  assert.notEqual(idKey(8), idKey("8"));
   assert.deepEqual(await core.fromServer(session, [1, 2] as JsonValue), { kind: "pass" });
+});
+
+Deno.test("an answer to no forwarded request that carries definitions is refused (enforce, filter), logged (audit)", async () => {
+  for (const mode of ["enforce", "filter", "audit"] as const) {
+    const { core, session, lines } = setup(mode);
+    for (
+      const result of [
+        { tools: baseTools() },
+        { prompts: [] },
+        { resourceTemplates: [] },
+        { capabilities: {}, instructions: "x" },
+      ] as JsonObject[]
+    ) {
+      const d = await core.fromServer(session, { jsonrpc: "2.0", id: "never-sent", result });
+      if (mode === "audit") assert.deepEqual(d, { kind: "pass" });
+      else assert.match(errorOf(d).message, /an answer to no request the guard forwarded/);
+    }
+    assert.ok(lines.some((l) => l.decision === "list_invalid"));
+  }
+});
+
+Deno.test("a reused id is judged as the latest request sent with it", async () => {
+  const { core, session } = setup("enforce");
+  await core.fromClient(session, { jsonrpc: "2.0", id: 1, method: "tools/list" });
+  await core.fromClient(session, { jsonrpc: "2.0", id: 1, method: "ping" });
+  // The tools list answer now answers nothing the guard expects a list for: not a pass.
+  const d = await core.fromServer(session, { jsonrpc: "2.0", id: 1, result: { tools: [] } });
+  assert.deepEqual(d, { kind: "pass" }, "ping's answer: no definitions are judged for a ping");
+  const again = await core.fromServer(session, {
+    jsonrpc: "2.0",
+    id: 1,
+    result: { tools: [{ name: "late" }] },
+  });
+  assert.match(errorOf(again).message, /an answer to no request/);
 });

@@ -280,11 +280,18 @@ Deno.test("malformed surface answers are refused (enforce, filter), passed (audi
     }
   }
   assert.equal((await exchange(setup("audit"), "prompts/list", { prompts: "x" })).kind, "pass");
-  // An input_required interim result holds no items: passed.
-  const s = setup("enforce");
-  assert.equal(
-    (await exchange(s, "prompts/list", { resultType: "input_required", inputRequests: {} })).kind,
-    "pass",
+  // input_required is not allowed on a list (basic/patterns/mrtr.md): refused, items or not.
+  for (const prompts of [undefined, PROMPTS]) {
+    const s = setup("enforce");
+    const result: JsonObject = { resultType: "input_required", inputRequests: {} };
+    if (prompts) result.prompts = prompts;
+    assert.equal((await exchange(s, "prompts/list", result)).kind, "replace");
+  }
+  // So is an initialize or discover answer that is not complete, when instructions are pinned.
+  const d = setup("enforce");
+  assert.match(
+    errorText(await exchange(d, "server/discover", { resultType: "input_required" })),
+    /malformed: instructions/,
   );
 });
 
