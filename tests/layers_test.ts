@@ -1,4 +1,4 @@
-// The folders of lib/ form layers with no way back up (GUIDE.md "Layers"): a file may import
+// The folders of lib/ form layers with no way back up (ARCHITECTURE.md, "Layers"): a file may import
 // files of its own folder, of another folder of its layer, or of a lower layer — never of a
 // higher one; the folders of a layer import each other without cycles, and no two published
 // files import each other (directly or around a loop). The import graph is Deno's own

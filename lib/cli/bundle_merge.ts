@@ -8,13 +8,13 @@ import { checkKid } from "../bundle/bundle.ts";
 import { mergeTrustBundles } from "../bundle/merge.ts";
 import { type VerifiedTrustBundle, verifyTrustBundle } from "../bundle/verify.ts";
 import { type CliIO, EXIT_OK, notice, parseCommandArgs, UsageError } from "./command.ts";
+import { exitCodeFor } from "./exit_codes.ts";
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { sourceName } from "./schema_inputs.ts";
 import { AUTHORITY_OPTIONS, authorityStoreFromFlags, readBundleFile } from "./bundle_trust.ts";
 import { formatBundle } from "./bundle_create.ts";
 import {
-  bundleExitCode,
   reportError,
   verificationHint,
   verificationJson,
@@ -95,7 +95,7 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
           await io.stderr(verificationHint(result));
           await io.stderr(`bundle merge: nothing written to ${out}\n`);
         }
-        return bundleExitCode(result.errorCode);
+        return exitCodeFor(result.errorCode, "verdict");
       }
       notes += verificationNotes(file, result, {
         persisted: flags.persisted,

@@ -7,14 +7,7 @@
 import { SchemaPinError } from "../errors.ts";
 import type { TrustBundleVerification } from "../bundle/verify.ts";
 import { verifyTrustBundle } from "../bundle/verify.ts";
-import {
-  type CliIO,
-  EXIT_FAILED,
-  EXIT_OK,
-  EXIT_USAGE,
-  parseCommandArgs,
-  UsageError,
-} from "./command.ts";
+import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
 import { jsonError, jsonOutput, type JsonOutputFields, verificationFields } from "./json_output.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
 import { AUTHORITY_OPTIONS, authorityStoreFromFlags, readBundleFile } from "./bundle_trust.ts";
@@ -23,22 +16,7 @@ import { parsePublicKeyPem } from "../crypto/keys.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
 import { findRevokedKey, parseRevocationDocument } from "../revocation/document.ts";
 import { readTextInput } from "./io.ts";
-
-/** Codes that mean an input could not be used (exit 2) rather than a failed check. */
-const INPUT_CODES: readonly string[] = [
-  "JSON_INVALID",
-  "KEY_INVALID",
-  "INPUT_INVALID",
-  "IO_FAILED",
-  "SCHEMA_CANONICALIZATION_FAILED",
-  // §21.4 step 2 concerns the structure of the file the user gave: malformed input.
-  "DISCOVERY_INVALID",
-];
-
-/** Exit code of a failure code: 2 for unusable input, else 1. */
-export function bundleExitCode(code: string | undefined): number {
-  return INPUT_CODES.includes(code ?? "") ? EXIT_USAGE : EXIT_FAILED;
-}
+import { exitCodeFor, exitCodeOfError } from "./exit_codes.ts";
 
 /** The `--json` form of a verification result (the verified bundle itself left out). */
 export function verificationJson(
@@ -118,7 +96,7 @@ export async function reportError(e: unknown, json: boolean, io: CliIO): Promise
   } else {
     await io.stderr(`error: ${e.code}: ${e.message}\n`);
   }
-  return bundleExitCode(e.code);
+  return exitCodeOfError(e);
 }
 
 /** The kid a bundle names in `bundle_authority.kid` (unchecked; verification checks it). */
@@ -229,7 +207,7 @@ export async function runBundleVerify(args: string[], io: CliIO): Promise<number
       await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}\n`);
       await io.stderr(verificationHint(result));
     }
-    return bundleExitCode(result.errorCode);
+    return exitCodeFor(result.errorCode, "verdict");
   }
   await io.stderr(
     verificationNotes(file, result, { persisted, path: values["authority-store"] }),

@@ -1,7 +1,8 @@
 /**
  * The shape every CLI command has, and the helpers commands share: argument parsing with
- * `node:util` parseArgs, usage errors, and the mapping from errors to exit codes (GUIDE.md:
- * 0 success, 1 verification failed, 2 could not run).
+ * `node:util` parseArgs, usage errors, and the message and exit code of an error that ends a
+ * command (the exit code from the table of lib/cli/exit_codes.ts; ARCHITECTURE.md,
+ * "Exit codes": 0 success, 1 verification failed, 2 could not run).
  *
  * @module
  */
@@ -9,13 +10,9 @@ import { parseArgs } from "node:util";
 import { SchemaPinError } from "../errors.ts";
 import { type OptionSpec, rewriteDeprecatedFlags, withShortFlags } from "./flags.ts";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
+import { EXIT_USAGE, exitCodeOfError } from "./exit_codes.ts";
 
-/** Exit code: success or verified. */
-export const EXIT_OK = 0;
-/** Exit code: verification failed, drift, revoked, expired, unreachable pinned server. */
-export const EXIT_FAILED = 1;
-/** Exit code: could not run — bad arguments, unreadable or malformed input. */
-export const EXIT_USAGE = 2;
+export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 
 /** Where a command writes; tests pass buffers, the CLI passes the process streams. */
 export interface CliIO {
@@ -130,20 +127,9 @@ export function notice(text: string): void {
 }
 
 /**
- * Codes that mean "could not run" (exit 2) when a command throws them: the input itself is
- * unusable. Every other code thrown out of a command is a failed check (exit 1).
- */
-const INPUT_ERROR_CODES: readonly string[] = [
-  "JSON_INVALID",
-  "KEY_INVALID",
-  "INPUT_INVALID",
-  "IO_FAILED",
-  "SCHEMA_CANONICALIZATION_FAILED",
-];
-
-/**
  * Maps an error thrown by a command to the message printed on stderr and the exit code:
- * usage and input errors exit 2; verification failures codes exit 1. Anything else is a bug
+ * usage errors exit 2; a {@linkcode SchemaPinError} exits with its code's row of the table
+ * (lib/cli/exit_codes.ts, `details.remote` counting as published). Anything else is a bug
  * and is reported as an internal error (exit 2) without a stack trace unless SCHEMAPIN_DEBUG.
  *
  * @example
@@ -158,8 +144,7 @@ export function describeError(e: unknown): { code: number; message: string } {
     return { code: EXIT_USAGE, message: `error: ${e.message}\n(see --help)` };
   }
   if (e instanceof SchemaPinError) {
-    const input = INPUT_ERROR_CODES.includes(e.code);
-    return { code: input ? EXIT_USAGE : EXIT_FAILED, message: `error: ${e.code}: ${e.message}` };
+    return { code: exitCodeOfError(e), message: `error: ${e.code}: ${e.message}` };
   }
   const err = e as Error;
   return {

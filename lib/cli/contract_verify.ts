@@ -21,7 +21,7 @@ import { escapeInvisible, shellLine } from "../contractpin/display_text.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
 import { defaultSnapshotPath } from "../contractpin/snapshot.ts";
 import { VERSION } from "../version.ts";
-import { type CliIO, UsageError } from "./command.ts";
+import { type CliIO, EXIT_FAILED, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput } from "./io.ts";
 import {
@@ -191,7 +191,7 @@ async function reportUnsigned(
       );
   }
   await printLockSignatureNotes(signed, io);
-  return 1;
+  return EXIT_FAILED;
 }
 
 /**

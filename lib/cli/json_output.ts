@@ -1,5 +1,5 @@
 /**
- * The one shape of every `--json` output (GUIDE.md, CLI contract; issue 15 item 5):
+ * The one shape of every `--json` output (ARCHITECTURE.md, "How a command is built"; issue 15 item 5):
  *
  * - one JSON object on stdout, two-space indent, trailing newline;
  * - `format` first: `schemapin.<command>[.<subcommand>]/<version>`, e.g.

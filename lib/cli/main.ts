@@ -33,7 +33,7 @@ function topLevelHelp(): string {
 }
 
 /**
- * Under --json an error is also the result on stdout (GUIDE.md, CLI contract). The JSON
+ * Under --json an error is also the result on stdout (ARCHITECTURE.md, "How a command is built"). The JSON
  * helpers load only on this path: a normal start loads the dispatcher, not them.
  */
 async function printJsonError(
@@ -94,7 +94,7 @@ export async function runCli(args: string[], io: CliIO): Promise<number> {
     }
   } catch (e) {
     const { code, message } = describeError(e);
-    // Under --json the error is also the result on stdout (GUIDE.md, CLI contract).
+    // Under --json the error is also the result on stdout (ARCHITECTURE.md, "How a command is built").
     await printJsonError(args, undefined, e, io);
     await io.stderr(message + "\n");
     if (Deno.env.get("SCHEMAPIN_DEBUG") && e instanceof Error) await io.stderr(`${e.stack}\n`);

@@ -36,7 +36,8 @@ import type { HttpsFetchOptions } from "../discovery/http.ts";
 import { type DnsCrossCheck, type DnsTxtLookup, lookupDnsTxt } from "../dns/check.ts";
 import { dnsBeforePinHook } from "../schema/resolver_verify.ts";
 import { type DnsServer, parseDnsServer } from "../dns/resolve.ts";
-import { type CliIO, EXIT_FAILED, EXIT_USAGE, UsageError } from "./command.ts";
+import { type CliIO, UsageError } from "./command.ts";
+import { exitCodeFor, exitCodeOfError } from "./exit_codes.ts";
 import { jsonError } from "./json_output.ts";
 import { describeFsError, readInput, readTextInput } from "./io.ts";
 import { refusePem } from "./pem_input.ts";
@@ -155,14 +156,6 @@ export async function listBatch(
 export function joinPath(dir: string, name: string): string {
   return `${dir.replace(/\/+$/, "") || "/"}/${name}`.replace(/^\/\//, "/");
 }
-
-/** The input error codes: the CLI exits 2 for these, 1 for verification failures. */
-export const INPUT_CODES: readonly string[] = [
-  "JSON_INVALID",
-  "KEY_INVALID",
-  "INPUT_INVALID",
-  "IO_FAILED",
-];
 
 // ---------------------------------------------------------------------------------------------
 // Shared by verify-schema and verify-skill: the trust inputs (discovery document or bundle,
@@ -707,7 +700,8 @@ export async function printVerifyNotes(
 
 /**
  * The exit code of a finished verification: 0 valid; 1 for a failure reported by the DNS
- * cross-check (the published record is not the user's input); else {@linkcode verifyExitCode}.
+ * cross-check (the published record is not the user's input); else the verdict row of the
+ * error code in the table of lib/cli/exit_codes.ts ({@linkcode verifyExitCode}).
  */
 export function resultExitCode(
   result: OfflineVerificationResult & { dns?: DnsCrossCheck },
@@ -715,7 +709,7 @@ export function resultExitCode(
   if (result.valid) return 0;
   const dnsState = result.dns?.state;
   if (dnsState === "mismatch" || dnsState === "malformed" || dnsState === "lookup_failed") {
-    return EXIT_FAILED;
+    return exitCodeFor(result.errorCode, "published");
   }
   return verifyExitCode(result.errorCode);
 }
@@ -731,14 +725,12 @@ function validateTrust(trust: TrustInputs): TrustInputs {
 }
 
 /**
- * Exit code of a verification error code: 2 when an input could not be used — unreadable,
- * not JSON, or a local discovery, revocation, bundle or signature file that is malformed
- * (`DISCOVERY_INVALID` here always concerns a file the user gave) — else 1.
+ * Exit code of a finished verification's error code: its verdict row in the table of
+ * lib/cli/exit_codes.ts — 2 when an input the user gave could not be used (unreadable, not
+ * JSON, a malformed local discovery, revocation, bundle or signature file), else 1.
  */
 export function verifyExitCode(code: string | undefined): number {
-  return INPUT_CODES.includes(code ?? "") || code === "DISCOVERY_INVALID"
-    ? EXIT_USAGE
-    : EXIT_FAILED;
+  return exitCodeFor(code, "verdict");
 }
 
 /** Reports an input that could not be loaded (before any verification); returns the exit code. */
@@ -750,8 +742,8 @@ export async function reportInputFailure(e: unknown, json: boolean, io: CliIO): 
     await io.stderr(`error: ${e.code}: ${e.message}\n`);
   }
   // A network document that is unreachable or malformed is a verification failure (exit 1),
-  // not a bad input of the user's.
-  return e.details.remote === true ? EXIT_FAILED : verifyExitCode(e.code);
+  // not a bad input of the user's: the table's "published" origin.
+  return exitCodeOfError(e);
 }
 
 const VERIFY_WARNINGS: Record<string, string> = {

@@ -17,6 +17,7 @@ import {
   requirePositionals,
   UsageError,
 } from "./command.ts";
+import { exitCodeOfError } from "./exit_codes.ts";
 import { batchFailure, failureFields, jsonError, jsonOutput } from "./json_output.ts";
 import {
   AtomicBatchWriter,
@@ -261,8 +262,11 @@ async function signBatch(
   }[] = [];
   let lastCommit = performance.now();
 
+  // The batch's exit code: the worst of its failures' rows in lib/cli/exit_codes.ts.
+  let worst: number = EXIT_OK;
   const fail = async (path: string, e: SchemaPinError) => {
     failed++;
+    worst = Math.max(worst, exitCodeOfError(e));
     results.push({ file: path, ...failureFields(e.code, e.message) });
     if (!ctx.json) await io.stderr(`error: ${path}: ${e.code}: ${e.message}\n`);
   };
@@ -372,5 +376,5 @@ async function signBatch(
         (failed ? `, ${failed} failed\n` : "\n"),
     );
   }
-  return failed > 0 ? EXIT_USAGE : EXIT_OK;
+  return failed > 0 ? worst : EXIT_OK;
 }

@@ -67,8 +67,8 @@ import {
   resultExitCode,
   sourceName,
   type TrustInputs,
-  verifyExitCode,
 } from "./schema_inputs.ts";
+import { exitCodeOfError } from "./exit_codes.ts";
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 import { describeFsError } from "./io.ts";
 import { scanBase64 } from "../crypto/base64.ts";
@@ -192,10 +192,6 @@ export const terminalPrompt: PromptLine = async (question, io) => {
 
 /** A schema result, with the DNS cross-check when `--dns` was given. */
 type Result = SchemaVerificationResult & { dns?: DnsCrossCheck; discoverySource?: string };
-
-function exitCodeOf(result: Result): number {
-  return resultExitCode(result);
-}
 
 /**
  * Reads a signature file and, for a document, checks its structure now, so that a malformed
@@ -455,7 +451,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
       } else {
         await printVerifyNotes(result, io);
         if (result.valid) {
-          if (quiet) return exitCodeOf(result);
+          if (quiet) return resultExitCode(result);
           const pin = trust.explicitKey !== undefined
             ? "key from --public-key, not pinned"
             : result.keyPinning === "first_use"
@@ -471,7 +467,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           );
         }
       }
-      return exitCodeOf(result);
+      return resultExitCode(result);
     },
   };
 }
@@ -610,7 +606,7 @@ async function verifyBatch(
     let code: number;
     if (result !== undefined) {
       entry = { file: path, signature_file: sigPath, ...resultJson(result) };
-      code = exitCodeOf(result);
+      code = resultExitCode(result);
       if (!ctx.json) {
         if (!result.valid) {
           await io.stdout(`FAIL ${path}: ${result.errorCode}: ${result.errorMessage}\n`);
@@ -625,7 +621,7 @@ async function verifyBatch(
       }
     } else {
       const e = error!;
-      code = verifyExitCode(e.code);
+      code = exitCodeOfError(e);
       entry = { file: path, ...failureFields(e.code, e.message) };
       if (!ctx.json) await io.stdout(`FAIL ${path}: ${e.code}: ${e.message}\n`);
     }

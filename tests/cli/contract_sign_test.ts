@@ -1,8 +1,8 @@
 /**
  * Signed locks in the CLI (issue 17 item 2): `contract sign`, `contract verify
  * --require-signature` and `guard --require-signed-lock`, run for real (files, keys, a guard
- * process in front of an SDK server). Exit codes per GUIDE.md: 0 verified, 1 verification
- * failed (no server contacted / nothing started), 2 bad input.
+ * process in front of an SDK server). Exit codes per ARCHITECTURE.md, "Exit codes": 0 verified,
+ * 1 verification failed (no server contacted / nothing started), 2 bad input.
  */
 import assert from "node:assert/strict";
 import { parsePrivateKeyPem } from "../../lib/crypto/keys.ts";

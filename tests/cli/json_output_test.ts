@@ -1,5 +1,5 @@
 /**
- * `--json` is a stable interface (issue 15 item 5; GUIDE.md CLI contract): every command's
+ * `--json` is a stable interface (issue 15 item 5; ARCHITECTURE.md, "How a command is built"): every command's
  * output is one JSON object with `format` (a name and a version), `ok` (true exactly when the
  * exit code is 0), `error: {code, message}` on failure, snake_case names, and the shape its
  * JSON Schema in schemas/cli/ publishes. The schemas are checked with Ajv (npm), a validator

@@ -80,10 +80,12 @@ Deno.test("registry: command modules are in cli.ts's graph (deno compile), not l
   for (const file of files) {
     assert.ok(!atStart.includes(new URL(`lib/cli/${file}`, ROOT).href), `${file} loads at start`);
   }
-  // 12: the entry point, dispatcher, registry, command helpers, errors, version, the signal
-  // clean-up (lib/cli/interrupt.ts, lib/temp_files.ts: issue 15 item 10) and its loader of
-  // Node built-ins for Node and Bun (lib/runtime/builtin.ts, which loads nothing under Deno).
-  assert.ok(atStart.length <= 12, `start-up loads ${atStart.length} modules: ${atStart}`);
+  // 13: the entry point, dispatcher, registry, command helpers, errors, version, the signal
+  // clean-up (lib/cli/interrupt.ts, lib/temp_files.ts: issue 15 item 10), its loader of Node
+  // built-ins for Node and Bun (lib/runtime/builtin.ts, which loads nothing under Deno) and the
+  // exit-code table every error goes through (lib/cli/exit_codes.ts: issue 25 item 6, no
+  // imports of its own).
+  assert.ok(atStart.length <= 13, `start-up loads ${atStart.length} modules: ${atStart}`);
 });
 
 Deno.test("start-up: verify-schema and sign-schema load no node: module but node:util", async () => {
