@@ -61,6 +61,8 @@ export {
   type GuardCoreOptions,
   type GuardListing,
   GuardSession,
+  type PendingRequest,
+  type PendingRequests,
   type ServerDecision,
 } from "./lib/guard/core.ts";
 export { runStdioGuard, type StdioGuardOptions } from "./lib/guard/stdio.ts";
