@@ -1052,17 +1052,12 @@ export class GuardCore {
     }
     const page = checkSurfacePage(policy, session.surfaceListings, pending, result);
     if (page.bad !== undefined) {
-      this.#log.record({ decision: "list_invalid", list: method, message: page.bad });
-      if (this.#mode === "audit") return PASS;
-      return {
-        kind: "replace",
-        message: errorResponse(
-          message.id,
-          GUARD_REFUSED,
-          `schemapin guard: ${method} refused: the server's answer is not a list (${page.bad})`,
-          this.#errorData([]),
-        ),
-      };
+      return this.#refuseInvalid(
+        message.id,
+        page.bad,
+        `${method} refused: the server's answer is not a list (${page.bad})`,
+        method,
+      );
     }
     for (const p of page.problems) this.#logProblem(p);
     for (const v of page.verdicts) this.#logHiddenText(v);
@@ -1211,6 +1206,19 @@ export class GuardCore {
   }
 
   /**
+   * An answer that is not what was asked (`why`, logged as `list_invalid`): passed in audit,
+   * otherwise replaced by an error saying `what`.
+   */
+  #refuseInvalid(id: JsonValue, why: string, what: string, list?: string): ServerDecision {
+    this.#log.record({ decision: "list_invalid", ...(list ? { list } : {}), message: why });
+    if (this.#mode === "audit") return PASS;
+    return {
+      kind: "replace",
+      message: errorResponse(id, GUARD_REFUSED, `schemapin guard: ${what}`, this.#errorData([])),
+    };
+  }
+
+  /**
    * An answer to no request the guard saw (an id it never forwarded, or one already answered):
    * passed, unless it carries definitions — a `tools`, `prompts`, `resources` or
    * `resourceTemplates` array, or `instructions` — that nothing checked (enforce and filter
@@ -1225,17 +1233,11 @@ export class GuardCore {
     if (Object.hasOwn(result, "instructions")) members.push("instructions");
     if (members.length === 0) return PASS;
     const why = `an answer to no request the guard forwarded carries ${members.join(", ")}`;
-    this.#log.record({ decision: "list_invalid", message: why });
-    if (this.#mode === "audit") return PASS;
-    return {
-      kind: "replace",
-      message: errorResponse(
-        message.id,
-        GUARD_REFUSED,
-        `schemapin guard: refused: ${why} (unchecked definitions never reach the client)`,
-        this.#errorData([]),
-      ),
-    };
+    return this.#refuseInvalid(
+      message.id,
+      why,
+      `refused: ${why} (unchecked definitions never reach the client)`,
+    );
   }
 
   async #listResult(
@@ -1255,18 +1257,12 @@ export class GuardCore {
       ? "nextCursor is not a non-empty string"
       : undefined;
     if (bad !== undefined) {
-      this.#log.record({ decision: "list_invalid", message: bad });
       session.listing = undefined;
-      if (this.#mode === "audit") return PASS;
-      return {
-        kind: "replace",
-        message: errorResponse(
-          id,
-          GUARD_REFUSED,
-          `schemapin guard: tools/list refused: the server's answer is not a tool list (${bad})`,
-          this.#errorData([]),
-        ),
-      };
+      return this.#refuseInvalid(
+        id,
+        bad,
+        `tools/list refused: the server's answer is not a tool list (${bad})`,
+      );
     }
     const page = result as JsonObject;
     const tools = page.tools as JsonValue[];
