@@ -34,6 +34,8 @@ import {
 } from "./policy.ts";
 import { checkArg } from "../arguments.ts";
 import { collectPages } from "../mcp/session.ts";
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION } from "../mcp/era.ts";
+import { SURFACE_SPECS } from "../contractpin/surface.ts";
 import type { SurfaceKind } from "../contractpin/surface.ts";
 import {
   checkSurfacePage,
@@ -249,9 +251,9 @@ const MAX_FRESH_MS = 3_600_000;
  * ```
  */
 export const PROTOCOL_META_KEYS: readonly string[] = [
-  "io.modelcontextprotocol/protocolVersion",
-  "io.modelcontextprotocol/clientCapabilities",
-  "io.modelcontextprotocol/clientInfo",
+  META_PROTOCOL_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
 ];
 
 /** How a client talks to the server, as the guard learnt it from the client's messages. */
@@ -1034,9 +1036,7 @@ export class GuardCore {
     if (!Object.hasOwn(message, "result")) return PASS; // an error answer stays an error
     const result = message.result;
     const policy = this.#policyOf(session);
-    const method = Object.keys(SURFACE_LIST_METHODS).find((m) =>
-      SURFACE_LIST_METHODS[m] === pending.kind
-    )!;
+    const method = SURFACE_SPECS[pending.kind].method;
     if (!policy.pinsSurface(pending.kind)) {
       const note = `unpinned\0${pending.kind}`;
       if (policy.lock && !this.#warned.has(note)) {

@@ -25,6 +25,7 @@ import { parseJson } from "../json/parse.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject } from "../contractpin/contract.ts";
 import { messagesOf } from "../mcp/jsonrpc.ts";
+import { decodeHeaderValue, HEADER_MISMATCH } from "../mcp/era.ts";
 import {
   MAX_HTTP_MESSAGE_BYTES,
   mediaType,
@@ -100,9 +101,6 @@ export interface HttpGuard {
 }
 
 const encoder = new TextEncoder();
-
-/** MCP 2026-07-28 `HeaderMismatchError` (basic/index.md error codes). */
-const HEADER_MISMATCH = -32020;
 
 const HOP_BY_HOP = new Set([
   "connection",
@@ -289,19 +287,6 @@ export function headerMismatch(headers: Headers, items: readonly JsonValue[]): s
       JSON.stringify(named ? params[member] ?? null : null);
   }
   return undefined;
-}
-
-/** A header value, decoded from the `=?base64?…?=` form when it has it; undefined if invalid. */
-function decodeHeaderValue(value: string): string | undefined {
-  const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
-  if (!m) return value;
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(
-      Uint8Array.from(atob(m[1]), (c) => c.charCodeAt(0)),
-    );
-  } catch {
-    return undefined;
-  }
 }
 
 /**

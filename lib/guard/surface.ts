@@ -9,7 +9,12 @@
  */
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject } from "../json/types.ts";
-import type { SurfaceKind } from "../contractpin/surface.ts";
+import {
+  LISTING_MEMBER,
+  SURFACE_KINDS,
+  SURFACE_SPECS,
+  type SurfaceKind,
+} from "../contractpin/surface.ts";
 import type { GuardPolicy, SeenTools, ToolVerdict } from "./policy.ts";
 
 /**
@@ -21,18 +26,9 @@ import type { GuardPolicy, SeenTools, ToolVerdict } from "./policy.ts";
  * SURFACE_LIST_METHODS["prompts/list"]; // "prompts"
  * ```
  */
-export const SURFACE_LIST_METHODS: Readonly<Record<string, SurfaceKind>> = {
-  "prompts/list": "prompts",
-  "resources/list": "resources",
-  "resources/templates/list": "resource_templates",
-};
-
-/** The member of a list result that holds the items of each kind (MCP schema). */
-const ITEMS_MEMBER: Readonly<Record<SurfaceKind, string>> = {
-  prompts: "prompts",
-  resources: "resources",
-  resource_templates: "resourceTemplates",
-};
+export const SURFACE_LIST_METHODS: Readonly<Record<string, SurfaceKind>> = Object.fromEntries(
+  SURFACE_KINDS.map((kind) => [SURFACE_SPECS[kind].method, kind]),
+);
 
 /** A client's surface list request waiting for its answer. */
 export interface PendingSurfaceList {
@@ -80,7 +76,8 @@ export function checkSurfacePage(
   pending: PendingSurfaceList,
   result: JsonValue,
 ): SurfacePage {
-  const member = ITEMS_MEMBER[pending.kind];
+  // The list result's member is named like the listing's (MCP schema: resourceTemplates).
+  const member = LISTING_MEMBER[pending.kind];
   const bad = !isJsonObject(result)
     ? "the result is not an object"
     : Object.hasOwn(result, "resultType") && result.resultType !== "complete"

@@ -132,6 +132,30 @@ export function encodeHeaderValue(value: string): string {
 }
 
 /**
+ * A header value as {@linkcode encodeHeaderValue} wrote it, decoded from the `=?base64?…?=`
+ * form when it has it (basic/transports/streamable-http.md); undefined when that form holds
+ * bad Base64 or bytes that are not UTF-8.
+ *
+ * @example
+ * ```ts
+ * import { decodeHeaderValue } from "./era.ts";
+ * decodeHeaderValue("=?base64?YWRk?="); // "add"
+ * decodeHeaderValue("add"); // "add"
+ * ```
+ */
+export function decodeHeaderValue(value: string): string | undefined {
+  const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
+  if (!m) return value;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(
+      Uint8Array.from(atob(m[1]), (c) => c.charCodeAt(0)),
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The 2026-07-28 request headers of one Streamable HTTP POST: `MCP-Protocol-Version`,
  * `Mcp-Method`, and `Mcp-Name` for `tools/call` and `prompts/get` (`params.name`) and
  * `resources/read` (`params.uri`) when that param is a string. Values outside plain visible

@@ -1,6 +1,7 @@
 /** lib/mcp/era.ts: the 2026-07-28 `_meta` and request headers, and the list collector. */
 import assert from "node:assert/strict";
 import {
+  decodeHeaderValue,
   encodeHeaderValue,
   isLegacyVersion,
   isModernVersion,
@@ -103,4 +104,12 @@ Deno.test("collectPages keeps the tools/list messages; collectList names its own
     (e) =>
       e instanceof ServerFailure && /templates\/list still had more pages after 3/.test(e.message),
   );
+});
+
+Deno.test("decodeHeaderValue undoes encodeHeaderValue; a bad encoded form is undefined", () => {
+  for (const v of ["add", "Hello, 世界", " padded ", "line1\nline2", "=?base64?literal?=", ""]) {
+    assert.equal(decodeHeaderValue(encodeHeaderValue(v)), v);
+  }
+  assert.equal(decodeHeaderValue("=?base64?//79?="), undefined); // not UTF-8
+  assert.equal(decodeHeaderValue("=?base64?***?="), "=?base64?***?="); // not the form: as is
 });
