@@ -6,34 +6,47 @@
  */
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "../http/server.ts";
 import { UsageError } from "./command.ts";
-
-/** The parseArgs options of the limits. */
-export const SERVER_LIMIT_OPTIONS = {
-  "max-connections": { type: "string" },
-  "handshake-timeout": { type: "string" },
-  "header-timeout": { type: "string" },
-  "idle-timeout": { type: "string" },
-} as const;
+import { type FlagTable, optionList } from "./flags.ts";
 
 const s = (ms: number) => `${ms / 1000}`;
 
-/** The `--help` lines of the limits (`tls`: with the handshake timeout). */
-export function serverLimitsHelp(tls: boolean): string {
-  const d = DEFAULT_SERVER_LIMITS;
-  return [
-    `  --max-connections N    most connections open at once (default ${d.maxConnections}); a new`,
-    "                         one beyond it closes the connection idle the longest",
-    ...(tls
-      ? [
-        `  --handshake-timeout S  seconds for a TLS handshake (default ${s(d.handshakeTimeoutMs)})`,
-      ]
-      : []),
-    `  --header-timeout S     seconds for a request's headers to arrive (default ${
-      s(d.headerTimeoutMs)
+/** The connection limits of `serve` and `guard --listen` (lib/cli/server_flags.ts). */
+export const SERVER_LIMIT_FLAGS = {
+  "max-connections": {
+    type: "string",
+    value: "N",
+    help: `most connections open at once (default ${DEFAULT_SERVER_LIMITS.maxConnections}); ` +
+      "a new one beyond it closes the connection idle the longest",
+  },
+  "handshake-timeout": {
+    type: "string",
+    value: "S",
+    help: `seconds for a TLS handshake (default ${
+      s(DEFAULT_SERVER_LIMITS.handshakeTimeoutMs)
+    }; TLS only)`,
+  },
+  "header-timeout": {
+    type: "string",
+    value: "S",
+    help: `seconds for a request's headers to arrive (default ${
+      s(DEFAULT_SERVER_LIMITS.headerTimeoutMs)
     })`,
-    `  --idle-timeout S       seconds a keep-alive connection waits for its next request, or a`,
-    `                         client may stall reading or writing (default ${s(d.idleTimeoutMs)})`,
-  ].join("\n");
+  },
+  "idle-timeout": {
+    type: "string",
+    value: "S",
+    help: "seconds a keep-alive connection waits for its next request, or a client may " +
+      `stall reading or writing (default ${s(DEFAULT_SERVER_LIMITS.idleTimeoutMs)})`,
+  },
+} as const satisfies FlagTable;
+
+/** Transitional name of {@linkcode SERVER_LIMIT_FLAGS} (until serve and guard use tables). */
+export const SERVER_LIMIT_OPTIONS = SERVER_LIMIT_FLAGS;
+
+/** Transitional: the option lines of the limits (`tls`: with the handshake timeout). */
+export function serverLimitsHelp(tls: boolean): string {
+  const { "handshake-timeout": handshake, ...plain } = SERVER_LIMIT_FLAGS;
+  return optionList(tls ? { ...plain, "handshake-timeout": handshake } : plain);
 }
 
 function seconds(command: string, flag: string, text: string): number {
@@ -58,7 +71,7 @@ function seconds(command: string, flag: string, text: string): number {
  */
 export function parseServerLimits(
   command: string,
-  values: Partial<Record<keyof typeof SERVER_LIMIT_OPTIONS, string | undefined>>,
+  values: Partial<Record<keyof typeof SERVER_LIMIT_FLAGS, string | undefined>>,
   tls: boolean,
 ): ServerLimits {
   const limits = { ...DEFAULT_SERVER_LIMITS };

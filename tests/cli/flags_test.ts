@@ -39,27 +39,44 @@ Deno.test("flags: withShortFlags adds -o -k -q -f and keeps a declared short for
   assert.deepEqual(SHORT_FLAGS, { out: "o", key: "k", quiet: "q", force: "f" });
 });
 
-Deno.test("flags: rewriteDeprecatedFlags renames per command, = values, not after --", () => {
-  assert.deepEqual(rewriteDeprecatedFlags("revoke", ["--into", "r.json", "--reason", "x"]), {
-    args: ["--out", "r.json", "--reason", "x"],
+const REVOKE_TABLE = {
+  out: { type: "string", value: "FILE", help: "the document" },
+  into: { type: "string", help: "", deprecated: "out" },
+} as const;
+
+Deno.test("flags: rewriteDeprecatedFlags renames a table's old spellings, = values, not after --", () => {
+  assert.deepEqual(
+    rewriteDeprecatedFlags("revoke", ["--into", "r.json", "--reason", "x"], REVOKE_TABLE),
+    {
+      args: ["--out", "r.json", "--reason", "x"],
+      notes: ["revoke: --into is deprecated; use --out (-o)"],
+    },
+  );
+  assert.deepEqual(rewriteDeprecatedFlags("revoke", ["--into=sigs", "--into", "s"], REVOKE_TABLE), {
+    args: ["--out=sigs", "--out", "s"],
     notes: ["revoke: --into is deprecated; use --out (-o)"],
   });
-  assert.deepEqual(rewriteDeprecatedFlags("sign-schema", ["--out-dir=sigs", "--out-dir", "s"]), {
-    args: ["--out=sigs", "--out", "s"],
-    notes: ["sign-schema: --out-dir is deprecated; use --out (-o)"],
+  // An old short form is rewritten too (keygen's -o named a folder: now --out-dir).
+  const keygen = {
+    "out-dir": { type: "string", value: "DIR", help: "the folder" },
+    out: { type: "string", help: "", deprecated: "out-dir" },
+  } as const;
+  assert.deepEqual(rewriteDeprecatedFlags("keygen", ["-o", "k"], keygen), {
+    args: ["--out-dir", "k"],
+    notes: ["keygen: -o is deprecated; use --out-dir"],
   });
-  assert.deepEqual(rewriteDeprecatedFlags("bundle verify", ["--trust-first-use"]).args, [
-    "--trust-first-use-authority",
-  ]);
-  // verify-schema's --trust-first-use is the tool key's: not renamed.
-  assert.deepEqual(rewriteDeprecatedFlags("verify-schema", ["--trust-first-use"]), {
-    args: ["--trust-first-use"],
+  // A table without old spellings changes nothing.
+  assert.deepEqual(rewriteDeprecatedFlags("verify-schema", ["--into"], {}), {
+    args: ["--into"],
     notes: [],
   });
   // Arguments after -- belong to a server command line.
-  assert.deepEqual(rewriteDeprecatedFlags("revoke", ["--", "--into"]).args, ["--", "--into"]);
+  assert.deepEqual(rewriteDeprecatedFlags("revoke", ["--", "--into"], REVOKE_TABLE).args, [
+    "--",
+    "--into",
+  ]);
   // A longer flag that starts like an old one is not renamed.
-  assert.deepEqual(rewriteDeprecatedFlags("revoke", ["--intox"]).args, ["--intox"]);
+  assert.deepEqual(rewriteDeprecatedFlags("revoke", ["--intox"], REVOKE_TABLE).args, ["--intox"]);
 });
 
 Deno.test("flags: every --out/--key/--force/--quiet option line shows its short form", async () => {
