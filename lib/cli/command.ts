@@ -62,7 +62,7 @@ export interface Command {
  * @example
  * ```ts
  * import { UsageError } from "./command.ts";
- * throw new UsageError("keygen: --out DIR is required");
+ * throw new UsageError("keygen: --out-dir DIR is required");
  * ```
  */
 export class UsageError extends Error {

@@ -67,8 +67,15 @@ export async function prepareJsonScenarios(
   await Deno.mkdir(join(dir, "skill-signed"));
   await Deno.writeTextFile(join(dir, "skill-signed/SKILL.md"), "# skill\n");
 
-  await must(["keygen", "--out", join(dir, "keys"), "--well-known", "--developer", "Example"]);
-  await must(["keygen", "--out", join(dir, "other")]);
+  await must([
+    "keygen",
+    "--out-dir",
+    join(dir, "keys"),
+    "--write-discovery",
+    "--developer",
+    "Example",
+  ]);
+  await must(["keygen", "--out-dir", join(dir, "other")]);
   const key = join(dir, "keys/private.pem");
   const pub = join(dir, "keys/public.pem");
   await must(["sign-schema", join(dir, "tool.json"), "--key", key, "--out", join(dir, "tool.sig")]);
@@ -168,19 +175,19 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     // keygen, fingerprint, canonicalize
     {
       name: "keygen",
-      args: ["keygen", "--out", p("new"), "--json"],
+      args: ["keygen", "--out-dir", p("new"), "--json"],
       code: 0,
       format: "schemapin.keygen/1",
     },
     {
-      name: "keygen --well-known",
-      args: ["keygen", "--out", p("new2"), "--well-known", "--developer", "E", "--json"],
+      name: "keygen --write-discovery",
+      args: ["keygen", "--out-dir", p("new2"), "--write-discovery", "--developer", "E", "--json"],
       code: 0,
       format: "schemapin.keygen/1",
     },
     {
       name: "keygen into an existing key",
-      args: ["keygen", "--out", p("keys"), "--json"],
+      args: ["keygen", "--out-dir", p("keys"), "--json"],
       code: 2,
       format: ERROR,
       errorCode: "IO_FAILED",

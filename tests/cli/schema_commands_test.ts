@@ -1,10 +1,11 @@
 // CLI tests for sign-schema, verify-schema, well-known, revoke, pins, chain and
-// keygen --well-known: in process (buffer I/O) and, for a few, as real `deno run` processes.
+// keygen --write-discovery: in process (buffer I/O) and, for a few, as real `deno run` processes.
 import assert from "node:assert/strict";
 import { exists, runCliProcess, runInProcess, withTempDir } from "./run.ts";
 import { assertJsonOutput } from "./json_schemas.ts";
 import { makeVerifySchemaCommand } from "../../lib/cli/verify_schema.ts";
 import type { CliIO } from "../../lib/cli/command.ts";
+import { keygenCommand } from "../../lib/cli/keygen.ts";
 import { privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { parseJson } from "../../lib/json/parse.ts";
 import { signSchemaDocument } from "../../lib/schema/document.ts";
@@ -675,7 +676,7 @@ Deno.test("sign-schema: bad keys and schemas exit 2 naming the file", async () =
   });
 });
 
-Deno.test("well-known prints a discovery document; keygen --well-known writes one", async () => {
+Deno.test("well-known prints a discovery document; keygen --write-discovery writes one", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     const r = await runInProcess([
@@ -720,6 +721,7 @@ Deno.test("well-known prints a discovery document; keygen --well-known writes on
     const writeWk2 = ["well-known", "--key", s.pub, "--developer", "X", "--out", `${dir}/wk2.json`];
     assert.equal((await runInProcess(writeWk2)).code, 0);
     assert.equal((await runInProcess(writeWk2)).code, 2, "no overwrite without --force");
+    // The old spellings (--out DIR, --well-known) still work for one release, with a note.
     const kg = await runInProcess([
       "keygen",
       "--out",
@@ -729,9 +731,16 @@ Deno.test("well-known prints a discovery document; keygen --well-known writes on
       "Example Corp",
     ]);
     assert.equal(kg.code, 0, kg.stderr);
+    assert.match(kg.stderr, /note: keygen: --out is deprecated; use --out-dir\n/);
+    assert.match(kg.stderr, /note: keygen: --well-known is deprecated; use --write-discovery\n/);
+    // Its new --well-known meaning elsewhere (fetch over HTTPS) is not a keygen flag.
+    assert.doesNotMatch(keygenCommand.help, /--well-known/);
     const wk = JSON.parse(await Deno.readTextFile(`${dir}/k/schemapin.json`));
     assert.equal(wk.public_key_pem, await Deno.readTextFile(`${dir}/k/public.pem`));
-    assert.equal((await runInProcess(["keygen", "--out", `${dir}/k2`, "--well-known"])).code, 2);
+    assert.equal(
+      (await runInProcess(["keygen", "--out-dir", `${dir}/k2`, "--write-discovery"])).code,
+      2,
+    );
     assert.equal(await exists(`${dir}/k2/private.pem`), false);
   });
 });

@@ -302,7 +302,7 @@ const CASES: Record<string, Case> = {
   },
   "verify-schema: --public-key and --well-known": {
     args: (p) => vs(p, "--public-key", `${p.IN}/public.pem`, "--well-known"),
-    message: /verify-schema: --public-key is the key source; it does not go with --well-known/,
+    message: /verify-schema: --public-key is the key source; it does not go with --write-discovery/,
   },
   "verify-schema: --public-key and --discovery": {
     args: (p) => vs(p, "--public-key", `${p.IN}/public.pem`, "--discovery", `${p.IN}/x.json`),
@@ -1026,16 +1026,18 @@ const CASES: Record<string, Case> = {
   },
 
   // Commands that write files or pins (no network): nothing is created before the checks.
-  "keygen: --developer without --well-known": {
-    args: (p) => ["keygen", "--out", `${p.OUT}/keys`, "--developer", "Acme"],
-    message: /--developer and --contact go with --well-known/,
+  "keygen: --developer without --write-discovery": {
+    args: (p) => ["keygen", "--out-dir", `${p.OUT}/keys`, "--developer", "Acme"],
+    message: /--developer and --contact go with --write-discovery/,
   },
   "keygen: an empty --developer": {
-    args: (p) => ["keygen", "--out", `${p.OUT}/keys`, "--well-known", "--developer", ""],
+    args: (p) => ["keygen", "--out-dir", `${p.OUT}/keys`, "--write-discovery", "--developer", ""],
     message: /INPUT_INVALID: the developer name must not be empty/,
   },
   "keygen: --passphrase-file without --encrypt": {
-    args: (p) => ["keygen", "--out", `${p.OUT}/keys`, "--passphrase-file", `${p.IN}/public.pem`],
+    args: (
+      p,
+    ) => ["keygen", "--out-dir", `${p.OUT}/keys`, "--passphrase-file", `${p.IN}/public.pem`],
     message: /--passphrase-file goes with --encrypt/,
   },
   "sign-schema --batch: --domain with a scheme (--out would be created)": {
