@@ -287,7 +287,8 @@ export function makeCompletionsCommand(
     name: "completions",
     summary: "print a bash, zsh or fish completion script",
     help: HELP,
-    flags: {},
+    // The shell is a word, not a flag: completed like a subcommand.
+    flags: SHELLS.map((name) => ({ name, flags: {} })),
     async run(args, io) {
       const { positionals } = parseCommandArgs("completions", args, {});
       const [shell] = requirePositionals("completions", positionals, 1, "a shell (bash|zsh|fish)");
