@@ -38,7 +38,9 @@ export const MERGE_FLAGS = {
     help: "authority precedence, highest first (unlisted authorities last)",
   },
   ...AUTHORITY_FLAGS,
-  ...jsonFlag("schemapin.bundle.merge/1: ok, out, inputs (as bundle verify), documents, revocations"),
+  ...jsonFlag(
+    "schemapin.bundle.merge/1: ok, out, inputs (as bundle verify), documents, revocations",
+  ),
   // Old spelling, kept for one release (its meaning here was the authority, not a tool key).
   "trust-first-use": { type: "boolean", help: "", deprecated: "trust-first-use-authority" },
 } as const satisfies FlagTable;
