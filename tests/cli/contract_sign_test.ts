@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { parsePrivateKeyPem } from "../../lib/crypto/keys.ts";
 import { signLock } from "../../lib/contractpin/lock_signature.ts";
 import { formatSchemaSignatureDocument } from "../../lib/schema/document.ts";
+import { completionSpec } from "../../lib/cli/completions.ts";
+import { contractCommand } from "../../lib/cli/contract.ts";
 import {
   baseTools,
   connectGuarded,
@@ -492,6 +494,36 @@ Deno.test("contract --help: one spelling for a signed lock; the old one is neith
     assert.match(verifyLine, /--require-signed-lock/, shell);
     assert.doesNotMatch(verifyLine, /--require-signature/, shell);
   }
+});
+
+Deno.test("contract: one flag table per subcommand; each is completed with its own flags only", () => {
+  const spec = completionSpec(contractCommand);
+  assert.deepEqual(spec.subcommands.map((s) => s.name), [
+    "init",
+    "verify",
+    "sign",
+    "approve",
+    "digest",
+  ]);
+  const sub = (name: string) => spec.subcommands.find((s) => s.name === name)!.flags;
+  for (const flag of ["--key", "-k", "--passphrase-file", "--signature", "--force", "-f"]) {
+    assert.ok(sub("sign").includes(flag), `sign ${flag}`);
+  }
+  for (const flag of ["--require-signed-lock", "--signature", "--public-key", "--timeout"]) {
+    assert.ok(sub("verify").includes(flag), `verify ${flag}`);
+  }
+  assert.ok(!sub("verify").includes("--key"), "verify signs nothing");
+  assert.ok(!sub("sign").includes("--require-signed-lock"));
+  assert.ok(!sub("sign").includes("--timeout"), "sign contacts no server");
+  assert.ok(!sub("init").includes("--signature"));
+  assert.ok(!sub("approve").includes("--discovery"));
+  assert.deepEqual([...sub("digest")].sort(), [
+    "--canonical",
+    "--help",
+    "--json",
+    "--raw",
+    "--tool",
+  ]);
 });
 
 Deno.test("--lock -: verify reads the lock from stdin once and checks those bytes; the guard refuses it with --require-signed-lock", async () => {
