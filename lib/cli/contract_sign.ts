@@ -90,12 +90,13 @@ export const VERIFY_SIGNATURE_HELP =
 LOCK.sig (--signature FILE) must be a valid signature of the lock by the key of --domain D,
 found as verify-schema finds it: --public-key FILE, --discovery FILE [--revocation FILE], or
 a chain of --bundle FILE, --resolver-dir DIR and --well-known [--ca-file FILE]. The key is
-pinned as ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN (first use: asked on a terminal, else
+pinned as ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN (first use: asked on a terminal, else with
 --trust-first-use or \`schemapin pins add ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN --fingerprint …\`).
-A missing, malformed, tampered, expired, revoked or wrongly signed lock fails (exit 1) and no
-server is contacted. --timeout stays the seconds for each MCP request; --well-known uses its
-default network deadlines. Without --require-signed-lock the signature is not read, and these
-options are refused. (--require-signature, the old spelling, works for one more release.)
+A missing, malformed, tampered, expired, revoked or wrongly signed lock fails (exit 1) and
+no server is contacted. --timeout stays the seconds for each MCP request; --well-known uses
+its default network deadlines. Without --require-signed-lock the signature is not read and
+these options are refused. The old spelling --require-signature works for one more release
+(with a note on stderr).
 
 ${optionList(LOCK_TRUST_FLAGS)}`;
 
