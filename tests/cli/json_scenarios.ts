@@ -149,7 +149,7 @@ export async function prepareJsonScenarios(
     ...["contract", "init", "--lock", join(dir, "approve-left.lock")],
     ...["--file", `dump=${join(dir, "tools-both.json")}`, "--no-snapshot"],
   ]);
-  // contract sign / verify --require-signature: contractpin.lock is signed; drift.lock carries
+  // contract sign / verify --require-signed-lock: contractpin.lock is signed; drift.lock carries
   // a copy of that signature (a lock changed after signing); sign.lock is unsigned.
   await must([
     ...["contract", "sign", "--lock", join(dir, "contractpin.lock"), "--key", key],
@@ -659,18 +659,18 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       errorCode: "IO_FAILED",
     },
     {
-      name: "contract verify --require-signature of a signed lock",
+      name: "contract verify --require-signed-lock of a signed lock",
       args: [
-        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signature"],
+        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signed-lock"],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 0,
       format: "schemapin.contract.verify/1",
     },
     {
-      name: "contract verify --require-signature of a lock changed after signing",
+      name: "contract verify --require-signed-lock of a lock changed after signing",
       args: [
-        ...["contract", "verify", "--lock", p("drift.lock"), "--require-signature"],
+        ...["contract", "verify", "--lock", p("drift.lock"), "--require-signed-lock"],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 1,
@@ -678,9 +678,9 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       errorCode: "SIGNATURE_INVALID",
     },
     {
-      name: "contract verify --require-signature of an unsigned lock",
+      name: "contract verify --require-signed-lock of an unsigned lock",
       args: [
-        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signature"],
+        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signed-lock"],
         ...["--signature", p("none.sig"), "--domain", "example.com", "--public-key", pub],
         "--json",
       ],
@@ -689,13 +689,13 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       errorCode: "SIGNATURE_INVALID",
     },
     {
-      name: "contract verify --require-signature without --domain",
+      name: "contract verify --require-signed-lock without --domain",
       args: [
         "contract",
         "verify",
         "--lock",
         p("contractpin.lock"),
-        "--require-signature",
+        "--require-signed-lock",
         "--json",
       ],
       code: 2,
