@@ -84,7 +84,7 @@ try {
   await schemapin([
     "verify-schema",
     "search_files.json",
-    "--signature-file",
+    "--signature",
     "search_files.sig",
     ...trust,
     "--trust-first-use",
@@ -107,7 +107,7 @@ try {
   await schemapin([
     "verify-schema",
     "search_files.json",
-    "--signature-file",
+    "--signature",
     "search_files.sig",
     ...trust,
   ], 1);

@@ -61,7 +61,7 @@ const signArgs = (s: Setup, ...more: string[]) => [
 const verifyArgs = (s: Setup, sig: string, ...more: string[]) => [
   "verify-schema",
   s.schema,
-  "--signature-file",
+  "--signature",
   sig,
   "--domain",
   "example.com",
@@ -90,7 +90,7 @@ Deno.test("sign-schema (bare) then verify-schema: first use with opt-in, then th
     // --signature B64 works the same.
     const inline = await runInProcess([
       ...verifyArgs(s, "x").filter((a, i, all) =>
-        !(a === "--signature-file" || all[i - 1] === "--signature-file")
+        !(a === "--signature" || all[i - 1] === "--signature")
       ),
       "--signature",
       signed.stdout.trim(),
@@ -333,7 +333,7 @@ Deno.test("verify-schema: argument errors exit 2", async () => {
         /exactly one of --signature/,
       ],
       [
-        [...base, "--signature-file", "x", "--domain", "example.com", "--discovery", s.wk],
+        [...base, "--signature", "x", "--domain", "example.com", "--discovery", s.wk],
         /exactly one of --signature/,
       ],
       [
@@ -402,7 +402,7 @@ Deno.test("verify-schema: revocation document, canonicalization id and interop f
     const c = await runInProcess([
       "verify-schema",
       `${dir}/tool.json`,
-      "--signature-file",
+      "--signature",
       `${dir}/jcs.sig`,
       "--domain",
       "example.com",
@@ -435,7 +435,7 @@ Deno.test("verify-schema --bundle: unsigned bundles work; signed, ambiguous or i
     const args = (file: string, ...more: string[]) => [
       "verify-schema",
       s.schema,
-      "--signature-file",
+      "--signature",
       `${dir}/calc.json.sig`,
       "--domain",
       "example.com",
@@ -1026,7 +1026,7 @@ Deno.test("real CLI: sign, verify (0), tampered (1), malformed (2)", async () =>
     const verify = [
       "verify-schema",
       s.schema,
-      "--signature-file",
+      "--signature",
       `${dir}/calc.json.sig`,
       "--domain",
       "example.com",

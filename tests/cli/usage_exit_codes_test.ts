@@ -57,7 +57,7 @@ Deno.test("issue 15 item 2: the reported usage mistakes are exit 2 with the path
         /^error: IO_FAILED: --resolver-dir \.\/missing: no such file or directory\n/,
       ],
       [
-        [...VS, "--signature-file", "tool.json.sig", "--resolver-dir", "./missing"],
+        [...VS, "--signature", "tool.json.sig", "--resolver-dir", "./missing"],
         /^error: IO_FAILED: --resolver-dir \.\/missing: no such file or directory\n/,
       ],
     ];
@@ -69,12 +69,12 @@ Deno.test("issue 15 item 2: the reported usage mistakes are exit 2 with the path
     }
     // Control: the same commands, correctly spelled, verify (0) or fail on tampering (1).
     const ok = await runCliProcess(
-      [...VS, "--signature-file", "tool.json.sig", ...TRUST, "--trust-first-use"],
+      [...VS, "--signature", "tool.json.sig", ...TRUST, "--trust-first-use"],
       { cwd: dir },
     );
     assert.equal(ok.code, 0, ok.stderr);
     await Deno.writeTextFile(`${dir}/tool.json`, '{"name":"calc","inputSchema":{}}');
-    const tampered = await runCliProcess([...VS, "--signature-file", "tool.json.sig", ...TRUST], {
+    const tampered = await runCliProcess([...VS, "--signature", "tool.json.sig", ...TRUST], {
       cwd: dir,
     });
     assert.equal(tampered.code, 1, tampered.stderr);
