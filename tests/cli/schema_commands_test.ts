@@ -318,7 +318,7 @@ Deno.test("verify-schema: malformed inputs exit 2 with a message naming the file
 Deno.test("verify-schema: argument errors exit 2", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
-    const base = ["verify-schema", s.schema, "--signature", "MEUCIQ=="];
+    const base = ["verify-schema", s.schema, "--signature-base64", "MEUCIQ=="];
     const cases: [string[], RegExp][] = [
       [[...base, "--discovery", s.wk], /--domain D is required/],
       [[...base, "--domain", "https://example.com", "--discovery", s.wk], /scheme/],
