@@ -214,12 +214,6 @@ export const PUBLIC_KEY_OPTIONS = {
   "public-key": { type: "string" },
 } as const;
 
-/** Help lines for {@linkcode PUBLIC_KEY_OPTIONS}. */
-export const PUBLIC_KEY_HELP =
-  `  --public-key FILE        the signer's public key (PEM, SPKI) as the trust anchor, instead
-                           of a discovery document: nothing is pinned or written; with
-                           --revocation FILE, that document still applies`;
-
 /**
  * A pin store for `--public-key`: every tool is "pinned" to that key, so the flow checks the
  * signature against it and never writes; the store is never persisted.

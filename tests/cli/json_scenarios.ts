@@ -80,16 +80,16 @@ export async function prepareJsonScenarios(
   const pub = join(dir, "keys/public.pem");
   await must(["sign-schema", join(dir, "tool.json"), "--key", key, "--out", join(dir, "tool.sig")]);
   await must([
-    ...["sign-schema", join(dir, "tool.json"), "--key", key, "--document"],
+    ...["sign-schema", join(dir, "tool.json"), "--key", key, "--format", "document"],
     ...["--schema-version", "1.0.0", "--out", join(dir, "v1.sig")],
   ]);
   const v1 = JSON.parse(await Deno.readTextFile(join(dir, "v1.sig")));
   await must([
-    ...["sign-schema", join(dir, "tool-changed.json"), "--key", key, "--document"],
+    ...["sign-schema", join(dir, "tool-changed.json"), "--key", key, "--format", "document"],
     ...["--previous-hash", v1.schema_hash, "--out", join(dir, "v2.sig")],
   ]);
   await must([
-    ...["sign-schema", join(dir, "tool-changed.json"), "--key", key, "--document"],
+    ...["sign-schema", join(dir, "tool-changed.json"), "--key", key, "--format", "document"],
     ...["--out", join(dir, "v2-unchained.sig")],
   ]);
   await must([
@@ -103,7 +103,7 @@ export async function prepareJsonScenarios(
   ]);
   await must([
     ...["sign-schema", "--batch", join(dir, "batch"), "--out-dir", join(dir, "docs")],
-    ...["--key", key, "--document"],
+    ...["--key", key, "--format", "document"],
   ]);
   await must(["sign-skill", join(dir, "skill-signed"), "--key", key, "--domain", "example.com"]);
   await Deno.writeTextFile(join(dir, "skill-signed/SKILL.md"), "# skill, changed\n");
@@ -245,7 +245,8 @@ export function jsonScenarios(dir: string): JsonScenario[] {
         p("tool.json"),
         "--key",
         key,
-        "--document",
+        "--format",
+        "document",
         "--out",
         p("o.sig"),
         "--json",
@@ -290,7 +291,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema with --public-key",
       args: [
-        ...["verify-schema", p("tool.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("tool.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 0,
@@ -299,7 +300,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema of a 1.4 signature document",
       args: [
-        ...["verify-schema", p("tool.json"), "--signature-file", p("v1.sig")],
+        ...["verify-schema", p("tool.json"), "--signature", p("v1.sig")],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 0,
@@ -317,7 +318,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema of a tampered schema",
       args: [
-        ...["verify-schema", p("tool-changed.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("tool-changed.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 1,
@@ -327,7 +328,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema with the wrong key",
       args: [
-        ...["verify-schema", p("tool.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("tool.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--public-key", otherPub, "--json"],
       ],
       code: 1,
@@ -337,7 +338,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema with a pin store (pinned)",
       args: [
-        ...["verify-schema", p("tool.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("tool.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--discovery", p("keys/schemapin.json")],
         ...["--pin-store", p("pins.json"), "--tool-id", "search", "--json"],
       ],
@@ -347,7 +348,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema of a missing schema",
       args: [
-        ...["verify-schema", p("none.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("none.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 2,
@@ -356,7 +357,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     },
     {
       name: "verify-schema without --domain",
-      args: ["verify-schema", p("tool.json"), "--signature-file", p("tool.sig"), "--json"],
+      args: ["verify-schema", p("tool.json"), "--signature", p("tool.sig"), "--json"],
       code: 2,
       format: ERROR,
       errorCode: "USAGE",
