@@ -1005,18 +1005,20 @@ const CASES: Record<string, Case> = {
       "serve",
       "--discovery",
       `${p.IN}/schemapin.json`,
-      "--cert",
+      "--tls-cert",
       `${p.IN}/public.pem`,
-      "--key",
+      "--tls-key",
       `${p.IN}/private.pem`,
       "--port",
       "99999",
     ],
     message: /serve: --port "99999" is not a port number/,
   },
-  "serve: no --cert": {
-    args: (p) => ["serve", "--discovery", `${p.IN}/schemapin.json`, "--key", `${p.IN}/private.pem`],
-    message: /serve: --cert FILE is required/,
+  "serve: no --tls-cert": {
+    args: (
+      p,
+    ) => ["serve", "--discovery", `${p.IN}/schemapin.json`, "--tls-key", `${p.IN}/private.pem`],
+    message: /serve: --tls-cert FILE is required/,
   },
   "serve: --discovery on stdin": {
     args: (
@@ -1025,26 +1027,26 @@ const CASES: Record<string, Case> = {
       "serve",
       "--discovery",
       "-",
-      "--cert",
+      "--tls-cert",
       `${p.IN}/public.pem`,
-      "--key",
+      "--tls-key",
       `${p.IN}/private.pem`,
     ],
     message: /serve: --discovery must be a file, not stdin/,
   },
-  "serve: --cert holds no certificate": {
+  "serve: --tls-cert holds no certificate": {
     args: (p) => [
       "serve",
       "--discovery",
       `${p.IN}/schemapin.json`,
-      "--cert",
+      "--tls-cert",
       `${p.IN}/public.pem`,
-      "--key",
+      "--tls-key",
       `${p.IN}/private.pem`,
       "--port",
       "0",
     ],
-    message: /--cert .*public\.pem holds no PEM certificate/,
+    message: /--tls-cert .*public\.pem holds no PEM certificate/,
   },
 
   // Commands that write files or pins (no network): nothing is created before the checks.
