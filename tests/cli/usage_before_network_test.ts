@@ -310,7 +310,7 @@ const CASES: Record<string, Case> = {
   },
   "verify-schema: --public-key and --well-known": {
     args: (p) => vs(p, "--public-key", `${p.IN}/public.pem`, "--well-known"),
-    message: /verify-schema: --public-key is the key source; it does not go with --write-discovery/,
+    message: /verify-schema: --public-key is the key source; it does not go with --well-known/,
   },
   "verify-schema: --public-key and --discovery": {
     args: (p) => vs(p, "--public-key", `${p.IN}/public.pem`, "--discovery", `${p.IN}/x.json`),
