@@ -22,9 +22,11 @@
  *   live verification
  * - `jsr:@schemapin/schemapin/guard`: the live MCP guard and tool signatures in `_meta`
  *
- * The keys, sign and verify functions, discovery document and pin stores exported here are
- * also exported by their task entry point, so either import works; the error type,
- * {@linkcode parseJson} (strict JSON for untrusted bytes) and {@linkcode VERSION} live here.
+ * The sign and verify functions, key generation and parsing, the discovery document builder
+ * and the pin stores exported here are also exported by their task entry point, so either
+ * import works; their option and result types are in the task entry point only. The error
+ * type, {@linkcode parseJson} (strict JSON for untrusted bytes), the JSON types and
+ * {@linkcode VERSION} live here only.
  *
  * @example Sign a tool schema, publish the key, verify with pinning on first use
  * ```ts
@@ -60,52 +62,23 @@
  * @module
  */
 
-export {
-  type ErrorCode,
-  type ErrorDetails,
-  isSchemaPinError,
-  SchemaPinError,
-} from "./lib/errors.ts";
+// The error type and strict JSON
+export { type ErrorCode, type ErrorDetails, SchemaPinError } from "./lib/errors.ts";
 export { VERSION } from "./lib/version.ts";
 export type { JsonObject, JsonValue } from "./lib/json/types.ts";
 export { parseJson } from "./lib/json/parse.ts";
 
-// Keys (§3, §8.2)
-export {
-  fingerprintPublicKey,
-  generateKeyPair,
-  parsePrivateKeyPem,
-  parsePublicKeyPem,
-  type PrivateKey,
-  privateKeyToPem,
-  type PublicKey,
-  publicKeyToPem,
-} from "./lib/crypto/keys.ts";
+// Keys (§3): reading and writing them is in ./keys
+export { generateKeyPair } from "./lib/crypto/keys.ts";
 
-// Tool schemas (§4.1, §15)
-export {
-  type SchemaDocumentOptions,
-  type SchemaSignatureDocument,
-  signSchemaDocument,
-} from "./lib/schema/document.ts";
-export {
-  type SchemaVerificationResult,
-  verifySchemaOffline,
-  type VerifySchemaOfflineOptions,
-} from "./lib/schema/verify.ts";
+// Sign and verify a tool schema (§4.1, §15) and a skill folder (§4b, §15): the rest is in
+// ./schema and ./skill
+export { signSchemaDocument } from "./lib/schema/document.ts";
+export { verifySchemaOffline } from "./lib/schema/verify.ts";
+export { signSkillDir } from "./lib/skill/sign.ts";
+export { verifySkillOffline } from "./lib/skill/verify.ts";
 
-// Skill folders (§4b, §15)
-export { type SignedSkill, signSkillDir, type SignSkillDirOptions } from "./lib/skill/sign.ts";
-export {
-  type SkillVerificationResult,
-  verifySkillOffline,
-  type VerifySkillOfflineOptions,
-} from "./lib/skill/verify.ts";
-
-// What the publisher serves (§6) and where the client keeps pins (§7.2)
-export {
-  buildDiscoveryDocument,
-  type BuildDiscoveryOptions,
-  type DiscoveryDocument,
-} from "./lib/discovery/document.ts";
-export { FilePinStore, MemoryPinStore, type PinStore } from "./lib/pins/store.ts";
+// What the publisher serves (§6) and where the client keeps pins (§7.2): the file store and
+// the rest are in ./pins
+export { buildDiscoveryDocument } from "./lib/discovery/document.ts";
+export { MemoryPinStore } from "./lib/pins/store.ts";
