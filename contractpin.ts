@@ -1,16 +1,17 @@
 /**
- * contractpin — pin the contracts of MCP tools (the description, schemas and annotations a
- * model reads) in `contractpin.lock`, and verify live servers against it
+ * contractpin — the contracts of MCP tools (the description, schemas and annotations a model
+ * reads) pinned in `contractpin.lock`, and live servers verified against it
  * (`specs/contractpin-spec.md`).
  *
  * - §2–§4 contract digests of a tool list: {@linkcode digestToolList}
- * - §5 lock file: {@linkcode parseLock}, {@linkcode serializeLock}, {@linkcode buildLock}
- * - pin and verify live servers (§6): {@linkcode pinServers}, {@linkcode verifyLock} — a
- *   server is a {@linkcode ServerTarget}: a stdio command, a Streamable HTTP URL or a saved
- *   `tools/list` file
+ * - §5 the lock file: {@linkcode parseLock}
+ * - §6 verify live servers against it: {@linkcode verifyLock} — each server of the lock (a
+ *   stdio command, a Streamable HTTP URL or a saved `tools/list` file), run as the lock records
+ *   it or as a {@linkcode ServerTarget} you give (`configured`: its credentials, headers, env)
  *
  * The report of {@linkcode verifyLock} is data ({@linkcode VerifyReport}, snake_case as in
  * `schemapin contract verify --json`); the text, SARIF and GitHub renderings are the CLI's.
+ * Locks are written, approved and signed with `schemapin contract init|approve|sign`.
  *
  * @example Digest a saved tools/list result
  * ```ts

@@ -6,8 +6,9 @@
  * did not pass. Transports: stdio (the guard spawns the server) and Streamable HTTP (the guard
  * is a local endpoint in front of the upstream URL). Every decision goes to an audit log.
  *
- * A publisher signs its tool list with {@linkcode signToolList}: each tool gets a SchemaPin
- * 1.4 signature document over its contract in `_meta["dev.schemapin/signature"]`.
+ * Tool signatures are SchemaPin 1.4 signature documents over each tool's contract in
+ * `_meta["dev.schemapin/signature"]` (what `schemapin sign-tools` writes); the guard checks
+ * them with the trust inputs of {@linkcode ToolTrust}.
  *
  * @example Guard a stdio server against its lock entry
  * ```ts

@@ -1,31 +1,28 @@
 /**
  * schemapin — sign and verify MCP tool schemas and skill folders (SchemaPin 1.4).
  *
- * This entry point is the common path: keys, a schema or skill signature, offline
- * verification against a discovery document with key pinning, and the one error type. Each
- * task has its own entry point with the rest:
+ * This entry point is the common path: a key, a schema or skill signature, verification against
+ * a discovery document with key pinning, and the one error type. Each task has its own entry
+ * point with the rest:
  *
- * - `jsr:@schemapin/schemapin` (this): keys, sign and verify a schema or a skill folder, pin
- *   stores, errors
- * - `jsr:@schemapin/schemapin/schema`: tool schemas — canonical form, bare and 1.4 signatures,
- *   verification with a resolver, A2A scopes
- * - `jsr:@schemapin/schemapin/skill`: skill folders — hashing (§4b), signature documents,
- *   manifests, verification with a resolver
- * - `jsr:@schemapin/schemapin/discovery`: where keys come from — discovery documents, domains,
- *   `.well-known` and local resolvers, revocation, DNS TXT
- * - `jsr:@schemapin/schemapin/pins`: the TOFU pin store and version lineage
- * - `jsr:@schemapin/schemapin/keys`: keys at rest (encrypted PKCS #8), DER forms, raw document
- *   signatures
- * - `jsr:@schemapin/schemapin/bundle`: trust bundles — create, sign, verify, merge, authorities,
- *   JSON-RPC
- * - `jsr:@schemapin/schemapin/contractpin`: `contractpin.lock` — contract digests, lock files,
- *   live verification
- * - `jsr:@schemapin/schemapin/guard`: the live MCP guard and tool signatures in `_meta`
+ * - `jsr:@schemapin/schemapin` (this): sign and verify a schema or a skill folder, errors,
+ *   strict JSON
+ * - `jsr:@schemapin/schemapin/schema`: tool schemas — canonical bytes, bare and 1.4 signatures,
+ *   the verification options and results
+ * - `jsr:@schemapin/schemapin/skill`: skill folders — sign, verify, the signature file
+ * - `jsr:@schemapin/schemapin/discovery`: where keys come from — discovery and revocation
+ *   documents, resolving a domain's documents over HTTPS
+ * - `jsr:@schemapin/schemapin/pins`: the TOFU pin store
+ * - `jsr:@schemapin/schemapin/keys`: keys in PEM, encrypted at rest
+ * - `jsr:@schemapin/schemapin/bundle`: trust bundles — verify against allow-listed
+ *   authorities, resolve from them
+ * - `jsr:@schemapin/schemapin/contractpin`: `contractpin.lock` — verify live MCP servers against
+ *   it, contract digests
+ * - `jsr:@schemapin/schemapin/guard`: the live MCP guard (stdio, HTTP)
  *
- * The sign and verify functions, key generation and parsing, the discovery document builder
- * and the pin stores exported here are also exported by their task entry point, so either
- * import works; their option and result types are in the task entry point only. The error
- * type, {@linkcode parseJson} (strict JSON for untrusted bytes), the JSON types and
+ * The functions exported here are also exported by their task entry point, so either import
+ * works; their option and result types are in the task entry point only. The error type,
+ * {@linkcode parseJson} (strict JSON for untrusted bytes), the JSON types and
  * {@linkcode VERSION} live here only.
  *
  * @example Sign a tool schema, publish the key, verify with pinning on first use
