@@ -49,7 +49,8 @@ function timestamp(value: string | Date | number, what: string): { text: string;
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { createTrustBundle, signTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * import { createTrustBundle } from "./bundle.ts";
+ * import { signTrustBundle } from "./sign.ts";
  * const signed = signTrustBundle(createTrustBundle(), generateKeyPair(), "authority-2026", new Date());
  * signed.schemapin_bundle_version; // "1.4"
  * ```

@@ -61,7 +61,7 @@ import { argumentError, checkArg, checkKeyArg } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { LOCK_SIGNATURE_TOOL_ID } from "jsr:@schemapin/schemapin/contractpin";
+ * import { LOCK_SIGNATURE_TOOL_ID } from "./lock_signature.ts";
  * console.log(LOCK_SIGNATURE_TOOL_ID); // "contractpin:lock"
  * ```
  */
@@ -129,7 +129,7 @@ function checkedLock(fn: string, lock: unknown): Uint8Array {
  *
  * @example
  * ```ts
- * import { lockHash } from "jsr:@schemapin/schemapin/contractpin";
+ * import { lockHash } from "./lock_signature.ts";
  * const lock = JSON.parse(await Deno.readTextFile("contractpin.lock"));
  * console.log(lockHash(lock)); // "sha256:…" — the same for any formatting of the file
  * ```
@@ -149,7 +149,7 @@ export function lockHash(lock: unknown): string {
  * ```ts
  * import { generateKeyPair, parseJson } from "jsr:@schemapin/schemapin";
  * import { formatSchemaSignatureDocument } from "jsr:@schemapin/schemapin/schema";
- * import { signLock } from "jsr:@schemapin/schemapin/contractpin";
+ * import { signLock } from "./lock_signature.ts";
  * const lock = parseJson(await Deno.readFile("contractpin.lock"), "contractpin.lock");
  * const document = signLock(lock, generateKeyPair(), {
  *   domain: "example.com",
@@ -187,8 +187,9 @@ export function signLock(
  *
  * @example
  * ```ts
- * import { FilePinStore, parseJson } from "jsr:@schemapin/schemapin";
- * import { verifyLockSignature } from "jsr:@schemapin/schemapin/contractpin";
+ * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { verifyLockSignature } from "./lock_signature.ts";
  * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
  * const result = await verifyLockSignature({
  *   lock: await read("contractpin.lock"),

@@ -51,7 +51,7 @@ import { checkArg, checkMethods } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { SIGNATURE_META_KEY } from "jsr:@schemapin/schemapin/guard";
+ * import { SIGNATURE_META_KEY } from "./signatures.ts";
  * console.log(SIGNATURE_META_KEY); // "dev.schemapin/signature"
  * ```
  */
@@ -61,7 +61,7 @@ export const SIGNATURE_META_KEY = "dev.schemapin/signature";
  *
  * @example
  * ```ts
- * import { DOMAIN_META_KEY } from "jsr:@schemapin/schemapin/guard";
+ * import { DOMAIN_META_KEY } from "./signatures.ts";
  * console.log(DOMAIN_META_KEY); // "dev.schemapin/domain"
  * ```
  */
@@ -71,7 +71,7 @@ export const DOMAIN_META_KEY = "dev.schemapin/domain";
  *
  * @example
  * ```ts
- * import { MANIFEST_META_KEY } from "jsr:@schemapin/schemapin/guard";
+ * import { MANIFEST_META_KEY } from "./signatures.ts";
  * console.log(MANIFEST_META_KEY); // "dev.schemapin/manifest"
  * ```
  */
@@ -145,7 +145,7 @@ function orderedDocument(doc: SchemaSignatureDocument): JsonObject {
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { signToolList } from "jsr:@schemapin/schemapin/guard";
+ * import { signToolList } from "./signatures.ts";
  * const { tools } = signToolList(
  *   [{ name: "add", description: "Add two numbers", inputSchema: { type: "object" } }],
  *   generateKeyPair(),
@@ -233,7 +233,7 @@ export type ToolSignatureField =
  *
  * @example
  * ```ts
- * import { readToolSignature } from "jsr:@schemapin/schemapin/guard";
+ * import { readToolSignature } from "./signatures.ts";
  * readToolSignature({ name: "a" }).kind; // "unsigned"
  * ```
  */
@@ -298,7 +298,7 @@ export interface ToolSignatureCheck {
  * ```ts
  * import { generateKeyPair, MemoryPinStore } from "jsr:@schemapin/schemapin";
  * import { buildDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
- * import { signToolList, verifyToolSignature } from "jsr:@schemapin/schemapin/guard";
+ * import { signToolList, verifyToolSignature } from "./signatures.ts";
  * const key = generateKeyPair();
  * const { tools } = signToolList([{ name: "add", inputSchema: { type: "object" } }], key, {
  *   domain: "example.com",
@@ -369,7 +369,7 @@ export async function verifyToolSignature(
  * @example
  * ```ts
  * import { MemoryPinStore } from "jsr:@schemapin/schemapin";
- * import { SnapshotPinStore } from "jsr:@schemapin/schemapin/guard";
+ * import { SnapshotPinStore } from "./signatures.ts";
  * const pins = new SnapshotPinStore(new MemoryPinStore());
  * ```
  */

@@ -55,7 +55,7 @@ import { checkArg, checkKeyArg } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { SCHEMA_SIGNATURE_DOCUMENT_VERSION } from "jsr:@schemapin/schemapin/schema";
+ * import { SCHEMA_SIGNATURE_DOCUMENT_VERSION } from "./document.ts";
  * console.log(SCHEMA_SIGNATURE_DOCUMENT_VERSION); // "1.4"
  * ```
  */
@@ -118,7 +118,7 @@ export interface ParsedSchemaSignature {
  *
  * @example
  * ```ts
- * import { schemaHash } from "jsr:@schemapin/schemapin/schema";
+ * import { schemaHash } from "./document.ts";
  * schemaHash({ name: "t" }).startsWith("sha256:"); // true
  * ```
  */
@@ -137,7 +137,7 @@ export function schemaHash(schema: unknown): string {
  * @example
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
- * import { parseSchemaSignatureDocument } from "jsr:@schemapin/schemapin/schema";
+ * import { parseSchemaSignatureDocument } from "./document.ts";
  * const bytes = await Deno.readFile("tool.json.sig");
  * const { document, unknownFields } = parseSchemaSignatureDocument(
  *   parseJson(bytes),
@@ -201,11 +201,9 @@ export function parseSchemaSignatureDocument(
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { signDocument, verifyDocumentSignature } from "jsr:@schemapin/schemapin/keys";
- * import {
- *   schemaSignatureSigningInput,
- *   signSchemaDocument,
- * } from "jsr:@schemapin/schemapin/schema";
+ * import { signDocument, verifyDocumentSignature } from "../crypto/ecdsa.ts";
+ * import { schemaSignatureSigningInput } from "./document.ts";
+ * import { signSchemaDocument } from "jsr:@schemapin/schemapin/schema";
  * const key = generateKeyPair();
  * const document = signSchemaDocument({ name: "add" }, key);
  * // What the signature covers: the document with signature "", canonicalized

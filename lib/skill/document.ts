@@ -53,7 +53,7 @@ import { checkArg, checkKeyArg } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { SKILL_SIGNATURE_VERSION } from "jsr:@schemapin/schemapin/skill";
+ * import { SKILL_SIGNATURE_VERSION } from "./document.ts";
  * console.log(SKILL_SIGNATURE_VERSION); // "1.4"
  * ```
  */
@@ -145,7 +145,7 @@ export function skillAlgorithmFor(version: unknown): SkillAlgorithm | undefined 
  * @example
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
- * import { parseSkillSignatureDocument } from "jsr:@schemapin/schemapin/skill";
+ * import { parseSkillSignatureDocument } from "./document.ts";
  * const path = "./pdf-tools/.schemapin.sig";
  * const { document, algorithm } = parseSkillSignatureDocument(
  *   parseJson(await Deno.readFile(path)),
@@ -238,12 +238,9 @@ function parseManifest(value: unknown, source: string): Record<string, string> {
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { verifyDocumentSignature } from "jsr:@schemapin/schemapin/keys";
- * import {
- *   hashSkillFiles,
- *   signSkillDocument,
- *   skillSigningInput,
- * } from "jsr:@schemapin/schemapin/skill";
+ * import { verifyDocumentSignature } from "../crypto/ecdsa.ts";
+ * import { hashSkillFiles } from "./hash.ts";
+ * import { signSkillDocument, skillSigningInput } from "./document.ts";
  * const key = generateKeyPair();
  * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
  * const document = signSkillDocument(hash, key, { skillName: "s", domain: "example.com" });
@@ -291,7 +288,8 @@ function bad(message: string, field: string): SchemaPinError {
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { hashSkillFiles, signSkillDocument } from "jsr:@schemapin/schemapin/skill";
+ * import { hashSkillFiles } from "./hash.ts";
+ * import { signSkillDocument } from "./document.ts";
  * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
  * const doc = signSkillDocument(hash, generateKeyPair(), {
  *   skillName: "s",
@@ -391,17 +389,12 @@ export function signSkillDocument(
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import {
- *   formatSkillSignatureDocument,
- *   hashSkillFiles,
- *   signSkillDocument,
- * } from "jsr:@schemapin/schemapin/skill";
- * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
- * const document = signSkillDocument(hash, generateKeyPair(), {
- *   skillName: "s",
+ * import { formatSkillSignatureDocument, signSkillDir } from "jsr:@schemapin/schemapin/skill";
+ * const { document } = await signSkillDir("./pdf-tools", generateKeyPair(), {
  *   domain: "example.com",
  * });
  * const text = formatSkillSignatureDocument(document); // what .schemapin.sig holds
+ * await Deno.writeTextFile("./pdf-tools/.schemapin.sig", text);
  * ```
  */
 export function formatSkillSignatureDocument(document: SkillSignatureDocument): string {

@@ -87,7 +87,7 @@ export interface SignedSkill {
  *
  * @example
  * ```ts
- * import { parsePrivateKeyPem } from "jsr:@schemapin/schemapin";
+ * import { parsePrivateKeyPem } from "jsr:@schemapin/schemapin/keys";
  * import { formatSkillSignatureDocument, signSkillDir } from "jsr:@schemapin/schemapin/skill";
  * const key = parsePrivateKeyPem(await Deno.readTextFile("private.pem"), "private.pem");
  * const { document } = await signSkillDir("./pdf-tools", key, { domain: "example.com" });
