@@ -51,7 +51,7 @@ export {
   trustBundleSigningInput,
   UNSIGNED_BUNDLE_VERSION,
 } from "./lib/bundle/bundle.ts";
-export { signTrustBundle } from "./lib/bundle/sign.ts";
+export { signTrustBundle, signTrustBundleWithSigner } from "./lib/bundle/sign.ts";
 export {
   type TrustBundleVerification,
   VerifiedTrustBundle,

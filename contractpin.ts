@@ -167,6 +167,7 @@ export {
   type LockSignatureResult,
   type LockSignOptions,
   signLock,
+  signLockWithSigner,
   verifyLockSignature,
   type VerifyLockSignatureOptions,
 } from "./lib/contractpin/lock_signature.ts";

@@ -76,6 +76,7 @@ export {
   type SignedToolList,
   signToolList,
   type SignToolListOptions,
+  signToolListWithSigner,
   SnapshotPinStore,
   type ToolSignatureCheck,
   type ToolSignatureEntry,

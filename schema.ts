@@ -55,6 +55,7 @@ export {
   SCHEMAPIN_V1,
 } from "./lib/json/canonical_schemapin.ts";
 export { type SignatureCheck, signSchema, verifySchemaSignature } from "./lib/crypto/ecdsa.ts";
+export { signSchemaWithSigner } from "./lib/crypto/signer.ts";
 export {
   formatSchemaSignatureDocument,
   type ParsedSchemaSignature,
@@ -65,6 +66,7 @@ export {
   type SchemaSignatureDocument,
   schemaSignatureSigningInput,
   signSchemaDocument,
+  signSchemaDocumentWithSigner,
 } from "./lib/schema/document.ts";
 export {
   type SchemaVerificationResult,

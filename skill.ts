@@ -38,7 +38,12 @@
  * @module
  */
 
-export { type SignedSkill, signSkillDir, type SignSkillDirOptions } from "./lib/skill/sign.ts";
+export {
+  type SignedSkill,
+  signSkillDir,
+  type SignSkillDirOptions,
+  signSkillDirWithSigner,
+} from "./lib/skill/sign.ts";
 export {
   type SkillVerificationResult,
   verifySkillOffline,
@@ -70,6 +75,7 @@ export {
   type ParsedSkillSignature,
   parseSkillSignatureDocument,
   signSkillDocument,
+  signSkillDocumentWithSigner,
   SKILL_SIGNATURE_VERSION,
   type SkillSignatureDocument,
   skillSigningInput,
