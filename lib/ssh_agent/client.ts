@@ -23,18 +23,18 @@ import { checkArg, checkKeyArg } from "../arguments.ts";
 import type { PublicKey } from "../crypto/key_types.ts";
 import type { Signer } from "../crypto/signer.ts";
 import {
-  agentMessage,
   type AgentIdentity,
+  agentMessage,
   isFailure,
   malformedReply,
   MAX_AGENT_MESSAGE_BYTES,
   messageLength,
   parseIdentitiesAnswer,
   parseSignResponse,
+  signRequest,
   SSH_AGENT_IDENTITIES_ANSWER,
   SSH_AGENT_SIGN_RESPONSE,
   SSH_AGENTC_REQUEST_IDENTITIES,
-  signRequest,
 } from "./protocol.ts";
 import {
   P256_KEY_TYPE,

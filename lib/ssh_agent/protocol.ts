@@ -195,7 +195,10 @@ export function parseSignResponse(contents: Uint8Array, where: string): Uint8Arr
   const sig = reader(signature, where, "signature");
   const type = sig.text("signature type");
   if (type !== P256_KEY_TYPE) {
-    throw malformedReply(where, `a signature of type ${JSON.stringify(type)}, not ${P256_KEY_TYPE}`);
+    throw malformedReply(
+      where,
+      `a signature of type ${JSON.stringify(type)}, not ${P256_KEY_TYPE}`,
+    );
   }
   const blob = reader(sig.string("signature blob"), where, "signature blob");
   sig.finish("signature");

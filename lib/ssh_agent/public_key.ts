@@ -18,7 +18,7 @@ import { checkArg } from "../arguments.ts";
 import { encodeBase64, scanBase64 } from "../crypto/base64.ts";
 import { derBitString, derOid, derSequence, OID } from "../crypto/der.ts";
 import { sha256 } from "../crypto/hash.ts";
-import { parsePublicKeyPem, publicKeyFromDer, type PublicKey } from "../crypto/keys.ts";
+import { parsePublicKeyPem, type PublicKey, publicKeyFromDer } from "../crypto/keys.ts";
 import { concatBytes, SshReader, sshString } from "./wire.ts";
 
 /** The one SSH key type SchemaPin can use. */
@@ -76,7 +76,11 @@ export function refusedKeyType(type: string): string | undefined {
   return `${what} (${shown}), not ECDSA P-256. ${P256_HINT}`;
 }
 
-function keyError(source: string | undefined, message: string, details = {}): SchemaPinError {
+function keyError(
+  source: string | undefined,
+  message: string,
+  details: Record<string, unknown> = {},
+): SchemaPinError {
   const where = source === undefined ? "SSH public key" : `SSH public key in ${source}`;
   return new SchemaPinError("KEY_INVALID", `${where}: ${message}`, {
     ...(source === undefined ? {} : { source }),
@@ -142,7 +146,12 @@ export function publicKeyFromSshBlob(blob: Uint8Array, source?: string): PublicK
     derSequence(derOid(OID.ecPublicKey), derOid(OID.prime256v1)),
     derBitString(q),
   );
-  return publicKeyFromDer(spki, source === undefined ? "SSH key" : source);
+  try {
+    return publicKeyFromDer(spki);
+  } catch (e) {
+    if (!(e instanceof SchemaPinError)) throw e;
+    throw keyError(source, e.message.replace(/^public key: /, "the key's point Q: "), e.details);
+  }
 }
 
 /**
