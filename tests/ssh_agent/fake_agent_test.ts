@@ -264,17 +264,18 @@ Deno.test("no agent: $SSH_AUTH_SOCK unset, a socket that does not exist, nothing
     try {
       Deno.env.set("SSH_AUTH_SOCK", `${dir}/gone.sock`);
       await rejects(sshAgentSigner(LINE), "unavailable", /gone\.sock does not exist/);
-      // A socket file nobody listens on any more
-      const path = `${dir}/dead.sock`;
-      const listener = Deno.listen({ transport: "unix", path });
+      // A socket file nobody listens on any more (a hard link keeps it after the listener
+      // closes and removes its own name)
+      const live = `${dir}/live.sock`;
+      const dead = `${dir}/dead.sock`;
+      const listener = Deno.listen({ transport: "unix", path: live });
+      Deno.linkSync(live, dead);
       listener.close();
-      if (await Deno.lstat(path).then(() => true, () => false)) {
-        await rejects(
-          sshAgentSigner(LINE, { socket: path }),
-          "unavailable",
-          /nothing is listening at/,
-        );
-      }
+      await rejects(
+        sshAgentSigner(LINE, { socket: dead }),
+        "unavailable",
+        /nothing is listening at .*dead\.sock \(the agent has exited\)/,
+      );
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
