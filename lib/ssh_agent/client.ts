@@ -280,8 +280,9 @@ function describeHeld(identities: readonly AgentIdentity[]): string {
  * `signToolListWithSigner`, `signSchemaWithSigner`): they send the agent the right bytes for
  * each kind of signature and check what it returns.
  *
- * Deno only (the socket is opened with `Deno.connect`), with read and write permission on the
- * socket and environment access for `$SSH_AUTH_SOCK`.
+ * Deno only (the socket is opened with `Deno.connect`), with read, write and net permission on
+ * the socket (`--allow-read --allow-write --allow-net`, the last one narrowed to
+ * `unix:<socket>` if wanted) and environment access for `$SSH_AUTH_SOCK`.
  *
  * @throws {SchemaPinError} `KEY_INVALID` for a key that is not `ecdsa-sha2-nistp256` (Ed25519,
  *   RSA, P-384, P-521 named by type; FIDO `sk-` keys with the reason) or a malformed key file;
