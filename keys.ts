@@ -63,10 +63,6 @@ export {
   signDocument,
   verifyDocumentSignature,
 } from "./lib/crypto/ecdsa.ts";
-export {
-  privateKeySigner,
-  signDocumentWithSigner,
-  type Signer,
-} from "./lib/crypto/signer.ts";
+export { privateKeySigner, signDocumentWithSigner, type Signer } from "./lib/crypto/signer.ts";
 export { type SshAgentOptions, sshAgentSigner } from "./lib/ssh_agent/client.ts";
 export { parseSshPublicKey, type SshPublicKey } from "./lib/ssh_agent/public_key.ts";

@@ -15,31 +15,31 @@ import {
   MemoryPinStore,
   type PublicKey,
   SchemaPinError,
-} from "jsr:@schemapin/schemapin";
+} from "../../mod.ts";
 import {
   parsePublicKeyPem,
   parseSshPublicKey,
   signDocumentWithSigner,
   type Signer,
   sshAgentSigner,
-} from "jsr:@schemapin/schemapin/keys";
+} from "../../keys.ts";
 import {
   canonicalizeSchemapinV1Bytes,
   signSchemaDocumentWithSigner,
   signSchemaWithSigner,
   verifySchemaOffline,
   verifySchemaSignature,
-} from "jsr:@schemapin/schemapin/schema";
-import { signSkillDirWithSigner, verifySkillOffline } from "jsr:@schemapin/schemapin/skill";
+} from "../../schema.ts";
+import { signSkillDirWithSigner, verifySkillOffline } from "../../skill.ts";
 import {
   createTrustBundle,
   MemoryBundleAuthorityStore,
   seedBundleAuthority,
   signTrustBundleWithSigner,
   verifyTrustBundle,
-} from "jsr:@schemapin/schemapin/bundle";
-import { signLockWithSigner, verifyLockSignature } from "jsr:@schemapin/schemapin/contractpin";
-import { signToolListWithSigner, verifyToolSignature } from "jsr:@schemapin/schemapin/guard";
+} from "../../bundle.ts";
+import { signLockWithSigner, verifyLockSignature } from "../../contractpin.ts";
+import { signToolListWithSigner, verifyToolSignature } from "../../guard.ts";
 import { buildLock, lockServerEntry, serializeLock } from "../../lib/contractpin/lock.ts";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
