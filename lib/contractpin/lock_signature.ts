@@ -39,11 +39,14 @@ import { SchemaPinError } from "../errors.ts";
 import { canonicalizeSchemapinV1Bytes } from "../json/canonical_schemapin.ts";
 import { isJsonObject } from "../json/object.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
+import type { Signer } from "../crypto/signer.ts";
 import {
   parseSchemaSignatureDocument,
+  type SchemaDocumentOptions,
   schemaHash,
   type SchemaSignatureDocument,
   signSchemaDocument,
+  signSchemaDocumentWithSigner,
 } from "../schema/document.ts";
 import type { BeforePinHook, OfflineFlowOptions } from "../schema/flow.ts";
 import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
@@ -54,7 +57,7 @@ import {
 } from "../schema/resolver_verify.ts";
 import type { SchemaResolver } from "../discovery/resolvers.ts";
 import { parseLock } from "./lock.ts";
-import { argumentError, checkArg, checkKeyArg } from "../arguments.ts";
+import { argumentError, checkArg, checkKeyArg, checkSignerArg } from "../arguments.ts";
 
 /**
  * The tool id under which the key that signs locks is pinned (`contractpin:lock@DOMAIN`).
@@ -166,14 +169,51 @@ export function signLock(
   checkKeyArg("signLock", "privateKey", privateKey, "private");
   checkArg("signLock", "options", options, "object");
   checkedLock("signLock", lock);
+  return signSchemaDocument(lock, privateKey, documentOptions(options));
+}
+
+/**
+ * {@linkcode signLock} with a `Signer` — a key held elsewhere, such as in an SSH agent
+ * (`sshAgentSigner`): the same 1.4 schema signature document over the lock, its signing input
+ * given to the signer as the message it hashes and signs.
+ *
+ * @throws {SchemaPinError} what `signLock` throws, `INPUT_INVALID` for something that is not
+ *   a signer, and the signer's errors (`IO_FAILED` from an agent; `KEY_INVALID` for a
+ *   signature that does not verify).
+ *
+ * @example
+ * ```ts
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { sshAgentSigner } from "jsr:@schemapin/schemapin/keys";
+ * import { formatSchemaSignatureDocument } from "jsr:@schemapin/schemapin/schema";
+ * import { signLockWithSigner } from "jsr:@schemapin/schemapin/contractpin";
+ * const lock = parseJson(await Deno.readFile("contractpin.lock"), "contractpin.lock");
+ * const signer = await sshAgentSigner(await Deno.readTextFile("id_ecdsa.pub"));
+ * const document = await signLockWithSigner(lock, signer, { domain: "example.com" });
+ * await Deno.writeTextFile("contractpin.lock.sig", formatSchemaSignatureDocument(document));
+ * ```
+ */
+export async function signLockWithSigner(
+  lock: unknown,
+  signer: Signer,
+  options: LockSignOptions = {},
+): Promise<SchemaSignatureDocument> {
+  checkSignerArg("signLockWithSigner", "signer", signer);
+  checkArg("signLockWithSigner", "options", options, "object");
+  checkedLock("signLockWithSigner", lock);
+  return await signSchemaDocumentWithSigner(lock, signer, documentOptions(options));
+}
+
+/** The schema signature document's options of a lock signature (no version fields). */
+function documentOptions(options: LockSignOptions): SchemaDocumentOptions {
   const { signedAt, expiresAt, domain, signerKid, canonicalization } = options;
-  return signSchemaDocument(lock, privateKey, {
+  return {
     ...(signedAt !== undefined ? { signedAt } : {}),
     ...(expiresAt !== undefined ? { expiresAt } : {}),
     ...(domain !== undefined ? { domain } : {}),
     ...(signerKid !== undefined ? { signerKid } : {}),
     ...(canonicalization !== undefined ? { canonicalization } : {}),
-  });
+  };
 }
 
 /**
