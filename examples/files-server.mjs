@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
 const toolsFile = process.argv[2] ?? "tools.json";
-const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
+const send = (message) =>
+  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n");
 
 createInterface({ input: process.stdin }).on("line", (line) => {
   if (line.trim() === "") return;
