@@ -147,7 +147,7 @@ Deno.test("README: every sh block runs as written, in a copy of examples/", asyn
 });
 
 Deno.test("docs/: every sh block of the pages runs as written, in a copy of examples/", async () => {
-  await runPages(DOC_PAGES, 20);
+  await runPages(DOC_PAGES, 15);
 });
 
 Deno.test("docs/: a page with sh blocks is run, or marks every block skipped", async () => {
