@@ -131,7 +131,7 @@ string, object keys, annotations, _meta) for text a person cannot see or would n
 Unicode tag characters (decoded), zero-width characters, bidi controls, other invisible
 format/control characters, variation selectors in a row or with nothing to vary, HTML
 comments, runs of 20 spaces/tabs or 5 line breaks, base64-looking blobs of 64+ characters.
-Deterministic rules, no model, no network (README "Hidden text in descriptions" lists their
+Deterministic rules, no model, no network (docs/contractpin.md "Hidden text in descriptions" lists their
 false positives). Each finding names server, tool, JSON Pointer and offset. By default they
 are warnings and never change the exit code: init prints "warning:" lines on stderr before
 writing (a first pin does not trust hidden text silently); verify prints them in its report

@@ -158,7 +158,7 @@ answer (all pages) is checked first:
   hidden text every tool definition (descriptions, schema strings, keys) is scanned for
               text a person cannot see or would not expect — tag characters, zero-width
               and bidi controls, other invisible characters, variation selector runs,
-              HTML comments, long whitespace runs, base64 blobs (README "Hidden text in
+              HTML comments, long whitespace runs, base64 blobs (docs/contractpin.md "Hidden text in
               descriptions"): one audit line per finding, once (decision "warn", reason
               hidden_text/KIND, the JSON pointer); with --strict-text such a tool fails
               like a drifted one (enforce refuses the list, filter withholds it)
