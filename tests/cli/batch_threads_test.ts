@@ -298,7 +298,16 @@ Deno.test("batch threads: sign-schema --batch writes the same bytes with 2 threa
     );
     const run = (threads: string, out: string) =>
       runCliProcess(
-        ["sign-schema", "--batch", `${dir}/s`, "--out-dir", out, "--key", `${dir}/key.pem`, "--json"],
+        [
+          "sign-schema",
+          "--batch",
+          `${dir}/s`,
+          "--out-dir",
+          out,
+          "--key",
+          `${dir}/key.pem`,
+          "--json",
+        ],
         { env: { SCHEMAPIN_BATCH_THREADS: threads }, drain: true },
       );
     const one = await run("0", `${dir}/out0`);

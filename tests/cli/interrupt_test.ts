@@ -102,7 +102,16 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
       await withTempDir(async (dir) => {
         const publicPem = await batchFixture(dir, BATCH);
         const child = await spawnCli(
-          ["sign-schema", "--batch", "schemas", "--out-dir", "sigs", "--key", "keys/private.pem", "-q"],
+          [
+            "sign-schema",
+            "--batch",
+            "schemas",
+            "--out-dir",
+            "sigs",
+            "--key",
+            "keys/private.pem",
+            "-q",
+          ],
           dir,
         );
         await waitUntil(() => filesEndingIn(`${dir}/sigs`, ".sig").length > 0, child, "a .sig");
