@@ -19,7 +19,7 @@
  *   control character but HTAB in a value; no obs-fold.
  * - `Content-Length`: digits only, one field, one value: a repeated field or a list, even of
  *   equal values, is refused (400), as llhttp does. No whitespace inside the value but the
- *   optional SP around it.
+ *   optional SP around it (no HTAB: llhttp refuses one after the digits).
  * - `Transfer-Encoding`: only a single, final `chunked` is accepted. A list ending in another
  *   coding, `chunked` twice, an empty or malformed element: 400 (RFC 9112 §6.3: the length
  *   cannot be known). Another coding before `chunked` (`gzip, chunked`): 501. With
@@ -198,6 +198,8 @@ export function parseRequestHead(text: string): RequestHead {
       case "content-length":
         // One field with one value; `42, 42` and a repeated field are refused like llhttp.
         if (contentLength !== undefined) throw new FramingError(400, "repeated Content-Length");
+        // llhttp refuses a tab after the digits; a tab anywhere around them is refused here.
+        if (lines[i].includes("\t")) throw new FramingError(400, "a tab in Content-Length");
         if (!DIGITS.test(value)) throw new FramingError(400, "malformed Content-Length");
         contentLength = Number(value);
         break;

@@ -652,7 +652,7 @@ class BodyReader {
     this.setDeadline(true);
     const more = await this.c.awaitClient();
     this.setDeadline(false);
-    if (!more) throw new Error("the client closed the connection before the body ended");
+    if (!more) throw new FramingError(400, "the request ended before its body");
   }
 
   /** The next piece of the body, or null at its end. */
@@ -1188,7 +1188,11 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
       if (skipped + v.length > MAX_HEAD_BYTES) {
         throw new FramingError(431, "the request head is too large");
       }
-      if (!await c.awaitClient()) return null;
+      if (!await c.awaitClient()) {
+        // The client ended its stream inside a head: refused (it may still read the answer).
+        if (c.view().length > 0 && !c.gone) throw new FramingError(400, "an incomplete request");
+        return null;
+      }
     }
   };
 

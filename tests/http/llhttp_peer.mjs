@@ -1,21 +1,23 @@
 // The reference of tests/http/framing_differential_test.ts: a node:http server (Node's llhttp,
 // default options, no listeners beyond "request") that answers every request it frames with its
-// method, target and body, and prints the same as one JSON line on stdout, keyed by the
-// client's port. Run by the machine's node (or SCHEMAPIN_NODE22); prints "listening PORT".
+// method, target and body, and prints it on stdout as JSON lines keyed by the client's port:
+// {"head": …} when llhttp has framed the head (node emits "request" during the parse, even when
+// bytes after it fail the parse and node drops the request before its body ends), {"end": …}
+// with the body when the request is complete. Run by the machine's node (or SCHEMAPIN_NODE22);
+// prints "listening PORT" first.
 import http from "node:http";
 
+let next = 0;
 const server = http.createServer((req, res) => {
+  const id = next++;
+  const head = { id, port: req.socket.remotePort, method: req.method, target: req.url };
+  process.stdout.write(JSON.stringify({ head }) + "\n");
   const parts = [];
   req.on("data", (d) => parts.push(d));
   req.on("end", () => {
-    const record = {
-      port: req.socket.remotePort,
-      method: req.method,
-      target: req.url,
-      body: Buffer.concat(parts).toString("base64"),
-    };
+    const record = { ...head, body: Buffer.concat(parts).toString("base64") };
     const text = JSON.stringify(record);
-    process.stdout.write(text + "\n");
+    process.stdout.write(JSON.stringify({ end: record }) + "\n");
     res.writeHead(200, {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(text),
