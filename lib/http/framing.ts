@@ -19,7 +19,8 @@
  *   control character but HTAB in a value; no obs-fold.
  * - `Content-Length`: digits only, one field, one value: a repeated field or a list, even of
  *   equal values, is refused (400), as llhttp does. No whitespace inside the value but the
- *   optional SP around it (no HTAB: llhttp refuses one after the digits).
+ *   optional SP around it (no HTAB: llhttp refuses one after the digits). The same holds
+ *   for `Transfer-Encoding` (llhttp refuses `chunked` followed by a tab).
  * - `Transfer-Encoding`: only a single, final `chunked` is accepted. A list ending in another
  *   coding, `chunked` twice, an empty or malformed element: 400 (RFC 9112 §6.3: the length
  *   cannot be known). Another coding before `chunked` (`gzip, chunked`): 501. With
@@ -156,6 +157,25 @@ function checkTransferEncoding(values: string[]): void {
 }
 
 /**
+ * Checks the start of a request head that has not ended yet, so that bytes that can never be
+ * a request are refused at once instead of waiting for a head that would be refused anyway
+ * (llhttp refuses them at once too). Throws {@linkcode FramingError}.
+ */
+export function checkHeadStart(text: string): void {
+  const lineEnd = text.indexOf("\r\n");
+  const line = lineEnd < 0 ? text : text.slice(0, lineEnd);
+  const space = line.indexOf(" ");
+  const method = space < 0 ? line : line.slice(0, space);
+  if (method.length > 0 && !/^[A-Z0-9_-]+$/.test(method)) {
+    throw new FramingError(400, "malformed method (methods are case-sensitive)");
+  }
+  // deno-lint-ignore no-control-regex -- control characters are what it finds
+  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(line.replace(/\r$/, ""))) {
+    throw new FramingError(400, "a control character in the request line");
+  }
+}
+
+/**
  * Parses a request head: the bytes before the empty line, without it (Latin-1 text, one char
  * per byte). Throws {@linkcode FramingError}.
  */
@@ -204,6 +224,8 @@ export function parseRequestHead(text: string): RequestHead {
         contentLength = Number(value);
         break;
       case "transfer-encoding":
+        // As for Content-Length: llhttp refuses `chunked` followed by a tab.
+        if (lines[i].includes("\t")) throw new FramingError(400, "a tab in Transfer-Encoding");
         transferEncodings.push(value);
         break;
       case "host":

@@ -61,6 +61,7 @@ import { Duplex } from "node:stream";
 import type net from "node:net";
 import tls from "node:tls";
 import {
+  checkHeadStart,
   checkTrailerLine,
   FramingError,
   MAX_CHUNK_EXTENSIONS,
@@ -1185,6 +1186,7 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
         }
       }
       scanned = v.length;
+      if (v.length > 0) checkHeadStart(latin1(v.subarray(0, Math.min(v.length, 256))));
       if (skipped + v.length > MAX_HEAD_BYTES) {
         throw new FramingError(431, "the request head is too large");
       }

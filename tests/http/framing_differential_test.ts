@@ -82,6 +82,9 @@ function judge(c: FramingCase, node: Outcome, ours: Outcome): string[] {
   if (node.closed && !ours.closed) {
     problems.push("LOOSER: llhttp closed the connection, we did not");
   }
+  if (finals(node).some((a) => a.status >= 400) && !finals(ours).some((a) => a.status >= 400)) {
+    problems.push(`LOOSER: llhttp refused (${JSON.stringify(statuses(node))}), we did not`);
+  }
   if (continues(ours) > continues(node)) problems.push("more 100 Continue than llhttp");
   const firstFinal = ours.answers.findIndex((a) => a.status >= 200);
   if (firstFinal >= 0 && ours.answers.slice(firstFinal).some((a) => a.status < 200)) {
@@ -138,12 +141,11 @@ function llhttpOutcomes(): Promise<Map<string, Outcome>> {
     const out = new Map<string, Outcome>();
     try {
       await eachCase(CASES, 4, async (c) => {
-        const x = await exchange(tcp(peer.port), c);
-        out.set(c.name, {
-          answers: parseAnswers(x.received),
-          framed: await peer.framed(x.port),
-          closed: x.closed,
+        let framed: Framed[] = [];
+        const x = await exchange(tcp(peer.port), c, {
+          beforeClose: async (port) => void (framed = await peer.framed(port)),
         });
+        out.set(c.name, { answers: parseAnswers(x.received), framed, closed: x.closed });
       });
     } finally {
       await peer.stop();
@@ -196,10 +198,15 @@ Deno.test({
     const alsoRefused: string[] = [];
     try {
       await eachCase(CASES, 4, async (c) => {
-        const x = await exchange(tcp(server.addr.port), c);
+        let framed: Framed[] = [];
+        const x = await exchange(tcp(server.addr.port), c, {
+          beforeClose: (port) => {
+            framed = ourFramed.get(port) ?? [];
+            ourFramed.delete(port);
+          },
+        });
         const answers = parseAnswers(x.received);
         // OPTIONS * is answered by the layer itself (200): framed, never seen by the handler.
-        const framed = [...(ourFramed.get(x.port) ?? [])];
         const asterisk = answers.filter((a) => a.status === 200).length - framed.length;
         for (let i = 0; i < asterisk; i++) {
           framed.push({ method: "OPTIONS", target: "*", body: "" });
@@ -264,14 +271,17 @@ function judgeCli(c: FramingCase, node: Outcome, got: Answer[], closed: boolean)
         `llhttp framed ${node.framed.length}`,
     );
   }
+  // Where lib/http refuses, the server refuses too, or (a handler that answered before it read
+  // the body that broke the rules) closes the connection: never more answers than lib/http's.
   const last = c.ours[c.ours.length - 1];
   if (last !== undefined && REFUSALS.has(last)) {
-    const mine = got[got.length - 1]?.status;
-    if (mine !== last) {
+    const refused = got[got.length - 1]?.status === last;
+    if (!refused && !closed) {
+      problems.push(`lib/http refuses with ${last}; this server neither did nor closed`);
+    }
+    if (answered > c.ours.filter((s) => s >= 200).length) {
       problems.push(
-        `lib/http refuses with ${last}, this server answered ${
-          JSON.stringify(got.map((a) => a.status))
-        }`,
+        `LOOSER: ${JSON.stringify(got.map((a) => a.status))}, lib/http ${JSON.stringify(c.ours)}`,
       );
     }
   }
@@ -348,7 +358,7 @@ Deno.test({
     const upstream = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
       const u = new URL(req.url);
       const body = req.body ? latin1(new Uint8Array(await req.arrayBuffer())) : "";
-      reached.push({ method: req.method, target: u.pathname + u.search, body });
+      reached.push({ method: req.method, target: u.pathname, body });
       if (req.method === "POST") return new Response(null, { status: 202 });
       if (req.method === "GET") return new Response("no stream\n", { status: 405 });
       return new Response(null, { status: 204 });
@@ -406,8 +416,8 @@ Deno.test({
         `guard --listen: ${CASES.length} cases, ${forwarded} requests reached the upstream, ` +
           `${failures.length} failing`,
       );
-      assert.ok(forwarded >= 40, `only ${forwarded} requests reached the upstream`);
       assert.deepEqual(failures, []);
+      assert.ok(forwarded >= 30, `only ${forwarded} requests reached the upstream`);
     } finally {
       await upstream.shutdown();
       await Deno.remove(dir, { recursive: true });
@@ -415,12 +425,10 @@ Deno.test({
   },
 });
 
-/** The path and query of an origin- or absolute-form target. */
+/** The path of an origin- or absolute-form target (the guard forwards to its upstream URL). */
 function pathOf(target: string): string {
-  if (target.startsWith("/")) return target;
   try {
-    const u = new URL(target);
-    return u.pathname + u.search;
+    return new URL(target, "http://x").pathname;
   } catch {
     return target;
   }
