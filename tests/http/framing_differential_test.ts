@@ -133,14 +133,22 @@ async function eachCase(
 
 const tcp = (port: number) => () => Deno.connect({ hostname: "127.0.0.1", port });
 
-/** llhttp's outcome for every case (started once, shared by the tests of this file). */
-let nodeOutcomes: Promise<Map<string, Outcome>> | undefined;
-function llhttpOutcomes(): Promise<Map<string, Outcome>> {
-  nodeOutcomes ??= (async () => {
+/**
+ * The cases as sent with the client's side kept open (no half-close): each ends after a quiet
+ * moment. The half-close cases are left out (their point is the half-close).
+ */
+const OPEN_CASES = CASES.filter((c) => c.class !== "half-close").map((c) => ({ ...c, fin: false }));
+
+/** llhttp's outcome for every case, half-closed or open (each computed once per file). */
+const nodeOutcomes = new Map<boolean, Promise<Map<string, Outcome>>>();
+function llhttpOutcomes(open = false): Promise<Map<string, Outcome>> {
+  let outcomes = nodeOutcomes.get(open);
+  if (outcomes) return outcomes;
+  outcomes = (async () => {
     const peer = await LlhttpPeer.start(NODE);
     const out = new Map<string, Outcome>();
     try {
-      await eachCase(CASES, 4, async (c) => {
+      await eachCase(open ? OPEN_CASES : CASES, open ? 8 : 4, async (c) => {
         let framed: Framed[] = [];
         const x = await exchange(tcp(peer.port), c, {
           beforeClose: async (port) => void (framed = await peer.framed(port)),
@@ -152,7 +160,8 @@ function llhttpOutcomes(): Promise<Map<string, Outcome>> {
     }
     return out;
   })();
-  return nodeOutcomes;
+  nodeOutcomes.set(open, outcomes);
+  return outcomes;
 }
 
 Deno.test({
@@ -169,81 +178,88 @@ Deno.test({
   },
 });
 
+/** Runs the cases (half-closed, or `open`) against lib/http and judges them against llhttp. */
+async function layerDifferential(open: boolean) {
+  const node = await llhttpOutcomes(open);
+  const ourFramed = new Map<number, Framed[]>();
+  const server = listenHttp({
+    hostname: "127.0.0.1",
+    port: 0,
+    limits: { headerTimeoutMs: 5000, idleTimeoutMs: 5000 },
+    handler: async (req, info) => {
+      const body = req.body ? new Uint8Array(await req.arrayBuffer()) : new Uint8Array(0);
+      const record = { method: req.method, target: info.target, body: latin1(body) };
+      const list = ourFramed.get(info.remoteAddr.port) ?? [];
+      list.push(record);
+      ourFramed.set(info.remoteAddr.port, list);
+      const text = JSON.stringify({ ...record, body: base64(body) });
+      return new Response(text, {
+        headers: { "content-type": "application/json", "content-length": String(text.length) },
+      });
+    },
+  });
+  const failures: string[] = [];
+  const stricter: string[] = [];
+  const alsoRefused: string[] = [];
+  try {
+    await eachCase(open ? OPEN_CASES : CASES, open ? 8 : 4, async (c) => {
+      let framed: Framed[] = [];
+      const x = await exchange(tcp(server.addr.port), c, {
+        beforeClose: (port) => {
+          framed = ourFramed.get(port) ?? [];
+          ourFramed.delete(port);
+        },
+      });
+      const answers = parseAnswers(x.received);
+      // OPTIONS * is answered by the layer itself (200): framed, never seen by the handler.
+      const asterisk = answers.filter((a) => a.status === 200).length - framed.length;
+      for (let i = 0; i < asterisk; i++) {
+        framed.push({ method: "OPTIONS", target: "*", body: "" });
+      }
+      const n = node.get(c.name)!;
+      const ours = { answers, framed: orderLike(framed, n.framed), closed: x.closed };
+      // Open: the statuses of `ours` are those of a half-closed client; looseness is judged.
+      const problems = judge(c, n, ours).filter((p) => !open || p.startsWith("LOOSER"));
+      if (problems.length) {
+        failures.push(
+          `${c.name}: ${problems.join("; ")}\n  llhttp: ${JSON.stringify(statuses(n))} ` +
+            `closed=${n.closed}`,
+        );
+      }
+      // Listed as stricter: counted when it is (another llhttp version may refuse it too).
+      if (ours.framed.length < n.framed.filter((r) => r.body !== null).length) {
+        stricter.push(c.name);
+      } else if (c.stricter !== undefined) {
+        alsoRefused.push(c.name);
+      }
+    });
+  } finally {
+    await server.shutdown(1000);
+  }
+  const looser = failures.filter((f) => f.includes("LOOSER")).length;
+  console.log(
+    `framing differential${open ? " (client side open)" : ""} (llhttp ${LLHTTP}): ` +
+      `${open ? OPEN_CASES.length : CASES.length} cases; stricter than llhttp: ` +
+      `${stricter.length}; listed but refused by this llhttp too: ${alsoRefused.length} ` +
+      `(${alsoRefused.join(", ")}); looser: ${looser}; failing: ${failures.length}`,
+  );
+  assert.deepEqual(failures, []);
+}
+
 Deno.test({
   name: "framing differential: lib/http frames no request llhttp does not, and answers every one",
   ignore: noNode,
   sanitizeOps: false,
   sanitizeResources: false,
-  async fn() {
-    const node = await llhttpOutcomes();
-    const ourFramed = new Map<number, Framed[]>();
-    const server = listenHttp({
-      hostname: "127.0.0.1",
-      port: 0,
-      limits: { headerTimeoutMs: 5000, idleTimeoutMs: 5000 },
-      handler: async (req, info) => {
-        const body = req.body ? new Uint8Array(await req.arrayBuffer()) : new Uint8Array(0);
-        const record = { method: req.method, target: info.target, body: latin1(body) };
-        const list = ourFramed.get(info.remoteAddr.port) ?? [];
-        list.push(record);
-        ourFramed.set(info.remoteAddr.port, list);
-        const text = JSON.stringify({ ...record, body: base64(body) });
-        return new Response(text, {
-          headers: { "content-type": "application/json", "content-length": String(text.length) },
-        });
-      },
-    });
-    const failures: string[] = [];
-    const stricter: string[] = [];
-    const alsoRefused: string[] = [];
-    try {
-      await eachCase(CASES, 4, async (c) => {
-        let framed: Framed[] = [];
-        const x = await exchange(tcp(server.addr.port), c, {
-          beforeClose: (port) => {
-            framed = ourFramed.get(port) ?? [];
-            ourFramed.delete(port);
-          },
-        });
-        const answers = parseAnswers(x.received);
-        // OPTIONS * is answered by the layer itself (200): framed, never seen by the handler.
-        const asterisk = answers.filter((a) => a.status === 200).length - framed.length;
-        for (let i = 0; i < asterisk; i++) {
-          framed.push({ method: "OPTIONS", target: "*", body: "" });
-        }
-        const ours = {
-          answers,
-          framed: orderLike(framed, node.get(c.name)!.framed),
-          closed: x.closed,
-        };
-        const problems = judge(c, node.get(c.name)!, ours);
-        if (problems.length) {
-          failures.push(
-            `${c.name}: ${problems.join("; ")}\n  llhttp: ${
-              JSON.stringify(statuses(node.get(c.name)!))
-            } closed=${node.get(c.name)!.closed}`,
-          );
-        }
-        // Listed as stricter: counted when it is (another llhttp version may refuse it too).
-        const n = node.get(c.name)!;
-        if (ours.framed.length < n.framed.filter((r) => r.body !== null).length) {
-          stricter.push(c.name);
-        } else if (c.stricter !== undefined) {
-          alsoRefused.push(c.name);
-        }
-      });
-    } finally {
-      await server.shutdown(1000);
-    }
-    const looser = failures.filter((f) => f.includes("LOOSER")).length;
-    console.log(
-      `framing differential (llhttp ${LLHTTP}): ${CASES.length} cases; stricter than llhttp ` +
-        `(listed): ${stricter.length}; listed but refused by this llhttp too: ` +
-        `${alsoRefused.length} (${alsoRefused.join(", ")}); looser: ${looser}; failing: ` +
-        `${failures.length}`,
-    );
-    assert.deepEqual(failures, []);
-  },
+  fn: () => layerDifferential(false),
+});
+
+Deno.test({
+  name: "framing differential: lib/http frames no request llhttp does not (client side open)",
+  ignore: noNode,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: () => layerDifferential(true),
 });
 
 /** `framed` with the asterisk-form records put where llhttp has them (the order of answers). */
