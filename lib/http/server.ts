@@ -41,19 +41,37 @@
  * chunked; a client that goes away cancels the response body. (`request.signal` is not tied
  * to the connection: an `AbortSignal` per request tripled the cost of building the `Request`,
  * and neither server needs it.)
- * It refuses what could smuggle requests: both `Content-Length` and `Transfer-Encoding`,
- * conflicting lengths, a transfer coding other than `chunked`, folded or malformed header
- * lines, a missing or malformed `Host` (HTTP/1.1). No HTTP/2, no upgrades.
  *
- * Limits ({@linkcode ServerLimits}): at most `maxConnections` connections — a new connection
- * beyond it closes the connection that has been idle the longest (waiting for a TLS handshake
- * or a request), and when none is idle the server stops accepting until one closes (the kernel
- * queues the rest); a TLS handshake must finish within `handshakeTimeoutMs`; a request head
- * must arrive within `headerTimeoutMs` of the connection's start or of its first byte; a
- * keep-alive connection may wait `idleTimeoutMs` for its next request, and a client that owes
- * bytes of a body, or does not take bytes of a response, for as long. When `accept` fails for
- * want of file descriptors the server lowers its cap below the number of connections open at
- * that moment (for a minute), closes the oldest idle connections, and backs off (1 ms … 1 s).
+ * Framing (lib/http/framing.ts, docs/http-framing.md) is never looser than Node's llhttp
+ * (tests/http/framing_differential_test.ts): optional whitespace is SP/HTAB only, one final
+ * `chunked` or one `Content-Length` (never both, never repeated or listed), strict chunk-size
+ * lines and trailer fields, case-sensitive methods (another method is 501), CONNECT and TRACE
+ * 501, heads and trailer sections of at most 16 KiB (431). A refused request is answered
+ * (400, 413, 417, 431, 501 or 505) with `Connection: close`, and nothing after it is parsed —
+ * also when the handler had already answered before it read the body that broke the rules.
+ * `OPTIONS *` is answered here (200), never handed to the handler as a request for `/`. A
+ * request with `Upgrade` is answered with its body framed as usual (no protocol switch) and the
+ * connection closes. Bodies of GET and HEAD are skipped (at most 64 KiB).
+ *
+ * `100 Continue` is sent when the handler first reads a body whose client asked for it, never
+ * after a final response; a final response to such a request sent before the body was asked
+ * for closes the connection (the client is not waited for). A client that half-closes (sends
+ * FIN) after its requests still gets every answer it is owed, pipelined ones and those of async
+ * handlers included; a client whose connection is reset does not, and its response stream is
+ * cancelled.
+ *
+ * Limits ({@linkcode ServerLimits}): at most `maxConnections` connections, busy or idle — a new
+ * connection beyond it closes the connection that has been idle the longest (waiting for a TLS
+ * handshake or a request), and when none is idle the server stops accepting until one closes
+ * (the kernel queues the rest); a TLS handshake must finish within `handshakeTimeoutMs`; a
+ * request head must arrive within `headerTimeoutMs` of the connection's start or of its first
+ * byte; a request's head and body within `requestTimeoutMs` in all (the time the server spends
+ * waiting for its bytes, however steadily they drip); a keep-alive connection may wait
+ * `idleTimeoutMs` for its next request, and a client that owes bytes of a body, or does not take
+ * bytes of a response, for as long (and, once it has half-closed, a response body that produces
+ * nothing for as long ends the connection). When `accept` fails for want of file descriptors
+ * the server lowers its cap below the number of connections open at that moment (for a minute),
+ * closes the oldest idle connections, and backs off (1 ms … 1 s).
  *
  * @module
  */

@@ -15,8 +15,7 @@ function refused(fn: () => unknown, status: number, what: string): void {
   assert.throws(fn, (e) => e instanceof FramingError && e.status === status, what);
 }
 
-const head = (...fields: string[]) =>
-  ["POST /mcp HTTP/1.1", "Host: x", ...fields].join("\r\n");
+const head = (...fields: string[]) => ["POST /mcp HTTP/1.1", "Host: x", ...fields].join("\r\n");
 
 Deno.test("framing: optional whitespace is SP and HTAB only, never U+00A0", () => {
   assert.equal(stripOws(" \t a b \t "), "a b");
@@ -143,7 +142,7 @@ Deno.test("framing: a head that can never be a request is refused before it ends
 
 Deno.test("framing: chunk-size lines", () => {
   assert.deepEqual(parseChunkSizeLine("1a"), { size: 26, extensionBytes: 0 });
-  assert.deepEqual(parseChunkSizeLine("0003;a=1;b;c=\"x y\""), { size: 3, extensionBytes: 14 });
+  assert.deepEqual(parseChunkSizeLine('0003;a=1;b;c="x y"'), { size: 3, extensionBytes: 14 });
   assert.equal(parseChunkSizeLine('3;a="b\\"c"').size, 3);
   for (
     const line of [
