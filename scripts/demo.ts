@@ -91,7 +91,7 @@ try {
   await schemapin([
     "verify-schema",
     "search_files.json",
-    "--signature-file",
+    "--signature",
     "search_files.sig",
     ...trust,
     "--trust-first-use",
@@ -114,7 +114,7 @@ try {
   await schemapin([
     "verify-schema",
     "search_files.json",
-    "--signature-file",
+    "--signature",
     "search_files.sig",
     ...trust,
   ], 1);

@@ -78,12 +78,15 @@ function argvOf(run: ActionRun): string[] {
   return JSON.parse(run.stdout.trim().split("\n").at(-1)!).args;
 }
 
-/** The `args: |` block scalars of README's workflow example, and the yaml text itself. */
+/**
+ * The `args: |` block scalars of the workflow example (docs/contractpin.md, "contractpin in CI",
+ * moved there from README), and the yaml text itself.
+ */
 async function readmeWorkflow(): Promise<{ yaml: string; args: string[] }> {
-  const readme = await Deno.readTextFile(`${repo}/README.md`);
+  const readme = await Deno.readTextFile(`${repo}/docs/contractpin.md`);
   const yaml = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1])
     .find((y) => y.includes("schemapin@"));
-  assert.ok(yaml, "README has a workflow example using the action");
+  assert.ok(yaml, "docs/contractpin.md has a workflow example using the action");
   const lines = yaml.split("\n");
   const args: string[] = [];
   for (let i = 0; i < lines.length; i++) {

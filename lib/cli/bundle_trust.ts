@@ -32,41 +32,6 @@ function sourceName(path: string): string {
   return path === "-" ? "stdin" : path;
 }
 
-/** The allow-list options, for commands that accept signed bundles. */
-export const AUTHORITY_OPTIONS = {
-  authority: { type: "string", multiple: true },
-  "authority-key": { type: "string", multiple: true },
-  "authority-store": { type: "string" },
-} as const;
-
-/**
- * The options `verify-schema` / `verify-skill` add for `--bundle FILE`: the allow-list flags
- * and `--trust-first-use-authority` (distinct from their `--trust-first-use`, which is about
- * the tool's key pin: trusting one must not silently trust the other).
- */
-export const BUNDLE_VERIFY_OPTIONS = {
-  ...AUTHORITY_OPTIONS,
-  "trust-first-use-authority": { type: "boolean" },
-} as const;
-
-/** Help lines for {@linkcode BUNDLE_VERIFY_OPTIONS}. */
-export const BUNDLE_VERIFY_HELP =
-  `  --authority KID=FINGERPRINT, --authority-key KID=PEM, --authority-store FILE
-                           a signed --bundle is used only after it verified against this
-                           authority allow-list (see \`schemapin bundle --help\`); with any
-                           of them, an unsigned bundle is refused
-  --trust-first-use-authority  accept a signed bundle from an authority not in the allow-list
-                           (explicit opt-in; recorded in --authority-store if given)`;
-
-/** Help lines for {@linkcode AUTHORITY_OPTIONS}. */
-export const AUTHORITY_HELP =
-  `  --authority KID=FINGERPRINT   allow bundles signed by KID with this key fingerprint
-                           (sha256:…, obtained out of band); repeatable
-  --authority-key KID=PEM  the same, from the authority's public key file; repeatable
-  --authority-store FILE   persisted allow-list (JSON, locked atomic updates): consulted,
-                           --authority/--authority-key entries are seeded into it, and a
-                           first-use authority is recorded there`;
-
 /** The flag values {@linkcode authorityStoreFromFlags} reads. */
 export interface AuthorityFlagValues {
   /** `--authority KID=FINGERPRINT`, repeatable. */

@@ -36,7 +36,8 @@ import {
 import { readInput, readTextInput } from "./io.ts";
 import { ListenerFailure, listenHttp } from "../http/server.ts";
 import { LineLog } from "./line_log.ts";
-import { parseServerLimits, SERVER_LIMIT_OPTIONS, serverLimitsHelp } from "./server_flags.ts";
+import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
+import { type FlagTable, optionList } from "./flags.ts";
 
 /** Where a revocation document is served when the discovery document declares no endpoint. */
 export const DEFAULT_REVOCATION_PATH = "/.well-known/schemapin-revocations.json";
@@ -48,11 +49,46 @@ const LOG_FLUSH_MS = 1_000;
 /** Where `--bundle` is served. */
 export const BUNDLE_PATH = "/.well-known/schemapin-bundle.json";
 
+/** The flags of `serve` (its connection limits are listed under the help's Limits). */
+const OWN_FLAGS = {
+  discovery: {
+    type: "string",
+    value: "FILE",
+    help: "the discovery document to publish (schemapin well-known makes one)",
+  },
+  revocation: {
+    type: "string",
+    value: "FILE",
+    help: "the standalone revocation document to publish (schemapin revoke makes one)",
+  },
+  bundle: { type: "string", value: "FILE", help: "a trust bundle to publish as well" },
+  "tls-cert": { type: "string", value: "FILE", help: "TLS certificate chain, PEM" },
+  "tls-key": {
+    type: "string",
+    value: "FILE",
+    help: "TLS private key, PEM (unencrypted); not a signing key",
+  },
+  port: { type: "string", value: "PORT", help: "TCP port (default 8443; 0 picks a free one)" },
+  hostname: { type: "string", value: "H", help: "address to listen on (default 0.0.0.0)" },
+  "access-log": {
+    type: "boolean",
+    help: "log one line per request on stderr: time, client, method, path, status, length",
+  },
+} as const satisfies FlagTable;
+
+const SERVE_FLAGS = {
+  ...OWN_FLAGS,
+  ...SERVER_LIMIT_FLAGS,
+  // Old spellings, kept for one release (docs/cli-vocabulary.md: -k/--key is a signing key).
+  cert: { type: "string", help: "", deprecated: "tls-cert" },
+  key: { type: "string", help: "", deprecated: "tls-key" },
+} as const satisfies FlagTable;
+
 const HELP = `schemapin serve — serve .well-known/schemapin.json over HTTPS (for publishers)
 
 Usage:
-  schemapin serve --discovery FILE [--revocation FILE] [--bundle FILE] --cert CERT.pem
-      --key KEY.pem [--port P] [--hostname H] [--access-log] [limits]
+  schemapin serve --discovery FILE [--revocation FILE] [--bundle FILE] --tls-cert CERT.pem
+      --tls-key KEY.pem [--port P] [--hostname H] [--access-log] [limits]
 
 Serves, over HTTPS only:
   ${WELL_KNOWN_PATH}                the --discovery document
@@ -72,18 +108,10 @@ stderr gets the server's own lines (listening, out of file descriptors, stopped)
 keep up, lines are dropped and the count is logged.
 
 Options:
-  --discovery FILE   the discovery document (schemapin well-known makes one)
-  --revocation FILE  the standalone revocation document (schemapin revoke makes one)
-  --bundle FILE      a trust bundle to publish as well
-  --cert FILE        TLS certificate chain, PEM
-  -k, --key FILE     TLS private key, PEM (unencrypted)
-  --port P           TCP port (default 8443; 0 picks a free one)
-  --hostname H       address to listen on (default 0.0.0.0)
-  --access-log       log one line per request on stderr: time, client, method, path, status,
-                     length
+${optionList(OWN_FLAGS)}
 
 Limits (a connection that breaks one is closed; the server keeps serving):
-${serverLimitsHelp(true)}
+${optionList(SERVER_LIMIT_FLAGS)}
 When the process runs out of file descriptors anyway, the server closes the connections idle
 the longest, backs off and keeps serving (and says so on stderr).
 
@@ -93,20 +121,8 @@ malformed document, or a certificate/key or address that cannot be used.
 
 Example:
   schemapin serve --discovery schemapin.json --revocation revocations.json \\
-      --cert /etc/ssl/tools.example.com.pem --key /etc/ssl/tools.example.com.key --port 443
+      --tls-cert /etc/ssl/tools.example.com.pem --tls-key /etc/ssl/tools.example.com.key --port 443
 `;
-
-const OPTIONS = {
-  discovery: { type: "string" },
-  revocation: { type: "string" },
-  bundle: { type: "string" },
-  cert: { type: "string" },
-  key: { type: "string" },
-  port: { type: "string" },
-  hostname: { type: "string" },
-  "access-log": { type: "boolean" },
-  ...SERVER_LIMIT_OPTIONS,
-} as const;
 
 /** One document to serve. */
 interface Served {
@@ -256,10 +272,11 @@ export const serveCommand: Command = {
   name: "serve",
   summary: "serve .well-known/schemapin.json (and revocations) over HTTPS",
   help: HELP,
+  flags: SERVE_FLAGS,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs("serve", args, OPTIONS);
+    const { values, positionals } = parseCommandArgs("serve", args, SERVE_FLAGS);
     if (positionals.length > 0) throw new UsageError("serve: takes no positional arguments");
-    for (const flag of ["discovery", "cert", "key"] as const) {
+    for (const flag of ["discovery", "tls-cert", "tls-key"] as const) {
       if (values[flag] === undefined) throw new UsageError(`serve: --${flag} FILE is required`);
       if (values[flag] === "-") throw new UsageError(`serve: --${flag} must be a file, not stdin`);
     }
@@ -270,15 +287,18 @@ export const serveCommand: Command = {
     const limits = parseServerLimits("serve", values, true);
     const hostname = values.hostname ?? "0.0.0.0";
     const routes = await loadRoutes(values, io);
-    const cert = await readTextInput(values.cert!, io);
-    const key = await readTextInput(values.key!, io);
+    const cert = await readTextInput(values["tls-cert"]!, io);
+    const key = await readTextInput(values["tls-key"]!, io);
     if (!cert.includes("-----BEGIN CERTIFICATE-----")) {
-      throw new SchemaPinError("INPUT_INVALID", `--cert ${values.cert} holds no PEM certificate`);
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `--tls-cert ${values["tls-cert"]} holds no PEM certificate`,
+      );
     }
     if (!/-----BEGIN (EC |RSA )?PRIVATE KEY-----/.test(key)) {
       throw new SchemaPinError(
         "INPUT_INVALID",
-        `--key ${values.key} holds no unencrypted PEM private key`,
+        `--tls-key ${values["tls-key"]} holds no unencrypted PEM private key`,
       );
     }
 

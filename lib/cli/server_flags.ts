@@ -6,7 +6,7 @@
  */
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "../http/server.ts";
 import { UsageError } from "./command.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import type { FlagTable } from "./flags.ts";
 
 const s = (ms: number) => `${ms / 1000}`;
 
@@ -20,21 +20,21 @@ export const SERVER_LIMIT_FLAGS = {
   },
   "handshake-timeout": {
     type: "string",
-    value: "S",
+    value: "SECONDS",
     help: `seconds for a TLS handshake (default ${
       s(DEFAULT_SERVER_LIMITS.handshakeTimeoutMs)
     }; TLS only)`,
   },
   "header-timeout": {
     type: "string",
-    value: "S",
+    value: "SECONDS",
     help: `seconds for a request's headers to arrive (default ${
       s(DEFAULT_SERVER_LIMITS.headerTimeoutMs)
     })`,
   },
   "idle-timeout": {
     type: "string",
-    value: "S",
+    value: "SECONDS",
     help: "seconds a keep-alive connection waits for its next request, or a client may " +
       `stall reading or writing (default ${s(DEFAULT_SERVER_LIMITS.idleTimeoutMs)})`,
   },
@@ -45,15 +45,6 @@ export const SERVER_LIMIT_FLAGS = {
       `they drip (default ${s(DEFAULT_SERVER_LIMITS.requestTimeoutMs)})`,
   },
 } as const satisfies FlagTable;
-
-/** Transitional name of {@linkcode SERVER_LIMIT_FLAGS} (until serve and guard use tables). */
-export const SERVER_LIMIT_OPTIONS = SERVER_LIMIT_FLAGS;
-
-/** Transitional: the option lines of the limits (`tls`: with the handshake timeout). */
-export function serverLimitsHelp(tls: boolean): string {
-  const { "handshake-timeout": handshake, ...plain } = SERVER_LIMIT_FLAGS;
-  return optionList(tls ? { ...plain, "handshake-timeout": handshake } : plain);
-}
 
 function seconds(command: string, flag: string, text: string): number {
   const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;

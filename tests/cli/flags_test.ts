@@ -121,7 +121,7 @@ Deno.test("sign-schema -o: an existing file is replaced only with -f", async () 
   });
 });
 
-Deno.test("sign-schema --batch -o DIR: existing signatures stop the batch before any write", async () => {
+Deno.test("sign-schema --batch --out-dir DIR: existing signatures stop the batch before any write", async () => {
   await withTempDir(async (dir) => {
     const { key } = await keys(dir);
     await Deno.mkdir(`${dir}/schemas`);
@@ -130,7 +130,7 @@ Deno.test("sign-schema --batch -o DIR: existing signatures stop the batch before
       "sign-schema",
       "--batch",
       `${dir}/schemas`,
-      "-o",
+      "--out-dir",
       `${dir}/sigs`,
       "-k",
       key,
@@ -143,7 +143,7 @@ Deno.test("sign-schema --batch -o DIR: existing signatures stop the batch before
       "sign-schema",
       "--batch",
       `${dir}/schemas`,
-      "-o",
+      "--out-dir",
       `${dir}/sigs`,
       "-k",
       key,
@@ -159,7 +159,7 @@ Deno.test("sign-schema --batch -o DIR: existing signatures stop the batch before
       "nothing written, not even a new one",
     );
     const forced = await runInProcess([
-      ...["sign-schema", "--batch", `${dir}/schemas`, "-o", `${dir}/sigs`, "-k", key, "--force"],
+      ...["sign-schema", "--batch", `${dir}/schemas`, "--out-dir", `${dir}/sigs`, "-k", key, "-f"],
     ]);
     assert.equal(forced.code, 0, forced.stderr);
     assert.equal(await exists(`${dir}/sigs/a.json.sig`), true);
@@ -167,11 +167,14 @@ Deno.test("sign-schema --batch -o DIR: existing signatures stop the batch before
     assert.notEqual((await Deno.stat(`${dir}/sigs/b.json.sig`)).ino, before, "re-signed");
     // The old spelling still works, with a note on stderr (stdout stays the result).
     const old = await runInProcess([
-      ...["sign-schema", "--batch", `${dir}/schemas`, "--out-dir", `${dir}/sigs2`, "-k", key],
+      ...["sign-schema", "--batch", `${dir}/schemas`, "-o", `${dir}/sigs2`, "-k", key],
       "--json",
     ]);
     assert.equal(old.code, 0, old.stderr);
-    assert.match(old.stderr, /^note: sign-schema: --out-dir is deprecated; use --out \(-o\)\n/);
+    assert.equal(
+      old.stderr,
+      "note: sign-schema: --out with --batch is deprecated; use --out-dir DIR\n",
+    );
     const batch = await assertJsonOutput(old.stdout);
     assert.equal(batch.format, "schemapin.sign-schema.batch/1");
     assert.equal(batch.ok, true);
@@ -183,7 +186,15 @@ Deno.test("sign-schema: usage mistakes of the new rule are exit 2", async () => 
   await withTempDir(async (dir) => {
     const { key } = await keys(dir);
     const cases: [string[], RegExp][] = [
-      [["sign-schema", "--batch", dir, "-k", key], /--batch needs --out DIR/],
+      [["sign-schema", "--batch", dir, "-k", key], /--batch needs --out-dir DIR/],
+      [
+        ["sign-schema", "--batch", dir, "-k", key, "--out-dir", dir, "-o", dir],
+        /give --out-dir DIR \(not also --out\) with --batch/,
+      ],
+      [
+        ["sign-schema", `${dir}/t.json`, "-k", key, "--out-dir", dir],
+        /--out-dir goes with --batch; a single schema takes --out FILE/,
+      ],
       [
         ["sign-schema", `${dir}/t.json`, "-k", key, "--pattern", "*.json"],
         /--pattern goes with --batch/,
@@ -340,7 +351,9 @@ Deno.test("completions offer the short forms next to their long flags", async ()
   const line = (name: string) =>
     r.stdout.split("\n").find((l) => l.trimStart().startsWith(`${name}) flags=`)) ?? "";
   assert.match(line("sign-schema"), /--key -k .*--out -o .*--force -f .*--quiet -q/);
-  assert.match(line("keygen"), /--out -o .*--force -f/);
-  assert.doesNotMatch(line("sign-schema"), /--out-dir/);
+  // keygen writes a folder: --out-dir, with no short form; -o is a file everywhere.
+  assert.match(line("keygen"), /--out-dir .*--force -f/);
+  assert.doesNotMatch(line("keygen"), / -o /);
+  // sign-schema --out-dir is --batch's folder; fingerprint writes nothing.
   assert.doesNotMatch(line("fingerprint"), / -o /);
 });

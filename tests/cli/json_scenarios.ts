@@ -80,16 +80,16 @@ export async function prepareJsonScenarios(
   const pub = join(dir, "keys/public.pem");
   await must(["sign-schema", join(dir, "tool.json"), "--key", key, "--out", join(dir, "tool.sig")]);
   await must([
-    ...["sign-schema", join(dir, "tool.json"), "--key", key, "--document"],
+    ...["sign-schema", join(dir, "tool.json"), "--key", key, "--format", "document"],
     ...["--schema-version", "1.0.0", "--out", join(dir, "v1.sig")],
   ]);
   const v1 = JSON.parse(await Deno.readTextFile(join(dir, "v1.sig")));
   await must([
-    ...["sign-schema", join(dir, "tool-changed.json"), "--key", key, "--document"],
+    ...["sign-schema", join(dir, "tool-changed.json"), "--key", key, "--format", "document"],
     ...["--previous-hash", v1.schema_hash, "--out", join(dir, "v2.sig")],
   ]);
   await must([
-    ...["sign-schema", join(dir, "tool-changed.json"), "--key", key, "--document"],
+    ...["sign-schema", join(dir, "tool-changed.json"), "--key", key, "--format", "document"],
     ...["--out", join(dir, "v2-unchained.sig")],
   ]);
   await must([
@@ -103,7 +103,7 @@ export async function prepareJsonScenarios(
   ]);
   await must([
     ...["sign-schema", "--batch", join(dir, "batch"), "--out-dir", join(dir, "docs")],
-    ...["--key", key, "--document"],
+    ...["--key", key, "--format", "document"],
   ]);
   await must(["sign-skill", join(dir, "skill-signed"), "--key", key, "--domain", "example.com"]);
   await Deno.writeTextFile(join(dir, "skill-signed/SKILL.md"), "# skill, changed\n");
@@ -149,7 +149,7 @@ export async function prepareJsonScenarios(
     ...["contract", "init", "--lock", join(dir, "approve-left.lock")],
     ...["--file", `dump=${join(dir, "tools-both.json")}`, "--no-snapshot"],
   ]);
-  // contract sign / verify --require-signature: contractpin.lock is signed; drift.lock carries
+  // contract sign / verify --require-signed-lock: contractpin.lock is signed; drift.lock carries
   // a copy of that signature (a lock changed after signing); sign.lock is unsigned.
   await must([
     ...["contract", "sign", "--lock", join(dir, "contractpin.lock"), "--key", key],
@@ -245,7 +245,8 @@ export function jsonScenarios(dir: string): JsonScenario[] {
         p("tool.json"),
         "--key",
         key,
-        "--document",
+        "--format",
+        "document",
         "--out",
         p("o.sig"),
         "--json",
@@ -290,7 +291,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema with --public-key",
       args: [
-        ...["verify-schema", p("tool.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("tool.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 0,
@@ -299,7 +300,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema of a 1.4 signature document",
       args: [
-        ...["verify-schema", p("tool.json"), "--signature-file", p("v1.sig")],
+        ...["verify-schema", p("tool.json"), "--signature", p("v1.sig")],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 0,
@@ -317,7 +318,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema of a tampered schema",
       args: [
-        ...["verify-schema", p("tool-changed.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("tool-changed.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 1,
@@ -327,7 +328,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema with the wrong key",
       args: [
-        ...["verify-schema", p("tool.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("tool.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--public-key", otherPub, "--json"],
       ],
       code: 1,
@@ -337,7 +338,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema with a pin store (pinned)",
       args: [
-        ...["verify-schema", p("tool.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("tool.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--discovery", p("keys/schemapin.json")],
         ...["--pin-store", p("pins.json"), "--tool-id", "search", "--json"],
       ],
@@ -347,7 +348,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema of a missing schema",
       args: [
-        ...["verify-schema", p("none.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("none.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 2,
@@ -356,7 +357,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     },
     {
       name: "verify-schema without --domain",
-      args: ["verify-schema", p("tool.json"), "--signature-file", p("tool.sig"), "--json"],
+      args: ["verify-schema", p("tool.json"), "--signature", p("tool.sig"), "--json"],
       code: 2,
       format: ERROR,
       errorCode: "USAGE",
@@ -598,8 +599,8 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       format: "schemapin.contract.digest/1",
     },
     {
-      name: "contract digest --tool",
-      args: ["contract", "digest", p("tool.json"), "--tool", "--json"],
+      name: "contract digest --tool-definition",
+      args: ["contract", "digest", p("tool.json"), "--tool-definition", "--json"],
       code: 0,
       format: "schemapin.contract.digest/1",
     },
@@ -659,18 +660,18 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       errorCode: "IO_FAILED",
     },
     {
-      name: "contract verify --require-signature of a signed lock",
+      name: "contract verify --require-signed-lock of a signed lock",
       args: [
-        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signature"],
+        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signed-lock"],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 0,
       format: "schemapin.contract.verify/1",
     },
     {
-      name: "contract verify --require-signature of a lock changed after signing",
+      name: "contract verify --require-signed-lock of a lock changed after signing",
       args: [
-        ...["contract", "verify", "--lock", p("drift.lock"), "--require-signature"],
+        ...["contract", "verify", "--lock", p("drift.lock"), "--require-signed-lock"],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 1,
@@ -678,9 +679,9 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       errorCode: "SIGNATURE_INVALID",
     },
     {
-      name: "contract verify --require-signature of an unsigned lock",
+      name: "contract verify --require-signed-lock of an unsigned lock",
       args: [
-        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signature"],
+        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signed-lock"],
         ...["--signature", p("none.sig"), "--domain", "example.com", "--public-key", pub],
         "--json",
       ],
@@ -689,13 +690,13 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       errorCode: "SIGNATURE_INVALID",
     },
     {
-      name: "contract verify --require-signature without --domain",
+      name: "contract verify --require-signed-lock without --domain",
       args: [
         "contract",
         "verify",
         "--lock",
         p("contractpin.lock"),
-        "--require-signature",
+        "--require-signed-lock",
         "--json",
       ],
       code: 2,

@@ -85,7 +85,7 @@ async function fixture(dir: string) {
     pub: `${dir}/k/public.pem`,
     priv: `${dir}/k/private.pem`,
     encrypted: `${dir}/e/private.pem`,
-    schema: [`${dir}/tool.json`, "--signature-file", `${dir}/tool.json.sig`],
+    schema: [`${dir}/tool.json`, "--signature", `${dir}/tool.json.sig`],
     skill: `${dir}/skill`,
     trust: `${dir}/trust`,
     broken: `${dir}/broken.json`,

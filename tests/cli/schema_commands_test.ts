@@ -62,7 +62,7 @@ const signArgs = (s: Setup, ...more: string[]) => [
 const verifyArgs = (s: Setup, sig: string, ...more: string[]) => [
   "verify-schema",
   s.schema,
-  "--signature-file",
+  "--signature",
   sig,
   "--domain",
   "example.com",
@@ -91,7 +91,7 @@ Deno.test("sign-schema (bare) then verify-schema: first use with opt-in, then th
     // --signature B64 works the same.
     const inline = await runInProcess([
       ...verifyArgs(s, "x").filter((a, i, all) =>
-        !(a === "--signature-file" || all[i - 1] === "--signature-file")
+        !(a === "--signature" || all[i - 1] === "--signature")
       ),
       "--signature",
       signed.stdout.trim(),
@@ -319,7 +319,7 @@ Deno.test("verify-schema: malformed inputs exit 2 with a message naming the file
 Deno.test("verify-schema: argument errors exit 2", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
-    const base = ["verify-schema", s.schema, "--signature", "MEUCIQ=="];
+    const base = ["verify-schema", s.schema, "--signature-base64", "MEUCIQ=="];
     const cases: [string[], RegExp][] = [
       [[...base, "--discovery", s.wk], /--domain D is required/],
       [[...base, "--domain", "https://example.com", "--discovery", s.wk], /scheme/],
@@ -334,7 +334,7 @@ Deno.test("verify-schema: argument errors exit 2", async () => {
         /exactly one of --signature/,
       ],
       [
-        [...base, "--signature-file", "x", "--domain", "example.com", "--discovery", s.wk],
+        [...base, "--signature", "x", "--domain", "example.com", "--discovery", s.wk],
         /exactly one of --signature/,
       ],
       [
@@ -403,7 +403,7 @@ Deno.test("verify-schema: revocation document, canonicalization id and interop f
     const c = await runInProcess([
       "verify-schema",
       `${dir}/tool.json`,
-      "--signature-file",
+      "--signature",
       `${dir}/jcs.sig`,
       "--domain",
       "example.com",
@@ -436,7 +436,7 @@ Deno.test("verify-schema --bundle: unsigned bundles work; signed, ambiguous or i
     const args = (file: string, ...more: string[]) => [
       "verify-schema",
       s.schema,
-      "--signature-file",
+      "--signature",
       `${dir}/calc.json.sig`,
       "--domain",
       "example.com",
@@ -1035,7 +1035,7 @@ Deno.test("real CLI: sign, verify (0), tampered (1), malformed (2)", async () =>
     const verify = [
       "verify-schema",
       s.schema,
-      "--signature-file",
+      "--signature",
       `${dir}/calc.json.sig`,
       "--domain",
       "example.com",

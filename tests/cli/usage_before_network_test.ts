@@ -9,7 +9,11 @@
 // show that each recorder does see the traffic when the arguments are valid.
 import assert from "node:assert/strict";
 import { privateKeyToPem } from "../../lib/crypto/keys.ts";
-import { signSchemaBase64 } from "../../lib/schema/document.ts";
+import {
+  formatSchemaSignatureDocument,
+  signSchemaBase64,
+  signSchemaDocument,
+} from "../../lib/schema/document.ts";
 import { buildRevocationDocument } from "../../lib/revocation/document.ts";
 import { addDiscoveryToBundle, createTrustBundle } from "../../lib/bundle/bundle.ts";
 import { buildLock, lockServerEntry, serializeLock } from "../../lib/contractpin/lock.ts";
@@ -83,6 +87,10 @@ async function writeInputs(dir: string): Promise<void> {
   const discovery = discoveryFor(SIGNER);
   await Deno.writeTextFile(`${dir}/calc.json`, JSON.stringify(schema));
   await Deno.writeTextFile(`${dir}/calc.json.sig`, signSchemaBase64(schema, SIGNER) + "\n");
+  await Deno.writeTextFile(
+    `${dir}/calc.doc.sig`,
+    formatSchemaSignatureDocument(signSchemaDocument(schema, SIGNER, { domain: HOST })),
+  );
   await Deno.writeTextFile(`${dir}/schemapin.json`, JSON.stringify(discovery));
   await Deno.writeTextFile(
     `${dir}/revocations.json`,
@@ -173,7 +181,7 @@ async function pool<T>(items: T[], limit: number, task: (item: T, i: number) => 
 const vs = (p: Paths, ...more: string[]) => [
   "verify-schema",
   `${p.IN}/calc.json`,
-  "--signature-file",
+  "--signature",
   `${p.IN}/calc.json.sig`,
   "--domain",
   HOST,
@@ -302,7 +310,7 @@ const CASES: Record<string, Case> = {
   },
   "verify-schema: --public-key and --well-known": {
     args: (p) => vs(p, "--public-key", `${p.IN}/public.pem`, "--well-known"),
-    message: /verify-schema: --public-key is the key source; it does not go with --write-discovery/,
+    message: /verify-schema: --public-key is the key source; it does not go with --well-known/,
   },
   "verify-schema: --public-key and --discovery": {
     args: (p) => vs(p, "--public-key", `${p.IN}/public.pem`, "--discovery", `${p.IN}/x.json`),
@@ -376,16 +384,30 @@ const CASES: Record<string, Case> = {
     args: (p) => [...vs(p, "--well-known"), `${p.IN}/calc.json`],
     message: /expected one SCHEMA\.json \(or -\), got 2/,
   },
-  "verify-schema: --signature and --signature-file": {
-    args: (p) => vs(p, "--well-known", "--signature", "AAAA"),
-    message: /give exactly one of --signature B64 and --signature-file FILE/,
+  "verify-schema: --signature and --signature-base64": {
+    args: (p) => vs(p, "--well-known", "--signature-base64", "AAAA"),
+    message: /give exactly one of --signature FILE and --signature-base64 B64/,
   },
-  "verify-schema: neither --signature nor --signature-file": {
+  "verify-schema: neither --signature nor --signature-base64": {
     args: (p) => ["verify-schema", `${p.IN}/calc.json`, "--domain", HOST, "--well-known", "--dns"],
-    message: /give exactly one of --signature B64 and --signature-file FILE/,
+    message: /give exactly one of --signature FILE and --signature-base64 B64/,
+  },
+  "verify-schema: a --domain that differs from the document's": {
+    args: (p) => [
+      ...["verify-schema", `${p.IN}/calc.json`, "--signature", `${p.IN}/calc.doc.sig`],
+      ...["--domain", "other.example", "--well-known", "--pin-store", `${p.OUT}/pins.json`],
+    ],
+    message: /--domain other\.example differs from the domain the signature document names/,
+  },
+  "verify-schema: no --domain and a bare signature": {
+    args: (p) => [
+      ...["verify-schema", `${p.IN}/calc.json`, "--signature", `${p.IN}/calc.json.sig`],
+      ...["--well-known", "--pin-store", `${p.OUT}/pins.json`],
+    ],
+    message: /--domain D is required: the signature does not name its domain/,
   },
   "verify-schema: schema and signature both on stdin": {
-    args: () => ["verify-schema", "-", "--signature-file", "-", "--domain", HOST, "--well-known"],
+    args: () => ["verify-schema", "-", "--signature", "-", "--domain", HOST, "--well-known"],
     message: /cannot both be stdin/,
     stdin: "{}",
   },
@@ -393,18 +415,18 @@ const CASES: Record<string, Case> = {
     args: (p) => vs(p, "--well-known", "--batch", p.IN),
     message: /--batch takes no SCHEMA/,
   },
-  "verify-schema: --batch with --signature-file": {
+  "verify-schema: --batch with --signature": {
     args: (p) => [
       "verify-schema",
       "--batch",
       p.IN,
-      "--signature-file",
+      "--signature",
       `${p.IN}/calc.json.sig`,
       "--domain",
       HOST,
       "--well-known",
     ],
-    message: /--signature-file does not go with --batch/,
+    message: /--signature does not go with --batch/,
   },
   "verify-schema: --batch with a path as --pattern": {
     args: (
@@ -983,18 +1005,20 @@ const CASES: Record<string, Case> = {
       "serve",
       "--discovery",
       `${p.IN}/schemapin.json`,
-      "--cert",
+      "--tls-cert",
       `${p.IN}/public.pem`,
-      "--key",
+      "--tls-key",
       `${p.IN}/private.pem`,
       "--port",
       "99999",
     ],
     message: /serve: --port "99999" is not a port number/,
   },
-  "serve: no --cert": {
-    args: (p) => ["serve", "--discovery", `${p.IN}/schemapin.json`, "--key", `${p.IN}/private.pem`],
-    message: /serve: --cert FILE is required/,
+  "serve: no --tls-cert": {
+    args: (
+      p,
+    ) => ["serve", "--discovery", `${p.IN}/schemapin.json`, "--tls-key", `${p.IN}/private.pem`],
+    message: /serve: --tls-cert FILE is required/,
   },
   "serve: --discovery on stdin": {
     args: (
@@ -1003,26 +1027,26 @@ const CASES: Record<string, Case> = {
       "serve",
       "--discovery",
       "-",
-      "--cert",
+      "--tls-cert",
       `${p.IN}/public.pem`,
-      "--key",
+      "--tls-key",
       `${p.IN}/private.pem`,
     ],
     message: /serve: --discovery must be a file, not stdin/,
   },
-  "serve: --cert holds no certificate": {
+  "serve: --tls-cert holds no certificate": {
     args: (p) => [
       "serve",
       "--discovery",
       `${p.IN}/schemapin.json`,
-      "--cert",
+      "--tls-cert",
       `${p.IN}/public.pem`,
-      "--key",
+      "--tls-key",
       `${p.IN}/private.pem`,
       "--port",
       "0",
     ],
-    message: /--cert .*public\.pem holds no PEM certificate/,
+    message: /--tls-cert .*public\.pem holds no PEM certificate/,
   },
 
   // Commands that write files or pins (no network): nothing is created before the checks.
@@ -1045,7 +1069,7 @@ const CASES: Record<string, Case> = {
       "sign-schema",
       "--batch",
       p.IN,
-      "--out",
+      "--out-dir",
       `${p.OUT}/sigs`,
       "--key",
       `${p.IN}/private.pem`,
@@ -1059,7 +1083,7 @@ const CASES: Record<string, Case> = {
       "sign-schema",
       "--batch",
       p.IN,
-      "--out",
+      "--out-dir",
       `${p.OUT}/sigs`,
       "--key",
       `${p.IN}/private.pem`,
@@ -1073,7 +1097,7 @@ const CASES: Record<string, Case> = {
       "sign-schema",
       "--batch",
       p.IN,
-      "--out",
+      "--out-dir",
       `${p.OUT}/sigs`,
       "--key",
       `${p.IN}/private.pem`,

@@ -77,7 +77,7 @@ function commands(dir: string, key: string, ...more: string[]): [string, string[
     ["verify-schema", [
       "verify-schema",
       `${dir}/tool.json`,
-      "--signature-file",
+      "--signature",
       `${dir}/tool.json.sig`,
       "--domain",
       DOMAIN,
