@@ -135,7 +135,10 @@ async function fds(pid: number): Promise<number> {
     .length;
 }
 
-/** 24 drippers against a server process with --max-connections 8: fds stay bounded. */
+/**
+ * 32 drippers against a server process with --max-connections 8: its sockets stay near 8 (a
+ * closed connection's socket may linger a moment on a busy machine), never one per client.
+ */
 async function dripAgainst(
   server: ServerProcess,
   connect: () => Promise<Deno.Conn>,
@@ -144,7 +147,7 @@ async function dripAgainst(
   let most = before;
   const drippers = [];
   try {
-    for (let i = 0; i < 24; i++) {
+    for (let i = 0; i < 32; i++) {
       drippers.push(
         await dripper(connect, i % 2 ? DRIP_BODY : DRIP_TRAILERS, i % 2 ? "x" : "X-T: 1\r\n", 100),
       );
@@ -162,11 +165,11 @@ async function dripAgainst(
   } finally {
     for (const d of drippers) d.stop();
   }
-  // At most 8 client connections (and a socket or two in passing); never all 24 at once.
-  assert.ok(most - before <= 10, `sockets went from ${before} to ${most}`);
+  // 8 client connections, and a few closed ones in passing; never one per client (32).
+  assert.ok(most - before <= 16, `sockets went from ${before} to ${most}`);
 }
 
-Deno.test("slow clients: schemapin serve --max-connections 8 --request-timeout 1 cuts 24 drippers; fds stay bounded", async () => {
+Deno.test("slow clients: schemapin serve --max-connections 8 --request-timeout 1 cuts 32 drippers; sockets stay bounded", async () => {
   const dir = await Deno.makeTempDir({ prefix: "schemapin-slow-serve-" });
   try {
     const pki = await makeTestPki(dir, "localhost", ["127.0.0.1"]);
@@ -304,7 +307,7 @@ const post = (body: string) =>
   `Accept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
 const statusesOf = (text: string) => [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => m[1]);
 
-Deno.test("slow clients: schemapin guard --listen --max-connections 8 --request-timeout 1 cuts 24 drippers; fds stay bounded", async () => {
+Deno.test("slow clients: schemapin guard --listen --max-connections 8 --request-timeout 1 cuts 32 drippers; sockets stay bounded", async () => {
   await withGuard(["--max-connections", "8", "--request-timeout", "1"], async (guard) => {
     await dripAgainst(guard, () => Deno.connect({ hostname: "127.0.0.1", port: guard.port }));
   });
