@@ -326,7 +326,14 @@ export const guardCommand: Command = {
     if (values["upstream-transport"] !== undefined && !http) {
       throw new UsageError("guard: --upstream-transport goes with --listen/--upstream");
     }
-    for (const flag of ["max-connections", "header-timeout", "idle-timeout"] as const) {
+    for (
+      const flag of [
+        "max-connections",
+        "header-timeout",
+        "idle-timeout",
+        "request-timeout",
+      ] as const
+    ) {
       if (values[flag] !== undefined && !http) {
         throw new UsageError(`guard: --${flag} goes with --listen`);
       }
