@@ -7,6 +7,10 @@
  *     --dir dist/release --key release-key.pem --public-key release/schemapin-release-public.pem \
  *     --version v1.2.3 [--passphrase-file FILE]
  *
+ * or, with the release key held by an SSH agent (a YubiKey, a Secure Enclave; docs/ssh-agent.md),
+ * `--key ssh-agent:PUBFILE`: the CLI signs through the agent at `$SSH_AUTH_SOCK` and the
+ * private key never touches the release machine's disk.
+ *
  * The format is a SchemaPin skill signature (`schemapin sign-skill`, §4b) over a folder that
  * holds only SHA256SUMS: its `file_manifest` names SHA256SUMS with its digest, and every field
  * (skill name `schemapin`, the version as `schema_version`, the domain) is signed. A user checks
@@ -19,7 +23,8 @@
  * The signature is written to `DIR/SHA256SUMS.sig` and verified at once with `--public-key`, the
  * key users are told to use: a release key that does not match it fails here (exit 1, nothing
  * left behind), not on a user's machine. An encrypted key's passphrase comes from
- * `--passphrase-file` or `$SCHEMAPIN_PASSPHRASE`. The CLI run is this checkout's `cli.ts` with
+ * `--passphrase-file` or `$SCHEMAPIN_PASSPHRASE` (not with an agent key: the agent asks for its
+ * own PIN or touch). The CLI run is this checkout's `cli.ts` with
  * the `schemapin` task's permission flags (the code the release binaries are built from).
  *
  * Exit codes: 0 signed and verified; 1 the signature does not verify with --public-key;
@@ -48,7 +53,10 @@ export const RELEASE_PUBLIC_KEY = "release/schemapin-release-public.pem";
 export interface SignOptions {
   /** The folder holding SHA256SUMS (from release_package.ts); SHA256SUMS.sig is written there. */
   readonly dir: string;
-  /** The release private key (PEM; encrypted PKCS#8 with a passphrase works). */
+  /**
+   * The release private key (PEM; encrypted PKCS#8 with a passphrase works), or
+   * `ssh-agent:PUBFILE` for a key held by the SSH agent at `$SSH_AUTH_SOCK`.
+   */
   readonly key: string;
   /** The public key users verify with. */
   readonly publicKey: string;
@@ -79,6 +87,8 @@ async function schemapin(args: string[]): Promise<{ code: number; output: string
       join(repo, "cli.ts"),
       ...args,
     ],
+    // Added to this process's environment (not instead of it): $SSH_AUTH_SOCK for an agent
+    // key and $SCHEMAPIN_PASSPHRASE reach the CLI.
     env: { DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" },
     stdin: "null",
     stdout: "piped",

@@ -21,7 +21,7 @@ Usage:
       [--force] [--json]
   schemapin bundle add BUNDLE [--discovery DOMAIN=FILE …] [--revocation DOMAIN=FILE …]
       [--replace] [--out FILE [--force]] [--json]
-  schemapin bundle sign BUNDLE --key PRIVATE.pem --kid KID
+  schemapin bundle sign BUNDLE --key PRIVATE.pem|ssh-agent:PUBFILE --kid KID
       [--expires-in DURATION | --expires-at TIME] [--passphrase-file FILE] [--out FILE [--force]]
       [--json]
   schemapin bundle verify BUNDLE (--authority KID=FINGERPRINT | --authority-key KID=PEM)…
@@ -48,6 +48,8 @@ add      adds documents to an unsigned bundle (in place, or to --out); --replace
 sign     stamps bundle_authority (KID and the public key of PRIVATE.pem), signed_at and
          expires_at, sets schemapin_bundle_version "1.4" and signs the §21.3 signing input
          (known fields only, signature ""). Writes in place, or to --out (BUNDLE - : stdout).
+         --key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK,
+         named by its .pub line or PEM public key (docs/ssh-agent.md).
 verify   runs the six §21.4 steps: signed at all (BUNDLE_UNSIGNED), well formed and no
          duplicate domains (DISCOVERY_INVALID), not expired (BUNDLE_EXPIRED; a non-RFC-3339
          expires_at counts as expired), the allow-list (KEY_PIN_MISMATCH,

@@ -4,7 +4,7 @@
  * @module
  */
 import { checkKid } from "../bundle/bundle.ts";
-import { signTrustBundle } from "../bundle/sign.ts";
+import { signTrustBundleWithSigner } from "../bundle/sign.ts";
 import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
 import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
@@ -12,7 +12,7 @@ import { writeFileAtomic } from "./io.ts";
 import { sourceName } from "./schema_inputs.ts";
 import { asInputError, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
 import { formatBundle } from "./bundle_create.ts";
-import { loadPrivateKey } from "./private_key.ts";
+import { loadSigner } from "./private_key.ts";
 import type { FlagTable } from "./flags.ts";
 import { jsonFlag, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
 
@@ -20,8 +20,9 @@ import { jsonFlag, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts"
 export const SIGN_FLAGS = {
   key: {
     ...KEY_FLAGS.key,
-    help: "the authority's signing key: PKCS#8, encrypted PKCS#8 (asks for the passphrase) " +
-      "or SEC1 PEM (required)",
+    help: "the authority's signing key: a PEM private key (PKCS#8, encrypted PKCS#8: asks " +
+      "for the passphrase, or SEC1), or ssh-agent:PUBFILE for a key held by ssh-agent " +
+      "(docs/ssh-agent.md) (required)",
   },
   kid: {
     type: "string",
@@ -50,7 +51,7 @@ export const SIGN_FLAGS = {
 } as const satisfies FlagTable;
 
 /**
- * `bundle sign BUNDLE --key PRIVATE.pem --kid KID [--expires-in D | --expires-at T]
+ * `bundle sign BUNDLE --key PRIVATE.pem|ssh-agent:PUBFILE --kid KID [--expires-in D | --expires-at T]
  * [--passphrase-file FILE]`.
  */
 export async function runBundleSign(args: string[], io: CliIO): Promise<number> {
@@ -58,7 +59,9 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
   if (positionals.length !== 1) {
     throw new UsageError(`bundle sign: expected one BUNDLE, got ${positionals.length} argument(s)`);
   }
-  if (values.key === undefined) throw new UsageError("bundle sign: --key PRIVATE.pem is required");
+  if (values.key === undefined) {
+    throw new UsageError("bundle sign: --key PRIVATE.pem (or ssh-agent:PUBFILE) is required");
+  }
   if (values.kid === undefined) throw new UsageError("bundle sign: --kid KID is required");
   const kidProblem = checkKid(values.kid);
   if (kidProblem) throw new UsageError(`bundle sign: --kid: ${kidProblem}`);
@@ -95,7 +98,7 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
   if (out === undefined && values.json) {
     throw new UsageError("bundle sign: the bundle goes to stdout; give --out FILE to use --json");
   }
-  const key = await loadPrivateKey(values.key, io, {
+  const signer = await loadSigner(values.key, io, {
     command: "bundle sign",
     passphraseFile: values["passphrase-file"],
   });
@@ -104,7 +107,7 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
   const replaced = bundle.bundle_authority?.kid;
   let signed;
   try {
-    signed = signTrustBundle(bundle, key, values.kid, now, expiresAt);
+    signed = await signTrustBundleWithSigner(bundle, signer, values.kid, now, expiresAt);
   } catch (e) {
     throw asInputError(e);
   }
@@ -126,7 +129,7 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
     ok: true,
     out,
     kid: values.kid,
-    fingerprint: key.publicKey.fingerprint,
+    fingerprint: signer.publicKey.fingerprint,
     signed_at: signed.signed_at,
     ...(signed.expires_at !== undefined ? { expires_at: signed.expires_at } : {}),
     documents: signed.documents.map((d) => d.domain),

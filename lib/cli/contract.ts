@@ -64,9 +64,10 @@ Usage:
       --discovery FILE [--revocation FILE] | --bundle FILE | --resolver-dir DIR |
       --well-known [--ca-file FILE]) [--dns [--dns-server IP[:PORT]]] [--pin-store FILE]
       [--trust-first-use] [--allow-expired] [--allow-missing-revocation]]
-  schemapin contract sign [--lock FILE] -k/--key PRIVATE.pem [--passphrase-file FILE]
-      [--domain D] [--signer-kid KID] [--expires-in DURATION | --expires-at TIME]
-      [--signature FILE] [-f/--force] [--json] [-q/--quiet]
+  schemapin contract sign [--lock FILE] -k/--key PRIVATE.pem|ssh-agent:PUBFILE
+      [--passphrase-file FILE] [--domain D] [--signer-kid KID]
+      [--expires-in DURATION | --expires-at TIME] [--signature FILE] [-f/--force] [--json]
+      [-q/--quiet]
   schemapin contract approve [--lock FILE] [--server NAME]… [--tool NAME]… [--prompt NAME]…
       [--resource URI]… [--resource-template TEMPLATE]… [--instructions] [--yes]
       [--snapshot FILE] [--config FILE] [--header 'Name: value']… [--json] [limits]

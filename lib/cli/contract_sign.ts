@@ -13,7 +13,7 @@ import { DEFAULT_LOCK_FILE, parseLock } from "../contractpin/lock.ts";
 import {
   LOCK_SIGNATURE_TOOL_ID,
   type LockSignatureResult,
-  signLock,
+  signLockWithSigner,
   verifyLockSignature,
 } from "../contractpin/lock_signature.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
@@ -24,7 +24,7 @@ import { jsonOutput, verificationFields } from "./json_output.ts";
 import { describeFsError, exists, readInput, writeFileAtomic } from "./io.ts";
 import { parseWithTokens } from "./contract_shared.ts";
 import { signatureMetadata } from "./signature_options.ts";
-import { loadPrivateKey } from "./private_key.ts";
+import { loadSigner } from "./private_key.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import {
   DNS_FLAGS,
@@ -64,8 +64,9 @@ export const CONTRACT_SIGN_HELP =
   `sign     signs the lock: writes LOCK.sig (default contractpin.lock.sig, or --signature
          FILE), a SchemaPin 1.4 signature document whose schema_hash is SHA-256 of the
          lock's schemapin-v1 canonical bytes (its values: reformatting the lock keeps the
-         signature valid). The key and metadata flags are sign-schema's. The signature is
-         written atomically; nothing is written when anything fails.`;
+         signature valid). The key and metadata flags are sign-schema's: --key
+         ssh-agent:PUBFILE signs with a key held by the SSH agent (docs/ssh-agent.md). The
+         signature is written atomically; nothing is written when anything fails.`;
 
 /**
  * The flags of a lock-signature check (`contract verify --require-signed-lock`, `guard
@@ -484,7 +485,9 @@ export async function runContractSign(args: string[], io: CliIO): Promise<number
   if (positionals.length) {
     throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
   }
-  if (!values.key) throw new UsageError(`${CMD}: --key PRIVATE.pem is required`);
+  if (!values.key) {
+    throw new UsageError(`${CMD}: --key PRIVATE.pem (or ssh-agent:PUBFILE) is required`);
+  }
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
   if (lockPath === "-" || lockPath === "") {
     throw new UsageError(`${CMD}: --lock must name the lock file (the signature goes next to it)`);
@@ -520,11 +523,11 @@ export async function runContractSign(args: string[], io: CliIO): Promise<number
   const bytes = await readInput(lockPath, io);
   parseLock(bytes, lockPath); // a corrupt lock is bad input (exit 2), naming the file
   const lock = parseJson(bytes, lockPath);
-  const key = await loadPrivateKey(values.key, io, {
+  const signer = await loadSigner(values.key, io, {
     command: CMD,
     passphraseFile: values["passphrase-file"],
   });
-  const document = signLock(lock, key, options);
+  const document = await signLockWithSigner(lock, signer, options);
   await writeFileAtomic(sigPath, formatSchemaSignatureDocument(document), {
     overwrite: values.force === true,
   });
@@ -534,12 +537,12 @@ export async function runContractSign(args: string[], io: CliIO): Promise<number
       lock: lockPath,
       signature_file: sigPath,
       lock_hash: document.schema_hash,
-      key_fingerprint: key.publicKey.fingerprint,
+      key_fingerprint: signer.publicKey.fingerprint,
       document,
     }));
   } else if (!values.quiet) {
     await io.stdout(
-      `signed ${lockPath} (${document.schema_hash}) with ${key.publicKey.fingerprint}\n` +
+      `signed ${lockPath} (${document.schema_hash}) with ${signer.publicKey.fingerprint}\n` +
         `wrote ${sigPath}\n`,
     );
   }

@@ -37,7 +37,9 @@ export const KEY_FLAGS = {
   key: {
     type: "string",
     value: "KEY.pem",
-    help: "the signing key: PKCS#8, encrypted PKCS#8 (asks for the passphrase) or SEC1 PEM",
+    help: "the signing key: a PEM private key (PKCS#8, encrypted PKCS#8: asks for the " +
+      "passphrase, or SEC1), or ssh-agent:PUBFILE for a key held by ssh-agent " +
+      "(docs/ssh-agent.md)",
   },
   "passphrase-file": {
     type: "string",

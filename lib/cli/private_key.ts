@@ -1,6 +1,7 @@
 /**
- * Loading `--key PRIVATE.pem` for every signing command, and the passphrase of an encrypted
- * key (§9 "Private Key Storage": keys encrypted at rest).
+ * Loading `--key` for every signing command — a PEM private key, and the passphrase of an
+ * encrypted key (§9 "Private Key Storage": keys encrypted at rest), or `ssh-agent:PUBFILE`, a
+ * key held by an SSH agent ({@linkcode loadSigner}, docs/ssh-agent.md).
  *
  * The passphrase comes from, in this order:
  *   1. `--passphrase-file FILE` — its first line (a final `\n` or `\r\n` is not part of it);
@@ -23,7 +24,9 @@ import {
   encryptedPrivateKeyParameters,
   isEncryptedPrivateKeyPem,
 } from "../crypto/encrypted_key.ts";
+import { privateKeySigner, type Signer } from "../crypto/signer.ts";
 import { SchemaPinError } from "../errors.ts";
+import { sshAgentSigner } from "../ssh_agent/client.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
 
@@ -373,4 +376,126 @@ export async function loadKeyForPublicKey(
     return parsePublicKeyPem(pem, source);
   }
   return (await privateKeyFromPem(pem, source, io, sources)).publicKey;
+}
+
+/** The prefix of `--key ssh-agent:PUBFILE`: a key held by an SSH agent (docs/ssh-agent.md). */
+export const SSH_AGENT_KEY_PREFIX = "ssh-agent:";
+
+/**
+ * Whether a `--key` value names a key held by an SSH agent (`ssh-agent:PUBFILE`).
+ *
+ * @example
+ * ```ts
+ * import { isSshAgentKey } from "./private_key.ts";
+ * isSshAgentKey("ssh-agent:id_ecdsa.pub"); // true
+ * isSshAgentKey("keys/private.pem"); // false
+ * ```
+ */
+export function isSshAgentKey(keyArg: string): boolean {
+  return keyArg.startsWith(SSH_AGENT_KEY_PREFIX);
+}
+
+/** The private key behind each signer {@linkcode loadSigner} made from a key file. */
+const PRIVATE_KEYS = new WeakMap<Signer, PrivateKey>();
+
+/**
+ * The private key of a signer made by {@linkcode loadSigner} from a key file; `undefined` for
+ * an agent-held key (it is not in this process). Batches use it to sign on worker threads,
+ * where an agent signer cannot go.
+ *
+ * @example
+ * ```ts ignore
+ * const key = privateKeyOf(await loadSigner(values.key, io, { command: "sign-schema" }));
+ * ```
+ */
+export function privateKeyOf(signer: Signer): PrivateKey | undefined {
+  return PRIVATE_KEYS.get(signer);
+}
+
+/** `error` with its message prefixed by `--key VALUE: ` (same code and details). */
+function namingKeyFlag(keyArg: string, error: unknown): unknown {
+  if (!(error instanceof SchemaPinError)) return error;
+  return new SchemaPinError(error.code, `--key ${keyArg}: ${error.message}`, {
+    ...error.details,
+    key: keyArg,
+  });
+}
+
+/**
+ * The signer of `--key` for every signing command:
+ *
+ * - `PATH` (or `-`, stdin): a PEM private key, loaded as {@linkcode loadPrivateKey} does, as
+ *   a `privateKeySigner` — the same signatures, byte for byte, as signing with the key;
+ * - `ssh-agent:PUBFILE`: a key held by the SSH agent at `$SSH_AUTH_SOCK`, named by its public
+ *   half (the OpenSSH `.pub` line or a PEM public key, read from the file PUBFILE). The agent
+ *   is asked at once whether it holds the key. The private key never enters this process.
+ *
+ * Every failure of an agent key names the flag's value (`--key ssh-agent:key.pub: …`): agent
+ * failures are `IO_FAILED` (exit 2) with `details.agent` as `sshAgentSigner` throws them,
+ * including those of a later `signMessage` (the agent refused, timed out).
+ *
+ * @throws {UsageError} `--passphrase-file` with an agent key (the agent holds the key, there
+ *   is nothing to decrypt), an empty or `-` PUBFILE; as {@linkcode loadPrivateKey}.
+ * @throws {SchemaPinError} `KEY_INVALID` (a PUBFILE that is not a P-256 public key: Ed25519,
+ *   RSA, a FIDO key, a private key), `IO_FAILED` (an unreadable PUBFILE, no agent, the key not
+ *   loaded); as {@linkcode loadPrivateKey}.
+ *
+ * @example
+ * ```ts ignore
+ * const signer = await loadSigner(values.key, io, {
+ *   command: "sign-skill",
+ *   passphraseFile: values["passphrase-file"],
+ * });
+ * const { document } = await signSkillDirWithSigner(dir, signer, { domain });
+ * ```
+ */
+export async function loadSigner(
+  keyArg: string,
+  io: CliIO,
+  sources: PassphraseSources,
+  options: { readonly timeoutMs?: number } = {},
+): Promise<Signer> {
+  if (!isSshAgentKey(keyArg)) {
+    const key = await loadPrivateKey(keyArg, io, sources);
+    const signer = privateKeySigner(key);
+    PRIVATE_KEYS.set(signer, key);
+    return signer;
+  }
+  const command = sources.command;
+  const pubFile = keyArg.slice(SSH_AGENT_KEY_PREFIX.length);
+  if (pubFile === "" || pubFile === "-") {
+    throw new UsageError(
+      `${command}: --key ${keyArg}: give the key's public half as a file: ` +
+        "ssh-agent:KEY.pub (its OpenSSH .pub line, `ssh-add -L` shows it) or ssh-agent:KEY.pem " +
+        "(a PEM public key)",
+    );
+  }
+  if (sources.passphraseFile !== undefined) {
+    throw new UsageError(
+      `${command}: --passphrase-file does not go with --key ${keyArg}: the SSH agent holds ` +
+        "the key and asks for its own passphrase or PIN",
+    );
+  }
+  let signer: Signer;
+  try {
+    const text = await readTextInput(pubFile, io);
+    signer = await sshAgentSigner(text, {
+      source: pubFile,
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    });
+  } catch (e) {
+    throw namingKeyFlag(keyArg, e);
+  }
+  const agent = signer;
+  return Object.freeze({
+    publicKey: agent.publicKey,
+    description: agent.description,
+    signMessage: async (message: Uint8Array): Promise<Uint8Array> => {
+      try {
+        return await agent.signMessage(message);
+      } catch (e) {
+        throw namingKeyFlag(keyArg, e);
+      }
+    },
+  });
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import type { PrivateKey } from "../crypto/keys.ts";
+import type { Signer } from "../crypto/signer.ts";
 import type { SchemaDocumentOptions } from "../schema/document.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import {
@@ -28,9 +28,9 @@ import {
 } from "./io.ts";
 import { count, progressLine } from "./progress.ts";
 import { joinPath, listBatch, readJsonFile, sourceName } from "./schema_inputs.ts";
-import { loadPrivateKey } from "./private_key.ts";
+import { isSshAgentKey, loadSigner, privateKeyOf } from "./private_key.ts";
 import { signatureMetadata } from "./signature_options.ts";
-import { signOne } from "./sign_one.ts";
+import { signOne, signOneWithSigner } from "./sign_one.ts";
 import {
   BATCH_CHUNK,
   batchThreads,
@@ -107,10 +107,10 @@ const ALL_FLAGS = { ...FLAGS, ...METADATA_FLAGS } as const satisfies FlagTable;
 const HELP = `schemapin sign-schema — sign a tool schema
 
 Usage:
-  schemapin sign-schema SCHEMA.json|- --key PRIVATE.pem [--format bare|document]
-      [--out FILE [-f]] [metadata…]
-  schemapin sign-schema --batch DIR [--pattern GLOB] --out-dir DIR --key PRIVATE.pem [-f] [-q]
-      [--format bare|document] [metadata…]
+  schemapin sign-schema SCHEMA.json|- --key PRIVATE.pem|ssh-agent:PUBFILE
+      [--format bare|document] [--out FILE [-f]] [metadata…]
+  schemapin sign-schema --batch DIR [--pattern GLOB] --out-dir DIR
+      --key PRIVATE.pem|ssh-agent:PUBFILE [-f] [-q] [--format bare|document] [metadata…]
 
 --format bare writes a bare Base64 signature (SchemaPin v1.3, spec §4.1: ECDSA P-256 over
 SHA-256(SHA-256(schemapin-v1 canonical schema))); --format document writes a 1.4 schema
@@ -132,14 +132,24 @@ its signatures in groups, about once a second: the temporary files are synced to
 then renamed, then the directory is synced once; a file is reported as signed only once it
 is durable. A batch shows a progress line on stderr when stderr is a terminal.
 
+--key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK (an
+ecdsa-sha2-nistp256 key: in ssh-agent, on a YubiKey, in a Secure Enclave agent), named by
+its public half: PUBFILE is its OpenSSH .pub line or a PEM public key. The private key never
+enters schemapin (docs/ssh-agent.md). The signatures are the same kind, byte for byte
+verifiable the same way. A batch signed through the agent runs on the main thread (one
+request to the agent per schema; SCHEMAPIN_BATCH_THREADS does not apply): an agent cannot
+be reached from worker threads.
+
 Exit codes: 0 signed; 2 bad arguments, unreadable or malformed schema or key (the message
-names the file), or a schema with no canonical form.
+names the file), a schema with no canonical form, or an SSH agent that is missing, does not
+hold the key or refuses to sign (the message names the --key value).
 
 Examples:
   schemapin sign-schema tool.json --key keys/private.pem > tool.json.sig
   schemapin sign-schema tool.json --key keys/private.pem --expires-in 180d \\
       --schema-version 2.1.0 --domain example.com --format document --out tool.json.sig
   schemapin sign-schema --batch schemas/ --out-dir sigs/ -k keys/private.pem
+  schemapin sign-schema tool.json --key ssh-agent:$HOME/.ssh/id_ecdsa.pub --out tool.json.sig
 `;
 
 type Values = ReturnType<typeof parseCommandArgs<typeof ALL_FLAGS>>["values"];
@@ -245,8 +255,8 @@ function documentOptions(
   return options;
 }
 
-function loadKey(path: string, io: CliIO, passphraseFile?: string): Promise<PrivateKey> {
-  return loadPrivateKey(path, io, { command: "sign-schema", passphraseFile });
+function loadKey(keyArg: string, io: CliIO, passphraseFile?: string): Promise<Signer> {
+  return loadSigner(keyArg, io, { command: "sign-schema", passphraseFile });
 }
 
 /** The `sign-schema` command. */
@@ -264,7 +274,9 @@ export const signSchemaCommand: Command = {
       args = args.map((a, i) => old(a, i) ? "--format=document" : a);
     }
     const { values, positionals } = parseCommandArgs("sign-schema", args, ALL_FLAGS);
-    if (!values.key) throw new UsageError("sign-schema: --key PRIVATE.pem is required");
+    if (!values.key) {
+      throw new UsageError("sign-schema: --key PRIVATE.pem (or ssh-agent:PUBFILE) is required");
+    }
     const { format, inferred } = chooseSignatureFormat(values);
     const now = Math.floor(Date.now() / 1000) * 1000; // whole seconds in signed_at
     const docOptions = documentOptions(values, format, now);
@@ -291,8 +303,14 @@ export const signSchemaCommand: Command = {
       }
       if (!outDir) throw new UsageError("sign-schema: --batch needs --out-dir DIR");
       const threads = batchThreadsSetting(); // refused before the key is even read
-      const key = await loadKey(values.key, io, values["passphrase-file"]);
-      return await signBatch(values.batch, values.pattern ?? "*.json", outDir, key, {
+      const signer = await loadKey(values.key, io, values["passphrase-file"]);
+      if (isSshAgentKey(values.key) && threads !== undefined && threads > 0) {
+        await io.stderr(
+          "note: sign-schema: a key held by the SSH agent signs on the main thread; " +
+            "SCHEMAPIN_BATCH_THREADS is not used\n",
+        );
+      }
+      return await signBatch(values.batch, values.pattern ?? "*.json", outDir, signer, {
         docOptions,
         format,
         json: values.json === true,
@@ -312,9 +330,9 @@ export const signSchemaCommand: Command = {
     }
     const [file] = requirePositionals("sign-schema", positionals, 1, "one SCHEMA.json (or -)");
     if (values.out !== undefined && values.force !== true) refuseFormatSwitch(values.out, format);
-    const key = await loadKey(values.key, io, values["passphrase-file"]);
+    const signer = await loadKey(values.key, io, values["passphrase-file"]);
     const schema = await readJsonFile(file, io, "schema");
-    const signed = signOne(schema, key, docOptions, sourceName(file));
+    const signed = await signOneWithSigner(schema, signer, docOptions, sourceName(file));
     if (values.out !== undefined) {
       await writeFileAtomic(values.out, signed.text, { overwrite: values.force === true });
       if (values.json) {
@@ -373,7 +391,7 @@ async function signBatch(
   dir: string,
   pattern: string,
   outDir: string,
-  key: PrivateKey,
+  signer: Signer,
   ctx: {
     docOptions: SchemaDocumentOptions | undefined;
     format: SignatureFormat;
@@ -435,9 +453,11 @@ async function signBatch(
   };
 
   // Reading and writing stay here; signing runs on worker threads when the batch is large
-  // (batch_pool.ts), a chunk ahead of the writes. Either way the bytes are the same.
+  // (batch_pool.ts), a chunk ahead of the writes. Either way the bytes are the same. A key held
+  // by an SSH agent is not in this process: it signs here, one agent request per schema.
+  const key = privateKeyOf(signer);
   const workers = new BatchWorkers(
-    batchThreads(files.length, ctx.threads),
+    key === undefined ? 0 : batchThreads(files.length, ctx.threads),
     "signing",
     (line) => (progress.clear(), io.stderr(line)),
   );
@@ -457,7 +477,7 @@ async function signBatch(
     const toSign = items.filter((it) => it.error === undefined);
     // undefined: no threads (any more): this thread signs them.
     const signed = workers.use((pool) =>
-      pool.sign(key, ctx.docOptions, toSign.map((it) => ({ schema: it.schema, file: it.path })))
+      pool.sign(key!, ctx.docOptions, toSign.map((it) => ({ schema: it.schema, file: it.path })))
     );
     return { items, toSign, signed };
   };
@@ -473,12 +493,17 @@ async function signBatch(
           waiting.push({ path: item.path, out: item.out, error: item.error });
         } else {
           try {
-            const one = bySchema.get(item) ?? signOne(item.schema, key, ctx.docOptions, item.path);
+            const one = bySchema.get(item) ??
+              (key !== undefined
+                ? signOne(item.schema, key, ctx.docOptions, item.path)
+                : await signOneWithSigner(item.schema, signer, ctx.docOptions, item.path));
             if (one instanceof SchemaPinError) throw one;
             writer.add(item.out, one.text);
             waiting.push({ path: item.path, out: item.out, json: one.json });
           } catch (e) {
             if (!(e instanceof SchemaPinError)) throw e;
+            // The agent failed (gone, refused, timed out): so would every later schema.
+            if (e.details.agent !== undefined) throw e;
             waiting.push({ path: item.path, out: item.out, error: e });
           }
         }

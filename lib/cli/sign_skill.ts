@@ -8,7 +8,7 @@ import { parseJson } from "../json/parse.ts";
 import { formatRfc3339, parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
 import { formatSkillSignatureDocument, parseSkillSignatureDocument } from "../skill/document.ts";
 import { showPath } from "../skill/fs.ts";
-import { signSkillDir, type SignSkillDirOptions } from "../skill/sign.ts";
+import { type SignSkillDirOptions, signSkillDirWithSigner } from "../skill/sign.ts";
 import { SIGNATURE_FILE_NAME } from "../skill/walk.ts";
 import {
   type CliIO,
@@ -21,7 +21,7 @@ import {
 import { jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
 import { limitsFromArgs, skillProgress } from "./hash_skill.ts";
-import { loadPrivateKey } from "./private_key.ts";
+import { loadSigner } from "./private_key.ts";
 import { requireDomainFlag } from "./schema_inputs.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import {
@@ -78,7 +78,7 @@ const FLAGS = {
 const HELP = `schemapin sign-skill — sign a skill folder (SchemaPin §4b)
 
 Usage:
-  schemapin sign-skill DIR --key PRIVATE.pem --domain D [--name N]
+  schemapin sign-skill DIR --key PRIVATE.pem|ssh-agent:PUBFILE --domain D [--name N]
       [--expires-in DURATION | --expires-at TIME] [--schema-version V]
       [--previous-hash H | --previous SIGFILE] [--signer-kid KID]
       [--max-entries N] [--max-bytes SIZE] [--passphrase-file FILE] [--json] [-q]
@@ -90,16 +90,25 @@ every field — expiry, domain, versions, manifest — is covered. Writes DIR/.s
 written. A symbolic link, FIFO, socket or device in DIR, a non-UTF-8 file name, or a folder
 over the caps (10000 files, 256 MiB) is refused with the path named.
 
+--key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK (an
+ecdsa-sha2-nistp256 key in ssh-agent, on a YubiKey or in a Secure Enclave agent), named by
+its OpenSSH .pub line or PEM public key in PUBFILE; the private key never enters schemapin
+(docs/ssh-agent.md). The agent is sent the canonical document: at most 256 KiB for
+OpenSSH's agent.
+
 Options:
 ${optionList(FLAGS)}
 
 Exit codes: 0 signed; 2 bad arguments, an unreadable or malformed key or previous
-signature, or a folder that cannot be hashed (the message names the path).
+signature, a folder that cannot be hashed (the message names the path), or an SSH agent
+that is missing, does not hold the key or refuses to sign (the message names the --key
+value).
 
 Examples:
   schemapin sign-skill ./pdf-tools --key keys/private.pem --domain example.com
   schemapin sign-skill ./pdf-tools --key keys/private.pem --domain example.com \\
       --expires-in 180d --schema-version 2.1.0 --previous old/.schemapin.sig
+  schemapin sign-skill ./pdf-tools --key ssh-agent:yubikey.pub --domain example.com
 `;
 
 type Values = ReturnType<typeof parseCommandArgs<typeof FLAGS>>["values"];
@@ -151,7 +160,9 @@ export const signSkillCommand: Command = {
   async run(args, io) {
     const { values, positionals } = parseCommandArgs("sign-skill", args, FLAGS);
     const [dir] = requirePositionals("sign-skill", positionals, 1, "DIR");
-    if (!values.key) throw new UsageError("sign-skill: --key PRIVATE.pem is required");
+    if (!values.key) {
+      throw new UsageError("sign-skill: --key PRIVATE.pem (or ssh-agent:PUBFILE) is required");
+    }
     const domain = requireDomainFlag("sign-skill", values.domain);
     if (values["previous-hash"] !== undefined && values.previous !== undefined) {
       throw new UsageError("sign-skill: give --previous-hash or --previous, not both");
@@ -160,7 +171,7 @@ export const signSkillCommand: Command = {
     const now = Math.floor(Date.now() / 1000) * 1000; // signed_at in whole seconds
     const expiresAt = expiryFromArgs(values, now);
     // Everything that can fail cheaply fails before the folder is hashed.
-    const key = await loadPrivateKey(values.key, io, {
+    const signer = await loadSigner(values.key, io, {
       command: "sign-skill",
       passphraseFile: values["passphrase-file"],
     });
@@ -178,7 +189,7 @@ export const signSkillCommand: Command = {
     const progress = skillProgress(io, "sign-skill", values.quiet === true);
     let signed;
     try {
-      signed = await signSkillDir(dir, key, { ...options, ...progress.options });
+      signed = await signSkillDirWithSigner(dir, signer, { ...options, ...progress.options });
     } finally {
       progress.done();
     }

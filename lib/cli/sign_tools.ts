@@ -14,7 +14,11 @@ import { ServerFailure } from "../mcp/errors.ts";
 import { listingFromDump, readToolsDump } from "../mcp/file.ts";
 import { parseJson } from "../json/parse.ts";
 import type { ToolListing } from "../mcp/session.ts";
-import { MANIFEST_META_KEY, signToolList, type SignToolListOptions } from "../guard/signatures.ts";
+import {
+  MANIFEST_META_KEY,
+  type SignToolListOptions,
+  signToolListWithSigner,
+} from "../guard/signatures.ts";
 import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
 import { VERSION } from "../version.ts";
 import {
@@ -26,7 +30,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { writeFileAtomic } from "./io.ts";
-import { loadPrivateKey } from "./private_key.ts";
+import { loadSigner } from "./private_key.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import { FORCE_FLAGS, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
 import { MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
@@ -66,7 +70,8 @@ const SIGN_TOOLS_FLAGS = {
 const HELP = `schemapin sign-tools — sign the contracts of an MCP server's tools
 
 Usage:
-  schemapin sign-tools --key PRIVATE.pem --domain D (--server NAME -- CMD ARGS… | --file TOOLS.json)
+  schemapin sign-tools --key PRIVATE.pem|ssh-agent:PUBFILE --domain D
+      (--server NAME -- CMD ARGS… | --file TOOLS.json)
       [--out FILE] [--force] [--expires-in DURATION | --expires-at TIME] [--signer-kid KID]
       [--schema-version V] [--passphrase-file FILE]
 
@@ -85,17 +90,26 @@ time with the library's signToolList); clients check them with
 \`schemapin guard --signatures --domain D …\`. Signing does not change a tool's contract
 digest: _meta is not part of the contract.
 
+--key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK, named by
+its OpenSSH .pub line or PEM public key in PUBFILE (one agent request per tool; the private
+key never enters schemapin: docs/ssh-agent.md). The agent is asked for the key before the
+server is started.
+
 Options:
 ${optionList(SIGN_TOOLS_FLAGS)}
 
 Exit codes: 0 signed; 1 the server could not be reached or listed; 2 bad arguments, an
-unreadable or malformed key or tools file, a tool list with duplicate names.
+unreadable or malformed key or tools file, a tool list with duplicate names, or an SSH agent
+that is missing, does not hold the key or refuses to sign (the message names the --key
+value).
 
 Examples:
   schemapin sign-tools --key keys/private.pem --domain acme.example --server acme \\
       --out tools.signed.json -- node server.js
   schemapin sign-tools --key keys/private.pem --domain acme.example --file tools.json \\
       --expires-in 180d > tools.signed.json
+  schemapin sign-tools --key ssh-agent:release.pub --domain acme.example --file tools.json \\
+      --out tools.signed.json
 `;
 
 function seconds(flag: string, text: string | undefined): number | undefined {
@@ -121,7 +135,9 @@ export const signToolsCommand: Command = {
     if (positionals.length > 0) {
       throw new UsageError(`sign-tools: unexpected argument ${JSON.stringify(positionals[0])}`);
     }
-    if (values.key === undefined) throw new UsageError("sign-tools: --key FILE is required");
+    if (values.key === undefined) {
+      throw new UsageError("sign-tools: --key PRIVATE.pem (or ssh-agent:PUBFILE) is required");
+    }
     if (values.domain === undefined) throw new UsageError("sign-tools: --domain D is required");
     const dc = checkDomain(values.domain);
     if (!dc.ok) {
@@ -173,7 +189,7 @@ export const signToolsCommand: Command = {
     }
     const startupTimeoutMs = seconds("startup-timeout", values["startup-timeout"]);
     const requestTimeoutMs = seconds("timeout", values.timeout);
-    const key = await loadPrivateKey(values.key, io, {
+    const signer = await loadSigner(values.key, io, {
       command: "sign-tools",
       passphraseFile: values["passphrase-file"],
     });
@@ -201,7 +217,7 @@ export const signToolsCommand: Command = {
       throw new SchemaPinError(e.kind === "io" ? "IO_FAILED" : "INPUT_INVALID", e.message);
     }
     for (const notice of listing.notices) await io.stderr(`notice: ${where}: ${notice}\n`);
-    const signed = signToolList(listing.tools, key, signOptions);
+    const signed = await signToolListWithSigner(listing.tools, signer, signOptions);
     const document: JsonObject = {
       tools: signed.tools,
       _meta: { [MANIFEST_META_KEY]: signed.manifest as unknown as JsonObject },
@@ -214,7 +230,7 @@ export const signToolsCommand: Command = {
     }
     await io.stderr(
       `signed ${signed.tools.length} tool(s) of ${where} for ${dc.domain} with key ` +
-        `${key.publicKey.fingerprint}${values.out !== undefined ? ` → ${values.out}` : ""}\n`,
+        `${signer.publicKey.fingerprint}${values.out !== undefined ? ` → ${values.out}` : ""}\n`,
     );
     return EXIT_OK;
   },
