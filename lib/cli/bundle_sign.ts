@@ -60,7 +60,7 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
     throw new UsageError(`bundle sign: expected one BUNDLE, got ${positionals.length} argument(s)`);
   }
   if (values.key === undefined) {
-    throw new UsageError("bundle sign: --key PRIVATE.pem (or ssh-agent:PUBFILE) is required");
+    throw new UsageError("bundle sign: --key PRIVATE.pem is required (or ssh-agent:PUBFILE)");
   }
   if (values.kid === undefined) throw new UsageError("bundle sign: --kid KID is required");
   const kidProblem = checkKid(values.kid);

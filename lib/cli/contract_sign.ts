@@ -486,7 +486,7 @@ export async function runContractSign(args: string[], io: CliIO): Promise<number
     throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
   }
   if (!values.key) {
-    throw new UsageError(`${CMD}: --key PRIVATE.pem (or ssh-agent:PUBFILE) is required`);
+    throw new UsageError(`${CMD}: --key PRIVATE.pem is required (or ssh-agent:PUBFILE)`);
   }
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
   if (lockPath === "-" || lockPath === "") {

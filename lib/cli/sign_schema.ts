@@ -275,7 +275,7 @@ export const signSchemaCommand: Command = {
     }
     const { values, positionals } = parseCommandArgs("sign-schema", args, ALL_FLAGS);
     if (!values.key) {
-      throw new UsageError("sign-schema: --key PRIVATE.pem (or ssh-agent:PUBFILE) is required");
+      throw new UsageError("sign-schema: --key PRIVATE.pem is required (or ssh-agent:PUBFILE)");
     }
     const { format, inferred } = chooseSignatureFormat(values);
     const now = Math.floor(Date.now() / 1000) * 1000; // whole seconds in signed_at

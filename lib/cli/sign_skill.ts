@@ -161,7 +161,7 @@ export const signSkillCommand: Command = {
     const { values, positionals } = parseCommandArgs("sign-skill", args, FLAGS);
     const [dir] = requirePositionals("sign-skill", positionals, 1, "DIR");
     if (!values.key) {
-      throw new UsageError("sign-skill: --key PRIVATE.pem (or ssh-agent:PUBFILE) is required");
+      throw new UsageError("sign-skill: --key PRIVATE.pem is required (or ssh-agent:PUBFILE)");
     }
     const domain = requireDomainFlag("sign-skill", values.domain);
     if (values["previous-hash"] !== undefined && values.previous !== undefined) {

@@ -136,7 +136,7 @@ export const signToolsCommand: Command = {
       throw new UsageError(`sign-tools: unexpected argument ${JSON.stringify(positionals[0])}`);
     }
     if (values.key === undefined) {
-      throw new UsageError("sign-tools: --key PRIVATE.pem (or ssh-agent:PUBFILE) is required");
+      throw new UsageError("sign-tools: --key PRIVATE.pem is required (or ssh-agent:PUBFILE)");
     }
     if (values.domain === undefined) throw new UsageError("sign-tools: --domain D is required");
     const dc = checkDomain(values.domain);
