@@ -135,10 +135,10 @@ is durable. A batch shows a progress line on stderr when stderr is a terminal.
 --key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK (an
 ecdsa-sha2-nistp256 key: in ssh-agent, on a YubiKey, in a Secure Enclave agent), named by
 its public half: PUBFILE is its OpenSSH .pub line or a PEM public key. The private key never
-enters schemapin (docs/ssh-agent.md). The signatures are the same kind, byte for byte
-verifiable the same way. A batch signed through the agent runs on the main thread (one
-request to the agent per schema; SCHEMAPIN_BATCH_THREADS does not apply): an agent cannot
-be reached from worker threads.
+enters schemapin (docs/ssh-agent.md); the signatures verify as a key file's do. A batch
+signed through the agent runs on the main thread, one agent request per schema: an agent
+signer cannot be handed to worker threads, so SCHEMAPIN_BATCH_THREADS does not apply. The
+first agent failure stops the batch (exit 2).
 
 Exit codes: 0 signed; 2 bad arguments, unreadable or malformed schema or key (the message
 names the file), a schema with no canonical form, or an SSH agent that is missing, does not
