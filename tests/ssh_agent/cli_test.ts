@@ -20,7 +20,22 @@ import { childCommand } from "../process.ts";
 import { ignoreWithout } from "../required_tool.ts";
 import { type CliResult, exists, runCliProcess, runInProcess } from "../cli/run.ts";
 import { baseTools, writeTools } from "../guard/helpers.ts";
-import { derScalars, N } from "./helpers.ts";
+import {
+  cat,
+  derScalars,
+  type FakeAnswer,
+  keyLine,
+  message,
+  mpint,
+  N,
+  p256Blob,
+  str,
+  u32,
+  withFakeAgent,
+} from "./helpers.ts";
+import { generateKeyPair, privateKeyToPem } from "../../lib/crypto/keys.ts";
+import { signDigest } from "../../lib/crypto/ecdsa.ts";
+import { sha256 } from "../../lib/crypto/hash.ts";
 
 const DOMAIN = "example.com";
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -509,6 +524,85 @@ Deno.test({
       assert.match(error.message, /^--key ssh-agent:unloaded\.pub: /);
     });
   },
+});
+
+// ---------------------------------------------------------------------------------------------
+// An agent that refuses (a confirmation declined, a key not touched): a fake agent, since
+// OpenSSH's own cannot be made to refuse after it has signed
+
+/** A fake agent holding `key` that signs the first `signs` requests and then refuses. */
+function refusingAgent(key: ReturnType<typeof generateKeyPair>, signs: number) {
+  const blob = p256Blob(key.publicKey.point);
+  let signed = 0;
+  return (type: number, contents: Uint8Array): FakeAnswer => {
+    if (type === 11) return message(12, cat(u32(1), str(blob), str("fake")));
+    if (type !== 13 || signed >= signs) return message(5); // SSH_AGENT_FAILURE
+    signed++;
+    const view = new DataView(contents.buffer, contents.byteOffset, contents.length);
+    const blobLength = view.getUint32(0);
+    const dataLength = view.getUint32(4 + blobLength);
+    const data = contents.subarray(8 + blobLength, 8 + blobLength + dataLength);
+    const { r, s } = derScalars(signDigest(sha256(data), key));
+    return message(14, str(cat(str("ecdsa-sha2-nistp256"), str(cat(mpint(r), mpint(s))))));
+  };
+}
+
+Deno.test("--key ssh-agent: an agent that refuses to sign: exit 2 naming the --key value, nothing written; a batch stops", async () => {
+  const key = generateKeyPair();
+  const dir = await Deno.makeTempDir({ prefix: "schemapin-agent-refuses-" });
+  try {
+    await Deno.writeTextFile(
+      `${dir}/fake.pub`,
+      keyLine("ecdsa-sha2-nistp256", p256Blob(key.publicKey.point)),
+    );
+    await Deno.writeTextFile(`${dir}/private.pem`, privateKeyToPem(key));
+    const skill = `${dir}/skill`;
+    await Deno.mkdir(skill);
+    await Deno.writeTextFile(`${skill}/SKILL.md`, "# s\n");
+    await withFakeAgent(refusingAgent(key, 0), async (socket) => {
+      const r = await runCliProcess(
+        ["sign-skill", "skill", "--key", "ssh-agent:fake.pub", "--domain", DOMAIN],
+        { cwd: dir, env: { SSH_AUTH_SOCK: socket } },
+      );
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(
+        r.stderr,
+        /^error: IO_FAILED: --key ssh-agent:fake\.pub: the SSH agent at .* refused to sign/m,
+      );
+      assert.equal(await exists(`${skill}/.schemapin.sig`), false);
+    });
+
+    // A batch: two schemas signed, then the agent refuses: the batch stops there (exit 2)
+    // rather than failing every schema left; a signature it committed before is kept, as the file key
+    // would have made it.
+    await Deno.mkdir(`${dir}/schemas`);
+    for (let i = 0; i < 5; i++) {
+      await Deno.writeTextFile(`${dir}/schemas/t${i}.json`, JSON.stringify({ name: `t${i}` }));
+    }
+    await withFakeAgent(refusingAgent(key, 2), async (socket) => {
+      const r = await runCliProcess(
+        ["sign-schema", "--batch", "schemas", "--out-dir", "sigs", "--key", "ssh-agent:fake.pub"],
+        { cwd: dir, env: { SSH_AUTH_SOCK: socket } },
+      );
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--key ssh-agent:fake\.pub: the SSH agent at .* refused to sign/);
+      assert.equal((r.stderr.match(/refused to sign/g) ?? []).length, 1, r.stderr);
+    });
+    // The same key from its file makes the same bytes the agent made (RFC 6979, low-S).
+    const files = await Array.fromAsync(Deno.readDir(`${dir}/sigs`)).catch(() => []);
+    for (const f of files.filter((f) => f.name.endsWith(".sig"))) {
+      const name = f.name.replace(/\.sig$/, "");
+      const fromFile = await runInProcess([
+        "sign-schema",
+        `${dir}/schemas/${name}`,
+        "--key",
+        `${dir}/private.pem`,
+      ]);
+      assert.equal(await Deno.readTextFile(`${dir}/sigs/${f.name}`), fromFile.stdout, f.name);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 // ---------------------------------------------------------------------------------------------
