@@ -42,7 +42,7 @@ import {
   printLockSignatureNotes,
   runLockSignatureCheck,
 } from "./contract_sign.ts";
-import { terminalPrompt } from "./verify_schema.ts";
+import { terminalPrompt } from "./prompt.ts";
 import { type ItemKind, SURFACE_KINDS, SURFACE_SPECS } from "../contractpin/surface.ts";
 
 const CMD = "contract verify";

@@ -20,7 +20,8 @@ import {
 } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
-import { LIMIT_OPTIONS, limitsFromArgs, QUIET_OPTION, skillProgress } from "./hash_skill.ts";
+import { LIMIT_OPTIONS, limitsFromArgs, QUIET_OPTION } from "./hash_skill.ts";
+import { skillProgress } from "./progress.ts";
 import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
 import { requireDomainFlag } from "./schema_inputs.ts";
 

@@ -73,6 +73,7 @@ import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 import { describeFsError } from "./io.ts";
 import { scanBase64 } from "../crypto/base64.ts";
 import { count, type Progress, progressLine } from "./progress.ts";
+import { type PromptLine, terminalPrompt } from "./prompt.ts";
 
 const HELP = `schemapin verify-schema — verify a tool schema's signature
 
@@ -172,23 +173,6 @@ const OPTIONS = {
   json: { type: "boolean" },
   quiet: { type: "boolean", short: "q" },
 } as const;
-
-/** Reads one answer line from the user, or `undefined` when there is no terminal to ask. */
-export type PromptLine = (question: string, io: CliIO) => Promise<string | undefined>;
-
-/** Asks on the process terminal (stdin and stderr both TTYs); otherwise no prompt. */
-export const terminalPrompt: PromptLine = async (question, io) => {
-  if (!Deno.stdin.isTerminal() || !io.stderrIsTerminal) return undefined;
-  await io.stderr(question);
-  const buf = new Uint8Array(1);
-  const bytes: number[] = [];
-  while (bytes.length < 1024) {
-    const n = await Deno.stdin.read(buf);
-    if (n === null || buf[0] === 0x0a) break;
-    bytes.push(buf[0]);
-  }
-  return new TextDecoder().decode(new Uint8Array(bytes)).trim();
-};
 
 /** A schema result, with the DNS cross-check when `--dns` was given. */
 type Result = SchemaVerificationResult & { dns?: DnsCrossCheck; discoverySource?: string };

@@ -25,7 +25,8 @@ import {
 } from "./command.ts";
 import { jsonOutput, type JsonOutputFields, verificationFields } from "./json_output.ts";
 import { readInput } from "./io.ts";
-import { LIMIT_OPTIONS, limitsFromArgs, QUIET_OPTION, skillProgress } from "./hash_skill.ts";
+import { LIMIT_OPTIONS, limitsFromArgs, QUIET_OPTION } from "./hash_skill.ts";
+import { skillProgress } from "./progress.ts";
 import {
   checkTrustFlags,
   confirmFirstUseWith,
@@ -44,7 +45,7 @@ import {
   type TrustInputs,
 } from "./schema_inputs.ts";
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
-import { type PromptLine, terminalPrompt } from "./verify_schema.ts";
+import { type PromptLine, terminalPrompt } from "./prompt.ts";
 
 const HELP = `schemapin verify-skill — verify a signed skill folder (SchemaPin §4b)
 
