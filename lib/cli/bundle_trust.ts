@@ -1,8 +1,8 @@
 /**
  * What the bundle commands share, and what `verify-schema` / `verify-skill --bundle FILE`
- * use: reading a bundle file, the authority allow-list flags (`--authority KID=FP`,
- * `--authority-key KID=PEM`, `--authority-store FILE`), and loading a bundle so that a
- * signed one is used only after it verified against the allow-list (§21.4).
+ * use: reading a bundle file and the authority allow-list flags (`--authority KID=FP`,
+ * `--authority-key KID=PEM`, `--authority-store FILE`) a signed bundle is verified against
+ * (§21.4; the bundle is loaded by lib/trust/load.ts).
  *
  * @module
  */
@@ -15,22 +15,10 @@ import {
   MemoryBundleAuthorityStore,
   seedBundleAuthority,
 } from "../bundle/authority.ts";
-import {
-  checkKid,
-  findInTrustBundle,
-  parseTrustBundle,
-  type TrustBundle,
-} from "../bundle/bundle.ts";
-import { type LoadedTrustBundle, loadTrustBundle } from "../bundle/resolver.ts";
+import { checkKid, parseTrustBundle, type TrustBundle } from "../bundle/bundle.ts";
+import { readJsonInput, sourceName } from "../schema/input.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
-import { refusePem } from "./pem_input.ts";
-import { parseJson } from "../json/parse.ts";
-
-// This module does not import schema_inputs.ts: schema_inputs.ts (loadTrust) imports it.
-function sourceName(path: string): string {
-  return path === "-" ? "stdin" : path;
-}
 
 /** The allow-list options, for commands that accept signed bundles. */
 export const AUTHORITY_OPTIONS = {
@@ -166,16 +154,7 @@ export async function authorityStoreFromFlags(
 
 /** Reads a bundle file strictly (`JSON_INVALID` / `IO_FAILED` name the file). */
 export async function readBundleFile(path: string, io: CliIO): Promise<unknown> {
-  const bytes = await readInput(path, io);
-  refusePem(bytes, path, "trust bundle");
-  try {
-    return parseJson(bytes, sourceName(path));
-  } catch (e) {
-    if (e instanceof SchemaPinError) {
-      throw new SchemaPinError(e.code, `trust bundle ${e.message}`, { ...e.details, path });
-    }
-    throw e;
-  }
+  return await readJsonInput(path, (p) => readInput(p, io), "trust bundle");
 }
 
 /**
@@ -197,54 +176,4 @@ export function asInputError(e: unknown): unknown {
     return new SchemaPinError("INPUT_INVALID", e.message, { ...e.details, code: e.code });
   }
   return e;
-}
-
-/** A domain's entries from a bundle file, shaped as the verify commands read them. */
-export interface BundleFileEntries {
-  /** The discovery document (known fields, with `domain`). */
-  readonly discovery: Record<string, unknown>;
-  /** The revocation document, when the bundle has one for the domain. */
-  readonly revocation?: Record<string, unknown>;
-  /** How the bundle was accepted. */
-  readonly loaded: LoadedTrustBundle;
-}
-
-/**
- * Reads `file` and finds `domain`'s documents for `verify-schema` / `verify-skill --bundle`.
- * An unsigned bundle is used as given (it is the caller's own trust input, §13); a signed
- * bundle is used only after `verifyTrustBundle` passed against the allow-list from the
- * authority flags, first-use trust only with `--trust-first-use-authority`. When any authority flag is
- * given, an unsigned bundle is refused (`BUNDLE_UNSIGNED`: no silent downgrade of a bundle
- * whose signature was stripped). Only the signed (known) fields
- * reach the caller. Throws `SchemaPinError`: the §21.4 code for a bundle that fails
- * verification (exit 1), `DISCOVERY_INVALID` for a malformed bundle, `KEY_NOT_FOUND` when
- * the bundle has no document for `domain`.
- */
-export async function findInBundleFile(
-  command: string,
-  file: string,
-  domain: string,
-  values: AuthorityFlagValues,
-  io: CliIO,
-): Promise<BundleFileEntries> {
-  const value = await readBundleFile(file, io);
-  const { store } = await authorityStoreFromFlags(command, values, io);
-  const allowFirstUse = values["trust-first-use-authority"] === true;
-  const loaded = await loadTrustBundle(value, store, {
-    allowFirstUse,
-    source: sourceName(file),
-    requireSigned: hasAuthorityFlags(values),
-  });
-  const found = findInTrustBundle(loaded.bundle, domain);
-  if (!found) {
-    throw new SchemaPinError(
-      "KEY_NOT_FOUND",
-      `${sourceName(file)} has no discovery document for ${domain}`,
-      { source: sourceName(file), domain },
-    );
-  }
-  const copy = (v: unknown) => structuredClone(v) as Record<string, unknown>;
-  return found.revocation
-    ? { discovery: copy(found.discovery), revocation: copy(found.revocation), loaded }
-    : { discovery: copy(found.discovery), loaded };
 }

@@ -30,7 +30,6 @@ import {
   confirmFirstUseWith,
   describeDnsCheck,
   describeVerifyWarning,
-  explicitKeyPinStore,
   failureHint,
   loadTrustAndDnsHook,
   PUBLIC_KEY_OPTIONS,
@@ -40,6 +39,7 @@ import {
   type TrustOptionValues,
   type TrustPlan,
 } from "./schema_inputs.ts";
+import { explicitKeyPinStore } from "../trust/load.ts";
 import type { BeforePinHook } from "../schema/flow.ts";
 import { BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 

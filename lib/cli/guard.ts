@@ -22,7 +22,6 @@ import { runStdioGuard } from "../guard/stdio.ts";
 import { type CliIO, type Command, EXIT_FAILED, parseCommandArgs, UsageError } from "./command.ts";
 import {
   checkTrustFlags,
-  explicitKeyPinStore,
   loadTrustAndDnsHook,
   NETWORK_HELP,
   NETWORK_OPTIONS,
@@ -30,6 +29,7 @@ import {
   reportInputFailure,
   type TrustPlan,
 } from "./schema_inputs.ts";
+import { explicitKeyPinStore } from "../trust/load.ts";
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
 import { describeFsError, readInput } from "./io.ts";

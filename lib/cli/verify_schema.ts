@@ -49,7 +49,6 @@ import {
   checkTrustFlags,
   confirmFirstUseWith,
   describeVerifyWarning,
-  explicitKeyPinStore,
   failureHint,
   globToRegExp,
   joinPath,
@@ -68,6 +67,7 @@ import {
   sourceName,
   type TrustInputs,
 } from "./schema_inputs.ts";
+import { explicitKeyPinStore } from "../trust/load.ts";
 import { exitCodeOfError } from "./exit_codes.ts";
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 import { describeFsError } from "./io.ts";

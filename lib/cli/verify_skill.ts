@@ -8,7 +8,7 @@
  * @module
  */
 import { parseJson } from "../json/parse.ts";
-import { checkToolId, defaultPinStorePath, FilePinStore } from "../pins/store.ts";
+import { checkToolId } from "../pins/store.ts";
 import { showPath } from "../skill/fs.ts";
 import { checkSkillRoot } from "../skill/walk.ts";
 import { describeChanges } from "../skill/manifest.ts";
@@ -30,7 +30,6 @@ import { skillProgress } from "./progress.ts";
 import {
   checkTrustFlags,
   confirmFirstUseWith,
-  explicitKeyPinStore,
   failureHint,
   loadTrustAndDnsHook,
   NETWORK_HELP,
@@ -42,8 +41,8 @@ import {
   requireDomainFlag,
   resultExitCode,
   sourceName,
-  type TrustInputs,
 } from "./schema_inputs.ts";
+import { type TrustInputs, trustPinStore, withTrustInputs } from "../trust/load.ts";
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 import { type PromptLine, terminalPrompt } from "./prompt.ts";
 
@@ -228,9 +227,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
           discovery: trust.discovery,
           revocation: trust.revocation,
           // --public-key: the key is the anchor; nothing is pinned, the pin file is not opened.
-          pinStore: trust.explicitKey !== undefined
-            ? explicitKeyPinStore(trust.explicitKey)
-            : new FilePinStore(values["pin-store"] ?? defaultPinStorePath()),
+          pinStore: trustPinStore(trust, values["pin-store"]),
           trustFirstUse: values["trust-first-use"] === true,
           confirmFirstUse: confirmFirstUseWith((q) => {
             progress.done(); // the question starts on a clean line
@@ -245,10 +242,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
             signature: values.signature !== undefined ? sourceName(values.signature) : undefined,
           },
         }, dnsHook);
-        result.discoverySource = trust.discoverySource;
-        result.warnings.push(...(trust.warnings ?? []));
-        // --public-key: no pin was consulted or written (the store only names the key).
-        if (trust.explicitKey !== undefined) result.keyPinning = "not_checked";
+        withTrustInputs(result, trust);
       } finally {
         progress.done();
       }
