@@ -38,7 +38,7 @@ import {
 } from "../contractpin/snapshot.ts";
 import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import { warnStaleLockSignature } from "./contract_sign.ts";
+import { warnStaleLockSignature } from "./lock_signature_report.ts";
 import { exists, readInput, writeFileAtomic } from "./io.ts";
 import {
   LIMIT_OPTIONS,

@@ -31,17 +31,16 @@ import {
   readConfig,
   readSnapshot,
 } from "./contract_shared.ts";
+import { LOCK_TRUST_OPTIONS, planLockSignature } from "./contract_sign.ts";
+import type { LockSignatureCheck } from "../contractpin/lock_signature_check.ts";
 import {
-  LOCK_TRUST_OPTIONS,
-  type LockSignatureCheck,
   lockSignatureGithubLine,
   lockSignatureJson,
   lockSignatureLine,
   lockSignatureSarif,
-  planLockSignature,
   printLockSignatureNotes,
   runLockSignatureCheck,
-} from "./contract_sign.ts";
+} from "./lock_signature_report.ts";
 import { terminalPrompt } from "./prompt.ts";
 import { type ItemKind, SURFACE_KINDS, SURFACE_SPECS } from "../contractpin/surface.ts";
 

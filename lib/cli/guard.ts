@@ -33,13 +33,13 @@ import { explicitKeyPinStore } from "../trust/load.ts";
 import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
 import { describeFsError, readInput } from "./io.ts";
+import type { LoadedTrust } from "../trust/load.ts";
+import { lockSignaturePath } from "../contractpin/lock_signature_check.ts";
 import {
-  type LoadedTrust,
   lockSignatureLine,
-  lockSignaturePath,
   printLockSignatureNotes,
   runLockSignatureCheck,
-} from "./contract_sign.ts";
+} from "./lock_signature_report.ts";
 import { runGuardWrap, WRAP_HELP } from "./guard_wrap.ts";
 import { didYouMean } from "./suggest.ts";
 import { ListenerFailure } from "../http/server.ts";
@@ -386,7 +386,7 @@ export const guardCommand: Command = {
     // The trust documents (discovery, revocation, bundle; fetched with --well-known) are
     // loaded once, for the lock's signature and the tools' signatures alike: one fetch, and
     // both checks judge against the same documents.
-    let loaded: LoadedTrust | undefined;
+    let loaded: LoadedTrust<SchemaVerificationResult> | undefined;
     if (plan && (signedLock || values.signatures)) {
       try {
         loaded = await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io);

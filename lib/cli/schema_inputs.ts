@@ -334,8 +334,13 @@ export function checkTrustFlags(
 /**
  * What loading a plan of `command` reads with: files through `io` (`-` is stdin), and the
  * authority allow-list of its `--authority…` flags (read when a bundle is loaded).
+ *
+ * @example
+ * ```ts ignore
+ * const trust = await loadTrust(plan, trustEnv(plan, io)); // lib/trust/load.ts
+ * ```
  */
-function trustEnv(plan: TrustPlan, io: CliIO): TrustEnv {
+export function trustEnv(plan: TrustPlan, io: CliIO): TrustEnv {
   return {
     read: (path) => readInput(path, io),
     authorityStore: async () =>

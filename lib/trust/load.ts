@@ -37,7 +37,7 @@ import type { HttpsFetchOptions } from "../discovery/http.ts";
 import { type DnsTxtLookup, lookupDnsTxt } from "../dns/check.ts";
 import type { DnsServer } from "../dns/resolve.ts";
 import { dnsBeforePinHook } from "../schema/resolver_verify.ts";
-import { type EntryInfo, errorCode, stat } from "../runtime/fs.ts";
+import { describeFsError, type EntryInfo, stat } from "../runtime/fs.ts";
 import { type ReadInput, readJsonInput, sourceName } from "../schema/input.ts";
 
 /** The trust inputs of a verification and the names they are reported under. */
@@ -323,24 +323,13 @@ async function bundleResolver(
   };
 }
 
-/** A short reason for a file-system error ("no such file or directory", …). */
-function fsReason(e: unknown): string {
-  const code = errorCode(e);
-  if (code === "ENOENT") return "no such file or directory";
-  if (code === "EACCES" || code === "EPERM") return "permission denied";
-  if (code === "EISDIR") return "is a directory";
-  if (code === "EEXIST") return "already exists";
-  const msg = (e as Error)?.message ?? String(e);
-  return msg.replace(/, (open|stat|lstat|rename|readfile|mkdir) '.*'$/, "");
-}
-
 /** A resolver folder must exist: a mistyped one must not fall through to the next source. */
 async function checkResolverDir(dir: string): Promise<void> {
   let info: EntryInfo;
   try {
     info = await stat(dir);
   } catch (e) {
-    throw new SchemaPinError("IO_FAILED", `--resolver-dir ${dir}: ${fsReason(e)}`, {
+    throw new SchemaPinError("IO_FAILED", `--resolver-dir ${dir}: ${describeFsError(e)}`, {
       path: dir,
     });
   }
