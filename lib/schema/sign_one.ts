@@ -12,7 +12,7 @@ import {
   type SchemaDocumentOptions,
   signSchemaBase64,
   signSchemaDocument,
-} from "../schema/document.ts";
+} from "./document.ts";
 
 /** A signed schema: the file text, and the fields `--json` reports. */
 export interface SignedSchema {
