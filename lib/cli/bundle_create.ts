@@ -16,7 +16,7 @@ import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts"
 import { jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
-import { asInputError, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
+import { asInputError, formatBundle, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
 
 const DOC_OPTIONS = {
   discovery: { type: "string", multiple: true },
@@ -24,11 +24,6 @@ const DOC_OPTIONS = {
   out: { type: "string" },
   json: { type: "boolean" },
 } as const;
-
-/** Serialises a bundle for a file: two-space indent, trailing newline. */
-export function formatBundle(bundle: unknown): string {
-  return JSON.stringify(bundle, null, 2) + "\n";
-}
 
 function domainFile(command: string, flag: string, value: string): [string, string] {
   const at = value.indexOf("=");

@@ -11,15 +11,16 @@ import { type CliIO, EXIT_OK, notice, parseCommandArgs, UsageError } from "./com
 import { exitCodeFor } from "./exit_codes.ts";
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
-import { sourceName } from "./schema_inputs.ts";
-import { AUTHORITY_OPTIONS, authorityStoreFromFlags, readBundleFile } from "./bundle_trust.ts";
-import { formatBundle } from "./bundle_create.ts";
+import { reportInputFailure, sourceName } from "./schema_inputs.ts";
 import {
-  reportError,
+  AUTHORITY_OPTIONS,
+  authorityStoreFromFlags,
+  formatBundle,
+  readBundleFile,
   verificationHint,
   verificationJson,
   verificationNotes,
-} from "./bundle_verify.ts";
+} from "./bundle_trust.ts";
 
 function parsePrecedence(text: string | undefined): string[] {
   if (text === undefined) return [];
@@ -104,7 +105,7 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
       verified.push(result.verified!);
     }
   } catch (e) {
-    return await reportError(e, json, io);
+    return await reportInputFailure(e, json, io);
   }
   const now = Math.floor(Date.now() / 1000) * 1000;
   const merged = mergeTrustBundles(verified, precedence, { createdAt: now });

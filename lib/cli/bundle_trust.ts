@@ -1,8 +1,8 @@
 /**
  * What the bundle commands share, and what `verify-schema` / `verify-skill --bundle FILE`
- * use: reading a bundle file and the authority allow-list flags (`--authority KID=FP`,
+ * use: reading and writing a bundle file, the authority allow-list flags (`--authority KID=FP`,
  * `--authority-key KID=PEM`, `--authority-store FILE`) a signed bundle is verified against
- * (§21.4; the bundle is loaded by lib/trust/load.ts).
+ * (§21.4; the bundle is loaded by lib/trust/load.ts), and the report of a verification.
  *
  * @module
  */
@@ -16,6 +16,8 @@ import {
   seedBundleAuthority,
 } from "../bundle/authority.ts";
 import { checkKid, parseTrustBundle, type TrustBundle } from "../bundle/bundle.ts";
+import type { TrustBundleVerification } from "../bundle/verify.ts";
+import { type JsonOutputFields, verificationFields } from "./json_output.ts";
 import { readJsonInput, sourceName } from "../schema/input.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
@@ -176,4 +178,82 @@ export function asInputError(e: unknown): unknown {
     return new SchemaPinError("INPUT_INVALID", e.message, { ...e.details, code: e.code });
   }
   return e;
+}
+
+/** Serialises a bundle for a file: two-space indent, trailing newline. */
+export function formatBundle(bundle: unknown): string {
+  return JSON.stringify(bundle, null, 2) + "\n";
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report of a bundle verification (bundle verify, bundle merge).
+
+/** The `--json` form of a verification result (the verified bundle itself left out). */
+export function verificationJson(
+  file: string,
+  result: TrustBundleVerification,
+): JsonOutputFields {
+  const { ok, error, ...rest } = verificationFields(result, [
+    "failedStep",
+    "kid",
+    "fingerprint",
+    "expectedFingerprint",
+    "firstUse",
+    "signedAt",
+    "expiresAt",
+  ]);
+  return {
+    ok,
+    ...(error !== undefined ? { error } : {}),
+    file: sourceName(file),
+    ...rest,
+    ...(result.verified
+      ? {
+        documents: result.verified.bundle.documents.map((d) => d.domain),
+        revocations: result.verified.bundle.revocations.map((r) => r.domain),
+      }
+      : {}),
+    warnings: result.warnings,
+    ...(result.unprotectedFields ? { unprotected_fields: result.unprotectedFields } : {}),
+  };
+}
+
+/** The advice printed after a failure the operator can act on. */
+export function verificationHint(result: TrustBundleVerification): string {
+  switch (result.errorCode) {
+    case "BUNDLE_AUTHORITY_UNTRUSTED":
+      return `hint: confirm the authority's fingerprint out of band (its domain's ` +
+        `.well-known/schemapin.json or DNS TXT), then pass --authority ${result.kid}=` +
+        `${result.fingerprint}, or opt in with --trust-first-use-authority\n`;
+    case "KEY_PIN_MISMATCH":
+      return `hint: the bundle's authority key is not the one recorded for ${result.kid}; if ` +
+        `the authority rotated its key, confirm the new fingerprint out of band and update the ` +
+        `allow-list deliberately\n`;
+    case "BUNDLE_UNSIGNED":
+      return "hint: unsigned bundles need no verification; use them directly, or sign with " +
+        "`schemapin bundle sign`\n";
+    default:
+      return "";
+  }
+}
+
+/** Notes for a successful verification that the operator must see (stderr). */
+export function verificationNotes(
+  file: string,
+  result: TrustBundleVerification,
+  store: { persisted: boolean; path?: string },
+): string {
+  let text = "";
+  if (result.firstUse) {
+    text += `warning: ${sourceName(file)}: authority ${JSON.stringify(result.kid)} ` +
+      `(${result.fingerprint}) was not in the allow-list and is trusted on first use ` +
+      (store.persisted
+        ? `(--trust-first-use-authority); recorded in ${store.path}\n`
+        : `(--trust-first-use-authority); not recorded — give --authority-store FILE to remember it\n`);
+  }
+  if (result.unprotectedFields && result.unprotectedFields.length > 0) {
+    text += `warning: ${sourceName(file)}: fields not covered by the signature were ignored: ` +
+      `${result.unprotectedFields.join(", ")}\n`;
+  }
+  return text;
 }
