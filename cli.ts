@@ -4,7 +4,7 @@
  *
  * @example
  * ```sh
- * deno task schemapin keygen --out ./keys
+ * deno task schemapin keygen --out-dir ./keys
  * ```
  * @module
  */

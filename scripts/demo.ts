@@ -51,7 +51,14 @@ try {
   await copyTree(new URL("examples/pdf-tools/", repo), `${work}/pdf-tools`);
 
   console.log(bold("\n1. The publisher makes a key pair and its .well-known/schemapin.json"));
-  await schemapin(["keygen", "--out", "keys", "--well-known", "--developer", "Example Corp"], 0);
+  await schemapin([
+    "keygen",
+    "--out-dir",
+    "keys",
+    "--write-discovery",
+    "--developer",
+    "Example Corp",
+  ], 0);
 
   console.log(bold("\n2. The publisher signs a tool schema (1.4 document, expires in 30 days)"));
   await schemapin([
@@ -84,7 +91,7 @@ try {
   await schemapin([
     "verify-schema",
     "search_files.json",
-    "--signature-file",
+    "--signature",
     "search_files.sig",
     ...trust,
     "--trust-first-use",
@@ -107,7 +114,7 @@ try {
   await schemapin([
     "verify-schema",
     "search_files.json",
-    "--signature-file",
+    "--signature",
     "search_files.sig",
     ...trust,
   ], 1);

@@ -374,7 +374,7 @@ With the CLI:
 
 \`\`\`sh
 schemapin contract verify --lock vectors/contractpin-lock-signature/contractpin.lock \\
-    --require-signature --domain example.com \\
+    --require-signed-lock --domain example.com \\
     --public-key vectors/contractpin-lock-signature/TEST-ONLY-public.pem
 \`\`\`
 

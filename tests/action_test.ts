@@ -273,7 +273,7 @@ Deno.test("action with the real CLI: SARIF to a file, drift exits 1, paths with 
     const found = JSON.parse(await Deno.readTextFile(`${workspace}/contractpin.sarif`));
     assert.equal(found.runs[0].results[0].ruleId, "contractpin/tool-drifted");
 
-    const keygen = await action(["keygen", "--out", "my keys"]);
+    const keygen = await action(["keygen", "--out-dir", "my keys"]);
     assert.equal(keygen.code, 0, keygen.stderr);
     const fp = await action(["fingerprint", "my keys/public.pem"]);
     assert.equal(fp.code, 0, fp.stderr);

@@ -36,7 +36,7 @@ interface Run {
 type Python = "absent" | { pipExit: number };
 
 /**
- * Runs .ci/run with PATH = a folder holding only `dirname`, `id`, `rm` (links to the real
+ * Runs .ci/run with PATH = a folder holding only `dirname`, `id`, `rm`, `mktemp` (links to the real
  * ones), a stand-in `apt-get` exiting `aptExit`, a stand-in `npx` (printing its own path, as
  * the path of whatever it was asked for), stand-ins for `present` tools, and a stand-in
  * `python3` whose `-m venv DIR` makes DIR/bin/python, a stand-in whose pip install exits
@@ -51,7 +51,9 @@ async function ciRun(
   try {
     const bin = `${dir}/bin`;
     await Deno.mkdir(bin);
-    for (const tool of ["dirname", "id", "rm"]) await Deno.symlink(which(tool), `${bin}/${tool}`);
+    for (const tool of ["dirname", "id", "rm", "mktemp"]) {
+      await Deno.symlink(which(tool), `${bin}/${tool}`);
+    }
     const standIn = async (name: string, exit: number, body = "", path = `${bin}/${name}`) => {
       await Deno.writeTextFile(
         path,
@@ -128,6 +130,10 @@ Deno.test(".ci/run: a good install goes on to the suite with CI=true; present to
     // the MCP conformance suite for tests/peers/conformance_test.ts
     "npx CI=true -y -p @modelcontextprotocol/conformance@0.1.16 -c command -v conformance",
     "npx CI=true -y deno@V task ci",
+    // the README's two commands again, from an empty Deno cache (issue 26)
+    "npx CI=true -y deno@V task demo",
+    "npx CI=true -y deno@V task test tests/cli/footprint_test.ts tests/cli/compile_test.ts " +
+    "tests/cli/demo_test.ts",
   ]);
   // The Python MCP SDK for tests/peers/python_sdk_test.ts, in a venv outside the checkout.
   assert.ok(
@@ -147,7 +153,7 @@ Deno.test(".ci/run: a good install goes on to the suite with CI=true; present to
   });
   assert.equal(all.code, 0, all.stderr);
   assert.deepEqual(all.apt, []);
-  assert.equal(all.npx.length, 5);
+  assert.equal(all.npx.length, 7);
 });
 
 Deno.test(".ci/run: the Python MCP SDK failing to install ends the run with exit 1, naming it", async () => {

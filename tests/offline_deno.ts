@@ -3,14 +3,14 @@
  * prove what a task fetches (the demo needs only `@noble/curves`) or how it fails offline
  * (`deno task compile` without its `denort` runtime).
  *
- * {@linkcode offlineDenoDir} makes a fresh `DENO_DIR` holding only the npm packages named, copied
- * from the Deno cache these tests already use; {@linkcode offlineEnv} points every proxy variable
+ * {@linkcode offlineDenoDir} makes a fresh `DENO_DIR` holding only the npm packages of an entry
+ * point's graph, fetched from the npm registry by `deno cache` into an empty cache; {@linkcode offlineEnv} points every proxy variable
  * at a CONNECT proxy on 127.0.0.1 that refuses and records each request, so a download shows up
  * as a recorded `host:443` and fails at once instead of reaching the network.
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { denoCommand } from "./process.ts";
 import type { ConnectProxy } from "./fixtures/network/proxy.ts";
 
@@ -33,9 +33,11 @@ export async function npmPackagesOf(
 }
 
 /**
- * A new DENO_DIR (under `parent`) whose npm cache holds only the packages of `entry`'s graph
- * (from the repository at `repo`) whose names pass `keep`, copied with their cached package
- * documents; nothing else is cached.
+ * A new DENO_DIR (under `parent`) whose npm cache holds exactly the packages of `entry`'s graph
+ * (in the repository at `repo`), built here by `deno cache` from the npm registry — never copied
+ * out of the cache the tests run with, whose layout depends on its history (a cache filled
+ * through the lock file has no `registry.json` package documents, issue 26). Every package must
+ * pass `keep`, else this throws naming it; `copied` lists them (`name@version`).
  */
 export async function offlineDenoDir(
   parent: string,
@@ -43,34 +45,23 @@ export async function offlineDenoDir(
   entry: string,
   keep: (name: string) => boolean,
 ): Promise<{ denoDir: string; copied: string[] }> {
-  const info = await denoCommand(["info", "--json"], { stdout: "piped", stderr: "null" }).output();
-  const cache: string = JSON.parse(new TextDecoder().decode(info.stdout)).denoDir;
   const denoDir = join(parent, "deno_dir");
+  const env = { DENO_DIR: denoDir, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" };
+  const built = await denoCommand(["cache", entry], {
+    cwd: repo,
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!built.success) {
+    throw new Error(`deno cache ${entry} failed: ${new TextDecoder().decode(built.stderr)}`);
+  }
   const copied: string[] = [];
-  for (const [id, pkg] of Object.entries(await npmPackagesOf(entry, repo))) {
-    if (!keep(pkg.name)) continue;
-    if (!pkg.localPath.startsWith(`${cache}/`)) {
-      throw new Error(`${id} is cached at ${pkg.localPath}, outside the Deno cache ${cache}`);
-    }
-    // localPath is <DENO_DIR>/npm/<registry host>/<name>/<version>; its parent holds the
-    // package document (registry.json) Deno reads with it.
-    const relative = pkg.localPath.slice(cache.length + 1);
-    await copyTree(pkg.localPath, join(denoDir, relative));
-    await Deno.copyFile(
-      join(dirname(pkg.localPath), "registry.json"),
-      join(denoDir, dirname(relative), "registry.json"),
-    );
+  for (const [id, pkg] of Object.entries(await npmPackagesOf(entry, repo, env))) {
+    if (!keep(pkg.name)) throw new Error(`${id} is in the graph of ${entry} but not expected`);
     copied.push(id);
   }
   return { denoDir, copied };
-}
-
-async function copyTree(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    if (entry.isDirectory) await copyTree(join(from, entry.name), join(to, entry.name));
-    else if (entry.isFile) await Deno.copyFile(join(from, entry.name), join(to, entry.name));
-  }
 }
 
 /** The environment for a child that must not reach the network: every download goes to `proxy`. */

@@ -104,7 +104,7 @@ async function makeRelease(dir: string, bin: string): Promise<string> {
     SOURCE_DATE_EPOCH: "1700000000",
   });
   assert.equal(pack.code, 0, pack.out);
-  const keygen = await run(`${bin}/schemapin`, ["keygen", "--out", "keys"], dir);
+  const keygen = await run(`${bin}/schemapin`, ["keygen", "--out-dir", "keys"], dir);
   assert.equal(keygen.code, 0, keygen.out);
   const sign = await script("release_sign.ts", [
     "--dir",
@@ -293,7 +293,7 @@ Deno.test({
       await fresh();
       await Deno.writeFile(archive, original);
       await Deno.writeTextFile(`${download}/SHA256SUMS`, sums);
-      const other = await run(`${bin}/schemapin`, ["keygen", "--out", "other-keys"], dir);
+      const other = await run(`${bin}/schemapin`, ["keygen", "--out-dir", "other-keys"], dir);
       assert.equal(other.code, 0, other.out);
       await Deno.copyFile(
         `${dir}/other-keys/public.pem`,
@@ -344,7 +344,7 @@ Deno.test({
       assert.match(noVersion.out, /--version is required/);
 
       for (const d of ["a", "b"]) {
-        const k = await run(`${bin}/schemapin`, ["keygen", "--out", `keys-${d}`], dir);
+        const k = await run(`${bin}/schemapin`, ["keygen", "--out-dir", `keys-${d}`], dir);
         assert.equal(k.code, 0, k.out);
       }
       await Deno.mkdir(`${dir}/rel`);

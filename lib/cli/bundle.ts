@@ -6,12 +6,12 @@
  * @module
  */
 import { type CliIO, type Command, UsageError } from "./command.ts";
-import { runBundleAdd, runBundleCreate } from "./bundle_create.ts";
-import { runBundleSign } from "./bundle_sign.ts";
-import { runBundleVerify } from "./bundle_verify.ts";
-import { runBundleMerge } from "./bundle_merge.ts";
-import { runBundleShow } from "./bundle_show.ts";
-import { AUTHORITY_HELP } from "./bundle_trust.ts";
+import { ADD_FLAGS, CREATE_FLAGS, runBundleAdd, runBundleCreate } from "./bundle_create.ts";
+import { runBundleSign, SIGN_FLAGS } from "./bundle_sign.ts";
+import { runBundleVerify, VERIFY_FLAGS } from "./bundle_verify.ts";
+import { MERGE_FLAGS, runBundleMerge } from "./bundle_merge.ts";
+import { runBundleShow, SHOW_FLAGS } from "./bundle_show.ts";
+import { optionList } from "./flags.ts";
 import { didYouMean } from "./suggest.ts";
 
 const HELP = `schemapin bundle — offline trust bundles, signed bundles and their authorities
@@ -37,8 +37,9 @@ signed bundle (§21) names its authority (bundle_authority.kid) and carries the 
 key itself, so the kid proves nothing: verify accepts it only when the kid is in your
 authority allow-list with the same key fingerprint, obtained out of band (--authority,
 --authority-key, or a persisted --authority-store). An unknown authority is refused unless
-you opt in with --trust-first-use-authority; it is then recorded (in --authority-store, if given) only
-after the signature verified, and reported as a first use.
+you opt in with --trust-first-use-authority; it is then recorded (in --authority-store, if
+given) only after the signature verified, and reported as a first use. (--trust-first-use,
+the old name of that flag in verify and merge, still works for one release, with a note.)
 
 create   makes an unsigned bundle from .well-known/schemapin.json files (--discovery) and
          standalone revocation documents (--revocation); only their known fields are kept.
@@ -57,28 +58,23 @@ merge    verifies every IN like verify, then writes --out: one document and one 
          sign it.
 show     prints a bundle's contents without verifying it.
 
-Options:
-  -o, --out FILE           output file (create, merge: required; add/sign: default in place)
-  --discovery DOMAIN=FILE  a domain's .well-known/schemapin.json; repeatable
-  --revocation DOMAIN=FILE a domain's standalone revocation document; repeatable
-  -f, --force              replace an existing --out file (in place needs no --force)
-  --replace                add: replace a domain's existing entry
-  -k, --key PRIVATE.pem    sign: the authority's private key (may be encrypted PKCS#8)
-  --passphrase-file FILE   sign: passphrase of an encrypted --key, its first line (else
-                           $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal)
-  --kid KID                sign: the authority key id
-  --expires-in DURATION    sign: expiry from now (30d, 12h, 2w, 1d12h)
-  --expires-at TIME        sign: expiry as strict RFC 3339
-${AUTHORITY_HELP}
-  --trust-first-use-authority  accept an authority that is not in the allow-list (explicit
-                           opt-in; --trust-first-use, its old name here, still works)
-  --public-key FILE        verify: the authority's public key (PEM) as the only trusted
-                           authority, whatever kid the bundle names; nothing is recorded;
-                           not with the allow-list flags or --trust-first-use-authority
-  --revocation FILE        verify (with --public-key): a revocation document; the bundle
-                           fails with KEY_REVOKED when it lists the authority key
-  --precedence KID,…       merge: authority precedence, highest first
-  --json                   print one JSON object (format schemapin.bundle.<subcommand>/1)
+Options of create:
+${optionList(CREATE_FLAGS)}
+
+Options of add:
+${optionList(ADD_FLAGS)}
+
+Options of sign:
+${optionList(SIGN_FLAGS)}
+
+Options of verify:
+${optionList(VERIFY_FLAGS)}
+
+Options of merge:
+${optionList(MERGE_FLAGS)}
+
+Options of show:
+${optionList(SHOW_FLAGS)}
 
 Exit codes: 0 done / verified; 1 verification failed (unsigned, expired, untrusted or
 mismatched authority, bad signature); 2 bad arguments or an unreadable or malformed file
@@ -108,6 +104,14 @@ export const bundleCommand: Command = {
   name: "bundle",
   summary: "trust bundles: create, add, sign, verify (authority allow-list), merge, show",
   help: HELP,
+  flags: [
+    { name: "create", flags: CREATE_FLAGS },
+    { name: "add", flags: ADD_FLAGS },
+    { name: "sign", flags: SIGN_FLAGS },
+    { name: "verify", flags: VERIFY_FLAGS },
+    { name: "merge", flags: MERGE_FLAGS },
+    { name: "show", flags: SHOW_FLAGS },
+  ],
   run(args, io) {
     const [sub, ...rest] = args;
     if (sub === undefined) throw new UsageError("bundle: expected a subcommand (see --help)");

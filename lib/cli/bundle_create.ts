@@ -17,13 +17,51 @@ import { jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
 import { asInputError, formatBundle, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
+import type { FlagTable } from "./flags.ts";
+import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 
-const DOC_OPTIONS = {
-  discovery: { type: "string", multiple: true },
-  revocation: { type: "string", multiple: true },
-  out: { type: "string" },
-  json: { type: "boolean" },
-} as const;
+/**
+ * The documents `create` and `add` put into a bundle. `DOMAIN=FILE`, repeatable: unlike the
+ * verify commands' `--discovery FILE` / `--revocation FILE` (one document of the domain being
+ * verified), a bundle holds many domains, so each value names its domain.
+ */
+const DOCUMENT_FLAGS = {
+  discovery: {
+    type: "string",
+    multiple: true,
+    value: "DOMAIN=FILE",
+    help: "a domain's .well-known/schemapin.json; repeatable",
+  },
+  revocation: {
+    type: "string",
+    multiple: true,
+    value: "DOMAIN=FILE",
+    help: "a domain's standalone revocation document; repeatable",
+  },
+} as const satisfies FlagTable;
+
+const SUMMARY_FORMAT = "ok, out, schemapin_bundle_version, created_at, documents, revocations";
+
+/** The flags of `bundle create`. */
+export const CREATE_FLAGS = {
+  out: { type: "string", value: "FILE", help: "the bundle file to write (required)" },
+  ...DOCUMENT_FLAGS,
+  ...FORCE_FLAGS,
+  ...jsonFlag(`schemapin.bundle.create/1: ${SUMMARY_FORMAT}`),
+} as const satisfies FlagTable;
+
+/** The flags of `bundle add`. */
+export const ADD_FLAGS = {
+  ...DOCUMENT_FLAGS,
+  replace: { type: "boolean", help: "replace a domain's existing entry" },
+  out: {
+    type: "string",
+    value: "FILE",
+    help: "write the result to FILE (default: BUNDLE in place; BUNDLE - : stdout)",
+  },
+  force: { type: "boolean", help: "replace an existing --out file (in place needs no --force)" },
+  ...jsonFlag(`schemapin.bundle.add/1: ${SUMMARY_FORMAT}`),
+} as const satisfies FlagTable;
 
 function domainFile(command: string, flag: string, value: string): [string, string] {
   const at = value.indexOf("=");
@@ -77,10 +115,7 @@ function describe(verb: string, bundle: TrustBundle, out: string): string {
 
 /** `bundle create --out FILE [--discovery DOMAIN=FILE …] [--revocation DOMAIN=FILE …]`. */
 export async function runBundleCreate(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs("bundle create", args, {
-    ...DOC_OPTIONS,
-    force: { type: "boolean" },
-  });
+  const { values, positionals } = parseCommandArgs("bundle create", args, CREATE_FLAGS);
   if (positionals.length > 0) {
     throw new UsageError(`bundle create: unexpected argument ${JSON.stringify(positionals[0])}`);
   }
@@ -98,11 +133,7 @@ export async function runBundleCreate(args: string[], io: CliIO): Promise<number
 
 /** `bundle add BUNDLE [--discovery DOMAIN=FILE …] [--revocation DOMAIN=FILE …]`. */
 export async function runBundleAdd(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs("bundle add", args, {
-    ...DOC_OPTIONS,
-    replace: { type: "boolean" },
-    force: { type: "boolean" },
-  });
+  const { values, positionals } = parseCommandArgs("bundle add", args, ADD_FLAGS);
   if (positionals.length !== 1) {
     throw new UsageError(`bundle add: expected one BUNDLE, got ${positionals.length} argument(s)`);
   }

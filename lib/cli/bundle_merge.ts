@@ -13,7 +13,6 @@ import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { reportInputFailure, sourceName } from "./schema_inputs.ts";
 import {
-  AUTHORITY_OPTIONS,
   authorityStoreFromFlags,
   formatBundle,
   readBundleFile,
@@ -21,6 +20,30 @@ import {
   verificationJson,
   verificationNotes,
 } from "./bundle_trust.ts";
+import type { FlagTable } from "./flags.ts";
+import { AUTHORITY_FLAGS, FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
+
+/** The flags of `bundle merge`. */
+export const MERGE_FLAGS = {
+  out: {
+    type: "string",
+    value: "FILE",
+    help: "the merged bundle to write (required; the old form `bundle merge OUT IN…` still " +
+      "works, with a note)",
+  },
+  ...FORCE_FLAGS,
+  precedence: {
+    type: "string",
+    value: "KID,…",
+    help: "authority precedence, highest first (unlisted authorities last)",
+  },
+  ...AUTHORITY_FLAGS,
+  ...jsonFlag(
+    "schemapin.bundle.merge/1: ok, out, inputs (as bundle verify), documents, revocations",
+  ),
+  // Old spelling, kept for one release (its meaning here was the authority, not a tool key).
+  "trust-first-use": { type: "boolean", help: "", deprecated: "trust-first-use-authority" },
+} as const satisfies FlagTable;
 
 function parsePrecedence(text: string | undefined): string[] {
   if (text === undefined) return [];
@@ -41,14 +64,7 @@ function parsePrecedence(text: string | undefined): string[] {
 
 /** `bundle merge --out OUT IN… [--precedence KID,…]` with the authority options of verify. */
 export async function runBundleMerge(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs("bundle merge", args, {
-    ...AUTHORITY_OPTIONS,
-    "trust-first-use-authority": { type: "boolean" },
-    out: { type: "string" },
-    force: { type: "boolean" },
-    precedence: { type: "string" },
-    json: { type: "boolean" },
-  });
+  const { values, positionals } = parseCommandArgs("bundle merge", args, MERGE_FLAGS);
   let out: string;
   let inputs: string[];
   if (values.out !== undefined) {
@@ -57,7 +73,7 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
     }
     [out, inputs] = [values.out, positionals];
   } else {
-    // The old form, `bundle merge OUT IN…`, still works (lib/cli/flags.ts).
+    // The old form, `bundle merge OUT IN…`, still works for one release, with a note.
     if (positionals.length < 2) {
       throw new UsageError("bundle merge: expected --out FILE and at least one IN bundle");
     }

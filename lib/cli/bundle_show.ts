@@ -9,6 +9,16 @@ import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts"
 import { jsonOutput } from "./json_output.ts";
 import { sourceName } from "./schema_inputs.ts";
 import { parseBundleInput, readBundleFile } from "./bundle_trust.ts";
+import type { FlagTable } from "./flags.ts";
+import { jsonFlag } from "./flag_groups.ts";
+
+/** The flags of `bundle show`. */
+export const SHOW_FLAGS = {
+  ...jsonFlag(
+    "schemapin.bundle.show/1: ok, file, signed, verified (always false), authority, " +
+      "documents, revocations",
+  ),
+} as const satisfies FlagTable;
 
 function fingerprintOf(pem: string): string | null {
   try {
@@ -20,9 +30,7 @@ function fingerprintOf(pem: string): string | null {
 
 /** `bundle show BUNDLE [--json]`. */
 export async function runBundleShow(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs("bundle show", args, {
-    json: { type: "boolean" },
-  });
+  const { values, positionals } = parseCommandArgs("bundle show", args, SHOW_FLAGS);
   if (positionals.length !== 1) {
     throw new UsageError(`bundle show: expected one BUNDLE, got ${positionals.length} argument(s)`);
   }

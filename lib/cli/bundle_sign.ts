@@ -11,23 +11,49 @@ import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { sourceName } from "./schema_inputs.ts";
 import { asInputError, formatBundle, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
-import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { loadPrivateKey } from "./private_key.ts";
+import type { FlagTable } from "./flags.ts";
+import { jsonFlag, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
+
+/** The flags of `bundle sign`. */
+export const SIGN_FLAGS = {
+  key: {
+    ...KEY_FLAGS.key,
+    help: "the authority's signing key: PKCS#8, encrypted PKCS#8 (asks for the passphrase) " +
+      "or SEC1 PEM (required)",
+  },
+  kid: {
+    type: "string",
+    value: "KID",
+    help: "the authority key id, written into bundle_authority.kid (required)",
+  },
+  "expires-in": {
+    ...SIGNATURE_METADATA_FLAGS["expires-in"],
+    help: "the bundle expires after DURATION (30d, 12h, 90m, 2w, 1d12h)",
+  },
+  "expires-at": {
+    ...SIGNATURE_METADATA_FLAGS["expires-at"],
+    help: "the bundle expires at TIME (strict RFC 3339, e.g. 2026-11-01T10:00:00Z)",
+  },
+  "passphrase-file": KEY_FLAGS["passphrase-file"],
+  out: {
+    type: "string",
+    value: "FILE",
+    help: "write the signed bundle to FILE (default: BUNDLE in place; BUNDLE - : stdout)",
+  },
+  force: { type: "boolean", help: "replace an existing --out file (in place needs no --force)" },
+  ...jsonFlag(
+    "schemapin.bundle.sign/1: ok, out, kid, fingerprint, signed_at, expires_at, documents, " +
+      "revocations",
+  ),
+} as const satisfies FlagTable;
 
 /**
  * `bundle sign BUNDLE --key PRIVATE.pem --kid KID [--expires-in D | --expires-at T]
  * [--passphrase-file FILE]`.
  */
 export async function runBundleSign(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs("bundle sign", args, {
-    key: { type: "string" },
-    kid: { type: "string" },
-    "expires-in": { type: "string" },
-    "expires-at": { type: "string" },
-    out: { type: "string" },
-    force: { type: "boolean" },
-    json: { type: "boolean" },
-    ...PASSPHRASE_OPTIONS,
-  });
+  const { values, positionals } = parseCommandArgs("bundle sign", args, SIGN_FLAGS);
   if (positionals.length !== 1) {
     throw new UsageError(`bundle sign: expected one BUNDLE, got ${positionals.length} argument(s)`);
   }

@@ -22,20 +22,17 @@ import { readJsonInput, sourceName } from "../schema/input.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
 
-/** The allow-list options, for commands that accept signed bundles. */
-export const AUTHORITY_OPTIONS = {
-  authority: { type: "string", multiple: true },
-  "authority-key": { type: "string", multiple: true },
-  "authority-store": { type: "string" },
-} as const;
-
 /**
  * The options `verify-schema` / `verify-skill` add for `--bundle FILE`: the allow-list flags
  * and `--trust-first-use-authority` (distinct from their `--trust-first-use`, which is about
- * the tool's key pin: trusting one must not silently trust the other).
+ * the tool's key pin: trusting one must not silently trust the other). The bundle commands
+ * take AUTHORITY_FLAGS of lib/cli/flag_groups.ts instead; this and
+ * {@linkcode BUNDLE_VERIFY_HELP} go once the commands above are converted to flag tables.
  */
 export const BUNDLE_VERIFY_OPTIONS = {
-  ...AUTHORITY_OPTIONS,
+  authority: { type: "string", multiple: true },
+  "authority-key": { type: "string", multiple: true },
+  "authority-store": { type: "string" },
   "trust-first-use-authority": { type: "boolean" },
 } as const;
 
@@ -47,15 +44,6 @@ export const BUNDLE_VERIFY_HELP =
                            of them, an unsigned bundle is refused
   --trust-first-use-authority  accept a signed bundle from an authority not in the allow-list
                            (explicit opt-in; recorded in --authority-store if given)`;
-
-/** Help lines for {@linkcode AUTHORITY_OPTIONS}. */
-export const AUTHORITY_HELP =
-  `  --authority KID=FINGERPRINT   allow bundles signed by KID with this key fingerprint
-                           (sha256:…, obtained out of band); repeatable
-  --authority-key KID=PEM  the same, from the authority's public key file; repeatable
-  --authority-store FILE   persisted allow-list (JSON, locked atomic updates): consulted,
-                           --authority/--authority-key entries are seeded into it, and a
-                           first-use authority is recorded there`;
 
 /** The flag values {@linkcode authorityStoreFromFlags} reads. */
 export interface AuthorityFlagValues {

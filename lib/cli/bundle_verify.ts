@@ -11,7 +11,6 @@ import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts"
 import { jsonOutput } from "./json_output.ts";
 import { readJsonFile, reportInputFailure, sourceName } from "./schema_inputs.ts";
 import {
-  AUTHORITY_OPTIONS,
   authorityStoreFromFlags,
   readBundleFile,
   verificationHint,
@@ -24,6 +23,31 @@ import { isJsonObject, ownField } from "../json/object.ts";
 import { findRevokedKey, parseRevocationDocument } from "../revocation/document.ts";
 import { readTextInput } from "./io.ts";
 import { exitCodeFor } from "./exit_codes.ts";
+import type { FlagTable } from "./flags.ts";
+import { AUTHORITY_FLAGS, jsonFlag, KEY_SOURCE_FLAGS } from "./flag_groups.ts";
+
+/** The `--json` format of `bundle verify` (and of each input of `bundle merge`). */
+const VERIFY_FORMAT = "ok, file, kid, fingerprint, first_use, signed_at, expires_at, " +
+  "documents, revocations, warnings";
+
+/** The flags of `bundle verify`. */
+export const VERIFY_FLAGS = {
+  ...AUTHORITY_FLAGS,
+  "public-key": {
+    ...KEY_SOURCE_FLAGS["public-key"],
+    help: "the authority's public key (PEM) as the only trusted authority, whatever kid the " +
+      "bundle names; nothing is recorded; not with the allow-list flags or " +
+      "--trust-first-use-authority",
+  },
+  revocation: {
+    ...KEY_SOURCE_FLAGS.revocation,
+    help: "with --public-key: a revocation document; the bundle fails with KEY_REVOKED when " +
+      "it lists the authority key",
+  },
+  ...jsonFlag(`schemapin.bundle.verify/1: ${VERIFY_FORMAT}`),
+  // Old spelling, kept for one release (its meaning here was the authority, not a tool key).
+  "trust-first-use": { type: "boolean", help: "", deprecated: "trust-first-use-authority" },
+} as const satisfies FlagTable;
 
 /** The kid a bundle names in `bundle_authority.kid` (unchecked; verification checks it). */
 function claimedKid(value: unknown): string | undefined {
@@ -60,13 +84,7 @@ async function publicKeyAuthority(
 
 /** `bundle verify BUNDLE (--authority KID=FP | --authority-key KID=PEM)… [--trust-first-use-authority]`. */
 export async function runBundleVerify(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs("bundle verify", args, {
-    ...AUTHORITY_OPTIONS,
-    "public-key": { type: "string" },
-    revocation: { type: "string" },
-    "trust-first-use-authority": { type: "boolean" },
-    json: { type: "boolean" },
-  });
+  const { values, positionals } = parseCommandArgs("bundle verify", args, VERIFY_FLAGS);
   const publicKey = values["public-key"];
   if (publicKey !== undefined) {
     const others = ([

@@ -10,6 +10,15 @@ import { sha256Hex } from "../crypto/hash.ts";
 import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput } from "./io.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import { jsonFlag } from "./flag_groups.ts";
+
+const FLAGS = {
+  contract: { type: "boolean", help: "use contractpin-canonical-json/1 instead of schemapin-v1" },
+  ...jsonFlag(
+    "schemapin.canonicalize/1: ok, canonicalization, canonical, sha256; instead of the bytes",
+  ),
+} as const satisfies FlagTable;
 
 const HELP = `schemapin canonicalize — print the canonical bytes of a JSON document
 
@@ -20,9 +29,7 @@ with no trailing newline: schemapin-v1 (SchemaPin spec §4, what schema signatur
 contractpin-canonical-json/1 (RFC 8785, what contract digests cover) with --contract.
 
 Options:
-  --contract   use contractpin-canonical-json/1 instead of schemapin-v1
-  --json       print {"format": "schemapin.canonicalize/1", "ok", "canonicalization",
-               "canonical", "sha256"} instead of the bytes
+${optionList(FLAGS)}
 
 Exit codes: 0 printed; 2 unreadable file, input that is not strict JSON or has no canonical
 form (the message names the byte offset or JSON Pointer).
@@ -37,11 +44,9 @@ export const canonicalizeCommand: Command = {
   name: "canonicalize",
   summary: "print the canonical bytes of a JSON file (schemapin-v1, or RFC 8785 with --contract)",
   help: HELP,
+  flags: FLAGS,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs("canonicalize", args, {
-      contract: { type: "boolean" },
-      json: { type: "boolean" },
-    });
+    const { values, positionals } = parseCommandArgs("canonicalize", args, FLAGS);
     const [file] = requirePositionals("canonicalize", positionals, 1, "FILE or -");
     const source = file === "-" ? "stdin" : file;
     const value = parseJson(await readInput(file, io), source);

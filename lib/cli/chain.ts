@@ -18,6 +18,12 @@ import {
 } from "./command.ts";
 import { jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import { jsonFlag } from "./flag_groups.ts";
+
+const FLAGS = {
+  ...jsonFlag("schemapin.chain/1: ok, error?, hash | reason, …"),
+} as const satisfies FlagTable;
 
 const HELP = `schemapin chain — check that one signature document succeeds another (§18.3)
 
@@ -31,7 +37,7 @@ anchors or extends a chain (§4b, §18.4). This is a metadata check only: verify
 signatures first (verify-schema / verify-skill), or the chain proves nothing.
 
 Options:
-  --json   print {"format": "schemapin.chain/1", "ok", "error"?, "hash" | "reason", …}
+${optionList(FLAGS)}
 
 Exit codes: 0 chained; 1 legacy document, no previous_hash or mismatch; 2 unreadable or
 malformed documents.
@@ -89,8 +95,9 @@ export const chainCommand: Command = {
   name: "chain",
   summary: "check that a signature document's previous_hash names the previous version",
   help: HELP,
+  flags: FLAGS,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs("chain", args, { json: { type: "boolean" } });
+    const { values, positionals } = parseCommandArgs("chain", args, FLAGS);
     const [currentPath, previousPath] = requirePositionals(
       "chain",
       positionals,

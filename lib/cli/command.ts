@@ -8,7 +8,7 @@
  */
 import { parseArgs } from "node:util";
 import { SchemaPinError } from "../errors.ts";
-import { type OptionSpec, rewriteDeprecatedFlags, withShortFlags } from "./flags.ts";
+import { type FlagTable, parseOptions, rewriteDeprecatedFlags } from "./flags.ts";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
 import { EXIT_USAGE, exitCodeOfError } from "./exit_codes.ts";
 
@@ -31,14 +31,27 @@ export interface CliIO {
   readonly progress?: (text: string) => void;
 }
 
+/** The flags of a command with subcommands: one table per subcommand. */
+export interface SubcommandFlags {
+  /** The word after the command (`verify` in `schemapin contract verify`). */
+  readonly name: string;
+  /** Its flags (lib/cli/flags.ts). */
+  readonly flags: FlagTable;
+}
+
 /** One `schemapin <name>` command. */
 export interface Command {
   /** The word after `schemapin`. */
   readonly name: string;
   /** One line for `schemapin --help`. */
   readonly summary: string;
-  /** Full `--help` text, with at least one example. */
+  /** Full `--help` text, with at least one example; its option lists come from the tables. */
   readonly help: string;
+  /**
+   * The command's flag table (lib/cli/flags.ts), or one per subcommand: the parser, the help's
+   * option list and the completions are generated from it.
+   */
+  readonly flags?: FlagTable | readonly SubcommandFlags[];
   /** Runs the command; returns the exit code. Throws only {@linkcode SchemaPinError} or bugs. */
   run(args: string[], io: CliIO): Promise<number>;
 }
@@ -49,7 +62,7 @@ export interface Command {
  * @example
  * ```ts
  * import { UsageError } from "./command.ts";
- * throw new UsageError("keygen: --out DIR is required");
+ * throw new UsageError("keygen: --out-dir DIR is required");
  * ```
  */
 export class UsageError extends Error {
@@ -60,33 +73,62 @@ export class UsageError extends Error {
   }
 }
 
-/** Options accepted by {@linkcode parseCommandArgs}: parseArgs options without `args`. */
-export type { OptionSpec } from "./flags.ts";
+/** Options accepted by {@linkcode parseCommandArgs}: a flag table (lib/cli/flags.ts). */
+export type { FlagTable, OptionSpec } from "./flags.ts";
+
+/** The value parsed for one flag of a table. */
+type FlagValue<F> = F extends { readonly type: "string" }
+  ? F extends { readonly multiple: true } ? string[] : string
+  : F extends { readonly multiple: true } ? boolean[]
+  : boolean;
 
 /**
- * Parses a command's arguments strictly; unknown options (with a did-you-mean) and missing
- * values become {@linkcode UsageError}s in our words naming the command and the flag
- * (lib/cli/arg_mistakes.ts), never parseArgs' own message.
+ * A flag table whose entries may still lack their help (commands not yet converted to
+ * lib/cli/flags.ts tables; removed once every command is).
+ */
+export type TransitionalTable = Readonly<
+  Record<string, Omit<FlagTable[string], "help"> & { readonly help?: string }>
+>;
+
+/** What {@linkcode parseCommandArgs} returns for a table `T`. */
+export interface ParsedArgs<T extends TransitionalTable> {
+  /** Each flag given, by its long name (deprecated spellings under their new name). */
+  readonly values: { -readonly [K in keyof T]?: FlagValue<T[K]> };
+  /** The arguments that are not flags, in order. */
+  readonly positionals: string[];
+}
+
+/**
+ * Parses a command's arguments strictly against its flag table; unknown options (with a
+ * did-you-mean) and missing values become {@linkcode UsageError}s in our words naming the
+ * command and the flag (lib/cli/arg_mistakes.ts), never parseArgs' own message. Deprecated
+ * spellings are rewritten first, each with a note on stderr.
  *
  * @example
  * ```ts
  * import { parseCommandArgs } from "./command.ts";
  * const { values, positionals } = parseCommandArgs("fingerprint", ["k.pem", "--json"], {
- *   json: { type: "boolean" },
+ *   json: { type: "boolean", help: "print JSON" },
  * });
  * ```
  */
-export function parseCommandArgs<O extends OptionSpec>(
+export function parseCommandArgs<T extends TransitionalTable>(
   command: string,
   args: string[],
-  options: O,
-): ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true }>> {
-  // One rule for flags (lib/cli/flags.ts): -o/-k/-q/-f short forms, old spellings rewritten.
-  const rewritten = rewriteDeprecatedFlags(command, args);
+  table: T,
+): ParsedArgs<T> {
+  const flags = table as FlagTable;
+  const rewritten = rewriteDeprecatedFlags(command, args, flags);
   for (const note of rewritten.notes) notice(`note: ${note}\n`);
-  const spec = withShortFlags(options);
+  const spec = parseOptions(flags);
   try {
-    return parseArgs({ args: rewritten.args, options: spec, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({
+      args: rewritten.args,
+      options: spec,
+      allowPositionals: true,
+      strict: true,
+    });
+    return { values: values as ParsedArgs<T>["values"], positionals };
   } catch (e) {
     throw new UsageError(parseArgsErrorMessage(command, rewritten.args, spec, e));
   }

@@ -1,16 +1,18 @@
 /**
  * `schemapin completions bash|zsh|fish`: a shell completion script generated from the command
  * registry. Subcommands (`bundle sign`, `pins add`, …) and each command's flags are read from
- * the commands' own `--help` texts — the Usage block and the option lists — so a new command
- * or flag is completed as soon as its help documents it.
+ * the commands' flag tables (lib/cli/flags.ts), the same tables the parser and the help's
+ * option lists are generated from, so a new flag is completed as soon as it exists.
  *
  * @module
  */
+import { type FlagTable, offeredFlags } from "./flags.ts";
 import {
   type Command,
   EXIT_OK,
   parseCommandArgs,
   requirePositionals,
+  type SubcommandFlags,
   UsageError,
 } from "./command.ts";
 
@@ -32,49 +34,9 @@ export interface CompletionSpec {
   readonly subcommands: readonly { readonly name: string; readonly flags: readonly string[] }[];
 }
 
-const FLAG = /(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)*/g;
-
-function flagsIn(text: string): string[] {
-  return text.match(FLAG) ?? [];
-}
-
-/** The term column of an option-list line (`  -o, --out FILE   description`), if it is one. */
-function optionTerm(line: string): string | undefined {
-  if (!/^\s+(?:-[a-z], )?--[a-z]/.test(line)) return undefined;
-  return line.trimStart().split(/\s{2,}/)[0];
-}
-
-/** The long flags in the term column of an option-list line. */
-function optionLineFlags(line: string): string[] {
-  const term = optionTerm(line);
-  return term === undefined ? [] : flagsIn(term);
-}
-
-/** Short forms declared in option lines (`-o, --out`): long flag → short flag. */
-function shortForms(lines: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const line of lines) {
-    const m = /^(-[a-z]), (--[a-z][a-z0-9-]*)/.exec(optionTerm(line) ?? "");
-    if (m) out.set(m[2], m[1]);
-  }
-  return out;
-}
-
-/** `flags` with each declared short form right after its long flag. */
-function withShorts(flags: readonly string[], shorts: ReadonlyMap<string, string>): string[] {
-  return flags.flatMap((f) => (shorts.has(f) ? [f, shorts.get(f)!] : [f]));
-}
-
-function unique(items: Iterable<string>): string[] {
-  return [...new Set(items)];
-}
-
 /**
- * Reads a command's completion data from its help text: flags from the Usage block and from
- * option-list lines (prose is ignored, so a flag of another command quoted in a sentence is
- * not offered); subcommands from Usage lines `schemapin NAME WORD …` (also `a|b|c`
- * alternatives). A subcommand gets the flags of its own usage lines, of another subcommand
- * whose options it takes "as for" it, and every flag no subcommand's usage line names.
+ * What is completed for a command, read from its flag tables (lib/cli/flags.ts): the flags of
+ * the command, or the subcommands with the flags of each; `--help` everywhere.
  *
  * @example
  * ```ts
@@ -82,69 +44,26 @@ function unique(items: Iterable<string>): string[] {
  * const spec = completionSpec({
  *   name: "demo",
  *   summary: "a demo",
- *   help: "Usage:\n  schemapin demo run [--fast]\n  schemapin demo stop\n\nOptions:\n  --json  JSON\n",
+ *   help: "",
+ *   flags: [{ name: "run", flags: { fast: { type: "boolean", help: "go fast" } } }],
  *   run: () => Promise.resolve(0),
  * });
- * spec.subcommands.map((s) => s.name); // ["run", "stop"]
- * spec.subcommands[0].flags; // ["--fast", "--json", "--help"]
+ * spec.subcommands.map((s) => s.name); // ["run"]
+ * spec.subcommands[0].flags; // ["--fast", "--help"]
  * ```
  */
 export function completionSpec(command: Command): CompletionSpec {
-  const lines = command.help.split("\n");
-  const usageStart = lines.findIndex((l) => /^Usage:/.test(l));
-  const usage: string[] = [];
-  if (usageStart >= 0) {
-    for (let i = usageStart; i < lines.length && lines[i].trim() !== ""; i++) {
-      usage.push(i === usageStart ? lines[i].replace(/^Usage:/, "") : lines[i]);
-    }
+  const tables = command.flags ?? {};
+  if (!Array.isArray(tables)) {
+    const flags = [...offeredFlags(tables as FlagTable), "--help"];
+    return { name: command.name, summary: command.summary, flags, subcommands: [] };
   }
-  const own = new Map<string, { flags: string[]; asFor: string[] }>();
-  const attributed = new Set<string>();
-  const general: string[] = [];
-  const subLine = new RegExp(
-    `^\\s*schemapin ${escapeRegExp(command.name)} ([a-z][a-z-]*(?:\\|[a-z][a-z-]*)*)(?=\\s|$)`,
-  );
-  let current: string[] | undefined; // the subcommands the running usage line belongs to
-  let currentIndent = 0;
-  for (const line of usage) {
-    const indent = line.length - line.trimStart().length;
-    const m = subLine.exec(line);
-    if (m) {
-      current = m[1].split("|");
-      currentIndent = indent;
-    } else if (/^\s*schemapin /.test(line) || indent <= currentIndent) {
-      current = undefined; // another usage form, or a note ("All take …")
-    }
-    const flags = flagsIn(line);
-    if (current === undefined) {
-      general.push(...flags);
-      continue;
-    }
-    for (const sub of current) {
-      const entry = own.get(sub) ?? { flags: [], asFor: [] };
-      entry.flags.push(...flags);
-      for (const ref of line.matchAll(/as for ([a-z][a-z-]*)/g)) entry.asFor.push(ref[1]);
-      own.set(sub, entry);
-    }
-    for (const f of flags) attributed.add(f);
-  }
-  for (const line of lines) general.push(...optionLineFlags(line));
-  const shared = unique(general).filter((f) => !attributed.has(f));
-  const shorts = shortForms(lines);
-  const subcommands = [...own.entries()].map(([name, entry]) => {
-    const borrowed = entry.asFor.flatMap((ref) => own.get(ref)?.flags ?? []);
-    const list = unique([...entry.flags, ...borrowed, ...shared, "--help"]);
-    return { name, flags: withShorts(list, shorts) };
-  });
-  const flags = withShorts(
-    unique([...general, ...[...own.values()].flatMap((e) => e.flags), "--help"]),
-    shorts,
-  );
+  const subcommands = (tables as readonly SubcommandFlags[]).map((sub) => ({
+    name: sub.name,
+    flags: [...new Set([...offeredFlags(sub.flags), "--help"])],
+  }));
+  const flags = [...new Set(subcommands.flatMap((sub) => sub.flags))];
   return { name: command.name, summary: command.summary, flags, subcommands };
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** A word that is safe unquoted in all three shells (command, subcommand and flag names). */
@@ -338,7 +257,7 @@ Usage: schemapin completions bash|zsh|fish
 
 Prints a script that completes schemapin's commands, their subcommands (bundle sign, pins
 add, …) and flags; other arguments complete as file names. The script is generated from the
-commands' help texts, so it always matches this version.
+commands' own flag tables, so it always matches this version.
 
 Install:
   bash  schemapin completions bash > ~/.local/share/bash-completion/completions/schemapin
@@ -368,6 +287,8 @@ export function makeCompletionsCommand(
     name: "completions",
     summary: "print a bash, zsh or fish completion script",
     help: HELP,
+    // The shell is a word, not a flag: completed like a subcommand.
+    flags: SHELLS.map((name) => ({ name, flags: {} })),
     async run(args, io) {
       const { positionals } = parseCommandArgs("completions", args, {});
       const [shell] = requirePositionals("completions", positionals, 1, "a shell (bash|zsh|fish)");

@@ -15,13 +15,38 @@ import {
   UsageError,
 } from "./command.ts";
 import { jsonError, wantsJson } from "./json_output.ts";
-import { runContractDigest } from "./contract_digest.ts";
-import { runContractInit } from "./contract_init.ts";
-import { LIMITS_HELP } from "./contract_shared.ts";
-import { runContractVerify } from "./contract_verify.ts";
-import { CONTRACT_SIGN_HELP, runContractSign, VERIFY_SIGNATURE_HELP } from "./contract_sign.ts";
-import { runContractApprove } from "./contract_approve.ts";
+import { CONTRACT_DIGEST_FLAGS, runContractDigest } from "./contract_digest.ts";
+import { CONTRACT_INIT_FLAGS, runContractInit } from "./contract_init.ts";
+import { LIMITS_HELP, MCP_LIMIT_FLAGS } from "./contract_shared.ts";
+import { CONTRACT_VERIFY_FLAGS, runContractVerify } from "./contract_verify.ts";
+import {
+  CONTRACT_SIGN_FLAGS,
+  CONTRACT_SIGN_HELP,
+  LOCK_TRUST_FLAGS,
+  runContractSign,
+  VERIFY_SIGNATURE_HELP,
+} from "./contract_sign.ts";
+import { CONTRACT_APPROVE_FLAGS, runContractApprove } from "./contract_approve.ts";
+import { type FlagTable, optionList } from "./flags.ts";
 import { didYouMean } from "./suggest.ts";
+
+/** The flags of each subcommand, in help order (the completions read them). */
+const SUBCOMMAND_FLAGS = [
+  { name: "init", flags: CONTRACT_INIT_FLAGS },
+  { name: "verify", flags: CONTRACT_VERIFY_FLAGS },
+  { name: "sign", flags: CONTRACT_SIGN_FLAGS },
+  { name: "approve", flags: CONTRACT_APPROVE_FLAGS },
+  { name: "digest", flags: CONTRACT_DIGEST_FLAGS },
+] as const;
+
+/**
+ * The option list of `table` without the flags of `shared` (the limits and the signature
+ * check are listed once, in their own sections).
+ */
+function ownOptions(table: FlagTable, ...shared: FlagTable[]): string {
+  const own = Object.entries(table).filter(([name]) => !shared.some((g) => Object.hasOwn(g, name)));
+  return optionList(Object.fromEntries(own));
+}
 
 const HELP =
   `schemapin contract — pin the contracts (description, schemas, annotations) of MCP tools
@@ -35,7 +60,7 @@ Usage:
   schemapin contract verify [--lock FILE] [--server NAME]… [--allow-new]
       [--json | --format human|json|sarif|github] [--header 'Name: value']…
       [--config FILE] [--snapshot FILE] [--no-diff] [--strict-text] [limits]
-      [--require-signature [--signature FILE] --domain D (--public-key FILE |
+      [--require-signed-lock [--signature FILE] --domain D (--public-key FILE |
       --discovery FILE [--revocation FILE] | --bundle FILE | --resolver-dir DIR |
       --well-known [--ca-file FILE]) [--dns [--dns-server IP[:PORT]]] [--pin-store FILE]
       [--trust-first-use] [--allow-expired] [--allow-missing-revocation]]
@@ -114,9 +139,24 @@ writing (a first pin does not trust hidden text silently); verify prints them in
 failure: init writes nothing (exit 1), verify exits 1 (--json error HIDDEN_TEXT when nothing
 else failed).
 
+Options of init:
+${ownOptions(CONTRACT_INIT_FLAGS, MCP_LIMIT_FLAGS)}
+
+Options of verify:
+${ownOptions(CONTRACT_VERIFY_FLAGS, MCP_LIMIT_FLAGS, LOCK_TRUST_FLAGS)}
+
+Options of sign:
+${optionList(CONTRACT_SIGN_FLAGS)}
+
+Options of approve:
+${ownOptions(CONTRACT_APPROVE_FLAGS, MCP_LIMIT_FLAGS)}
+
+Options of digest:
+${optionList(CONTRACT_DIGEST_FLAGS)}
+
 ${VERIFY_SIGNATURE_HELP}
 
-Limits:
+Limits (init, verify, approve):
 ${LIMITS_HELP}
 
 Exit codes: 0 every server matches; 1 drift, added/removed tool, or a server could not be
@@ -131,7 +171,7 @@ Examples:
   schemapin contract verify
   schemapin contract verify --format sarif > contractpin.sarif
   schemapin contract sign --key keys/private.pem --domain example.com --expires-in 180d
-  schemapin contract verify --require-signature --domain example.com --well-known
+  schemapin contract verify --require-signed-lock --domain example.com --well-known
   schemapin contract approve
   schemapin contract approve --yes --server search --tool fetch
   schemapin contract digest tools.json
@@ -157,6 +197,7 @@ export const contractCommand: Command = {
   name: "contract",
   summary: "pin MCP tool contracts in contractpin.lock and verify live servers against it",
   help: HELP,
+  flags: SUBCOMMAND_FLAGS,
   async run(args: string[], io: CliIO): Promise<number> {
     const [sub, ...rest] = args;
     if (sub === undefined) {

@@ -38,11 +38,13 @@ import {
 } from "../contractpin/snapshot.ts";
 import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
+import type { FlagTable } from "./flags.ts";
+import { jsonFlag } from "./flag_groups.ts";
 import { warnStaleLockSignature } from "./lock_signature_report.ts";
 import { exists, readInput, writeFileAtomic } from "./io.ts";
 import {
-  LIMIT_OPTIONS,
   limitsFrom,
+  MCP_LIMIT_FLAGS,
   parseWithTokens,
   readConfig,
   readSnapshot,
@@ -50,22 +52,69 @@ import {
 
 const CMD = "contract approve";
 
-const OPTIONS = {
-  lock: { type: "string" },
-  server: { type: "string", multiple: true },
-  tool: { type: "string", multiple: true },
+/** The flags of `contract approve` (its limits are listed once, under the help's Limits). */
+export const CONTRACT_APPROVE_FLAGS = {
+  lock: {
+    type: "string",
+    value: "FILE",
+    help: "the lock to update in place (default contractpin.lock)",
+  },
+  server: {
+    type: "string",
+    multiple: true,
+    value: "NAME",
+    help: "only this server's changes (picks the server of a name that changed on several); " +
+      "repeatable",
+  },
+  tool: {
+    type: "string",
+    multiple: true,
+    value: "NAME",
+    help: "approve the change of this tool (needed with --yes); repeatable",
+  },
   // docs/contractpin-surface.md §6: the rest of the model-visible surface.
-  prompt: { type: "string", multiple: true },
-  resource: { type: "string", multiple: true },
-  "resource-template": { type: "string", multiple: true },
-  instructions: { type: "boolean" },
-  yes: { type: "boolean" },
-  snapshot: { type: "string" },
-  config: { type: "string" },
-  header: { type: "string", multiple: true },
-  json: { type: "boolean" },
-  ...LIMIT_OPTIONS,
-} as const;
+  prompt: {
+    type: "string",
+    multiple: true,
+    value: "NAME",
+    help: "approve the change of this prompt; repeatable",
+  },
+  resource: {
+    type: "string",
+    multiple: true,
+    value: "URI",
+    help: "approve the change of this resource; repeatable",
+  },
+  "resource-template": {
+    type: "string",
+    multiple: true,
+    value: "TEMPLATE",
+    help: "approve the change of this resource template; repeatable",
+  },
+  instructions: { type: "boolean", help: "approve the change of the server instructions" },
+  yes: {
+    type: "boolean",
+    help: "approve the named changes without asking (off a terminal: required)",
+  },
+  snapshot: {
+    type: "string",
+    value: "FILE",
+    help: "the snapshot to diff against and update (default next to the lock)",
+  },
+  config: {
+    type: "string",
+    value: "FILE",
+    help: "run the servers as this MCP client config defines them",
+  },
+  header: {
+    type: "string",
+    multiple: true,
+    value: "'NAME: VALUE'",
+    help: "an HTTP header for every HTTP server (never written); repeatable",
+  },
+  ...jsonFlag("schemapin.contract.approve/1"),
+  ...MCP_LIMIT_FLAGS,
+} as const satisfies FlagTable;
 
 /** Where approve asks its questions: the process terminal, or none. */
 export interface ApproveTerminal {
@@ -222,7 +271,7 @@ export async function approveWith(
   io: CliIO,
   terminal: ApproveTerminal,
 ): Promise<number> {
-  const { values, positionals } = parseWithTokens(CMD, args, OPTIONS);
+  const { values, positionals } = parseWithTokens(CMD, args, CONTRACT_APPROVE_FLAGS);
   if (positionals.length) {
     throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
   }

@@ -13,21 +13,27 @@ import { ServerFailure } from "../mcp/errors.ts";
 import { listingFromDump } from "../mcp/file.ts";
 import { type CliIO, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
+import type { FlagTable } from "./flags.ts";
+import { jsonFlag } from "./flag_groups.ts";
 import { readInput } from "./io.ts";
 import { parseWithTokens } from "./contract_shared.ts";
 
 const CMD = "contract digest";
 
-const OPTIONS = {
-  json: { type: "boolean" },
-  tool: { type: "boolean" },
-  raw: { type: "boolean" },
-  canonical: { type: "boolean" },
-} as const;
+/** The flags of `contract digest`. */
+export const CONTRACT_DIGEST_FLAGS = {
+  tool: { type: "boolean", help: "FILE is one tool definition: print its contract digest" },
+  raw: { type: "boolean", help: "FILE is any JSON value: print its digest" },
+  canonical: {
+    type: "boolean",
+    help: "print the canonical bytes instead of the digest (with --tool or --raw)",
+  },
+  ...jsonFlag("schemapin.contract.digest/1"),
+} as const satisfies FlagTable;
 
 /** Runs `schemapin contract digest`. */
 export async function runContractDigest(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseWithTokens(CMD, args, OPTIONS);
+  const { values, positionals } = parseWithTokens(CMD, args, CONTRACT_DIGEST_FLAGS);
   if (positionals.length !== 1) {
     throw new UsageError(
       `${CMD}: expected FILE (or - for stdin), got ${positionals.length} arguments`,

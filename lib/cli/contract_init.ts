@@ -26,11 +26,13 @@ import type { DiscoveredServer, SkippedServer } from "../contractpin/discover.ts
 import { processEnv } from "../contractpin/secrets.ts";
 import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
+import type { FlagTable } from "./flags.ts";
+import { jsonFlag } from "./flag_groups.ts";
 import { exists, writeFileAtomic } from "./io.ts";
 import {
-  LIMIT_OPTIONS,
   limitsFrom,
   lockRelative,
+  MCP_LIMIT_FLAGS,
   parseWithTokens,
   printWarnings,
   readConfig,
@@ -46,27 +48,95 @@ import {
 
 const CMD = "contract init";
 
-const OPTIONS = {
-  lock: { type: "string" },
-  force: { type: "boolean" },
-  server: { type: "string" },
-  env: { type: "string", multiple: true },
-  cwd: { type: "string" },
-  http: { type: "string", multiple: true },
-  sse: { type: "string", multiple: true },
-  header: { type: "string", multiple: true },
-  file: { type: "string", multiple: true },
-  config: { type: "string" },
-  discover: { type: "boolean" },
-  project: { type: "string" },
-  snapshot: { type: "string" },
-  "no-snapshot": { type: "boolean" },
-  json: { type: "boolean" },
-  "allow-literal-secrets": { type: "boolean" },
-  "client-capabilities": { type: "string" },
-  "strict-text": { type: "boolean" },
-  ...LIMIT_OPTIONS,
-} as const;
+/** The flags of `contract init` (its limits are listed once, under the help's Limits). */
+export const CONTRACT_INIT_FLAGS = {
+  lock: {
+    type: "string",
+    value: "FILE",
+    help: "the lock to write (default contractpin.lock)",
+  },
+  force: {
+    type: "boolean",
+    help: "replace an existing lock: re-pin its servers plus any given",
+  },
+  server: {
+    type: "string",
+    value: "NAME",
+    help: "pin the stdio server whose command follows -- under NAME",
+  },
+  env: {
+    type: "string",
+    multiple: true,
+    value: "NAME[=VALUE]",
+    help: "an environment variable of --server's command (NAME alone: its value here, " +
+      "stored as ${NAME}); repeatable",
+  },
+  cwd: { type: "string", value: "DIR", help: "the working folder of --server's command" },
+  http: {
+    type: "string",
+    multiple: true,
+    value: "NAME=URL",
+    help: "pin an HTTP server (Streamable HTTP, else the legacy HTTP+SSE transport); " +
+      "repeatable",
+  },
+  sse: {
+    type: "string",
+    multiple: true,
+    value: "NAME=URL",
+    help: "pin an HTTP server with the legacy HTTP+SSE transport (2024-11-05); repeatable",
+  },
+  header: {
+    type: "string",
+    multiple: true,
+    value: "'NAME: VALUE'",
+    help: "an HTTP header for the --http/--sse before it (before the first one: for every " +
+      "HTTP server); never written to the lock; repeatable",
+  },
+  file: {
+    type: "string",
+    multiple: true,
+    value: "NAME=PATH",
+    help: "pin a saved tools/list result (a file dump) as server NAME; repeatable",
+  },
+  config: {
+    type: "string",
+    value: "FILE",
+    help: "pin the servers of an MCP client config (mcpServers, or VS Code's servers; JSONC)",
+  },
+  discover: {
+    type: "boolean",
+    help: "find the MCP client configs on this machine and in the project and pin their " +
+      "servers",
+  },
+  project: {
+    type: "string",
+    value: "DIR",
+    help: "the project folder --discover looks in (default .)",
+  },
+  snapshot: {
+    type: "string",
+    value: "FILE",
+    help: "where to write the readable snapshot (default next to the lock: " +
+      "contractpin.snapshot.json)",
+  },
+  "no-snapshot": { type: "boolean", help: "write no snapshot" },
+  "client-capabilities": {
+    type: "string",
+    value: "NAMES",
+    help: "announce these client capabilities (roots,sampling,elicitation) to the servers " +
+      "of this command line; recorded in the lock",
+  },
+  "allow-literal-secrets": {
+    type: "boolean",
+    help: "write a stdio command holding a literal credential as given",
+  },
+  "strict-text": {
+    type: "boolean",
+    help: "hidden text in a tool definition is a failure: nothing is written (exit 1)",
+  },
+  ...jsonFlag("schemapin.contract.init/1"),
+  ...MCP_LIMIT_FLAGS,
+} as const satisfies FlagTable;
 
 function splitNameValue(flag: string, text: string): [string, string] {
   const eq = text.indexOf("=");
@@ -104,7 +174,7 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
   const dash = args.indexOf("--");
   const optionArgs = dash < 0 ? args : args.slice(0, dash);
   const command = dash < 0 ? undefined : args.slice(dash + 1);
-  const { values, positionals, tokens } = parseWithTokens(CMD, optionArgs, OPTIONS);
+  const { values, positionals, tokens } = parseWithTokens(CMD, optionArgs, CONTRACT_INIT_FLAGS);
   if (positionals.length) {
     throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
   }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { withShortFlags } from "./flags.ts";
+import { type FlagTable, optionList, parseOptions, rewriteDeprecatedFlags } from "./flags.ts";
 import { parseArgs } from "node:util";
 import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
@@ -22,33 +22,73 @@ import { DEFAULT_CONCURRENCY, type RunOptions } from "../contractpin/run.ts";
 import { type ContractSnapshot, parseSnapshot } from "../contractpin/snapshot.ts";
 import type { SecretWarning } from "../contractpin/secrets.ts";
 import { VERSION } from "../version.ts";
-import type { CliIO, OptionSpec } from "./command.ts";
-import { UsageError } from "./command.ts";
+import type { CliIO } from "./command.ts";
+import { notice, UsageError } from "./command.ts";
 import { exists, readInput } from "./io.ts";
 
-/** Options every live subcommand accepts. */
-export const LIMIT_OPTIONS = {
-  "startup-timeout": { type: "string" },
-  "timeout": { type: "string" },
-  "max-pages": { type: "string" },
-  "concurrency": { type: "string" },
-} as const satisfies OptionSpec;
+/**
+ * The MCP timeouts (`--startup-timeout`, `--timeout`): seconds for a server to start, and for
+ * each MCP request after that. Also taken by `sign-tools`. Not the network deadlines of the
+ * verify commands' `--timeout` (lib/cli/flag_groups.ts, NETWORK_TIMEOUT_FLAGS).
+ */
+export const MCP_TIMEOUT_FLAGS = {
+  "startup-timeout": {
+    type: "string",
+    value: "SECONDS",
+    help: "seconds for a server to start and answer initialize (default " +
+      `${DEFAULT_STARTUP_TIMEOUT_MS / 1000})`,
+  },
+  timeout: {
+    type: "string",
+    value: "SECONDS",
+    help: `seconds for each MCP request after initialize (default ${
+      DEFAULT_REQUEST_TIMEOUT_MS / 1000
+    })`,
+  },
+} as const satisfies FlagTable;
 
-/** Strict parseArgs with tokens; errors become usage errors naming the subcommand. */
-export function parseWithTokens<O extends OptionSpec>(
+/** The limits every live `contract` subcommand (init, verify, approve) accepts. */
+export const MCP_LIMIT_FLAGS = {
+  ...MCP_TIMEOUT_FLAGS,
+  "max-pages": {
+    type: "string",
+    value: "N",
+    help: `most tools/list pages to follow (default ${DEFAULT_MAX_PAGES})`,
+  },
+  concurrency: {
+    type: "string",
+    value: "N",
+    help: `servers contacted at once (default ${DEFAULT_CONCURRENCY})`,
+  },
+} as const satisfies FlagTable;
+
+/**
+ * Strict parseArgs of a flag table with tokens (so a `--header` belongs to the `--http`
+ * before it); deprecated spellings are rewritten first, each with a note on stderr, and
+ * errors become usage errors naming the subcommand.
+ */
+export function parseWithTokens<T extends FlagTable>(
   command: string,
   args: string[],
-  options: O,
+  table: T,
 ): ReturnType<
   typeof parseArgs<
-    { args: string[]; options: O; allowPositionals: true; strict: true; tokens: true }
+    { args: string[]; options: T; allowPositionals: true; strict: true; tokens: true }
   >
 > {
-  const spec = withShortFlags(options); // -f for --force (lib/cli/flags.ts)
+  const rewritten = rewriteDeprecatedFlags(command, args, table);
+  for (const note of rewritten.notes) notice(`note: ${note}\n`);
+  const spec = parseOptions(table); // with -f for --force, -k for --key (lib/cli/flags.ts)
   try {
-    return parseArgs({ args, options: spec, allowPositionals: true, strict: true, tokens: true });
+    return parseArgs({
+      args: rewritten.args,
+      options: spec as T,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
   } catch (e) {
-    throw new UsageError(parseArgsErrorMessage(command, args, spec, e));
+    throw new UsageError(parseArgsErrorMessage(command, rewritten.args, spec, e));
   }
 }
 
@@ -69,7 +109,7 @@ function positive(command: string, flag: string, value: string | undefined, inte
  */
 export function limitsFrom(
   command: string,
-  values: Partial<Record<keyof typeof LIMIT_OPTIONS, string | undefined>>,
+  values: Partial<Record<keyof typeof MCP_LIMIT_FLAGS, string | undefined>>,
 ): RunOptions {
   const startup = positive(command, "startup-timeout", values["startup-timeout"], false);
   const timeout = positive(command, "timeout", values.timeout, false);
@@ -82,17 +122,8 @@ export function limitsFrom(
   };
 }
 
-/** Help text for the limit options. */
-export const LIMITS_HELP = [
-  `  --startup-timeout S  seconds for a server to start and answer initialize (default ${
-    DEFAULT_STARTUP_TIMEOUT_MS / 1000
-  })`,
-  `  --timeout S          seconds for each later request (default ${
-    DEFAULT_REQUEST_TIMEOUT_MS / 1000
-  })`,
-  `  --max-pages N        most tools/list pages to follow (default ${DEFAULT_MAX_PAGES})`,
-  `  --concurrency N      servers contacted at once (default ${DEFAULT_CONCURRENCY})`,
-].join("\n");
+/** The help's option list of the limits. */
+export const LIMITS_HELP = optionList(MCP_LIMIT_FLAGS);
 
 /** Reads and validates a lock file (missing or corrupt: exit 2). */
 export async function readLock(path: string, io: CliIO): Promise<ContractLock> {

@@ -1,9 +1,9 @@
 /**
  * Signed locks in the CLI (issue 17 item 2): `schemapin contract sign` writes `<lock>.sig`, a
  * SchemaPin 1.4 signature document over the lock (lib/contractpin/lock_signature.ts), and the
- * lock-signature flags of `contract verify --require-signature` (verify-schema's key sources),
- * checked into the plan that lib/contractpin/lock_signature_check.ts runs before any server
- * is contacted (its reports: lib/cli/lock_signature_report.ts).
+ * lock-signature flags of `contract verify --require-signed-lock` (verify-schema's key
+ * sources), checked into the plan that lib/contractpin/lock_signature_check.ts runs before any
+ * server is contacted (its reports: lib/cli/lock_signature_report.ts).
  *
  * @module
  */
@@ -18,61 +18,88 @@ import { jsonOutput } from "./json_output.ts";
 import { describeFsError, readInput, writeFileAtomic } from "./io.ts";
 import { parseWithTokens } from "./contract_shared.ts";
 import { signatureMetadata } from "./signature_options.ts";
-import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { loadPrivateKey } from "./private_key.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import {
+  DNS_FLAGS,
+  EXPIRY_FLAGS,
+  FORCE_FLAGS,
+  jsonFlag,
+  KEY_FLAGS,
+  KEY_SOURCE_FLAGS,
+  PIN_FLAGS,
+  QUIET_FLAGS,
+  SIGNATURE_METADATA_FLAGS,
+  VERIFY_DOMAIN_FLAGS,
+} from "./flag_groups.ts";
 import {
   checkTrustFlags,
-  PUBLIC_KEY_OPTIONS,
   requireDomainFlag,
   type TrustOptionValues,
   type TrustPlan,
 } from "./schema_inputs.ts";
-import { BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 
 const CMD = "contract sign";
 
 /** Help of `contract sign` (part of `schemapin contract --help`). */
 export const CONTRACT_SIGN_HELP =
-  `sign     signs the lock: writes LOCK.sig (default contractpin.lock.sig), a SchemaPin 1.4
-         signature document whose schema_hash is SHA-256 of the lock's schemapin-v1
-         canonical bytes (its values: reformatting the lock keeps the signature valid).
-         Options as sign-schema: -k/--key PRIVATE.pem (PKCS#8, encrypted PKCS#8 or SEC1),
-         --passphrase-file FILE, --domain D, --signer-kid KID, --expires-in DURATION (30d,
-         12h, 2w) or --expires-at TIME (RFC 3339); --signature FILE writes elsewhere;
-         -f/--force replaces an existing signature; --json. The signature is written
-         atomically; nothing is written when anything fails.`;
+  `sign     signs the lock: writes LOCK.sig (default contractpin.lock.sig, or --signature
+         FILE), a SchemaPin 1.4 signature document whose schema_hash is SHA-256 of the
+         lock's schemapin-v1 canonical bytes (its values: reformatting the lock keeps the
+         signature valid). The key and metadata flags are sign-schema's. The signature is
+         written atomically; nothing is written when anything fails.`;
 
-/** Help lines of the lock-signature options of `contract verify`. */
+/**
+ * The flags of a lock-signature check (`contract verify --require-signed-lock`, `guard
+ * --require-signed-lock`): verify-schema's key sources, DNS cross-check, pins and expiry.
+ * There is no network `--timeout` here: `contract verify --timeout` is the MCP one.
+ */
+export const LOCK_TRUST_FLAGS = {
+  domain: {
+    ...VERIFY_DOMAIN_FLAGS.domain,
+    help: "the publisher's domain (RFC 1123 host name): its key must have signed the lock " +
+      `(required; the pin key ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN)`,
+  },
+  ...KEY_SOURCE_FLAGS,
+  ...DNS_FLAGS,
+  ...PIN_FLAGS,
+  ...EXPIRY_FLAGS,
+} as const satisfies FlagTable;
+
+/** Help of the lock-signature check of `contract verify` (its flags listed from the table). */
 export const VERIFY_SIGNATURE_HELP =
-  `Signed locks (contract verify --require-signature): before any server is contacted, LOCK.sig
-(--signature FILE) must be a valid signature of the lock by the key of --domain D, found as
-verify-schema finds it: --public-key FILE, --discovery FILE [--revocation FILE], or a chain of
---bundle FILE, --resolver-dir DIR and --well-known [--ca-file FILE]; with --dns
-[--dns-server IP[:PORT]], --pin-store FILE, --trust-first-use, --allow-expired,
---allow-missing-revocation and the --authority… options of verify-schema. The key is pinned
-as ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN (first use: asked on a terminal, else --trust-first-use or
-\`schemapin pins add ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN --fingerprint …\`). A missing, malformed,
-tampered, expired, revoked or wrongly signed lock fails (exit 1) and no server is contacted.
---timeout stays the MCP request timeout; --well-known uses its default deadlines. Without
---require-signature the signature is not read, and these options are refused.`;
+  `Signed locks (contract verify --require-signed-lock): before any server is contacted,
+LOCK.sig (--signature FILE) must be a valid signature of the lock by the key of --domain D,
+found as verify-schema finds it: --public-key FILE, --discovery FILE [--revocation FILE], or
+a chain of --bundle FILE, --resolver-dir DIR and --well-known [--ca-file FILE]. The key is
+pinned as ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN (first use: asked on a terminal, else with
+--trust-first-use or \`schemapin pins add ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN --fingerprint …\`).
+A missing, malformed, tampered, expired, revoked or wrongly signed lock fails (exit 1) and
+no server is contacted. --timeout stays the seconds for each MCP request; --well-known uses
+its default network deadlines. Without --require-signed-lock the signature is not read and
+these options are refused. The old spelling --require-signature works for one more release
+(with a note on stderr).
 
-/** The parseArgs options of a lock-signature check (verify-schema's key sources). */
-export const LOCK_TRUST_OPTIONS = {
-  domain: { type: "string" },
-  discovery: { type: "string" },
-  ...PUBLIC_KEY_OPTIONS,
-  bundle: { type: "string" },
-  ...BUNDLE_VERIFY_OPTIONS,
-  "well-known": { type: "boolean" },
-  "resolver-dir": { type: "string" },
-  dns: { type: "boolean" },
-  "dns-server": { type: "string" },
-  "ca-file": { type: "string" },
-  revocation: { type: "string" },
-  "pin-store": { type: "string" },
-  "trust-first-use": { type: "boolean" },
-  "allow-expired": { type: "boolean" },
-  "allow-missing-revocation": { type: "boolean" },
-} as const;
+${optionList(LOCK_TRUST_FLAGS)}`;
+
+/** The flags of `contract sign`. */
+export const CONTRACT_SIGN_FLAGS = {
+  lock: {
+    type: "string",
+    value: "FILE",
+    help: "the lock to sign (default contractpin.lock)",
+  },
+  ...KEY_FLAGS,
+  ...SIGNATURE_METADATA_FLAGS,
+  signature: {
+    type: "string",
+    value: "FILE",
+    help: "the signature FILE to write (default LOCK.sig)",
+  },
+  ...FORCE_FLAGS,
+  ...jsonFlag("schemapin.contract.sign/1"),
+  ...QUIET_FLAGS,
+} as const satisfies FlagTable;
 
 /** The flag values a lock-signature check reads. */
 export type LockTrustValues = TrustOptionValues & {
@@ -94,10 +121,10 @@ export function checkLockTrustFlags(
   return checkTrustFlags(command, { ...values, timeout: undefined }, domain, args);
 }
 
-/** The trust flags given in `values` (for "goes with --require-signature" errors). */
+/** The trust flags given in `values` (for "goes with --require-signed-lock" errors). */
 export function givenLockTrustFlags(values: object): string[] {
   const v = values as Record<string, unknown>;
-  return Object.keys(LOCK_TRUST_OPTIONS).filter((k) => v[k] !== undefined);
+  return Object.keys(LOCK_TRUST_FLAGS).filter((k) => v[k] !== undefined);
 }
 
 /**
@@ -136,23 +163,9 @@ export function planLockSignature(
 // ---------------------------------------------------------------------------------------------
 // contract sign
 
-const OPTIONS = {
-  lock: { type: "string" },
-  key: { type: "string" },
-  ...PASSPHRASE_OPTIONS,
-  domain: { type: "string" },
-  "signer-kid": { type: "string" },
-  "expires-in": { type: "string" },
-  "expires-at": { type: "string" },
-  signature: { type: "string" },
-  force: { type: "boolean" },
-  json: { type: "boolean" },
-  quiet: { type: "boolean" },
-} as const;
-
 /** Runs `schemapin contract sign`. */
 export async function runContractSign(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseWithTokens(CMD, args, OPTIONS);
+  const { values, positionals } = parseWithTokens(CMD, args, CONTRACT_SIGN_FLAGS);
   if (positionals.length) {
     throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
   }

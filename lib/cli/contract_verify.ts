@@ -23,15 +23,17 @@ import { defaultSnapshotPath } from "../contractpin/snapshot.ts";
 import { VERSION } from "../version.ts";
 import { type CliIO, EXIT_FAILED, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
+import type { FlagTable } from "./flags.ts";
+import { jsonFlag } from "./flag_groups.ts";
 import { readInput } from "./io.ts";
 import {
-  LIMIT_OPTIONS,
   limitsFrom,
+  MCP_LIMIT_FLAGS,
   parseWithTokens,
   readConfig,
   readSnapshot,
 } from "./contract_shared.ts";
-import { LOCK_TRUST_OPTIONS, planLockSignature } from "./contract_sign.ts";
+import { LOCK_TRUST_FLAGS, planLockSignature } from "./contract_sign.ts";
 import type { LockSignatureCheck } from "../contractpin/lock_signature_check.ts";
 import {
   lockSignatureGithubLine,
@@ -46,29 +48,71 @@ import { type ItemKind, SURFACE_KINDS, SURFACE_SPECS } from "../contractpin/surf
 
 const CMD = "contract verify";
 
-const OPTIONS = {
-  lock: { type: "string" },
-  server: { type: "string", multiple: true },
-  "allow-new": { type: "boolean" },
-  json: { type: "boolean" },
-  format: { type: "string" },
-  header: { type: "string", multiple: true },
-  config: { type: "string" },
-  snapshot: { type: "string" },
-  "no-diff": { type: "boolean" },
-  "strict-text": { type: "boolean" },
-  ...LIMIT_OPTIONS,
+/** The flags of `contract verify`. */
+export const CONTRACT_VERIFY_FLAGS = {
+  lock: {
+    type: "string",
+    value: "FILE",
+    help: "the lock to verify against (default contractpin.lock; - for stdin)",
+  },
+  server: {
+    type: "string",
+    multiple: true,
+    value: "NAME",
+    help: "verify only this server of the lock; repeatable",
+  },
+  "allow-new": { type: "boolean", help: "tools the lock does not pin do not fail" },
+  ...jsonFlag("schemapin.contract.verify/1; the same as --format json"),
+  format: {
+    type: "string",
+    value: "FORMAT",
+    help: "the report: human (default), json, sarif (SARIF 2.1.0) or github (workflow " +
+      "annotations)",
+  },
+  header: {
+    type: "string",
+    multiple: true,
+    value: "'NAME: VALUE'",
+    help: "an HTTP header for every HTTP server (never written); repeatable",
+  },
+  config: {
+    type: "string",
+    value: "FILE",
+    help: "run the servers as this MCP client config defines them; a changed command or URL " +
+      "is reported",
+  },
+  snapshot: {
+    type: "string",
+    value: "FILE",
+    help: "the snapshot the diffs come from (default next to the lock)",
+  },
+  "no-diff": { type: "boolean", help: "no diffs in the report (the snapshot is not read)" },
+  "strict-text": {
+    type: "boolean",
+    help: "hidden text in a live tool definition is a failure (exit 1)",
+  },
+  ...MCP_LIMIT_FLAGS,
   // Signed locks (issue 17 item 2): verify-schema's key sources; --timeout stays MCP's.
-  "require-signature": { type: "boolean" },
-  signature: { type: "string" },
-  ...LOCK_TRUST_OPTIONS,
-} as const;
+  "require-signed-lock": {
+    type: "boolean",
+    help: "the lock must carry a valid signature (LOCK.sig) by the key of --domain, checked " +
+      "before any server is contacted (see Signed locks)",
+  },
+  signature: {
+    type: "string",
+    value: "FILE",
+    help: "the signature FILE of the lock (default LOCK.sig; with --require-signed-lock)",
+  },
+  ...LOCK_TRUST_FLAGS,
+  // Issue 25 item 4: one spelling with the guard's; the old one works for one release.
+  "require-signature": { type: "boolean", help: "", deprecated: "require-signed-lock" },
+} as const satisfies FlagTable;
 
 const FORMATS = ["human", "json", "sarif", "github"];
 
 /** Runs `schemapin contract verify`. */
 export async function runContractVerify(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseWithTokens(CMD, args, OPTIONS);
+  const { values, positionals } = parseWithTokens(CMD, args, CONTRACT_VERIFY_FLAGS);
   if (positionals.length) {
     throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
   }
@@ -84,8 +128,8 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
   const sigPlan = planLockSignature(
     CMD,
-    "--require-signature",
-    values["require-signature"] === true,
+    "--require-signed-lock",
+    values["require-signed-lock"] === true,
     values,
     args,
     lockPath,
@@ -197,7 +241,7 @@ async function reportUnsigned(
  * The `--json` report: the library's `schemapin.contract.verify/1` report with the CLI's `ok`
  * and, on failure, an `error` (code `CONTRACT_DRIFT`: the contract spec names outcomes, not
  * codes) summing up what failed, and `lock_signature` (issue 17 item 2): the signature check
- * (`not_checked` without --require-signature; when it failed, `error` is the signature's).
+ * (`not_checked` without --require-signed-lock; when it failed, `error` is the signature's).
  */
 function reportJson(
   report: VerifyReport,

@@ -21,7 +21,7 @@ import {
 } from "./command.ts";
 import { exitCodeFor } from "./exit_codes.ts";
 import { jsonOutput } from "./json_output.ts";
-import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { loadKeyForPublicKey } from "./private_key.ts";
 import { didYouMean } from "./suggest.ts";
 import {
   describeDnsCheck,
@@ -32,6 +32,49 @@ import {
   reportInputFailure,
   sourceName,
 } from "./schema_inputs.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import {
+  DNS_FLAGS,
+  jsonFlag,
+  KEY_SOURCE_FLAGS,
+  NETWORK_TIMEOUT_FLAGS,
+  PASSPHRASE_FLAGS,
+} from "./flag_groups.ts";
+
+const RECORD_FLAGS = {
+  key: {
+    type: "string",
+    value: "KEY.pem",
+    help: "the key whose fingerprint is published, public or private PEM (required)",
+  },
+  ...PASSPHRASE_FLAGS,
+  kid: { type: "string", value: "KID", help: "the key id to include" },
+  domain: { type: "string", value: "D", help: "print a zone-file line for _schemapin.D" },
+  ...jsonFlag("schemapin.dns.record/1: ok, name?, value, fingerprint, kid?"),
+} as const satisfies FlagTable;
+
+const CHECK_FLAGS = {
+  key: {
+    type: "string",
+    value: "KEY.pem",
+    help: "the key to compare, public or private PEM",
+  },
+  ...PASSPHRASE_FLAGS,
+  fingerprint: { type: "string", value: "FP", help: "the fingerprint to compare" },
+  discovery: { ...KEY_SOURCE_FLAGS.discovery, help: "compare with this discovery document's key" },
+  "well-known": {
+    ...KEY_SOURCE_FLAGS["well-known"],
+    help: "compare with the key of https://DOMAIN/.well-known/schemapin.json (HTTPS only, " +
+      "no redirects, 64 KiB cap)",
+  },
+  "ca-file": KEY_SOURCE_FLAGS["ca-file"],
+  "dns-server": { ...DNS_FLAGS["dns-server"], help: "the name server (default: /etc/resolv.conf)" },
+  timeout: {
+    ...NETWORK_TIMEOUT_FLAGS.timeout,
+    help: "DNS (and --well-known) deadline (default 5)",
+  },
+  ...jsonFlag("schemapin.dns.check/1"),
+} as const satisfies FlagTable;
 
 const HELP = `schemapin dns — DNS TXT cross-verification records (SchemaPin §17)
 
@@ -50,20 +93,11 @@ check    looks up _schemapin.DOMAIN and shows what is published; with a key (--k
          DISCOVERY_INVALID; no answer (timeout, SERVFAIL, REFUSED) → with --dns, a
          verification fails closed (DISCOVERY_FETCH_FAILED).
 
-Options:
-  -k, --key FILE           the key (record: required; check: the key to compare)
-  --passphrase-file FILE   passphrase of an encrypted private --key (else
-                           $SCHEMAPIN_PASSPHRASE, else a terminal prompt)
-  --kid KID                record: the key id to include
-  --domain D               record: print a zone-file line for _schemapin.D
-  --fingerprint FP         check: the fingerprint to compare
-  --discovery FILE         check: compare with this discovery document's key
-  --well-known             check: compare with https://DOMAIN/.well-known/schemapin.json
-  --ca-file FILE           check: extra CA certificate(s) for --well-known
-  --dns-server IP[:PORT]   check: the name server (default: /etc/resolv.conf)
-  --timeout SECONDS        check: DNS (and --well-known) deadline (default 5)
-  --json                   print one JSON object (format schemapin.dns.record/1 or
-                           schemapin.dns.check/1)
+Options of record:
+${optionList(RECORD_FLAGS)}
+
+Options of check:
+${optionList(CHECK_FLAGS)}
 
 Exit codes: 0 printed / a well-formed record is published (and matches the key given);
 1 absent, mismatching, malformed, or no answer from DNS; 2 bad arguments or input.
@@ -74,28 +108,8 @@ Examples:
   schemapin dns check tools.example.test --dns-server 127.0.0.1:5353 --json
 `;
 
-const RECORD_OPTIONS = {
-  key: { type: "string" },
-  kid: { type: "string" },
-  domain: { type: "string" },
-  json: { type: "boolean" },
-  ...PASSPHRASE_OPTIONS,
-} as const;
-
-const CHECK_OPTIONS = {
-  key: { type: "string" },
-  fingerprint: { type: "string" },
-  discovery: { type: "string" },
-  "well-known": { type: "boolean" },
-  "ca-file": { type: "string" },
-  "dns-server": { type: "string" },
-  timeout: { type: "string" },
-  json: { type: "boolean" },
-  ...PASSPHRASE_OPTIONS,
-} as const;
-
 async function runRecord(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs("dns record", args, RECORD_OPTIONS);
+  const { values, positionals } = parseCommandArgs("dns record", args, RECORD_FLAGS);
   if (positionals.length > 0) throw new UsageError("dns record: takes no positional arguments");
   if (values.key === undefined) throw new UsageError("dns record: --key KEY.pem is required");
   if (values.kid !== undefined) {
@@ -180,7 +194,7 @@ async function expectedFingerprint(
 }
 
 async function runCheck(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs("dns check", args, CHECK_OPTIONS);
+  const { values, positionals } = parseCommandArgs("dns check", args, CHECK_FLAGS);
   if (positionals.length !== 1) {
     throw new UsageError(`dns check: expected DOMAIN, got ${positionals.length} argument(s)`);
   }
@@ -305,6 +319,7 @@ export const dnsCommand: Command = {
   name: "dns",
   summary: "DNS TXT records: print one to publish (record), check a domain's (check)",
   help: HELP,
+  flags: [{ name: "record", flags: RECORD_FLAGS }, { name: "check", flags: CHECK_FLAGS }],
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === "record") return await runRecord(rest, io);

@@ -6,7 +6,13 @@
 import { parsePrivateKeyPem, parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
 import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import { jsonFlag } from "./flag_groups.ts";
 import { readTextInput } from "./io.ts";
+
+const FLAGS = {
+  ...jsonFlag("schemapin.fingerprint/1: ok, fingerprint, public_key_pem"),
+} as const satisfies FlagTable;
 
 const HELP = `schemapin fingerprint — print the SHA-256 fingerprint of a P-256 key
 
@@ -18,7 +24,7 @@ the lowercase hex SHA-256 of the DER SubjectPublicKeyInfo (SchemaPin spec §8.2)
 revocation lists, pins and DNS TXT records carry.
 
 Options:
-  --json   print {"format": "schemapin.fingerprint/1", "ok", "fingerprint", "public_key_pem"}
+${optionList(FLAGS)}
 
 Exit codes: 0 printed; 2 unreadable file or a key that is not ECDSA P-256.
 
@@ -45,10 +51,9 @@ export const fingerprintCommand: Command = {
   name: "fingerprint",
   summary: "print the sha256: fingerprint of a public or private key",
   help: HELP,
+  flags: FLAGS,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs("fingerprint", args, {
-      json: { type: "boolean" },
-    });
+    const { values, positionals } = parseCommandArgs("fingerprint", args, FLAGS);
     const [file] = requirePositionals("fingerprint", positionals, 1, "KEY.pem");
     const key = publicKeyFromAnyPem(await readTextInput(file, io), file === "-" ? "stdin" : file);
     await io.stdout(

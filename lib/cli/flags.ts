@@ -1,28 +1,50 @@
 /**
- * One rule for flags (issue 15 item 8), applied to every command in one place:
+ * The flag table: every command declares its flags once, as a {@linkcode FlagTable} built from
+ * the shared groups of lib/cli/flag_groups.ts and its own entries, and everything else is
+ * generated from it (issue 25 item 1):
  *
- * - `-o, --out PATH`  where the command writes (a file, or a folder for `keygen` and for
- *   `sign-schema --batch`);
- * - `-k, --key FILE`  the key the command uses;
- * - `-q, --quiet`     only failures, warnings and the summary;
- * - `-f, --force`     replace an existing output — without it a command never replaces a file
- *   you name with `--out` (files a command updates by design — a skill's `.schemapin.sig`, the
- *   bundle `bundle add` edits, the revocation document `revoke --out` adds a key to — are
- *   updated in place).
+ * - the parser's options (`node:util` parseArgs, through {@linkcode parseOptions});
+ * - the option list of `--help` ({@linkcode optionList});
+ * - the shell completions (lib/cli/completions.ts reads the command's tables);
+ * - the vocabulary table of docs/cli-vocabulary.md (scripts/cli_vocabulary.ts).
  *
- * Old spellings keep working for now, each with a deprecation note on stderr naming the new
- * one: `sign-schema --out-dir` (→ `--out`), `revoke --into` (→ `--out`), `pins import
- * --overwrite` (→ `--force`), `bundle verify|merge --trust-first-use` (→
- * `--trust-first-use-authority`: in `verify-schema` and `verify-skill` `--trust-first-use`
- * trusts a tool's key, so the bundle authority has its own flag everywhere) and the positional
- * output of `bundle merge OUT BUNDLE…` (→ `--out OUT`, handled by that command).
+ * One rule for names (docs/cli-vocabulary.md): `-o, --out FILE` the file a command writes,
+ * `--out-dir DIR` the folder it writes into, `-k, --key` the signing key, `-q, --quiet`,
+ * `-f, --force` (replace an existing output). A flag name has one meaning in every command
+ * (tests/cli/flag_table_test.ts checks that a name has one value kind everywhere).
+ *
+ * Old spellings keep working for one release: an entry with `deprecated: "new-name"` is
+ * rewritten to the new flag before parsing, with a note on stderr, and is shown in neither
+ * the help nor the completions.
  *
  * @module
  */
 import type { ParseArgsConfig } from "node:util";
 
-/** Options of a command: node:util parseArgs options (without `args`). */
+/** Options of a command as node:util parseArgs takes them (without `args`). */
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+
+/** One flag of a command: what the parser needs, and what the help says about it. */
+export interface FlagSpec {
+  /** `string` takes a value; `boolean` does not. */
+  readonly type: "string" | "boolean";
+  /** One-letter short form (the conventional ones, {@linkcode SHORT_FLAGS}, are added). */
+  readonly short?: string;
+  /** True when the flag may be given more than once (values collect into an array). */
+  readonly multiple?: boolean;
+  /** What the value is, as the help shows it (`FILE`, `DIR`, `N`, `SECONDS`); string flags. */
+  readonly value?: string;
+  /**
+   * The help's description. It is wrapped to the help's width; a `\n` starts a new line
+   * (a list inside a description).
+   */
+  readonly help: string;
+  /** This spelling is deprecated: it is rewritten to the flag named here, with a note. */
+  readonly deprecated?: string;
+}
+
+/** A command's flags, in the order its help lists them. */
+export type FlagTable = Readonly<Record<string, FlagSpec>>;
 
 /** The short form of each conventional long flag. */
 export const SHORT_FLAGS: Readonly<Record<string, string>> = Object.freeze({
@@ -32,15 +54,15 @@ export const SHORT_FLAGS: Readonly<Record<string, string>> = Object.freeze({
   force: "f",
 });
 
-/** Deprecated spellings per command (as named in usage errors): old flag → new flag. */
-export const DEPRECATED_FLAGS: Readonly<Record<string, Readonly<Record<string, string>>>> = Object
-  .freeze({
-    "sign-schema": { "out-dir": "out" },
-    revoke: { into: "out" },
-    "pins import": { overwrite: "force" },
-    "bundle verify": { "trust-first-use": "trust-first-use-authority" },
-    "bundle merge": { "trust-first-use": "trust-first-use-authority" },
-  });
+/** Width of the term column of an option list (two spaces of indent included). */
+const TERM_WIDTH = 27;
+/** Width a help line is wrapped to. */
+const HELP_WIDTH = 92;
+
+/** The short form `name` has in `table` (its own, or the conventional one). */
+export function shortOf(name: string, spec: FlagSpec): string | undefined {
+  return spec.short ?? (Object.hasOwn(SHORT_FLAGS, name) ? SHORT_FLAGS[name] : undefined);
+}
 
 /**
  * `options` with the conventional short forms added to the flags that have them (a flag
@@ -63,41 +85,154 @@ export function withShortFlags<O extends OptionSpec>(options: O): O {
 }
 
 /**
- * Rewrites the deprecated spellings of `command` in `args` to their new names (before a
- * `--`) and returns the notes to print, one per spelling used.
+ * The parseArgs options of a flag table: type, short form (its own or the conventional one)
+ * and `multiple` of every flag that is not a deprecated spelling (those are rewritten before
+ * parsing, {@linkcode rewriteDeprecatedFlags}).
+ *
+ * @example
+ * ```ts
+ * import { parseOptions } from "./flags.ts";
+ * parseOptions({ out: { type: "string", value: "FILE", help: "where to write" } });
+ * // { out: { type: "string", short: "o" } }
+ * ```
+ */
+export function parseOptions(table: FlagTable): OptionSpec {
+  const out: OptionSpec = {};
+  for (const [name, spec] of Object.entries(table)) {
+    if (spec.deprecated !== undefined) continue;
+    const short = shortOf(name, spec);
+    out[name] = {
+      type: spec.type,
+      ...(short !== undefined ? { short } : {}),
+      ...(spec.multiple ? { multiple: true } : {}),
+    };
+  }
+  return out;
+}
+
+/** `text` wrapped to `width` columns (words are never split; `\n` is kept). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split("\n")) {
+    let line = "";
+    for (const word of paragraph.split(/ +/).filter((w) => w !== "")) {
+      if (line !== "" && line.length + 1 + word.length > width) {
+        lines.push(line);
+        line = word;
+      } else {
+        line = line === "" ? word : `${line} ${word}`;
+      }
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** The term column of a flag: `-o, --out FILE`. */
+export function flagTerm(name: string, spec: FlagSpec): string {
+  const short = shortOf(name, spec);
+  const value = spec.type === "string" ? ` ${spec.value ?? "VALUE"}` : "";
+  return `${short !== undefined ? `-${short}, ` : ""}--${name}${value}`;
+}
+
+/**
+ * The option list of a help text, generated from the table: one entry per flag that is not a
+ * deprecated spelling, the term in a column and the description wrapped beside it (a term too
+ * long for the column gets a line of its own).
+ *
+ * @example
+ * ```ts
+ * import { optionList } from "./flags.ts";
+ * optionList({ json: { type: "boolean", help: "print JSON" } });
+ * // "  --json                   print JSON"
+ * ```
+ */
+export function optionList(table: FlagTable): string {
+  const out: string[] = [];
+  const indent = " ".repeat(TERM_WIDTH);
+  for (const [name, spec] of Object.entries(table)) {
+    if (spec.deprecated !== undefined) continue;
+    const term = `  ${flagTerm(name, spec)}`;
+    const text = wrap(spec.help, HELP_WIDTH - TERM_WIDTH);
+    if (term.length + 2 <= TERM_WIDTH) {
+      out.push(`${term.padEnd(TERM_WIDTH)}${text[0]}`);
+    } else {
+      out.push(term, `${indent}${text[0]}`);
+    }
+    for (const line of text.slice(1)) out.push(`${indent}${line}`);
+  }
+  return out.join("\n");
+}
+
+/**
+ * The long flags a table offers (with their short forms), for completions: every flag that is
+ * not a deprecated spelling, in table order, each short form after its long flag.
+ *
+ * @example
+ * ```ts
+ * import { offeredFlags } from "./flags.ts";
+ * offeredFlags({ out: { type: "string", value: "FILE", help: "where" } }); // ["--out", "-o"]
+ * ```
+ */
+export function offeredFlags(table: FlagTable): string[] {
+  const out: string[] = [];
+  for (const [name, spec] of Object.entries(table)) {
+    if (spec.deprecated !== undefined) continue;
+    out.push(`--${name}`);
+    const short = shortOf(name, spec);
+    if (short !== undefined) out.push(`-${short}`);
+  }
+  return out;
+}
+
+/**
+ * Rewrites the deprecated spellings of a table in `args` to their new names (before a `--`;
+ * `--old`, `--old=value`, and the old short form as a word of its own) and returns the notes
+ * to print, one per spelling used.
  *
  * @example
  * ```ts
  * import { rewriteDeprecatedFlags } from "./flags.ts";
- * rewriteDeprecatedFlags("revoke", ["--into", "r.json"]);
+ * rewriteDeprecatedFlags("revoke", ["--into", "r.json"], {
+ *   out: { type: "string", value: "FILE", help: "the document" },
+ *   into: { type: "string", help: "", deprecated: "out" },
+ * });
  * // { args: ["--out", "r.json"], notes: ["revoke: --into is deprecated; use --out (-o)"] }
  * ```
  */
 export function rewriteDeprecatedFlags(
   command: string,
   args: readonly string[],
+  table: FlagTable,
 ): { args: string[]; notes: string[] } {
-  const table = Object.hasOwn(DEPRECATED_FLAGS, command) ? DEPRECATED_FLAGS[command] : undefined;
-  if (table === undefined) return { args: [...args], notes: [] };
+  const renamed = new Map<string, string>(); // "--old" or "-s" → new long name
+  for (const [name, spec] of Object.entries(table)) {
+    if (spec.deprecated === undefined) continue;
+    renamed.set(`--${name}`, spec.deprecated);
+    const short = shortOf(name, spec);
+    if (short !== undefined) renamed.set(`-${short}`, spec.deprecated);
+  }
+  if (renamed.size === 0) return { args: [...args], notes: [] };
   const notes = new Set<string>();
   const out: string[] = [];
   let ended = false;
   for (const arg of args) {
     ended ||= arg === "--";
-    if (ended || !arg.startsWith("--")) {
-      out.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf("=");
-    const name = arg.slice(2, eq === -1 ? undefined : eq);
-    const next = Object.hasOwn(table, name) ? table[name] : undefined;
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
+    const word = eq === -1 ? arg : arg.slice(0, eq);
+    const next = ended || !arg.startsWith("-") ? undefined : renamed.get(word);
     if (next === undefined) {
       out.push(arg);
       continue;
     }
     out.push(`--${next}${eq === -1 ? "" : arg.slice(eq)}`);
-    const short = SHORT_FLAGS[next];
-    notes.add(`${command}: --${name} is deprecated; use --${next}${short ? ` (-${short})` : ""}`);
+    const spec = table[next];
+    const short = spec === undefined ? undefined : shortOf(next, spec);
+    notes.add(
+      `${command}: ${word} is deprecated; use --${next}${
+        short !== undefined ? ` (-${short})` : ""
+      }`,
+    );
   }
   return { args: out, notes: [...notes] };
 }

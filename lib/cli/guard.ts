@@ -17,23 +17,103 @@ import { detectUpstreamTransport, startLegacySseGuard } from "../guard/legacy_ss
 import type { GuardMode } from "../guard/policy.ts";
 import { runStdioGuard } from "../guard/stdio.ts";
 import { type CliIO, type Command, EXIT_FAILED, parseCommandArgs, UsageError } from "./command.ts";
-import {
-  checkTrustFlags,
-  NETWORK_HELP,
-  NETWORK_OPTIONS,
-  PUBLIC_KEY_OPTIONS,
-  reportInputFailure,
-  trustEnv,
-  type TrustPlan,
-} from "./schema_inputs.ts";
-import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
+import { checkTrustFlags, reportInputFailure, trustEnv, type TrustPlan } from "./schema_inputs.ts";
 import { describeFsError, readInput } from "./io.ts";
+import { LOCK_TRUST_FLAGS } from "./contract_sign.ts";
 import { lockSignatureLine, printLockSignatureNotes } from "./lock_signature_report.ts";
-import { runGuardWrap, WRAP_HELP } from "./guard_wrap.ts";
+import { runGuardWrap, UNWRAP_FLAGS, WRAP_FLAGS, WRAP_HELP } from "./guard_wrap.ts";
 import { didYouMean } from "./suggest.ts";
 import { ListenerFailure } from "../http/server.ts";
 import { LineLog } from "./line_log.ts";
-import { parseServerLimits, SERVER_LIMIT_OPTIONS, serverLimitsHelp } from "./server_flags.ts";
+import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import { NETWORK_TIMEOUT_FLAGS } from "./flag_groups.ts";
+import { MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
+
+/** The connection limits of --listen (no TLS: no handshake timeout). */
+const { "handshake-timeout": _tls, ...LISTEN_LIMIT_FLAGS } = SERVER_LIMIT_FLAGS;
+
+/** The trust flags (verify-schema's, as for a lock signature): they go with --signatures. */
+const GUARD_TRUST_FLAGS = {
+  ...LOCK_TRUST_FLAGS,
+  domain: {
+    ...LOCK_TRUST_FLAGS.domain,
+    help: "the publisher's domain (RFC 1123 host name; the pin key), with --signatures or " +
+      "--require-signed-lock",
+  },
+  "trust-first-use": {
+    ...LOCK_TRUST_FLAGS["trust-first-use"],
+    help: "pin an unknown key on first use (nobody can be asked: stdin is the protocol); " +
+      "otherwise seed pins with `schemapin pins add`",
+  },
+  timeout: {
+    ...NETWORK_TIMEOUT_FLAGS.timeout,
+    help: `${NETWORK_TIMEOUT_FLAGS.timeout.help}, for --well-known and --dns (fetched once, ` +
+      "when the guard starts); not an MCP timeout (see --list-timeout)",
+  },
+} as const satisfies FlagTable;
+
+/** The flags of \`guard [options] -- CMD\` and \`guard --listen\` (not of wrap/unwrap). */
+export const GUARD_FLAGS = {
+  lock: {
+    type: "string",
+    value: "FILE",
+    help: "the contractpin lock (default ./contractpin.lock)",
+  },
+  server: {
+    type: "string",
+    value: "NAME",
+    help: "the server's entry in the lock / its name in the log",
+  },
+  mode: { type: "string", value: "MODE", help: "enforce, filter or audit (default enforce)" },
+  log: { type: "string", value: "FILE", help: "append the audit log to FILE (default stderr)" },
+  signatures: { type: "boolean", help: "require SchemaPin signatures on every tool" },
+  "require-signed-lock": {
+    type: "boolean",
+    help: "refuse to start unless LOCK.sig is a valid signature of the lock by the key of " +
+      "--domain (see above)",
+  },
+  ...GUARD_TRUST_FLAGS,
+  listen: {
+    type: "string",
+    value: "HOST:PORT",
+    help: "run as a Streamable HTTP proxy on HOST:PORT (PORT 0: any)",
+  },
+  upstream: { type: "string", value: "URL", help: "the HTTP server to guard (with --listen)" },
+  "upstream-transport": {
+    type: "string",
+    value: "T",
+    help: "auto (default), streamable-http, or sse (the legacy HTTP+SSE transport of " +
+      "2024-11-05; clients then use the same transport with the guard: GET its stream URL, " +
+      "POST to the endpoint it names)",
+  },
+  "allow-remote": {
+    type: "boolean",
+    help: "allow --listen on an address that is not loopback",
+  },
+  "strict-text": {
+    type: "boolean",
+    help: 'hidden text in a tool definition fails the tool (default: a "warn" line in the ' +
+      "audit log, the tool passes)",
+  },
+  "startup-timeout": {
+    ...MCP_TIMEOUT_FLAGS["startup-timeout"],
+    help: "seconds for the server to start and answer initialize (default 90)",
+  },
+  "list-timeout": {
+    type: "string",
+    value: "SECONDS",
+    help: "seconds for each tools/list answer (default 30)",
+  },
+  ...LISTEN_LIMIT_FLAGS,
+} as const satisfies FlagTable;
+
+/** The option list of `table` without the flags of `shared` (listed in their own section). */
+function ownOptions(table: FlagTable, shared: FlagTable): string {
+  return optionList(
+    Object.fromEntries(Object.entries(table).filter(([name]) => !Object.hasOwn(shared, name))),
+  );
+}
 
 const HELP = `schemapin guard — check every tools/list live, between an MCP client and server
 
@@ -56,7 +136,7 @@ answer (all pages) is checked first:
               verified like verify-schema: discovery, revocation, pins, expiry
   signed lock (--require-signed-lock) before the server is started, LOCK.sig must be a valid
               signature of the lock (\`schemapin contract sign\`) by the key of --domain,
-              verified like \`contract verify --require-signature\` (pin
+              verified like \`contract verify --require-signed-lock\` (pin
               contractpin:lock@DOMAIN); unsigned, tampered, expired, revoked or signed by
               another key: the guard refuses to start (exit 1) and starts nothing
   hidden text every tool definition (descriptions, schema strings, keys) is scanned for
@@ -85,43 +165,12 @@ given (or --require-signed-lock is). --server picks the lock entry (needed when 
 several) and names the server in the log.
 
 Options:
-  --lock FILE              the contractpin lock (default ./contractpin.lock)
-  --server NAME            the server's entry in the lock / its name in the log
-  --mode MODE              enforce, filter or audit (default enforce)
-  --log FILE               append the audit log to FILE (default stderr)
-  --signatures             require SchemaPin signatures on every tool
-  --require-signed-lock    refuse to start unless LOCK.sig verifies (see above)
-  --domain D               the publisher's domain (with --signatures or
-                           --require-signed-lock; the pin key)
-  --discovery FILE         the domain's .well-known/schemapin.json, saved locally
-  --public-key FILE        the signer's public key (PEM) as the trust anchor instead of a
-                           discovery document: nothing is pinned
-  --bundle FILE            a trust bundle holding the domain's documents (unsigned, or
-                           signed and verified against the authority allow-list)
-${BUNDLE_VERIFY_HELP}
-${NETWORK_HELP}
-                           (fetched once, when the guard starts)
-  --revocation FILE        the domain's standalone revocation document (with --discovery)
-  --pin-store FILE         pin file (default $SCHEMAPIN_HOME/pins.json or ~/.schemapin/pins.json)
-  --trust-first-use        pin an unknown key on first use (nobody can be asked: stdin is
-                           the protocol); otherwise seed pins with \`schemapin pins add\`
-  --allow-expired          accept expired signatures (logged)
-  --allow-missing-revocation  accept a revocation_endpoint whose document is not supplied
-  --listen HOST:PORT       run as a Streamable HTTP proxy on HOST:PORT (PORT 0: any)
-  --upstream URL           the HTTP server to guard (with --listen)
-  --upstream-transport T   auto (default), streamable-http, or sse (the legacy HTTP+SSE
-                           transport of 2024-11-05; clients then use the same transport
-                           with the guard: GET its stream URL, POST to the endpoint it names)
-  --allow-remote           allow --listen on an address that is not loopback
-  --strict-text            hidden text in a tool definition fails the tool (default: a
-                           "warn" line in the audit log, the tool passes)
-  --startup-timeout S      seconds for the server to answer initialize (default 90)
-  --list-timeout S         seconds for each tools/list answer (default 30)
+${ownOptions(GUARD_FLAGS, LISTEN_LIMIT_FLAGS)}
 
 Limits of --listen (a connection that breaks one is closed; the guard keeps serving; when
 the process runs out of file descriptors anyway it closes the connections idle the longest,
 backs off and keeps serving):
-${serverLimitsHelp(false)}
+${optionList(LISTEN_LIMIT_FLAGS)}
 With --listen and no --log, the audit log goes to stderr through a bounded queue: when stderr
 does not keep up, lines are dropped (and counted in the log) instead of stalling the guard.
 
@@ -136,6 +185,12 @@ not pinned, or pinned from another definition, stops the wrap (exit 2, nothing w
 unless --partial. Wrapping twice changes nothing. Before the first change the file is copied
 to CONFIG.schemapin.bak; the write is atomic and keeps the file's mode. unwrap puts every
 original command and URL back — the backup's exact bytes when nothing else changed since.
+
+Options of wrap:
+${optionList(WRAP_FLAGS)}
+
+Options of unwrap:
+${optionList(UNWRAP_FLAGS)}
 
 Exit codes (stdio):
   0–127    the server exited by itself with this code
@@ -161,50 +216,8 @@ Examples:
   schemapin guard wrap ~/.cursor/mcp.json --lock ~/proj/contractpin.lock
 `;
 
-const OPTIONS = {
-  lock: { type: "string" },
-  server: { type: "string" },
-  mode: { type: "string" },
-  log: { type: "string" },
-  signatures: { type: "boolean" },
-  "require-signed-lock": { type: "boolean" },
-  domain: { type: "string" },
-  discovery: { type: "string" },
-  ...PUBLIC_KEY_OPTIONS,
-  bundle: { type: "string" },
-  revocation: { type: "string" },
-  "pin-store": { type: "string" },
-  "trust-first-use": { type: "boolean" },
-  "allow-expired": { type: "boolean" },
-  "allow-missing-revocation": { type: "boolean" },
-  ...BUNDLE_VERIFY_OPTIONS,
-  ...NETWORK_OPTIONS,
-  listen: { type: "string" },
-  upstream: { type: "string" },
-  "upstream-transport": { type: "string" },
-  "allow-remote": { type: "boolean" },
-  "strict-text": { type: "boolean" },
-  "startup-timeout": { type: "string" },
-  "list-timeout": { type: "string" },
-  "max-connections": SERVER_LIMIT_OPTIONS["max-connections"],
-  "header-timeout": SERVER_LIMIT_OPTIONS["header-timeout"],
-  "idle-timeout": SERVER_LIMIT_OPTIONS["idle-timeout"],
-} as const;
-
 /** The verification flags (those of verify-schema): they go with --signatures. */
-const TRUST_FLAGS = [
-  "domain",
-  "discovery",
-  "public-key",
-  "bundle",
-  "revocation",
-  "pin-store",
-  "trust-first-use",
-  "allow-expired",
-  "allow-missing-revocation",
-  ...Object.keys(BUNDLE_VERIFY_OPTIONS),
-  ...Object.keys(NETWORK_OPTIONS),
-] as (keyof typeof OPTIONS)[];
+const TRUST_FLAGS = Object.keys(GUARD_TRUST_FLAGS) as (keyof typeof GUARD_TRUST_FLAGS)[];
 
 function seconds(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -245,6 +258,9 @@ export const guardCommand: Command = {
   name: "guard",
   summary: "guard an MCP server live: check every tools/list against the lock and signatures",
   help: HELP,
+  // The subcommands' tables; the plain form (\`guard … -- CMD\`, \`guard --listen\`) is
+  // GUARD_FLAGS, which the completions cannot offer beside subcommands yet.
+  flags: [{ name: "wrap", flags: WRAP_FLAGS }, { name: "unwrap", flags: UNWRAP_FLAGS }],
   async run(args: string[], io: CliIO): Promise<number> {
     if (args[0] === "wrap" || args[0] === "unwrap") {
       return await runGuardWrap(args[0], args.slice(1), io);
@@ -252,7 +268,7 @@ export const guardCommand: Command = {
     const dash = args.indexOf("--");
     const own = dash < 0 ? args : args.slice(0, dash);
     const command = dash < 0 ? [] : args.slice(dash + 1);
-    const { values, positionals } = parseCommandArgs("guard", own, OPTIONS);
+    const { values, positionals } = parseCommandArgs("guard", own, GUARD_FLAGS);
     if (positionals.length > 0) {
       const hint = didYouMean(positionals[0], ["wrap", "unwrap"]);
       throw new UsageError(

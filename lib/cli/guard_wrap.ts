@@ -32,6 +32,7 @@ import {
 import { type CliIO, EXIT_OK, EXIT_USAGE, parseCommandArgs, UsageError } from "./command.ts";
 import { configContextFor, lockRelative, readLock } from "./contract_shared.ts";
 import { describeFsError, exists, readInput, writeFileAtomic } from "./io.ts";
+import type { FlagTable } from "./flags.ts";
 
 /** The permission flags of `deno task schemapin` (deno.json) — the compiled binary's too. */
 export const SCHEMAPIN_RUN_FLAGS: readonly string[] = [
@@ -67,16 +68,50 @@ export function defaultSchemapinCommand(): string[] {
   ];
 }
 
-const WRAP_OPTIONS = {
-  lock: { type: "string" },
-  mode: { type: "string" },
-  "schemapin-command": { type: "string" },
-  port: { type: "string" },
-  partial: { type: "boolean" },
-  project: { type: "string" },
-} as const;
+const PROJECT_FLAGS = {
+  project: {
+    type: "string",
+    value: "DIR",
+    help: "the project folder: ${workspaceFolder} and Claude Code's per-project servers " +
+      "(default .)",
+  },
+} as const satisfies FlagTable;
 
-const UNWRAP_OPTIONS = { project: { type: "string" } } as const;
+/** The flags of `guard wrap`. */
+export const WRAP_FLAGS = {
+  lock: {
+    type: "string",
+    value: "FILE",
+    help: "the lock whose entries the wrapped servers are checked against (default " +
+      "contractpin.lock)",
+  },
+  mode: {
+    type: "string",
+    value: "MODE",
+    help: "the guard's --mode for every wrapped server: enforce, filter or audit",
+  },
+  port: {
+    type: "string",
+    value: "N",
+    help: `the loopback port of the first wrapped HTTP server (default ${DEFAULT_GUARD_PORT}; ` +
+      "the next ones count up)",
+  },
+  partial: {
+    type: "boolean",
+    help: "wrap the servers that are pinned and leave the others (default: a server that is " +
+      "not pinned stops the wrap)",
+  },
+  "schemapin-command": {
+    type: "string",
+    value: "PATH",
+    help: "how the client starts schemapin (default: this binary, or deno run … cli.ts from " +
+      "a checkout)",
+  },
+  ...PROJECT_FLAGS,
+} as const satisfies FlagTable;
+
+/** The flags of `guard unwrap`. */
+export const UNWRAP_FLAGS = { ...PROJECT_FLAGS } as const satisfies FlagTable;
 
 /** The suffix of the backup written next to a config before its first change. */
 export const BACKUP_SUFFIX = ".schemapin.bak";
@@ -167,7 +202,7 @@ export async function runGuardWrap(
 }
 
 async function wrap(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs("guard wrap", args, WRAP_OPTIONS);
+  const { values, positionals } = parseCommandArgs("guard wrap", args, WRAP_FLAGS);
   if (positionals.length !== 1) {
     throw new UsageError(`guard wrap: expected one CONFIG file, got ${positionals.length}`);
   }
@@ -339,7 +374,7 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
 }
 
 async function unwrap(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseCommandArgs("guard unwrap", args, UNWRAP_OPTIONS);
+  const { values, positionals } = parseCommandArgs("guard unwrap", args, UNWRAP_FLAGS);
   if (positionals.length !== 1) {
     throw new UsageError(`guard unwrap: expected one CONFIG file, got ${positionals.length}`);
   }

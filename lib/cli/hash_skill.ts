@@ -1,12 +1,13 @@
 /**
  * `schemapin hash-skill`: the §4b manifest and `skill_hash` of a skill folder, no key needed.
- * Also home of the cap options the three skill commands share.
+ * Also home of what the three skill commands share: the values of the cap options (their
+ * progress line is lib/cli/progress.ts).
  *
  * @module
  */
 import { showPath } from "../skill/fs.ts";
 import { hashSkillDir } from "../skill/hash.ts";
-import { DEFAULT_MAX_ENTRIES, type SkillLimits } from "../skill/walk.ts";
+import type { SkillLimits } from "../skill/walk.ts";
 import { skillProgress } from "./progress.ts";
 import {
   type Command,
@@ -16,6 +17,17 @@ import {
   UsageError,
 } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import { jsonFlag, LIMIT_FLAGS, QUIET_FLAGS } from "./flag_groups.ts";
+
+const FLAGS = {
+  ...jsonFlag("schemapin.hash-skill/1: ok, skill_hash, files, total_bytes, file_manifest"),
+  ...LIMIT_FLAGS,
+  quiet: {
+    ...QUIET_FLAGS.quiet,
+    help: "print only the skill_hash line (no per-file lines, no progress)",
+  },
+} as const satisfies FlagTable;
 
 const HELP = `schemapin hash-skill — hash a skill folder (SchemaPin §4b)
 
@@ -27,11 +39,7 @@ link, FIFO, socket or device anywhere in the folder, a file name that is not UTF
 than 10000 files or more than 256 MiB stop the command with an error naming the path.
 
 Options:
-  --json              print {"format": "schemapin.hash-skill/1", "ok", "skill_hash", "files",
-                      "total_bytes", "file_manifest"}
-  --max-entries N     most files allowed (default ${DEFAULT_MAX_ENTRIES})
-  --max-bytes SIZE    most bytes allowed over all files (default 256M; K, M, G suffixes)
-  -q, --quiet         print only the skill_hash line (no per-file lines, no progress)
+${optionList(FLAGS)}
 
 On a terminal, a progress line on stderr counts the files while the folder is listed, then
 the files and bytes hashed (never in a pipe).
@@ -43,12 +51,6 @@ Example:
   schemapin hash-skill ./pdf-tools
   schemapin hash-skill ./pdf-tools --json
 `;
-
-/** The cap options every skill command accepts. */
-export const LIMIT_OPTIONS = {
-  "max-entries": { type: "string" },
-  "max-bytes": { type: "string" },
-} as const;
 
 const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
 
@@ -88,20 +90,14 @@ export function limitsFromArgs(
   return limits;
 }
 
-/** `-q, --quiet` as every skill command documents it. */
-export const QUIET_OPTION = { quiet: { type: "boolean", short: "q" } } as const;
-
 /** The `hash-skill` command. */
 export const hashSkillCommand: Command = {
   name: "hash-skill",
   summary: "print a skill folder's file manifest and skill_hash (§4b), no key needed",
   help: HELP,
+  flags: FLAGS,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs("hash-skill", args, {
-      json: { type: "boolean" },
-      ...QUIET_OPTION,
-      ...LIMIT_OPTIONS,
-    });
+    const { values, positionals } = parseCommandArgs("hash-skill", args, FLAGS);
     const [dir] = requirePositionals("hash-skill", positionals, 1, "DIR");
     const limits = limitsFromArgs("hash-skill", values);
     const quiet = values.quiet === true;

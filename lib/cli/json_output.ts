@@ -61,7 +61,7 @@ export function jsonOutput(name: string, fields: JsonOutputFields): string {
  * @example
  * ```ts
  * import { jsonError } from "./json_output.ts";
- * jsonError("USAGE", "keygen: --out DIR is required");
+ * jsonError("USAGE", "keygen: --out-dir DIR is required");
  * ```
  */
 export function jsonError(code: string, message: string): string {

@@ -1,5 +1,5 @@
 /**
- * `schemapin keygen --out DIR`: a new P-256 key pair as `private.pem` (mode 0600) and
+ * `schemapin keygen --out-dir DIR`: a new P-256 key pair as `private.pem` (mode 0600) and
  * `public.pem`; with `--encrypt`, `private.pem` is an encrypted PKCS #8 key (§9).
  *
  * @module
@@ -17,12 +17,36 @@ import {
 import { jsonOutput } from "./json_output.ts";
 import { describeFsError, exists, writeFileAtomic } from "./io.ts";
 import { buildDiscoveryDocument } from "../discovery/document.ts";
-import { PASSPHRASE_OPTIONS, readPassphrase } from "./private_key.ts";
+import { readPassphrase } from "./private_key.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import { FORCE_FLAGS, jsonFlag, PASSPHRASE_FLAGS } from "./flag_groups.ts";
+
+const FLAGS = {
+  "out-dir": {
+    type: "string",
+    value: "DIR",
+    help: "the folder for private.pem and public.pem (required; created with mode 0700)",
+  },
+  ...FORCE_FLAGS,
+  encrypt: { type: "boolean", help: "encrypt private.pem with a passphrase" },
+  ...PASSPHRASE_FLAGS,
+  "write-discovery": {
+    type: "boolean",
+    help: "also write DIR/schemapin.json, the discovery document to publish at " +
+      "https://DOMAIN/.well-known/schemapin.json (needs --developer)",
+  },
+  developer: { type: "string", value: "NAME", help: "developer name for the discovery document" },
+  contact: { type: "string", value: "C", help: "security contact for the discovery document" },
+  ...jsonFlag("schemapin.keygen/1: ok, fingerprint, public_key_pem, private_key_path, encrypted"),
+  // Old spellings, kept for one release (docs/cli-vocabulary.md).
+  out: { type: "string", help: "", deprecated: "out-dir" },
+  "well-known": { type: "boolean", help: "", deprecated: "write-discovery" },
+} as const satisfies FlagTable;
 
 const HELP = `schemapin keygen — generate an ECDSA P-256 signing key pair
 
-Usage: schemapin keygen --out DIR [--force] [--json] [--encrypt [--passphrase-file FILE]]
-       [--well-known --developer NAME [--contact C]]
+Usage: schemapin keygen --out-dir DIR [--force] [--json] [--encrypt [--passphrase-file FILE]]
+       [--write-discovery --developer NAME [--contact C]]
 
 Writes DIR/private.pem (PKCS#8, file mode 0600) and DIR/public.pem (SPKI), creating DIR
 (mode 0700) if needed, and prints the public key's fingerprint. Existing key files are never
@@ -35,23 +59,14 @@ $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal (typed twice, not echoed). 
 passphrase is refused. Every command that takes --key then asks for it the same way.
 
 Options:
-  -o, --out DIR           directory for the two files (required)
-  -f, --force             replace existing private.pem/public.pem
-  --encrypt               encrypt private.pem with a passphrase
-  --passphrase-file FILE  the passphrase for --encrypt: the file's first line
-  --well-known            also write DIR/schemapin.json, the discovery document to publish
-                          at https://DOMAIN/.well-known/schemapin.json (needs --developer)
-  --developer NAME        developer name for the discovery document
-  --contact C             security contact for the discovery document
-  --json                  print {"format": "schemapin.keygen/1", "ok", "fingerprint",
-                          "public_key_pem", "private_key_path", "encrypted"}
+${optionList(FLAGS)}
 
 Exit codes: 0 written; 2 bad arguments, existing files without --force, a write error, or
 --encrypt with no passphrase (no --passphrase-file, no $SCHEMAPIN_PASSPHRASE, no terminal).
 
 Examples:
-  schemapin keygen --out ./keys
-  schemapin keygen -o ./keys --encrypt
+  schemapin keygen --out-dir ./keys
+  schemapin keygen --out-dir ./keys --encrypt
 `;
 
 /** The `keygen` command. */
@@ -59,31 +74,25 @@ export const keygenCommand: Command = {
   name: "keygen",
   summary: "generate a P-256 key pair (private.pem 0600, public.pem)",
   help: HELP,
+  flags: FLAGS,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs("keygen", args, {
-      out: { type: "string" },
-      force: { type: "boolean" },
-      json: { type: "boolean" },
-      "well-known": { type: "boolean" },
-      developer: { type: "string" },
-      contact: { type: "string" },
-      encrypt: { type: "boolean" },
-      ...PASSPHRASE_OPTIONS,
-    });
+    const { values, positionals } = parseCommandArgs("keygen", args, FLAGS);
     requirePositionals("keygen", positionals, 0, "no positional arguments");
-    const dir = values.out;
-    if (!dir) throw new UsageError("keygen: --out DIR is required");
+    const dir = values["out-dir"];
+    if (!dir) throw new UsageError("keygen: --out-dir DIR is required");
     const privatePath = `${dir.replace(/\/+$/, "") || "/"}/private.pem`;
     const publicPath = `${dir.replace(/\/+$/, "") || "/"}/public.pem`;
     const force = values.force === true;
-    const wellKnownPath = values["well-known"]
+    const wellKnownPath = values["write-discovery"]
       ? `${dir.replace(/\/+$/, "") || "/"}/schemapin.json`
       : undefined;
-    if (values["well-known"] && values.developer === undefined) {
-      throw new UsageError("keygen: --well-known needs --developer NAME");
+    if (values["write-discovery"] && values.developer === undefined) {
+      throw new UsageError("keygen: --write-discovery needs --developer NAME");
     }
-    if (!values["well-known"] && (values.developer !== undefined || values.contact !== undefined)) {
-      throw new UsageError("keygen: --developer and --contact go with --well-known");
+    if (
+      !values["write-discovery"] && (values.developer !== undefined || values.contact !== undefined)
+    ) {
+      throw new UsageError("keygen: --developer and --contact go with --write-discovery");
     }
     const encrypt = values.encrypt === true;
     if (!encrypt && values["passphrase-file"] !== undefined) {

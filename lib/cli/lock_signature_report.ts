@@ -1,6 +1,6 @@
 /**
  * The reports of a lock's signature check (lib/contractpin/lock_signature_check.ts) shared by
- * `contract verify --require-signature`, `guard --require-signed-lock` and the commands that
+ * `contract verify --require-signed-lock`, `guard --require-signed-lock` and the commands that
  * rewrite a lock: the `lock_signature` JSON object, the human line, the stderr notes, SARIF and
  * GitHub annotations, the stale-signature warning — and the run of a planned check in the CLI
  * (its flags are checked by `planLockSignature` in lib/cli/contract_sign.ts).
@@ -52,7 +52,7 @@ export async function warnStaleLockSignature(lockPath: string, io: CliIO): Promi
  *
  * @example
  * ```ts ignore
- * const sig = planLockSignature(CMD, "--require-signature", true, values, args, lockPath);
+ * const sig = planLockSignature(CMD, "--require-signed-lock", true, values, args, lockPath);
  * const check = await runLockSignatureCheck(sig, { values, lockBytes, lockPath, io, json });
  * if (typeof check === "number") return check;
  * ```

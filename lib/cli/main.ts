@@ -5,31 +5,88 @@
  * @module
  */
 import { VERSION } from "../version.ts";
-import { type CliIO, describeError, EXIT_OK, EXIT_USAGE, setNoticeSink } from "./command.ts";
-import { COMMAND_ENTRIES } from "./registry.ts";
+import {
+  type CliIO,
+  type Command,
+  describeError,
+  EXIT_OK,
+  EXIT_USAGE,
+  setNoticeSink,
+  type SubcommandFlags,
+  UsageError,
+} from "./command.ts";
+import { type FlagTable, offeredFlags } from "./flags.ts";
+import { COMMAND_ENTRIES, COMMAND_GROUPS, type CommandGroup } from "./registry.ts";
 import { didYouMean } from "./suggest.ts";
+
+/** Flags every command that has them takes, accepted before the command too. */
+const GLOBAL_FLAGS: ReadonlySet<string> = new Set(["-q", "--quiet", "--json"]);
+
+/** Task headings of the top-level help. */
+const GROUP_TITLES: Readonly<Record<CommandGroup, string>> = {
+  publish: "Publish (sign schemas, skills and tools; keys, discovery, revocation, DNS):",
+  verify: "Verify (as a client):",
+  "MCP contracts": "MCP contracts (lock, verify, approve; guard a live server):",
+  "trust store": "Trust store (pins, trust bundles):",
+  serve: "Serve (.well-known over HTTPS):",
+  tools: "Tools:",
+};
 
 function topLevelHelp(): string {
   const width = Math.max(...COMMAND_ENTRIES.map((c) => c.name.length));
-  const lines = COMMAND_ENTRIES.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  const groups = COMMAND_GROUPS.flatMap((group) => [
+    "",
+    GROUP_TITLES[group],
+    ...COMMAND_ENTRIES.filter((c) => c.group === group).map((c) =>
+      `  ${c.name.padEnd(width)}  ${c.summary}`
+    ),
+  ]);
   return [
     `schemapin ${VERSION} — sign and verify MCP tool schemas, skill folders and contract locks`,
     "",
-    "Usage: schemapin <command> [options]",
-    "",
-    "Commands:",
-    ...lines,
+    "Usage: schemapin [-q|--json] <command> [options]",
+    ...groups,
     "",
     "Global options:",
     "  -h, --help          show help (also: schemapin <command> --help)",
     "  -V, -v, --version   print the version (also: schemapin version)",
+    "  -q, --quiet         (before or after the command) only failures and warnings",
+    "  --json              (before or after the command) the result as JSON",
     "",
     "Exit codes: 0 success/verified, 1 verification failed, 2 bad arguments or input;",
     "130/143 stopped by Ctrl-C/SIGTERM (temporary files removed, progress line erased).",
-    "Example:",
-    "  schemapin keygen --out ./keys",
+    "Flags: docs/cli-vocabulary.md. Example:",
+    "  schemapin keygen --out-dir ./keys",
     "",
   ].join("\n");
+}
+
+/** The global flags given before the command, and the arguments from the command on. */
+function splitGlobalFlags(args: string[]): { globals: string[]; args: string[] } {
+  let i = 0;
+  while (i < args.length && GLOBAL_FLAGS.has(args[i])) i++;
+  return { globals: args.slice(0, i), args: args.slice(i) };
+}
+
+/**
+ * The command's arguments with the global flags given before the command added: `schemapin
+ * -q fingerprint k.pem` runs as `schemapin fingerprint k.pem`, and `schemapin --json pins
+ * list` as `schemapin pins list --json`. They go before a bare `--` (what follows it is
+ * another program's command line). `-q` is dropped for a command that prints nothing more
+ * than its result anyway (it has no --quiet); `--json` always goes through, so a command
+ * without JSON output says so.
+ */
+function withGlobalFlags(command: Command, rest: string[], globals: string[]): string[] {
+  if (globals.length === 0) return rest;
+  const tables = command.flags ?? {};
+  const offered = new Set(
+    Array.isArray(tables)
+      ? (tables as readonly SubcommandFlags[]).flatMap((t) => offeredFlags(t.flags))
+      : offeredFlags(tables as FlagTable),
+  );
+  const kept = globals.filter((f) => f === "--json" || offered.has(f));
+  const end = rest.indexOf("--");
+  return end < 0 ? [...rest, ...kept] : [...rest.slice(0, end), ...kept, ...rest.slice(end)];
 }
 
 /**
@@ -56,11 +113,18 @@ async function printJsonError(
  * const code = await runCli(["--version"], io);
  * ```
  */
-export async function runCli(args: string[], io: CliIO): Promise<number> {
+export async function runCli(given: string[], io: CliIO): Promise<number> {
+  const { globals, args } = splitGlobalFlags(given);
   try {
-    const [first, ...rest] = args;
+    const [first, ...afterCommand] = args;
+    if (globals.length > 0 && (first === undefined || first.startsWith("-"))) {
+      const flags = globals.join(" ");
+      throw new UsageError(`${flags} goes with a command: schemapin ${flags} <command> …`);
+    }
     if (first === undefined || first === "-h" || first === "--help" || first === "help") {
-      if (first === "help" && rest.length > 0) return await runCli([rest[0], "--help"], io);
+      if (first === "help" && afterCommand.length > 0) {
+        return await runCli([afterCommand[0], "--help"], io);
+      }
       await io.stdout(topLevelHelp());
       return first === undefined ? EXIT_USAGE : EXIT_OK;
     }
@@ -76,11 +140,12 @@ export async function runCli(args: string[], io: CliIO): Promise<number> {
         ...["help", "version", "--help", "--version"],
       ]);
       const message = `unknown command "${first}"${hint}`;
-      await printJsonError(rest, "USAGE", message, io);
+      await printJsonError(given, "USAGE", message, io);
       await io.stderr(`error: ${message} (see schemapin --help)\n`);
       return EXIT_USAGE;
     }
     const command = await entry.load(); // only this command's modules (registry.ts)
+    const rest = withGlobalFlags(command, afterCommand, globals);
     const own = rest.includes("--") ? rest.slice(0, rest.indexOf("--")) : rest;
     if (own.includes("--help") || own.includes("-h")) {
       await io.stdout(command.help.endsWith("\n") ? command.help : command.help + "\n");
@@ -95,7 +160,7 @@ export async function runCli(args: string[], io: CliIO): Promise<number> {
   } catch (e) {
     const { code, message } = describeError(e);
     // Under --json the error is also the result on stdout (ARCHITECTURE.md, "How a command is built").
-    await printJsonError(args, undefined, e, io);
+    await printJsonError(given, undefined, e, io);
     await io.stderr(message + "\n");
     if (Deno.env.get("SCHEMAPIN_DEBUG") && e instanceof Error) await io.stderr(`${e.stack}\n`);
     return code;

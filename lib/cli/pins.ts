@@ -29,10 +29,76 @@ import {
   UsageError,
 } from "./command.ts";
 import { documentText, failureFields, jsonOutput } from "./json_output.ts";
-import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { loadKeyForPublicKey } from "./private_key.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import { jsonFlag, PASSPHRASE_FLAGS, PIN_FLAGS } from "./flag_groups.ts";
 import { writeFileAtomic } from "./io.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
 import { didYouMean } from "./suggest.ts";
+
+/** `--pin-store FILE`, which every subcommand takes. */
+const STORE_FLAGS = { "pin-store": PIN_FLAGS["pin-store"] } as const satisfies FlagTable;
+
+/** Where add and rotate take the key's fingerprint from (exactly one of them). */
+const FINGERPRINT_FLAGS = {
+  fingerprint: {
+    type: "string",
+    value: "FP",
+    help: "the key's fingerprint (sha256: and 64 lower-case hex digits), obtained out of band",
+  },
+  key: {
+    type: "string",
+    value: "KEY.pem",
+    help: "the key itself: a public key, or a private key (its public half is pinned)",
+  },
+  discovery: {
+    type: "string",
+    value: "FILE",
+    help: "the domain's .well-known/schemapin.json, saved locally (its public key is pinned)",
+  },
+  ...PASSPHRASE_FLAGS,
+} as const satisfies FlagTable;
+
+/** `--json` of list and show. */
+const JSON_FLAGS = jsonFlag(
+  "schemapin.pins.list/1: ok, pin_store, pins; schemapin.pins.show/1: ok, pin_store, pin",
+);
+
+const EXPORT_OWN_FLAGS = {
+  out: { type: "string", value: "FILE", help: "write the export to FILE (default: stdout)" },
+  force: { type: "boolean", help: "replace an existing --out file" },
+} as const satisfies FlagTable;
+
+const IMPORT_OWN_FLAGS = {
+  force: {
+    type: "boolean",
+    help: "replace the pins that conflict with the export (default: refuse, import nothing)",
+  },
+} as const satisfies FlagTable;
+
+const LIST_FLAGS = { ...JSON_FLAGS, ...STORE_FLAGS } as const satisfies FlagTable;
+const SHOW_FLAGS = { ...JSON_FLAGS, ...STORE_FLAGS } as const satisfies FlagTable;
+const ADD_FLAGS = { ...FINGERPRINT_FLAGS, ...STORE_FLAGS } as const satisfies FlagTable;
+const ROTATE_FLAGS = { ...FINGERPRINT_FLAGS, ...STORE_FLAGS } as const satisfies FlagTable;
+const REMOVE_FLAGS = { ...STORE_FLAGS } as const satisfies FlagTable;
+const EXPORT_FLAGS = { ...EXPORT_OWN_FLAGS, ...STORE_FLAGS } as const satisfies FlagTable;
+const IMPORT_FLAGS = {
+  ...IMPORT_OWN_FLAGS,
+  ...STORE_FLAGS,
+  // Old spelling, kept for one release.
+  overwrite: { type: "boolean", help: "", deprecated: "force" },
+} as const satisfies FlagTable;
+
+/** Each subcommand's table, in the order of the help. */
+const TABLES = {
+  list: LIST_FLAGS,
+  show: SHOW_FLAGS,
+  add: ADD_FLAGS,
+  rotate: ROTATE_FLAGS,
+  remove: REMOVE_FLAGS,
+  export: EXPORT_FLAGS,
+  import: IMPORT_FLAGS,
+} as const;
 
 const HELP = `schemapin pins — manage the TOFU key pin store
 
@@ -51,9 +117,25 @@ All take [--pin-store FILE] (default $SCHEMAPIN_HOME/pins.json, else ~/.schemapi
 A pin binds TOOL_ID@DOMAIN to a key fingerprint. \`add\` seeds a fingerprint obtained out of
 band (refused if a different key is already pinned); \`rotate\` is the explicit consent to a
 changed key; \`import\` refuses conflicting fingerprints unless --force (-f; --overwrite, its
-old name, still works); \`export --out\` replaces an existing file only with --force. TOOL_ID@DOMAIN is
-split at its last "@". --key may be a public or a private key; an encrypted one's passphrase
-comes from --passphrase-file FILE, else $SCHEMAPIN_PASSPHRASE, else a terminal prompt.
+old name, still works for one release, with a note); \`export --out\` replaces an existing
+file only with --force. TOOL_ID@DOMAIN is split at its last "@". --key may be a public or a
+private key; an encrypted one's passphrase comes from --passphrase-file FILE, else
+$SCHEMAPIN_PASSPHRASE, else a terminal prompt.
+
+Options of every subcommand:
+${optionList(STORE_FLAGS)}
+
+Options of list and show:
+${optionList(JSON_FLAGS)}
+
+Options of add and rotate (exactly one of --fingerprint, --key, --discovery):
+${optionList(FINGERPRINT_FLAGS)}
+
+Options of export:
+${optionList(EXPORT_OWN_FLAGS)}
+
+Options of import:
+${optionList(IMPORT_OWN_FLAGS)}
 
 Exit codes: 0 done; 1 not pinned (show, remove, rotate), already pinned to another key (add),
 conflicts (import); 2 bad arguments or an unreadable or malformed file.
@@ -64,37 +146,10 @@ Examples:
   schemapin pins rotate calculate_sum@example.com --discovery schemapin.json
 `;
 
-const OPTIONS = {
-  "pin-store": { type: "string" },
-  json: { type: "boolean" },
-  fingerprint: { type: "string" },
-  key: { type: "string" },
-  discovery: { type: "string" },
-  out: { type: "string" },
-  force: { type: "boolean" },
-  ...PASSPHRASE_OPTIONS,
-} as const;
+/** The flags of every subcommand (typed as one table: a subcommand's others are absent). */
+type AnyTable = typeof LIST_FLAGS & typeof ADD_FLAGS & typeof EXPORT_FLAGS & typeof IMPORT_FLAGS;
 
-type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
-
-/** The flags each subcommand takes besides --pin-store (an other is an unknown option). */
-const FLAGS: Record<string, readonly (keyof typeof OPTIONS)[]> = {
-  list: ["json"],
-  show: ["json"],
-  add: ["fingerprint", "key", "discovery", "passphrase-file"],
-  rotate: ["fingerprint", "key", "discovery", "passphrase-file"],
-  remove: [],
-  export: ["out", "force"],
-  import: ["force"],
-};
-
-/** OPTIONS narrowed to `sub`'s flags (typed as OPTIONS: the others are simply absent). */
-function optionsOf(sub: string): typeof OPTIONS {
-  const names = ["pin-store", ...FLAGS[sub]];
-  return Object.fromEntries(
-    Object.entries(OPTIONS).filter(([name]) => names.includes(name)),
-  ) as unknown as typeof OPTIONS;
-}
+type Values = ReturnType<typeof parseCommandArgs<AnyTable>>["values"];
 
 function one(positionals: string[], sub: string, what: string): string {
   if (positionals.length !== 1) {
@@ -134,13 +189,14 @@ function line(r: PinRecord): string {
   return `${r.toolId}@${r.domain}  ${r.fingerprint}  ${r.source}  ${r.pinnedAt}`;
 }
 
-const SUBCOMMANDS = Object.keys(FLAGS);
+const SUBCOMMANDS = Object.keys(TABLES);
 
 /** The `pins` command. */
 export const pinsCommand: Command = {
   name: "pins",
   summary: "list, show, add, rotate, remove, export and import key pins",
   help: HELP,
+  flags: Object.entries(TABLES).map(([name, flags]) => ({ name, flags })),
   async run(args, io) {
     const [sub, ...rest] = args;
     if (sub === undefined) throw new UsageError("pins: expected a subcommand (see --help)");
@@ -150,7 +206,8 @@ export const pinsCommand: Command = {
           `(${SUBCOMMANDS.join(", ")})`,
       );
     }
-    const { values, positionals } = parseCommandArgs(`pins ${sub}`, rest, optionsOf(sub));
+    const table = TABLES[sub as keyof typeof TABLES] as AnyTable;
+    const { values, positionals } = parseCommandArgs(`pins ${sub}`, rest, table);
     const store = new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
     switch (sub) {
       case "list": {

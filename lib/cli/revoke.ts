@@ -19,9 +19,31 @@ import {
   UsageError,
 } from "./command.ts";
 import { documentText } from "./json_output.ts";
-import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { loadKeyForPublicKey } from "./private_key.ts";
 import { exists, writeFileAtomic } from "./io.ts";
 import { readJsonFile, requireDomainFlag } from "./schema_inputs.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import { PASSPHRASE_FLAGS } from "./flag_groups.ts";
+
+const FLAGS = {
+  domain: { type: "string", value: "D", help: "the domain whose key is revoked (required)" },
+  fingerprint: { type: "string", value: "FP", help: "the revoked key's sha256: fingerprint" },
+  key: {
+    type: "string",
+    value: "FILE",
+    help: "or the revoked key itself (public or private PEM)",
+  },
+  ...PASSPHRASE_FLAGS,
+  reason: { type: "string", value: "REASON", help: "one of the reasons above (required)" },
+  out: {
+    type: "string",
+    value: "FILE",
+    help: "the revocation document to create or extend (no --force needed: it is extended " +
+      "in place)",
+  },
+  // Old spelling, kept for one release (docs/cli-vocabulary.md).
+  into: { type: "string", help: "", deprecated: "out" },
+} as const satisfies FlagTable;
 
 const HELP = `schemapin revoke — build or extend a standalone revocation document
 
@@ -30,19 +52,13 @@ Usage: schemapin revoke --domain D (--fingerprint FP | --key KEY.pem) --reason R
 
 Without --out, prints a new revocation document for D revoking the key. With --out FILE,
 adds the key to FILE (creating it if missing) and rewrites it atomically; the file must be
-for the same domain (a revocation document is extended in place, so no --force is needed). Publish it at the discovery document's revocation_endpoint.
+for the same domain (a revocation document is extended in place, so no --force is needed).
+Publish it at the discovery document's revocation_endpoint.
 
 Reasons (§8.6): ${REVOCATION_REASONS.join(", ")}
 
 Options:
-  --domain D         the domain whose key is revoked
-  --fingerprint FP   the revoked key's sha256: fingerprint
-  -k, --key FILE     or the revoked key itself (public or private PEM)
-  --passphrase-file FILE  passphrase of an encrypted private --key (else
-                     $SCHEMAPIN_PASSPHRASE, else a terminal prompt)
-  --reason REASON    one of the reasons above
-  -o, --out FILE     the revocation document to create or extend (--into, its old name,
-                     still works)
+${optionList(FLAGS)}
 
 Exit codes: 0 written; 2 bad arguments, a malformed FILE (named), a key already revoked in it.
 
@@ -56,15 +72,9 @@ export const revokeCommand: Command = {
   name: "revoke",
   summary: "build or extend a standalone revocation document",
   help: HELP,
+  flags: FLAGS,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs("revoke", args, {
-      domain: { type: "string" },
-      fingerprint: { type: "string" },
-      key: { type: "string" },
-      reason: { type: "string" },
-      out: { type: "string" },
-      ...PASSPHRASE_OPTIONS,
-    });
+    const { values, positionals } = parseCommandArgs("revoke", args, FLAGS);
     requirePositionals("revoke", positionals, 0, "no positional arguments");
     const domain = requireDomainFlag("revoke", values.domain);
     if ((values.fingerprint === undefined) === (values.key === undefined)) {

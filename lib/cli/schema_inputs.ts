@@ -152,12 +152,6 @@ export const PUBLIC_KEY_OPTIONS = {
   "public-key": { type: "string" },
 } as const;
 
-/** Help lines for {@linkcode PUBLIC_KEY_OPTIONS}. */
-export const PUBLIC_KEY_HELP =
-  `  --public-key FILE        the signer's public key (PEM, SPKI) as the trust anchor, instead
-                           of a discovery document: nothing is pinned or written; with
-                           --revocation FILE, that document still applies`;
-
 /** The network and resolver options the verify commands add (`parseArgs` spec). */
 export const NETWORK_OPTIONS = {
   "well-known": { type: "boolean" },

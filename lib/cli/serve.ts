@@ -36,7 +36,8 @@ import {
 import { readInput, readTextInput } from "./io.ts";
 import { ListenerFailure, listenHttp } from "../http/server.ts";
 import { LineLog } from "./line_log.ts";
-import { parseServerLimits, SERVER_LIMIT_OPTIONS, serverLimitsHelp } from "./server_flags.ts";
+import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
+import { type FlagTable, optionList } from "./flags.ts";
 
 /** Where a revocation document is served when the discovery document declares no endpoint. */
 export const DEFAULT_REVOCATION_PATH = "/.well-known/schemapin-revocations.json";
@@ -47,6 +48,35 @@ const LOG_FLUSH_MS = 1_000;
 
 /** Where `--bundle` is served. */
 export const BUNDLE_PATH = "/.well-known/schemapin-bundle.json";
+
+/** The flags of `serve` (its connection limits are listed under the help's Limits). */
+const OWN_FLAGS = {
+  discovery: {
+    type: "string",
+    value: "FILE",
+    help: "the discovery document to publish (schemapin well-known makes one)",
+  },
+  revocation: {
+    type: "string",
+    value: "FILE",
+    help: "the standalone revocation document to publish (schemapin revoke makes one)",
+  },
+  bundle: { type: "string", value: "FILE", help: "a trust bundle to publish as well" },
+  cert: { type: "string", value: "FILE", help: "TLS certificate chain, PEM" },
+  key: {
+    type: "string",
+    value: "FILE",
+    help: "TLS private key, PEM (unencrypted); not a signing key",
+  },
+  port: { type: "string", value: "P", help: "TCP port (default 8443; 0 picks a free one)" },
+  hostname: { type: "string", value: "H", help: "address to listen on (default 0.0.0.0)" },
+  "access-log": {
+    type: "boolean",
+    help: "log one line per request on stderr: time, client, method, path, status, length",
+  },
+} as const satisfies FlagTable;
+
+const SERVE_FLAGS = { ...OWN_FLAGS, ...SERVER_LIMIT_FLAGS } as const satisfies FlagTable;
 
 const HELP = `schemapin serve — serve .well-known/schemapin.json over HTTPS (for publishers)
 
@@ -72,18 +102,10 @@ stderr gets the server's own lines (listening, out of file descriptors, stopped)
 keep up, lines are dropped and the count is logged.
 
 Options:
-  --discovery FILE   the discovery document (schemapin well-known makes one)
-  --revocation FILE  the standalone revocation document (schemapin revoke makes one)
-  --bundle FILE      a trust bundle to publish as well
-  --cert FILE        TLS certificate chain, PEM
-  -k, --key FILE     TLS private key, PEM (unencrypted)
-  --port P           TCP port (default 8443; 0 picks a free one)
-  --hostname H       address to listen on (default 0.0.0.0)
-  --access-log       log one line per request on stderr: time, client, method, path, status,
-                     length
+${optionList(OWN_FLAGS)}
 
 Limits (a connection that breaks one is closed; the server keeps serving):
-${serverLimitsHelp(true)}
+${optionList(SERVER_LIMIT_FLAGS)}
 When the process runs out of file descriptors anyway, the server closes the connections idle
 the longest, backs off and keeps serving (and says so on stderr).
 
@@ -95,18 +117,6 @@ Example:
   schemapin serve --discovery schemapin.json --revocation revocations.json \\
       --cert /etc/ssl/tools.example.com.pem --key /etc/ssl/tools.example.com.key --port 443
 `;
-
-const OPTIONS = {
-  discovery: { type: "string" },
-  revocation: { type: "string" },
-  bundle: { type: "string" },
-  cert: { type: "string" },
-  key: { type: "string" },
-  port: { type: "string" },
-  hostname: { type: "string" },
-  "access-log": { type: "boolean" },
-  ...SERVER_LIMIT_OPTIONS,
-} as const;
 
 /** One document to serve. */
 interface Served {
@@ -256,8 +266,9 @@ export const serveCommand: Command = {
   name: "serve",
   summary: "serve .well-known/schemapin.json (and revocations) over HTTPS",
   help: HELP,
+  flags: SERVE_FLAGS,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs("serve", args, OPTIONS);
+    const { values, positionals } = parseCommandArgs("serve", args, SERVE_FLAGS);
     if (positionals.length > 0) throw new UsageError("serve: takes no positional arguments");
     for (const flag of ["discovery", "cert", "key"] as const) {
       if (values[flag] === undefined) throw new UsageError(`serve: --${flag} FILE is required`);

@@ -6,35 +6,39 @@
  */
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "../http/server.ts";
 import { UsageError } from "./command.ts";
-
-/** The parseArgs options of the limits. */
-export const SERVER_LIMIT_OPTIONS = {
-  "max-connections": { type: "string" },
-  "handshake-timeout": { type: "string" },
-  "header-timeout": { type: "string" },
-  "idle-timeout": { type: "string" },
-} as const;
+import type { FlagTable } from "./flags.ts";
 
 const s = (ms: number) => `${ms / 1000}`;
 
-/** The `--help` lines of the limits (`tls`: with the handshake timeout). */
-export function serverLimitsHelp(tls: boolean): string {
-  const d = DEFAULT_SERVER_LIMITS;
-  return [
-    `  --max-connections N    most connections open at once (default ${d.maxConnections}); a new`,
-    "                         one beyond it closes the connection idle the longest",
-    ...(tls
-      ? [
-        `  --handshake-timeout S  seconds for a TLS handshake (default ${s(d.handshakeTimeoutMs)})`,
-      ]
-      : []),
-    `  --header-timeout S     seconds for a request's headers to arrive (default ${
-      s(d.headerTimeoutMs)
+/** The connection limits of `serve` and `guard --listen` (lib/cli/server_flags.ts). */
+export const SERVER_LIMIT_FLAGS = {
+  "max-connections": {
+    type: "string",
+    value: "N",
+    help: `most connections open at once (default ${DEFAULT_SERVER_LIMITS.maxConnections}); ` +
+      "a new one beyond it closes the connection idle the longest",
+  },
+  "handshake-timeout": {
+    type: "string",
+    value: "SECONDS",
+    help: `seconds for a TLS handshake (default ${
+      s(DEFAULT_SERVER_LIMITS.handshakeTimeoutMs)
+    }; TLS only)`,
+  },
+  "header-timeout": {
+    type: "string",
+    value: "SECONDS",
+    help: `seconds for a request's headers to arrive (default ${
+      s(DEFAULT_SERVER_LIMITS.headerTimeoutMs)
     })`,
-    `  --idle-timeout S       seconds a keep-alive connection waits for its next request, or a`,
-    `                         client may stall reading or writing (default ${s(d.idleTimeoutMs)})`,
-  ].join("\n");
-}
+  },
+  "idle-timeout": {
+    type: "string",
+    value: "SECONDS",
+    help: "seconds a keep-alive connection waits for its next request, or a client may " +
+      `stall reading or writing (default ${s(DEFAULT_SERVER_LIMITS.idleTimeoutMs)})`,
+  },
+} as const satisfies FlagTable;
 
 function seconds(command: string, flag: string, text: string): number {
   const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
@@ -58,7 +62,7 @@ function seconds(command: string, flag: string, text: string): number {
  */
 export function parseServerLimits(
   command: string,
-  values: Partial<Record<keyof typeof SERVER_LIMIT_OPTIONS, string | undefined>>,
+  values: Partial<Record<keyof typeof SERVER_LIMIT_FLAGS, string | undefined>>,
   tls: boolean,
 ): ServerLimits {
   const limits = { ...DEFAULT_SERVER_LIMITS };

@@ -1,6 +1,7 @@
 /**
- * `schemapin sign-schema`: sign a tool schema — a bare Base64 signature (v1.3, §4.1) by
- * default, a 1.4 schema signature document when any metadata is asked for.
+ * `schemapin sign-schema`: sign a tool schema — a bare Base64 signature (v1.3, §4.1) or a 1.4
+ * schema signature document, chosen with `--format` (inferred from the metadata flags, with a
+ * note, when it is not given).
  *
  * @module
  */
@@ -28,47 +29,99 @@ import {
 } from "./io.ts";
 import { count, progressLine } from "./progress.ts";
 import { joinPath, listBatch, readJsonFile, sourceName } from "./schema_inputs.ts";
-import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { loadPrivateKey } from "./private_key.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { signOne } from "../schema/sign_one.ts";
 import { signSchemaBatch } from "../schema/batch.ts";
 import { batchThreadsSetting } from "../schema/batch_pool.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import {
+  FORCE_FLAGS,
+  jsonFlag,
+  KEY_FLAGS,
+  QUIET_FLAGS,
+  SIGNATURE_METADATA_FLAGS,
+} from "./flag_groups.ts";
+
+/** The metadata flags: each asks for a 1.4 document (`--format document`). */
+const METADATA_FLAGS = {
+  "expires-in": SIGNATURE_METADATA_FLAGS["expires-in"],
+  "expires-at": SIGNATURE_METADATA_FLAGS["expires-at"],
+  "schema-version": {
+    type: "string",
+    value: "V",
+    help: "version tag of this schema (e.g. 2.1.0)",
+  },
+  "previous-hash": {
+    type: "string",
+    value: "H",
+    help: "schema_hash (sha256:…) of the previous signed version",
+  },
+  domain: SIGNATURE_METADATA_FLAGS.domain,
+  "signer-kid": SIGNATURE_METADATA_FLAGS["signer-kid"],
+} as const satisfies FlagTable;
+
+const FLAGS = {
+  ...KEY_FLAGS,
+  format: {
+    type: "string",
+    value: "bare|document",
+    help: "bare: a bare Base64 signature (v1.3); document: a 1.4 signature document. " +
+      "Default: document when a metadata flag is given (with a note on stderr), else bare",
+  },
+  out: {
+    type: "string",
+    value: "FILE",
+    help: "write the signature to FILE (default stdout); an existing FILE is replaced only " +
+      "with --force",
+  },
+  "out-dir": {
+    type: "string",
+    value: "DIR",
+    help: "with --batch: the folder the signatures go to, DIR/<name>.sig (required)",
+  },
+  ...FORCE_FLAGS,
+  batch: {
+    type: "string",
+    value: "DIR",
+    help: "sign every file in DIR matching --pattern (default *.json)",
+  },
+  pattern: { type: "string", value: "GLOB", help: "file-name pattern for --batch (* and ?)" },
+  ...jsonFlag(
+    "schemapin.sign-schema/1: ok, file, signature | document; batch: " +
+      "schemapin.sign-schema.batch/1, a summary and a list",
+  ),
+  quiet: {
+    ...QUIET_FLAGS.quiet,
+    help: "print only failures and the batch summary; no progress line",
+  },
+} as const satisfies FlagTable;
+
+/** Every flag sign-schema parses: {@linkcode FLAGS} and the metadata. */
+const ALL_FLAGS = { ...FLAGS, ...METADATA_FLAGS } as const satisfies FlagTable;
 
 const HELP = `schemapin sign-schema — sign a tool schema
 
 Usage:
-  schemapin sign-schema SCHEMA.json|- --key PRIVATE.pem [--out FILE [-f]] [metadata…]
-  schemapin sign-schema --batch DIR [--pattern GLOB] --out DIR --key PRIVATE.pem [-f] [-q]
-      [metadata…]
+  schemapin sign-schema SCHEMA.json|- --key PRIVATE.pem [--format bare|document]
+      [--out FILE [-f]] [metadata…]
+  schemapin sign-schema --batch DIR [--pattern GLOB] --out-dir DIR --key PRIVATE.pem [-f] [-q]
+      [--format bare|document] [metadata…]
 
-Without metadata the output is a bare Base64 signature (SchemaPin v1.3, spec §4.1: ECDSA
-P-256 over SHA-256(SHA-256(schemapin-v1 canonical schema))). With any metadata option, or
---document, it is a 1.4 schema signature document (JSON: schemapin_version, schema_hash,
-signature, signed_at, and the fields below), whose signature covers every field.
+--format bare writes a bare Base64 signature (SchemaPin v1.3, spec §4.1: ECDSA P-256 over
+SHA-256(SHA-256(schemapin-v1 canonical schema))); --format document writes a 1.4 schema
+signature document (JSON: schemapin_version, schema_hash, signature, signed_at, and the
+metadata below), whose signature covers every field. Without --format, a metadata flag
+selects the document format and a note on stderr says so; none selects bare. --format bare
+with a metadata flag is a usage error. An existing output file of the other format is
+never replaced without --force, and the message names both formats. (--document is the old
+spelling of --format document; --out DIR with --batch the old spelling of --out-dir DIR.)
 
-Metadata (selects the document format):
-  --expires-in DURATION   expiry from now: 30d, 12h, 90m, 2w, 1d12h
-  --expires-at TIME       expiry as strict RFC 3339 (2026-11-01T10:00:00Z)
-  --schema-version V      version tag of this schema (e.g. 2.1.0)
-  --previous-hash H       schema_hash (sha256:…) of the previous signed version
-  --domain D              the publisher's domain
-  --signer-kid KID        key id
-  --document              write a document even without the options above
+Metadata (a 1.4 document only):
+${optionList(METADATA_FLAGS)}
 
 Options:
-  -k, --key FILE    private key (PKCS#8, encrypted PKCS#8 or SEC1 PEM), required
-  --passphrase-file FILE  passphrase of an encrypted --key: the file's first line (else
-                    $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal)
-  -o, --out PATH    write the signature to FILE (default stdout); with --batch, the folder
-                    the signatures go to (required; --out-dir, its old name, still works)
-  -f, --force       replace existing signature files (without it nothing is replaced and,
-                    for a batch, nothing is written)
-  --batch DIR       sign every file in DIR matching --pattern (default *.json), writing
-                    OUT/<name>.sig for each
-  --pattern GLOB    file-name pattern for --batch (* and ?)
-  --json            print {"format": "schemapin.sign-schema/1", "ok", "file", "signature" |
-                    "document"} (batch: schemapin.sign-schema.batch/1, a summary and a list)
-  -q, --quiet       print only failures and the batch summary; no progress line
+${optionList(FLAGS)}
 
 Every signature file is written atomically (temporary file, fsync, rename). A batch writes
 its signatures in groups, about once a second: the temporary files are synced together,
@@ -81,42 +134,96 @@ names the file), or a schema with no canonical form.
 Examples:
   schemapin sign-schema tool.json --key keys/private.pem > tool.json.sig
   schemapin sign-schema tool.json --key keys/private.pem --expires-in 180d \\
-      --schema-version 2.1.0 --domain example.com --out tool.json.sig
-  schemapin sign-schema --batch schemas/ -o sigs/ -k keys/private.pem
+      --schema-version 2.1.0 --domain example.com --format document --out tool.json.sig
+  schemapin sign-schema --batch schemas/ --out-dir sigs/ -k keys/private.pem
 `;
 
-const OPTIONS = {
-  key: { type: "string" },
-  out: { type: "string" },
-  batch: { type: "string" },
-  pattern: { type: "string" },
-  force: { type: "boolean" },
-  "expires-in": { type: "string" },
-  "expires-at": { type: "string" },
-  "schema-version": { type: "string" },
-  "previous-hash": { type: "string" },
-  domain: { type: "string" },
-  "signer-kid": { type: "string" },
-  document: { type: "boolean" },
-  json: { type: "boolean" },
-  quiet: { type: "boolean" },
-  ...PASSPHRASE_OPTIONS,
-} as const;
+type Values = ReturnType<typeof parseCommandArgs<typeof ALL_FLAGS>>["values"];
 
-type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
+/** The two signature formats sign-schema writes. */
+export type SignatureFormat = "bare" | "document";
+
+/** The flags that only a 1.4 document carries. */
+const DOCUMENT_ONLY_FLAGS = Object.keys(METADATA_FLAGS) as (keyof typeof METADATA_FLAGS)[];
+
+/**
+ * The format to write: `--format` when given (`bare` with a metadata flag is a usage error
+ * naming them), else inferred — `document` when a metadata flag is given (`inferred` is then
+ * true: the caller says so on stderr), else `bare`.
+ *
+ * @example
+ * ```ts
+ * import { chooseSignatureFormat } from "./sign_schema.ts";
+ * chooseSignatureFormat({ domain: "example.com" }); // { format: "document", inferred: true }
+ * chooseSignatureFormat({ format: "bare" }); // { format: "bare", inferred: false }
+ * ```
+ */
+export function chooseSignatureFormat(
+  values: { readonly format?: string } & { readonly [flag: string]: unknown },
+): { format: SignatureFormat; inferred: boolean } {
+  const given = DOCUMENT_ONLY_FLAGS.filter((k) => values[k] !== undefined).map((k) => `--${k}`);
+  if (values.format === undefined) {
+    return given.length > 0
+      ? { format: "document", inferred: true }
+      : { format: "bare", inferred: false };
+  }
+  if (values.format !== "bare" && values.format !== "document") {
+    throw new UsageError(
+      `sign-schema: --format ${JSON.stringify(values.format)}: give bare or document`,
+    );
+  }
+  if (values.format === "bare" && given.length > 0) {
+    throw new UsageError(
+      `sign-schema: --format bare does not go with ${given.join(", ")} (a 1.4 document's ` +
+        "fields); use --format document",
+    );
+  }
+  return { format: values.format, inferred: false };
+}
+
+const FORMAT_NAMES: Record<SignatureFormat, string> = {
+  bare: "a bare Base64 signature (--format bare)",
+  document: "a 1.4 signature document (--format document)",
+};
+
+/**
+ * The format of an existing signature file (a JSON document or bare Base64), or undefined
+ * when there is no file there.
+ */
+function existingFormat(path: string): SignatureFormat | undefined {
+  let bytes: Uint8Array;
+  try {
+    bytes = Deno.readFileSync(path);
+  } catch {
+    return undefined; // missing (or unreadable: the write reports it)
+  }
+  return new TextDecoder().decode(bytes).trimStart().startsWith("{") ? "document" : "bare";
+}
+
+/**
+ * Without --force, an existing output of the other format is refused naming both formats (a
+ * rerun without the metadata flags must not turn a 1.4 document into bare Base64 unnoticed).
+ */
+function refuseFormatSwitch(path: string, format: SignatureFormat): void {
+  const existing = existingFormat(path);
+  if (existing === undefined || existing === format) return;
+  throw new SchemaPinError(
+    "IO_FAILED",
+    `${path} holds ${FORMAT_NAMES[existing]} and this run writes ${
+      FORMAT_NAMES[format]
+    }; nothing was written — pass --format ${existing} to keep its format, or --force to ` +
+      "replace it",
+    { path },
+  );
+}
 
 /** The document options asked for on the command line, or undefined for a bare signature. */
-function documentOptions(values: Values, now: number): SchemaDocumentOptions | undefined {
-  const wanted = values.document === true ||
-    [
-      "expires-in",
-      "expires-at",
-      "schema-version",
-      "previous-hash",
-      "domain",
-      "signer-kid",
-    ].some((k) => values[k as keyof Values] !== undefined);
-  if (!wanted) return undefined;
+function documentOptions(
+  values: Values,
+  format: SignatureFormat,
+  now: number,
+): SchemaDocumentOptions | undefined {
+  if (format === "bare") return undefined;
   const options: SchemaDocumentOptions = signatureMetadata("sign-schema", values, now);
   // Checked here, not only when the first schema is signed: a --batch run creates --out-dir.
   if (values["schema-version"] === "") {
@@ -143,20 +250,47 @@ export const signSchemaCommand: Command = {
   name: "sign-schema",
   summary: "sign a tool schema (bare Base64, or a 1.4 signature document with metadata)",
   help: HELP,
+  flags: ALL_FLAGS,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs("sign-schema", args, OPTIONS);
+    // --document, the old spelling of --format document (one release).
+    const ended = args.indexOf("--");
+    const old = (a: string, i: number) => a === "--document" && (ended < 0 || i < ended);
+    if (args.some(old)) {
+      await io.stderr("note: sign-schema: --document is deprecated; use --format document\n");
+      args = args.map((a, i) => old(a, i) ? "--format=document" : a);
+    }
+    const { values, positionals } = parseCommandArgs("sign-schema", args, ALL_FLAGS);
     if (!values.key) throw new UsageError("sign-schema: --key PRIVATE.pem is required");
+    const { format, inferred } = chooseSignatureFormat(values);
     const now = Math.floor(Date.now() / 1000) * 1000; // whole seconds in signed_at
-    const docOptions = documentOptions(values, now);
+    const docOptions = documentOptions(values, format, now);
+    if (inferred) {
+      await io.stderr(
+        "note: sign-schema: writing a 1.4 signature document (--format document); pass " +
+          "--format to choose\n",
+      );
+    }
     if (values.batch !== undefined) {
       if (positionals.length > 0) {
         throw new UsageError("sign-schema: --batch takes no SCHEMA argument");
       }
-      if (!values.out) throw new UsageError("sign-schema: --batch needs --out DIR");
+      let outDir = values["out-dir"];
+      if (values.out !== undefined) {
+        // --out/-o DIR with --batch: the old spelling of --out-dir (one release).
+        if (outDir !== undefined) {
+          throw new UsageError("sign-schema: give --out-dir DIR (not also --out) with --batch");
+        }
+        await io.stderr(
+          "note: sign-schema: --out with --batch is deprecated; use --out-dir DIR\n",
+        );
+        outDir = values.out;
+      }
+      if (!outDir) throw new UsageError("sign-schema: --batch needs --out-dir DIR");
       const threads = batchThreadsSetting(); // refused before the key is even read
       const key = await loadKey(values.key, io, values["passphrase-file"]);
-      return await signBatch(values.batch, values.pattern ?? "*.json", values.out, key, {
+      return await signBatch(values.batch, values.pattern ?? "*.json", outDir, key, {
         docOptions,
+        format,
         json: values.json === true,
         quiet: values.quiet === true,
         force: values.force === true,
@@ -164,10 +298,16 @@ export const signSchemaCommand: Command = {
         threads,
       });
     }
+    if (values["out-dir"] !== undefined) {
+      throw new UsageError(
+        "sign-schema: --out-dir goes with --batch; a single schema takes --out FILE",
+      );
+    }
     if (values.pattern !== undefined) {
       throw new UsageError("sign-schema: --pattern goes with --batch");
     }
     const [file] = requirePositionals("sign-schema", positionals, 1, "one SCHEMA.json (or -)");
+    if (values.out !== undefined && values.force !== true) refuseFormatSwitch(values.out, format);
     const key = await loadKey(values.key, io, values["passphrase-file"]);
     const schema = await readJsonFile(file, io, "schema");
     const signed = signOne(schema, key, docOptions, sourceName(file));
@@ -189,7 +329,11 @@ export const signSchemaCommand: Command = {
  * Without --force a batch replaces nothing: when any OUT/<name>.sig exists, it stops before
  * writing (one rule for outputs, lib/cli/flags.ts), naming the first few.
  */
-function refuseExistingSignatures(outDir: string, files: readonly string[]): void {
+function refuseExistingSignatures(
+  outDir: string,
+  files: readonly string[],
+  format: SignatureFormat,
+): void {
   const existing: string[] = [];
   for (const name of files) {
     const path = joinPath(outDir, `${name}.sig`);
@@ -205,6 +349,8 @@ function refuseExistingSignatures(outDir: string, files: readonly string[]): voi
     }
   }
   if (existing.length === 0) return;
+  // A file of the other format is named first, with both formats.
+  for (const path of existing) refuseFormatSwitch(path, format);
   const shown = existing.slice(0, 3).join(", ") + (existing.length > 3 ? ", …" : "");
   throw new SchemaPinError(
     "IO_FAILED",
@@ -221,6 +367,7 @@ async function signBatch(
   key: PrivateKey,
   ctx: {
     docOptions: SchemaDocumentOptions | undefined;
+    format: SignatureFormat;
     json: boolean;
     quiet: boolean;
     force: boolean;
@@ -231,7 +378,7 @@ async function signBatch(
 ): Promise<number> {
   const { io } = ctx;
   const { files, skipped } = await listBatch(dir, pattern);
-  if (!ctx.force) refuseExistingSignatures(outDir, files);
+  if (!ctx.force) refuseExistingSignatures(outDir, files, ctx.format);
   try {
     await Deno.mkdir(outDir, { recursive: true });
   } catch (e) {

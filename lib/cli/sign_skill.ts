@@ -20,10 +20,61 @@ import {
 } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
-import { LIMIT_OPTIONS, limitsFromArgs, QUIET_OPTION } from "./hash_skill.ts";
+import { limitsFromArgs } from "./hash_skill.ts";
 import { skillProgress } from "./progress.ts";
-import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { loadPrivateKey } from "./private_key.ts";
 import { requireDomainFlag } from "./schema_inputs.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import {
+  jsonFlag,
+  KEY_FLAGS,
+  LIMIT_FLAGS,
+  QUIET_FLAGS,
+  SIGNATURE_METADATA_FLAGS,
+} from "./flag_groups.ts";
+
+const FLAGS = {
+  ...KEY_FLAGS,
+  domain: {
+    ...SIGNATURE_METADATA_FLAGS.domain,
+    help: "the publisher's domain, whose .well-known/schemapin.json holds the public key " +
+      "(required)",
+  },
+  name: {
+    type: "string",
+    value: "N",
+    help: "skill_name (default: name: in SKILL.md front matter, else the folder name); " +
+      "verifiers pin the key under N@D",
+  },
+  "expires-in": SIGNATURE_METADATA_FLAGS["expires-in"],
+  "expires-at": SIGNATURE_METADATA_FLAGS["expires-at"],
+  "schema-version": {
+    type: "string",
+    value: "V",
+    help: "version tag of this release (e.g. 2.1.0), §18",
+  },
+  "previous-hash": {
+    type: "string",
+    value: "H",
+    help: "skill_hash (sha256:…) of the previous signed release, §18",
+  },
+  previous: {
+    type: "string",
+    value: "SIGFILE",
+    help: "take previous_hash from that release's .schemapin.sig",
+  },
+  "signer-kid": {
+    ...SIGNATURE_METADATA_FLAGS["signer-kid"],
+    help: "the signing key's id (default: the key's sha256: fingerprint)",
+  },
+  ...LIMIT_FLAGS,
+  ...jsonFlag("schemapin.sign-skill/1: ok, out, document"),
+  quiet: {
+    ...QUIET_FLAGS.quiet,
+    help: "no progress line (on a terminal, one counts the files while the folder is " +
+      "listed, then the files and bytes hashed)",
+  },
+} as const satisfies FlagTable;
 
 const HELP = `schemapin sign-skill — sign a skill folder (SchemaPin §4b)
 
@@ -41,24 +92,7 @@ written. A symbolic link, FIFO, socket or device in DIR, a non-UTF-8 file name, 
 over the caps (10000 files, 256 MiB) is refused with the path named.
 
 Options:
-  -k, --key FILE        private key (PKCS#8, encrypted PKCS#8 or SEC1 PEM), required
-  --passphrase-file FILE  passphrase of an encrypted --key: the file's first line (else
-                        $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal)
-  --domain D            the publisher's domain, whose .well-known/schemapin.json holds the
-                        public key (required)
-  --name N              skill_name (default: name: in SKILL.md front matter, else the
-                        folder name); verifiers pin the key under N@D
-  --expires-in DURATION expiry from now: 30d, 12h, 90m, 2w, 1d12h
-  --expires-at TIME     expiry as strict RFC 3339 (2026-11-01T10:00:00Z)
-  --schema-version V    version tag of this release (e.g. 2.1.0), §18
-  --previous-hash H     skill_hash (sha256:…) of the previous signed release, §18
-  --previous SIGFILE    take previous_hash from that release's .schemapin.sig
-  --signer-kid KID      key id (default: the key's sha256: fingerprint)
-  --max-entries N       most files allowed (default 10000)
-  --max-bytes SIZE      most bytes allowed (default 256M)
-  --json                print {"format": "schemapin.sign-skill/1", "ok", "out", "document"}
-  -q, --quiet           no progress line (on a terminal, one counts the files while the
-                        folder is listed, then the files and bytes hashed)
+${optionList(FLAGS)}
 
 Exit codes: 0 signed; 2 bad arguments, an unreadable or malformed key or previous
 signature, or a folder that cannot be hashed (the message names the path).
@@ -69,23 +103,7 @@ Examples:
       --expires-in 180d --schema-version 2.1.0 --previous old/.schemapin.sig
 `;
 
-const OPTIONS = {
-  key: { type: "string" },
-  domain: { type: "string" },
-  name: { type: "string" },
-  "expires-in": { type: "string" },
-  "expires-at": { type: "string" },
-  "schema-version": { type: "string" },
-  "previous-hash": { type: "string" },
-  previous: { type: "string" },
-  "signer-kid": { type: "string" },
-  json: { type: "boolean" },
-  ...LIMIT_OPTIONS,
-  ...QUIET_OPTION,
-  ...PASSPHRASE_OPTIONS,
-} as const;
-
-type Values = ReturnType<typeof parseCommandArgs<typeof OPTIONS>>["values"];
+type Values = ReturnType<typeof parseCommandArgs<typeof FLAGS>>["values"];
 
 function expiryFromArgs(values: Values, now: number): string | undefined {
   if (values["expires-in"] !== undefined && values["expires-at"] !== undefined) {
@@ -130,8 +148,9 @@ export const signSkillCommand: Command = {
   name: "sign-skill",
   summary: "sign a skill folder (§4b) and write DIR/.schemapin.sig",
   help: HELP,
+  flags: FLAGS,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs("sign-skill", args, OPTIONS);
+    const { values, positionals } = parseCommandArgs("sign-skill", args, FLAGS);
     const [dir] = requirePositionals("sign-skill", positionals, 1, "DIR");
     if (!values.key) throw new UsageError("sign-skill: --key PRIVATE.pem is required");
     const domain = requireDomainFlag("sign-skill", values.domain);

@@ -26,8 +26,42 @@ import {
   UsageError,
 } from "./command.ts";
 import { writeFileAtomic } from "./io.ts";
-import { loadPrivateKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { loadPrivateKey } from "./private_key.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import { FORCE_FLAGS, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
+import { MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
 import { sourceName } from "./schema_inputs.ts";
+
+const { domain: _domain, ...SIGNATURE_EXPIRY_FLAGS } = SIGNATURE_METADATA_FLAGS;
+
+/** The flags of `sign-tools`. */
+const SIGN_TOOLS_FLAGS = {
+  ...KEY_FLAGS,
+  domain: {
+    ...SIGNATURE_METADATA_FLAGS.domain,
+    help: "the publisher's domain (RFC 1123 host name; its discovery document has the " +
+      "public key), written into every signature document (required)",
+  },
+  server: {
+    type: "string",
+    value: "NAME",
+    help: "run the server command after -- (NAME names it in messages)",
+  },
+  file: {
+    type: "string",
+    value: "FILE",
+    help: "a saved tools/list instead of a live server (- for stdin)",
+  },
+  out: { type: "string", value: "FILE", help: "write the document to FILE (default stdout)" },
+  ...FORCE_FLAGS,
+  ...SIGNATURE_EXPIRY_FLAGS,
+  "schema-version": {
+    type: "string",
+    value: "V",
+    help: "version tag written into every signature document",
+  },
+  ...MCP_TIMEOUT_FLAGS,
+} as const satisfies FlagTable;
 
 const HELP = `schemapin sign-tools — sign the contracts of an MCP server's tools
 
@@ -52,20 +86,7 @@ time with the library's signToolList); clients check them with
 digest: _meta is not part of the contract.
 
 Options:
-  -k, --key FILE        the publisher's private key (PKCS#8, encrypted PKCS#8 or SEC1 PEM)
-  --passphrase-file FILE  passphrase of an encrypted --key: the file's first line (else
-                        $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal)
-  --domain D            the publisher's domain (whose discovery document has the public key)
-  --server NAME         run the server command after -- (NAME names it in messages)
-  --file FILE           a saved tools/list instead of a live server (- for stdin)
-  -o, --out FILE        write the document to FILE (default stdout)
-  -f, --force           overwrite --out
-  --expires-in DURATION expiry from now: 30d, 12h, 2w, 1d12h
-  --expires-at TIME     expiry as strict RFC 3339 (2026-11-01T10:00:00Z)
-  --signer-kid KID      key id written into every signature document
-  --schema-version V    version tag written into every signature document
-  --startup-timeout S   seconds for the server to start and answer initialize (default 90)
-  --timeout S           seconds for each later request (default 30)
+${optionList(SIGN_TOOLS_FLAGS)}
 
 Exit codes: 0 signed; 1 the server could not be reached or listed; 2 bad arguments, an
 unreadable or malformed key or tools file, a tool list with duplicate names.
@@ -76,22 +97,6 @@ Examples:
   schemapin sign-tools --key keys/private.pem --domain acme.example --file tools.json \\
       --expires-in 180d > tools.signed.json
 `;
-
-const OPTIONS = {
-  key: { type: "string" },
-  domain: { type: "string" },
-  server: { type: "string" },
-  file: { type: "string" },
-  out: { type: "string" },
-  force: { type: "boolean" },
-  "expires-in": { type: "string" },
-  "expires-at": { type: "string" },
-  "signer-kid": { type: "string" },
-  "schema-version": { type: "string" },
-  "startup-timeout": { type: "string" },
-  timeout: { type: "string" },
-  ...PASSPHRASE_OPTIONS,
-} as const;
 
 function seconds(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -107,11 +112,12 @@ export const signToolsCommand: Command = {
   name: "sign-tools",
   summary: "sign every tool contract of an MCP server (signatures in _meta, for guard)",
   help: HELP,
+  flags: SIGN_TOOLS_FLAGS,
   async run(args: string[], io: CliIO): Promise<number> {
     const dash = args.indexOf("--");
     const own = dash < 0 ? args : args.slice(0, dash);
     const command = dash < 0 ? [] : args.slice(dash + 1);
-    const { values, positionals } = parseCommandArgs("sign-tools", own, OPTIONS);
+    const { values, positionals } = parseCommandArgs("sign-tools", own, SIGN_TOOLS_FLAGS);
     if (positionals.length > 0) {
       throw new UsageError(`sign-tools: unexpected argument ${JSON.stringify(positionals[0])}`);
     }

@@ -46,11 +46,7 @@ import {
   joinPath,
   listBatch,
   loadTrustAndDnsHook,
-  NETWORK_HELP,
-  NETWORK_OPTIONS,
   printVerifyNotes,
-  PUBLIC_KEY_HELP,
-  PUBLIC_KEY_OPTIONS,
   readJsonFile,
   reportInputFailure,
   requireDomainFlag,
@@ -59,18 +55,78 @@ import {
 } from "./schema_inputs.ts";
 import { type TrustInputs, trustPinStore, withTrustInputs } from "../trust/load.ts";
 import { exitCodeOfError } from "./exit_codes.ts";
-import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 import { describeFsError, readInput } from "./io.ts";
 import { scanBase64 } from "../crypto/base64.ts";
+import { decodeEcdsaDer } from "../crypto/der.ts";
 import { count, type Progress, progressLine } from "./progress.ts";
 import { type PromptLine, terminalPrompt } from "./prompt.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import {
+  DNS_FLAGS,
+  EXPIRY_FLAGS,
+  jsonFlag,
+  KEY_SOURCE_FLAGS,
+  NETWORK_TIMEOUT_FLAGS,
+  PIN_FLAGS,
+  QUIET_FLAGS,
+  VERIFY_DOMAIN_FLAGS,
+} from "./flag_groups.ts";
+import { resolveSignedDomain, signedDocumentDomain } from "./signed_domain.ts";
+
+const FLAGS = {
+  signature: {
+    type: "string",
+    value: "FILE",
+    help: "the signature: a file holding the bare Base64 signature or the 1.4 signature " +
+      "document (- for stdin)",
+  },
+  "signature-base64": {
+    type: "string",
+    value: "B64",
+    help: "the bare Base64 signature itself, inline (text that is not Base64, or names a " +
+      "file, is a usage error, exit 2)",
+  },
+  ...VERIFY_DOMAIN_FLAGS,
+  "tool-id": {
+    type: "string",
+    value: "ID",
+    help: 'tool id for the pin (default: the schema\'s "name")',
+  },
+  ...KEY_SOURCE_FLAGS,
+  ...NETWORK_TIMEOUT_FLAGS,
+  ...DNS_FLAGS,
+  ...PIN_FLAGS,
+  ...EXPIRY_FLAGS,
+  batch: {
+    type: "string",
+    value: "DIR",
+    help: "verify every file in DIR matching --pattern (default *.json), each against " +
+      "SIGDIR/<name>.sig; needs --domain (one domain for the batch)",
+  },
+  pattern: { type: "string", value: "GLOB", help: "file-name pattern for --batch (* and ?)" },
+  "signature-dir": {
+    type: "string",
+    value: "DIR",
+    help: "where --batch finds <name>.sig (default: DIR)",
+  },
+  ...jsonFlag(
+    "schemapin.verify-schema/1: ok, error, tool_id, key_pinning, …; batch: " +
+      "schemapin.verify-schema.batch/1",
+  ),
+  quiet: {
+    ...QUIET_FLAGS.quiet,
+    help: "print only failures (and warnings) and the batch summary; no progress line",
+  },
+  // Old spelling, kept for one release (docs/cli-vocabulary.md).
+  "signature-file": { type: "string", help: "", deprecated: "signature" },
+} as const satisfies FlagTable;
 
 const HELP = `schemapin verify-schema — verify a tool schema's signature
 
 Usage:
-  schemapin verify-schema SCHEMA.json|- (--signature B64 | --signature-file FILE) --domain D
+  schemapin verify-schema SCHEMA.json|- (--signature FILE | --signature-base64 B64) [--domain D]
       [--tool-id ID] (--discovery FILE [--revocation FILE] | SOURCE…)
-  schemapin verify-schema SCHEMA.json|- (--signature B64 | --signature-file FILE) --domain D
+  schemapin verify-schema SCHEMA.json|- (--signature FILE | --signature-base64 B64) [--domain D]
       --public-key PUBLIC.pem [--revocation FILE] [--allow-expired] [--json] [-q]
       [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
       [--allow-expired] [--allow-missing-revocation] [--json] [-q]
@@ -85,7 +141,11 @@ that succeeded — pinning on first use. A failed verification never writes a pi
 
 The signature is a bare Base64 signature (v1.3) or a 1.4 schema signature document (JSON);
 a document's canonicalization, schema_hash, domain and expires_at are checked (expiry fails
-closed 300 s after expires_at).
+closed 300 s after expires_at). A 1.4 document that names its domain needs no --domain: that
+domain is the pin key, selects the key and is reported; a --domain that differs from it is a
+usage error (exit 2). A bare Base64 signature, or a document without a domain, needs
+--domain D. --signature-file FILE is the old spelling of --signature FILE, and --signature
+with an inline Base64 value still works for one release (both with a note on stderr).
 
 First use (no pin yet for TOOL_ID@DOMAIN): on a terminal you are shown the key fingerprint
 and asked to confirm; otherwise verification fails with KEY_NOT_FOUND unless
@@ -93,33 +153,7 @@ and asked to confirm; otherwise verification fails with KEY_NOT_FOUND unless
 A changed key fails with KEY_PIN_MISMATCH until you run \`schemapin pins rotate\`.
 
 Options:
-  --signature B64          the bare Base64 signature (text that is not Base64, or names a
-                           file, is a usage error, exit 2: a file goes with --signature-file)
-  --signature-file FILE    a file holding the Base64 signature or the signature document
-  --domain D               the tool's domain (RFC 1123 host name; the pin key)
-  --tool-id ID             tool id for the pin (default: the schema's "name")
-  --discovery FILE         the domain's .well-known/schemapin.json, saved locally
-  --bundle FILE            a trust bundle holding the domain's documents (unsigned, or
-                           signed and verified against the authority allow-list)
-${BUNDLE_VERIFY_HELP}
-${NETWORK_HELP}
-${PUBLIC_KEY_HELP}
-  --revocation FILE        the domain's standalone revocation document (with --discovery
-                           or --public-key)
-  --pin-store FILE         pin file (default $SCHEMAPIN_HOME/pins.json or ~/.schemapin/pins.json)
-  --trust-first-use        pin an unknown key without asking (explicit opt-in)
-  --allow-expired          accept an expired signature, with a warning
-  --allow-missing-revocation  accept a discovery document whose revocation_endpoint
-                           document is not supplied or cannot be fetched (air-gapped use;
-                           default: fail closed)
-  --batch DIR              verify every file in DIR matching --pattern (default *.json),
-                           each against SIGDIR/<name>.sig
-  --pattern GLOB           file-name pattern for --batch (* and ?)
-  --signature-dir DIR      where --batch finds <name>.sig (default: DIR)
-  --json                   print the result (format schemapin.verify-schema/1: ok, error,
-                           tool_id, key_pinning, …; batch: schemapin.verify-schema.batch/1)
-  -q, --quiet              print only failures (and warnings) and the batch summary; no
-                           progress line
+${optionList(FLAGS)}
 
 A batch shows a progress line on stderr when stderr is a terminal (never in a pipe). It
 reads the pin store once and writes the pins of first use together, under the store's lock,
@@ -133,36 +167,13 @@ confirmed, discovery unreachable or malformed over the network, DNS mismatch, �
 arguments or an unreadable or malformed local input (the message names the file).
 
 Examples:
-  schemapin verify-schema tool.json --signature-file tool.json.sig --domain example.com \\
+  schemapin verify-schema tool.json --signature tool.json.sig --domain example.com \\
       --discovery schemapin.json --trust-first-use
   schemapin verify-schema --batch schemas/ --domain example.com --bundle bundle.json --json
-  schemapin verify-schema tool.json --signature-file tool.json.sig --domain example.com \\
-      --public-key keys/public.pem
-  schemapin verify-schema tool.json --signature-file tool.json.sig --domain example.com \\
+  schemapin verify-schema tool.json --signature tool.json.sig --public-key keys/public.pem
+  schemapin verify-schema tool.json --signature tool.json.sig --domain example.com \\
       --resolver-dir ./trust --well-known --dns --trust-first-use
 `;
-
-const OPTIONS = {
-  signature: { type: "string" },
-  "signature-file": { type: "string" },
-  domain: { type: "string" },
-  "tool-id": { type: "string" },
-  discovery: { type: "string" },
-  ...PUBLIC_KEY_OPTIONS,
-  bundle: { type: "string" },
-  ...BUNDLE_VERIFY_OPTIONS,
-  ...NETWORK_OPTIONS,
-  revocation: { type: "string" },
-  "pin-store": { type: "string" },
-  "trust-first-use": { type: "boolean" },
-  "allow-expired": { type: "boolean" },
-  "allow-missing-revocation": { type: "boolean" },
-  batch: { type: "string" },
-  pattern: { type: "string" },
-  "signature-dir": { type: "string" },
-  json: { type: "boolean" },
-  quiet: { type: "boolean", short: "q" },
-} as const;
 
 /** A schema result, with the DNS cross-check when `--dns` was given. */
 type Result = SchemaVerificationResult & { dns?: DnsCrossCheck; discoverySource?: string };
@@ -176,16 +187,17 @@ function loadSignature(path: string, io: CliIO): Promise<string | Record<string,
 }
 
 /**
- * `--signature` takes the Base64 text itself; a value naming an existing file is the usual
- * mistake for `--signature-file` — a usage error (exit 2), not `SIGNATURE_INVALID` (exit 1).
+ * `--signature-base64` takes the Base64 text itself; a value naming an existing file is the
+ * usual mistake for `--signature FILE` — a usage error (exit 2), not `SIGNATURE_INVALID`
+ * (exit 1).
  */
 async function refuseFileAsSignature(value: string): Promise<void> {
-  if (value.trim() === "") throw new UsageError("verify-schema: --signature is empty");
+  if (value.trim() === "") throw new UsageError("verify-schema: --signature-base64 is empty");
   const isFile = await Deno.stat(value).then((i) => i.isFile, () => false);
   if (isFile) {
     throw new UsageError(
-      `verify-schema: --signature takes the Base64 signature itself, and ${value} is a file; ` +
-        `give --signature-file ${value}`,
+      `verify-schema: --signature-base64 takes the Base64 signature itself, and ${value} is a ` +
+        `file; give --signature ${value}`,
     );
   }
   // The value is the user's argument, not a publisher's file: text that is not Base64 at all
@@ -193,9 +205,26 @@ async function refuseFileAsSignature(value: string): Promise<void> {
   const scanned = scanBase64(value.trim());
   if (!(scanned instanceof Uint8Array)) {
     throw new UsageError(
-      `verify-schema: --signature is not Base64 (${scanned.problem} at offset ` +
-        `${scanned.offset}); give the Base64 signature, or --signature-file FILE for a file`,
+      `verify-schema: --signature-base64 is not Base64 (${scanned.problem} at offset ` +
+        `${scanned.offset}); give the Base64 signature, or --signature FILE for a file`,
     );
+  }
+}
+
+/**
+ * Whether `--signature VALUE` is the old inline Base64 form (kept for one release): VALUE is
+ * not an existing path and is Base64 that decodes to a DER ECDSA signature. Anything else is a
+ * file name (a missing one is exit 2, naming it).
+ */
+async function isInlineBase64(value: string): Promise<boolean> {
+  if (value === "-" || await Deno.stat(value).then(() => true, () => false)) return false;
+  const bytes = scanBase64(value.trim());
+  if (!(bytes instanceof Uint8Array)) return false;
+  try {
+    decodeEcdsaDer(bytes);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -267,18 +296,16 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
     name: "verify-schema",
     summary: "verify a schema signature (discovery file, bundle, folder or HTTPS; pins, DNS)",
     help: HELP,
+    flags: FLAGS,
     async run(args, io) {
-      const { values, positionals } = parseCommandArgs("verify-schema", args, OPTIONS);
-      const domain = requireDomainFlag("verify-schema", values.domain);
-      // Every argument is checked before anything is read, fetched or written.
-      const plan = checkTrustFlags("verify-schema", values, domain, args);
+      const { values, positionals } = parseCommandArgs("verify-schema", args, FLAGS);
       const json = values.json === true;
       const batch = values.batch;
       let file: string | undefined;
       let threadsSetting: number | undefined;
       if (batch !== undefined) {
         if (positionals.length > 0) throw new UsageError("verify-schema: --batch takes no SCHEMA");
-        for (const k of ["signature", "signature-file", "tool-id"] as const) {
+        for (const k of ["signature", "signature-base64", "tool-id"] as const) {
           if (values[k] !== undefined) {
             throw new UsageError(`verify-schema: --${k} does not go with --batch`);
           }
@@ -290,12 +317,12 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           throw new UsageError("verify-schema: --pattern and --signature-dir go with --batch");
         }
         [file] = requirePositionals("verify-schema", positionals, 1, "one SCHEMA.json (or -)");
-        if ((values.signature === undefined) === (values["signature-file"] === undefined)) {
+        if ((values.signature === undefined) === (values["signature-base64"] === undefined)) {
           throw new UsageError(
-            "verify-schema: give exactly one of --signature B64 and --signature-file FILE",
+            "verify-schema: give exactly one of --signature FILE and --signature-base64 B64",
           );
         }
-        if (file === "-" && values["signature-file"] === "-") {
+        if (file === "-" && values.signature === "-") {
           throw new UsageError("verify-schema: the schema and the signature cannot both be stdin");
         }
         if (values["tool-id"] !== undefined) {
@@ -303,14 +330,42 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           if (problem) throw new UsageError(`verify-schema: --tool-id: ${problem}`);
         }
       }
+      // An inline Base64 signature: --signature-base64, or (one release) --signature B64.
+      let inline: string | undefined;
+      if (values["signature-base64"] !== undefined) {
+        await refuseFileAsSignature(values["signature-base64"]);
+        inline = values["signature-base64"];
+      } else if (values.signature !== undefined && await isInlineBase64(values.signature)) {
+        await io.stderr(
+          "note: verify-schema: --signature with a Base64 value is deprecated; use " +
+            "--signature-base64\n",
+        );
+        inline = values.signature;
+      }
 
       // The local inputs, then the trust documents (the only step that may use the network).
       let schema: JsonValue = null;
-      let signature: string | Record<string, unknown> = "";
+      let signature: string | Record<string, unknown> | undefined = inline;
       let toolId = "";
       let listing: { files: string[]; skipped: string[] } | undefined;
       let trust: TrustInputs;
       let dnsHook: BeforePinHook<SchemaVerificationResult> | undefined;
+      // Without --domain, the domain is the one the signature document names: the signature
+      // (a local input) is read before the trust flags that need the domain are checked.
+      let domain: string;
+      if (file !== undefined && values.domain === undefined) {
+        try {
+          signature ??= await loadSignature(values.signature!, io);
+        } catch (e) {
+          if (e instanceof UsageError) throw e;
+          return await reportInputFailure(e, json, io);
+        }
+        domain = resolveSignedDomain("verify-schema", undefined, signedDocumentDomain(signature));
+      } else {
+        domain = requireDomainFlag("verify-schema", values.domain);
+      }
+      // Every argument is checked before anything else is read, fetched or written.
+      const plan = checkTrustFlags("verify-schema", values, domain, args);
       try {
         if (file === undefined) {
           listing = await listBatch(batch!, values.pattern ?? "*.json");
@@ -320,11 +375,10 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
             await checkSignatureDir(values["signature-dir"]);
           }
         } else {
-          if (values.signature !== undefined) await refuseFileAsSignature(values.signature);
           schema = await readJsonFile(file, io, "schema");
-          signature = values.signature !== undefined
-            ? values.signature
-            : await loadSignature(values["signature-file"]!, io);
+          signature ??= await loadSignature(values.signature!, io);
+          // A --domain that differs from the document's own is a usage error (exit 2).
+          resolveSignedDomain("verify-schema", values.domain, signedDocumentDomain(signature));
           toolId = toolIdFor(values["tool-id"], schema, sourceName(file));
         }
         ({ trust, dnsHook } = await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io));
@@ -374,15 +428,13 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           ...flow,
           pinStore,
           schema,
-          signature,
+          signature: signature!,
           toolId,
           // Never prompt while stdin carries the schema.
           confirmFirstUse: file === "-" ? undefined : confirmFirstUse,
           sources: {
             ...flow.sources,
-            signature: values["signature-file"] !== undefined
-              ? sourceName(values["signature-file"])
-              : "--signature",
+            signature: inline === undefined ? sourceName(values.signature!) : "--signature-base64",
           },
         }, dnsHook),
         trust,

@@ -10,10 +10,15 @@
 import { parseJson } from "../json/parse.ts";
 import { checkToolId } from "../pins/store.ts";
 import { showPath } from "../skill/fs.ts";
-import { checkSkillRoot } from "../skill/walk.ts";
+import { checkSkillRoot, SIGNATURE_FILE_NAME } from "../skill/walk.ts";
+import { readRegularFile } from "../skill/fs.ts";
 import { describeChanges } from "../skill/manifest.ts";
 import { parseSkillSignatureDocument } from "../skill/document.ts";
-import { type SkillVerificationResult, verifySkillOfflineWithHook } from "../skill/verify.ts";
+import {
+  MAX_SIGNATURE_FILE_BYTES,
+  type SkillVerificationResult,
+  verifySkillOfflineWithHook,
+} from "../skill/verify.ts";
 import type { DnsCrossCheck } from "../dns/check.ts";
 import type { BeforePinHook } from "../schema/flow.ts";
 import {
@@ -25,35 +30,70 @@ import {
 } from "./command.ts";
 import { jsonOutput, type JsonOutputFields, verificationFields } from "./json_output.ts";
 import { readInput } from "./io.ts";
-import { LIMIT_OPTIONS, limitsFromArgs, QUIET_OPTION } from "./hash_skill.ts";
+import { limitsFromArgs } from "./hash_skill.ts";
 import { skillProgress } from "./progress.ts";
 import {
   checkTrustFlags,
   confirmFirstUseWith,
   failureHint,
   loadTrustAndDnsHook,
-  NETWORK_HELP,
-  NETWORK_OPTIONS,
   printVerifyNotes,
-  PUBLIC_KEY_HELP,
-  PUBLIC_KEY_OPTIONS,
   reportInputFailure,
   requireDomainFlag,
   resultExitCode,
   sourceName,
 } from "./schema_inputs.ts";
 import { type TrustInputs, trustPinStore, withTrustInputs } from "../trust/load.ts";
-import { BUNDLE_VERIFY_HELP, BUNDLE_VERIFY_OPTIONS } from "./bundle_trust.ts";
 import { type PromptLine, terminalPrompt } from "./prompt.ts";
+import { resolveSignedDomain, signedDocumentDomain } from "./signed_domain.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import {
+  DNS_FLAGS,
+  EXPIRY_FLAGS,
+  jsonFlag,
+  KEY_SOURCE_FLAGS,
+  LIMIT_FLAGS,
+  NETWORK_TIMEOUT_FLAGS,
+  PIN_FLAGS,
+  QUIET_FLAGS,
+  VERIFY_DOMAIN_FLAGS,
+} from "./flag_groups.ts";
+
+const FLAGS = {
+  ...VERIFY_DOMAIN_FLAGS,
+  ...KEY_SOURCE_FLAGS,
+  ...NETWORK_TIMEOUT_FLAGS,
+  ...DNS_FLAGS,
+  ...PIN_FLAGS,
+  ...EXPIRY_FLAGS,
+  "tool-id": {
+    type: "string",
+    value: "ID",
+    help: "pin under ID instead of the document's skill_name",
+  },
+  signature: {
+    type: "string",
+    value: "FILE",
+    help: "the signature document (default DIR/.schemapin.sig); a missing or malformed FILE " +
+      "is exit 2",
+  },
+  ...LIMIT_FLAGS,
+  ...jsonFlag("schemapin.verify-skill/1: ok, error, changes, key_pinning, …"),
+  quiet: {
+    ...QUIET_FLAGS.quiet,
+    help: "print only a failure (and warnings); no progress line (on a terminal, one counts " +
+      "the files while the folder is listed, then the files and bytes hashed)",
+  },
+} as const satisfies FlagTable;
 
 const HELP = `schemapin verify-skill — verify a signed skill folder (SchemaPin §4b)
 
 Usage:
-  schemapin verify-skill DIR --domain D (--discovery FILE [--revocation FILE] | SOURCE…)
+  schemapin verify-skill DIR [--domain D] (--discovery FILE [--revocation FILE] | SOURCE…)
       [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
       [--allow-expired] [--allow-missing-revocation] [--tool-id ID] [--signature FILE]
       [--max-entries N] [--max-bytes SIZE] [--json] [-q]
-  schemapin verify-skill DIR --domain D --public-key PUBLIC.pem [--revocation FILE]
+  schemapin verify-skill DIR [--domain D] --public-key PUBLIC.pem [--revocation FILE]
       [--allow-expired] [--tool-id ID] [--signature FILE] [--json] [-q]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
@@ -62,7 +102,9 @@ fingerprint, revocation (the discovery revoked_keys and the --revocation documen
 of SKILL_NAME@D (read only), the folder hash, the signature — over every field of a 1.4
 .schemapin.sig — and, only after all of that succeeded, pinning on first use. A failed
 verification never writes a pin. The domain D is the only source of the pin key and of the
-reported domain; the document's own domain field must match it.
+reported domain. Without --domain, D is the domain the 1.4 signature document names (its
+signature covers it); a --domain that differs from it is a usage error (exit 2). A legacy
+(1.3) document, or one without a domain, needs --domain D.
 
 When the folder changed since it was signed, the files modified, added and removed are
 listed. A legacy (1.3) signature verifies with a warning: it signs the file contents only,
@@ -76,31 +118,7 @@ confirm; otherwise verification fails with KEY_NOT_FOUND unless --trust-first-us
 or the fingerprint was seeded with \`schemapin pins add\`.
 
 Options:
-  --domain D               the publisher's domain (RFC 1123 host name; the pin key)
-  --discovery FILE         the domain's .well-known/schemapin.json, saved locally
-  --bundle FILE            a trust bundle holding the domain's documents (unsigned, or
-                           signed and verified against the authority allow-list)
-${BUNDLE_VERIFY_HELP}
-${NETWORK_HELP}
-${PUBLIC_KEY_HELP}
-  --revocation FILE        the domain's standalone revocation document (with --discovery
-                           or --public-key)
-  --pin-store FILE         pin file (default $SCHEMAPIN_HOME/pins.json or ~/.schemapin/pins.json)
-  --trust-first-use        pin an unknown key without asking (explicit opt-in)
-  --allow-expired          accept an expired signature, with a warning
-  --allow-missing-revocation  accept a discovery document whose revocation_endpoint
-                           document is not supplied or cannot be fetched (air-gapped use;
-                           default: fail closed)
-  --tool-id ID             pin under ID instead of the document's skill_name
-  --signature FILE         the signature document (default DIR/.schemapin.sig); a missing
-                           or malformed FILE is exit 2
-  --max-entries N          most files allowed (default 10000)
-  --max-bytes SIZE         most bytes allowed (default 256M)
-  --json                   print the result (format schemapin.verify-skill/1: ok, error,
-                           changes, key_pinning, …)
-  -q, --quiet              print only a failure (and warnings); no progress line (on a
-                           terminal, one counts the files while the folder is listed, then
-                           the files and bytes hashed)
+${optionList(FLAGS)}
 
 Exit codes: 0 verified; 1 not verified (tampered, bad signature, revoked, expired, pin
 mismatch, unsigned, first use not confirmed, discovery unreachable or malformed over the
@@ -111,29 +129,10 @@ Examples:
   schemapin verify-skill ./pdf-tools --domain example.com --discovery schemapin.json \\
       --trust-first-use
   schemapin verify-skill ./pdf-tools --domain example.com --bundle bundle.json --json
-  schemapin verify-skill ./pdf-tools --domain example.com --public-key keys/public.pem
+  schemapin verify-skill ./pdf-tools --public-key keys/public.pem
   schemapin verify-skill ./pdf-tools --domain example.com --well-known --dns \\
       --ca-file corp-ca.pem --trust-first-use
 `;
-
-const OPTIONS = {
-  domain: { type: "string" },
-  discovery: { type: "string" },
-  ...PUBLIC_KEY_OPTIONS,
-  bundle: { type: "string" },
-  ...BUNDLE_VERIFY_OPTIONS,
-  ...NETWORK_OPTIONS,
-  revocation: { type: "string" },
-  "pin-store": { type: "string" },
-  "trust-first-use": { type: "boolean" },
-  "allow-expired": { type: "boolean" },
-  "allow-missing-revocation": { type: "boolean" },
-  "tool-id": { type: "string" },
-  signature: { type: "string" },
-  json: { type: "boolean" },
-  ...QUIET_OPTION,
-  ...LIMIT_OPTIONS,
-} as const;
 
 /** A result as printed by `--json` (the parsed document is left out). */
 function resultJson(
@@ -168,6 +167,21 @@ function resultJson(
   ]);
 }
 
+/**
+ * The folder's own `.schemapin.sig` as JSON, only to learn the domain it names; `undefined`
+ * when it is missing, not a regular file or not JSON (verification reads it again and reports
+ * those itself).
+ */
+function peekFolderSignature(dir: string): unknown {
+  const root = dir.length > 1 ? dir.replace(/\/+$/, "") || "/" : dir;
+  const path = `${root === "/" ? "" : root}/${SIGNATURE_FILE_NAME}`;
+  try {
+    return parseJson(readRegularFile(path, MAX_SIGNATURE_FILE_BYTES, "signature file"), path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** What the command needs from its environment (tests replace the prompt). */
 export interface VerifySkillDeps {
   /** How to ask the user to confirm a first-use key. */
@@ -180,24 +194,22 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
     name: "verify-skill",
     summary: "verify a signed skill folder (lists tampered files; file, bundle, HTTPS, DNS)",
     help: HELP,
+    flags: FLAGS,
     async run(args, io) {
-      const { values, positionals } = parseCommandArgs("verify-skill", args, OPTIONS);
+      const { values, positionals } = parseCommandArgs("verify-skill", args, FLAGS);
       const [dir] = requirePositionals("verify-skill", positionals, 1, "DIR");
-      const domain = requireDomainFlag("verify-skill", values.domain);
       if (values["tool-id"] !== undefined) {
         const problem = checkToolId(values["tool-id"]);
         if (problem) throw new UsageError(`verify-skill: --tool-id: ${problem}`);
       }
       const limits = limitsFromArgs("verify-skill", values);
-      // Every argument is checked before anything is read, fetched or written.
-      const plan = checkTrustFlags("verify-skill", values, domain, args);
       const json = values.json === true;
       let trust: TrustInputs;
       let signature: unknown;
       let dnsHook: BeforePinHook<SkillVerificationResult> | undefined;
-      try {
-        // The local inputs first (the folder must exist), then the trust documents: the only
-        // step that may use the network.
+      // The local inputs (the folder must exist) and the domain the signature names.
+      let named: string | undefined;
+      const readLocal = async () => {
         checkSkillRoot(dir);
         if (values.signature !== undefined) {
           signature = parseJson(
@@ -205,10 +217,37 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
             sourceName(values.signature),
           );
           // A malformed file the user named is an input error (exit 2, naming the file and
-          // the field), as verify-schema --signature-file; the folder's own .schemapin.sig
+          // the field), as verify-schema --signature; the folder's own .schemapin.sig
           // stays part of what is verified (a broken one is SIGNATURE_INVALID, exit 1).
           parseSkillSignatureDocument(signature, sourceName(values.signature));
+          named = signedDocumentDomain(signature);
+        } else {
+          named = signedDocumentDomain(peekFolderSignature(dir));
         }
+      };
+      // Without --domain, the domain is the one the signature document names: the local
+      // inputs are read before the trust flags that need the domain are checked.
+      let domain: string;
+      if (values.domain === undefined) {
+        try {
+          await readLocal();
+        } catch (e) {
+          if (e instanceof UsageError) throw e;
+          return await reportInputFailure(e, json, io);
+        }
+        domain = resolveSignedDomain("verify-skill", undefined, named);
+      } else {
+        domain = requireDomainFlag("verify-skill", values.domain);
+      }
+      // Every argument is checked before anything else is read, fetched or written.
+      const plan = checkTrustFlags("verify-skill", values, domain, args);
+      try {
+        if (values.domain !== undefined) {
+          await readLocal();
+          // A --domain that differs from the document's own is a usage error (exit 2).
+          resolveSignedDomain("verify-skill", values.domain, named);
+        }
+        // Then the trust documents: the only step that may use the network.
         ({ trust, dnsHook } = await loadTrustAndDnsHook<SkillVerificationResult>(plan, io));
       } catch (e) {
         if (e instanceof UsageError) throw e;

@@ -12,8 +12,38 @@ import {
   UsageError,
 } from "./command.ts";
 import { documentText } from "./json_output.ts";
-import { loadKeyForPublicKey, PASSPHRASE_OPTIONS } from "./private_key.ts";
+import { loadKeyForPublicKey } from "./private_key.ts";
 import { writeFileAtomic } from "./io.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import { FORCE_FLAGS, PASSPHRASE_FLAGS } from "./flag_groups.ts";
+
+const FLAGS = {
+  key: {
+    type: "string",
+    value: "FILE",
+    help: "the current public (or private) key, PEM; only its public half is published",
+  },
+  ...PASSPHRASE_FLAGS,
+  developer: { type: "string", value: "NAME", help: "developer name shown to users (required)" },
+  contact: { type: "string", value: "C", help: "security contact" },
+  "revocation-endpoint": {
+    type: "string",
+    value: "URL",
+    help: "https:// URL of the standalone revocation document",
+  },
+  revoked: {
+    type: "string",
+    multiple: true,
+    value: "FP",
+    help: "a revoked key's sha256: fingerprint (repeatable)",
+  },
+  out: {
+    type: "string",
+    value: "FILE",
+    help: "write to FILE instead of stdout (refuses to replace without --force)",
+  },
+  ...FORCE_FLAGS,
+} as const satisfies FlagTable;
 
 const HELP = `schemapin well-known — build a .well-known/schemapin.json discovery document
 
@@ -25,15 +55,7 @@ https://DOMAIN/.well-known/schemapin.json. --key may also be a private key; only
 half is published. --revoked may be repeated; each value is a sha256: fingerprint.
 
 Options:
-  -k, --key FILE              the current public (or private) key, PEM
-  --passphrase-file FILE      passphrase of an encrypted private --key (its first line; else
-                              $SCHEMAPIN_PASSPHRASE, else a terminal prompt)
-  --developer NAME            developer name shown to users (required)
-  --contact C                 security contact
-  --revocation-endpoint URL   https:// URL of the standalone revocation document
-  --revoked FP                a revoked key's fingerprint (repeatable)
-  -o, --out FILE              write to FILE instead of stdout (refuses to replace without --force)
-  -f, --force                 replace an existing --out file
+${optionList(FLAGS)}
 
 Exit codes: 0 written; 2 bad arguments, unreadable or invalid key, bad URL or fingerprint.
 
@@ -47,17 +69,9 @@ export const wellKnownCommand: Command = {
   name: "well-known",
   summary: "build a .well-known/schemapin.json discovery document",
   help: HELP,
+  flags: FLAGS,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs("well-known", args, {
-      key: { type: "string" },
-      developer: { type: "string" },
-      contact: { type: "string" },
-      "revocation-endpoint": { type: "string" },
-      revoked: { type: "string", multiple: true },
-      out: { type: "string" },
-      force: { type: "boolean" },
-      ...PASSPHRASE_OPTIONS,
-    });
+    const { values, positionals } = parseCommandArgs("well-known", args, FLAGS);
     requirePositionals("well-known", positionals, 0, "no positional arguments");
     if (!values.key) throw new UsageError("well-known: --key PUBLIC.pem is required");
     if (values.developer === undefined) {

@@ -1,6 +1,6 @@
 /**
- * Checking a signed lock before anything is contacted (`contract verify --require-signature`,
- * `guard --require-signed-lock`): `<lock>.sig`, read from disk, verified over the lock's bytes
+ * Checking a signed lock before anything is contacted (`contract verify
+ * --require-signed-lock`, `guard --require-signed-lock`): `<lock>.sig`, read from disk, verified over the lock's bytes
  * with the key sources of a trust plan (lib/trust/load.ts) by {@linkcode verifyLockSignature}
  * — the key pinned as `contractpin:lock@DOMAIN`. A missing, oversized, unreadable-as-JSON or
  * malformed signature file is a failed verification (`SIGNATURE_INVALID`); a local input that

@@ -673,7 +673,7 @@ const RULES: Record<Finding["rule"], string> = {
 
 /**
  * A result about a file beside the lock rather than one of its servers: today the lock's
- * signature (`contract verify --require-signature`, issue 17 item 2).
+ * signature (`contract verify --require-signed-lock`, issue 17 item 2).
  */
 export interface FileFinding {
   /** Stable rule id without the `contractpin/` prefix (`lock-signature`). */

@@ -62,7 +62,7 @@ async function setup(dir: string): Promise<Setup> {
 const schemaArgs = (s: Setup, bundle: string, ...more: string[]) => [
   "verify-schema",
   s.schema,
-  "--signature-file",
+  "--signature",
   s.sig,
   "--domain",
   "example.com",
@@ -124,7 +124,7 @@ Deno.test("verify-schema --bundle: unsigned bundles as before, refused once an a
     const noBundle = await runInProcess([
       "verify-schema",
       s.schema,
-      "--signature-file",
+      "--signature",
       s.sig,
       "--domain",
       "example.com",

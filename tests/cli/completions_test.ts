@@ -1,7 +1,7 @@
-// `schemapin completions bash|zsh|fish`: generated from the registry's help texts; each script
+// `schemapin completions bash|zsh|fish`: generated from the commands' flag tables; each script
 // is valid for its shell and the bash one is exercised for real.
 import assert from "node:assert/strict";
-import type { Command } from "../../lib/cli/command.ts";
+import type { Command, FlagTable, SubcommandFlags } from "../../lib/cli/command.ts";
 import { loadCommands } from "../../lib/cli/registry.ts";
 
 const COMMANDS = await loadCommands();
@@ -124,11 +124,11 @@ Deno.test({
   },
 });
 
-// ---------------------------------------------------------------- reading the help texts
+// ---------------------------------------------------------------- reading the flag tables
 
 const byName = (name: string) => COMMANDS.find((c) => c.name === name)!;
 
-Deno.test("keygen's flags are exactly its documented options", () => {
+Deno.test("keygen's flags are exactly its table: deprecated spellings are not offered", () => {
   const spec = completionSpec(byName("keygen"));
   assert.deepEqual(spec.subcommands, []);
   assert.deepEqual(
@@ -140,16 +140,15 @@ Deno.test("keygen's flags are exactly its documented options", () => {
       "--force",
       "--help",
       "--json",
-      "--out",
+      "--out-dir",
       "--passphrase-file",
-      "--well-known",
+      "--write-discovery",
       "-f",
-      "-o",
     ],
   );
 });
 
-Deno.test("subcommands come from the Usage block; `as for` and shared notes are followed", () => {
+Deno.test("subcommands and their flags come from the per-subcommand tables", () => {
   const pins = completionSpec(byName("pins"));
   assert.deepEqual(pins.subcommands.map((s) => s.name), [
     "list",
@@ -160,8 +159,6 @@ Deno.test("subcommands come from the Usage block; `as for` and shared notes are 
     "export",
     "import",
   ]);
-  const remove = pins.subcommands.find((s) => s.name === "remove")!;
-  assert.deepEqual([...remove.flags].sort(), ["--help", "--pin-store"], "'All take' is shared");
   const bundle = completionSpec(byName("bundle"));
   const merge = bundle.subcommands.find((s) => s.name === "merge")!;
   assert.ok(merge.flags.includes("--authority-key"), "merge takes verify's options");
@@ -175,28 +172,45 @@ Deno.test("subcommands come from the Usage block; `as for` and shared notes are 
   }
 });
 
-Deno.test("flags quoted in prose or examples are not offered", () => {
+Deno.test("every command has a flag table, and completions offer exactly its flags", () => {
+  for (const command of COMMANDS) {
+    assert.ok(command.flags !== undefined, `${command.name} has no flag table`);
+    const spec = completionSpec(command);
+    const tables: FlagTable[] = Array.isArray(command.flags)
+      ? (command.flags as readonly SubcommandFlags[]).map((t) => t.flags)
+      : [command.flags as FlagTable];
+    for (const table of tables) {
+      for (const [name, flag] of Object.entries(table)) {
+        const offered = spec.flags.includes(`--${name}`);
+        assert.equal(offered, flag.deprecated === undefined, `${command.name} --${name}`);
+      }
+    }
+  }
+});
+
+Deno.test("a table with a subcommand list: flags are per subcommand, --help everywhere", () => {
   const fake: Command = {
     name: "demo",
     summary: "a demo",
-    help: `schemapin demo — demo
-
-Usage: schemapin demo [--real] FILE
-
-Run \`schemapin other --elsewhere\` first; --prose-flag is mentioned here.
-
-Options:
-  --real      a real flag
-  --also X, --too Y   two on one line
-
-Example:
-  schemapin demo --example-only x
-`,
+    help: "Usage: schemapin demo run|stop [--fast] — prose mentions --prose-flag\n",
+    flags: [
+      { name: "run", flags: { fast: { type: "boolean", help: "go fast" } } },
+      {
+        name: "stop",
+        flags: {
+          out: { type: "string", value: "FILE", help: "where" },
+          into: { type: "string", help: "", deprecated: "out" },
+        },
+      },
+    ],
     run: () => Promise.resolve(0),
   };
   const spec = completionSpec(fake);
-  assert.deepEqual([...spec.flags].sort(), ["--also", "--help", "--real", "--too"]);
-  assert.deepEqual(spec.subcommands, []);
+  assert.deepEqual(spec.subcommands, [
+    { name: "run", flags: ["--fast", "--help"] },
+    { name: "stop", flags: ["--out", "-o", "--help"] },
+  ]);
+  assert.deepEqual(spec.flags, ["--fast", "--help", "--out", "-o"]);
 });
 
 Deno.test("a command name that is not a plain word is refused rather than written into a script", () => {
@@ -204,6 +218,7 @@ Deno.test("a command name that is not a plain word is refused rather than writte
     name: "x;rm -rf",
     summary: "s",
     help: "Usage: schemapin x\n",
+    flags: {},
     run: () => Promise.resolve(0),
   };
   for (const shell of SHELLS) {
@@ -242,11 +257,12 @@ Deno.test("a subcommand's flags do not leak to its siblings", () => {
   assert.ok(!sub("bundle", "verify").includes("--passphrase-file"));
 });
 
-Deno.test("a help text with no Usage block and no option list gives only --help", () => {
+Deno.test("an empty flag table gives only --help, whatever the help text mentions", () => {
   const bare: Command = {
     name: "bare",
     summary: "it's: odd",
     help: "schemapin bare — see `schemapin bare --nothing` and --prose\n",
+    flags: {},
     run: () => Promise.resolve(0),
   };
   assert.deepEqual(completionSpec(bare), {

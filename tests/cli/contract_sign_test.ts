@@ -1,6 +1,6 @@
 /**
  * Signed locks in the CLI (issue 17 item 2): `contract sign`, `contract verify
- * --require-signature` and `guard --require-signed-lock`, run for real (files, keys, a guard
+ * --require-signed-lock` and `guard --require-signed-lock`, run for real (files, keys, a guard
  * process in front of an SDK server). Exit codes per ARCHITECTURE.md, "Exit codes": 0 verified,
  * 1 verification failed (no server contacted / nothing started), 2 bad input.
  */
@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { parsePrivateKeyPem } from "../../lib/crypto/keys.ts";
 import { signLock } from "../../lib/contractpin/lock_signature.ts";
 import { formatSchemaSignatureDocument } from "../../lib/schema/document.ts";
+import { completionSpec } from "../../lib/cli/completions.ts";
+import { contractCommand } from "../../lib/cli/contract.ts";
 import {
   baseTools,
   connectGuarded,
@@ -56,7 +58,7 @@ function sign(s: Setup, extra: string[] = [], key = s.pub.keyFile) {
 
 function verify(s: Setup, extra: string[] = [], discovery = s.pub.discoveryFile) {
   return runInProcess([
-    ...["contract", "verify", "--lock", s.lock, "--require-signature", "--domain", DOMAIN],
+    ...["contract", "verify", "--lock", s.lock, "--require-signed-lock", "--domain", DOMAIN],
     ...["--discovery", discovery, "--pin-store", `${s.dir}/pins.json`, "--trust-first-use"],
     ...extra,
   ]);
@@ -74,7 +76,7 @@ const exists = (path: string) => Deno.lstat(path).then(() => true, () => false);
 // ---------------------------------------------------------------------------------------------
 // positive
 
-Deno.test("contract sign + verify --require-signature: ok, the key pinned as contractpin:lock@DOMAIN", async () => {
+Deno.test("contract sign + verify --require-signed-lock: ok, the key pinned as contractpin:lock@DOMAIN", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     const signed = await sign(s, ["--domain", DOMAIN, "--signer-kid", "k1", "--expires-in", "30d"]);
@@ -109,7 +111,7 @@ Deno.test("contract sign + verify --require-signature: ok, the key pinned as con
   });
 });
 
-Deno.test("contract verify --require-signature: a reformatted lock (whitespace, key order) still verifies", async () => {
+Deno.test("contract verify --require-signed-lock: a reformatted lock (whitespace, key order) still verifies", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     assert.equal((await sign(s)).code, 0);
@@ -121,7 +123,7 @@ Deno.test("contract verify --require-signature: a reformatted lock (whitespace, 
   });
 });
 
-Deno.test("contract verify --require-signature --allow-expired: accepted with a warning", async () => {
+Deno.test("contract verify --require-signed-lock --allow-expired: accepted with a warning", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     await writeSignature(s, { signedAt: Date.now() - 10 * DAY, expiresAt: Date.now() - DAY });
@@ -143,7 +145,7 @@ Deno.test("contract sign --force replaces the signature; --public-key verifies w
     assert.equal(out.key_fingerprint, s.pub.key.publicKey.fingerprint);
     await Deno.writeTextFile(`${dir}/public.pem`, s.pub.key.publicKey.pem);
     const ok = await runInProcess([
-      ...["contract", "verify", "--lock", s.lock, "--require-signature", "--domain", DOMAIN],
+      ...["contract", "verify", "--lock", s.lock, "--require-signed-lock", "--domain", DOMAIN],
       ...["--public-key", `${dir}/public.pem`],
     ]);
     assert.equal(ok.code, 0, ok.stderr);
@@ -187,7 +189,7 @@ Deno.test("guard --require-signed-lock starts with a correctly signed lock and s
 // ---------------------------------------------------------------------------------------------
 // negative
 
-Deno.test("contract verify --require-signature: a digest edited after signing fails (1), no server contacted", async () => {
+Deno.test("contract verify --require-signed-lock: a digest edited after signing fails (1), no server contacted", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     assert.equal((await sign(s)).code, 0);
@@ -219,7 +221,7 @@ Deno.test("contract verify --require-signature: a digest edited after signing fa
   });
 });
 
-Deno.test("contract verify --require-signature: expired fails with SIGNATURE_EXPIRED", async () => {
+Deno.test("contract verify --require-signed-lock: expired fails with SIGNATURE_EXPIRED", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     await writeSignature(s, { signedAt: Date.now() - 10 * DAY, expiresAt: Date.now() - DAY });
@@ -229,7 +231,7 @@ Deno.test("contract verify --require-signature: expired fails with SIGNATURE_EXP
   });
 });
 
-Deno.test("contract verify --require-signature: signed by another key fails, nothing pinned", async () => {
+Deno.test("contract verify --require-signed-lock: signed by another key fails, nothing pinned", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     assert.equal((await sign(s, [], s.other.keyFile)).code, 0);
@@ -240,7 +242,7 @@ Deno.test("contract verify --require-signature: signed by another key fails, not
   });
 });
 
-Deno.test("contract verify --require-signature: a revoked key fails with KEY_REVOKED", async () => {
+Deno.test("contract verify --require-signed-lock: a revoked key fails with KEY_REVOKED", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     assert.equal((await sign(s)).code, 0);
@@ -253,20 +255,20 @@ Deno.test("contract verify --require-signature: a revoked key fails with KEY_REV
   });
 });
 
-Deno.test("contract verify --require-signature: an unsigned lock fails (1) and says how to sign", async () => {
+Deno.test("contract verify --require-signed-lock: an unsigned lock fails (1) and says how to sign", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     const r = await verify(s);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /contractpin\.lock\.sig does not exist: the lock is not signed/);
     assert.match(r.stderr, /schemapin contract sign --lock/);
-    // Without --require-signature an unsigned lock is not required.
+    // Without --require-signed-lock an unsigned lock is not required.
     const plain = await runInProcess(["contract", "verify", "--lock", s.lock]);
     assert.equal(plain.code, 0, plain.stderr);
   });
 });
 
-Deno.test("contract verify --require-signature: a malformed .sig fails (1) naming the file", async () => {
+Deno.test("contract verify --require-signed-lock: a malformed .sig fails (1) naming the file", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     for (const content of ["not json", "", '{"schemapin_version":"1.4"}', '"MEUCIQ=="']) {
@@ -280,12 +282,12 @@ Deno.test("contract verify --require-signature: a malformed .sig fails (1) namin
   });
 });
 
-Deno.test("contract verify --require-signature: a first use nobody confirmed fails, no pin written", async () => {
+Deno.test("contract verify --require-signed-lock: a first use nobody confirmed fails, no pin written", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     assert.equal((await sign(s)).code, 0);
     const r = await runInProcess([
-      ...["contract", "verify", "--lock", s.lock, "--require-signature", "--domain", DOMAIN],
+      ...["contract", "verify", "--lock", s.lock, "--require-signed-lock", "--domain", DOMAIN],
       ...["--discovery", s.pub.discoveryFile, "--pin-store", `${dir}/pins.json`],
     ]);
     assert.equal(r.code, 1);
@@ -300,13 +302,13 @@ Deno.test("contract verify: signature flags are checked before anything is read 
     const s = await setup(dir);
     const V = ["contract", "verify", "--lock", s.lock];
     const cases: [string[], RegExp][] = [
-      [[...V, "--require-signature"], /--domain D is required/],
-      [[...V, "--require-signature", "--domain", DOMAIN], /exactly one key source/],
-      [[...V, "--domain", DOMAIN], /--domain goes with --require-signature/],
-      [[...V, "--signature", s.sig], /--signature goes with --require-signature/],
-      [[...V, "--require-signature", "--domain", "a b", "--public-key", "x"], /--domain/],
+      [[...V, "--require-signed-lock"], /--domain D is required/],
+      [[...V, "--require-signed-lock", "--domain", DOMAIN], /exactly one key source/],
+      [[...V, "--domain", DOMAIN], /--domain goes with --require-signed-lock/],
+      [[...V, "--signature", s.sig], /--signature goes with --require-signed-lock/],
+      [[...V, "--require-signed-lock", "--domain", "a b", "--public-key", "x"], /--domain/],
       [
-        [...V, "--require-signature", "--domain", DOMAIN, "--discovery", `${dir}/missing.json`],
+        [...V, "--require-signed-lock", "--domain", DOMAIN, "--discovery", `${dir}/missing.json`],
         /missing\.json/,
       ],
     ];
@@ -437,13 +439,100 @@ Deno.test("init --force over a signed lock: the signature is kept, a warning say
   });
 });
 
+Deno.test("contract verify --require-signature (deprecated): still checks the signature, with a note", async () => {
+  await withTempDir(async (dir) => {
+    const s = await setup(dir);
+    assert.equal((await sign(s)).code, 0);
+    const trust = ["--discovery", s.pub.discoveryFile, "--pin-store", `${dir}/pins.json`];
+    const r = await runInProcess([
+      ...["contract", "verify", "--lock", s.lock, "--require-signature", "--domain", DOMAIN],
+      ...trust,
+      "--trust-first-use",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^lock signature: ok /);
+    assert.match(
+      r.stderr,
+      /^note: contract verify: --require-signature is deprecated; use --require-signed-lock\n/,
+    );
+    // The old spelling is the same flag: a tampered lock still fails under it.
+    const lock = await Deno.readTextFile(s.lock);
+    await Deno.writeTextFile(
+      s.lock,
+      lock.replace(/"sha256:[0-9a-f]{64}"/, `"sha256:${"0".repeat(64)}"`),
+    );
+    const bad = await runInProcess([
+      ...["contract", "verify", "--lock", s.lock, "--require-signature=true", "--domain", DOMAIN],
+      ...trust,
+    ]);
+    assert.equal(bad.code, 2, bad.stderr); // a boolean flag takes no value, under either name
+    const tampered = await runInProcess([
+      ...["contract", "verify", "--lock", s.lock, "--require-signature", "--domain", DOMAIN],
+      ...trust,
+    ]);
+    assert.equal(tampered.code, 1, tampered.stderr);
+    assert.match(tampered.stderr, /--require-signature is deprecated/);
+    // Without either spelling the trust flags are refused, naming the new one.
+    const refused = await runInProcess(["contract", "verify", "--lock", s.lock, ...trust]);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /--discovery goes with --require-signed-lock/);
+    assert.doesNotMatch(refused.stderr, /--require-signature/);
+  });
+});
+
+Deno.test("contract --help: one spelling for a signed lock; the old one is neither listed nor completed", async () => {
+  const help = await runInProcess(["contract", "--help"]);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^ {2}--require-signed-lock {4}the lock must carry a valid signature/m);
+  assert.match(help.stdout, /^ {2}--signature FILE {9}the signature FILE of the lock/m);
+  assert.match(help.stdout, /^ {2}--signature FILE {9}the signature FILE to write/m);
+  assert.match(help.stdout, /^ {2}--timeout SECONDS {8}seconds for each MCP request/m);
+  assert.doesNotMatch(help.stdout, /^ {2}--require-signature/m);
+  for (const shell of ["bash", "zsh"]) {
+    const script = (await runInProcess(["completions", shell])).stdout;
+    const verifyLine = script.split("\n").find((l) => /^\s+verify\) flags=/.test(l)) ?? "";
+    assert.match(verifyLine, /--require-signed-lock/, shell);
+    assert.doesNotMatch(verifyLine, /--require-signature/, shell);
+  }
+});
+
+Deno.test("contract: one flag table per subcommand; each is completed with its own flags only", () => {
+  const spec = completionSpec(contractCommand);
+  assert.deepEqual(spec.subcommands.map((s) => s.name), [
+    "init",
+    "verify",
+    "sign",
+    "approve",
+    "digest",
+  ]);
+  const sub = (name: string) => spec.subcommands.find((s) => s.name === name)!.flags;
+  for (const flag of ["--key", "-k", "--passphrase-file", "--signature", "--force", "-f"]) {
+    assert.ok(sub("sign").includes(flag), `sign ${flag}`);
+  }
+  for (const flag of ["--require-signed-lock", "--signature", "--public-key", "--timeout"]) {
+    assert.ok(sub("verify").includes(flag), `verify ${flag}`);
+  }
+  assert.ok(!sub("verify").includes("--key"), "verify signs nothing");
+  assert.ok(!sub("sign").includes("--require-signed-lock"));
+  assert.ok(!sub("sign").includes("--timeout"), "sign contacts no server");
+  assert.ok(!sub("init").includes("--signature"));
+  assert.ok(!sub("approve").includes("--discovery"));
+  assert.deepEqual([...sub("digest")].sort(), [
+    "--canonical",
+    "--help",
+    "--json",
+    "--raw",
+    "--tool",
+  ]);
+});
+
 Deno.test("--lock -: verify reads the lock from stdin once and checks those bytes; the guard refuses it with --require-signed-lock", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     assert.equal((await sign(s)).code, 0);
     const lockText = await Deno.readTextFile(s.lock);
     const trust = ["--discovery", s.pub.discoveryFile, "--pin-store", `${dir}/pins.json`];
-    const argv = ["contract", "verify", "--lock", "-", "--require-signature", "--domain", DOMAIN];
+    const argv = ["contract", "verify", "--lock", "-", "--require-signed-lock", "--domain", DOMAIN];
     const ok = await runCliProcess([...argv, "--signature", s.sig, ...trust, "--trust-first-use"], {
       stdin: lockText,
       cwd: dir,
@@ -467,7 +556,7 @@ Deno.test("--lock -: verify reads the lock from stdin once and checks those byte
   });
 });
 
-Deno.test("contract verify --require-signature: a signature file over 64 KiB is refused unread (exit 1)", async () => {
+Deno.test("contract verify --require-signed-lock: a signature file over 64 KiB is refused unread (exit 1)", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     assert.equal((await sign(s)).code, 0);

@@ -24,9 +24,9 @@ Deno.test("the demo runs end to end and refuses the tampered skill and schema", 
   const argvs = await bashArgv(lines);
   assert.deepEqual(argvs.find((a) => a[0] === "keygen"), [
     "keygen",
-    "--out",
+    "--out-dir",
     "keys",
-    "--well-known",
+    "--write-discovery",
     "--developer",
     "Example Corp",
   ]);

@@ -140,7 +140,7 @@ async function schemaSetup(dir: string, signed: string): Promise<SchemaSetup> {
 const verifySchemaArgs = (s: SchemaSetup, ...more: string[]) => [
   "verify-schema",
   s.schema,
-  "--signature-file",
+  "--signature",
   s.sig,
   "--domain",
   "example.com",
@@ -164,7 +164,7 @@ for (const format of ["bare", "document"] as const) {
           s.key,
           "--out",
           s.sig,
-          ...(format === "document" ? ["--document"] : []),
+          ...(format === "document" ? ["--format", "document"] : []),
         ]);
         assert.equal(signed.code, 0, signed.stderr);
 
@@ -221,7 +221,7 @@ Deno.test("library: parseJson + verifySchemaOffline refuse every escaped-name ta
           s.schema,
           "--key",
           s.key,
-          ...(document ? ["--document"] : []),
+          ...(document ? ["--format", "document"] : []),
         ]);
         assert.equal(signed.code, 0, signed.stderr);
         const signature = document

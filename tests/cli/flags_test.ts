@@ -12,7 +12,7 @@ import { COMMAND_ENTRIES } from "../../lib/cli/registry.ts";
 const TOOL = JSON.stringify({ name: "calc", description: "adds", inputSchema: { type: "object" } });
 
 async function keys(dir: string): Promise<{ key: string; pub: string }> {
-  const r = await runInProcess(["keygen", "-o", `${dir}/k`]);
+  const r = await runInProcess(["keygen", "--out-dir", `${dir}/k`]);
   assert.equal(r.code, 0, r.stderr);
   return { key: `${dir}/k/private.pem`, pub: `${dir}/k/public.pem` };
 }
@@ -39,27 +39,44 @@ Deno.test("flags: withShortFlags adds -o -k -q -f and keeps a declared short for
   assert.deepEqual(SHORT_FLAGS, { out: "o", key: "k", quiet: "q", force: "f" });
 });
 
-Deno.test("flags: rewriteDeprecatedFlags renames per command, = values, not after --", () => {
-  assert.deepEqual(rewriteDeprecatedFlags("revoke", ["--into", "r.json", "--reason", "x"]), {
-    args: ["--out", "r.json", "--reason", "x"],
+const REVOKE_TABLE = {
+  out: { type: "string", value: "FILE", help: "the document" },
+  into: { type: "string", help: "", deprecated: "out" },
+} as const;
+
+Deno.test("flags: rewriteDeprecatedFlags renames a table's old spellings, = values, not after --", () => {
+  assert.deepEqual(
+    rewriteDeprecatedFlags("revoke", ["--into", "r.json", "--reason", "x"], REVOKE_TABLE),
+    {
+      args: ["--out", "r.json", "--reason", "x"],
+      notes: ["revoke: --into is deprecated; use --out (-o)"],
+    },
+  );
+  assert.deepEqual(rewriteDeprecatedFlags("revoke", ["--into=sigs", "--into", "s"], REVOKE_TABLE), {
+    args: ["--out=sigs", "--out", "s"],
     notes: ["revoke: --into is deprecated; use --out (-o)"],
   });
-  assert.deepEqual(rewriteDeprecatedFlags("sign-schema", ["--out-dir=sigs", "--out-dir", "s"]), {
-    args: ["--out=sigs", "--out", "s"],
-    notes: ["sign-schema: --out-dir is deprecated; use --out (-o)"],
+  // An old short form is rewritten too (keygen's -o named a folder: now --out-dir).
+  const keygen = {
+    "out-dir": { type: "string", value: "DIR", help: "the folder" },
+    out: { type: "string", help: "", deprecated: "out-dir" },
+  } as const;
+  assert.deepEqual(rewriteDeprecatedFlags("keygen", ["-o", "k"], keygen), {
+    args: ["--out-dir", "k"],
+    notes: ["keygen: -o is deprecated; use --out-dir"],
   });
-  assert.deepEqual(rewriteDeprecatedFlags("bundle verify", ["--trust-first-use"]).args, [
-    "--trust-first-use-authority",
-  ]);
-  // verify-schema's --trust-first-use is the tool key's: not renamed.
-  assert.deepEqual(rewriteDeprecatedFlags("verify-schema", ["--trust-first-use"]), {
-    args: ["--trust-first-use"],
+  // A table without old spellings changes nothing.
+  assert.deepEqual(rewriteDeprecatedFlags("verify-schema", ["--into"], {}), {
+    args: ["--into"],
     notes: [],
   });
   // Arguments after -- belong to a server command line.
-  assert.deepEqual(rewriteDeprecatedFlags("revoke", ["--", "--into"]).args, ["--", "--into"]);
+  assert.deepEqual(rewriteDeprecatedFlags("revoke", ["--", "--into"], REVOKE_TABLE).args, [
+    "--",
+    "--into",
+  ]);
   // A longer flag that starts like an old one is not renamed.
-  assert.deepEqual(rewriteDeprecatedFlags("revoke", ["--intox"]).args, ["--intox"]);
+  assert.deepEqual(rewriteDeprecatedFlags("revoke", ["--intox"], REVOKE_TABLE).args, ["--intox"]);
 });
 
 Deno.test("flags: every --out/--key/--force/--quiet option line shows its short form", async () => {
@@ -104,7 +121,7 @@ Deno.test("sign-schema -o: an existing file is replaced only with -f", async () 
   });
 });
 
-Deno.test("sign-schema --batch -o DIR: existing signatures stop the batch before any write", async () => {
+Deno.test("sign-schema --batch --out-dir DIR: existing signatures stop the batch before any write", async () => {
   await withTempDir(async (dir) => {
     const { key } = await keys(dir);
     await Deno.mkdir(`${dir}/schemas`);
@@ -113,7 +130,7 @@ Deno.test("sign-schema --batch -o DIR: existing signatures stop the batch before
       "sign-schema",
       "--batch",
       `${dir}/schemas`,
-      "-o",
+      "--out-dir",
       `${dir}/sigs`,
       "-k",
       key,
@@ -126,7 +143,7 @@ Deno.test("sign-schema --batch -o DIR: existing signatures stop the batch before
       "sign-schema",
       "--batch",
       `${dir}/schemas`,
-      "-o",
+      "--out-dir",
       `${dir}/sigs`,
       "-k",
       key,
@@ -142,7 +159,7 @@ Deno.test("sign-schema --batch -o DIR: existing signatures stop the batch before
       "nothing written, not even a new one",
     );
     const forced = await runInProcess([
-      ...["sign-schema", "--batch", `${dir}/schemas`, "-o", `${dir}/sigs`, "-k", key, "--force"],
+      ...["sign-schema", "--batch", `${dir}/schemas`, "--out-dir", `${dir}/sigs`, "-k", key, "-f"],
     ]);
     assert.equal(forced.code, 0, forced.stderr);
     assert.equal(await exists(`${dir}/sigs/a.json.sig`), true);
@@ -150,11 +167,14 @@ Deno.test("sign-schema --batch -o DIR: existing signatures stop the batch before
     assert.notEqual((await Deno.stat(`${dir}/sigs/b.json.sig`)).ino, before, "re-signed");
     // The old spelling still works, with a note on stderr (stdout stays the result).
     const old = await runInProcess([
-      ...["sign-schema", "--batch", `${dir}/schemas`, "--out-dir", `${dir}/sigs2`, "-k", key],
+      ...["sign-schema", "--batch", `${dir}/schemas`, "-o", `${dir}/sigs2`, "-k", key],
       "--json",
     ]);
     assert.equal(old.code, 0, old.stderr);
-    assert.match(old.stderr, /^note: sign-schema: --out-dir is deprecated; use --out \(-o\)\n/);
+    assert.equal(
+      old.stderr,
+      "note: sign-schema: --out with --batch is deprecated; use --out-dir DIR\n",
+    );
     const batch = await assertJsonOutput(old.stdout);
     assert.equal(batch.format, "schemapin.sign-schema.batch/1");
     assert.equal(batch.ok, true);
@@ -166,7 +186,15 @@ Deno.test("sign-schema: usage mistakes of the new rule are exit 2", async () => 
   await withTempDir(async (dir) => {
     const { key } = await keys(dir);
     const cases: [string[], RegExp][] = [
-      [["sign-schema", "--batch", dir, "-k", key], /--batch needs --out DIR/],
+      [["sign-schema", "--batch", dir, "-k", key], /--batch needs --out-dir DIR/],
+      [
+        ["sign-schema", "--batch", dir, "-k", key, "--out-dir", dir, "-o", dir],
+        /give --out-dir DIR \(not also --out\) with --batch/,
+      ],
+      [
+        ["sign-schema", `${dir}/t.json`, "-k", key, "--out-dir", dir],
+        /--out-dir goes with --batch; a single schema takes --out FILE/,
+      ],
       [
         ["sign-schema", `${dir}/t.json`, "-k", key, "--pattern", "*.json"],
         /--pattern goes with --batch/,
@@ -184,7 +212,7 @@ Deno.test("sign-schema: usage mistakes of the new rule are exit 2", async () => 
 Deno.test("revoke: -o/--out extends the document; --into still works with a note", async () => {
   await withTempDir(async (dir) => {
     const { pub } = await keys(dir);
-    const other = await runInProcess(["keygen", "-o", `${dir}/k2`]);
+    const other = await runInProcess(["keygen", "--out-dir", `${dir}/k2`]);
     assert.equal(other.code, 0);
     const base = ["revoke", "--domain", "example.com", "--reason", "superseded"];
     const a = await runInProcess([...base, "-k", pub, "-o", `${dir}/rev.json`]);
@@ -221,7 +249,7 @@ Deno.test("pins: export -o refuses to replace without -f; import --overwrite is 
     );
     // A conflicting import: refused, then replaced with --force (or its old name).
     const other = ["--pin-store", `${dir}/other.json`];
-    const k2 = await runInProcess(["keygen", "-o", `${dir}/k2`]);
+    const k2 = await runInProcess(["keygen", "--out-dir", `${dir}/k2`]);
     assert.equal(k2.code, 0);
     assert.equal(
       (await runInProcess(["pins", "add", "t@example.com", "-k", `${dir}/k2/public.pem`, ...other]))

@@ -4,6 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
+import { completionSpec } from "../../lib/cli/completions.ts";
+import { guardCommand } from "../../lib/cli/guard.ts";
+import { serveCommand } from "../../lib/cli/serve.ts";
+import { signToolsCommand } from "../../lib/cli/sign_tools.ts";
 import { buildLock, lockServerEntry, serializeLock } from "../../lib/contractpin/lock.ts";
 import {
   baseTools,
@@ -136,4 +140,46 @@ Deno.test("guard: usage and input errors are exit 2 and name the problem", async
       assert.equal(r.stdout, "", "stdout is the protocol channel: nothing else goes there");
     }
   });
+});
+
+Deno.test("guard, serve, sign-tools: the help's option lists and the completions come from the flag tables", async () => {
+  const spec = completionSpec(guardCommand);
+  const sub = (name: string) => spec.subcommands.find((s) => s.name === name)!.flags;
+  assert.deepEqual(spec.subcommands.map((s) => s.name), ["wrap", "unwrap"]);
+  assert.deepEqual(
+    [...sub("wrap")].sort(),
+    ["--help", "--lock", "--mode", "--partial", "--port", "--project", "--schemapin-command"],
+  );
+  assert.deepEqual(sub("unwrap"), ["--project", "--help"]);
+  // The proxy's flags are not offered to wrap, nor wrap's to the proxy's option list.
+  assert.ok(!sub("wrap").includes("--signatures"));
+  const help = (await runInProcess(["guard", "--help"])).stdout;
+  const options = help.slice(help.indexOf("\nOptions:\n"), help.indexOf("\nLimits of --listen"));
+  assert.match(options, /^ {2}--require-signed-lock {4}refuse to start/m);
+  assert.doesNotMatch(options, /--partial|--schemapin-command|--max-connections/);
+  // --timeout of the guard is the network deadline of its key sources; --list-timeout is MCP's.
+  assert.match(options, /^ {2}--timeout SECONDS {8}network deadlines/m);
+  assert.match(options, /not\s+an MCP timeout \(see --list-timeout\)/);
+  assert.match(help, /^Options of wrap:\n {2}--lock FILE/m);
+  assert.match(help, /^ {2}--idle-timeout SECONDS/m);
+  assert.doesNotMatch(help, /--handshake-timeout/, "no TLS on --listen");
+
+  const serve = completionSpec(serveCommand).flags;
+  for (const flag of ["--key", "-k", "--cert", "--handshake-timeout", "--max-connections"]) {
+    assert.ok(serve.includes(flag), flag);
+  }
+  assert.match((await runInProcess(["serve", "--help"])).stdout, /-k, --key FILE +TLS private/);
+  const signTools = completionSpec(signToolsCommand).flags;
+  assert.ok(signTools.includes("-o") && signTools.includes("--timeout"));
+  assert.match(
+    (await runInProcess(["sign-tools", "--help"])).stdout,
+    /^ {2}--timeout SECONDS {8}seconds for each MCP request after initialize/m,
+  );
+  // A flag of another subcommand or form is refused in our words.
+  const wrongForm = await runInProcess(["guard", "wrap", "c.json", "--signatures"]);
+  assert.equal(wrongForm.code, 2);
+  assert.match(wrongForm.stderr, /^error: guard wrap: unknown option --signatures/);
+  const oldSpelling = await runInProcess(["guard", "--require-signature", "--", "x"]);
+  assert.equal(oldSpelling.code, 2, "the guard never had --require-signature");
+  assert.match(oldSpelling.stderr, /unknown option --require-signature/);
 });

@@ -65,7 +65,7 @@ async function spawnCli(args: string[], cwd: string): Promise<Deno.ChildProcess>
 
 /** A key pair and `n` small schemas in `dir/schemas`. */
 async function batchFixture(dir: string, n: number): Promise<string> {
-  const kg = await runInProcess(["keygen", "--out", `${dir}/keys`]);
+  const kg = await runInProcess(["keygen", "--out-dir", `${dir}/keys`]);
   assert.equal(kg.code, 0, kg.stderr);
   await Deno.mkdir(`${dir}/schemas`);
   for (let i = 0; i < n; i++) {
@@ -168,7 +168,7 @@ Deno.test("handlesSignalsItself: guard and serve stop gracefully on their own ha
   assert.equal(handlesSignalsItself(["guard", "wrap", "mcp.json"]), false);
   assert.equal(handlesSignalsItself(["guard", "unwrap", "mcp.json"]), false);
   assert.equal(handlesSignalsItself(["sign-schema", "--batch", "s"]), false);
-  assert.equal(handlesSignalsItself(["keygen", "--out", "serve"]), false);
+  assert.equal(handlesSignalsItself(["keygen", "--out-dir", "serve"]), false);
   assert.equal(handlesSignalsItself([]), false);
 });
 
@@ -273,7 +273,7 @@ Deno.test({
   ignore: noScript,
   fn: async () => {
     await withTempDir(async (dir) => {
-      assert.equal((await runInProcess(["keygen", "--out", `${dir}/keys`])).code, 0);
+      assert.equal((await runInProcess(["keygen", "--out-dir", `${dir}/keys`])).code, 0);
       const skill = `${dir}/skill`;
       await Deno.mkdir(`${skill}/data`, { recursive: true });
       Deno.writeTextFileSync(`${skill}/SKILL.md`, "---\nname: big\n---\nA large skill.\n");
@@ -311,8 +311,8 @@ Deno.test({
       await Deno.mkdir(`${dir}/skill`);
       Deno.writeTextFileSync(`${dir}/skill/SKILL.md`, "---\nname: s\n---\nhi\n");
       const cases: [string[], RegExp, "SIGINT" | "SIGTERM", string[]][] = [
-        [["keygen", "--out", "new", "--encrypt"], /New passphrase for/, "SIGINT", ["new"]],
-        [["keygen", "--out", "new2", "--encrypt"], /New passphrase for/, "SIGTERM", ["new2"]],
+        [["keygen", "--out-dir", "new", "--encrypt"], /New passphrase for/, "SIGINT", ["new"]],
+        [["keygen", "--out-dir", "new2", "--encrypt"], /New passphrase for/, "SIGTERM", ["new2"]],
         [
           ["well-known", "--key", "enc/private.pem", "--developer", "Acme", "--out", "wk.json"],
           /Passphrase for/,

@@ -67,22 +67,29 @@ export async function prepareJsonScenarios(
   await Deno.mkdir(join(dir, "skill-signed"));
   await Deno.writeTextFile(join(dir, "skill-signed/SKILL.md"), "# skill\n");
 
-  await must(["keygen", "--out", join(dir, "keys"), "--well-known", "--developer", "Example"]);
-  await must(["keygen", "--out", join(dir, "other")]);
+  await must([
+    "keygen",
+    "--out-dir",
+    join(dir, "keys"),
+    "--write-discovery",
+    "--developer",
+    "Example",
+  ]);
+  await must(["keygen", "--out-dir", join(dir, "other")]);
   const key = join(dir, "keys/private.pem");
   const pub = join(dir, "keys/public.pem");
   await must(["sign-schema", join(dir, "tool.json"), "--key", key, "--out", join(dir, "tool.sig")]);
   await must([
-    ...["sign-schema", join(dir, "tool.json"), "--key", key, "--document"],
+    ...["sign-schema", join(dir, "tool.json"), "--key", key, "--format", "document"],
     ...["--schema-version", "1.0.0", "--out", join(dir, "v1.sig")],
   ]);
   const v1 = JSON.parse(await Deno.readTextFile(join(dir, "v1.sig")));
   await must([
-    ...["sign-schema", join(dir, "tool-changed.json"), "--key", key, "--document"],
+    ...["sign-schema", join(dir, "tool-changed.json"), "--key", key, "--format", "document"],
     ...["--previous-hash", v1.schema_hash, "--out", join(dir, "v2.sig")],
   ]);
   await must([
-    ...["sign-schema", join(dir, "tool-changed.json"), "--key", key, "--document"],
+    ...["sign-schema", join(dir, "tool-changed.json"), "--key", key, "--format", "document"],
     ...["--out", join(dir, "v2-unchained.sig")],
   ]);
   await must([
@@ -96,7 +103,7 @@ export async function prepareJsonScenarios(
   ]);
   await must([
     ...["sign-schema", "--batch", join(dir, "batch"), "--out-dir", join(dir, "docs")],
-    ...["--key", key, "--document"],
+    ...["--key", key, "--format", "document"],
   ]);
   await must(["sign-skill", join(dir, "skill-signed"), "--key", key, "--domain", "example.com"]);
   await Deno.writeTextFile(join(dir, "skill-signed/SKILL.md"), "# skill, changed\n");
@@ -142,7 +149,7 @@ export async function prepareJsonScenarios(
     ...["contract", "init", "--lock", join(dir, "approve-left.lock")],
     ...["--file", `dump=${join(dir, "tools-both.json")}`, "--no-snapshot"],
   ]);
-  // contract sign / verify --require-signature: contractpin.lock is signed; drift.lock carries
+  // contract sign / verify --require-signed-lock: contractpin.lock is signed; drift.lock carries
   // a copy of that signature (a lock changed after signing); sign.lock is unsigned.
   await must([
     ...["contract", "sign", "--lock", join(dir, "contractpin.lock"), "--key", key],
@@ -168,19 +175,19 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     // keygen, fingerprint, canonicalize
     {
       name: "keygen",
-      args: ["keygen", "--out", p("new"), "--json"],
+      args: ["keygen", "--out-dir", p("new"), "--json"],
       code: 0,
       format: "schemapin.keygen/1",
     },
     {
-      name: "keygen --well-known",
-      args: ["keygen", "--out", p("new2"), "--well-known", "--developer", "E", "--json"],
+      name: "keygen --write-discovery",
+      args: ["keygen", "--out-dir", p("new2"), "--write-discovery", "--developer", "E", "--json"],
       code: 0,
       format: "schemapin.keygen/1",
     },
     {
       name: "keygen into an existing key",
-      args: ["keygen", "--out", p("keys"), "--json"],
+      args: ["keygen", "--out-dir", p("keys"), "--json"],
       code: 2,
       format: ERROR,
       errorCode: "IO_FAILED",
@@ -238,7 +245,8 @@ export function jsonScenarios(dir: string): JsonScenario[] {
         p("tool.json"),
         "--key",
         key,
-        "--document",
+        "--format",
+        "document",
         "--out",
         p("o.sig"),
         "--json",
@@ -283,7 +291,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema with --public-key",
       args: [
-        ...["verify-schema", p("tool.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("tool.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 0,
@@ -292,7 +300,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema of a 1.4 signature document",
       args: [
-        ...["verify-schema", p("tool.json"), "--signature-file", p("v1.sig")],
+        ...["verify-schema", p("tool.json"), "--signature", p("v1.sig")],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 0,
@@ -310,7 +318,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema of a tampered schema",
       args: [
-        ...["verify-schema", p("tool-changed.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("tool-changed.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 1,
@@ -320,7 +328,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema with the wrong key",
       args: [
-        ...["verify-schema", p("tool.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("tool.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--public-key", otherPub, "--json"],
       ],
       code: 1,
@@ -330,7 +338,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema with a pin store (pinned)",
       args: [
-        ...["verify-schema", p("tool.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("tool.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--discovery", p("keys/schemapin.json")],
         ...["--pin-store", p("pins.json"), "--tool-id", "search", "--json"],
       ],
@@ -340,7 +348,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     {
       name: "verify-schema of a missing schema",
       args: [
-        ...["verify-schema", p("none.json"), "--signature-file", p("tool.sig")],
+        ...["verify-schema", p("none.json"), "--signature", p("tool.sig")],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 2,
@@ -349,7 +357,7 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     },
     {
       name: "verify-schema without --domain",
-      args: ["verify-schema", p("tool.json"), "--signature-file", p("tool.sig"), "--json"],
+      args: ["verify-schema", p("tool.json"), "--signature", p("tool.sig"), "--json"],
       code: 2,
       format: ERROR,
       errorCode: "USAGE",
@@ -652,18 +660,18 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       errorCode: "IO_FAILED",
     },
     {
-      name: "contract verify --require-signature of a signed lock",
+      name: "contract verify --require-signed-lock of a signed lock",
       args: [
-        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signature"],
+        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signed-lock"],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 0,
       format: "schemapin.contract.verify/1",
     },
     {
-      name: "contract verify --require-signature of a lock changed after signing",
+      name: "contract verify --require-signed-lock of a lock changed after signing",
       args: [
-        ...["contract", "verify", "--lock", p("drift.lock"), "--require-signature"],
+        ...["contract", "verify", "--lock", p("drift.lock"), "--require-signed-lock"],
         ...["--domain", "example.com", "--public-key", pub, "--json"],
       ],
       code: 1,
@@ -671,9 +679,9 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       errorCode: "SIGNATURE_INVALID",
     },
     {
-      name: "contract verify --require-signature of an unsigned lock",
+      name: "contract verify --require-signed-lock of an unsigned lock",
       args: [
-        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signature"],
+        ...["contract", "verify", "--lock", p("contractpin.lock"), "--require-signed-lock"],
         ...["--signature", p("none.sig"), "--domain", "example.com", "--public-key", pub],
         "--json",
       ],
@@ -682,13 +690,13 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       errorCode: "SIGNATURE_INVALID",
     },
     {
-      name: "contract verify --require-signature without --domain",
+      name: "contract verify --require-signed-lock without --domain",
       args: [
         "contract",
         "verify",
         "--lock",
         p("contractpin.lock"),
-        "--require-signature",
+        "--require-signed-lock",
         "--json",
       ],
       code: 2,

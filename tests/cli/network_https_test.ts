@@ -60,7 +60,7 @@ async function files(dir: string): Promise<Files> {
 const verify = (f: Files, ...more: string[]) => [
   "verify-schema",
   f.schema,
-  "--signature-file",
+  "--signature",
   f.sig,
   "--domain",
   HOST,

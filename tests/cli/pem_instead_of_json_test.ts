@@ -45,7 +45,7 @@ Deno.test("describePemLabel and pemInsteadOf", () => {
 
 /** Keys (plain and encrypted), a signed schema and skill, made with the CLI. */
 async function fixture(dir: string) {
-  assert.equal((await runInProcess(["keygen", "--out", `${dir}/k`])).code, 0);
+  assert.equal((await runInProcess(["keygen", "--out-dir", `${dir}/k`])).code, 0);
   await Deno.writeTextFile(`${dir}/pass.txt`, "correct horse\n");
   const enc = await runInProcess([
     "keygen",
@@ -85,7 +85,7 @@ async function fixture(dir: string) {
     pub: `${dir}/k/public.pem`,
     priv: `${dir}/k/private.pem`,
     encrypted: `${dir}/e/private.pem`,
-    schema: [`${dir}/tool.json`, "--signature-file", `${dir}/tool.json.sig`],
+    schema: [`${dir}/tool.json`, "--signature", `${dir}/tool.json.sig`],
     skill: `${dir}/skill`,
     trust: `${dir}/trust`,
     broken: `${dir}/broken.json`,

@@ -283,7 +283,7 @@ Deno.test("keygen --encrypt writes an encrypted 0600 key that openssl opens with
 Deno.test("keygen --encrypt without any passphrase source, or with an empty one, writes nothing (exit 2)", async () => {
   await withTempDir(async (dir) => {
     await withoutEnv(async () => {
-      const r = await runInProcess(["keygen", "--out", `${dir}/k`, "--encrypt"]);
+      const r = await runInProcess(["keygen", "--out-dir", `${dir}/k`, "--encrypt"]);
       assert.equal(r.code, 2);
       assert.match(r.stderr, /--passphrase-file FILE or set SCHEMAPIN_PASSPHRASE/);
       assert.equal(await exists(`${dir}/k`), false, "the directory is not even created");
@@ -300,7 +300,7 @@ Deno.test("keygen --encrypt without any passphrase source, or with an empty one,
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /INPUT_INVALID: passphrase file .* is empty/);
     assert.equal(await exists(`${dir}/k`), false);
-    const envEmpty = await runCliProcess(["keygen", "--out", `${dir}/k`, "--encrypt"], {
+    const envEmpty = await runCliProcess(["keygen", "--out-dir", `${dir}/k`, "--encrypt"], {
       env: { SCHEMAPIN_PASSPHRASE: "" },
     });
     assert.equal(envEmpty.code, 2);
@@ -553,7 +553,7 @@ Deno.test({
   fn: async () => {
     await withTempDir(async (dir) => {
       const typed = "typed-on-a-tty 🔑";
-      const kg = await onTerminal(["keygen", "--out", `${dir}/k`, "--encrypt"], [
+      const kg = await onTerminal(["keygen", "--out-dir", `${dir}/k`, "--encrypt"], [
         ["New passphrase for", typed],
         ["Repeat the passphrase:", typed],
       ]);
@@ -568,7 +568,7 @@ Deno.test({
       assert.equal(signed.code, 0, signed.screen);
       assert.match(signed.screen, /^[A-Za-z0-9+/]{80,}={0,2}\s*$/m, "the signature is printed");
       assert.ok(!signed.screen.includes("typed-on"));
-      const mismatch = await onTerminal(["keygen", "--out", `${dir}/k2`, "--encrypt"], [
+      const mismatch = await onTerminal(["keygen", "--out-dir", `${dir}/k2`, "--encrypt"], [
         ["New passphrase for", "one"],
         ["Repeat the passphrase:", "two"],
       ]);

@@ -1,10 +1,11 @@
 // CLI tests for sign-schema, verify-schema, well-known, revoke, pins, chain and
-// keygen --well-known: in process (buffer I/O) and, for a few, as real `deno run` processes.
+// keygen --write-discovery: in process (buffer I/O) and, for a few, as real `deno run` processes.
 import assert from "node:assert/strict";
 import { exists, runCliProcess, runInProcess, withTempDir } from "./run.ts";
 import { assertJsonOutput } from "./json_schemas.ts";
 import { makeVerifySchemaCommand } from "../../lib/cli/verify_schema.ts";
 import type { CliIO } from "../../lib/cli/command.ts";
+import { keygenCommand } from "../../lib/cli/keygen.ts";
 import { privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { parseJson } from "../../lib/json/parse.ts";
 import { signSchemaDocument } from "../../lib/schema/document.ts";
@@ -61,7 +62,7 @@ const signArgs = (s: Setup, ...more: string[]) => [
 const verifyArgs = (s: Setup, sig: string, ...more: string[]) => [
   "verify-schema",
   s.schema,
-  "--signature-file",
+  "--signature",
   sig,
   "--domain",
   "example.com",
@@ -90,7 +91,7 @@ Deno.test("sign-schema (bare) then verify-schema: first use with opt-in, then th
     // --signature B64 works the same.
     const inline = await runInProcess([
       ...verifyArgs(s, "x").filter((a, i, all) =>
-        !(a === "--signature-file" || all[i - 1] === "--signature-file")
+        !(a === "--signature" || all[i - 1] === "--signature")
       ),
       "--signature",
       signed.stdout.trim(),
@@ -318,7 +319,7 @@ Deno.test("verify-schema: malformed inputs exit 2 with a message naming the file
 Deno.test("verify-schema: argument errors exit 2", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
-    const base = ["verify-schema", s.schema, "--signature", "MEUCIQ=="];
+    const base = ["verify-schema", s.schema, "--signature-base64", "MEUCIQ=="];
     const cases: [string[], RegExp][] = [
       [[...base, "--discovery", s.wk], /--domain D is required/],
       [[...base, "--domain", "https://example.com", "--discovery", s.wk], /scheme/],
@@ -333,7 +334,7 @@ Deno.test("verify-schema: argument errors exit 2", async () => {
         /exactly one of --signature/,
       ],
       [
-        [...base, "--signature-file", "x", "--domain", "example.com", "--discovery", s.wk],
+        [...base, "--signature", "x", "--domain", "example.com", "--discovery", s.wk],
         /exactly one of --signature/,
       ],
       [
@@ -402,7 +403,7 @@ Deno.test("verify-schema: revocation document, canonicalization id and interop f
     const c = await runInProcess([
       "verify-schema",
       `${dir}/tool.json`,
-      "--signature-file",
+      "--signature",
       `${dir}/jcs.sig`,
       "--domain",
       "example.com",
@@ -435,7 +436,7 @@ Deno.test("verify-schema --bundle: unsigned bundles work; signed, ambiguous or i
     const args = (file: string, ...more: string[]) => [
       "verify-schema",
       s.schema,
-      "--signature-file",
+      "--signature",
       `${dir}/calc.json.sig`,
       "--domain",
       "example.com",
@@ -675,7 +676,7 @@ Deno.test("sign-schema: bad keys and schemas exit 2 naming the file", async () =
   });
 });
 
-Deno.test("well-known prints a discovery document; keygen --well-known writes one", async () => {
+Deno.test("well-known prints a discovery document; keygen --write-discovery writes one", async () => {
   await withTempDir(async (dir) => {
     const s = await setup(dir);
     const r = await runInProcess([
@@ -720,6 +721,7 @@ Deno.test("well-known prints a discovery document; keygen --well-known writes on
     const writeWk2 = ["well-known", "--key", s.pub, "--developer", "X", "--out", `${dir}/wk2.json`];
     assert.equal((await runInProcess(writeWk2)).code, 0);
     assert.equal((await runInProcess(writeWk2)).code, 2, "no overwrite without --force");
+    // The old spellings (--out DIR, --well-known) still work for one release, with a note.
     const kg = await runInProcess([
       "keygen",
       "--out",
@@ -729,9 +731,16 @@ Deno.test("well-known prints a discovery document; keygen --well-known writes on
       "Example Corp",
     ]);
     assert.equal(kg.code, 0, kg.stderr);
+    assert.match(kg.stderr, /note: keygen: --out is deprecated; use --out-dir\n/);
+    assert.match(kg.stderr, /note: keygen: --well-known is deprecated; use --write-discovery\n/);
+    // Its new --well-known meaning elsewhere (fetch over HTTPS) is not a keygen flag.
+    assert.doesNotMatch(keygenCommand.help, /--well-known/);
     const wk = JSON.parse(await Deno.readTextFile(`${dir}/k/schemapin.json`));
     assert.equal(wk.public_key_pem, await Deno.readTextFile(`${dir}/k/public.pem`));
-    assert.equal((await runInProcess(["keygen", "--out", `${dir}/k2`, "--well-known"])).code, 2);
+    assert.equal(
+      (await runInProcess(["keygen", "--out-dir", `${dir}/k2`, "--write-discovery"])).code,
+      2,
+    );
     assert.equal(await exists(`${dir}/k2/private.pem`), false);
   });
 });
@@ -1026,7 +1035,7 @@ Deno.test("real CLI: sign, verify (0), tampered (1), malformed (2)", async () =>
     const verify = [
       "verify-schema",
       s.schema,
-      "--signature-file",
+      "--signature",
       `${dir}/calc.json.sig`,
       "--domain",
       "example.com",

@@ -540,7 +540,8 @@ Deno.test("verify-skill: input problems exit 2", async () => {
     assert.equal((await sign(s.dir)).code, 0);
     await Deno.writeTextFile(`${s.base}/bad.json`, "{");
     const cases: string[][] = [
-      ["verify-skill", s.dir, "--discovery", DISCOVERY],
+      // Without --domain the signed document's domain is used; a different one is exit 2.
+      ["verify-skill", s.dir, "--domain", "other.example", "--discovery", DISCOVERY],
       ["verify-skill", s.dir, "--domain", "example.com"],
       ["verify-skill", s.dir, "--domain", "example.com", "--well-known", "--timeout", "0"],
       [

@@ -2,7 +2,7 @@
 // -v and `version` print the version like -V and --version.
 import assert from "node:assert/strict";
 import { VERSION } from "../../lib/version.ts";
-import { runCliProcess, runInProcess } from "./run.ts";
+import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
 
 // [arguments, the start of the expected error line] — by hand from the command list.
 const SUGGESTED: [string[], string][] = [
@@ -24,7 +24,13 @@ const SUGGESTED: [string[], string][] = [
 const NOT_SUGGESTED: [string[], string][] = [
   [["frobnicate"], 'error: unknown command "frobnicate" (see schemapin --help)\n'],
   [["xy"], 'error: unknown command "xy" (see schemapin --help)\n'],
-  [["-q"], 'error: unknown command "-q" (see schemapin --help)\n'],
+  [["-x"], 'error: unknown command "-x" (see schemapin --help)\n'],
+  // A global flag needs a command after it.
+  [["-q"], "error: -q goes with a command: schemapin -q <command> …\n(see --help)\n"],
+  [
+    ["--json", "-q"],
+    "error: --json -q goes with a command: schemapin --json -q <command> …\n(see --help)\n",
+  ],
   [
     ["contract", "frobnicate"],
     'error: contract: unknown subcommand "frobnicate" (init, verify, sign, approve, digest)\n(see --help)\n',
@@ -99,4 +105,31 @@ Deno.test("the real CLI: -v and version, and a did-you-mean", async () => {
   const typo = await runCliProcess(["verfy-schema", "tool.json"]);
   assert.equal(typo.code, 2);
   assert.match(typo.stderr, /did you mean verify-schema\?/);
+});
+
+Deno.test("global flags before the command: -q and --json go to the command", async () => {
+  await withTempDir(async (dir) => {
+    assert.equal((await runInProcess(["keygen", "--out-dir", `${dir}/k`])).code, 0);
+    const pub = `${dir}/k/public.pem`;
+    const plain = await runInProcess(["fingerprint", pub]);
+    // fingerprint has no --quiet: -q before it asks for nothing it would not do (dropped).
+    const quiet = await runInProcess(["-q", "fingerprint", pub]);
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.equal(quiet.stdout, plain.stdout);
+    const json = await runInProcess(["--json", "fingerprint", pub]);
+    assert.equal(json.code, 0, json.stderr);
+    assert.equal(JSON.parse(json.stdout).format, "schemapin.fingerprint/1");
+    // The same as after the command.
+    assert.equal(json.stdout, (await runInProcess(["fingerprint", pub, "--json"])).stdout);
+    // A command with --quiet gets it: hash-skill -q prints no progress, the result stays.
+    await Deno.mkdir(`${dir}/s`);
+    await Deno.writeTextFile(`${dir}/s/SKILL.md`, "# s\n");
+    const hashed = await runInProcess(["-q", "--json", "hash-skill", `${dir}/s`]);
+    assert.equal(hashed.code, 0, hashed.stderr);
+    assert.match(JSON.parse(hashed.stdout).skill_hash, /^sha256:/);
+    // --json before a command that fails: the error is JSON on stdout too.
+    const bad = await runInProcess(["--json", "fingerprint", `${dir}/missing.pem`]);
+    assert.equal(bad.code, 2);
+    assert.equal(JSON.parse(bad.stdout).ok, false);
+  });
 });

@@ -9,7 +9,11 @@
 // show that each recorder does see the traffic when the arguments are valid.
 import assert from "node:assert/strict";
 import { privateKeyToPem } from "../../lib/crypto/keys.ts";
-import { signSchemaBase64 } from "../../lib/schema/document.ts";
+import {
+  formatSchemaSignatureDocument,
+  signSchemaBase64,
+  signSchemaDocument,
+} from "../../lib/schema/document.ts";
 import { buildRevocationDocument } from "../../lib/revocation/document.ts";
 import { addDiscoveryToBundle, createTrustBundle } from "../../lib/bundle/bundle.ts";
 import { buildLock, lockServerEntry, serializeLock } from "../../lib/contractpin/lock.ts";
@@ -83,6 +87,10 @@ async function writeInputs(dir: string): Promise<void> {
   const discovery = discoveryFor(SIGNER);
   await Deno.writeTextFile(`${dir}/calc.json`, JSON.stringify(schema));
   await Deno.writeTextFile(`${dir}/calc.json.sig`, signSchemaBase64(schema, SIGNER) + "\n");
+  await Deno.writeTextFile(
+    `${dir}/calc.doc.sig`,
+    formatSchemaSignatureDocument(signSchemaDocument(schema, SIGNER, { domain: HOST })),
+  );
   await Deno.writeTextFile(`${dir}/schemapin.json`, JSON.stringify(discovery));
   await Deno.writeTextFile(
     `${dir}/revocations.json`,
@@ -173,7 +181,7 @@ async function pool<T>(items: T[], limit: number, task: (item: T, i: number) => 
 const vs = (p: Paths, ...more: string[]) => [
   "verify-schema",
   `${p.IN}/calc.json`,
-  "--signature-file",
+  "--signature",
   `${p.IN}/calc.json.sig`,
   "--domain",
   HOST,
@@ -302,7 +310,7 @@ const CASES: Record<string, Case> = {
   },
   "verify-schema: --public-key and --well-known": {
     args: (p) => vs(p, "--public-key", `${p.IN}/public.pem`, "--well-known"),
-    message: /verify-schema: --public-key is the key source; it does not go with --well-known/,
+    message: /verify-schema: --public-key is the key source; it does not go with --write-discovery/,
   },
   "verify-schema: --public-key and --discovery": {
     args: (p) => vs(p, "--public-key", `${p.IN}/public.pem`, "--discovery", `${p.IN}/x.json`),
@@ -376,16 +384,30 @@ const CASES: Record<string, Case> = {
     args: (p) => [...vs(p, "--well-known"), `${p.IN}/calc.json`],
     message: /expected one SCHEMA\.json \(or -\), got 2/,
   },
-  "verify-schema: --signature and --signature-file": {
-    args: (p) => vs(p, "--well-known", "--signature", "AAAA"),
-    message: /give exactly one of --signature B64 and --signature-file FILE/,
+  "verify-schema: --signature and --signature-base64": {
+    args: (p) => vs(p, "--well-known", "--signature-base64", "AAAA"),
+    message: /give exactly one of --signature FILE and --signature-base64 B64/,
   },
-  "verify-schema: neither --signature nor --signature-file": {
+  "verify-schema: neither --signature nor --signature-base64": {
     args: (p) => ["verify-schema", `${p.IN}/calc.json`, "--domain", HOST, "--well-known", "--dns"],
-    message: /give exactly one of --signature B64 and --signature-file FILE/,
+    message: /give exactly one of --signature FILE and --signature-base64 B64/,
+  },
+  "verify-schema: a --domain that differs from the document's": {
+    args: (p) => [
+      ...["verify-schema", `${p.IN}/calc.json`, "--signature", `${p.IN}/calc.doc.sig`],
+      ...["--domain", "other.example", "--well-known", "--pin-store", `${p.OUT}/pins.json`],
+    ],
+    message: /--domain other\.example differs from the domain the signature document names/,
+  },
+  "verify-schema: no --domain and a bare signature": {
+    args: (p) => [
+      ...["verify-schema", `${p.IN}/calc.json`, "--signature", `${p.IN}/calc.json.sig`],
+      ...["--well-known", "--pin-store", `${p.OUT}/pins.json`],
+    ],
+    message: /--domain D is required: the signature does not name its domain/,
   },
   "verify-schema: schema and signature both on stdin": {
-    args: () => ["verify-schema", "-", "--signature-file", "-", "--domain", HOST, "--well-known"],
+    args: () => ["verify-schema", "-", "--signature", "-", "--domain", HOST, "--well-known"],
     message: /cannot both be stdin/,
     stdin: "{}",
   },
@@ -393,18 +415,18 @@ const CASES: Record<string, Case> = {
     args: (p) => vs(p, "--well-known", "--batch", p.IN),
     message: /--batch takes no SCHEMA/,
   },
-  "verify-schema: --batch with --signature-file": {
+  "verify-schema: --batch with --signature": {
     args: (p) => [
       "verify-schema",
       "--batch",
       p.IN,
-      "--signature-file",
+      "--signature",
       `${p.IN}/calc.json.sig`,
       "--domain",
       HOST,
       "--well-known",
     ],
-    message: /--signature-file does not go with --batch/,
+    message: /--signature does not go with --batch/,
   },
   "verify-schema: --batch with a path as --pattern": {
     args: (
@@ -1026,16 +1048,18 @@ const CASES: Record<string, Case> = {
   },
 
   // Commands that write files or pins (no network): nothing is created before the checks.
-  "keygen: --developer without --well-known": {
-    args: (p) => ["keygen", "--out", `${p.OUT}/keys`, "--developer", "Acme"],
-    message: /--developer and --contact go with --well-known/,
+  "keygen: --developer without --write-discovery": {
+    args: (p) => ["keygen", "--out-dir", `${p.OUT}/keys`, "--developer", "Acme"],
+    message: /--developer and --contact go with --write-discovery/,
   },
   "keygen: an empty --developer": {
-    args: (p) => ["keygen", "--out", `${p.OUT}/keys`, "--well-known", "--developer", ""],
+    args: (p) => ["keygen", "--out-dir", `${p.OUT}/keys`, "--write-discovery", "--developer", ""],
     message: /INPUT_INVALID: the developer name must not be empty/,
   },
   "keygen: --passphrase-file without --encrypt": {
-    args: (p) => ["keygen", "--out", `${p.OUT}/keys`, "--passphrase-file", `${p.IN}/public.pem`],
+    args: (
+      p,
+    ) => ["keygen", "--out-dir", `${p.OUT}/keys`, "--passphrase-file", `${p.IN}/public.pem`],
     message: /--passphrase-file goes with --encrypt/,
   },
   "sign-schema --batch: --domain with a scheme (--out would be created)": {

@@ -1,8 +1,8 @@
 // Usage mistakes are exit 2, never a verification failure (issue 15 item 2): CI reads exit 1
 // as "tampered". The issue's cases run through the real CLI from the user's folder with
-// relative paths: a file name given to --signature (suggests --signature-file), a missing
+// relative paths: a file name given to --signature-base64 (suggests --signature), a missing
 // skill folder, a missing --resolver-dir; and what the audit found: a missing --signature-dir
-// of a batch, --signature text that is not Base64 or empty. Control cases show that a real
+// of a batch, --signature-base64 text that is not Base64 or empty. Control cases show that a real
 // verification failure stays exit 1.
 import assert from "node:assert/strict";
 import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
@@ -13,7 +13,7 @@ async function fixture(dir: string): Promise<void> {
     const r = await runInProcess(args);
     assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
   };
-  await run(["keygen", "--out", `${dir}/keys`, "--well-known", "--developer", "Dev"]);
+  await run(["keygen", "--out-dir", `${dir}/keys`, "--write-discovery", "--developer", "Dev"]);
   await Deno.writeTextFile(`${dir}/tool.json`, '{"name":"calc","inputSchema":{"type":"object"}}');
   await run([
     "sign-schema",
@@ -45,8 +45,8 @@ Deno.test("issue 15 item 2: the reported usage mistakes are exit 2 with the path
     await fixture(dir);
     const cases: [string[], RegExp][] = [
       [
-        [...VS, "--signature", "tool.json.sig", ...TRUST],
-        /^error: verify-schema: --signature takes the Base64 signature itself, and tool\.json\.sig is a file; give --signature-file tool\.json\.sig\n/,
+        [...VS, "--signature-base64", "tool.json.sig", ...TRUST],
+        /^error: verify-schema: --signature-base64 takes the Base64 signature itself, and tool\.json\.sig is a file; give --signature tool\.json\.sig\n/,
       ],
       [
         ["verify-skill", "nothere", "--domain", "example.com", ...TRUST],
@@ -57,7 +57,7 @@ Deno.test("issue 15 item 2: the reported usage mistakes are exit 2 with the path
         /^error: IO_FAILED: --resolver-dir \.\/missing: no such file or directory\n/,
       ],
       [
-        [...VS, "--signature-file", "tool.json.sig", "--resolver-dir", "./missing"],
+        [...VS, "--signature", "tool.json.sig", "--resolver-dir", "./missing"],
         /^error: IO_FAILED: --resolver-dir \.\/missing: no such file or directory\n/,
       ],
     ];
@@ -69,12 +69,12 @@ Deno.test("issue 15 item 2: the reported usage mistakes are exit 2 with the path
     }
     // Control: the same commands, correctly spelled, verify (0) or fail on tampering (1).
     const ok = await runCliProcess(
-      [...VS, "--signature-file", "tool.json.sig", ...TRUST, "--trust-first-use"],
+      [...VS, "--signature", "tool.json.sig", ...TRUST, "--trust-first-use"],
       { cwd: dir },
     );
     assert.equal(ok.code, 0, ok.stderr);
     await Deno.writeTextFile(`${dir}/tool.json`, '{"name":"calc","inputSchema":{}}');
-    const tampered = await runCliProcess([...VS, "--signature-file", "tool.json.sig", ...TRUST], {
+    const tampered = await runCliProcess([...VS, "--signature", "tool.json.sig", ...TRUST], {
       cwd: dir,
     });
     assert.equal(tampered.code, 1, tampered.stderr);
@@ -82,26 +82,64 @@ Deno.test("issue 15 item 2: the reported usage mistakes are exit 2 with the path
   });
 });
 
-Deno.test("verify-schema --signature: not Base64 or empty is exit 2; well-formed but wrong stays exit 1", async () => {
+Deno.test("verify-schema --signature-base64: not Base64 or empty is exit 2; well-formed but wrong stays exit 1", async () => {
   await withTempDir(async (dir) => {
     await fixture(dir);
     const at = (args: string[]) => args.map((a) => a.endsWith(".json") ? `${dir}/${a}` : a);
     const base = at([...VS, ...TRUST]);
-    const notB64 = await runInProcess([...base, "--signature", "not_a_file.sig"]);
+    const notB64 = await runInProcess([...base, "--signature-base64", "not_a_file.sig"]);
     assert.equal(notB64.code, 2, notB64.stderr);
     assert.match(
       notB64.stderr,
-      /--signature is not Base64 \("_".* at offset 3\); give the Base64 signature, or --signature-file FILE/,
+      /--signature-base64 is not Base64 \("_".* at offset 3\); give the Base64 signature, or --signature FILE for a file/,
     );
-    const empty = await runInProcess([...base, "--signature", ""]);
+    const empty = await runInProcess([...base, "--signature-base64", ""]);
     assert.equal(empty.code, 2, empty.stderr);
-    assert.match(empty.stderr, /verify-schema: --signature is empty/);
-    const wrong = await runInProcess([...base, "--signature", "AAAA", "--trust-first-use"]);
+    assert.match(empty.stderr, /verify-schema: --signature-base64 is empty/);
+    const wrong = await runInProcess([...base, "--signature-base64", "AAAA", "--trust-first-use"]);
     assert.equal(wrong.code, 1, wrong.stderr);
     assert.match(wrong.stderr, /SIGNATURE_INVALID/);
     const good = (await Deno.readTextFile(`${dir}/tool.json.sig`)).trim();
-    const valid = await runInProcess([...base, "--signature", good, "--trust-first-use"]);
+    const valid = await runInProcess([...base, "--signature-base64", good, "--trust-first-use"]);
     assert.equal(valid.code, 0, valid.stderr);
+    assert.doesNotMatch(valid.stderr, /deprecated/);
+    // Both at once is a usage error.
+    const both = await runInProcess([
+      ...base,
+      ...["--signature-base64", good, "--signature", `${dir}/tool.json.sig`],
+    ]);
+    assert.equal(both.code, 2, both.stderr);
+    assert.match(both.stderr, /give exactly one of --signature FILE and --signature-base64 B64/);
+  });
+});
+
+Deno.test("verify-schema --signature is a FILE; an inline Base64 value still works for one release with a note", async () => {
+  await withTempDir(async (dir) => {
+    await fixture(dir);
+    const at = (args: string[]) => args.map((a) => a.endsWith(".json") ? `${dir}/${a}` : a);
+    const base = at([...VS, ...TRUST, "--trust-first-use"]);
+    const good = (await Deno.readTextFile(`${dir}/tool.json.sig`)).trim();
+    // The old inline form: not a file, and Base64 of a DER ECDSA signature.
+    const old = await runInProcess([...base, "--signature", good]);
+    assert.equal(old.code, 0, old.stderr);
+    assert.match(
+      old.stderr,
+      /^note: verify-schema: --signature with a Base64 value is deprecated; use --signature-base64\n/,
+    );
+    // Neither an existing file nor a DER signature in Base64: a missing file, exit 2 naming it.
+    for (const value of ["not_a_file.sig", "AAAA"]) {
+      const r = await runInProcess([...base, "--signature", value]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`IO_FAILED: cannot read ${value}`));
+      assert.doesNotMatch(r.stderr, /deprecated/);
+    }
+    // --signature-file, the old spelling of --signature FILE.
+    const file = await runInProcess([...base, "--signature-file", `${dir}/tool.json.sig`]);
+    assert.equal(file.code, 0, file.stderr);
+    assert.match(
+      file.stderr,
+      /^note: verify-schema: --signature-file is deprecated; use --signature\n/,
+    );
   });
 });
 

@@ -11,7 +11,7 @@ const DOMAIN = "example.com";
 /** Two key pairs, a signed schema, a signed skill, a signed bundle and a revocation of key a. */
 async function fixture(dir: string) {
   for (const k of ["a", "b"]) {
-    const r = await runInProcess(["keygen", "--out", `${dir}/${k}`]);
+    const r = await runInProcess(["keygen", "--out-dir", `${dir}/${k}`]);
     assert.equal(r.code, 0, r.stderr);
   }
   await Deno.writeTextFile(
@@ -77,7 +77,7 @@ function commands(dir: string, key: string, ...more: string[]): [string, string[
     ["verify-schema", [
       "verify-schema",
       `${dir}/tool.json`,
-      "--signature-file",
+      "--signature",
       `${dir}/tool.json.sig`,
       "--domain",
       DOMAIN,

@@ -132,7 +132,7 @@ Deno.test("verify-schema --dns: the §17.2 table, checked before any pin is writ
         runInProcess([
           "verify-schema",
           s.schema,
-          "--signature-file",
+          "--signature",
           `${s.schema}.sig`,
           "--domain",
           `${host}.${ZONE}`,

@@ -104,7 +104,7 @@ Deno.test({
           runInProcess([
             "verify-schema",
             s.schema,
-            "--signature-file",
+            "--signature",
             `${s.schema}.sig`,
             "--domain",
             `${host}.${ZONE}`,
