@@ -244,7 +244,7 @@ async function signRows(base: string) {
           "sign-schema",
           "--batch",
           `${dir}/schemas`,
-          "--out",
+          "--out-dir",
           `${dir}/sigs`,
           "--key",
           `${dir}/private.pem`,

@@ -21,7 +21,7 @@ export const END = "<!-- end of generated tables -->";
 
 /** Every (command name, table) pair: `contract verify` for a subcommand. */
 function tablesOf(command: Command): [string, FlagTable][] {
-  const flags = command.flags ?? {};
+  const flags = command.flags;
   return Array.isArray(flags)
     ? (flags as readonly SubcommandFlags[]).map((s) => [`${command.name} ${s.name}`, s.flags])
     : [[command.name, flags as FlagTable]];

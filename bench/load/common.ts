@@ -170,7 +170,7 @@ export function serveArgs(
 ): string[] {
   return [
     ...["serve", "--discovery", docs.discovery, "--revocation", docs.revocation],
-    ...["--cert", cert, "--key", key, "--port", "0", "--hostname", "127.0.0.1"],
+    ...["--tls-cert", cert, "--tls-key", key, "--port", "0", "--hostname", "127.0.0.1"],
   ];
 }
 

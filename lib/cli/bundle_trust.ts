@@ -22,29 +22,6 @@ import { readJsonInput, sourceName } from "../schema/input.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
 
-/**
- * The options `verify-schema` / `verify-skill` add for `--bundle FILE`: the allow-list flags
- * and `--trust-first-use-authority` (distinct from their `--trust-first-use`, which is about
- * the tool's key pin: trusting one must not silently trust the other). The bundle commands
- * take AUTHORITY_FLAGS of lib/cli/flag_groups.ts instead; this and
- * {@linkcode BUNDLE_VERIFY_HELP} go once the commands above are converted to flag tables.
- */
-export const BUNDLE_VERIFY_OPTIONS = {
-  authority: { type: "string", multiple: true },
-  "authority-key": { type: "string", multiple: true },
-  "authority-store": { type: "string" },
-  "trust-first-use-authority": { type: "boolean" },
-} as const;
-
-/** Help lines for {@linkcode BUNDLE_VERIFY_OPTIONS}. */
-export const BUNDLE_VERIFY_HELP =
-  `  --authority KID=FINGERPRINT, --authority-key KID=PEM, --authority-store FILE
-                           a signed --bundle is used only after it verified against this
-                           authority allow-list (see \`schemapin bundle --help\`); with any
-                           of them, an unsigned bundle is refused
-  --trust-first-use-authority  accept a signed bundle from an authority not in the allow-list
-                           (explicit opt-in; recorded in --authority-store if given)`;
-
 /** The flag values {@linkcode authorityStoreFromFlags} reads. */
 export interface AuthorityFlagValues {
   /** `--authority KID=FINGERPRINT`, repeatable. */

@@ -33,7 +33,10 @@ export interface CliIO {
 
 /** The flags of a command with subcommands: one table per subcommand. */
 export interface SubcommandFlags {
-  /** The word after the command (`verify` in `schemapin contract verify`). */
+  /**
+   * The word after the command (`verify` in `schemapin contract verify`); `""` for the form
+   * without a subcommand word, in a command that has both (`schemapin guard -- CMD`).
+   */
   readonly name: string;
   /** Its flags (lib/cli/flags.ts). */
   readonly flags: FlagTable;
@@ -51,7 +54,7 @@ export interface Command {
    * The command's flag table (lib/cli/flags.ts), or one per subcommand: the parser, the help's
    * option list and the completions are generated from it.
    */
-  readonly flags?: FlagTable | readonly SubcommandFlags[];
+  readonly flags: FlagTable | readonly SubcommandFlags[];
   /** Runs the command; returns the exit code. Throws only {@linkcode SchemaPinError} or bugs. */
   run(args: string[], io: CliIO): Promise<number>;
 }
@@ -82,16 +85,8 @@ type FlagValue<F> = F extends { readonly type: "string" }
   : F extends { readonly multiple: true } ? boolean[]
   : boolean;
 
-/**
- * A flag table whose entries may still lack their help (commands not yet converted to
- * lib/cli/flags.ts tables; removed once every command is).
- */
-export type TransitionalTable = Readonly<
-  Record<string, Omit<FlagTable[string], "help"> & { readonly help?: string }>
->;
-
 /** What {@linkcode parseCommandArgs} returns for a table `T`. */
-export interface ParsedArgs<T extends TransitionalTable> {
+export interface ParsedArgs<T extends FlagTable> {
   /** Each flag given, by its long name (deprecated spellings under their new name). */
   readonly values: { -readonly [K in keyof T]?: FlagValue<T[K]> };
   /** The arguments that are not flags, in order. */
@@ -112,15 +107,14 @@ export interface ParsedArgs<T extends TransitionalTable> {
  * });
  * ```
  */
-export function parseCommandArgs<T extends TransitionalTable>(
+export function parseCommandArgs<T extends FlagTable>(
   command: string,
   args: string[],
   table: T,
 ): ParsedArgs<T> {
-  const flags = table as FlagTable;
-  const rewritten = rewriteDeprecatedFlags(command, args, flags);
+  const rewritten = rewriteDeprecatedFlags(command, args, table);
   for (const note of rewritten.notes) notice(`note: ${note}\n`);
-  const spec = parseOptions(flags);
+  const spec = parseOptions(table);
   try {
     const { values, positionals } = parseArgs({
       args: rewritten.args,

@@ -32,6 +32,11 @@ export interface CompletionSpec {
   readonly flags: readonly string[];
   /** Its subcommands with their flags, in help order (empty for most commands). */
   readonly subcommands: readonly { readonly name: string; readonly flags: readonly string[] }[];
+  /**
+   * For a command with subcommands that also runs without one (`guard -- CMD`): the flags of
+   * that form, offered where a subcommand could be and after a word that is none.
+   */
+  readonly plainFlags?: readonly string[];
 }
 
 /**
@@ -53,17 +58,25 @@ export interface CompletionSpec {
  * ```
  */
 export function completionSpec(command: Command): CompletionSpec {
-  const tables = command.flags ?? {};
+  const tables = command.flags;
   if (!Array.isArray(tables)) {
     const flags = [...offeredFlags(tables as FlagTable), "--help"];
     return { name: command.name, summary: command.summary, flags, subcommands: [] };
   }
-  const subcommands = (tables as readonly SubcommandFlags[]).map((sub) => ({
+  const forms = (tables as readonly SubcommandFlags[]).map((sub) => ({
     name: sub.name,
     flags: [...new Set([...offeredFlags(sub.flags), "--help"])],
   }));
-  const flags = [...new Set(subcommands.flatMap((sub) => sub.flags))];
-  return { name: command.name, summary: command.summary, flags, subcommands };
+  const subcommands = forms.filter((f) => f.name !== "");
+  const plain = forms.find((f) => f.name === "");
+  const flags = [...new Set(forms.flatMap((sub) => sub.flags))];
+  return {
+    name: command.name,
+    summary: command.summary,
+    flags,
+    subcommands,
+    ...(plain !== undefined ? { plainFlags: plain.flags } : {}),
+  };
 }
 
 /** A word that is safe unquoted in all three shells (command, subcommand and flag names). */
@@ -107,14 +120,24 @@ function bashScript(specs: CompletionSpec[]): string {
     const subs = s.subcommands.map((sub) =>
       `        ${checkWord(sub.name)}) flags="${words(sub.flags)}" ;;`
     );
+    const plain = s.plainFlags === undefined
+      ? []
+      : [`        *) flags="${words(s.plainFlags)}" ;;`];
+    const atTwo = s.plainFlags === undefined
+      ? `        COMPREPLY=($(compgen -W "${words(s.subcommands.map((x) => x.name))}" -- "$cur"))`
+      : `        [[ "$cur" == -* ]] && COMPREPLY=($(compgen -W "${
+        words(s.plainFlags)
+      }" -- "$cur")) ||
+          COMPREPLY=($(compgen -W "${words(s.subcommands.map((x) => x.name))}" -- "$cur"))`;
     return [
       `    ${checkWord(s.name)})`,
       `      if ((COMP_CWORD == 2)); then`,
-      `        COMPREPLY=($(compgen -W "${words(s.subcommands.map((x) => x.name))}" -- "$cur"))`,
+      atTwo,
       `        return 0`,
       `      fi`,
       `      case "\${COMP_WORDS[2]}" in`,
       ...subs,
+      ...plain,
       `      esac`,
       `      ;;`,
     ].join("\n");
@@ -158,14 +181,24 @@ function zshScript(specs: CompletionSpec[]): string {
     const subs = s.subcommands.map((sub) =>
       `        ${checkWord(sub.name)}) flags=(${words(sub.flags)}) ;;`
     );
+    const plain = s.plainFlags === undefined
+      ? []
+      : [`        *) flags=(${words(s.plainFlags)}) ;;`];
+    const atThree = s.plainFlags === undefined
+      ? [`        compadd -- ${words(s.subcommands.map((x) => x.name))}`]
+      : [
+        `        if [[ $PREFIX == -* ]]; then compadd -- ${words(s.plainFlags)}; else`,
+        `          compadd -- ${words(s.subcommands.map((x) => x.name))}; fi`,
+      ];
     return [
       `    ${checkWord(s.name)})`,
       `      if (( CURRENT == 3 )); then`,
-      `        compadd -- ${words(s.subcommands.map((x) => x.name))}`,
+      ...atThree,
       `        return`,
       `      fi`,
       `      case $words[3] in`,
       ...subs,
+      ...plain,
       `      esac`,
       `      ;;`,
     ].join("\n");
@@ -227,7 +260,11 @@ function fishScript(specs: CompletionSpec[]): string {
     out.push(
       `complete -c schemapin -n __fish_use_subcommand -f -a ${name} -d ${fishQuote(s.summary)}`,
     );
-    const long = (flags: readonly string[]) => flags.map((f) => `-l ${checkWord(f).slice(2)}`);
+    // fish names a long flag with -l and a short one with -s.
+    const long = (flags: readonly string[]) =>
+      flags.map((f) =>
+        f.startsWith("--") ? `-l ${checkWord(f).slice(2)}` : `-s ${checkWord(f).slice(1)}`
+      );
     if (s.subcommands.length === 0) {
       for (const flag of long(s.flags)) {
         out.push(`complete -c schemapin -n '__fish_seen_subcommand_from ${name}' ${flag}`);
@@ -235,6 +272,12 @@ function fishScript(specs: CompletionSpec[]): string {
       continue;
     }
     const subs = words(s.subcommands.map((x) => x.name));
+    for (const flag of long(s.plainFlags ?? [])) {
+      out.push(
+        `complete -c schemapin -n '__fish_seen_subcommand_from ${name}; and not ` +
+          `__fish_seen_subcommand_from ${subs}' ${flag}`,
+      );
+    }
     for (const sub of s.subcommands) {
       out.push(
         `complete -c schemapin -n '__fish_seen_subcommand_from ${name}; and not ` +

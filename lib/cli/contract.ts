@@ -70,7 +70,7 @@ Usage:
   schemapin contract approve [--lock FILE] [--server NAME]… [--tool NAME]… [--prompt NAME]…
       [--resource URI]… [--resource-template TEMPLATE]… [--instructions] [--yes]
       [--snapshot FILE] [--config FILE] [--header 'Name: value']… [--json] [limits]
-  schemapin contract digest FILE [--json] [--tool | --raw] [--canonical]
+  schemapin contract digest FILE [--json] [--tool-definition | --raw] [--canonical]
 
 HTTP servers are reached with Streamable HTTP; one that refuses it (400/404/405 on the first
 POST) is reached with the legacy HTTP+SSE transport (2024-11-05) on the same URL, which --sse
@@ -115,7 +115,7 @@ approve  shows each change of the live servers (as verify finds them): drifted w
          A signature next to the lock (LOCK.sig) must then be renewed (contract sign).
 ${CONTRACT_SIGN_HELP}
 digest   prints tool and server digests of a saved tools/list result ({"tools":[…]}, a
-         JSON-RPC response, or an array of pages); --tool digests one tool definition,
+         JSON-RPC response, or an array of pages); --tool-definition digests one tool definition,
          --raw any JSON value, --canonical prints the canonical bytes instead.
 
 Secrets: \${VAR} in a command, env value, URL or header is expanded from the environment at

@@ -1,6 +1,6 @@
 /**
  * `schemapin contract digest FILE`: tool and server digests of a saved `tools/list` result
- * (or, with `--tool`, of one tool definition; with `--raw`, of any JSON value).
+ * (or, with `--tool-definition`, of one tool definition; with `--raw`, of any JSON value).
  *
  * @module
  */
@@ -22,13 +22,18 @@ const CMD = "contract digest";
 
 /** The flags of `contract digest`. */
 export const CONTRACT_DIGEST_FLAGS = {
-  tool: { type: "boolean", help: "FILE is one tool definition: print its contract digest" },
+  "tool-definition": {
+    type: "boolean",
+    help: "FILE is one tool definition: print its contract digest",
+  },
   raw: { type: "boolean", help: "FILE is any JSON value: print its digest" },
   canonical: {
     type: "boolean",
-    help: "print the canonical bytes instead of the digest (with --tool or --raw)",
+    help: "print the canonical bytes instead of the digest (with --tool-definition or --raw)",
   },
   ...jsonFlag("schemapin.contract.digest/1"),
+  // Old spelling, kept for one release: --tool names one tool (NAME) in contract approve.
+  tool: { type: "boolean", help: "", deprecated: "tool-definition" },
 } as const satisfies FlagTable;
 
 /** Runs `schemapin contract digest`. */
@@ -39,11 +44,11 @@ export async function runContractDigest(args: string[], io: CliIO): Promise<numb
       `${CMD}: expected FILE (or - for stdin), got ${positionals.length} arguments`,
     );
   }
-  if (values.tool && values.raw) {
-    throw new UsageError(`${CMD}: --tool and --raw exclude each other`);
+  if (values["tool-definition"] && values.raw) {
+    throw new UsageError(`${CMD}: --tool-definition and --raw exclude each other`);
   }
-  if (values.canonical && !values.tool && !values.raw) {
-    throw new UsageError(`${CMD}: --canonical needs --tool or --raw`);
+  if (values.canonical && !values["tool-definition"] && !values.raw) {
+    throw new UsageError(`${CMD}: --canonical needs --tool-definition or --raw`);
   }
   if (values.canonical && values.json) {
     throw new UsageError(`${CMD}: --canonical prints bytes; it does not combine with --json`);
@@ -52,8 +57,8 @@ export async function runContractDigest(args: string[], io: CliIO): Promise<numb
   const source = file === "-" ? "stdin" : file;
   const value = parseJson(await readInput(file, io), source);
 
-  if (values.tool || values.raw) {
-    const subject = values.tool ? projectContract(value, source) : value;
+  if (values["tool-definition"] || values.raw) {
+    const subject = values["tool-definition"] ? projectContract(value, source) : value;
     if (values.canonical) {
       await io.stdout(canonicalizeJcs(subject));
       return EXIT_OK;
@@ -64,7 +69,7 @@ export async function runContractDigest(args: string[], io: CliIO): Promise<numb
         ? jsonOutput("contract.digest", {
           ok: true,
           file: source,
-          kind: values.tool ? "tool" : "raw",
+          kind: values["tool-definition"] ? "tool" : "raw",
           digest,
         })
         : digest + "\n",

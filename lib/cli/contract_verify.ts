@@ -65,7 +65,7 @@ export const CONTRACT_VERIFY_FLAGS = {
   ...jsonFlag("schemapin.contract.verify/1; the same as --format json"),
   format: {
     type: "string",
-    value: "FORMAT",
+    value: "human|json|sarif|github",
     help: "the report: human (default), json, sarif (SARIF 2.1.0) or github (workflow " +
       "annotations)",
   },

@@ -36,7 +36,7 @@ export const FORCE_FLAGS = {
 export const KEY_FLAGS = {
   key: {
     type: "string",
-    value: "PRIVATE.pem",
+    value: "KEY.pem",
     help: "the signing key: PKCS#8, encrypted PKCS#8 (asks for the passphrase) or SEC1 PEM",
   },
   "passphrase-file": {

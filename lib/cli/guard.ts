@@ -258,9 +258,12 @@ export const guardCommand: Command = {
   name: "guard",
   summary: "guard an MCP server live: check every tools/list against the lock and signatures",
   help: HELP,
-  // The subcommands' tables; the plain form (\`guard … -- CMD\`, \`guard --listen\`) is
-  // GUARD_FLAGS, which the completions cannot offer beside subcommands yet.
-  flags: [{ name: "wrap", flags: WRAP_FLAGS }, { name: "unwrap", flags: UNWRAP_FLAGS }],
+  // The plain form (`guard … -- CMD`, `guard --listen`) is the subcommand without a name.
+  flags: [
+    { name: "", flags: GUARD_FLAGS },
+    { name: "wrap", flags: WRAP_FLAGS },
+    { name: "unwrap", flags: UNWRAP_FLAGS },
+  ],
   async run(args: string[], io: CliIO): Promise<number> {
     if (args[0] === "wrap" || args[0] === "unwrap") {
       return await runGuardWrap(args[0], args.slice(1), io);

@@ -92,7 +92,7 @@ export const WRAP_FLAGS = {
   },
   port: {
     type: "string",
-    value: "N",
+    value: "PORT",
     help: `the loopback port of the first wrapped HTTP server (default ${DEFAULT_GUARD_PORT}; ` +
       "the next ones count up)",
   },

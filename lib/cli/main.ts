@@ -78,7 +78,7 @@ function splitGlobalFlags(args: string[]): { globals: string[]; args: string[] }
  */
 function withGlobalFlags(command: Command, rest: string[], globals: string[]): string[] {
   if (globals.length === 0) return rest;
-  const tables = command.flags ?? {};
+  const tables = command.flags;
   const offered = new Set(
     Array.isArray(tables)
       ? (tables as readonly SubcommandFlags[]).flatMap((t) => offeredFlags(t.flags))

@@ -30,11 +30,6 @@ import { readInput, readTextInput } from "./io.ts";
 /** The environment variable holding a passphrase. */
 export const PASSPHRASE_ENV = "SCHEMAPIN_PASSPHRASE";
 
-/** The parseArgs option every command taking `--key` (and `keygen --encrypt`) adds. */
-export const PASSPHRASE_OPTIONS = {
-  "passphrase-file": { type: "string" },
-} as const;
-
 /** Below this many PBKDF2 iterations, loading an encrypted key prints a warning. */
 export const WEAK_PBKDF2_ITERATIONS = 100_000;
 

@@ -30,7 +30,7 @@ const FLAGS = {
   fingerprint: { type: "string", value: "FP", help: "the revoked key's sha256: fingerprint" },
   key: {
     type: "string",
-    value: "FILE",
+    value: "KEY.pem",
     help: "or the revoked key itself (public or private PEM)",
   },
   ...PASSPHRASE_FLAGS,

@@ -147,38 +147,6 @@ export interface TrustOptionValues extends AuthorityFlagValues {
   "trust-first-use"?: boolean;
 }
 
-/** The `--public-key FILE` option of verify-schema and verify-skill (`parseArgs` spec). */
-export const PUBLIC_KEY_OPTIONS = {
-  "public-key": { type: "string" },
-} as const;
-
-/** The network and resolver options the verify commands add (`parseArgs` spec). */
-export const NETWORK_OPTIONS = {
-  "well-known": { type: "boolean" },
-  "resolver-dir": { type: "string" },
-  dns: { type: "boolean" },
-  "dns-server": { type: "string" },
-  "ca-file": { type: "string" },
-  timeout: { type: "string" },
-} as const;
-
-/** Help lines for {@linkcode NETWORK_OPTIONS}. */
-export const NETWORK_HELP =
-  `  --well-known             fetch https://DOMAIN/.well-known/schemapin.json (and its declared
-                           revocation_endpoint): HTTPS only, no redirects, 64 KiB cap,
-                           timeouts; HTTPS_PROXY/NO_PROXY and DENO_CERT are honoured
-  --resolver-dir DIR       read DIR/DOMAIN.json and DIR/DOMAIN.revocations.json (DIR must
-                           exist: a missing folder is an error, never a fall-through)
-                           (--bundle, --resolver-dir and --well-known together form a chain,
-                           in the order given: the first source that has the domain wins;
-                           only "not found" falls through, any other failure stops)
-  --ca-file FILE           extra CA certificate(s), PEM, for --well-known (a private CA)
-  --timeout SECONDS        network deadlines (default: connect 5, read 10, DNS 5)
-  --dns                    cross-check the key with the _schemapin.DOMAIN TXT record (§17):
-                           absent = no effect; mismatch = DOMAIN_MISMATCH; malformed =
-                           DISCOVERY_INVALID; no answer (timeout, SERVFAIL) fails closed
-  --dns-server IP[:PORT]   the name server for --dns (default: /etc/resolv.conf)`;
-
 /** The source flags that can form a chain, in the order they appear in `args`. */
 function chainOrder(args: readonly string[], values: TrustOptionValues): TrustSource[] {
   const flags = (["bundle", "resolver-dir", "well-known"] as const).filter((f) =>

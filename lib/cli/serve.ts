@@ -62,13 +62,13 @@ const OWN_FLAGS = {
     help: "the standalone revocation document to publish (schemapin revoke makes one)",
   },
   bundle: { type: "string", value: "FILE", help: "a trust bundle to publish as well" },
-  cert: { type: "string", value: "FILE", help: "TLS certificate chain, PEM" },
-  key: {
+  "tls-cert": { type: "string", value: "FILE", help: "TLS certificate chain, PEM" },
+  "tls-key": {
     type: "string",
     value: "FILE",
     help: "TLS private key, PEM (unencrypted); not a signing key",
   },
-  port: { type: "string", value: "P", help: "TCP port (default 8443; 0 picks a free one)" },
+  port: { type: "string", value: "PORT", help: "TCP port (default 8443; 0 picks a free one)" },
   hostname: { type: "string", value: "H", help: "address to listen on (default 0.0.0.0)" },
   "access-log": {
     type: "boolean",
@@ -76,13 +76,19 @@ const OWN_FLAGS = {
   },
 } as const satisfies FlagTable;
 
-const SERVE_FLAGS = { ...OWN_FLAGS, ...SERVER_LIMIT_FLAGS } as const satisfies FlagTable;
+const SERVE_FLAGS = {
+  ...OWN_FLAGS,
+  ...SERVER_LIMIT_FLAGS,
+  // Old spellings, kept for one release (docs/cli-vocabulary.md: -k/--key is a signing key).
+  cert: { type: "string", help: "", deprecated: "tls-cert" },
+  key: { type: "string", help: "", deprecated: "tls-key" },
+} as const satisfies FlagTable;
 
 const HELP = `schemapin serve — serve .well-known/schemapin.json over HTTPS (for publishers)
 
 Usage:
-  schemapin serve --discovery FILE [--revocation FILE] [--bundle FILE] --cert CERT.pem
-      --key KEY.pem [--port P] [--hostname H] [--access-log] [limits]
+  schemapin serve --discovery FILE [--revocation FILE] [--bundle FILE] --tls-cert CERT.pem
+      --tls-key KEY.pem [--port P] [--hostname H] [--access-log] [limits]
 
 Serves, over HTTPS only:
   ${WELL_KNOWN_PATH}                the --discovery document
@@ -115,7 +121,7 @@ malformed document, or a certificate/key or address that cannot be used.
 
 Example:
   schemapin serve --discovery schemapin.json --revocation revocations.json \\
-      --cert /etc/ssl/tools.example.com.pem --key /etc/ssl/tools.example.com.key --port 443
+      --tls-cert /etc/ssl/tools.example.com.pem --tls-key /etc/ssl/tools.example.com.key --port 443
 `;
 
 /** One document to serve. */
@@ -270,7 +276,7 @@ export const serveCommand: Command = {
   async run(args, io) {
     const { values, positionals } = parseCommandArgs("serve", args, SERVE_FLAGS);
     if (positionals.length > 0) throw new UsageError("serve: takes no positional arguments");
-    for (const flag of ["discovery", "cert", "key"] as const) {
+    for (const flag of ["discovery", "tls-cert", "tls-key"] as const) {
       if (values[flag] === undefined) throw new UsageError(`serve: --${flag} FILE is required`);
       if (values[flag] === "-") throw new UsageError(`serve: --${flag} must be a file, not stdin`);
     }
@@ -281,15 +287,18 @@ export const serveCommand: Command = {
     const limits = parseServerLimits("serve", values, true);
     const hostname = values.hostname ?? "0.0.0.0";
     const routes = await loadRoutes(values, io);
-    const cert = await readTextInput(values.cert!, io);
-    const key = await readTextInput(values.key!, io);
+    const cert = await readTextInput(values["tls-cert"]!, io);
+    const key = await readTextInput(values["tls-key"]!, io);
     if (!cert.includes("-----BEGIN CERTIFICATE-----")) {
-      throw new SchemaPinError("INPUT_INVALID", `--cert ${values.cert} holds no PEM certificate`);
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        `--tls-cert ${values["tls-cert"]} holds no PEM certificate`,
+      );
     }
     if (!/-----BEGIN (EC |RSA )?PRIVATE KEY-----/.test(key)) {
       throw new SchemaPinError(
         "INPUT_INVALID",
-        `--key ${values.key} holds no unencrypted PEM private key`,
+        `--tls-key ${values["tls-key"]} holds no unencrypted PEM private key`,
       );
     }
 

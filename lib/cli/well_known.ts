@@ -20,7 +20,7 @@ import { FORCE_FLAGS, PASSPHRASE_FLAGS } from "./flag_groups.ts";
 const FLAGS = {
   key: {
     type: "string",
-    value: "FILE",
+    value: "KEY.pem",
     help: "the current public (or private) key, PEM; only its public half is published",
   },
   ...PASSPHRASE_FLAGS,

@@ -46,7 +46,7 @@ Deno.test("bundle --help: the option lists are the tables' own", () => {
     assert.ok(bundleCommand.help.includes(optionList(table)));
   }
   assert.match(bundleCommand.help, /Options of verify:\n {2}--authority KID=FINGERPRINT\n/);
-  assert.match(bundleCommand.help, /\n {2}-k, --key PRIVATE\.pem {4}the authority's signing key/);
+  assert.match(bundleCommand.help, /\n {2}-k, --key KEY\.pem {8}the authority's signing key/);
 });
 
 Deno.test("the deprecated spellings are in neither the help's option lists nor the completions", () => {

@@ -153,7 +153,10 @@ Deno.test("deno task compile offline: one line naming denort, its URL and DENORT
     );
     assert.doesNotMatch(host.stderr, /Caused by|Stack backtrace/, "no error chain");
     await assert.rejects(Deno.stat(`${work}/dist`), Deno.errors.NotFound, "no empty dist/ left");
-    assert.ok(proxy.connects.length > 0 && proxy.connects.every((c) => c === "dl.deno.land:443"));
+    assert.ok(
+      proxy.connects.length > 0 && proxy.connects.every((c) => c === "dl.deno.land:443"),
+      `downloads tried: ${proxy.connects.join(", ")}`,
+    );
 
     // A dist/ that was there stays, with what it held, and nothing of this run.
     await Deno.mkdir(`${work}/dist`);

@@ -176,13 +176,22 @@ Deno.test("every command has a flag table, and completions offer exactly its fla
   for (const command of COMMANDS) {
     assert.ok(command.flags !== undefined, `${command.name} has no flag table`);
     const spec = completionSpec(command);
-    const tables: FlagTable[] = Array.isArray(command.flags)
-      ? (command.flags as readonly SubcommandFlags[]).map((t) => t.flags)
-      : [command.flags as FlagTable];
-    for (const table of tables) {
+    const forms: [string, FlagTable, readonly string[]][] = Array.isArray(command.flags)
+      ? (command.flags as readonly SubcommandFlags[]).map((t) => [
+        `${command.name} ${t.name}`,
+        t.flags,
+        t.name === ""
+          ? spec.plainFlags ?? []
+          : spec.subcommands.find((s) => s.name === t.name)?.flags ?? [],
+      ])
+      : [[command.name, command.flags as FlagTable, spec.flags]];
+    for (const [label, table, offered] of forms) {
       for (const [name, flag] of Object.entries(table)) {
-        const offered = spec.flags.includes(`--${name}`);
-        assert.equal(offered, flag.deprecated === undefined, `${command.name} --${name}`);
+        assert.equal(
+          offered.includes(`--${name}`),
+          flag.deprecated === undefined,
+          `${label} --${name}`,
+        );
       }
     }
   }
@@ -274,4 +283,27 @@ Deno.test("an empty flag table gives only --help, whatever the help text mention
   // Quotes and colons in a summary are escaped for each shell, never left to break the script.
   assert.ok(completionScript("zsh", [bare]).includes(`'bare:it'\\''s\\: odd'`));
   assert.ok(completionScript("fish", [bare]).includes(`-d 'it\\'s: odd'`));
+});
+
+Deno.test("a command with subcommands and a plain form completes both (guard -- CMD, guard wrap)", () => {
+  const guard = completionSpec(byName("guard"));
+  assert.deepEqual(guard.subcommands.map((s) => s.name), ["wrap", "unwrap"]);
+  assert.ok(guard.plainFlags?.includes("--listen"), "the plain form's flags");
+  assert.ok(
+    !guard.plainFlags?.includes("--schemapin-command"),
+    "wrap's flag is not the plain form's",
+  );
+  const bash = completionScript("bash", [byName("guard")]);
+  assert.match(bash, /\*\) flags="--lock /);
+  const fish = completionScript("fish", [byName("guard")]);
+  assert.match(fish, /not __fish_seen_subcommand_from wrap unwrap' -l listen/);
+  // A command without a plain form offers only its subcommands there.
+  assert.equal(completionSpec(byName("pins")).plainFlags, undefined);
+  assert.doesNotMatch(completionScript("bash", [byName("pins")]), /\*\) flags=/);
+});
+
+Deno.test("fish: short forms are -s, long flags -l (never an empty -l)", () => {
+  const fish = completionScript("fish", COMMANDS);
+  assert.doesNotMatch(fish, / -l $/m);
+  assert.match(fish, /__fish_seen_subcommand_from sign-schema' -s k$/m);
 });

@@ -522,7 +522,7 @@ Deno.test("contract: one flag table per subcommand; each is completed with its o
     "--help",
     "--json",
     "--raw",
-    "--tool",
+    "--tool-definition",
   ]);
 });
 

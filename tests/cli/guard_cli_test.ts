@@ -165,10 +165,12 @@ Deno.test("guard, serve, sign-tools: the help's option lists and the completions
   assert.doesNotMatch(help, /--handshake-timeout/, "no TLS on --listen");
 
   const serve = completionSpec(serveCommand).flags;
-  for (const flag of ["--key", "-k", "--cert", "--handshake-timeout", "--max-connections"]) {
+  for (const flag of ["--tls-key", "--tls-cert", "--handshake-timeout", "--max-connections"]) {
     assert.ok(serve.includes(flag), flag);
   }
-  assert.match((await runInProcess(["serve", "--help"])).stdout, /-k, --key FILE +TLS private/);
+  // -k/--key is a signing key everywhere: serve's TLS key has its own name.
+  for (const flag of ["--key", "-k", "--cert"]) assert.ok(!serve.includes(flag), flag);
+  assert.match((await runInProcess(["serve", "--help"])).stdout, /--tls-key FILE +TLS private/);
   const signTools = completionSpec(signToolsCommand).flags;
   assert.ok(signTools.includes("-o") && signTools.includes("--timeout"));
   assert.match(

@@ -102,7 +102,16 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
       await withTempDir(async (dir) => {
         const publicPem = await batchFixture(dir, BATCH);
         const child = await spawnCli(
-          ["sign-schema", "--batch", "schemas", "--out", "sigs", "--key", "keys/private.pem", "-q"],
+          [
+            "sign-schema",
+            "--batch",
+            "schemas",
+            "--out-dir",
+            "sigs",
+            "--key",
+            "keys/private.pem",
+            "-q",
+          ],
           dir,
         );
         await waitUntil(() => filesEndingIn(`${dir}/sigs`, ".sig").length > 0, child, "a .sig");
@@ -253,7 +262,7 @@ Deno.test({
     await withTempDir(async (dir) => {
       const publicPem = await batchFixture(dir, BATCH);
       const { code, screen } = await stopOnTerminal(
-        ["sign-schema", "--batch", "schemas", "--out", "sigs", "--key", "keys/private.pem"],
+        ["sign-schema", "--batch", "schemas", "--out-dir", "sigs", "--key", "keys/private.pem"],
         dir,
         // deno-lint-ignore no-control-regex
         (s) => /\rsign-schema: [0-9,]+\/3,000 schemas\x1b\[K/.test(s),

@@ -599,8 +599,8 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       format: "schemapin.contract.digest/1",
     },
     {
-      name: "contract digest --tool",
-      args: ["contract", "digest", p("tool.json"), "--tool", "--json"],
+      name: "contract digest --tool-definition",
+      args: ["contract", "digest", p("tool.json"), "--tool-definition", "--json"],
       code: 0,
       format: "schemapin.contract.digest/1",
     },

@@ -29,9 +29,9 @@ function serve(more: string[] = [], options: { ulimit?: number } = {}): Promise<
     "serve",
     "--discovery",
     DISCOVERY,
-    "--cert",
+    "--tls-cert",
     pki.cert,
-    "--key",
+    "--tls-key",
     pki.key,
     "--port",
     "0",
@@ -192,7 +192,16 @@ Deno.test("serve: a stderr nobody reads neither grows memory nor stops the serve
 
 Deno.test("serve: bad limit flags are usage errors (exit 2)", async () => {
   await withTempDir(async () => {
-    const base = ["--discovery", DISCOVERY, "--cert", pki.cert, "--key", pki.key, "--port", "0"];
+    const base = [
+      "--discovery",
+      DISCOVERY,
+      "--tls-cert",
+      pki.cert,
+      "--tls-key",
+      pki.key,
+      "--port",
+      "0",
+    ];
     for (
       const bad of [
         ["--max-connections", "0"],

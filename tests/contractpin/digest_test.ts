@@ -42,12 +42,12 @@ Deno.test("vectors: library reproduces every canonical form and digest", () => {
   }
 });
 
-Deno.test("vectors: `contract digest` reproduces every vector (--tool / --raw, --canonical)", async () => {
+Deno.test("vectors: `contract digest` reproduces every vector (--tool-definition / --raw, --canonical)", async () => {
   await withTempDir(async (dir) => {
     for (const v of vectors) {
       const file = `${dir}/${v.name}.json`;
       await Deno.writeTextFile(file, JSON.stringify(v.input));
-      const mode = v.project ? "--tool" : "--raw";
+      const mode = v.project ? "--tool-definition" : "--raw";
       const digest = await runInProcess(["contract", "digest", mode, file]);
       assert.equal(digest.code, 0, `${v.name}: ${digest.stderr}`);
       assert.equal(digest.stdout, v.digest + "\n", v.name);
@@ -243,9 +243,9 @@ Deno.test("digest CLI: usage errors are exit 2", async () => {
     const args of [
       [],
       ["a.json", "b.json"],
-      ["--tool", "--raw", "x.json"],
+      ["--tool-definition", "--raw", "x.json"],
       ["--canonical", "x.json"],
-      ["--tool", "--canonical", "--json", "x.json"],
+      ["--tool-definition", "--canonical", "--json", "x.json"],
       ["--bogus", "x.json"],
       ["/nonexistent/file.json"],
     ]
@@ -256,8 +256,10 @@ Deno.test("digest CLI: usage errors are exit 2", async () => {
 });
 
 Deno.test("digest CLI: stdin with -", async () => {
+  // (with the old spelling --tool: kept for one release, with a note)
   const r = await runInProcess(["contract", "digest", "--tool", "-"], '{"name":"ping"}');
   assert.equal(r.code, 0);
+  assert.match(r.stderr, /contract digest: --tool is deprecated; use --tool-definition/);
   assert.equal(r.stdout, digestJson({ name: "ping", description: null, inputSchema: null }) + "\n");
 });
 

@@ -298,7 +298,16 @@ Deno.test("batch threads: sign-schema --batch writes the same bytes with 2 threa
     );
     const run = (threads: string, out: string) =>
       runCliProcess(
-        ["sign-schema", "--batch", `${dir}/s`, "--out", out, "--key", `${dir}/key.pem`, "--json"],
+        [
+          "sign-schema",
+          "--batch",
+          `${dir}/s`,
+          "--out-dir",
+          out,
+          "--key",
+          `${dir}/key.pem`,
+          "--json",
+        ],
         { env: { SCHEMAPIN_BATCH_THREADS: threads }, drain: true },
       );
     const one = await run("0", `${dir}/out0`);
@@ -337,7 +346,7 @@ Deno.test("batch threads: a bad SCHEMAPIN_BATCH_THREADS is exit 2 and nothing is
     Deno.mkdirSync(`${dir}/s`);
     Deno.writeTextFileSync(`${dir}/s/a.json`, JSON.stringify(schemaFor(1)));
     const r = await runCliProcess(
-      ["sign-schema", "--batch", `${dir}/s`, "--out", `${dir}/out`, "--key", `${dir}/key.pem`],
+      ["sign-schema", "--batch", `${dir}/s`, "--out-dir", `${dir}/out`, "--key", `${dir}/key.pem`],
       { env: { SCHEMAPIN_BATCH_THREADS: "many" } },
     );
     assert.equal(r.code, 2, r.stderr);
