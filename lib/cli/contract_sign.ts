@@ -1,9 +1,7 @@
 /**
- * Signed locks in the CLI (issue 17 item 2): `schemapin contract sign` writes `<lock>.sig`, a
- * SchemaPin 1.4 signature document over the lock (lib/contractpin/lock_signature.ts), and the
- * lock-signature flags of `contract verify --require-signed-lock` (verify-schema's key
- * sources), checked into the plan that lib/contractpin/lock_signature_check.ts runs before any
- * server is contacted (its reports: lib/cli/lock_signature_report.ts).
+ * `schemapin contract sign` (issue 17 item 2): writes `<lock>.sig`, a SchemaPin 1.4 signature
+ * document over the lock (lib/contractpin/lock_signature.ts); and the help of the check that
+ * `contract verify --require-signed-lock` makes of it (lib/cli/lock_signature.ts).
  *
  * @module
  */
@@ -12,7 +10,7 @@ import { parseJson } from "../json/parse.ts";
 import { formatSchemaSignatureDocument } from "../schema/document.ts";
 import { DEFAULT_LOCK_FILE, parseLock } from "../contractpin/lock.ts";
 import { LOCK_SIGNATURE_TOOL_ID, signLock } from "../contractpin/lock_signature.ts";
-import { lockSignaturePath, type LockSignaturePlan } from "../contractpin/lock_signature_check.ts";
+import { lockSignaturePath } from "../contractpin/lock_signature_check.ts";
 import { type CliIO, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { describeFsError, readInput, writeFileAtomic } from "./io.ts";
@@ -21,23 +19,13 @@ import { signatureMetadata } from "./signature_options.ts";
 import { loadPrivateKey } from "./private_key.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import {
-  DNS_FLAGS,
-  EXPIRY_FLAGS,
   FORCE_FLAGS,
   jsonFlag,
   KEY_FLAGS,
-  KEY_SOURCE_FLAGS,
-  PIN_FLAGS,
   QUIET_FLAGS,
   SIGNATURE_METADATA_FLAGS,
-  VERIFY_DOMAIN_FLAGS,
 } from "./flag_groups.ts";
-import {
-  checkTrustFlags,
-  requireDomainFlag,
-  type TrustOptionValues,
-  type TrustPlan,
-} from "./schema_inputs.ts";
+import { LOCK_TRUST_FLAGS } from "./lock_signature.ts";
 
 const CMD = "contract sign";
 
@@ -48,23 +36,6 @@ export const CONTRACT_SIGN_HELP =
          lock's schemapin-v1 canonical bytes (its values: reformatting the lock keeps the
          signature valid). The key and metadata flags are sign-schema's. The signature is
          written atomically; nothing is written when anything fails.`;
-
-/**
- * The flags of a lock-signature check (`contract verify --require-signed-lock`, `guard
- * --require-signed-lock`): verify-schema's key sources, DNS cross-check, pins and expiry.
- * There is no network `--timeout` here: `contract verify --timeout` is the MCP one.
- */
-export const LOCK_TRUST_FLAGS = {
-  domain: {
-    ...VERIFY_DOMAIN_FLAGS.domain,
-    help: "the publisher's domain (RFC 1123 host name): its key must have signed the lock " +
-      `(required; the pin key ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN)`,
-  },
-  ...KEY_SOURCE_FLAGS,
-  ...DNS_FLAGS,
-  ...PIN_FLAGS,
-  ...EXPIRY_FLAGS,
-} as const satisfies FlagTable;
 
 /** Help of the lock-signature check of `contract verify` (its flags listed from the table). */
 export const VERIFY_SIGNATURE_HELP =
@@ -100,65 +71,6 @@ export const CONTRACT_SIGN_FLAGS = {
   ...jsonFlag("schemapin.contract.sign/1"),
   ...QUIET_FLAGS,
 } as const satisfies FlagTable;
-
-/** The flag values a lock-signature check reads. */
-export type LockTrustValues = TrustOptionValues & {
-  domain?: string;
-  "allow-expired"?: boolean;
-};
-
-/**
- * Checks the key-source flags of a lock-signature check (`--domain` required) without reading
- * anything. `values.timeout` is not a network deadline here (contract verify's `--timeout`
- * is the MCP one), so it is left out of the plan.
- */
-export function checkLockTrustFlags(
-  command: string,
-  values: LockTrustValues,
-  args: readonly string[],
-): TrustPlan {
-  const domain = requireDomainFlag(command, values.domain);
-  return checkTrustFlags(command, { ...values, timeout: undefined }, domain, args);
-}
-
-/** The trust flags given in `values` (for "goes with --require-signed-lock" errors). */
-export function givenLockTrustFlags(values: object): string[] {
-  const v = values as Record<string, unknown>;
-  return Object.keys(LOCK_TRUST_FLAGS).filter((k) => v[k] !== undefined);
-}
-
-/**
- * The lock-signature flags of `command`, checked without reading anything: with
- * `requireFlag` given, `--domain D` and a key source are required; without it, every
- * key-source flag is a usage error (the signature is not read, so they would be ignored).
- */
-export function planLockSignature(
-  command: string,
-  requireFlag: string,
-  required: boolean,
-  values: LockTrustValues & { signature?: string },
-  args: readonly string[],
-  lockPath: string,
-): LockSignaturePlan<TrustPlan> {
-  if (!required) {
-    const given = [
-      ...givenLockTrustFlags(values),
-      ...(values.signature !== undefined ? ["signature"] : []),
-    ];
-    if (given.length > 0) {
-      throw new UsageError(`${command}: --${given[0]} goes with ${requireFlag}`);
-    }
-    return { required, sigPath: lockSignaturePath(lockPath) };
-  }
-  if (values.signature === "" || values.signature === "-") {
-    throw new UsageError(`${command}: --signature must name a file`);
-  }
-  if (values.signature === undefined && lockPath === "-") {
-    throw new UsageError(`${command}: with --lock -, give the signature file with --signature`);
-  }
-  const plan = checkLockTrustFlags(command, values, args);
-  return { required, sigPath: values.signature ?? lockSignaturePath(lockPath), plan };
-}
 
 // ---------------------------------------------------------------------------------------------
 // contract sign

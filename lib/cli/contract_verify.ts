@@ -33,16 +33,17 @@ import {
   readConfig,
   readSnapshot,
 } from "./contract_shared.ts";
-import { LOCK_TRUST_FLAGS, planLockSignature } from "./contract_sign.ts";
 import type { LockSignatureCheck } from "../contractpin/lock_signature_check.ts";
 import {
+  LOCK_TRUST_FLAGS,
   lockSignatureGithubLine,
   lockSignatureJson,
   lockSignatureLine,
   lockSignatureSarif,
+  planLockSignature,
   printLockSignatureNotes,
   runLockSignatureCheck,
-} from "./lock_signature_report.ts";
+} from "./lock_signature.ts";
 import { terminalPrompt } from "./prompt.ts";
 import { type ItemKind, SURFACE_KINDS, SURFACE_SPECS } from "../contractpin/surface.ts";
 

@@ -1,21 +1,13 @@
 /**
  * `schemapin hash-skill`: the §4b manifest and `skill_hash` of a skill folder, no key needed.
- * Also home of what the three skill commands share: the values of the cap options (their
- * progress line is lib/cli/progress.ts).
  *
  * @module
  */
 import { showPath } from "../skill/fs.ts";
 import { hashSkillDir } from "../skill/hash.ts";
-import type { SkillLimits } from "../skill/walk.ts";
 import { skillProgress } from "./progress.ts";
-import {
-  type Command,
-  EXIT_OK,
-  parseCommandArgs,
-  requirePositionals,
-  UsageError,
-} from "./command.ts";
+import { limitsFromArgs } from "./skill_limits.ts";
+import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import { jsonFlag, LIMIT_FLAGS, QUIET_FLAGS } from "./flag_groups.ts";
@@ -51,44 +43,6 @@ Example:
   schemapin hash-skill ./pdf-tools
   schemapin hash-skill ./pdf-tools --json
 `;
-
-const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
-
-/**
- * The caps given with `--max-entries N` and `--max-bytes SIZE` (`SIZE` in bytes or with a
- * `K`, `M` or `G` suffix, powers of 1024).
- *
- * @example
- * ```ts
- * import { limitsFromArgs } from "./hash_skill.ts";
- * limitsFromArgs("hash-skill", { "max-bytes": "1G" }); // { maxBytes: 1073741824 }
- * ```
- */
-export function limitsFromArgs(
-  command: string,
-  values: { "max-entries"?: string; "max-bytes"?: string },
-): SkillLimits {
-  const limits: SkillLimits = {};
-  const entries = values["max-entries"];
-  if (entries !== undefined) {
-    if (!/^[1-9]\d{0,8}$/.test(entries)) {
-      throw new UsageError(`${command}: --max-entries must be a positive integer`);
-    }
-    limits.maxEntries = Number(entries);
-  }
-  const bytes = values["max-bytes"];
-  if (bytes !== undefined) {
-    const m = /^([1-9]\d{0,15})([kmg]?)(?:i?b)?$/i.exec(bytes);
-    const n = m ? Number(m[1]) * SIZE_UNITS[m[2].toLowerCase()] : NaN;
-    if (!Number.isSafeInteger(n)) {
-      throw new UsageError(
-        `${command}: --max-bytes must be a size in bytes, or with K, M or G (e.g. 512M)`,
-      );
-    }
-    limits.maxBytes = n;
-  }
-  return limits;
-}
 
 /** The `hash-skill` command. */
 export const hashSkillCommand: Command = {

@@ -20,7 +20,7 @@ import {
 } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
-import { limitsFromArgs } from "./hash_skill.ts";
+import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
 import { loadPrivateKey } from "./private_key.ts";
 import { requireDomainFlag } from "./schema_inputs.ts";

@@ -30,7 +30,7 @@ import {
 } from "./command.ts";
 import { jsonOutput, type JsonOutputFields, verificationFields } from "./json_output.ts";
 import { readInput } from "./io.ts";
-import { limitsFromArgs } from "./hash_skill.ts";
+import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
 import {
   checkTrustFlags,

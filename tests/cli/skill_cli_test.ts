@@ -4,7 +4,7 @@ import { generateKeyPair, privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { buildDiscoveryDocument } from "../../lib/discovery/document.ts";
 import { hashSkillDir } from "../../lib/skill/hash.ts";
 import type { CliIO } from "../../lib/cli/command.ts";
-import { limitsFromArgs } from "../../lib/cli/hash_skill.ts";
+import { limitsFromArgs } from "../../lib/cli/skill_limits.ts";
 import { skillProgress } from "../../lib/cli/progress.ts";
 import { makeVerifySkillCommand } from "../../lib/cli/verify_skill.ts";
 import { runCliProcess, runInProcess } from "./run.ts";

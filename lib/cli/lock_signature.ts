@@ -1,9 +1,9 @@
 /**
- * The reports of a lock's signature check (lib/contractpin/lock_signature_check.ts) shared by
+ * The CLI side of a lock's signature check (lib/contractpin/lock_signature_check.ts), shared by
  * `contract verify --require-signed-lock`, `guard --require-signed-lock` and the commands that
- * rewrite a lock: the `lock_signature` JSON object, the human line, the stderr notes, SARIF and
- * GitHub annotations, the stale-signature warning — and the run of a planned check in the CLI
- * (its flags are checked by `planLockSignature` in lib/cli/contract_sign.ts).
+ * rewrite a lock: its flags and their plan, the run of a planned check, and its reports — the
+ * `lock_signature` JSON object, the human line, the stderr notes, SARIF and GitHub annotations,
+ * the stale-signature warning.
  *
  * @module
  */
@@ -21,14 +21,101 @@ import { type CliIO, UsageError } from "./command.ts";
 import { verificationFields } from "./json_output.ts";
 import { exists } from "./io.ts";
 import {
+  checkTrustFlags,
   confirmFirstUseWith,
   describeDnsCheck,
   describeVerifyWarning,
   failureHint,
   reportInputFailure,
+  requireDomainFlag,
   trustEnv,
+  type TrustOptionValues,
   type TrustPlan,
 } from "./schema_inputs.ts";
+import type { FlagTable } from "./flags.ts";
+import {
+  DNS_FLAGS,
+  EXPIRY_FLAGS,
+  KEY_SOURCE_FLAGS,
+  PIN_FLAGS,
+  VERIFY_DOMAIN_FLAGS,
+} from "./flag_groups.ts";
+
+/**
+ * The flags of a lock-signature check (`contract verify --require-signed-lock`, `guard
+ * --require-signed-lock`): verify-schema's key sources, DNS cross-check, pins and expiry.
+ * There is no network `--timeout` here: `contract verify --timeout` is the MCP one.
+ */
+export const LOCK_TRUST_FLAGS = {
+  domain: {
+    ...VERIFY_DOMAIN_FLAGS.domain,
+    help: "the publisher's domain (RFC 1123 host name): its key must have signed the lock " +
+      `(required; the pin key ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN)`,
+  },
+  ...KEY_SOURCE_FLAGS,
+  ...DNS_FLAGS,
+  ...PIN_FLAGS,
+  ...EXPIRY_FLAGS,
+} as const satisfies FlagTable;
+
+/** The flag values a lock-signature check reads. */
+export type LockTrustValues = TrustOptionValues & {
+  domain?: string;
+  "allow-expired"?: boolean;
+};
+
+/**
+ * Checks the key-source flags of a lock-signature check (`--domain` required) without reading
+ * anything. `values.timeout` is not a network deadline here (contract verify's `--timeout`
+ * is the MCP one), so it is left out of the plan.
+ */
+export function checkLockTrustFlags(
+  command: string,
+  values: LockTrustValues,
+  args: readonly string[],
+): TrustPlan {
+  const domain = requireDomainFlag(command, values.domain);
+  return checkTrustFlags(command, { ...values, timeout: undefined }, domain, args);
+}
+
+/** The trust flags given in `values` (for "goes with --require-signed-lock" errors). */
+export function givenLockTrustFlags(values: object): string[] {
+  const v = values as Record<string, unknown>;
+  return Object.keys(LOCK_TRUST_FLAGS).filter((k) => v[k] !== undefined);
+}
+
+/**
+ * The lock-signature flags of `command`, checked without reading anything: with
+ * `requireFlag` given, `--domain D` and a key source are required; without it, every
+ * key-source flag is a usage error (the signature is not read, so they would be ignored).
+ */
+export function planLockSignature(
+  command: string,
+  requireFlag: string,
+  required: boolean,
+  values: LockTrustValues & { signature?: string },
+  args: readonly string[],
+  lockPath: string,
+): LockSignaturePlan<TrustPlan> {
+  if (!required) {
+    const given = [
+      ...givenLockTrustFlags(values),
+      ...(values.signature !== undefined ? ["signature"] : []),
+    ];
+    if (given.length > 0) {
+      throw new UsageError(`${command}: --${given[0]} goes with ${requireFlag}`);
+    }
+    return { required, sigPath: lockSignaturePath(lockPath) };
+  }
+  if (values.signature === "" || values.signature === "-") {
+    throw new UsageError(`${command}: --signature must name a file`);
+  }
+  if (values.signature === undefined && lockPath === "-") {
+    throw new UsageError(`${command}: with --lock -, give the signature file with --signature`);
+  }
+  const plan = checkLockTrustFlags(command, values, args);
+  return { required, sigPath: values.signature ?? lockSignaturePath(lockPath), plan };
+}
 
 /**
  * After `contract init` or `approve` rewrote the lock: when `<lock>.sig` exists it no longer
