@@ -1,91 +1,59 @@
 /**
  * Trust bundles (SchemaPin §13, §14, §21): a set of discovery and revocation documents for
- * many domains in one file, signed by a bundle authority (1.4) or unsigned (1.2); creating,
- * signing, verifying (against an allow-list of authorities, pinned on first use by opt-in),
- * merging, loading as a resolver, and the `schemapin/trustBundle` JSON-RPC method.
+ * many domains in one file, signed by a bundle authority (1.4) or unsigned (1.2): verifying a
+ * signed bundle against an allow-list of authorities (pinned on first use by opt-in), and
+ * using it as the resolver of `resolveTrustDocuments` (`./discovery`). Bundles are created,
+ * signed and merged with `schemapin bundle`.
  *
- * @example Build and sign a bundle, then verify it against an allow-listed authority
+ * @example Verify a bundle against an allow-listed authority, then use its documents
  * ```ts
  * import {
- *   addDiscoveryToBundle,
- *   createTrustBundle,
  *   MemoryBundleAuthorityStore,
  *   seedBundleAuthority,
- *   signTrustBundle,
+ *   TrustBundleResolver,
  *   verifyTrustBundle,
  * } from "jsr:@schemapin/schemapin/bundle";
- * import { buildDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
- * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import { resolveTrustDocuments } from "jsr:@schemapin/schemapin/discovery";
+ * import { parseJson } from "jsr:@schemapin/schemapin";
  *
- * const publisher = generateKeyPair();
- * const authority = generateKeyPair();
- * const discovery = buildDiscoveryDocument({
- *   publicKey: publisher.publicKey,
- *   developerName: "Example",
- * });
- * const bundle = addDiscoveryToBundle(createTrustBundle(), "example.com", discovery);
- * const signed = signTrustBundle(bundle, authority, "authority-2026", new Date());
- *
+ * // The authority's fingerprint, obtained out of band
  * const authorities = new MemoryBundleAuthorityStore();
- * await seedBundleAuthority(authorities, "authority-2026", authority.publicKey.fingerprint);
- * const verification = await verifyTrustBundle(signed, authorities);
- * console.log(verification.valid, verification.errorCode);
+ * await seedBundleAuthority(authorities, "authority-2026", "sha256:" + "ab".repeat(32));
+ *
+ * const bundle = parseJson(await Deno.readFile("bundle.json"), "bundle.json");
+ * const verification = await verifyTrustBundle(bundle, authorities, { source: "bundle.json" });
+ * if (!verification.verified) {
+ *   throw new Error(`${verification.errorCode}: ${verification.errorMessage}`);
+ * }
+ * const resolver = TrustBundleResolver.fromVerified(verification.verified);
+ * const trust = await resolveTrustDocuments(resolver, "example.com");
+ * console.log(trust.discoverySource); // for verifySchemaOffline's `discovery`
  * ```
  *
  * @module
  */
 
+// A bundle (§13.1, §21.2)
 export {
-  addDiscoveryToBundle,
-  addRevocationToBundle,
-  type AddToBundleOptions,
   type BundleAuthority,
   type BundleDocument,
-  createTrustBundle,
-  findInTrustBundle,
-  isSignedTrustBundle,
-  parseTrustBundle,
-  SIGNED_BUNDLE_VERSION,
   type TrustBundle,
-  type TrustBundleEntries,
-  trustBundleSigningInput,
-  UNSIGNED_BUNDLE_VERSION,
 } from "./lib/bundle/bundle.ts";
-export { signTrustBundle } from "./lib/bundle/sign.ts";
+
+// Verify against the authority allow-list (§21.4), then resolve from it (§14.2)
 export {
   type TrustBundleVerification,
   VerifiedTrustBundle,
   verifyTrustBundle,
   type VerifyTrustBundleOptions,
 } from "./lib/bundle/verify.ts";
-export { mergeTrustBundles, type MergeTrustBundlesOptions } from "./lib/bundle/merge.ts";
 export {
   type AuthoritySource,
   type BundleAuthorityRecord,
   type BundleAuthorityStore,
-  defaultBundleAuthorityStorePath,
   FileBundleAuthorityStore,
   MemoryBundleAuthorityStore,
-  removeBundleAuthority,
   type SeedAuthorityOutcome,
   seedBundleAuthority,
-  seedBundleAuthorityFromPem,
 } from "./lib/bundle/authority.ts";
-export {
-  type LoadedTrustBundle,
-  loadTrustBundle,
-  type LoadTrustBundleOptions,
-  TrustBundleResolver,
-} from "./lib/bundle/resolver.ts";
-export {
-  buildTrustBundleErrorResponse,
-  buildTrustBundleRequest,
-  buildTrustBundleResponse,
-  type JsonRpcId,
-  parseTrustBundleRequest,
-  parseTrustBundleResponse,
-  TRUST_BUNDLE_METHOD,
-  type TrustBundleErrorResponse,
-  type TrustBundleRequest,
-  type TrustBundleResponse,
-} from "./lib/bundle/jsonrpc.ts";
+export { TrustBundleResolver } from "./lib/bundle/resolver.ts";

@@ -1,23 +1,17 @@
 /**
- * contractpin — pin the contracts of MCP tools (the description, schemas and annotations a
- * model reads) in `contractpin.lock`, and verify live servers against it
+ * contractpin — the contracts of MCP tools (the description, schemas and annotations a model
+ * reads) pinned in `contractpin.lock`, and live servers verified against it
  * (`specs/contractpin-spec.md`).
  *
- * - §2 contract projection: {@linkcode projectContract}
- * - §3 canonical JSON (RFC 8785 JCS): {@linkcode canonicalizeJcs}
- * - §3–§4 digests: {@linkcode toolDigest}, {@linkcode fieldDigests}, {@linkcode serverDigest},
- *   {@linkcode digestToolList}
- * - §5 lock file: {@linkcode parseLock}, {@linkcode serializeLock}, {@linkcode buildLock}
- * - signed locks (a SchemaPin 1.4 signature in `contractpin.lock.sig`): {@linkcode signLock},
- *   {@linkcode verifyLockSignature}, {@linkcode lockHash}
- * - §6 verification: {@linkcode compareTools}, and over live servers {@linkcode pinServers} /
- *   {@linkcode verifyLock} (report formats: {@linkcode formatHuman}, {@linkcode formatSarif},
- *   {@linkcode formatGithub})
- * - a small strict MCP client: {@linkcode spawnStdio}, {@linkcode connectHttp},
- *   {@linkcode readToolsDump}, {@linkcode listTools}
- * - MCP client configs (JSONC, each client's variable forms): {@linkcode parseMcpConfig},
- *   {@linkcode parseClientConfig}, and where each client keeps them:
- *   {@linkcode clientConfigLocations}
+ * - §2–§4 contract digests of a tool list: {@linkcode digestToolList}
+ * - §5 the lock file: {@linkcode parseLock}
+ * - §6 verify live servers against it: {@linkcode verifyLock} — each server of the lock (a
+ *   stdio command, a Streamable HTTP URL or a saved `tools/list` file), run as the lock records
+ *   it or as a {@linkcode ServerTarget} you give (`configured`: its credentials, headers, env)
+ *
+ * The report of {@linkcode verifyLock} is data ({@linkcode VerifyReport}, snake_case as in
+ * `schemapin contract verify --json`); the text, SARIF and GitHub renderings are the CLI's.
+ * Locks are written, approved and signed with `schemapin contract init|approve|sign`.
  *
  * @example Digest a saved tools/list result
  * ```ts
@@ -32,141 +26,56 @@
  *
  * @example Verify a lock against live servers
  * ```ts
- * import { formatHuman, parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
+ * import { parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
  * const lock = parseLock(await Deno.readFile("contractpin.lock"));
  * const report = await verifyLock({ lock, lockPath: "contractpin.lock" });
- * console.log(formatHuman(report));
+ * for (const server of report.servers) console.log(server.name, server.status);
  * Deno.exit(report.exit_code); // §6: 0 match, 1 drift or unreachable
  * ```
  *
  * @module
  */
 
-export {
-  canonicalizeJcs,
-  canonicalizeJcsBytes,
-  CONTRACTPIN_CANONICAL_JSON_1,
-} from "./lib/json/canonical_jcs.ts";
-export { CONTRACT_FIELDS, projectContract } from "./lib/contractpin/contract.ts";
+// Contract digests (§2–§4)
 export {
   type DigestedTool,
   type DigestedToolList,
-  digestJson,
   digestToolList,
-  fieldDigests,
-  serverDigest,
-  toolDigest,
 } from "./lib/contractpin/digest.ts";
+export type { SnapshotTool } from "./lib/contractpin/snapshot.ts";
+
+// The lock file (§5)
 export {
-  buildLock,
   type ContractLock,
-  DEFAULT_LOCK_FILE,
-  LOCK_ALGORITHM,
-  LOCK_VERSION,
   type LockServer,
   type LockSurface,
   type LockSurfaceItem,
   type LockSurfaceKind,
   type LockTool,
   parseLock,
-  serializeLock,
   type ServerIdentity,
   type TransportKind,
 } from "./lib/contractpin/lock.ts";
+
+// Verify live servers (§6)
+export { type RunOptions, verifyLock, type VerifyRequest } from "./lib/contractpin/run.ts";
+export type { ServerTarget } from "./lib/contractpin/live.ts";
+export type { EnvLookup, HeaderTemplate } from "./lib/contractpin/secrets.ts";
+export type { ListOptions, ProtocolEra } from "./lib/mcp/session.ts";
+export type { ContractSnapshot } from "./lib/contractpin/snapshot.ts";
+export type { ItemKind, PinnedProtocol, SurfaceKind } from "./lib/contractpin/surface.ts";
+export type { Notice, SurfaceMember, ToolDiff } from "./lib/contractpin/verify.ts";
 export {
-  compareTools,
-  type DriftedTool,
-  type Notice,
-  type SurfaceMember,
-  type ToolComparison,
-  type ToolDiff,
-} from "./lib/contractpin/verify.ts";
-export {
-  contractDiff,
-  type ContractSnapshot,
-  parseSnapshot,
-  serializeSnapshot,
-  snapshotServer,
-  type SnapshotTool,
-} from "./lib/contractpin/snapshot.ts";
-export {
-  type FileFinding,
-  type Finding,
-  formatGithub,
-  formatHuman,
-  formatSarif,
   type ServerReport,
   type ServerStatus,
   type SurfaceKindReport,
   type SurfaceReport,
-  VERIFY_REPORT_FORMAT,
   type VerifyReport,
 } from "./lib/contractpin/report.ts";
-export {
-  type LiveResult,
-  type PinOutcome,
-  pinServers,
-  type RunOptions,
-  verifyLock,
-  type VerifyRequest,
-} from "./lib/contractpin/run.ts";
-export type { ServerTarget } from "./lib/contractpin/live.ts";
-export type { EnvLookup, HeaderTemplate, SecretWarning } from "./lib/contractpin/secrets.ts";
-export {
-  type ConfigContext,
-  type ConfigEntry,
-  parseClientConfig,
-  parseMcpConfig,
-} from "./lib/contractpin/config.ts";
-export {
-  type ClientConfigLocation,
-  clientConfigLocations,
-  type DiscoveryEnvironment,
-  type McpClient,
-} from "./lib/contractpin/discover.ts";
-export { ServerFailure, type ServerFailureKind } from "./lib/mcp/errors.ts";
-export {
-  type ListOptions,
-  listTools,
-  type McpTransport,
-  type ProtocolEra,
-  type RequestOptions,
-  type ToolListing,
-} from "./lib/mcp/session.ts";
-export { spawnStdio, type StdioOptions, StdioTransport } from "./lib/mcp/stdio.ts";
-export { connectHttp, type HttpOptions, HttpTransport } from "./lib/mcp/http.ts";
-export { readToolsDump } from "./lib/mcp/file.ts";
-export {
-  type DigestedSurface,
-  type DigestedSurfaceItem,
-  type DigestedSurfaceList,
-  digestSurfaceList,
-  instructionsDigest,
-  type ItemKind,
-  type PinnedProtocol,
-  type SurfaceKind,
-} from "./lib/contractpin/surface.ts";
-export type { JsonObject, JsonValue } from "./lib/json/types.ts";
-export {
-  type ErrorCode,
-  type ErrorDetails,
-  isSchemaPinError,
-  SchemaPinError,
-} from "./lib/errors.ts";
-export {
-  describeHiddenText,
-  findHiddenText,
-  findToolsHiddenText,
-  type HiddenTextFinding,
-  type HiddenTextKind,
-  type ToolHiddenTextFinding,
+
+// Hidden text in tool definitions, as reports carry it
+export type {
+  HiddenTextFinding,
+  HiddenTextKind,
+  ToolHiddenTextFinding,
 } from "./lib/contractpin/hidden_text.ts";
-export {
-  LOCK_SIGNATURE_TOOL_ID,
-  lockHash,
-  type LockSignatureResult,
-  type LockSignOptions,
-  signLock,
-  verifyLockSignature,
-  type VerifyLockSignatureOptions,
-} from "./lib/contractpin/lock_signature.ts";

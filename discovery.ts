@@ -1,19 +1,15 @@
 /**
- * Where keys and trust come from (SchemaPin §6, §8, §9, §12–§14, §17): discovery documents
- * (`/.well-known/schemapin.json`), domain validation, resolvers (`.well-known` over HTTPS,
- * local files and unsigned bundles, a chain of both), revocation documents, and the DNS TXT
- * record `_schemapin.{domain}`.
+ * Where keys and trust come from (SchemaPin §6, §8, §9, §12–§14): discovery documents
+ * (`/.well-known/schemapin.json`), revocation documents, and {@linkcode resolveTrustDocuments},
+ * which fetches a domain's documents for `verifySchemaOffline` / `verifySkillOffline` from a
+ * resolver — {@linkcode WellKnownResolver} (HTTPS) or `TrustBundleResolver` (`./bundle`): the
+ * domain validated first, the discovery document and its key validated, the revocation document
+ * from the same source, fail-closed rules applied. Standalone revocation documents are written
+ * with `schemapin revoke`.
  *
- * Verification with a resolver is in `./schema` (`verifySchemaWithResolver`) and `./skill`
- * (`verifySkillWithResolver`); signed trust bundles and their resolver are in `./bundle`.
- *
- * @example Publish a key, revoke an old one
+ * @example Publish a key, and revoke the previous one in the same document
  * ```ts
- * import {
- *   addRevokedKey,
- *   buildDiscoveryDocument,
- *   buildRevocationDocument,
- * } from "jsr:@schemapin/schemapin/discovery";
+ * import { buildDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
  *
  * const old = generateKeyPair();
@@ -23,85 +19,57 @@
  *   developerName: "Example Corp",
  *   revokedKeys: [old.publicKey.fingerprint],
  * });
- * const revocation = addRevokedKey(
- *   buildRevocationDocument("example.com"),
- *   old.publicKey.fingerprint,
- *   "key_compromise",
- * );
+ * // Served at https://example.com/.well-known/schemapin.json
  * await Deno.writeTextFile("schemapin.json", JSON.stringify(discovery, null, 2));
- * await Deno.writeTextFile("revocations.json", JSON.stringify(revocation, null, 2));
  * ```
  *
- * @example Resolve a domain's documents: local files first, then `.well-known`
+ * @example Verify a schema with the documents of the domain's `.well-known`
  * ```ts
- * import {
- *   ChainResolver,
- *   LocalFileResolver,
- *   parseDiscoveryDocument,
- *   resolveTrustDocuments,
- *   WellKnownResolver,
- * } from "jsr:@schemapin/schemapin/discovery";
+ * import { resolveTrustDocuments, WellKnownResolver } from "jsr:@schemapin/schemapin/discovery";
+ * import { verifySchemaOffline } from "jsr:@schemapin/schemapin/schema";
+ * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { type JsonObject, parseJson } from "jsr:@schemapin/schemapin";
  *
- * const resolver = new ChainResolver([new LocalFileResolver("./trust"), new WellKnownResolver()]);
- * const trust = await resolveTrustDocuments(resolver, "example.com");
- * const { document } = parseDiscoveryDocument(trust.discovery, trust.discoverySource);
- * console.log(trust.discoverySource, document.developer_name);
+ * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
+ * const trust = await resolveTrustDocuments(new WellKnownResolver(), "example.com");
+ * const result = await verifySchemaOffline({
+ *   schema: await read("tool.json"),
+ *   signature: await read("tool.json.sig") as JsonObject,
+ *   toolId: "add",
+ *   domain: "example.com",
+ *   discovery: trust.discovery,
+ *   revocation: trust.revocation,
+ *   sources: { discovery: trust.discoverySource, revocation: trust.revocationSource },
+ *   pinStore: new FilePinStore(),
+ * });
+ * console.log(result.valid, trust.discoverySource, result.developerName);
  * ```
  *
  * @module
  */
 
+// Discovery documents (§6)
 export {
   buildDiscoveryDocument,
   type BuildDiscoveryOptions,
-  DISCOVERY_SCHEMA_VERSION,
   type DiscoveryDocument,
-  loadDiscoveryKey,
-  type ParsedDiscovery,
-  parseDiscoveryDocument,
 } from "./lib/discovery/document.ts";
-export { checkDomain, type DomainCheck, validateDomain } from "./lib/dns/domain.ts";
+
+// Revocation documents (§8.5)
+export {
+  REVOCATION_REASONS,
+  type RevocationDocument,
+  type RevocationReason,
+  type RevokedKey,
+} from "./lib/revocation/document.ts";
+
+// Resolving a domain's documents (§14): `.well-known` over HTTPS (a signed trust bundle is
+// the other resolver, in ./bundle)
 export type { HttpsFetchOptions } from "./lib/discovery/http.ts";
+export { WellKnownResolver, type WellKnownResolverOptions } from "./lib/discovery/well_known.ts";
 export {
-  WELL_KNOWN_PATH,
-  WellKnownResolver,
-  type WellKnownResolverOptions,
-  wellKnownUrl,
-} from "./lib/discovery/well_known.ts";
-export {
-  ChainResolver,
-  LocalFileResolver,
   type ResolvedTrust,
   resolveTrustDocuments,
   type ResolveTrustOptions,
   type SchemaResolver,
 } from "./lib/discovery/resolvers.ts";
-export { type BundleEntries, findInUnsignedBundle } from "./lib/discovery/unsigned_bundle.ts";
-export {
-  addRevokedKey,
-  buildRevocationDocument,
-  checkRevocation,
-  parseRevocationDocument,
-  REVOCATION_REASONS,
-  type RevocationDocument,
-  type RevocationReason,
-  type RevocationStatus,
-  type RevokedKey,
-} from "./lib/revocation/document.ts";
-export {
-  DNS_TXT_VERSION,
-  dnsLookupName,
-  type DnsTxtRecord,
-  formatDnsTxtRecord,
-  parseDnsTxtRecord,
-} from "./lib/dns/txt.ts";
-export {
-  crossCheckDnsTxt,
-  type DnsCrossCheck,
-  type DnsDecision,
-  type DnsFailurePolicy,
-  type DnsTxtLookup,
-  lookupDnsTxt,
-} from "./lib/dns/check.ts";
-export type { DnsLookupOptions, DnsServer } from "./lib/dns/resolve.ts";
-export type { StepFailure } from "./lib/errors.ts";

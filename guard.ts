@@ -6,8 +6,9 @@
  * did not pass. Transports: stdio (the guard spawns the server) and Streamable HTTP (the guard
  * is a local endpoint in front of the upstream URL). Every decision goes to an audit log.
  *
- * A publisher signs its tool list with {@linkcode signToolList}: each tool gets a SchemaPin
- * 1.4 signature document over its contract in `_meta["dev.schemapin/signature"]`.
+ * Tool signatures are SchemaPin 1.4 signature documents over each tool's contract in
+ * `_meta["dev.schemapin/signature"]` (what `schemapin sign-tools` writes); the guard checks
+ * them with the trust inputs of {@linkcode ToolTrust}.
  *
  * @example Guard a stdio server against its lock entry
  * ```ts
@@ -34,54 +35,18 @@
  * @module
  */
 
-export {
-  type AuditDecision,
-  type AuditEntry,
-  AuditLog,
-  type AuditSink,
-  openAuditSink,
-} from "./lib/guard/audit.ts";
+// Run a guard: what it checks (a lock entry, tool signatures), what it does (the mode), where
+// it records (the audit log), and the two transports
 export {
   type GuardMode,
   GuardPolicy,
   type GuardPolicyOptions,
   type LockPolicy,
-  type SeenTools,
-  type ToolProblem,
-  type ToolVerdict,
 } from "./lib/guard/policy.ts";
-export {
-  type ClientDecision,
-  type ClientProtocol,
-  type FetchedTools,
-  type FetchTools,
-  GUARD_REFUSED,
-  GUARD_SERVER_FAILED,
-  GuardCore,
-  type GuardCoreOptions,
-  type GuardListing,
-  GuardSession,
-  type PendingRequest,
-  type PendingRequests,
-  type ServerDecision,
-} from "./lib/guard/core.ts";
+export { GuardCore, type GuardCoreOptions } from "./lib/guard/core.ts";
+export { AuditLog, type AuditSink, openAuditSink } from "./lib/guard/audit.ts";
 export { runStdioGuard, type StdioGuardOptions } from "./lib/guard/stdio.ts";
-export type { PendingSurfaceList, SurfaceListing } from "./lib/guard/surface.ts";
 export { type HttpGuard, type HttpGuardOptions, startHttpGuard } from "./lib/guard/http.ts";
-export {
-  DOMAIN_META_KEY,
-  MANIFEST_META_KEY,
-  readToolSignature,
-  SIGNATURE_META_KEY,
-  type SignedToolList,
-  signToolList,
-  type SignToolListOptions,
-  SnapshotPinStore,
-  type ToolSignatureCheck,
-  type ToolSignatureEntry,
-  type ToolSignatureField,
-  type ToolSignatureManifest,
-  type ToolTrust,
-  verifyToolSignature,
-} from "./lib/guard/signatures.ts";
-export type { BeforePinHook, OfflineVerificationResult } from "./lib/schema/flow.ts";
+
+// What tool signatures in `_meta` are checked with (`GuardPolicyOptions.signatures`)
+export type { ToolTrust } from "./lib/guard/signatures.ts";

@@ -1,30 +1,29 @@
 /**
  * schemapin — sign and verify MCP tool schemas and skill folders (SchemaPin 1.4).
  *
- * This entry point is the common path: keys, a schema or skill signature, offline
- * verification against a discovery document with key pinning, and the one error type. Each
- * task has its own entry point with the rest:
+ * This entry point is the common path: a key, a schema or skill signature, verification against
+ * a discovery document with key pinning, and the one error type. Each task has its own entry
+ * point with the rest:
  *
- * - `jsr:@schemapin/schemapin` (this): keys, sign and verify a schema or a skill folder, pin
- *   stores, errors
- * - `jsr:@schemapin/schemapin/schema`: tool schemas — canonical form, bare and 1.4 signatures,
- *   verification with a resolver, A2A scopes
- * - `jsr:@schemapin/schemapin/skill`: skill folders — hashing (§4b), signature documents,
- *   manifests, verification with a resolver
- * - `jsr:@schemapin/schemapin/discovery`: where keys come from — discovery documents, domains,
- *   `.well-known` and local resolvers, revocation, DNS TXT
- * - `jsr:@schemapin/schemapin/pins`: the TOFU pin store and version lineage
- * - `jsr:@schemapin/schemapin/keys`: keys at rest (encrypted PKCS #8), DER forms, raw document
- *   signatures
- * - `jsr:@schemapin/schemapin/bundle`: trust bundles — create, sign, verify, merge, authorities,
- *   JSON-RPC
- * - `jsr:@schemapin/schemapin/contractpin`: `contractpin.lock` — contract digests, lock files,
- *   live verification
- * - `jsr:@schemapin/schemapin/guard`: the live MCP guard and tool signatures in `_meta`
+ * - `jsr:@schemapin/schemapin` (this): sign and verify a schema or a skill folder, errors,
+ *   strict JSON
+ * - `jsr:@schemapin/schemapin/schema`: tool schemas — canonical bytes, bare and 1.4 signatures,
+ *   the verification options and results
+ * - `jsr:@schemapin/schemapin/skill`: skill folders — sign, verify, the signature file
+ * - `jsr:@schemapin/schemapin/discovery`: where keys come from — discovery and revocation
+ *   documents, resolving a domain's documents over HTTPS
+ * - `jsr:@schemapin/schemapin/pins`: the TOFU pin store
+ * - `jsr:@schemapin/schemapin/keys`: keys in PEM, encrypted at rest
+ * - `jsr:@schemapin/schemapin/bundle`: trust bundles — verify against allow-listed
+ *   authorities, resolve from them
+ * - `jsr:@schemapin/schemapin/contractpin`: `contractpin.lock` — verify live MCP servers against
+ *   it, contract digests
+ * - `jsr:@schemapin/schemapin/guard`: the live MCP guard (stdio, HTTP)
  *
- * The keys, sign and verify functions, discovery document and pin stores exported here are
- * also exported by their task entry point, so either import works; the error type,
- * {@linkcode parseJson} (strict JSON for untrusted bytes) and {@linkcode VERSION} live here.
+ * The functions exported here are also exported by their task entry point, so either import
+ * works; their option and result types are in the task entry point only. The error type,
+ * {@linkcode parseJson} (strict JSON for untrusted bytes), the JSON types and
+ * {@linkcode VERSION} live here only.
  *
  * @example Sign a tool schema, publish the key, verify with pinning on first use
  * ```ts
@@ -60,52 +59,23 @@
  * @module
  */
 
-export {
-  type ErrorCode,
-  type ErrorDetails,
-  isSchemaPinError,
-  SchemaPinError,
-} from "./lib/errors.ts";
+// The error type and strict JSON
+export { type ErrorCode, type ErrorDetails, SchemaPinError } from "./lib/errors.ts";
 export { VERSION } from "./lib/version.ts";
 export type { JsonObject, JsonValue } from "./lib/json/types.ts";
 export { parseJson } from "./lib/json/parse.ts";
 
-// Keys (§3, §8.2)
-export {
-  fingerprintPublicKey,
-  generateKeyPair,
-  parsePrivateKeyPem,
-  parsePublicKeyPem,
-  type PrivateKey,
-  privateKeyToPem,
-  type PublicKey,
-  publicKeyToPem,
-} from "./lib/crypto/keys.ts";
+// Keys (§3): reading and writing them is in ./keys
+export { generateKeyPair } from "./lib/crypto/keys.ts";
 
-// Tool schemas (§4.1, §15)
-export {
-  type SchemaDocumentOptions,
-  type SchemaSignatureDocument,
-  signSchemaDocument,
-} from "./lib/schema/document.ts";
-export {
-  type SchemaVerificationResult,
-  verifySchemaOffline,
-  type VerifySchemaOfflineOptions,
-} from "./lib/schema/verify.ts";
+// Sign and verify a tool schema (§4.1, §15) and a skill folder (§4b, §15): the rest is in
+// ./schema and ./skill
+export { signSchemaDocument } from "./lib/schema/document.ts";
+export { verifySchemaOffline } from "./lib/schema/verify.ts";
+export { signSkillDir } from "./lib/skill/sign.ts";
+export { verifySkillOffline } from "./lib/skill/verify.ts";
 
-// Skill folders (§4b, §15)
-export { type SignedSkill, signSkillDir, type SignSkillDirOptions } from "./lib/skill/sign.ts";
-export {
-  type SkillVerificationResult,
-  verifySkillOffline,
-  type VerifySkillOfflineOptions,
-} from "./lib/skill/verify.ts";
-
-// What the publisher serves (§6) and where the client keeps pins (§7.2)
-export {
-  buildDiscoveryDocument,
-  type BuildDiscoveryOptions,
-  type DiscoveryDocument,
-} from "./lib/discovery/document.ts";
-export { FilePinStore, MemoryPinStore, type PinStore } from "./lib/pins/store.ts";
+// What the publisher serves (§6) and where the client keeps pins (§7.2): the file store and
+// the rest are in ./pins
+export { buildDiscoveryDocument } from "./lib/discovery/document.ts";
+export { MemoryPinStore } from "./lib/pins/store.ts";

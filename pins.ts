@@ -1,8 +1,7 @@
 /**
- * Key pinning (SchemaPin §7.2, §15.1 step 4) and version lineage (§18): the trust-on-first-use
- * pin store keyed `toolId@domain` — in memory or in a JSON file shared safely between
- * processes (locked, written atomically) — its management (seed, rotate, remove, import), and
- * the opt-in chain of `previous_hash` across signed versions.
+ * Key pinning (SchemaPin §7.2, §15.1 step 4): the trust-on-first-use pin store keyed
+ * `toolId@domain` — in memory or in a JSON file shared safely between processes (locked,
+ * written atomically) — and its management (seed, rotate, remove).
  *
  * The verifiers (`verifySchemaOffline`, `verifySkillOffline`, …) take a {@linkcode PinStore}
  * and write a pin only after everything else verified.
@@ -20,15 +19,9 @@
  */
 
 export {
-  addPinIfAbsent,
   type AddPinOutcome,
-  defaultPinStorePath,
   FilePinStore,
-  type ImportOutcome,
-  importPins,
   MemoryPinStore,
-  parsePinKey,
-  pinKey,
   type PinRecord,
   type PinSource,
   type PinStore,
@@ -36,14 +29,3 @@ export {
   rotatePin,
   seedPin,
 } from "./lib/pins/store.ts";
-export {
-  type ChainCheck,
-  compareVersions,
-  defaultLineageStorePath,
-  type LineageOutcome,
-  type LineageRecord,
-  type LineageSignature,
-  LineageStore,
-  type LineageStoreOptions,
-  verifyChain,
-} from "./lib/pins/lineage.ts";

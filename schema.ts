@@ -1,12 +1,13 @@
 /**
- * Tool schemas (SchemaPin §4, §4.1, §15, §18–§20): the schemapin-v1 canonical form, bare
- * (1.3) signatures and 1.4 signature documents, offline verification and verification with a
- * resolver (§14, optional DNS TXT cross-check, §17), and A2A delegation scopes (§20).
+ * Tool schemas (SchemaPin §4, §4.1, §15, §16): the schemapin-v1 canonical bytes, bare (1.3)
+ * signatures and 1.4 signature documents, and verification — {@linkcode verifySchemaOffline},
+ * the seven steps of §15.1 over the documents you give it (from a file, or fetched with
+ * `resolveTrustDocuments` of `./discovery`).
  *
- * What is here and not in `jsr:@schemapin/schemapin`: the canonical form, bare signatures, the
- * signature document's parts (parse, format, hash, signing input), resolvers, A2A, and the
- * types shared by schema and skill verification. Discovery documents, resolvers and DNS are in
- * `./discovery`, pin stores in `./pins`.
+ * What is here and not in `jsr:@schemapin/schemapin`: the canonical bytes and bare (1.3)
+ * signatures, writing a signature document to a file, and the option and result types of
+ * schema and skill verification (the skill ones extend them). Where the documents come from
+ * (discovery, revocation, resolvers) is `./discovery`; pin stores are in `./pins`.
  *
  * Argument order of every signing function: what is signed, then (verifying) the signature,
  * then the key, then options.
@@ -27,51 +28,48 @@
  * if (!check.valid) console.error(check.errorCode, check.reason, check.errorMessage);
  * ```
  *
- * @example Verify against the domain's `.well-known` document, with the DNS TXT cross-check
+ * @example Verify against the domain's `.well-known` document
  * ```ts
- * import { verifySchemaWithResolver } from "jsr:@schemapin/schemapin/schema";
- * import { WellKnownResolver } from "jsr:@schemapin/schemapin/discovery";
+ * import { verifySchemaOffline } from "jsr:@schemapin/schemapin/schema";
+ * import { resolveTrustDocuments, WellKnownResolver } from "jsr:@schemapin/schemapin/discovery";
  * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
  * import { type JsonObject, parseJson } from "jsr:@schemapin/schemapin";
  *
- * const result = await verifySchemaWithResolver({
+ * // https://example.com/.well-known/schemapin.json and its revocation document, validated
+ * const trust = await resolveTrustDocuments(new WellKnownResolver(), "example.com");
+ * const result = await verifySchemaOffline({
  *   schema: parseJson(await Deno.readFile("tool.json"), "tool.json"),
  *   signature: parseJson(await Deno.readFile("tool.json.sig"), "tool.json.sig") as JsonObject,
  *   toolId: "add",
  *   domain: "example.com",
- *   resolver: new WellKnownResolver(),
- *   dns: true,
+ *   discovery: trust.discovery,
+ *   revocation: trust.revocation,
  *   pinStore: new FilePinStore(),
  * });
- * console.log(result.valid, result.discoverySource, result.dns?.state);
+ * console.log(result.valid, trust.discoverySource, result.keyPinning);
  * ```
  *
  * @module
  */
 
-export {
-  canonicalizeSchemapinV1,
-  canonicalizeSchemapinV1Bytes,
-  SCHEMAPIN_V1,
-} from "./lib/json/canonical_schemapin.ts";
+// The canonical form (§4) and bare v1.3 signatures (§4.1)
+export { canonicalizeSchemapinV1Bytes } from "./lib/json/canonical_schemapin.ts";
 export { type SignatureCheck, signSchema, verifySchemaSignature } from "./lib/crypto/ecdsa.ts";
+
+// 1.4 signature documents (§16)
 export {
   formatSchemaSignatureDocument,
-  type ParsedSchemaSignature,
-  parseSchemaSignatureDocument,
-  SCHEMA_SIGNATURE_DOCUMENT_VERSION,
   type SchemaDocumentOptions,
-  schemaHash,
   type SchemaSignatureDocument,
-  schemaSignatureSigningInput,
   signSchemaDocument,
 } from "./lib/schema/document.ts";
+
+// Verification (§15.1), and the option and result types skill verification shares
 export {
   type SchemaVerificationResult,
   verifySchemaOffline,
   type VerifySchemaOfflineOptions,
 } from "./lib/schema/verify.ts";
-export type { StepFailure } from "./lib/errors.ts";
 export type {
   BeforePinHook,
   FirstUseInfo,
@@ -79,19 +77,4 @@ export type {
   OfflineFlowOptions,
   OfflineVerificationResult,
 } from "./lib/schema/flow.ts";
-export {
-  type DnsVerifyOptions,
-  type ResolverResultFields,
-  type ResolverVerifyOptions,
-  type SchemaResolverVerificationResult,
-  verifySchemaWithResolver,
-  type VerifySchemaWithResolverOptions,
-} from "./lib/schema/resolver_verify.ts";
-export {
-  A2A_MAX_DELEGATION_DEPTH,
-  type A2aVerificationContext,
-  allows,
-  intersect,
-  isUnrestricted,
-  verifySchemaForA2a,
-} from "./lib/a2a/context.ts";
+export type { StepFailure } from "./lib/errors.ts";

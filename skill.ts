@@ -1,12 +1,12 @@
 /**
- * Skill folders (SchemaPin §4b, §15, §18): sign a folder into `.schemapin.sig`, verify it
- * offline or with a resolver (§14, optional DNS TXT cross-check, §17), the §4b hash on its own,
- * the signature document's parts, and what changed between two signed versions.
+ * Skill folders (SchemaPin §4b, §15): sign a folder into `.schemapin.sig` and verify it
+ * against the documents you give it (from a file, or fetched with `resolveTrustDocuments` of
+ * `./discovery`). A failed verification lists the files added, removed and modified since
+ * signing (`changes`). The option and result types the skill ones extend are in `./schema`.
  *
  * Reading the folder is strict: a symbolic link, a device or a file that changes while it is
- * hashed stops the walk; `maxEntries`/`maxBytes` cap what is read. The folder functions
- * (`signSkillDir`, `hashSkillDir`, `verifySkillOffline`, `verifySkillWithResolver`) read the
- * file system; `hashSkillFiles` and the document functions do not.
+ * hashed stops the walk; `maxEntries`/`maxBytes` cap what is read. `verifySkillOffline` also
+ * takes the files in memory (`files`) instead of a folder.
  *
  * @example Sign a folder and verify it
  * ```ts
@@ -38,52 +38,29 @@
  * @module
  */
 
+// Sign (§4b.5) and write the signature document
 export { type SignedSkill, signSkillDir, type SignSkillDirOptions } from "./lib/skill/sign.ts";
+export {
+  formatSkillSignatureDocument,
+  type SkillSignatureDocument,
+  type SkillSignOptions,
+} from "./lib/skill/document.ts";
+
+// Verify (§15.1)
 export {
   type SkillVerificationResult,
   verifySkillOffline,
   type VerifySkillOfflineOptions,
 } from "./lib/skill/verify.ts";
-export {
-  type SkillResolverVerificationResult,
-  verifySkillWithResolver,
-  type VerifySkillWithResolverOptions,
-} from "./lib/skill/resolver_verify.ts";
-export {
-  hashSkillDir,
-  hashSkillFiles,
-  type HashSkillOptions,
-  type SkillAlgorithm,
-  type SkillEntryHash,
-  type SkillFileContent,
-  type SkillHash,
-  type SkillHashProgress,
+export type { ManifestChanges } from "./lib/skill/manifest.ts";
+
+// The §4b hash and the folder walk, as the options and results above name them
+export type {
+  HashSkillOptions,
+  SkillAlgorithm,
+  SkillEntryHash,
+  SkillFileContent,
+  SkillHash,
+  SkillHashProgress,
 } from "./lib/skill/hash.ts";
-export {
-  DEFAULT_MAX_BYTES,
-  DEFAULT_MAX_ENTRIES,
-  SIGNATURE_FILE_NAME,
-  type SkillLimits,
-} from "./lib/skill/walk.ts";
-export {
-  formatSkillSignatureDocument,
-  type ParsedSkillSignature,
-  parseSkillSignatureDocument,
-  signSkillDocument,
-  SKILL_SIGNATURE_VERSION,
-  type SkillSignatureDocument,
-  skillSigningInput,
-  type SkillSignOptions,
-} from "./lib/skill/document.ts";
-export { compareManifests, type ManifestChanges } from "./lib/skill/manifest.ts";
-export type {
-  FirstUseInfo,
-  KeyPinningStatus,
-  OfflineFlowOptions,
-  OfflineVerificationResult,
-} from "./lib/schema/flow.ts";
-export type {
-  DnsVerifyOptions,
-  ResolverResultFields,
-  ResolverVerifyOptions,
-} from "./lib/schema/resolver_verify.ts";
+export type { SkillLimits } from "./lib/skill/walk.ts";

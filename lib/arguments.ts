@@ -212,3 +212,24 @@ export function checkKeyArg(
     );
   }
 }
+
+/**
+ * Throws `INPUT_INVALID` unless `value` is a `Signer`: an object with a `signMessage()`
+ * method and a `publicKey` of the library (from privateKeySigner or sshAgentSigner).
+ *
+ * @example
+ * ```ts
+ * import { checkSignerArg } from "./arguments.ts";
+ * checkSignerArg("signSchemaWithSigner", "signer", {});
+ * // throws: signSchemaWithSigner: signer must be a Signer (privateKeySigner, sshAgentSigner), got an object
+ * ```
+ */
+export function checkSignerArg(fn: string, name: string, value: unknown): void {
+  const v = value as Record<string, unknown> | null | undefined;
+  const ok = typeof value === "object" && value !== null &&
+    typeof v!.signMessage === "function" && typeof v!.publicKey === "object" &&
+    v!.publicKey !== null && (v!.publicKey as Record<string, unknown>).spki instanceof Uint8Array;
+  if (!ok) {
+    throw argumentError(fn, name, "a Signer (privateKeySigner, sshAgentSigner)", value);
+  }
+}

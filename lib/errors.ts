@@ -93,7 +93,8 @@ export class SchemaPinError extends Error {
  *
  * @example
  * ```ts
- * import { isSchemaPinError, SchemaPinError } from "jsr:@schemapin/schemapin";
+ * import { isSchemaPinError } from "./errors.ts";
+ * import { SchemaPinError } from "jsr:@schemapin/schemapin";
  * isSchemaPinError(new SchemaPinError("KEY_INVALID", "x"), "KEY_INVALID"); // true
  * ```
  */

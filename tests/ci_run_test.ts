@@ -104,15 +104,27 @@ Deno.test(".ci/run: apt-get failing to install the test tools ends the run with 
   assert.equal(r.code, 1, r.stderr);
   assert.match(
     r.stderr,
-    /could not install openssl dnsmasq-base bsdutils zip unzip xz-utils python3 python3-venv \(apt-get failed\)/,
+    /could not install openssl dnsmasq-base bsdutils zip unzip xz-utils openssh-client python3 python3-venv \(apt-get failed\)/,
   );
   assert.deepEqual(r.npx, [], "the suite must not start");
   assert.equal(r.apt.length, 1); // update failed: install not tried
   // One tool missing, the same.
-  const one = await ciRun(100, ["openssl", "script", "zip", "unzip", "xz"], { pipExit: 0 });
+  const one = await ciRun(
+    100,
+    ["openssl", "script", "zip", "unzip", "xz", "ssh-agent", "ssh-add", "ssh-keygen"],
+    { pipExit: 0 },
+  );
   assert.equal(one.code, 1);
   assert.match(one.stderr, /could not install dnsmasq-base \(apt-get/);
   assert.deepEqual(one.npx, []);
+  // openssh-client is installed when any one of its three programs is missing.
+  const ssh = await ciRun(
+    100,
+    ["openssl", "dnsmasq", "script", "zip", "unzip", "xz", "ssh-agent", "ssh-keygen"],
+    { pipExit: 0 },
+  );
+  assert.equal(ssh.code, 1);
+  assert.match(ssh.stderr, /could not install openssh-client \(apt-get/);
 });
 
 Deno.test(".ci/run: a good install goes on to the suite with CI=true; present tools are not installed", async () => {
@@ -120,7 +132,7 @@ Deno.test(".ci/run: a good install goes on to the suite with CI=true; present to
   assert.equal(r.code, 0, r.stderr);
   assert.match(
     r.apt.at(-1)!,
-    /install -y -q --no-install-recommends openssl dnsmasq-base bsdutils zip unzip xz-utils$/,
+    /install -y -q --no-install-recommends openssl dnsmasq-base bsdutils zip unzip xz-utils openssh-client$/,
   );
   assert.deepEqual(r.npx.map((l) => l.replace(/deno@\S+/, "deno@V")), [
     "npx CI=true -y deno@V --version",
@@ -148,9 +160,11 @@ Deno.test(".ci/run: a good install goes on to the suite with CI=true; present to
     ),
     r.python.join("\n"),
   );
-  const all = await ciRun(100, ["openssl", "dnsmasq", "script", "zip", "unzip", "xz"], {
-    pipExit: 0,
-  });
+  const all = await ciRun(
+    100,
+    ["openssl", "dnsmasq", "script", "zip", "unzip", "xz", "ssh-agent", "ssh-add", "ssh-keygen"],
+    { pipExit: 0 },
+  );
   assert.equal(all.code, 0, all.stderr);
   assert.deepEqual(all.apt, []);
   assert.equal(all.npx.length, 7);

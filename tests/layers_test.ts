@@ -28,6 +28,9 @@ const LAYERS: readonly (readonly string[])[] = [
     "crypto",
     "time",
     "runtime",
+    // the SSH agent client (signing with a key held by ssh-agent, issue 27): it needs only
+    // crypto/ and speaks to the agent's Unix socket itself, so it sits with the foundations
+    "ssh_agent",
   ],
   // where keys and trust come from; the MCP client stack (JSON-RPC, stdio, Streamable HTTP,
   // SSE, legacy HTTP+SSE, the protocol conversation) that contractpin and guard both use

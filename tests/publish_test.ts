@@ -111,7 +111,9 @@ Deno.test("the JSR docs: every export of every entry point is documented, each f
     }
   }
   assert.deepEqual(problems, [], problems.join("\n"));
-  assert.ok(examples > 150, `${examples} examples`);
+  // About 40 functions and classes since issue 25 shrank the entry points (api/exported-names.txt),
+  // each with at least one example, plus the members' examples.
+  assert.ok(examples >= 50, `${examples} examples`);
 });
 
 Deno.test("the example check finds an internal import, an ignored block, a missing fence", () => {

@@ -19,7 +19,7 @@ import { checkArg } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { A2A_MAX_DELEGATION_DEPTH } from "jsr:@schemapin/schemapin/schema";
+ * import { A2A_MAX_DELEGATION_DEPTH } from "./context.ts";
  * console.log(A2A_MAX_DELEGATION_DEPTH); // 3
  * ```
  */
@@ -42,7 +42,7 @@ export interface A2aVerificationContext {
  *
  * @example
  * ```ts
- * import { isUnrestricted } from "jsr:@schemapin/schemapin/schema";
+ * import { isUnrestricted } from "./context.ts";
  * isUnrestricted([]); // true
  * isUnrestricted(["example.com"]); // false
  * ```
@@ -69,7 +69,7 @@ function matches(pattern: string, domain: string): boolean {
  *
  * @example
  * ```ts
- * import { allows } from "jsr:@schemapin/schemapin/schema";
+ * import { allows } from "./context.ts";
  * allows(["*.client.com"], "api.client.com"); // true
  * allows(["*.client.com"], "client.com"); // false
  * allows([], "anything.example"); // true
@@ -92,7 +92,7 @@ export function allows(list: readonly string[], domain: string): boolean {
  *
  * @example
  * ```ts
- * import { intersect } from "jsr:@schemapin/schemapin/schema";
+ * import { intersect } from "./context.ts";
  * intersect([], ["a.com"]); // ["a.com"]
  * intersect(["a.com", "b.com"], ["b.com"]); // ["b.com"]
  * intersect(["a.com"], ["b.com"]); // [] — which means unrestricted!
@@ -118,8 +118,9 @@ export function intersect(lhs: readonly string[], rhs: readonly string[]): strin
  *
  * @example
  * ```ts
- * import { FilePinStore, parseJson } from "jsr:@schemapin/schemapin";
- * import { verifySchemaForA2a } from "jsr:@schemapin/schemapin/schema";
+ * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { verifySchemaForA2a } from "./context.ts";
  * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
  * const result = await verifySchemaForA2a(
  *   {

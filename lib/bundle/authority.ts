@@ -147,7 +147,7 @@ const AUTHORITY_FILE_FORMAT = {
  *
  * @example
  * ```ts
- * import { defaultBundleAuthorityStorePath } from "jsr:@schemapin/schemapin/bundle";
+ * import { defaultBundleAuthorityStorePath } from "./authority.ts";
  * console.log(defaultBundleAuthorityStorePath()); // "/home/me/.schemapin/bundle_authorities.json"
  * ```
  */
@@ -320,10 +320,8 @@ export async function seedBundleAuthority(
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import {
- *   MemoryBundleAuthorityStore,
- *   seedBundleAuthorityFromPem,
- * } from "jsr:@schemapin/schemapin/bundle";
+ * import { MemoryBundleAuthorityStore } from "jsr:@schemapin/schemapin/bundle";
+ * import { seedBundleAuthorityFromPem } from "./authority.ts";
  * const store = new MemoryBundleAuthorityStore();
  * const authority = generateKeyPair(); // in practice: the authority's published public key PEM
  * const outcome = await seedBundleAuthorityFromPem(
@@ -360,9 +358,9 @@ export async function seedBundleAuthorityFromPem(
  * ```ts
  * import {
  *   MemoryBundleAuthorityStore,
- *   removeBundleAuthority,
  *   seedBundleAuthority,
  * } from "jsr:@schemapin/schemapin/bundle";
+ * import { removeBundleAuthority } from "./authority.ts";
  * const store = new MemoryBundleAuthorityStore();
  * await seedBundleAuthority(store, "authority-2025", "sha256:" + "ab".repeat(32));
  * await removeBundleAuthority(store, "authority-2025"); // true

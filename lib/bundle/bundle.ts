@@ -25,7 +25,7 @@ import { checkArg } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { UNSIGNED_BUNDLE_VERSION } from "jsr:@schemapin/schemapin/bundle";
+ * import { UNSIGNED_BUNDLE_VERSION } from "./bundle.ts";
  * console.log(UNSIGNED_BUNDLE_VERSION); // "1.2"
  * ```
  */
@@ -36,7 +36,7 @@ export const UNSIGNED_BUNDLE_VERSION = "1.2";
  *
  * @example
  * ```ts
- * import { SIGNED_BUNDLE_VERSION } from "jsr:@schemapin/schemapin/bundle";
+ * import { SIGNED_BUNDLE_VERSION } from "./bundle.ts";
  * console.log(SIGNED_BUNDLE_VERSION); // "1.4"
  * ```
  */
@@ -317,7 +317,7 @@ export function parseTrustBundleFields(
  *
  * @example
  * ```ts
- * import { createTrustBundle, parseTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * import { createTrustBundle, parseTrustBundle } from "./bundle.ts";
  * const bundle = parseTrustBundle(createTrustBundle("2026-05-15T00:00:00Z"), "bundle.json");
  * bundle.documents.length; // 0
  * ```
@@ -336,7 +336,7 @@ export function parseTrustBundle(value: unknown, source = "trust bundle"): Trust
  *
  * @example
  * ```ts
- * import { createTrustBundle, isSignedTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * import { createTrustBundle, isSignedTrustBundle } from "./bundle.ts";
  * isSignedTrustBundle(createTrustBundle("2026-05-15T00:00:00Z")); // false
  * ```
  */
@@ -354,7 +354,7 @@ export function isSignedTrustBundle(value: unknown): boolean {
  *
  * @example
  * ```ts
- * import { createTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * import { createTrustBundle } from "./bundle.ts";
  * createTrustBundle("2026-05-15T00:00:00Z");
  * // { schemapin_bundle_version: "1.2", created_at: "2026-05-15T00:00:00Z", documents: [], revocations: [] }
  * ```
@@ -397,7 +397,7 @@ export interface AddToBundleOptions {
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { addDiscoveryToBundle, createTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * import { addDiscoveryToBundle, createTrustBundle } from "./bundle.ts";
  * import { buildDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
  * const discovery = buildDiscoveryDocument({
  *   publicKey: generateKeyPair().publicKey,
@@ -447,8 +447,8 @@ export function addDiscoveryToBundle(
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { addRevocationToBundle, createTrustBundle } from "jsr:@schemapin/schemapin/bundle";
- * import { addRevokedKey, buildRevocationDocument } from "jsr:@schemapin/schemapin/discovery";
+ * import { addRevocationToBundle, createTrustBundle } from "./bundle.ts";
+ * import { addRevokedKey, buildRevocationDocument } from "../revocation/document.ts";
  * const old = generateKeyPair().publicKey.fingerprint;
  * const revocations = addRevokedKey(buildRevocationDocument("example.com"), old, "key_compromise");
  * const bundle = addRevocationToBundle(createTrustBundle(), "example.com", revocations);
@@ -519,7 +519,7 @@ function withEntry<K extends "documents" | "revocations">(
  * @example
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
- * import { findInTrustBundle, parseTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * import { findInTrustBundle, parseTrustBundle } from "./bundle.ts";
  * const bundle = parseTrustBundle(parseJson(await Deno.readFile("bundle.json"), "bundle.json"));
  * const entries = findInTrustBundle(bundle, "example.com");
  * if (entries) console.log(entries.discovery.public_key_pem);
@@ -545,7 +545,7 @@ export function findInTrustBundle(
  *
  * @example
  * ```ts
- * import { createTrustBundle, trustBundleSigningInput } from "jsr:@schemapin/schemapin/bundle";
+ * import { createTrustBundle, trustBundleSigningInput } from "./bundle.ts";
  * new TextDecoder().decode(trustBundleSigningInput(createTrustBundle("2026-05-15T00:00:00Z")));
  * // '{"created_at":"2026-05-15T00:00:00Z","documents":[],"revocations":[],"schemapin_bundle_version":"1.2","signature":""}'
  * ```

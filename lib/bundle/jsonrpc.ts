@@ -21,7 +21,7 @@ import { checkArg } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { TRUST_BUNDLE_METHOD } from "jsr:@schemapin/schemapin/bundle";
+ * import { TRUST_BUNDLE_METHOD } from "./jsonrpc.ts";
  * console.log(TRUST_BUNDLE_METHOD); // "schemapin/trustBundle"
  * ```
  */
@@ -89,7 +89,7 @@ function toValue(input: unknown, what: string): unknown {
  *
  * @example
  * ```ts
- * import { buildTrustBundleRequest } from "jsr:@schemapin/schemapin/bundle";
+ * import { buildTrustBundleRequest } from "./jsonrpc.ts";
  * buildTrustBundleRequest(1);
  * // { jsonrpc: "2.0", id: 1, method: "schemapin/trustBundle", params: {} }
  * ```
@@ -122,10 +122,7 @@ function checkDomains(list: unknown, where: string): string[] {
  *
  * @example
  * ```ts
- * import {
- *   buildTrustBundleRequest,
- *   parseTrustBundleRequest,
- * } from "jsr:@schemapin/schemapin/bundle";
+ * import { buildTrustBundleRequest, parseTrustBundleRequest } from "./jsonrpc.ts";
  * parseTrustBundleRequest(JSON.stringify(buildTrustBundleRequest("a"))).id; // "a"
  * ```
  */
@@ -165,7 +162,8 @@ export function parseTrustBundleRequest(
  *
  * @example
  * ```ts
- * import { buildTrustBundleResponse, createTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * import { buildTrustBundleResponse } from "./jsonrpc.ts";
+ * import { createTrustBundle } from "./bundle.ts";
  * buildTrustBundleResponse(1, createTrustBundle("2026-05-15T00:00:00Z")).result.bundle.created_at;
  * // "2026-05-15T00:00:00Z"
  * ```
@@ -185,7 +183,7 @@ export function buildTrustBundleResponse(id: JsonRpcId, bundle: unknown): TrustB
  *
  * @example
  * ```ts
- * import { buildTrustBundleErrorResponse } from "jsr:@schemapin/schemapin/bundle";
+ * import { buildTrustBundleErrorResponse } from "./jsonrpc.ts";
  * buildTrustBundleErrorResponse(1, -32000, "no bundle").error.code; // -32000
  * ```
  */
@@ -220,11 +218,8 @@ const RESPONSE_MEMBERS = ["jsonrpc", "id", "result", "error"];
  *
  * @example
  * ```ts
- * import {
- *   buildTrustBundleResponse,
- *   createTrustBundle,
- *   parseTrustBundleResponse,
- * } from "jsr:@schemapin/schemapin/bundle";
+ * import { buildTrustBundleResponse, parseTrustBundleResponse } from "./jsonrpc.ts";
+ * import { createTrustBundle } from "./bundle.ts";
  * const response = buildTrustBundleResponse(7, createTrustBundle("2026-05-15T00:00:00Z"));
  * parseTrustBundleResponse(JSON.stringify(response), 7).created_at; // "2026-05-15T00:00:00Z"
  * ```

@@ -49,13 +49,11 @@ function byDomain<T extends { domain: string }>(a: T, b: T): number {
  *
  * @example
  * ```ts
- * import { parseJson, parsePrivateKeyPem } from "jsr:@schemapin/schemapin";
- * import {
- *   FileBundleAuthorityStore,
- *   mergeTrustBundles,
- *   signTrustBundle,
- *   verifyTrustBundle,
- * } from "jsr:@schemapin/schemapin/bundle";
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { parsePrivateKeyPem } from "jsr:@schemapin/schemapin/keys";
+ * import { FileBundleAuthorityStore, verifyTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * import { mergeTrustBundles } from "./merge.ts";
+ * import { signTrustBundle } from "./sign.ts";
  * const store = new FileBundleAuthorityStore();
  * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
  * const a = await verifyTrustBundle(await read("a.bundle.json"), store);

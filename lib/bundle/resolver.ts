@@ -51,11 +51,9 @@ export interface LoadTrustBundleOptions extends VerifyTrustBundleOptions {
  * @example
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
- * import {
- *   FileBundleAuthorityStore,
- *   findInTrustBundle,
- *   loadTrustBundle,
- * } from "jsr:@schemapin/schemapin/bundle";
+ * import { FileBundleAuthorityStore } from "jsr:@schemapin/schemapin/bundle";
+ * import { findInTrustBundle } from "./bundle.ts";
+ * import { loadTrustBundle } from "./resolver.ts";
  * const value = parseJson(await Deno.readFile("bundle.json"), "bundle.json");
  * const { bundle, signed } = await loadTrustBundle(value, new FileBundleAuthorityStore(), {
  *   source: "bundle.json",
@@ -101,28 +99,33 @@ export async function loadTrustBundle(
  *
  * @example
  * ```ts
- * import { FilePinStore, parseJson } from "jsr:@schemapin/schemapin";
+ * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { parseJson } from "jsr:@schemapin/schemapin";
  * import {
  *   FileBundleAuthorityStore,
  *   TrustBundleResolver,
  *   verifyTrustBundle,
  * } from "jsr:@schemapin/schemapin/bundle";
- * import { verifySchemaWithResolver } from "jsr:@schemapin/schemapin/schema";
+ * import { resolveTrustDocuments } from "jsr:@schemapin/schemapin/discovery";
+ * import { verifySchemaOffline } from "jsr:@schemapin/schemapin/schema";
  * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
  * const result = await verifyTrustBundle(
  *   await read("bundle.json"),
  *   new FileBundleAuthorityStore(),
  * );
  * if (!result.verified) throw new Error(`${result.errorCode}: ${result.errorMessage}`);
- * const check = await verifySchemaWithResolver({
+ * const resolver = TrustBundleResolver.fromVerified(result.verified);
+ * const trust = await resolveTrustDocuments(resolver, "example.com");
+ * const check = await verifySchemaOffline({
  *   schema: await read("tool.json"),
  *   signature: await read("tool.json.sig") as Record<string, unknown>,
  *   toolId: "calculate_sum",
  *   domain: "example.com",
- *   resolver: TrustBundleResolver.fromVerified(result.verified),
+ *   discovery: trust.discovery,
+ *   revocation: trust.revocation,
  *   pinStore: new FilePinStore(),
  * });
- * console.log(check.valid, check.discoverySource);
+ * console.log(check.valid, trust.discoverySource);
  * ```
  */
 export class TrustBundleResolver {

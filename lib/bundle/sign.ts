@@ -4,8 +4,10 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { parsePrivateKeyPem, type PrivateKey } from "../crypto/keys.ts";
+import { parsePrivateKeyPem, type PrivateKey, type PublicKey } from "../crypto/keys.ts";
 import { signDocument } from "../crypto/ecdsa.ts";
+import { signDocumentWithSigner, type Signer } from "../crypto/signer.ts";
+import { checkSignerArg } from "../arguments.ts";
 import { formatRfc3339, parseRfc3339 } from "../time/rfc3339.ts";
 import {
   checkKid,
@@ -49,7 +51,8 @@ function timestamp(value: string | Date | number, what: string): { text: string;
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { createTrustBundle, signTrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ * import { createTrustBundle } from "./bundle.ts";
+ * import { signTrustBundle } from "./sign.ts";
  * const signed = signTrustBundle(createTrustBundle(), generateKeyPair(), "authority-2026", new Date());
  * signed.schemapin_bundle_version; // "1.4"
  * ```
@@ -61,11 +64,60 @@ export function signTrustBundle(
   signedAt: string | Date | number,
   expiresAt?: string | Date | number,
 ): TrustBundle {
-  const kidProblem = checkKid(kid);
-  if (kidProblem) throw new SchemaPinError("INPUT_INVALID", `bundle authority kid: ${kidProblem}`);
+  checkKidArg(kid);
   const sk = typeof privateKeyPem === "string"
     ? parsePrivateKeyPem(privateKeyPem, "bundle authority private key")
     : privateKeyPem;
+  const out = unsignedTrustBundle(bundle, sk.publicKey, kid, signedAt, expiresAt);
+  out.signature = signDocument(trustBundleSigningInput(out), sk);
+  return out;
+}
+
+/**
+ * {@linkcode signTrustBundle} with a `Signer` — an authority key held elsewhere, such as in an
+ * SSH agent (`sshAgentSigner`): the same bundle, its §21.3 signing input given to the signer
+ * as the message it hashes and signs.
+ *
+ * @throws {SchemaPinError} what `signTrustBundle` throws, `INPUT_INVALID` for something that
+ *   is not a signer, and the signer's errors (`IO_FAILED` from an agent; `KEY_INVALID` for a
+ *   signature that does not verify).
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair, privateKeySigner } from "jsr:@schemapin/schemapin/keys";
+ * import { createTrustBundle, signTrustBundleWithSigner } from "jsr:@schemapin/schemapin/bundle";
+ * const signer = privateKeySigner(generateKeyPair());
+ * const signed = await signTrustBundleWithSigner(createTrustBundle(), signer, "authority-2026", new Date());
+ * signed.bundle_authority?.public_key_pem === signer.publicKey.pem; // true
+ * ```
+ */
+export async function signTrustBundleWithSigner(
+  bundle: TrustBundle | unknown,
+  signer: Signer,
+  kid: string,
+  signedAt: string | Date | number,
+  expiresAt?: string | Date | number,
+): Promise<TrustBundle> {
+  checkKidArg(kid);
+  checkSignerArg("signTrustBundleWithSigner", "signer", signer);
+  const out = unsignedTrustBundle(bundle, signer.publicKey, kid, signedAt, expiresAt);
+  out.signature = await signDocumentWithSigner(trustBundleSigningInput(out), signer);
+  return out;
+}
+
+function checkKidArg(kid: string): void {
+  const kidProblem = checkKid(kid);
+  if (kidProblem) throw new SchemaPinError("INPUT_INVALID", `bundle authority kid: ${kidProblem}`);
+}
+
+/** The bundle {@linkcode signTrustBundle} signs, stamped, with no `signature` yet. */
+function unsignedTrustBundle(
+  bundle: TrustBundle | unknown,
+  authority: PublicKey,
+  kid: string,
+  signedAt: string | Date | number,
+  expiresAt?: string | Date | number,
+): TrustBundle {
   const signed = timestamp(signedAt, "signed_at");
   const parsed = parseTrustBundle(bundle, "trust bundle to sign");
   const out: TrustBundle = {
@@ -73,7 +125,7 @@ export function signTrustBundle(
     created_at: parsed.created_at,
     documents: parsed.documents,
     revocations: parsed.revocations,
-    bundle_authority: { kid, public_key_pem: sk.publicKey.pem },
+    bundle_authority: { kid, public_key_pem: authority.pem },
     signed_at: signed.text,
   };
   if (expiresAt !== undefined) {
@@ -86,6 +138,5 @@ export function signTrustBundle(
     }
     out.expires_at = expires.text;
   }
-  out.signature = signDocument(trustBundleSigningInput(out), sk);
   return out;
 }

@@ -206,14 +206,15 @@ function unprotectedPaths(value: Record<string, unknown>): string[] {
  * @example
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { parsePublicKeyPem } from "jsr:@schemapin/schemapin/keys";
  * import {
  *   MemoryBundleAuthorityStore,
- *   seedBundleAuthorityFromPem,
+ *   seedBundleAuthority,
  *   verifyTrustBundle,
  * } from "jsr:@schemapin/schemapin/bundle";
  * const store = new MemoryBundleAuthorityStore();
- * const authorityPem = await Deno.readTextFile("authority_public.pem");
- * await seedBundleAuthorityFromPem(store, "schemapin-bundle-authority-2026", authorityPem);
+ * const authority = parsePublicKeyPem(await Deno.readTextFile("authority_public.pem"));
+ * await seedBundleAuthority(store, "schemapin-bundle-authority-2026", authority.fingerprint);
  * const bundle = parseJson(await Deno.readFile("bundle.json"), "bundle.json");
  * const result = await verifyTrustBundle(bundle, store);
  * if (!result.valid) throw new Error(`${result.errorCode}: ${result.errorMessage}`);

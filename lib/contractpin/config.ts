@@ -397,7 +397,7 @@ export function readConfigEntries(
  *
  * @example
  * ```ts
- * import { parseClientConfig } from "jsr:@schemapin/schemapin/contractpin";
+ * import { parseClientConfig } from "./config.ts";
  * const text = '{"servers": {"fs": {"command": "npx", "args": ["-y", "server-fs"],},}, // VS Code\n}';
  * parseClientConfig(new TextEncoder().encode(text), "mcp.json").entries[0].name; // "fs"
  * ```
@@ -424,7 +424,7 @@ export function parseClientConfig(
  *
  * @example
  * ```ts
- * import { parseMcpConfig } from "jsr:@schemapin/schemapin/contractpin";
+ * import { parseMcpConfig } from "./config.ts";
  * const text = '{"mcpServers":{"fs":{"command":"npx","args":["-y","server-fs","/tmp"]}}}';
  * parseMcpConfig(new TextEncoder().encode(text), "mcp.json").get("fs")?.identity;
  * // { transport: "stdio", command: ["npx", "-y", "server-fs", "/tmp"] }

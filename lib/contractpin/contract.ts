@@ -16,7 +16,7 @@ export const OPTIONAL_CONTRACT_FIELDS: readonly string[] = ["outputSchema", "ann
  *
  * @example
  * ```ts
- * import { CONTRACT_FIELDS } from "jsr:@schemapin/schemapin/contractpin";
+ * import { CONTRACT_FIELDS } from "./contract.ts";
  * console.log(CONTRACT_FIELDS); // ["name", "description", "inputSchema", "outputSchema", …]
  * ```
  */
@@ -43,7 +43,7 @@ function own(o: JsonObject, key: string): JsonValue | undefined {
  *
  * @example
  * ```ts
- * import { projectContract } from "jsr:@schemapin/schemapin/contractpin";
+ * import { projectContract } from "./contract.ts";
  * projectContract({ name: "add", title: "Add", inputSchema: { type: "object" } });
  * // { name: "add", description: null, inputSchema: { type: "object" } }
  * ```

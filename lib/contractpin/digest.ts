@@ -21,7 +21,7 @@ export const DIGEST_PATTERN: RegExp = /^sha256:[0-9a-f]{64}$/;
  *
  * @example
  * ```ts
- * import { digestJson } from "jsr:@schemapin/schemapin/contractpin";
+ * import { digestJson } from "./digest.ts";
  * digestJson({}).length; // 71
  * ```
  */
@@ -36,7 +36,8 @@ export function digestJson(value: unknown): string {
  *
  * @example
  * ```ts
- * import { projectContract, toolDigest } from "jsr:@schemapin/schemapin/contractpin";
+ * import { projectContract } from "./contract.ts";
+ * import { toolDigest } from "./digest.ts";
  * toolDigest(projectContract({ name: "echo" }));
  * ```
  */
@@ -50,7 +51,7 @@ export function toolDigest(contract: JsonObject): string {
  *
  * @example
  * ```ts
- * import { fieldDigests } from "jsr:@schemapin/schemapin/contractpin";
+ * import { fieldDigests } from "./digest.ts";
  * Object.keys(fieldDigests({ name: "echo", description: null, inputSchema: null }));
  * // ["description", "inputSchema", "name"]
  * ```
@@ -67,7 +68,7 @@ export function fieldDigests(contract: JsonObject): Record<string, string> {
  *
  * @example
  * ```ts
- * import { serverDigest } from "jsr:@schemapin/schemapin/contractpin";
+ * import { serverDigest } from "./digest.ts";
  * serverDigest(new Map([["echo", "sha256:" + "0".repeat(64)]]));
  * ```
  */

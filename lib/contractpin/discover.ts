@@ -70,7 +70,7 @@ export interface DiscoveryEnvironment {
  *
  * @example
  * ```ts
- * import { clientConfigLocations } from "jsr:@schemapin/schemapin/contractpin";
+ * import { clientConfigLocations } from "./discover.ts";
  * const all = clientConfigLocations({ home: "/home/me", platform: "linux", projectDir: "/src/app" });
  * all.find((l) => l.id === "cursor-user")?.path; // "/home/me/.cursor/mcp.json"
  * ```

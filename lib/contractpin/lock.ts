@@ -27,7 +27,7 @@ import {
  *
  * @example
  * ```ts
- * import { LOCK_VERSION } from "jsr:@schemapin/schemapin/contractpin";
+ * import { LOCK_VERSION } from "./lock.ts";
  * console.log(LOCK_VERSION); // "1"
  * ```
  */
@@ -37,7 +37,7 @@ export const LOCK_VERSION = "1";
  *
  * @example
  * ```ts
- * import { LOCK_ALGORITHM } from "jsr:@schemapin/schemapin/contractpin";
+ * import { LOCK_ALGORITHM } from "./lock.ts";
  * console.log(LOCK_ALGORITHM); // "sha256"
  * ```
  */
@@ -47,7 +47,7 @@ export const LOCK_ALGORITHM = "sha256";
  *
  * @example
  * ```ts
- * import { DEFAULT_LOCK_FILE } from "jsr:@schemapin/schemapin/contractpin";
+ * import { DEFAULT_LOCK_FILE } from "./lock.ts";
  * console.log(DEFAULT_LOCK_FILE); // "contractpin.lock"
  * ```
  */
@@ -588,7 +588,7 @@ export function lockSurfaceMembers(
  *
  * @example
  * ```ts
- * import { buildLock } from "jsr:@schemapin/schemapin/contractpin";
+ * import { buildLock } from "./lock.ts";
  * buildLock({}, new Date(0)).generated_at; // "1970-01-01T00:00:00Z"
  * ```
  */
@@ -613,7 +613,7 @@ export function buildLock(
  *
  * @example
  * ```ts
- * import { buildLock, serializeLock } from "jsr:@schemapin/schemapin/contractpin";
+ * import { buildLock, serializeLock } from "./lock.ts";
  * serializeLock(buildLock({}, new Date(0))).endsWith("}\n"); // true
  * ```
  */

@@ -39,11 +39,14 @@ import { SchemaPinError } from "../errors.ts";
 import { canonicalizeSchemapinV1Bytes } from "../json/canonical_schemapin.ts";
 import { isJsonObject } from "../json/object.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
+import type { Signer } from "../crypto/signer.ts";
 import {
   parseSchemaSignatureDocument,
+  type SchemaDocumentOptions,
   schemaHash,
   type SchemaSignatureDocument,
   signSchemaDocument,
+  signSchemaDocumentWithSigner,
 } from "../schema/document.ts";
 import type { BeforePinHook, OfflineFlowOptions } from "../schema/flow.ts";
 import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
@@ -54,14 +57,14 @@ import {
 } from "../schema/resolver_verify.ts";
 import type { SchemaResolver } from "../discovery/resolvers.ts";
 import { parseLock } from "./lock.ts";
-import { argumentError, checkArg, checkKeyArg } from "../arguments.ts";
+import { argumentError, checkArg, checkKeyArg, checkSignerArg } from "../arguments.ts";
 
 /**
  * The tool id under which the key that signs locks is pinned (`contractpin:lock@DOMAIN`).
  *
  * @example
  * ```ts
- * import { LOCK_SIGNATURE_TOOL_ID } from "jsr:@schemapin/schemapin/contractpin";
+ * import { LOCK_SIGNATURE_TOOL_ID } from "./lock_signature.ts";
  * console.log(LOCK_SIGNATURE_TOOL_ID); // "contractpin:lock"
  * ```
  */
@@ -129,7 +132,7 @@ function checkedLock(fn: string, lock: unknown): Uint8Array {
  *
  * @example
  * ```ts
- * import { lockHash } from "jsr:@schemapin/schemapin/contractpin";
+ * import { lockHash } from "./lock_signature.ts";
  * const lock = JSON.parse(await Deno.readTextFile("contractpin.lock"));
  * console.log(lockHash(lock)); // "sha256:…" — the same for any formatting of the file
  * ```
@@ -149,7 +152,7 @@ export function lockHash(lock: unknown): string {
  * ```ts
  * import { generateKeyPair, parseJson } from "jsr:@schemapin/schemapin";
  * import { formatSchemaSignatureDocument } from "jsr:@schemapin/schemapin/schema";
- * import { signLock } from "jsr:@schemapin/schemapin/contractpin";
+ * import { signLock } from "./lock_signature.ts";
  * const lock = parseJson(await Deno.readFile("contractpin.lock"), "contractpin.lock");
  * const document = signLock(lock, generateKeyPair(), {
  *   domain: "example.com",
@@ -166,14 +169,51 @@ export function signLock(
   checkKeyArg("signLock", "privateKey", privateKey, "private");
   checkArg("signLock", "options", options, "object");
   checkedLock("signLock", lock);
+  return signSchemaDocument(lock, privateKey, documentOptions(options));
+}
+
+/**
+ * {@linkcode signLock} with a `Signer` — a key held elsewhere, such as in an SSH agent
+ * (`sshAgentSigner`): the same 1.4 schema signature document over the lock, its signing input
+ * given to the signer as the message it hashes and signs.
+ *
+ * @throws {SchemaPinError} what `signLock` throws, `INPUT_INVALID` for something that is not
+ *   a signer, and the signer's errors (`IO_FAILED` from an agent; `KEY_INVALID` for a
+ *   signature that does not verify).
+ *
+ * @example
+ * ```ts
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { sshAgentSigner } from "jsr:@schemapin/schemapin/keys";
+ * import { formatSchemaSignatureDocument } from "jsr:@schemapin/schemapin/schema";
+ * import { signLockWithSigner } from "jsr:@schemapin/schemapin/contractpin";
+ * const lock = parseJson(await Deno.readFile("contractpin.lock"), "contractpin.lock");
+ * const signer = await sshAgentSigner(await Deno.readTextFile("id_ecdsa.pub"));
+ * const document = await signLockWithSigner(lock, signer, { domain: "example.com" });
+ * await Deno.writeTextFile("contractpin.lock.sig", formatSchemaSignatureDocument(document));
+ * ```
+ */
+export async function signLockWithSigner(
+  lock: unknown,
+  signer: Signer,
+  options: LockSignOptions = {},
+): Promise<SchemaSignatureDocument> {
+  checkSignerArg("signLockWithSigner", "signer", signer);
+  checkArg("signLockWithSigner", "options", options, "object");
+  checkedLock("signLockWithSigner", lock);
+  return await signSchemaDocumentWithSigner(lock, signer, documentOptions(options));
+}
+
+/** The schema signature document's options of a lock signature (no version fields). */
+function documentOptions(options: LockSignOptions): SchemaDocumentOptions {
   const { signedAt, expiresAt, domain, signerKid, canonicalization } = options;
-  return signSchemaDocument(lock, privateKey, {
+  return {
     ...(signedAt !== undefined ? { signedAt } : {}),
     ...(expiresAt !== undefined ? { expiresAt } : {}),
     ...(domain !== undefined ? { domain } : {}),
     ...(signerKid !== undefined ? { signerKid } : {}),
     ...(canonicalization !== undefined ? { canonicalization } : {}),
-  });
+  };
 }
 
 /**
@@ -187,8 +227,9 @@ export function signLock(
  *
  * @example
  * ```ts
- * import { FilePinStore, parseJson } from "jsr:@schemapin/schemapin";
- * import { verifyLockSignature } from "jsr:@schemapin/schemapin/contractpin";
+ * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { verifyLockSignature } from "./lock_signature.ts";
  * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
  * const result = await verifyLockSignature({
  *   lock: await read("contractpin.lock"),

@@ -24,7 +24,7 @@ import { checkArg } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { VERIFY_REPORT_FORMAT } from "jsr:@schemapin/schemapin/contractpin";
+ * import { VERIFY_REPORT_FORMAT } from "./report.ts";
  * console.log(VERIFY_REPORT_FORMAT); // "schemapin.contract.verify/1"
  * ```
  */
@@ -469,7 +469,8 @@ export function findings(report: VerifyReport): Finding[] {
  *
  * @example
  * ```ts
- * import { formatHuman, parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
+ * import { formatHuman } from "./report.ts";
+ * import { parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
  * const lock = parseLock(await Deno.readFile("contractpin.lock"));
  * const report = await verifyLock({ lock, lockPath: "contractpin.lock" });
  * console.log(formatHuman(report, { diffs: true }));
@@ -695,7 +696,8 @@ export interface FileFinding {
  *
  * @example
  * ```ts
- * import { formatSarif, parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
+ * import { formatSarif } from "./report.ts";
+ * import { parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
  * const lockText = await Deno.readTextFile("contractpin.lock");
  * const lock = parseLock(new TextEncoder().encode(lockText));
  * const report = await verifyLock({ lock, lockPath: "contractpin.lock" });
@@ -808,7 +810,8 @@ export function githubCommand(
  *
  * @example
  * ```ts
- * import { formatGithub, parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
+ * import { formatGithub } from "./report.ts";
+ * import { parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
  * const lockText = await Deno.readTextFile("contractpin.lock");
  * const lock = parseLock(new TextEncoder().encode(lockText));
  * const report = await verifyLock({ lock, lockPath: "contractpin.lock" });

@@ -160,12 +160,9 @@ export type PinOutcome =
  *
  * @example
  * ```ts
- * import {
- *   buildLock,
- *   type LockServer,
- *   pinServers,
- *   serializeLock,
- * } from "jsr:@schemapin/schemapin/contractpin";
+ * import { buildLock, serializeLock } from "./lock.ts";
+ * import { type LockServer } from "jsr:@schemapin/schemapin/contractpin";
+ * import { pinServers } from "./run.ts";
  * const outcomes = await pinServers([
  *   {
  *     name: "files",
@@ -253,6 +250,8 @@ export interface VerifyRequest {
   /**
    * Called with each server's digested live list as soon as it is enumerated (`contract
    * approve` plans its changes from the very lists this report classifies).
+   *
+   * @ignore Internal: for the CLI's contract approve; not public API.
    */
   readonly onLive?: (server: string, live: DigestedToolList, surface: DigestedSurface) => void;
 }
@@ -286,10 +285,12 @@ function emptyReport(name: string, transport: LockServer["transport"]): ServerRe
  *
  * @example
  * ```ts
- * import { formatHuman, parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
+ * import { parseLock, verifyLock } from "jsr:@schemapin/schemapin/contractpin";
  * const lock = parseLock(await Deno.readFile("contractpin.lock"));
  * const report = await verifyLock({ lock, lockPath: "contractpin.lock", select: ["files"] });
- * console.log(formatHuman(report));
+ * for (const server of report.servers) {
+ *   console.log(server.name, server.status, server.tools.drifted.map((t) => t.name));
+ * }
  * Deno.exit(report.exit_code); // 0 match; 1 drift, removed or unreachable
  * ```
  */

@@ -63,7 +63,8 @@ export function defaultSnapshotPath(lockPath: string): string {
  *
  * @example
  * ```ts
- * import { digestToolList, snapshotServer } from "jsr:@schemapin/schemapin/contractpin";
+ * import { digestToolList } from "jsr:@schemapin/schemapin/contractpin";
+ * import { snapshotServer } from "./snapshot.ts";
  * Object.keys(snapshotServer(digestToolList([{ name: "a", title: "A" }])).tools); // ["a"]
  * ```
  */
@@ -85,7 +86,7 @@ export function snapshotServer(list: DigestedToolList): { tools: Record<string, 
  *
  * @example
  * ```ts
- * import { serializeSnapshot } from "jsr:@schemapin/schemapin/contractpin";
+ * import { serializeSnapshot } from "./snapshot.ts";
  * serializeSnapshot({ servers: {} }).startsWith("{\n"); // true
  * ```
  */
@@ -113,7 +114,7 @@ function bad(source: string, message: string): SchemaPinError {
  *
  * @example
  * ```ts
- * import { parseSnapshot, serializeSnapshot } from "jsr:@schemapin/schemapin/contractpin";
+ * import { parseSnapshot, serializeSnapshot } from "./snapshot.ts";
  * const text = serializeSnapshot({ servers: {} });
  * parseSnapshot(new TextEncoder().encode(text), "s.json").servers; // {}
  * ```
@@ -235,7 +236,7 @@ export function renderContract(contract: JsonObject): string[] {
  *
  * @example
  * ```ts
- * import { contractDiff } from "jsr:@schemapin/schemapin/contractpin";
+ * import { contractDiff } from "./snapshot.ts";
  * contractDiff("srv", "echo", { name: "echo", description: "a", inputSchema: null },
  *   { name: "echo", description: "b", inputSchema: null });
  * ```

@@ -203,7 +203,7 @@ export function surfaceKindDigest(itemDigests: ReadonlyMap<string, string>): str
  *
  * @example
  * ```ts
- * import { digestSurfaceList } from "jsr:@schemapin/schemapin/contractpin";
+ * import { digestSurfaceList } from "./surface.ts";
  * const list = digestSurfaceList("prompts", [{ name: "review", description: "Review code." }]);
  * console.log(list.items.get("review")?.digest, list.digest);
  * ```
@@ -252,7 +252,7 @@ export function digestSurfaceList(
  *
  * @example
  * ```ts
- * import { instructionsDigest } from "jsr:@schemapin/schemapin/contractpin";
+ * import { instructionsDigest } from "./surface.ts";
  * instructionsDigest(null) !== instructionsDigest(""); // true: none is not empty
  * ```
  */

@@ -63,12 +63,9 @@ export interface ToolComparison {
  *
  * @example
  * ```ts
- * import {
- *   compareTools,
- *   digestToolList,
- *   parseLock,
- *   readToolsDump,
- * } from "jsr:@schemapin/schemapin/contractpin";
+ * import { compareTools } from "./verify.ts";
+ * import { digestToolList, parseLock } from "jsr:@schemapin/schemapin/contractpin";
+ * import { readToolsDump } from "../mcp/file.ts";
  * const lock = parseLock(await Deno.readFile("contractpin.lock"));
  * const live = digestToolList((await readToolsDump("tools.json")).tools);
  * const { added, removed, drifted } = compareTools(lock.servers["files"], live);

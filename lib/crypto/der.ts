@@ -573,12 +573,9 @@ export function encodeEcdsaDer(sig: EcdsaSignatureScalars): Uint8Array<ArrayBuff
  *
  * @example
  * ```ts
- * import {
- *   derToP1363,
- *   generateKeyPair,
- *   privateKeyToPkcs8Der,
- *   signDocument,
- * } from "jsr:@schemapin/schemapin/keys";
+ * import { derToP1363, signDocument } from "./ecdsa.ts";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { privateKeyToPkcs8Der } from "./keys.ts";
  * // Verify a schemapin signature with WebCrypto, which wants r ‖ s (64 bytes), not DER
  * const key = generateKeyPair();
  * const data = new TextEncoder().encode('{"a":1}');
@@ -612,7 +609,7 @@ export function derToP1363(der: Uint8Array): Uint8Array<ArrayBuffer> {
  *
  * @example
  * ```ts
- * import { p1363ToDer } from "jsr:@schemapin/schemapin/keys";
+ * import { p1363ToDer } from "./ecdsa.ts";
  * const raw = new Uint8Array(64);
  * raw[31] = 1;
  * raw[63] = 2;

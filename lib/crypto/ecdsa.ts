@@ -46,7 +46,7 @@ const Fp = Point.Fp;
  *
  * @example
  * ```ts
- * import type { SignatureCheck } from "jsr:@schemapin/schemapin/keys";
+ * import type { SignatureCheck } from "jsr:@schemapin/schemapin/schema";
  * const check: SignatureCheck = {
  *   valid: false,
  *   reason: "mismatch",
@@ -322,11 +322,8 @@ export function verifySchemaSignature(
  *
  * @example
  * ```ts
- * import {
- *   generateKeyPair,
- *   signDocument,
- *   verifyDocumentSignature,
- * } from "jsr:@schemapin/schemapin/keys";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { signDocument, verifyDocumentSignature } from "./ecdsa.ts";
  * const sk = generateKeyPair();
  * const canonical = new TextEncoder().encode('{"signature":""}');
  * verifyDocumentSignature(canonical, signDocument(canonical, sk), sk.publicKey); // { valid: true }
@@ -345,7 +342,8 @@ export function signDocument(canonical: Uint8Array, privateKey: PrivateKey): str
  *
  * @example
  * ```ts
- * import { generateKeyPair, verifyDocumentSignature } from "jsr:@schemapin/schemapin/keys";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { verifyDocumentSignature } from "./ecdsa.ts";
  * const sk = generateKeyPair();
  * verifyDocumentSignature(new Uint8Array(), "bm90IERFUg==", sk.publicKey);
  * // { valid: false, reason: "malformed", errorCode: "SIGNATURE_INVALID", errorMessage: "…" }

@@ -47,7 +47,7 @@ import { argumentError, checkArg, checkKeyArg } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { DEFAULT_PBKDF2_ITERATIONS } from "jsr:@schemapin/schemapin/keys";
+ * import { DEFAULT_PBKDF2_ITERATIONS } from "./encrypted_key.ts";
  * DEFAULT_PBKDF2_ITERATIONS; // 600000
  * ```
  */
@@ -59,7 +59,7 @@ export const DEFAULT_PBKDF2_ITERATIONS = 600_000;
  *
  * @example
  * ```ts
- * import { MAX_PBKDF2_ITERATIONS } from "jsr:@schemapin/schemapin/keys";
+ * import { MAX_PBKDF2_ITERATIONS } from "./encrypted_key.ts";
  * MAX_PBKDF2_ITERATIONS; // 10000000
  * ```
  */
@@ -392,7 +392,7 @@ async function pbkdf2(
  *
  * @example
  * ```ts
- * import { isEncryptedPrivateKeyPem } from "jsr:@schemapin/schemapin/keys";
+ * import { isEncryptedPrivateKeyPem } from "./encrypted_key.ts";
  * isEncryptedPrivateKeyPem("-----BEGIN PRIVATE KEY-----\nAA==\n-----END PRIVATE KEY-----\n");
  * // false
  * ```
@@ -417,11 +417,8 @@ export function isEncryptedPrivateKeyPem(pem: string): boolean {
  *
  * @example
  * ```ts
- * import {
- *   encryptedPrivateKeyParameters,
- *   encryptPrivateKeyPem,
- *   generateKeyPair,
- * } from "jsr:@schemapin/schemapin/keys";
+ * import { encryptedPrivateKeyParameters } from "./encrypted_key.ts";
+ * import { encryptPrivateKeyPem, generateKeyPair } from "jsr:@schemapin/schemapin/keys";
  * const pem = await encryptPrivateKeyPem(generateKeyPair(), "correct horse");
  * encryptedPrivateKeyParameters(pem).cipher; // "AES-256-CBC"
  * ```

@@ -247,7 +247,8 @@ export function cachedKeyFromDer(spki: Uint8Array, source?: string): CachedKey {
  *
  * @example
  * ```ts
- * import { generateKeyPair, publicKeyFromDer } from "jsr:@schemapin/schemapin/keys";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { publicKeyFromDer } from "./keys.ts";
  * const { publicKey } = generateKeyPair();
  * publicKeyFromDer(publicKey.spki).fingerprint === publicKey.fingerprint; // true
  * ```
@@ -450,11 +451,8 @@ function parsePkcs8(der: Uint8Array, ctx: Ctx): PrivateKey {
  *
  * @example
  * ```ts
- * import {
- *   generateKeyPair,
- *   privateKeyFromPkcs8Der,
- *   privateKeyToPkcs8Der,
- * } from "jsr:@schemapin/schemapin/keys";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { privateKeyFromPkcs8Der, privateKeyToPkcs8Der } from "./keys.ts";
  * const sk = generateKeyPair();
  * privateKeyFromPkcs8Der(privateKeyToPkcs8Der(sk)).publicKey.fingerprint ===
  *   sk.publicKey.fingerprint; // true
@@ -600,7 +598,8 @@ export function privateKeyToPem(sk: PrivateKey): string {
  *
  * @example
  * ```ts
- * import { generateKeyPair, privateKeyToPkcs8Der } from "jsr:@schemapin/schemapin/keys";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { privateKeyToPkcs8Der } from "./keys.ts";
  * privateKeyToPkcs8Der(generateKeyPair())[0]; // 0x30
  * ```
  */
@@ -630,7 +629,8 @@ export function privateKeyToPkcs8Der(sk: PrivateKey): Uint8Array<ArrayBuffer> {
  *
  * @example
  * ```ts
- * import { fingerprintPublicKey, generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { fingerprintPublicKey } from "./keys.ts";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
  * const { publicKey } = generateKeyPair();
  * fingerprintPublicKey(publicKey.pem) === publicKey.fingerprint; // true
  * ```

@@ -34,7 +34,7 @@ export interface DiscoveryDocument {
  *
  * @example
  * ```ts
- * import { DISCOVERY_SCHEMA_VERSION } from "jsr:@schemapin/schemapin/discovery";
+ * import { DISCOVERY_SCHEMA_VERSION } from "./document.ts";
  * console.log(DISCOVERY_SCHEMA_VERSION); // "1.4"
  * ```
  */
@@ -69,7 +69,7 @@ function invalid(source: string, message: string, field?: string): SchemaPinErro
  * @example
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
- * import { parseDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
+ * import { parseDiscoveryDocument } from "./document.ts";
  * const bytes = await Deno.readFile("schemapin.json");
  * const { document, warnings } = parseDiscoveryDocument(
  *   parseJson(bytes, "schemapin.json"),
@@ -201,7 +201,7 @@ const KEY_CACHE_MAX = 1024;
  * @example
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
- * import { loadDiscoveryKey, parseDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
+ * import { loadDiscoveryKey, parseDiscoveryDocument } from "./document.ts";
  * const { document } = parseDiscoveryDocument(
  *   parseJson(await Deno.readFile("schemapin.json")),
  *   "schemapin.json",
@@ -252,7 +252,7 @@ export interface BuildDiscoveryOptions {
  *
  * @example
  * ```ts
- * import { parsePublicKeyPem } from "jsr:@schemapin/schemapin";
+ * import { parsePublicKeyPem } from "jsr:@schemapin/schemapin/keys";
  * import { buildDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
  * const publicKey = parsePublicKeyPem(await Deno.readTextFile("public.pem"), "public.pem");
  * const document = buildDiscoveryDocument({

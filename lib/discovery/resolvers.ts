@@ -76,7 +76,8 @@ function validDomain(domain: unknown): string {
  *
  * @example
  * ```ts
- * import { LocalFileResolver, resolveTrustDocuments } from "jsr:@schemapin/schemapin/discovery";
+ * import { LocalFileResolver } from "./resolvers.ts";
+ * import { resolveTrustDocuments } from "jsr:@schemapin/schemapin/discovery";
  * // ./trust/example.com.json and, when present, ./trust/example.com.revocations.json
  * const trust = await resolveTrustDocuments(new LocalFileResolver("./trust"), "example.com");
  * console.log(trust.discoverySource, trust.revocationSource);
@@ -257,12 +258,8 @@ async function resolveFrom(
  *
  * @example
  * ```ts
- * import {
- *   ChainResolver,
- *   LocalFileResolver,
- *   resolveTrustDocuments,
- *   WellKnownResolver,
- * } from "jsr:@schemapin/schemapin/discovery";
+ * import { ChainResolver, LocalFileResolver } from "./resolvers.ts";
+ * import { resolveTrustDocuments, WellKnownResolver } from "jsr:@schemapin/schemapin/discovery";
  * const chain = new ChainResolver([new LocalFileResolver("./trust"), new WellKnownResolver()]);
  * const trust = await resolveTrustDocuments(chain, "example.com"); // ./trust first
  * console.log(trust.discoverySource);
@@ -358,7 +355,8 @@ export class ChainResolver {
  *
  * @example
  * ```ts
- * import { FilePinStore, parseJson, verifySchemaOffline } from "jsr:@schemapin/schemapin";
+ * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { parseJson, verifySchemaOffline } from "jsr:@schemapin/schemapin";
  * import { resolveTrustDocuments, WellKnownResolver } from "jsr:@schemapin/schemapin/discovery";
  * const trust = await resolveTrustDocuments(new WellKnownResolver(), "example.com");
  * const result = await verifySchemaOffline({

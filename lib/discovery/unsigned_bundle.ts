@@ -60,7 +60,7 @@ function indexByDomain(
  * @example
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
- * import { findInUnsignedBundle } from "jsr:@schemapin/schemapin/discovery";
+ * import { findInUnsignedBundle } from "./unsigned_bundle.ts";
  * const bundle = parseJson(await Deno.readFile("bundle.json"), "bundle.json");
  * const { discovery, revocation } = findInUnsignedBundle(bundle, "example.com", "bundle.json");
  * console.log(discovery.developer_name, revocation !== undefined); // then verify with them

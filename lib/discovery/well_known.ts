@@ -26,7 +26,7 @@ import { checkArg } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { WELL_KNOWN_PATH } from "jsr:@schemapin/schemapin/discovery";
+ * import { WELL_KNOWN_PATH } from "./well_known.ts";
  * console.log(WELL_KNOWN_PATH); // "/.well-known/schemapin.json"
  * ```
  */
@@ -61,7 +61,7 @@ export function requireNetworkDomain(domain: unknown): string {
  *
  * @example
  * ```ts
- * import { wellKnownUrl } from "jsr:@schemapin/schemapin/discovery";
+ * import { wellKnownUrl } from "./well_known.ts";
  * wellKnownUrl("Example.com"); // "https://example.com/.well-known/schemapin.json"
  * ```
  */

@@ -56,7 +56,7 @@ export interface DnsTxtLookup {
  *
  * @example
  * ```ts
- * import { lookupDnsTxt } from "jsr:@schemapin/schemapin/discovery";
+ * import { lookupDnsTxt } from "./check.ts";
  * const lookup = await lookupDnsTxt("example.com", { nameServer: "127.0.0.1:5353" });
  * console.log(lookup.name, lookup.state, lookup.record?.fp); // _schemapin.example.com present …
  * ```
@@ -138,7 +138,7 @@ export interface DnsDecision {
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { crossCheckDnsTxt, lookupDnsTxt } from "jsr:@schemapin/schemapin/discovery";
+ * import { crossCheckDnsTxt, lookupDnsTxt } from "./check.ts";
  * const lookup = await lookupDnsTxt("example.com");
  * const key = generateKeyPair().publicKey; // the key of example.com's discovery document
  * const { check, failure, warnings } = crossCheckDnsTxt(lookup, key.fingerprint);

@@ -27,7 +27,7 @@ const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
  *
  * @example
  * ```ts
- * import { checkDomain } from "jsr:@schemapin/schemapin/discovery";
+ * import { checkDomain } from "./domain.ts";
  * checkDomain("Example.com"); // { ok: true, domain: "example.com" }
  * checkDomain("https://example.com").ok; // false
  * ```
@@ -92,7 +92,7 @@ export function checkDomain(input: unknown): DomainCheck {
  *
  * @example
  * ```ts
- * import { validateDomain } from "jsr:@schemapin/schemapin/discovery";
+ * import { validateDomain } from "./domain.ts";
  * validateDomain("tools.example.com"); // "tools.example.com"
  * ```
  */

@@ -15,7 +15,7 @@ import { checkArg } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { DNS_TXT_VERSION } from "jsr:@schemapin/schemapin/discovery";
+ * import { DNS_TXT_VERSION } from "./txt.ts";
  * console.log(DNS_TXT_VERSION); // "schemapin1"
  * ```
  */
@@ -38,7 +38,7 @@ export interface DnsTxtRecord {
  *
  * @example
  * ```ts
- * import { dnsLookupName } from "jsr:@schemapin/schemapin/discovery";
+ * import { dnsLookupName } from "./txt.ts";
  * dnsLookupName("example.com."); // "_schemapin.example.com"
  * ```
  */
@@ -97,7 +97,7 @@ export function isSchemapinRecord(text: string): boolean {
  *
  * @example
  * ```ts
- * import { parseDnsTxtRecord } from "jsr:@schemapin/schemapin/discovery";
+ * import { parseDnsTxtRecord } from "./txt.ts";
  * parseDnsTxtRecord("v=schemapin1; kid=k1; fp=sha256:" + "ab".repeat(32)).kid; // "k1"
  * ```
  */
@@ -162,7 +162,7 @@ export function checkDnsKid(kid: string): string | undefined {
  *
  * @example
  * ```ts
- * import { formatDnsTxtRecord } from "jsr:@schemapin/schemapin/discovery";
+ * import { formatDnsTxtRecord } from "./txt.ts";
  * formatDnsTxtRecord("sha256:" + "00".repeat(32), "k1");
  * // "v=schemapin1; kid=k1; fp=sha256:0000…"
  * ```

@@ -139,10 +139,11 @@ export type AuditSink = (line: string) => void;
  *
  * @example
  * ```ts
- * import { AuditLog } from "jsr:@schemapin/schemapin/guard";
+ * import { AuditLog, openAuditSink } from "jsr:@schemapin/schemapin/guard";
+ * // One JSON line per decision of the guard that is given this log
+ * const log = new AuditLog("files", "filter", openAuditSink("guard.jsonl"));
  * const lines: string[] = [];
- * const log = new AuditLog("demo", "filter", (l) => lines.push(l));
- * log.record({ decision: "filtered", tool: "x", reason: "drifted" });
+ * const inMemory = new AuditLog("files", "audit", (line) => lines.push(line));
  * ```
  */
 export class AuditLog {
@@ -160,7 +161,11 @@ export class AuditLog {
     this.#sink = sink;
   }
 
-  /** Writes one record. A sink failure is swallowed: logging never stops the relay. */
+  /**
+   * Writes one record. A sink failure is swallowed: logging never stops the relay.
+   *
+   * @ignore Internal: the guard writes the records; not public API.
+   */
   record(entry: AuditEntry): void {
     try {
       this.#sink(formatAuditEntry(this.#server, this.#mode, entry));
@@ -179,7 +184,7 @@ const encoder = new TextEncoder();
  * ```ts
  * import { AuditLog, openAuditSink } from "jsr:@schemapin/schemapin/guard";
  * const log = new AuditLog("files", "enforce", openAuditSink("./guard-audit.jsonl")); // or stderr
- * log.record({ decision: "refused", tool: "delete_all", reason: "added" });
+ * // the log of a GuardCore: new GuardCore({ policy, mode: "enforce", log, serverName: "files" })
  * ```
  */
 export function openAuditSink(path?: string): AuditSink {

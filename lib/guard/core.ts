@@ -51,7 +51,7 @@ import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
  *
  * @example
  * ```ts
- * import { GUARD_REFUSED } from "jsr:@schemapin/schemapin/guard";
+ * import { GUARD_REFUSED } from "./core.ts";
  * console.log(GUARD_REFUSED); // -32010
  * ```
  */
@@ -61,7 +61,7 @@ export const GUARD_REFUSED: number = -32010;
  *
  * @example
  * ```ts
- * import { GUARD_SERVER_FAILED } from "jsr:@schemapin/schemapin/guard";
+ * import { GUARD_SERVER_FAILED } from "./core.ts";
  * console.log(GUARD_SERVER_FAILED); // -32011
  * ```
  */
@@ -433,7 +433,12 @@ const MAX_WARNED = 10_000;
  *
  * @example
  * ```ts
- * import { AuditLog, GuardCore, GuardPolicy } from "jsr:@schemapin/schemapin/guard";
+ * import {
+ *   AuditLog,
+ *   GuardCore,
+ *   GuardPolicy,
+ *   startHttpGuard,
+ * } from "jsr:@schemapin/schemapin/guard";
  * import { parseLock } from "jsr:@schemapin/schemapin/contractpin";
  * const lock = parseLock(await Deno.readFile("contractpin.lock"));
  * const core = new GuardCore({
@@ -442,10 +447,14 @@ const MAX_WARNED = 10_000;
  *   log: new AuditLog("files", "filter", (line) => console.error(line)),
  *   serverName: "files",
  * });
- * // A transport of your own passes each message through the core:
- * const session = core.newSession();
- * const decision = await core.fromClient(session, { jsonrpc: "2.0", id: 1, method: "tools/list" });
- * console.log(decision.forward);
+ * // One core per guarded server: give it to runStdioGuard or startHttpGuard
+ * const guard = await startHttpGuard({
+ *   upstream: "http://127.0.0.1:3000/mcp",
+ *   port: 0,
+ *   core,
+ *   serverName: "files",
+ * });
+ * console.log(guard.url);
  * ```
  */
 export class GuardCore {
@@ -481,7 +490,11 @@ export class GuardCore {
     return this.#log;
   }
 
-  /** A fresh session state. */
+  /**
+   * A fresh session state.
+   *
+   * @ignore Internal: the stdio and HTTP transports call it; not public API.
+   */
   newSession(): GuardSession {
     return new GuardSession();
   }
@@ -489,6 +502,8 @@ export class GuardCore {
   /**
    * Decides a client → server message (one element of a batch at a time). `fetchTools`
    * lets the guard check the list itself before a call; without it such a call is refused.
+   *
+   * @ignore Internal: the stdio and HTTP transports call it; not public API.
    */
   async fromClient(
     session: GuardSession,
@@ -507,6 +522,8 @@ export class GuardCore {
    * decision, or `undefined` when it needs the guard's own check of the tool list first (a
    * `tools/call` before any checked list, or after `list_changed`) — then call
    * `fromClient`, which does that check and decides. Same decisions, same log records.
+   *
+   * @ignore Internal: the stdio and HTTP transports call it; not public API.
    */
   fromClientNow(
     session: GuardSession,
@@ -587,6 +604,8 @@ export class GuardCore {
    * Records the capabilities of a client's `initialize` (its `params`) in a session and picks
    * the lock entry pinned for them. The relay calls it for the session an HTTP server opens
    * in answer to that `initialize`.
+   *
+   * @ignore Internal: the stdio and HTTP transports call it; not public API.
    */
   noteInitialize(session: GuardSession, params: JsonValue | undefined): void {
     // A client that starts over (another era, other capabilities) is checked again.
@@ -1151,7 +1170,11 @@ export class GuardCore {
     return { kind: "replace", message: { jsonrpc: "2.0", id: message.id, result: filtered } };
   }
 
-  /** Decides a server → client message (one element of a batch at a time). */
+  /**
+   * Decides a server → client message (one element of a batch at a time).
+   *
+   * @ignore Internal: the stdio and HTTP transports call it; not public API.
+   */
   async fromServer(
     session: GuardSession,
     message: JsonValue,
@@ -1170,6 +1193,8 @@ export class GuardCore {
    * {@linkcode GuardCore.fromServer} without waiting, for the relay's common case: the
    * decision, or `undefined` (and nothing changed) for a page of a client's `tools/list`,
    * which only `fromServer` checks.
+   *
+   * @ignore Internal: the stdio and HTTP transports call it; not public API.
    */
   fromServerNow(
     session: GuardSession,

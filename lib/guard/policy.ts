@@ -98,14 +98,21 @@ export type SeenTools = Map<string, string>;
  * @example
  * ```ts
  * import { GuardPolicy } from "jsr:@schemapin/schemapin/guard";
+ * import { parseLock } from "jsr:@schemapin/schemapin/contractpin";
+ * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * const lock = parseLock(await Deno.readFile("contractpin.lock"));
  * const policy = new GuardPolicy({
- *   lock: {
- *     serverName: "demo",
- *     entry: { transport: "file", path: "x", tool_count: 0, digest: "", tools: {} },
+ *   // each tool's contract digest must match the lock entry …
+ *   lock: { serverName: "files", entry: lock.servers["files"], file: "contractpin.lock" },
+ *   // … and each tool must carry a valid SchemaPin signature from example.com
+ *   signatures: {
+ *     domain: "example.com",
+ *     discovery: parseJson(await Deno.readFile("schemapin.json"), "schemapin.json"),
+ *     pinStore: new FilePinStore(),
  *   },
  * });
- * const [v] = await policy.checkTools([{ name: "new_tool" }], new Map());
- * console.log(v.ok, v.problems); // false ["added"]
+ * console.log(policy.lock?.serverName, policy.signatures); // files true
  * ```
  */
 export class GuardPolicy {
@@ -148,6 +155,8 @@ export class GuardPolicy {
    * Judges the tools of one page, in order. `seen` collects the names (and digests) of the
    * list so far: a name already in it is malformed (contractpin §4.4), and
    * {@linkcode removed} uses it at the end of the list.
+   *
+   * @ignore Internal: the guard's core calls it; not public API.
    */
   async checkTools(tools: readonly JsonValue[], seen: SeenTools): Promise<ToolVerdict[]> {
     const trust = this.#trust
@@ -248,12 +257,18 @@ export class GuardPolicy {
   /**
    * True when the lock pins this kind of list (docs/contractpin-surface.md §4): a lock made
    * before issue 24 does not, and its lists of that kind pass unchecked, as before.
+   *
+   * @ignore Internal: the guard's core calls it; not public API.
    */
   pinsSurface(kind: SurfaceKind): boolean {
     return this.#lock?.entry[kind] !== undefined;
   }
 
-  /** True when the lock pins the server instructions. */
+  /**
+   * True when the lock pins the server instructions.
+   *
+   * @ignore Internal: the guard's core calls it; not public API.
+   */
   get pinsInstructions(): boolean {
     return this.#lock?.entry.instructions !== undefined;
   }
@@ -264,6 +279,8 @@ export class GuardPolicy {
    * tools: drifted, added, malformed — a repeated key across pages included —, hidden text).
    * `seen` collects keys and digests for {@linkcode removedSurface}. Call it only for a kind
    * the lock pins.
+   *
+   * @ignore Internal: the guard's core calls it; not public API.
    */
   checkSurface(kind: SurfaceKind, items: readonly JsonValue[], seen: SeenTools): ToolVerdict[] {
     const spec = SURFACE_SPECS[kind];
@@ -322,7 +339,11 @@ export class GuardPolicy {
     });
   }
 
-  /** The lock's items of one kind that a complete list (`seen`) does not serve. */
+  /**
+   * The lock's items of one kind that a complete list (`seen`) does not serve.
+   *
+   * @ignore Internal: the guard's core calls it; not public API.
+   */
   removedSurface(kind: SurfaceKind, seen: SeenTools): ToolVerdict[] {
     const pinned = this.#lock?.entry[kind]?.items ?? {};
     const item = SURFACE_SPECS[kind].item as Exclude<ItemKind, "tool">;
@@ -341,6 +362,8 @@ export class GuardPolicy {
    * Judges the `instructions` member of an `initialize` or `server/discover` result against
    * the lock (docs/contractpin-surface.md §3: absent is JSON null, not ""), or undefined when
    * the lock does not pin them.
+   *
+   * @ignore Internal: the guard's core calls it; not public API.
    */
   checkInstructions(value: JsonValue | undefined): ToolVerdict | undefined {
     const pinned = this.#lock?.entry.instructions;
@@ -382,7 +405,11 @@ export class GuardPolicy {
     }
   }
 
-  /** The lock's tools that a complete list (`seen`) does not serve: `removed` verdicts. */
+  /**
+   * The lock's tools that a complete list (`seen`) does not serve: `removed` verdicts.
+   *
+   * @ignore Internal: the guard's core calls it; not public API.
+   */
   removed(seen: SeenTools): ToolVerdict[] {
     if (!this.#lock) return [];
     return Object.entries(this.#lock.entry.tools)
@@ -390,7 +417,11 @@ export class GuardPolicy {
       .map(([name, t]) => ({ name, ok: false, problems: ["removed"], lockDigest: t.digest }));
   }
 
-  /** The server digest (contractpin §4.3) of a complete list. */
+  /**
+   * The server digest (contractpin §4.3) of a complete list.
+   *
+   * @ignore Internal: the guard's core calls it; not public API.
+   */
   serverDigest(seen: SeenTools): string {
     return serverDigest(seen);
   }

@@ -34,24 +34,27 @@ import { parsePrivateKeyPem, type PrivateKey } from "../crypto/keys.ts";
 import { checkDomain } from "../dns/domain.ts";
 import { isJsonObject, projectContract } from "../contractpin/contract.ts";
 import { digestToolList } from "../contractpin/digest.ts";
+import type { Signer } from "../crypto/signer.ts";
 import {
   SCHEMA_SIGNATURE_FIELDS,
+  type SchemaDocumentOptions,
   type SchemaSignatureDocument,
   signSchemaDocument,
+  signSchemaDocumentWithSigner,
 } from "../schema/document.ts";
 import type { BeforePinHook, OfflineFlowOptions } from "../schema/flow.ts";
 import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
 import type { PinRecord, PinStore } from "../pins/store.ts";
 import { pinKey } from "../pins/store.ts";
 import { formatRfc3339 } from "../time/rfc3339.ts";
-import { checkArg, checkMethods } from "../arguments.ts";
+import { checkArg, checkMethods, checkSignerArg } from "../arguments.ts";
 
 /**
  * `_meta` key of a tool's SchemaPin signature (a 1.4 schema signature document).
  *
  * @example
  * ```ts
- * import { SIGNATURE_META_KEY } from "jsr:@schemapin/schemapin/guard";
+ * import { SIGNATURE_META_KEY } from "./signatures.ts";
  * console.log(SIGNATURE_META_KEY); // "dev.schemapin/signature"
  * ```
  */
@@ -61,7 +64,7 @@ export const SIGNATURE_META_KEY = "dev.schemapin/signature";
  *
  * @example
  * ```ts
- * import { DOMAIN_META_KEY } from "jsr:@schemapin/schemapin/guard";
+ * import { DOMAIN_META_KEY } from "./signatures.ts";
  * console.log(DOMAIN_META_KEY); // "dev.schemapin/domain"
  * ```
  */
@@ -71,7 +74,7 @@ export const DOMAIN_META_KEY = "dev.schemapin/domain";
  *
  * @example
  * ```ts
- * import { MANIFEST_META_KEY } from "jsr:@schemapin/schemapin/guard";
+ * import { MANIFEST_META_KEY } from "./signatures.ts";
  * console.log(MANIFEST_META_KEY); // "dev.schemapin/manifest"
  * ```
  */
@@ -145,7 +148,7 @@ function orderedDocument(doc: SchemaSignatureDocument): JsonObject {
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { signToolList } from "jsr:@schemapin/schemapin/guard";
+ * import { signToolList } from "./signatures.ts";
  * const { tools } = signToolList(
  *   [{ name: "add", description: "Add two numbers", inputSchema: { type: "object" } }],
  *   generateKeyPair(),
@@ -159,6 +162,78 @@ export function signToolList(
   privateKey: PrivateKey | string,
   options: SignToolListOptions,
 ): SignedToolList {
+  let key: PrivateKey | undefined;
+  const list = prepareToolList(tools, options, () => {
+    key = typeof privateKey === "string"
+      ? parsePrivateKeyPem(privateKey, "private key")
+      : privateKey;
+  });
+  return assembleToolList(
+    list,
+    list.entries.map((entry) => signSchemaDocument(entry.contract, key!, list.documentOptions)),
+  );
+}
+
+/**
+ * {@linkcode signToolList} with a `Signer` — a key held elsewhere, such as in an SSH agent
+ * (`sshAgentSigner`): the same tools and manifest; each tool's 1.4 schema signature document
+ * is signed by the signer (one signature per tool, in the order served).
+ *
+ * @throws {SchemaPinError} what `signToolList` throws, `INPUT_INVALID` for something that is
+ *   not a signer, and the signer's errors (`IO_FAILED` from an agent; `KEY_INVALID` for a
+ *   signature that does not verify).
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair, privateKeySigner } from "jsr:@schemapin/schemapin/keys";
+ * import { signToolListWithSigner } from "jsr:@schemapin/schemapin/guard";
+ * const { manifest } = await signToolListWithSigner(
+ *   [{ name: "add", description: "Add two numbers", inputSchema: { type: "object" } }],
+ *   privateKeySigner(generateKeyPair()),
+ *   { domain: "example.com" },
+ * );
+ * console.log(Object.keys(manifest.tools)); // ["add"]
+ * ```
+ */
+export async function signToolListWithSigner(
+  tools: readonly unknown[],
+  signer: Signer,
+  options: SignToolListOptions,
+): Promise<SignedToolList> {
+  const list = prepareToolList(
+    tools,
+    options,
+    () => checkSignerArg("signToolListWithSigner", "signer", signer),
+  );
+  const documents: SchemaSignatureDocument[] = [];
+  for (const entry of list.entries) {
+    documents.push(
+      await signSchemaDocumentWithSigner(entry.contract, signer, list.documentOptions),
+    );
+  }
+  return assembleToolList(list, documents);
+}
+
+/** A tool list checked and projected, ready to sign. */
+interface PreparedToolList {
+  readonly domain: string;
+  readonly signedAt: Date | number;
+  readonly documentOptions: SchemaDocumentOptions;
+  readonly digested: ReturnType<typeof digestToolList>;
+  readonly entries: readonly {
+    readonly raw: JsonObject;
+    readonly name: string;
+    readonly meta: JsonObject | undefined;
+    readonly contract: JsonValue;
+  }[];
+}
+
+/** Checks the list and the domain, then runs `checkKey`, then checks and projects each tool. */
+function prepareToolList(
+  tools: readonly unknown[],
+  options: SignToolListOptions,
+  checkKey: () => void,
+): PreparedToolList {
   if (!Array.isArray(tools)) {
     throw new SchemaPinError("INPUT_INVALID", "signToolList: tools must be an array");
   }
@@ -169,18 +244,11 @@ export function signToolList(
       `signToolList: invalid domain ${JSON.stringify(options?.domain)}: ${dc.reason}`,
     );
   }
-  const key = typeof privateKey === "string"
-    ? parsePrivateKeyPem(privateKey, "private key")
-    : privateKey;
+  checkKey();
   const signedAt = options.signedAt ?? Math.floor(Date.now() / 1000) * 1000;
   // Names are checked once for the whole list (duplicates are malformed, contractpin §4.4).
   const digested = digestToolList(tools as readonly JsonValue[], "signToolList");
-  const manifest: ToolSignatureManifest = {
-    domain: dc.domain,
-    signed_at: formatRfc3339(signedAt),
-    tools: Object.create(null),
-  };
-  const out = tools.map((tool, i) => {
+  const entries = tools.map((tool, i) => {
     const raw = tool as JsonObject;
     const name = raw.name as string;
     const meta = Object.hasOwn(raw, "_meta") ? raw._meta : undefined;
@@ -191,16 +259,32 @@ export function signToolList(
         { index: i, tool: name },
       );
     }
-    const contract = projectContract(tool as JsonValue, `tools[${i}]`);
-    const doc = signSchemaDocument(contract, key, {
-      signedAt,
-      domain: dc.domain,
-      ...(options.expiresAt !== undefined ? { expiresAt: options.expiresAt } : {}),
-      ...(options.signerKid !== undefined ? { signerKid: options.signerKid } : {}),
-      ...(options.schemaVersion !== undefined ? { schemaVersion: options.schemaVersion } : {}),
-    });
+    return { raw, name, meta, contract: projectContract(tool as JsonValue, `tools[${i}]`) };
+  });
+  const documentOptions: SchemaDocumentOptions = {
+    signedAt,
+    domain: dc.domain,
+    ...(options.expiresAt !== undefined ? { expiresAt: options.expiresAt } : {}),
+    ...(options.signerKid !== undefined ? { signerKid: options.signerKid } : {}),
+    ...(options.schemaVersion !== undefined ? { schemaVersion: options.schemaVersion } : {}),
+  };
+  return { domain: dc.domain, signedAt, documentOptions, digested, entries };
+}
+
+/** The signed tools and the manifest, from the prepared list and one document per tool. */
+function assembleToolList(
+  list: PreparedToolList,
+  documents: readonly SchemaSignatureDocument[],
+): SignedToolList {
+  const manifest: ToolSignatureManifest = {
+    domain: list.domain,
+    signed_at: formatRfc3339(list.signedAt),
+    tools: Object.create(null),
+  };
+  const out = list.entries.map(({ raw, name, meta }, i) => {
+    const doc = documents[i];
     manifest.tools[name] = {
-      digest: digested.tools.get(name)!.digest,
+      digest: list.digested.tools.get(name)!.digest,
       schema_hash: doc.schema_hash,
       signature: doc.signature,
     };
@@ -209,7 +293,7 @@ export function signToolList(
       if (k !== SIGNATURE_META_KEY && k !== DOMAIN_META_KEY) newMeta[k] = v;
     }
     newMeta[SIGNATURE_META_KEY] = orderedDocument(doc);
-    newMeta[DOMAIN_META_KEY] = dc.domain;
+    newMeta[DOMAIN_META_KEY] = list.domain;
     const copy: JsonObject = {};
     for (const [k, v] of Object.entries(raw)) copy[k] = k === "_meta" ? newMeta : v;
     if (meta === undefined) copy._meta = newMeta;
@@ -233,7 +317,7 @@ export type ToolSignatureField =
  *
  * @example
  * ```ts
- * import { readToolSignature } from "jsr:@schemapin/schemapin/guard";
+ * import { readToolSignature } from "./signatures.ts";
  * readToolSignature({ name: "a" }).kind; // "unsigned"
  * ```
  */
@@ -298,7 +382,7 @@ export interface ToolSignatureCheck {
  * ```ts
  * import { generateKeyPair, MemoryPinStore } from "jsr:@schemapin/schemapin";
  * import { buildDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
- * import { signToolList, verifyToolSignature } from "jsr:@schemapin/schemapin/guard";
+ * import { signToolList, verifyToolSignature } from "./signatures.ts";
  * const key = generateKeyPair();
  * const { tools } = signToolList([{ name: "add", inputSchema: { type: "object" } }], key, {
  *   domain: "example.com",
@@ -369,7 +453,7 @@ export async function verifyToolSignature(
  * @example
  * ```ts
  * import { MemoryPinStore } from "jsr:@schemapin/schemapin";
- * import { SnapshotPinStore } from "jsr:@schemapin/schemapin/guard";
+ * import { SnapshotPinStore } from "./signatures.ts";
  * const pins = new SnapshotPinStore(new MemoryPinStore());
  * ```
  */

@@ -13,7 +13,7 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import { CONTRACTPIN_CANONICAL_JSON_1 } from "jsr:@schemapin/schemapin/contractpin";
+ * import { CONTRACTPIN_CANONICAL_JSON_1 } from "./canonical_jcs.ts";
  * console.log(CONTRACTPIN_CANONICAL_JSON_1); // "contractpin-canonical-json/1"
  * ```
  */
@@ -35,7 +35,7 @@ const canonicalize = makeCanonicalizer({
  *
  * @example
  * ```ts
- * import { canonicalizeJcs } from "jsr:@schemapin/schemapin/contractpin";
+ * import { canonicalizeJcs } from "./canonical_jcs.ts";
  * canonicalizeJcs({ b: 1e21, a: 1e20 }); // '{"a":100000000000000000000,"b":1e+21}'
  * ```
  */
@@ -48,7 +48,7 @@ export function canonicalizeJcs(value: unknown): string {
  *
  * @example
  * ```ts
- * import { canonicalizeJcsBytes } from "jsr:@schemapin/schemapin/contractpin";
+ * import { canonicalizeJcsBytes } from "./canonical_jcs.ts";
  * canonicalizeJcsBytes([1, "x"]); // bytes of '[1,"x"]'
  * ```
  */

@@ -12,7 +12,7 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import { SCHEMAPIN_V1 } from "jsr:@schemapin/schemapin/schema";
+ * import { SCHEMAPIN_V1 } from "./canonical_schemapin.ts";
  * console.log(SCHEMAPIN_V1); // "schemapin-v1"
  * ```
  */
@@ -37,7 +37,7 @@ const canonicalize = makeCanonicalizer({
  *
  * @example
  * ```ts
- * import { canonicalizeSchemapinV1 } from "jsr:@schemapin/schemapin/schema";
+ * import { canonicalizeSchemapinV1 } from "./canonical_schemapin.ts";
  * canonicalizeSchemapinV1({ name: "calculate_sum", parameters: { b: "integer", a: "integer" } });
  * // '{"name":"calculate_sum","parameters":{"a":"integer","b":"integer"}}'
  * ```

@@ -25,7 +25,7 @@ export type ServerFailureKind =
  *
  * @example
  * ```ts
- * import { ServerFailure } from "jsr:@schemapin/schemapin/contractpin";
+ * import { ServerFailure } from "./errors.ts";
  * const e = new ServerFailure("timeout", "no answer to initialize within 5 s");
  * console.log(e.kind); // "timeout"
  * ```

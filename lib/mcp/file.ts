@@ -138,7 +138,8 @@ export async function listingFromDump(
  *
  * @example
  * ```ts
- * import { digestToolList, readToolsDump } from "jsr:@schemapin/schemapin/contractpin";
+ * import { digestToolList } from "jsr:@schemapin/schemapin/contractpin";
+ * import { readToolsDump } from "./file.ts";
  * // tools.json: a saved tools/list result (or an array of them, one per page)
  * const listing = await readToolsDump("tools.json");
  * console.log(digestToolList(listing.tools).digest);

@@ -211,7 +211,8 @@ export interface HttpOptions {
  *
  * @example
  * ```ts
- * import { connectHttp, listTools } from "jsr:@schemapin/schemapin/contractpin";
+ * import { connectHttp } from "./http.ts";
+ * import { listTools } from "./session.ts";
  * const transport = connectHttp({
  *   url: "http://127.0.0.1:3000/mcp",
  *   headers: [["Authorization", `Bearer ${Deno.env.get("MCP_TOKEN")}`]],
@@ -234,11 +235,8 @@ export function connectHttp(options: HttpOptions): HttpTransport {
  *
  * @example
  * ```ts
- * import {
- *   connectHttp,
- *   type HttpTransport,
- *   listTools,
- * } from "jsr:@schemapin/schemapin/contractpin";
+ * import { connectHttp, type HttpTransport } from "./http.ts";
+ * import { listTools } from "./session.ts";
  * const transport: HttpTransport = connectHttp({ url: "http://127.0.0.1:3000/mcp" });
  * try {
  *   console.log((await listTools(transport)).tools.length);

@@ -483,7 +483,8 @@ const SURFACE_KINDS = [
  *
  * @example
  * ```ts
- * import { listTools, spawnStdio } from "jsr:@schemapin/schemapin/contractpin";
+ * import { listTools } from "./session.ts";
+ * import { spawnStdio } from "./stdio.ts";
  * const transport = spawnStdio({ command: ["node", "server.js"] });
  * try {
  *   const listing = await listTools(transport, { requestTimeoutMs: 5000 });

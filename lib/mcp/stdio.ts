@@ -53,7 +53,8 @@ const decoder = new TextDecoder();
  *
  * @example
  * ```ts
- * import { listTools, spawnStdio } from "jsr:@schemapin/schemapin/contractpin";
+ * import { listTools } from "./session.ts";
+ * import { spawnStdio } from "./stdio.ts";
  * const transport = spawnStdio({
  *   command: ["npx", "-y", "@modelcontextprotocol/server-everything"],
  * });
@@ -75,11 +76,8 @@ export function spawnStdio(options: StdioOptions): StdioTransport {
  *
  * @example
  * ```ts
- * import {
- *   listTools,
- *   spawnStdio,
- *   type StdioTransport,
- * } from "jsr:@schemapin/schemapin/contractpin";
+ * import { listTools } from "./session.ts";
+ * import { spawnStdio, type StdioTransport } from "./stdio.ts";
  * const transport: StdioTransport = spawnStdio({ command: ["node", "server.js"] });
  * try {
  *   console.log((await listTools(transport)).tools.length);

@@ -92,7 +92,7 @@ export function signatureHash(signature: LineageSignature, what = "signature"): 
  *
  * @example
  * ```ts
- * import { verifyChain } from "jsr:@schemapin/schemapin/pins";
+ * import { verifyChain } from "./lineage.ts";
  * const a = "sha256:" + "a".repeat(64), b = "sha256:" + "b".repeat(64);
  * verifyChain({ schemapin_version: "1.4", schema_hash: b, previous_hash: a }, {
  *   schemapin_version: "1.4",
@@ -171,7 +171,7 @@ export function parseNumericVersion(tag: string): [number, number, number] | und
  *
  * @example
  * ```ts
- * import { compareVersions } from "jsr:@schemapin/schemapin/pins";
+ * import { compareVersions } from "./lineage.ts";
  * compareVersions("1.10.0", "1.9.9")! > 0; // true (not a string comparison)
  * ```
  */
@@ -305,7 +305,7 @@ export interface LineageStoreOptions {
  *
  * @example
  * ```ts
- * import { defaultLineageStorePath } from "jsr:@schemapin/schemapin/pins";
+ * import { defaultLineageStorePath } from "./lineage.ts";
  * console.log(defaultLineageStorePath()); // "/home/me/.schemapin/lineage.json"
  * ```
  */
@@ -320,8 +320,9 @@ export function defaultLineageStorePath(): string {
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { LineageStore } from "jsr:@schemapin/schemapin/pins";
- * import { schemaHash, signSchemaDocument } from "jsr:@schemapin/schemapin/schema";
+ * import { LineageStore } from "./lineage.ts";
+ * import { schemaHash } from "../schema/document.ts";
+ * import { signSchemaDocument } from "jsr:@schemapin/schemapin/schema";
  * const key = generateKeyPair();
  * const v1 = { name: "calc", description: "v1" };
  * const first = signSchemaDocument(v1, key, { schemaVersion: "1.0.0" });

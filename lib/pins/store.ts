@@ -99,7 +99,7 @@ export function checkToolId(toolId: unknown): string | undefined {
  *
  * @example
  * ```ts
- * import { pinKey } from "jsr:@schemapin/schemapin/pins";
+ * import { pinKey } from "./store.ts";
  * pinKey("constructor", "example.com"); // "constructor@example.com"
  * ```
  */
@@ -115,7 +115,7 @@ export function pinKey(toolId: string, domain: string): string {
  *
  * @example
  * ```ts
- * import { parsePinKey } from "jsr:@schemapin/schemapin/pins";
+ * import { parsePinKey } from "./store.ts";
  * parsePinKey("a@b@example.com"); // { toolId: "a@b", domain: "example.com" }
  * ```
  */
@@ -321,7 +321,7 @@ const PIN_CODEC: KeyedRecordCodec<PinRecord> = {
  *
  * @example
  * ```ts
- * import { defaultPinStorePath } from "jsr:@schemapin/schemapin/pins";
+ * import { defaultPinStorePath } from "./store.ts";
  * console.log(defaultPinStorePath()); // "/home/me/.schemapin/pins.json"
  * ```
  */
@@ -393,7 +393,8 @@ export type AddPinOutcome =
  *
  * @example
  * ```ts
- * import { addPinIfAbsent, MemoryPinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { addPinIfAbsent } from "./store.ts";
+ * import { MemoryPinStore } from "jsr:@schemapin/schemapin/pins";
  * const store = new MemoryPinStore();
  * const record = {
  *   toolId: "calc",
@@ -546,7 +547,8 @@ export interface ImportOutcome {
  *
  * @example
  * ```ts
- * import { FilePinStore, importPins, MemoryPinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { FilePinStore, MemoryPinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { importPins } from "./store.ts";
  * const from = new FilePinStore("./team-pins.json");
  * const into = new MemoryPinStore();
  * const outcome = await importPins(into, await from.list()); // all or nothing

@@ -75,7 +75,7 @@ export function isRevocationReason(value: unknown): value is RevocationReason {
  *
  * @example
  * ```ts
- * import { buildRevocationDocument } from "jsr:@schemapin/schemapin/discovery";
+ * import { buildRevocationDocument } from "./document.ts";
  * buildRevocationDocument("example.com", new Date("2026-02-11T00:00:00Z")).updated_at;
  * // "2026-02-11T00:00:00Z"
  * ```
@@ -106,7 +106,7 @@ export function buildRevocationDocument(
  *
  * @example
  * ```ts
- * import { addRevokedKey, buildRevocationDocument } from "jsr:@schemapin/schemapin/discovery";
+ * import { addRevokedKey, buildRevocationDocument } from "./document.ts";
  * const doc = addRevokedKey(
  *   buildRevocationDocument("example.com"),
  *   "sha256:" + "0".repeat(64),
@@ -167,7 +167,7 @@ function invalid(source: string, message: string): SchemaPinError {
  * @example
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
- * import { parseRevocationDocument } from "jsr:@schemapin/schemapin/discovery";
+ * import { parseRevocationDocument } from "./document.ts";
  * const path = "revocations.json";
  * const document = parseRevocationDocument(parseJson(await Deno.readFile(path), path), path);
  * for (const k of document.revoked_keys) console.log(k.fingerprint, k.reason, k.revoked_at);
@@ -299,12 +299,8 @@ export type RevocationStatus =
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import {
- *   addRevokedKey,
- *   buildDiscoveryDocument,
- *   buildRevocationDocument,
- *   checkRevocation,
- * } from "jsr:@schemapin/schemapin/discovery";
+ * import { addRevokedKey, buildRevocationDocument, checkRevocation } from "./document.ts";
+ * import { buildDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
  * const old = generateKeyPair();
  * const discovery = buildDiscoveryDocument({
  *   publicKey: generateKeyPair().publicKey,

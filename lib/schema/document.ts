@@ -34,6 +34,7 @@ import { canonicalizeSchemapinV1Bytes } from "../json/canonical_schemapin.ts";
 import { sha256Hex } from "../crypto/hash.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
 import { signDocument, signSchema } from "../crypto/ecdsa.ts";
+import { signDocumentWithSigner, type Signer, signSchemaWithSigner } from "../crypto/signer.ts";
 import { checkDomain } from "../dns/domain.ts";
 import { isJsonObject, typeName } from "../json/object.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
@@ -48,14 +49,14 @@ import {
   stringFieldReader,
   unknownFieldsOf,
 } from "./signed_document.ts";
-import { checkArg, checkKeyArg } from "../arguments.ts";
+import { checkArg, checkKeyArg, checkSignerArg } from "../arguments.ts";
 
 /**
  * The `schemapin_version` of schema signature documents written by this implementation.
  *
  * @example
  * ```ts
- * import { SCHEMA_SIGNATURE_DOCUMENT_VERSION } from "jsr:@schemapin/schemapin/schema";
+ * import { SCHEMA_SIGNATURE_DOCUMENT_VERSION } from "./document.ts";
  * console.log(SCHEMA_SIGNATURE_DOCUMENT_VERSION); // "1.4"
  * ```
  */
@@ -118,7 +119,7 @@ export interface ParsedSchemaSignature {
  *
  * @example
  * ```ts
- * import { schemaHash } from "jsr:@schemapin/schemapin/schema";
+ * import { schemaHash } from "./document.ts";
  * schemaHash({ name: "t" }).startsWith("sha256:"); // true
  * ```
  */
@@ -137,7 +138,7 @@ export function schemaHash(schema: unknown): string {
  * @example
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
- * import { parseSchemaSignatureDocument } from "jsr:@schemapin/schemapin/schema";
+ * import { parseSchemaSignatureDocument } from "./document.ts";
  * const bytes = await Deno.readFile("tool.json.sig");
  * const { document, unknownFields } = parseSchemaSignatureDocument(
  *   parseJson(bytes),
@@ -201,11 +202,9 @@ export function parseSchemaSignatureDocument(
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { signDocument, verifyDocumentSignature } from "jsr:@schemapin/schemapin/keys";
- * import {
- *   schemaSignatureSigningInput,
- *   signSchemaDocument,
- * } from "jsr:@schemapin/schemapin/schema";
+ * import { signDocument, verifyDocumentSignature } from "../crypto/ecdsa.ts";
+ * import { schemaSignatureSigningInput } from "./document.ts";
+ * import { signSchemaDocument } from "jsr:@schemapin/schemapin/schema";
  * const key = generateKeyPair();
  * const document = signSchemaDocument({ name: "add" }, key);
  * // What the signature covers: the document with signature "", canonicalized
@@ -237,6 +236,32 @@ export function schemaSignatureSigningInput(document: SchemaSignatureDocument): 
 export function signSchemaBase64(schema: unknown, privateKey: PrivateKey): string {
   checkKeyArg("signSchemaBase64", "privateKey", privateKey, "private");
   return signSchema(canonicalizeSchemapinV1Bytes(schema), privateKey);
+}
+
+/**
+ * {@linkcode signSchemaBase64} with a `Signer` — a key held elsewhere, such as in an SSH agent
+ * (`sshAgentSigner`): a bare §4.1 signature over `SHA-256(SHA-256(canonical))`; the signer is
+ * given the 32-byte `SHA-256(canonical)` and hashes it once more itself.
+ *
+ * @throws {SchemaPinError} `SCHEMA_CANONICALIZATION_FAILED` when the schema has no canonical
+ *   form; what `signSchemaWithSigner` throws.
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair } from "../crypto/keys.ts";
+ * import { privateKeySigner } from "../crypto/signer.ts";
+ * import { verifySchemaSignature } from "../crypto/ecdsa.ts";
+ * import { canonicalizeSchemapinV1Bytes } from "../json/canonical_schemapin.ts";
+ * import { signSchemaBase64WithSigner } from "./document.ts";
+ * const key = generateKeyPair();
+ * const schema = { name: "calculate_sum" };
+ * const signature = await signSchemaBase64WithSigner(schema, privateKeySigner(key));
+ * verifySchemaSignature(canonicalizeSchemapinV1Bytes(schema), signature, key.publicKey); // { valid: true }
+ * ```
+ */
+export async function signSchemaBase64WithSigner(schema: unknown, signer: Signer): Promise<string> {
+  checkSignerArg("signSchemaBase64WithSigner", "signer", signer);
+  return await signSchemaWithSigner(canonicalizeSchemapinV1Bytes(schema), signer);
 }
 
 /** Metadata for {@linkcode signSchemaDocument}. */
@@ -281,6 +306,51 @@ export function signSchemaDocument(
 ): SchemaSignatureDocument {
   checkKeyArg("signSchemaDocument", "privateKey", privateKey, "private");
   checkArg("signSchemaDocument", "options", options, "object");
+  const doc = unsignedSchemaDocument(schema, options);
+  doc.signature = signDocument(schemaSignatureSigningInput(doc), privateKey);
+  return doc;
+}
+
+/**
+ * {@linkcode signSchemaDocument} with a `Signer` — a key held elsewhere, such as in an SSH agent
+ * (`sshAgentSigner`): the same document, its signing input (the canonical document with
+ * `signature: ""`, §4b.5 style) given to the signer as the message it hashes and signs.
+ *
+ * @throws {SchemaPinError} what `signSchemaDocument` throws, `INPUT_INVALID` for something
+ *   that is not a signer, and what `signDocumentWithSigner` throws (`KEY_INVALID` for a
+ *   signature that does not verify, the signer's own errors: `IO_FAILED` from an agent).
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair, privateKeySigner, verifyDocumentSignature } from "jsr:@schemapin/schemapin/keys";
+ * import {
+ *   schemaSignatureSigningInput,
+ *   signSchemaDocumentWithSigner,
+ * } from "jsr:@schemapin/schemapin/schema";
+ * const key = generateKeyPair();
+ * const doc = await signSchemaDocumentWithSigner({ name: "add" }, privateKeySigner(key), {
+ *   domain: "example.com",
+ * });
+ * verifyDocumentSignature(schemaSignatureSigningInput({ ...doc, signature: "" }), doc.signature, key.publicKey); // { valid: true }
+ * ```
+ */
+export async function signSchemaDocumentWithSigner(
+  schema: unknown,
+  signer: Signer,
+  options: SchemaDocumentOptions = {},
+): Promise<SchemaSignatureDocument> {
+  checkSignerArg("signSchemaDocumentWithSigner", "signer", signer);
+  checkArg("signSchemaDocumentWithSigner", "options", options, "object");
+  const doc = unsignedSchemaDocument(schema, options);
+  doc.signature = await signDocumentWithSigner(schemaSignatureSigningInput(doc), signer);
+  return doc;
+}
+
+/** The document {@linkcode signSchemaDocument} signs: every field but `signature` (`""`). */
+function unsignedSchemaDocument(
+  schema: unknown,
+  options: SchemaDocumentOptions,
+): SchemaSignatureDocument {
   const hash = schemaHash(schema);
   const signedAtMs = options.signedAt === undefined
     ? Math.floor(Date.now() / 1000) * 1000
@@ -353,7 +423,6 @@ export function signSchemaDocument(
   if (options.canonicalization !== undefined) {
     doc.canonicalization = declaredCanonicalization(options.canonicalization);
   }
-  doc.signature = signDocument(schemaSignatureSigningInput(doc), privateKey);
   return doc;
 }
 

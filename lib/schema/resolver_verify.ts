@@ -194,13 +194,11 @@ export function requirePinStore(options: { pinStore?: unknown }, what: string): 
  *
  * @example
  * ```ts
- * import { FilePinStore, parseJson } from "jsr:@schemapin/schemapin";
- * import {
- *   ChainResolver,
- *   LocalFileResolver,
- *   WellKnownResolver,
- * } from "jsr:@schemapin/schemapin/discovery";
- * import { verifySchemaWithResolver } from "jsr:@schemapin/schemapin/schema";
+ * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ * import { ChainResolver, LocalFileResolver } from "../discovery/resolvers.ts";
+ * import { WellKnownResolver } from "jsr:@schemapin/schemapin/discovery";
+ * import { verifySchemaWithResolver } from "./resolver_verify.ts";
  * const result = await verifySchemaWithResolver({
  *   schema: parseJson(await Deno.readFile("tool.json"), "tool.json"),
  *   signature: await Deno.readTextFile("tool.json.b64"), // a bare Base64 signature

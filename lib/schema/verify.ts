@@ -187,7 +187,8 @@ export interface SchemaVerificationResult extends OfflineVerificationResult {
  *
  * @example
  * ```ts
- * import { FilePinStore, parseJson } from "jsr:@schemapin/schemapin";
+ * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { parseJson } from "jsr:@schemapin/schemapin";
  * import { verifySchemaOffline } from "jsr:@schemapin/schemapin/schema";
  * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
  * const result = await verifySchemaOffline({

@@ -28,8 +28,9 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
-import type { PrivateKey } from "../crypto/keys.ts";
+import type { PrivateKey, PublicKey } from "../crypto/keys.ts";
 import { signDocument } from "../crypto/ecdsa.ts";
+import { signDocumentWithSigner, type Signer } from "../crypto/signer.ts";
 import { checkDomain } from "../dns/domain.ts";
 import { isJsonObject, objectFromEntries, ownField, typeName } from "../json/object.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
@@ -46,14 +47,14 @@ import {
   unknownFieldsOf,
 } from "../schema/signed_document.ts";
 import type { SkillAlgorithm, SkillHash } from "./hash.ts";
-import { checkArg, checkKeyArg } from "../arguments.ts";
+import { checkArg, checkKeyArg, checkSignerArg } from "../arguments.ts";
 
 /**
  * The `schemapin_version` this implementation writes (§4b: never the legacy format).
  *
  * @example
  * ```ts
- * import { SKILL_SIGNATURE_VERSION } from "jsr:@schemapin/schemapin/skill";
+ * import { SKILL_SIGNATURE_VERSION } from "./document.ts";
  * console.log(SKILL_SIGNATURE_VERSION); // "1.4"
  * ```
  */
@@ -145,7 +146,7 @@ export function skillAlgorithmFor(version: unknown): SkillAlgorithm | undefined 
  * @example
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
- * import { parseSkillSignatureDocument } from "jsr:@schemapin/schemapin/skill";
+ * import { parseSkillSignatureDocument } from "./document.ts";
  * const path = "./pdf-tools/.schemapin.sig";
  * const { document, algorithm } = parseSkillSignatureDocument(
  *   parseJson(await Deno.readFile(path)),
@@ -238,12 +239,9 @@ function parseManifest(value: unknown, source: string): Record<string, string> {
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { verifyDocumentSignature } from "jsr:@schemapin/schemapin/keys";
- * import {
- *   hashSkillFiles,
- *   signSkillDocument,
- *   skillSigningInput,
- * } from "jsr:@schemapin/schemapin/skill";
+ * import { verifyDocumentSignature } from "../crypto/ecdsa.ts";
+ * import { hashSkillFiles } from "./hash.ts";
+ * import { signSkillDocument, skillSigningInput } from "./document.ts";
  * const key = generateKeyPair();
  * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
  * const document = signSkillDocument(hash, key, { skillName: "s", domain: "example.com" });
@@ -291,7 +289,8 @@ function bad(message: string, field: string): SchemaPinError {
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { hashSkillFiles, signSkillDocument } from "jsr:@schemapin/schemapin/skill";
+ * import { hashSkillFiles } from "./hash.ts";
+ * import { signSkillDocument } from "./document.ts";
  * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
  * const doc = signSkillDocument(hash, generateKeyPair(), {
  *   skillName: "s",
@@ -308,6 +307,51 @@ export function signSkillDocument(
   checkArg("signSkillDocument", "hash", hash, "object");
   checkKeyArg("signSkillDocument", "privateKey", privateKey, "private");
   checkArg("signSkillDocument", "options", options, "object");
+  const doc = unsignedSkillDocument(hash, privateKey.publicKey, options);
+  doc.signature = signDocument(skillSigningInput(doc), privateKey);
+  return doc;
+}
+
+/**
+ * {@linkcode signSkillDocument} with a `Signer` — a key held elsewhere, such as in an SSH agent
+ * (`sshAgentSigner`): the same document; its §4b.5 signing input (the canonical document with
+ * `signature: ""`) is given to the signer as the message it hashes and signs.
+ *
+ * @throws {SchemaPinError} what `signSkillDocument` throws, `INPUT_INVALID` for something that
+ *   is not a signer, and what `signDocumentWithSigner` throws (`KEY_INVALID` for a signature
+ *   that does not verify, the signer's own errors: `IO_FAILED` from an agent).
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair, privateKeySigner } from "jsr:@schemapin/schemapin/keys";
+ * import { hashSkillFiles, signSkillDocumentWithSigner } from "jsr:@schemapin/schemapin/skill";
+ * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
+ * const doc = await signSkillDocumentWithSigner(hash, privateKeySigner(generateKeyPair()), {
+ *   skillName: "s",
+ *   domain: "example.com",
+ * });
+ * doc.schemapin_version; // "1.4"
+ * ```
+ */
+export async function signSkillDocumentWithSigner(
+  hash: SkillHash,
+  signer: Signer,
+  options: SkillSignOptions,
+): Promise<SkillSignatureDocument> {
+  checkArg("signSkillDocumentWithSigner", "hash", hash, "object");
+  checkSignerArg("signSkillDocumentWithSigner", "signer", signer);
+  checkArg("signSkillDocumentWithSigner", "options", options, "object");
+  const doc = unsignedSkillDocument(hash, signer.publicKey, options);
+  doc.signature = await signDocumentWithSigner(skillSigningInput(doc), signer);
+  return doc;
+}
+
+/** The document {@linkcode signSkillDocument} signs: every field but `signature` (`""`). */
+function unsignedSkillDocument(
+  hash: SkillHash,
+  publicKey: PublicKey,
+  options: SkillSignOptions,
+): SkillSignatureDocument {
   if (hash.algorithm !== "1.4") {
     throw bad(
       "new skill signatures must use the §4b algorithm, never the legacy one",
@@ -376,11 +420,10 @@ export function signSkillDocument(
     doc.canonicalization = declaredCanonicalization(options.canonicalization);
   }
   doc.domain = dc.domain;
-  const kid = options.signerKid ?? privateKey.publicKey.fingerprint;
+  const kid = options.signerKid ?? publicKey.fingerprint;
   if (kid === "") throw bad("signer_kid is empty", "signer_kid");
   doc.signer_kid = kid;
   doc.file_manifest = hash.manifest;
-  doc.signature = signDocument(skillSigningInput(doc), privateKey);
   return doc;
 }
 
@@ -391,17 +434,12 @@ export function signSkillDocument(
  * @example
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import {
- *   formatSkillSignatureDocument,
- *   hashSkillFiles,
- *   signSkillDocument,
- * } from "jsr:@schemapin/schemapin/skill";
- * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
- * const document = signSkillDocument(hash, generateKeyPair(), {
- *   skillName: "s",
+ * import { formatSkillSignatureDocument, signSkillDir } from "jsr:@schemapin/schemapin/skill";
+ * const { document } = await signSkillDir("./pdf-tools", generateKeyPair(), {
  *   domain: "example.com",
  * });
  * const text = formatSkillSignatureDocument(document); // what .schemapin.sig holds
+ * await Deno.writeTextFile("./pdf-tools/.schemapin.sig", text);
  * ```
  */
 export function formatSkillSignatureDocument(document: SkillSignatureDocument): string {

@@ -241,7 +241,7 @@ function sizeChanged(root: string, file: SkillFile, read: number): SchemaPinErro
  *
  * @example
  * ```ts
- * import { hashSkillDir } from "jsr:@schemapin/schemapin/skill";
+ * import { hashSkillDir } from "./hash.ts";
  * const { skillHash, manifest } = await hashSkillDir("./my-skill", {
  *   maxEntries: 1000,
  *   onProgress: (p) => console.error(`${p.filesDone}/${p.filesTotal} files`),
@@ -452,7 +452,7 @@ export function checkSkillPath(path: unknown): string | undefined {
  *
  * @example
  * ```ts
- * import { hashSkillFiles } from "jsr:@schemapin/schemapin/skill";
+ * import { hashSkillFiles } from "./hash.ts";
  * const enc = new TextEncoder();
  * const h = hashSkillFiles([{ path: "SKILL.md", content: enc.encode("# hi\n") }]);
  * h.skillHash.startsWith("sha256:"); // true

@@ -32,7 +32,7 @@ function sorted(paths: string[]): string[] {
  *
  * @example
  * ```ts
- * import { compareManifests } from "jsr:@schemapin/schemapin/skill";
+ * import { compareManifests } from "./manifest.ts";
  * compareManifests({ a: "sha256:1", b: "sha256:2" }, { a: "sha256:9", c: "sha256:3" });
  * // { added: ["c"], removed: ["b"], modified: ["a"] }
  * ```

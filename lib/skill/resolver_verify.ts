@@ -36,9 +36,9 @@ export type SkillResolverVerificationResult = SkillVerificationResult & Resolver
  *
  * @example
  * ```ts
- * import { FilePinStore } from "jsr:@schemapin/schemapin";
+ * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
  * import { WellKnownResolver } from "jsr:@schemapin/schemapin/discovery";
- * import { verifySkillWithResolver } from "jsr:@schemapin/schemapin/skill";
+ * import { verifySkillWithResolver } from "./resolver_verify.ts";
  * const result = await verifySkillWithResolver({
  *   dir: "./pdf-tools",
  *   domain: "example.com",

@@ -7,8 +7,10 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
+import type { Signer } from "../crypto/signer.ts";
 import {
   signSkillDocument,
+  signSkillDocumentWithSigner,
   type SkillSignatureDocument,
   type SkillSignOptions,
 } from "./document.ts";
@@ -18,7 +20,7 @@ import { isNotFound, lstatSync } from "../runtime/fs.ts";
 import { realpathSync } from "node:fs";
 import { hashSkillDir, type HashSkillOptions, type SkillHash } from "./hash.ts";
 import { checkSkillRoot } from "./walk.ts";
-import { checkArg, checkKeyArg } from "../arguments.ts";
+import { checkArg, checkKeyArg, checkSignerArg } from "../arguments.ts";
 
 /** The most of `SKILL.md` read to find its front matter. */
 const SKILL_MD_MAX_BYTES = 1 << 20;
@@ -87,7 +89,7 @@ export interface SignedSkill {
  *
  * @example
  * ```ts
- * import { parsePrivateKeyPem } from "jsr:@schemapin/schemapin";
+ * import { parsePrivateKeyPem } from "jsr:@schemapin/schemapin/keys";
  * import { formatSkillSignatureDocument, signSkillDir } from "jsr:@schemapin/schemapin/skill";
  * const key = parsePrivateKeyPem(await Deno.readTextFile("private.pem"), "private.pem");
  * const { document } = await signSkillDir("./pdf-tools", key, { domain: "example.com" });
@@ -102,6 +104,57 @@ export async function signSkillDir(
   checkArg("signSkillDir", "dir", dir, "string");
   checkKeyArg("signSkillDir", "privateKey", privateKey, "private");
   checkArg("signSkillDir", "options", options, "object");
+  return await hashAndSign(
+    dir,
+    options,
+    (hash, meta) => Promise.resolve(signSkillDocument(hash, privateKey, meta)),
+  );
+}
+
+/**
+ * {@linkcode signSkillDir} with a `Signer` — a key held elsewhere, such as in an SSH agent
+ * (`sshAgentSigner`): the folder is hashed as `signSkillDir` hashes it, and the signer signs
+ * the §4b.5 signing input (the canonical document with `signature: ""`). Nothing is written.
+ *
+ * @throws {SchemaPinError} what `signSkillDir` throws, `INPUT_INVALID` for something that is
+ *   not a signer, and the signer's errors (`IO_FAILED` from an agent; `KEY_INVALID` for a
+ *   signature that does not verify).
+ *
+ * @example
+ * ```ts
+ * import { sshAgentSigner } from "jsr:@schemapin/schemapin/keys";
+ * import {
+ *   formatSkillSignatureDocument,
+ *   signSkillDirWithSigner,
+ * } from "jsr:@schemapin/schemapin/skill";
+ * const signer = await sshAgentSigner(await Deno.readTextFile("id_ecdsa.pub"));
+ * const { document } = await signSkillDirWithSigner("./pdf-tools", signer, {
+ *   domain: "example.com",
+ * });
+ * await Deno.writeTextFile("./pdf-tools/.schemapin.sig", formatSkillSignatureDocument(document));
+ * ```
+ */
+export async function signSkillDirWithSigner(
+  dir: string,
+  signer: Signer,
+  options: SignSkillDirOptions,
+): Promise<SignedSkill> {
+  checkArg("signSkillDirWithSigner", "dir", dir, "string");
+  checkSignerArg("signSkillDirWithSigner", "signer", signer);
+  checkArg("signSkillDirWithSigner", "options", options, "object");
+  return await hashAndSign(
+    dir,
+    options,
+    (hash, meta) => signSkillDocumentWithSigner(hash, signer, meta),
+  );
+}
+
+/** Hashes `dir`, names the skill, and signs the document with `sign`. */
+async function hashAndSign(
+  dir: string,
+  options: SignSkillDirOptions,
+  sign: (hash: SkillHash, meta: SkillSignOptions) => Promise<SkillSignatureDocument>,
+): Promise<SignedSkill> {
   const {
     maxEntries,
     maxBytes,
@@ -120,7 +173,7 @@ export async function signSkillDir(
   });
   const name = skillName ?? readSkillName(dir);
   try {
-    return { document: signSkillDocument(hash, privateKey, { ...meta, skillName: name }), hash };
+    return { document: await sign(hash, { ...meta, skillName: name }), hash };
   } catch (e) {
     if (
       e instanceof SchemaPinError && e.details.field === "skill_name" && skillName === undefined

@@ -379,7 +379,8 @@ class SkillSubject implements OfflineSubject<SkillVerificationResult> {
  *
  * @example
  * ```ts
- * import { FilePinStore, parseJson } from "jsr:@schemapin/schemapin";
+ * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
+ * import { parseJson } from "jsr:@schemapin/schemapin";
  * import { verifySkillOffline } from "jsr:@schemapin/schemapin/skill";
  * const result = await verifySkillOffline({
  *   dir: "./pdf-tools", // reads ./pdf-tools/.schemapin.sig

@@ -31,7 +31,7 @@ import { checkArg } from "../arguments.ts";
  *
  * @example
  * ```ts
- * import { DEFAULT_MAX_ENTRIES } from "jsr:@schemapin/schemapin/skill";
+ * import { DEFAULT_MAX_ENTRIES } from "./walk.ts";
  * console.log(DEFAULT_MAX_ENTRIES); // 10000
  * ```
  */
@@ -41,7 +41,7 @@ export const DEFAULT_MAX_ENTRIES = 10_000;
  *
  * @example
  * ```ts
- * import { DEFAULT_MAX_BYTES } from "jsr:@schemapin/schemapin/skill";
+ * import { DEFAULT_MAX_BYTES } from "./walk.ts";
  * console.log(DEFAULT_MAX_BYTES); // 268435456 (256 MiB)
  * ```
  */
@@ -51,7 +51,7 @@ export const DEFAULT_MAX_BYTES: number = 256 * 1024 * 1024;
  *
  * @example
  * ```ts
- * import { SIGNATURE_FILE_NAME } from "jsr:@schemapin/schemapin/skill";
+ * import { SIGNATURE_FILE_NAME } from "./walk.ts";
  * console.log(SIGNATURE_FILE_NAME); // ".schemapin.sig"
  * ```
  */

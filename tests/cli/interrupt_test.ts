@@ -6,7 +6,7 @@
 // sign-skill stopped at their passphrase prompts, and a writer stopped in the middle of an
 // atomic write (tests/fixtures/interrupt_writer.ts).
 import assert from "node:assert/strict";
-import { parsePublicKeyPem } from "../../mod.ts";
+import { parsePublicKeyPem } from "../../keys.ts";
 import { canonicalizeSchemapinV1Bytes, verifySchemaSignature } from "../../schema.ts";
 import { handlesSignalsItself, SIGNAL_EXIT_CODES } from "../../lib/cli/interrupt.ts";
 import { childCommand } from "../process.ts";

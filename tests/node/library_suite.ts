@@ -1,7 +1,8 @@
 /**
  * The shared library suite that runs outside Deno: tests/node/node_test.ts bundles this file
  * with `deno bundle` and runs it with `node --test` (Node 20, and Node 22 / Bun when they can
- * be fetched from npm). Only `node:` modules and the library's entry points: sign and verify
+ * be fetched from npm). Only `node:` modules and the library (its entry points, and the
+ * internals the CLI uses to hash a skill, make a bundle and pin a server): sign and verify
  * a schema, hash, sign and verify a real skill folder (a symbolic link refused), the file pin
  * store under two concurrent writers (two processes and two handles in one), trust bundles,
  * a contract digest, and `verifyLock` against a stdio server written in JavaScript.
@@ -22,34 +23,30 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import {
   buildDiscoveryDocument,
-  FilePinStore,
   generateKeyPair,
   MemoryPinStore,
-  privateKeyToPem,
   signSchemaDocument,
   signSkillDir,
   verifySchemaOffline,
   verifySkillOffline,
 } from "../../mod.ts";
+import { privateKeyToPem } from "../../keys.ts";
 import { canonicalizeSchemapinV1Bytes, signSchema, verifySchemaSignature } from "../../schema.ts";
-import { formatSkillSignatureDocument, hashSkillDir } from "../../skill.ts";
-import { seedPin } from "../../pins.ts";
+import { formatSkillSignatureDocument } from "../../skill.ts";
+import { FilePinStore, seedPin } from "../../pins.ts";
 import {
-  createTrustBundle,
   MemoryBundleAuthorityStore,
   seedBundleAuthority,
-  signTrustBundle,
   verifyTrustBundle,
 } from "../../bundle.ts";
-import {
-  buildLock,
-  digestToolList,
-  type LockServer,
-  parseLock,
-  pinServers,
-  serializeLock,
-  verifyLock,
-} from "../../contractpin.ts";
+import { digestToolList, type LockServer, parseLock, verifyLock } from "../../contractpin.ts";
+// What the CLI does with the library's internals since issue 25 (not on the entry points):
+// hash a skill folder, create and sign a bundle, pin a server into a lock.
+import { hashSkillDir } from "../../lib/skill/hash.ts";
+import { createTrustBundle } from "../../lib/bundle/bundle.ts";
+import { signTrustBundle } from "../../lib/bundle/sign.ts";
+import { buildLock, serializeLock } from "../../lib/contractpin/lock.ts";
+import { pinServers } from "../../lib/contractpin/run.ts";
 
 const FINGERPRINT = "sha256:" + "ab".repeat(32);
 
