@@ -1,7 +1,9 @@
 /**
  * Input helpers shared by the schema commands (sign-schema, verify-schema, well-known,
  * revoke, pins, chain): read a JSON or PEM file with errors naming it, list a batch
- * directory, match simple glob patterns, and pick the pin store path.
+ * directory, match simple glob patterns; and what the verify commands share: their key-source
+ * flags checked into the trust plan that lib/trust/load.ts loads, the exit code of a
+ * verification, and the texts of its warnings, failures and first-use question.
  *
  * @module
  */
