@@ -13,6 +13,8 @@ import { shellLine } from "./shell.ts";
 const repo = new URL("../", import.meta.url);
 const flags = permissionFlags(await Deno.readTextFile(new URL("deno.json", repo)));
 const work = await Deno.makeTempDir({ prefix: "schemapin-demo-" });
+/** The passphrase of the demo's key (a real key deserves one of your own). */
+const DEMO_PASSPHRASE = "demo passphrase: use your own";
 const bold = (s: string) =>
   Deno.stdout.isTerminal() && !Deno.env.get("NO_COLOR") ? `\x1b[1m${s}\x1b[0m` : s;
 
@@ -22,7 +24,14 @@ async function schemapin(args: string[], expectCode: number): Promise<string> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", ...flags, new URL("cli.ts", repo).pathname, ...args],
     cwd: work,
-    env: { SCHEMAPIN_HOME: `${work}/.schemapin`, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+    env: {
+      SCHEMAPIN_HOME: `${work}/.schemapin`,
+      // keygen encrypts private.pem; the demo's passphrase comes from the environment (pasted
+      // on a terminal, each command asks for it instead).
+      SCHEMAPIN_PASSPHRASE: DEMO_PASSPHRASE,
+      NO_COLOR: "1",
+      DENO_NO_UPDATE_CHECK: "1",
+    },
     stdin: "null",
   }).output();
   const out = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
@@ -51,6 +60,9 @@ try {
   await copyTree(new URL("examples/pdf-tools/", repo), `${work}/pdf-tools`);
 
   console.log(bold("\n1. The publisher makes a key pair and its .well-known/schemapin.json"));
+  console.log(
+    `  (private.pem is encrypted; the passphrase comes from $SCHEMAPIN_PASSPHRASE="${DEMO_PASSPHRASE}")`,
+  );
   await schemapin([
     "keygen",
     "--out-dir",

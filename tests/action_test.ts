@@ -78,12 +78,15 @@ function argvOf(run: ActionRun): string[] {
   return JSON.parse(run.stdout.trim().split("\n").at(-1)!).args;
 }
 
-/** The `args: |` block scalars of README's workflow example, and the yaml text itself. */
+/**
+ * The `args: |` block scalars of the workflow example (docs/contractpin.md, "contractpin in CI",
+ * moved there from README), and the yaml text itself.
+ */
 async function readmeWorkflow(): Promise<{ yaml: string; args: string[] }> {
-  const readme = await Deno.readTextFile(`${repo}/README.md`);
+  const readme = await Deno.readTextFile(`${repo}/docs/contractpin.md`);
   const yaml = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1])
     .find((y) => y.includes("schemapin@"));
-  assert.ok(yaml, "README has a workflow example using the action");
+  assert.ok(yaml, "docs/contractpin.md has a workflow example using the action");
   const lines = yaml.split("\n");
   const args: string[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -273,7 +276,7 @@ Deno.test("action with the real CLI: SARIF to a file, drift exits 1, paths with 
     const found = JSON.parse(await Deno.readTextFile(`${workspace}/contractpin.sarif`));
     assert.equal(found.runs[0].results[0].ruleId, "contractpin/tool-drifted");
 
-    const keygen = await action(["keygen", "--out-dir", "my keys"]);
+    const keygen = await action(["keygen", "--unencrypted", "--out-dir", "my keys"]);
     assert.equal(keygen.code, 0, keygen.stderr);
     const fp = await action(["fingerprint", "my keys/public.pem"]);
     assert.equal(fp.code, 0, fp.stderr);

@@ -1,6 +1,9 @@
 // README's shell blocks run as written (issue 15, item 3): every ```sh block runs, in order, in
 // one temporary folder that starts as a copy of examples/ — the folder README tells a reader
-// to try them in — with `schemapin` on PATH as a shim for `deno run <task flags> cli.ts`.
+// to try them in — with `schemapin` on PATH as a shim for `deno run <task flags> cli.ts`. The
+// pages of docs/ that the README's sections moved to (issue 26) run the same way, page after page
+// in the order of DOC_PAGES, in another copy; a docs page with sh blocks that is not listed must
+// mark every one of them skipped.
 // Blocks that need a network, a live server, a terminal or secrets carry a
 // `<!-- readme-test: skip (reason) -->` marker; the test prints what it skipped and why.
 import assert from "node:assert/strict";
@@ -14,6 +17,7 @@ import {
 } from "./readme_blocks.ts";
 import { schemapinTaskFlags, withTempDir } from "./cli/run.ts";
 import { shellLine } from "../scripts/shell.ts";
+import { childCommand } from "./process.ts";
 
 const repo = fileURLToPath(new URL("../", import.meta.url)).replace(/\/$/, "");
 
@@ -38,7 +42,9 @@ async function copyTree(from: string, to: string): Promise<void> {
 async function shellSetup(dir: string): Promise<{ work: string; env: Record<string, string> }> {
   const bin = `${dir}/bin`;
   const work = `${dir}/try`;
+  const home = `${dir}/home`;
   await Deno.mkdir(bin);
+  await Deno.mkdir(home);
   const flags = await schemapinTaskFlags();
   const run = [Deno.execPath(), "run", "--quiet", ...flags, "--config", `${repo}/deno.json`];
   await Deno.writeTextFile(
@@ -54,6 +60,11 @@ async function shellSetup(dir: string): Promise<{ work: string; env: Record<stri
   Object.assign(env, {
     PATH: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
     SCHEMAPIN_HOME: `${work}/.schemapin`,
+    // `contract init --discover` reads the user's client configs too: an empty home keeps the
+    // reader's own servers out; Deno keeps the cache it has.
+    HOME: home,
+    XDG_CONFIG_HOME: `${home}/.config`,
+    DENO_DIR: await denoDir(),
     HTTPS_PROXY: "http://127.0.0.1:9",
     HTTP_PROXY: "http://127.0.0.1:9",
     NO_COLOR: "1",
@@ -61,32 +72,94 @@ async function shellSetup(dir: string): Promise<{ work: string; env: Record<stri
   return { work, env };
 }
 
-function describe(block: ShellBlock): string {
-  return `README line ${block.line}: ${block.code.split("\n")[0]}`;
+/** The Deno cache this test runs with (the shim's `deno run` must find the packages there). */
+async function denoDir(): Promise<string> {
+  const out = await childCommand(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
+    .output();
+  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
 }
 
-Deno.test("README: every sh block runs as written, in a copy of examples/", async () => {
-  const blocks = readmeShellBlocks(await Deno.readTextFile(`${repo}/README.md`));
+/**
+ * The docs pages whose sh blocks run, in this order, in one copy of examples/: the order the
+ * README held them in before they moved (later pages use files the earlier ones wrote).
+ */
+const DOC_PAGES = [
+  "docs/commands.md",
+  "docs/signing.md",
+  "docs/discovery.md",
+  "docs/bundles.md",
+  "docs/contractpin.md",
+  "docs/keys.md",
+  "docs/guard.md",
+  "docs/internals.md",
+  "docs/performance.md",
+  "docs/development.md",
+  "docs/release.md",
+];
+
+interface PageBlock extends ShellBlock {
+  readonly page: string;
+}
+
+function describe(block: PageBlock): string {
+  return `${block.page} line ${block.line}: ${block.code.split("\n")[0]}`;
+}
+
+async function pageBlocks(page: string): Promise<PageBlock[]> {
+  const md = await Deno.readTextFile(`${repo}/${page}`);
+  try {
+    return readmeShellBlocks(md).map((b) => ({ ...b, page }));
+  } catch (e) {
+    throw new Error(`${page}: ${(e as Error).message}`);
+  }
+}
+
+async function runPages(pages: string[], minimum: number): Promise<void> {
+  const blocks = (await Promise.all(pages.map(pageBlocks))).flat();
   await withTempDir(async (dir) => {
     const { work, env } = await shellSetup(dir);
-    const results = await runShellBlocks(blocks, { cwd: work, env });
+    const results = (await runShellBlocks(blocks, { cwd: work, env }))
+      .map((r) => ({ ...r, block: r.block as PageBlock }));
     const skipped = blocks.filter((b) => b.skip !== undefined);
-    const lines = [`README: ran ${results.length} sh block(s), skipped ${skipped.length}:`];
-    for (const b of skipped) lines.push(`  skipped line ${b.line}: ${b.skip}`);
+    const lines = [
+      `${pages.join(", ")}: ran ${results.length} sh block(s), skipped ${skipped.length}:`,
+    ];
+    for (const b of skipped) lines.push(`  skipped ${b.page} line ${b.line}: ${b.skip}`);
     for (const r of results.filter((r) => r.block.exit !== 0)) {
       lines.push(
-        `  line ${r.block.line} exits ${r.block.exit} as documented: ${r.block.exitReason}`,
+        `  ${r.block.page} line ${r.block.line} exits ${r.block.exit} as documented: ` +
+          `${r.block.exitReason}`,
       );
     }
     console.log(lines.join("\n"));
     const failures = results.filter((r) => !resultMatches(r)).map((r) =>
       `${describe(r.block)}\n  exit ${r.code}, documented ${r.block.exit}` +
-      (r.failedLine ? ` (stopped at README line ${r.block.line + r.failedLine})\n` : "\n") +
+      (r.failedLine ? ` (stopped at line ${r.block.line + r.failedLine})\n` : "\n") +
       r.output.trimEnd().split("\n").slice(-15).map((l) => `  | ${l}`).join("\n")
     );
     assert.deepEqual(failures, [], failures.join("\n\n"));
-    assert.ok(results.length >= 8, `only ${results.length} blocks ran`);
+    assert.ok(results.length >= minimum, `only ${results.length} blocks ran`);
   });
+}
+
+Deno.test("README: every sh block runs as written, in a copy of examples/", async () => {
+  await runPages(["README.md"], 6);
+});
+
+Deno.test("docs/: every sh block of the pages runs as written, in a copy of examples/", async () => {
+  await runPages(DOC_PAGES, 15);
+});
+
+Deno.test("docs/: a page with sh blocks is run, or marks every block skipped", async () => {
+  const unlisted: string[] = [];
+  for await (const entry of Deno.readDir(`${repo}/docs`)) {
+    const page = `docs/${entry.name}`;
+    if (!entry.name.endsWith(".md") || DOC_PAGES.includes(page)) continue;
+    for (const b of await pageBlocks(page)) {
+      if (b.skip === undefined) unlisted.push(describe(b));
+    }
+  }
+  assert.deepEqual(unlisted, [], "add the page to DOC_PAGES, or mark the block skipped");
 });
 
 Deno.test("README: the documented deno install line is what deno task install runs", async () => {

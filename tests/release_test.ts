@@ -1,6 +1,6 @@
 // Release archives users can trust (issue 16 item 4): the workflow's packaging and signing
-// scripts run here on stand-in binaries with a `schemapin keygen` key, and README's
-// "Verifying a release" block runs on the result exactly as written (with `schemapin` on PATH
+// scripts run here on stand-in binaries with a `schemapin keygen` key, and the
+// "Verifying a release" block of docs/release.md (linked from README) runs on the result exactly as written (with `schemapin` on PATH
 // as this checkout's CLI) — and fails (exit 1) on a changed archive, a changed SHA256SUMS and
 // another key.
 import assert from "node:assert/strict";
@@ -16,7 +16,7 @@ import { RELEASE_DOMAIN, RELEASE_NAME, RELEASE_PUBLIC_KEY } from "../scripts/rel
 
 const repo = new URL("../", import.meta.url).pathname;
 const VERSION = "v9.9.9-test";
-const HOST = "x86_64-unknown-linux-gnu"; // the target README's block unpacks
+const HOST = "x86_64-unknown-linux-gnu"; // the target docs/release.md's block unpacks
 
 async function has(tool: string, args: string[]): Promise<boolean> {
   try {
@@ -104,7 +104,11 @@ async function makeRelease(dir: string, bin: string): Promise<string> {
     SOURCE_DATE_EPOCH: "1700000000",
   });
   assert.equal(pack.code, 0, pack.out);
-  const keygen = await run(`${bin}/schemapin`, ["keygen", "--out-dir", "keys"], dir);
+  const keygen = await run(
+    `${bin}/schemapin`,
+    ["keygen", "--unencrypted", "--out-dir", "keys"],
+    dir,
+  );
   assert.equal(keygen.code, 0, keygen.out);
   const sign = await script("release_sign.ts", [
     "--dir",
@@ -127,16 +131,18 @@ async function makeRelease(dir: string, bin: string): Promise<string> {
   return download;
 }
 
-/** README's block that verifies a release. */
+/** The block of docs/release.md (which README links for it) that verifies a release. */
 async function verifyBlock(): Promise<string> {
   const readme = await Deno.readTextFile(`${repo}README.md`);
-  const blocks = readmeShellBlocks(readme).filter((b) => b.code.includes("SHA256SUMS.sig"));
-  assert.equal(blocks.length, 1, "one README block verifies a release");
+  assert.ok(readme.includes("(docs/release.md#verifying-a-release)"), "README links the block");
+  const page = await Deno.readTextFile(`${repo}docs/release.md`);
+  const blocks = readmeShellBlocks(page).filter((b) => b.code.includes("SHA256SUMS.sig"));
+  assert.equal(blocks.length, 1, "one block of docs/release.md verifies a release");
   assert.match(blocks[0].skip ?? "", /tests\/release_test\.ts/);
   return blocks[0].code;
 }
 
-/** Runs README's block in `download` with `schemapin` on PATH. */
+/** Runs docs/release.md's block in `download` with `schemapin` on PATH. */
 async function userVerifies(download: string, bin: string): Promise<Run> {
   return await run("bash", ["-euo", "pipefail", "-c", await verifyBlock()], download, {
     PATH: `${bin}:${Deno.env.get("PATH")}`,
@@ -226,7 +232,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "README's release verification passes on a packaged and signed release",
+  name: "docs/release.md's release verification passes on a packaged and signed release",
   ignore: missingTool,
   async fn() {
     await withRelease(async (download, bin) => {
@@ -251,7 +257,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "README's release verification fails (exit 1) on a changed archive, a changed SHA256SUMS, another key",
+    "docs/release.md's release verification fails (exit 1) on a changed archive, a changed SHA256SUMS, another key",
   ignore: missingTool,
   async fn() {
     await withRelease(async (download, bin, dir) => {
@@ -293,7 +299,12 @@ Deno.test({
       await fresh();
       await Deno.writeFile(archive, original);
       await Deno.writeTextFile(`${download}/SHA256SUMS`, sums);
-      const other = await run(`${bin}/schemapin`, ["keygen", "--out-dir", "other-keys"], dir);
+      const other = await run(`${bin}/schemapin`, [
+        "keygen",
+        "--unencrypted",
+        "--out-dir",
+        "other-keys",
+      ], dir);
       assert.equal(other.code, 0, other.out);
       await Deno.copyFile(
         `${dir}/other-keys/public.pem`,
@@ -344,7 +355,12 @@ Deno.test({
       assert.match(noVersion.out, /--version is required/);
 
       for (const d of ["a", "b"]) {
-        const k = await run(`${bin}/schemapin`, ["keygen", "--out-dir", `keys-${d}`], dir);
+        const k = await run(`${bin}/schemapin`, [
+          "keygen",
+          "--unencrypted",
+          "--out-dir",
+          `keys-${d}`,
+        ], dir);
         assert.equal(k.code, 0, k.out);
       }
       await Deno.mkdir(`${dir}/rel`);
@@ -406,7 +422,7 @@ Deno.test("the release workflow runs these scripts, attests the archives and gua
   const attest = wf.indexOf("uses: actions/attest-build-provenance");
   assert.ok(wf.indexOf("scripts/release_sign.ts") < attest, "signed before attesting");
   assert.ok(attest < wf.indexOf("gh release upload"), "attested before publishing");
-  const readme = await Deno.readTextFile(`${repo}README.md`);
-  assert.ok(readme.includes(RELEASE_PUBLIC_KEY), "README names the public key's path");
+  const page = await Deno.readTextFile(`${repo}docs/release.md`);
+  assert.ok(page.includes(RELEASE_PUBLIC_KEY), "docs/release.md names the public key's path");
   await Deno.stat(`${repo}release/README.md`); // how maintainers make the key
 });

@@ -10,7 +10,7 @@
  *
  *   deno run -A bench/load/faults.ts
  *
- * Prints a Markdown table (README, Performance). Rerunnable; stops by itself.
+ * Prints a Markdown table (docs/performance.md). Rerunnable; stops by itself.
  *
  * @module
  */

@@ -8,7 +8,7 @@
  *
  *   deno run -A bench/load/guard_load.ts [--seconds S] [--sessions 1,10,50]
  *
- * Prints Markdown tables (README, Performance). Rerunnable; stops by itself.
+ * Prints Markdown tables (docs/performance.md). Rerunnable; stops by itself.
  *
  * @module
  */

@@ -8,7 +8,7 @@
  *
  *   deno run -A bench/load/serve_load.ts [--seconds S] [--connections 10,100,500]
  *
- * Prints Markdown tables (README, Performance). Rerunnable; stops by itself.
+ * Prints Markdown tables (docs/performance.md). Rerunnable; stops by itself.
  *
  * @module
  */

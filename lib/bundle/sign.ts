@@ -84,8 +84,10 @@ export function signTrustBundle(
  *
  * @example
  * ```ts
- * import { generateKeyPair, privateKeySigner } from "jsr:@schemapin/schemapin/keys";
- * import { createTrustBundle, signTrustBundleWithSigner } from "jsr:@schemapin/schemapin/bundle";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { privateKeySigner } from "../crypto/signer.ts";
+ * import { createTrustBundle } from "./bundle.ts";
+ * import { signTrustBundleWithSigner } from "./sign.ts";
  * const signer = privateKeySigner(generateKeyPair());
  * const signed = await signTrustBundleWithSigner(createTrustBundle(), signer, "authority-2026", new Date());
  * signed.bundle_authority?.public_key_pem === signer.publicKey.pem; // true

@@ -141,7 +141,7 @@ answer (all pages) is checked first:
   hidden text every tool definition (descriptions, schema strings, keys) is scanned for
               text a person cannot see or would not expect — tag characters, zero-width
               and bidi controls, other invisible characters, variation selector runs,
-              HTML comments, long whitespace runs, base64 blobs (README "Hidden text in
+              HTML comments, long whitespace runs, base64 blobs (docs/contractpin.md "Hidden text in
               descriptions"): one audit line per finding, once (decision "warn", reason
               hidden_text/KIND, the JSON pointer); with --strict-text such a tool fails
               like a drifted one (enforce refuses the list, filter withholds it)
@@ -177,7 +177,8 @@ wrap CONFIG rewrites an MCP client config (Claude Desktop, Claude Code, Cursor, 
 Windsurf, Cline; JSONC kept, only the changed members rewritten) so every server runs
 through the guard with its lock entry (found by name, or name@… with the same command):
 a stdio entry becomes \`<schemapin> guard --lock <abs lock> --server NAME -- <its command>\`
-(--schemapin-command PATH; default: this binary, or deno run … cli.ts from a checkout); an
+(--schemapin-command PATH; default: the schemapin found on PATH, as \`command -v\` finds
+it, never one inside a package-manager cache: none usable is exit 2); an
 HTTP entry's url becomes http://127.0.0.1:PORT/…#schemapin-upstream=<its url> (--port, from
 8931) and wrap prints the \`guard --listen\` command to keep running for it. A server that is
 not pinned, or pinned from another definition, stops the wrap (exit 2, nothing written)
@@ -319,7 +320,14 @@ export const guardCommand: Command = {
     if (values["upstream-transport"] !== undefined && !http) {
       throw new UsageError("guard: --upstream-transport goes with --listen/--upstream");
     }
-    for (const flag of ["max-connections", "header-timeout", "idle-timeout"] as const) {
+    for (
+      const flag of [
+        "max-connections",
+        "header-timeout",
+        "idle-timeout",
+        "request-timeout",
+      ] as const
+    ) {
       if (values[flag] !== undefined && !http) {
         throw new UsageError(`guard: --${flag} goes with --listen`);
       }

@@ -1,6 +1,8 @@
 /**
  * `schemapin keygen --out-dir DIR`: a new P-256 key pair as `private.pem` (mode 0600) and
- * `public.pem`; with `--encrypt`, `private.pem` is an encrypted PKCS #8 key (§9).
+ * `public.pem`. `private.pem` is an encrypted PKCS #8 key unless `--unencrypted` is asked for:
+ * SchemaPin §9 wants private keys stored with "encryption at rest", and minisign and cosign
+ * encrypt by default too (issue 27).
  *
  * @module
  */
@@ -10,6 +12,7 @@ import { SchemaPinError } from "../errors.ts";
 import {
   type Command,
   EXIT_OK,
+  notice,
   parseCommandArgs,
   requirePositionals,
   UsageError,
@@ -28,8 +31,12 @@ const FLAGS = {
     help: "the folder for private.pem and public.pem (required; created with mode 0700)",
   },
   ...FORCE_FLAGS,
-  encrypt: { type: "boolean", help: "encrypt private.pem with a passphrase" },
   ...PASSPHRASE_FLAGS,
+  unencrypted: {
+    type: "boolean",
+    help: "write private.pem NOT encrypted: anyone who can read the file can sign as you. " +
+      "For CI and throwaway keys; the default encrypts it with a passphrase",
+  },
   "write-discovery": {
     type: "boolean",
     help: "also write DIR/schemapin.json, the discovery document to publish at " +
@@ -41,32 +48,41 @@ const FLAGS = {
   // Old spellings, kept for one release (docs/cli-vocabulary.md).
   out: { type: "string", help: "", deprecated: "out-dir" },
   "well-known": { type: "boolean", help: "", deprecated: "write-discovery" },
+  // Encryption is the default now: --encrypt asks for nothing more (noted when given).
+  encrypt: {
+    type: "boolean",
+    help: "(the default now) kept so that scripts written for 0.1 still run; prints a note",
+  },
 } as const satisfies FlagTable;
 
 const HELP = `schemapin keygen — generate an ECDSA P-256 signing key pair
 
-Usage: schemapin keygen --out-dir DIR [--force] [--json] [--encrypt [--passphrase-file FILE]]
+Usage: schemapin keygen --out-dir DIR [--passphrase-file FILE | --unencrypted] [--force] [--json]
        [--write-discovery --developer NAME [--contact C]]
 
 Writes DIR/private.pem (PKCS#8, file mode 0600) and DIR/public.pem (SPKI), creating DIR
 (mode 0700) if needed, and prints the public key's fingerprint. Existing key files are never
 replaced unless --force is given; if anything fails, no key file is left behind.
 
-With --encrypt, private.pem is an ENCRYPTED PRIVATE KEY (PKCS#8 PBES2: PBKDF2-HMAC-SHA256,
-${DEFAULT_PBKDF2_ITERATIONS} iterations, random salt; AES-256-CBC) that OpenSSL reads too.
-The passphrase comes from --passphrase-file FILE (its first line), else
-$SCHEMAPIN_PASSPHRASE, else a prompt on the terminal (typed twice, not echoed). An empty
-passphrase is refused. Every command that takes --key then asks for it the same way.
+private.pem is an ENCRYPTED PRIVATE KEY (PKCS#8 PBES2: PBKDF2-HMAC-SHA256,
+${DEFAULT_PBKDF2_ITERATIONS} iterations, random salt; AES-256-CBC) that OpenSSL reads too (SchemaPin
+§9: encryption at rest). The passphrase comes from --passphrase-file FILE (its first line),
+else $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal (typed twice, not echoed). An empty
+passphrase is refused. Every command that takes --key then asks for it the same way. With no
+passphrase and no terminal, keygen stops (exit 2) rather than write a key in the clear: give
+one of those, or --unencrypted if a plain key is what you want (CI, a throwaway key).
 
 Options:
 ${optionList(FLAGS)}
 
 Exit codes: 0 written; 2 bad arguments, existing files without --force, a write error, or
---encrypt with no passphrase (no --passphrase-file, no $SCHEMAPIN_PASSPHRASE, no terminal).
+no passphrase (no --passphrase-file, no $SCHEMAPIN_PASSPHRASE, no terminal) without
+--unencrypted.
 
 Examples:
   schemapin keygen --out-dir ./keys
-  schemapin keygen --out-dir ./keys --encrypt
+  SCHEMAPIN_PASSPHRASE=… schemapin keygen --out-dir ./keys
+  schemapin keygen --out-dir ./ci-keys --unencrypted
 `;
 
 /** The `keygen` command. */
@@ -94,9 +110,13 @@ export const keygenCommand: Command = {
     ) {
       throw new UsageError("keygen: --developer and --contact go with --write-discovery");
     }
-    const encrypt = values.encrypt === true;
+    const encrypt = values.unencrypted !== true;
+    if (values.encrypt === true) {
+      if (!encrypt) throw new UsageError("keygen: --encrypt and --unencrypted exclude each other");
+      notice("note: keygen: --encrypt is the default now; it can be left out\n");
+    }
     if (!encrypt && values["passphrase-file"] !== undefined) {
-      throw new UsageError("keygen: --passphrase-file goes with --encrypt");
+      throw new UsageError("keygen: --passphrase-file and --unencrypted exclude each other");
     }
     if (!force) {
       for (const path of [privatePath, publicPath, ...(wellKnownPath ? [wellKnownPath] : [])]) {
@@ -127,7 +147,11 @@ export const keygenCommand: Command = {
     const passphrase = encrypt
       ? await readPassphrase(
         io,
-        { command: "keygen", passphraseFile: values["passphrase-file"] },
+        {
+          command: "keygen",
+          passphraseFile: values["passphrase-file"],
+          otherwise: "or give --unencrypted to write the key NOT encrypted",
+        },
         privatePath,
         true,
       )
@@ -159,6 +183,12 @@ export const keygenCommand: Command = {
         }
         throw e;
       }
+    }
+    if (!encrypt) {
+      await io.stderr(
+        `warning: ${privatePath} is NOT encrypted (--unencrypted): anyone who can read it ` +
+          "can sign as you\n",
+      );
     }
     await io.stdout(
       values.json

@@ -52,6 +52,8 @@ export interface PassphraseSources {
   readonly prompt?: PassphrasePrompt;
   /** Reads an environment variable (default `Deno.env.get`). */
   readonly getEnv?: (name: string) => string | undefined;
+  /** Another way out, added to the "no terminal to ask on" error (`keygen --unencrypted`). */
+  readonly otherwise?: string;
 }
 
 /**
@@ -269,7 +271,8 @@ export async function readPassphrase(
   if (first === undefined) {
     throw new UsageError(
       `${command}: ${purpose} needs a passphrase: give --passphrase-file FILE or set ` +
-        `${PASSPHRASE_ENV} (there is no terminal to ask on)`,
+        `${PASSPHRASE_ENV} (there is no terminal to ask on)` +
+        (sources.otherwise !== undefined ? `; ${sources.otherwise}` : ""),
     );
   }
   if (first === "") throw new UsageError(`${command}: the passphrase is empty`);

@@ -38,6 +38,12 @@ export const SERVER_LIMIT_FLAGS = {
     help: "seconds a keep-alive connection waits for its next request, or a client may " +
       `stall reading or writing (default ${s(DEFAULT_SERVER_LIMITS.idleTimeoutMs)})`,
   },
+  "request-timeout": {
+    type: "string",
+    value: "S",
+    help: "seconds a request's headers and body may take to arrive in all, however steadily " +
+      `they drip (default ${s(DEFAULT_SERVER_LIMITS.requestTimeoutMs)})`,
+  },
 } as const satisfies FlagTable;
 
 function seconds(command: string, flag: string, text: string): number {
@@ -86,6 +92,9 @@ export function parseServerLimits(
   }
   if (values["idle-timeout"] !== undefined) {
     limits.idleTimeoutMs = seconds(command, "idle-timeout", values["idle-timeout"]);
+  }
+  if (values["request-timeout"] !== undefined) {
+    limits.requestTimeoutMs = seconds(command, "request-timeout", values["request-timeout"]);
   }
   return limits;
 }

@@ -31,6 +31,7 @@ import {
 } from "./command.ts";
 import {
   batchFailure,
+  developerNameJson,
   failureFields,
   jsonError,
   jsonOutput,
@@ -126,10 +127,12 @@ const HELP = `schemapin verify-schema — verify a tool schema's signature
 Usage:
   schemapin verify-schema SCHEMA.json|- (--signature FILE | --signature-base64 B64) [--domain D]
       [--tool-id ID] (--discovery FILE [--revocation FILE] | SOURCE…)
-  schemapin verify-schema SCHEMA.json|- (--signature FILE | --signature-base64 B64) [--domain D]
-      --public-key PUBLIC.pem [--revocation FILE] [--allow-expired] [--json] [-q]
       [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
       [--allow-expired] [--allow-missing-revocation] [--json] [-q]
+  schemapin verify-schema SCHEMA.json|- (--signature FILE | --signature-base64 B64) [--domain D]
+      [--tool-id ID] --public-key PUBLIC.pem [--revocation FILE]
+      [--dns [--dns-server IP[:PORT]]] [--allow-expired] [--allow-missing-revocation]
+      [--json] [-q]
   schemapin verify-schema --batch DIR [--pattern GLOB] [--signature-dir DIR] --domain D
       (--discovery FILE | SOURCE…) [options above]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
@@ -269,7 +272,9 @@ const RESULT_KEYS = [
 
 /** A result as printed by `--json`. */
 function resultJson(result: Result): JsonOutputFields {
-  return verificationFields(result, RESULT_KEYS);
+  const fields = verificationFields(result, RESULT_KEYS) as Record<string, unknown>;
+  if ("developer_name" in fields) fields.developer_name = developerNameJson(result);
+  return fields as JsonOutputFields;
 }
 
 function toolIdFor(explicit: string | undefined, schema: JsonValue, file: string): string {

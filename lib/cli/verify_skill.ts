@@ -28,7 +28,13 @@ import {
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import { jsonOutput, type JsonOutputFields, verificationFields } from "./json_output.ts";
+import {
+  developerNameJson,
+  jsonOutput,
+  type JsonOutputFields,
+  signatureFormatJson,
+  verificationFields,
+} from "./json_output.ts";
 import { readInput } from "./io.ts";
 import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
@@ -138,7 +144,8 @@ Examples:
 function resultJson(
   result: SkillVerificationResult & { dns?: unknown; discoverySource?: string },
 ): JsonOutputFields {
-  return verificationFields(result, [
+  // One vocabulary with verify-schema: "document" (1.4) or "legacy" (1.3), not the algorithm.
+  const fields = verificationFields(result, [
     "domain",
     "toolId",
     "skillName",
@@ -164,7 +171,12 @@ function resultJson(
     "unprotectedFields",
     "discoverySource",
     "dns",
-  ]);
+  ]) as Record<string, unknown>;
+  if ("developer_name" in fields) fields.developer_name = developerNameJson(result);
+  if ("signature_format" in fields) {
+    fields.signature_format = signatureFormatJson(result.signatureFormat);
+  }
+  return fields as JsonOutputFields;
 }
 
 /**

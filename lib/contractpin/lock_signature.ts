@@ -184,9 +184,9 @@ export function signLock(
  * @example
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
- * import { sshAgentSigner } from "jsr:@schemapin/schemapin/keys";
+ * import { sshAgentSigner } from "../ssh_agent/client.ts";
  * import { formatSchemaSignatureDocument } from "jsr:@schemapin/schemapin/schema";
- * import { signLockWithSigner } from "jsr:@schemapin/schemapin/contractpin";
+ * import { signLockWithSigner } from "./lock_signature.ts";
  * const lock = parseJson(await Deno.readFile("contractpin.lock"), "contractpin.lock");
  * const signer = await sshAgentSigner(await Deno.readTextFile("id_ecdsa.pub"));
  * const document = await signLockWithSigner(lock, signer, { domain: "example.com" });

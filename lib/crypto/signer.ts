@@ -38,7 +38,8 @@ const N = p256.Point.Fn.ORDER;
  *
  * @example
  * ```ts
- * import { generateKeyPair, privateKeySigner, type Signer } from "jsr:@schemapin/schemapin/keys";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { privateKeySigner, type Signer } from "./signer.ts";
  * const signer: Signer = privateKeySigner(generateKeyPair());
  * const der = await signer.signMessage(new TextEncoder().encode("hello"));
  * console.log(signer.publicKey.fingerprint, der[0]); // sha256:… 48
@@ -62,12 +63,9 @@ export interface Signer {
  *
  * @example
  * ```ts
- * import {
- *   generateKeyPair,
- *   privateKeySigner,
- *   signDocument,
- *   signDocumentWithSigner,
- * } from "jsr:@schemapin/schemapin/keys";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { privateKeySigner, signDocumentWithSigner } from "./signer.ts";
+ * import { signDocument } from "./ecdsa.ts";
  * const key = generateKeyPair();
  * const bytes = new TextEncoder().encode('{"signature":""}');
  * // The same bytes as the synchronous function (RFC 6979 is deterministic)
@@ -140,8 +138,10 @@ async function checkedSignature(
  *
  * @example
  * ```ts
- * import { generateKeyPair, privateKeySigner } from "jsr:@schemapin/schemapin/keys";
- * import { signSchemaWithSigner, verifySchemaSignature } from "jsr:@schemapin/schemapin/schema";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { privateKeySigner } from "./signer.ts";
+ * import { verifySchemaSignature } from "jsr:@schemapin/schemapin/schema";
+ * import { signSchemaWithSigner } from "./signer.ts";
  * const key = generateKeyPair();
  * const canonical = new TextEncoder().encode('{"name":"tool"}');
  * const signature = await signSchemaWithSigner(canonical, privateKeySigner(key));
@@ -166,12 +166,9 @@ export async function signSchemaWithSigner(canonical: Uint8Array, signer: Signer
  *
  * @example
  * ```ts
- * import {
- *   generateKeyPair,
- *   privateKeySigner,
- *   signDocumentWithSigner,
- *   verifyDocumentSignature,
- * } from "jsr:@schemapin/schemapin/keys";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { privateKeySigner, signDocumentWithSigner } from "./signer.ts";
+ * import { verifyDocumentSignature } from "./ecdsa.ts";
  * const key = generateKeyPair();
  * const canonical = new TextEncoder().encode('{"signature":""}');
  * const signature = await signDocumentWithSigner(canonical, privateKeySigner(key));

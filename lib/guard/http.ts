@@ -10,14 +10,16 @@
  * - Bound to loopback by default (a non-loopback address needs an explicit opt-in). Requests
  *   with an `Origin` header that is not a loopback origin are refused (DNS rebinding).
  * - Request bodies go through the strict parser; a body that is not strict JSON is answered
- *   400 with a parse error and never forwarded.
+ *   400 with a parse error and never forwarded. Bodies of every method are capped at
+ *   `MAX_HTTP_MESSAGE_BYTES` (413); malformed framing is answered 400 by the listener.
  * - An upstream that is unreachable, answers garbage, or does not answer `initialize` /
  *   `tools/list` in time: the client gets JSON-RPC errors for those requests; the proxy keeps
  *   running (it serves every session).
  * - Redirects from the upstream are passed to the client unchanged, never followed.
  * - The listener is lib/http/server.ts (not `Deno.serve`, which dies when the process runs out
- *   of file descriptors): a connection cap that closes the connection idle the longest, header
- *   and idle timeouts, and an accept loop that survives EMFILE.
+ *   of file descriptors): strict HTTP/1.1 framing (lib/http/framing.ts), a connection cap that
+ *   closes the connection idle the longest, header, request and idle timeouts, and an accept
+ *   loop that survives EMFILE.
  *
  * @module
  */
@@ -82,6 +84,8 @@ export interface HttpGuardOptions {
     readonly headerTimeoutMs?: number;
     /** Milliseconds a keep-alive connection may stay idle, or a client may stall. */
     readonly idleTimeoutMs?: number;
+    /** Milliseconds a request's head and body may take to arrive, in all. */
+    readonly requestTimeoutMs?: number;
   };
   /** A sentence about the listener itself (out of file descriptors, …), for the log. */
   readonly onEvent?: (message: string) => void;
@@ -333,6 +337,38 @@ export async function readLimited(
     at += c.length;
   }
   return out;
+}
+
+/** The answer to a request body above {@linkcode MAX_HTTP_MESSAGE_BYTES}. */
+function tooLarge(): Response {
+  return new Response(`schemapin guard: a body exceeds ${MAX_HTTP_MESSAGE_BYTES} bytes\n`, {
+    status: 413,
+  });
+}
+
+/**
+ * A request body passed on as a stream that fails once it exceeds
+ * {@linkcode MAX_HTTP_MESSAGE_BYTES}; `exceeded` tells whether it did.
+ */
+function capped(
+  body: ReadableStream<Uint8Array>,
+): { stream: ReadableStream<Uint8Array>; exceeded: () => boolean } {
+  let size = 0;
+  let over = false;
+  const stream = body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, ctrl) {
+        size += chunk.length;
+        if (size > MAX_HTTP_MESSAGE_BYTES) {
+          over = true;
+          ctrl.error(new Error(`a body exceeds ${MAX_HTTP_MESSAGE_BYTES} bytes`));
+          return;
+        }
+        ctrl.enqueue(chunk);
+      },
+    }),
+  );
+  return { stream, exceeded: () => over };
 }
 
 /** A JSON-RPC message of the guard's own, as one SSE event. */
@@ -875,16 +911,24 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
   };
 
   const handleOther = async (req: Request): Promise<Response> => {
+    // Bodies of every method are capped like a POST's (issue 28): a declared length above the
+    // cap is refused before anything is forwarded, a chunked one when it crosses the cap.
+    const declared = req.headers.get("content-length");
+    if (declared !== null && Number(declared) > MAX_HTTP_MESSAGE_BYTES) {
+      return tooLarge();
+    }
+    const body = req.method === "DELETE" || req.body === null ? null : capped(req.body);
     let response: Response;
     try {
       response = await fetch(upstream, {
         method: req.method,
         headers: upstreamHeaders(req.headers),
-        body: req.method === "DELETE" ? undefined : req.body,
+        body: body?.stream,
         redirect: "manual",
         signal: stopAll.signal,
       });
     } catch (e) {
+      if (body?.exceeded()) return tooLarge();
       return new Response(`schemapin guard: cannot reach the upstream: ${(e as Error).message}`, {
         status: 502,
       });

@@ -185,8 +185,9 @@ export function signToolList(
  *
  * @example
  * ```ts
- * import { generateKeyPair, privateKeySigner } from "jsr:@schemapin/schemapin/keys";
- * import { signToolListWithSigner } from "jsr:@schemapin/schemapin/guard";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { privateKeySigner } from "../crypto/signer.ts";
+ * import { signToolListWithSigner } from "./signatures.ts";
  * const { manifest } = await signToolListWithSigner(
  *   [{ name: "add", description: "Add two numbers", inputSchema: { type: "object" } }],
  *   privateKeySigner(generateKeyPair()),

@@ -41,25 +41,56 @@
  * chunked; a client that goes away cancels the response body. (`request.signal` is not tied
  * to the connection: an `AbortSignal` per request tripled the cost of building the `Request`,
  * and neither server needs it.)
- * It refuses what could smuggle requests: both `Content-Length` and `Transfer-Encoding`,
- * conflicting lengths, a transfer coding other than `chunked`, folded or malformed header
- * lines, a missing or malformed `Host` (HTTP/1.1). No HTTP/2, no upgrades.
  *
- * Limits ({@linkcode ServerLimits}): at most `maxConnections` connections — a new connection
- * beyond it closes the connection that has been idle the longest (waiting for a TLS handshake
- * or a request), and when none is idle the server stops accepting until one closes (the kernel
- * queues the rest); a TLS handshake must finish within `handshakeTimeoutMs`; a request head
- * must arrive within `headerTimeoutMs` of the connection's start or of its first byte; a
- * keep-alive connection may wait `idleTimeoutMs` for its next request, and a client that owes
- * bytes of a body, or does not take bytes of a response, for as long. When `accept` fails for
- * want of file descriptors the server lowers its cap below the number of connections open at
- * that moment (for a minute), closes the oldest idle connections, and backs off (1 ms … 1 s).
+ * Framing (lib/http/framing.ts, docs/http-framing.md) is never looser than Node's llhttp
+ * (tests/http/framing_differential_test.ts): optional whitespace is SP/HTAB only, one final
+ * `chunked` or one `Content-Length` (never both, never repeated or listed), strict chunk-size
+ * lines and trailer fields, case-sensitive methods (another method is 501), CONNECT and TRACE
+ * 501, heads and trailer sections of at most 16 KiB (431). A refused request is answered
+ * (400, 413, 417, 431, 501 or 505) with `Connection: close`, and nothing after it is parsed —
+ * also when the handler had already answered before it read the body that broke the rules.
+ * `OPTIONS *` is answered here (200), never handed to the handler as a request for `/`. A
+ * request with `Upgrade` is answered with its body framed as usual (no protocol switch) and the
+ * connection closes. Bodies of GET and HEAD are skipped (at most 64 KiB).
+ *
+ * `100 Continue` is sent when the handler first reads a body whose client asked for it, never
+ * after a final response; a final response to such a request sent before the body was asked
+ * for closes the connection (the client is not waited for). A client that half-closes (sends
+ * FIN) after its requests still gets every answer it is owed, pipelined ones and those of async
+ * handlers included; a client whose connection is reset does not, and its response stream is
+ * cancelled.
+ *
+ * Limits ({@linkcode ServerLimits}): at most `maxConnections` connections, busy or idle — a new
+ * connection beyond it closes the connection that has been idle the longest (waiting for a TLS
+ * handshake or a request), and when none is idle the server stops accepting until one closes
+ * (the kernel queues the rest); a TLS handshake must finish within `handshakeTimeoutMs`; a
+ * request head must arrive within `headerTimeoutMs` of the connection's start or of its first
+ * byte; a request's head and body within `requestTimeoutMs` in all (the time the server spends
+ * waiting for its bytes, however steadily they drip); a keep-alive connection may wait
+ * `idleTimeoutMs` for its next request, and a client that owes bytes of a body, or does not take
+ * bytes of a response, for as long (and, once it has half-closed, a response body that produces
+ * nothing for as long ends the connection). When `accept` fails for want of file descriptors
+ * the server lowers its cap below the number of connections open at that moment (for a minute),
+ * closes the oldest idle connections, and backs off (1 ms … 1 s).
  *
  * @module
  */
 import { Duplex } from "node:stream";
 import type net from "node:net";
 import tls from "node:tls";
+import {
+  checkHeadStart,
+  checkTrailerLine,
+  FramingError,
+  MAX_CHUNK_EXTENSIONS,
+  MAX_CHUNK_LINE,
+  MAX_FIELD_LINES,
+  MAX_HEAD_BYTES,
+  MAX_TRAILER_BYTES,
+  parseChunkSizeLine,
+  parseRequestHead,
+  type RequestHead,
+} from "./framing.ts";
 
 /** The limits of one server (see the module documentation). */
 export interface ServerLimits {
@@ -71,6 +102,12 @@ export interface ServerLimits {
   readonly headerTimeoutMs: number;
   /** Milliseconds a keep-alive connection waits for its next request, and a read or write may stall. */
   readonly idleTimeoutMs: number;
+  /**
+   * Milliseconds a request's head and body may take to arrive, in all (counted while the
+   * server waits for the client's bytes, from the request's first byte): a client that
+   * drips bytes loses its connection.
+   */
+  readonly requestTimeoutMs: number;
 }
 
 /** The defaults of both servers' flags. */
@@ -79,12 +116,15 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = Object.freeze({
   handshakeTimeoutMs: 10_000,
   headerTimeoutMs: 10_000,
   idleTimeoutMs: 30_000,
+  requestTimeoutMs: 60_000,
 });
 
 /** What the handler is told besides the request. */
 export interface RequestInfo {
   /** The client's address. */
   readonly remoteAddr: Deno.NetAddr;
+  /** The request target as the client sent it (origin or absolute form). */
+  readonly target: string;
 }
 
 /** How to run a server. */
@@ -118,7 +158,7 @@ export interface ServerStats {
   /** Idle connections closed to make room (the cap, or out of file descriptors). */
   evicted: number;
   /** Connections closed by a timeout, by kind. */
-  timedOut: { handshake: number; header: number; idle: number };
+  timedOut: { handshake: number; header: number; idle: number; request: number };
   /** `accept` calls that failed for want of file descriptors. */
   outOfFiles: number;
 }
@@ -154,8 +194,6 @@ export class ListenerFailure extends Error {
 }
 
 const encoder = new TextEncoder();
-const MAX_HEAD_BYTES = 64 * 1024;
-const MAX_HEADER_LINES = 200;
 const READ_CHUNK = 16 * 1024;
 /** Bytes read ahead while a request is in progress (to see the client go away). */
 const READ_AHEAD = 64 * 1024;
@@ -186,12 +224,6 @@ const TRANSIENT_ACCEPT = new Set([
 const MAX_UNKNOWN_ACCEPT_FAILURES = 50;
 /** How long a cap lowered by EMFILE holds. */
 const LEARNED_CAP_MS = 60_000;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([^ ]+) HTTP\/1\.([01])$/;
-// deno-lint-ignore no-control-regex -- control characters are what it finds
-const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
-const HOST = /^(?:[A-Za-z0-9._~!$&'()*+,;=%-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
-const ORIGIN_FORM = /^\/[\x21-\x7e]*$/;
 /** Response headers this layer writes itself. */
 const OWN_HEADERS = new Set([
   "connection",
@@ -239,13 +271,6 @@ const REASONS: Record<number, string> = {
   505: "HTTP Version Not Supported",
 };
 
-/** Thrown for a request that is answered with an error status and the connection closed. */
-class BadRequest extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
-}
-
 /** Latin-1 text of bytes (header bytes map one to one onto a ByteString). */
 function latin1(bytes: Uint8Array): string {
   let s = "";
@@ -266,18 +291,6 @@ function latin1Bytes(text: string): Uint8Array {
 
 type State = "handshake" | "idle" | "active" | "closed";
 
-/** A parsed request head. */
-interface Head {
-  method: string;
-  target: string;
-  minor: number;
-  headers: Headers;
-  contentLength: number; // -1: chunked; 0: none
-  keepAlive: boolean;
-  expectContinue: boolean;
-  host: string | null;
-}
-
 /** The byte stream of one connection: plain TCP, or TLS on top of it. */
 interface Transport {
   /** The next bytes (valid until the next call), or null at the end of the stream. */
@@ -286,6 +299,12 @@ interface Transport {
   write(bytes: Uint8Array): Promise<void>;
   /** Ends the sending side (the client sees the end of the stream; reading goes on). */
   closeWrite(): void;
+  /**
+   * After the end of the client's stream: false when the connection was reset (the client
+   * closed it and reads nothing more), true when it only half-closed. (Deno reports both as
+   * the end of the stream; an empty write fails on a reset connection only.)
+   */
+  alive(): Promise<boolean>;
   /** Closes the connection at once (its file descriptor is released). */
   close(): void;
 }
@@ -311,11 +330,20 @@ class TcpTransport implements Transport {
     this.conn.closeWrite().catch(() => {});
   }
 
+  alive(): Promise<boolean> {
+    return aliveAfterEnd(this.conn);
+  }
+
   close(): void {
     try {
       this.conn.close();
     } catch { /* already closed */ }
   }
+}
+
+/** See {@linkcode Transport.alive}. */
+function aliveAfterEnd(conn: Deno.Conn): Promise<boolean> {
+  return conn.write(new Uint8Array(0)).then(() => true, () => false);
 }
 
 /** A TCP connection as a Node stream, for `node:tls` to run TLS on. */
@@ -353,12 +381,16 @@ class TlsTransport implements Transport {
   readonly #chunks: Uint8Array[] = [];
   #buffered = 0;
   #ended = false;
+  #failed: Error | undefined;
   #wake: (() => void) | undefined;
   readonly #closed: Promise<never>;
   /** Resolves when the handshake is done; rejects when the connection ends first. */
   readonly secure: Promise<void>;
 
+  readonly #conn: Deno.Conn;
+
   constructor(conn: Deno.Conn, context: tls.SecureContext) {
+    this.#conn = conn;
     const socket = new tls.TLSSocket(duplexOf(conn) as unknown as net.Socket, {
       isServer: true,
       secureContext: context,
@@ -368,8 +400,12 @@ class TlsTransport implements Transport {
     let closed: (e: Error) => void = () => {};
     this.#closed = new Promise<never>((_, reject) => closed = reject);
     this.#closed.catch(() => {});
+    let secured = false;
     this.secure = new Promise<void>((resolve, reject) => {
-      socket.once("secure", () => resolve());
+      socket.once("secure", () => {
+        secured = true;
+        resolve();
+      });
       this.#closed.catch(reject);
     });
     this.secure.catch(() => {});
@@ -379,18 +415,30 @@ class TlsTransport implements Transport {
       if (this.#buffered >= READ_AHEAD) socket.pause();
       this.#wake?.();
     });
-    const end = () => {
+    // The end of the client's stream ends reading only (a half-closed client is still
+    // answered); a reset or a closed socket ends writing too.
+    const ended = () => {
       this.#ended = true;
       this.#wake?.();
-      closed(new Error("the connection is closed"));
     };
-    socket.on("end", end);
-    socket.on("close", end);
-    socket.on("error", end);
+    socket.on("end", () => {
+      ended();
+      if (!secured) closed(new Error("the connection ended before its handshake"));
+    });
+    socket.on("close", () => {
+      ended();
+      closed(new Error("the connection is closed"));
+    });
+    socket.on("error", (e: Error) => {
+      this.#failed = e;
+      ended();
+      closed(e);
+    });
   }
 
   async read(): Promise<Uint8Array | null> {
     while (this.#chunks.length === 0) {
+      if (this.#failed) throw this.#failed;
       if (this.#ended) return null;
       await new Promise<void>((r) => this.#wake = r);
       this.#wake = undefined;
@@ -415,6 +463,10 @@ class TlsTransport implements Transport {
     this.#socket.end();
   }
 
+  alive(): Promise<boolean> {
+    return this.#failed ? Promise.resolve(false) : aliveAfterEnd(this.#conn);
+  }
+
   close(): void {
     this.#ended = true;
     this.#wake?.();
@@ -422,18 +474,29 @@ class TlsTransport implements Transport {
   }
 }
 
-/** One client connection: its buffered input and its deadline. */
+/** One client connection: its buffered input and its deadlines. */
 class Connection {
   state: State = "idle";
   /** When the current wait ends (ms since the epoch; 0: none) and what kind of wait it is. */
   deadline = 0;
   deadlineKind: "handshake" | "header" | "idle" = "idle";
+  /** The client's stream ended (FIN: it may still read), or the connection failed. */
   eof = false;
+  /** The connection failed or was closed: nothing more can be written. */
+  gone = false;
+  /** A request has begun (its first byte came) and is not answered yet. */
+  inRequest = false;
+  /** Milliseconds the current request has kept the server waiting for its bytes. */
+  waitedMs = 0;
+  /** When the current wait for the client's bytes began (0: not waiting). */
+  waitingSince = 0;
+  /** The head of the current response was written (no error answer can follow). */
+  responded = false;
   #data = new Uint8Array(4096);
   #start = 0;
   #end = 0;
   #pending: Promise<boolean> | undefined;
-  /** Called when the client goes away while a request is in progress. */
+  /** Called when the connection fails or closes while a request is in progress. */
   onGone: (() => void) | undefined;
   #watching = false;
 
@@ -492,17 +555,35 @@ class Connection {
     return this.#pending ??= this.#read();
   }
 
+  /**
+   * {@linkcode Connection.fill} while a request is owed bytes: the wait counts against the
+   * request's deadline.
+   */
+  async awaitClient(): Promise<boolean> {
+    if (!this.inRequest) return await this.fill();
+    this.waitingSince = Date.now();
+    try {
+      return await this.fill();
+    } finally {
+      this.waitedMs += Date.now() - this.waitingSince;
+      this.waitingSince = 0;
+    }
+  }
+
   async #read(): Promise<boolean> {
     try {
       const chunk = await this.transport.read();
       if (chunk === null) {
         this.eof = true;
+        // Half-closed: the answers owed are still written. Reset: nobody reads them.
+        if (!await this.transport.alive()) this.gone = true;
         return false;
       }
       this.#append(chunk);
       return true;
     } catch {
       this.eof = true;
+      this.gone = true; // reset: nobody reads the answers
       return false;
     } finally {
       this.#pending = undefined;
@@ -511,7 +592,8 @@ class Connection {
 
   /**
    * While a request is in progress: keeps one read outstanding (up to {@linkcode READ_AHEAD}
-   * bytes buffered), so that a client that goes away is seen at once.
+   * bytes buffered), so that a client whose connection fails is seen at once. A client that
+   * only ends its stream (half-close) still gets its answers.
    */
   watch(): void {
     if (this.#watching) return;
@@ -521,7 +603,7 @@ class Connection {
         if (!await this.fill()) break;
       }
       this.#watching = false;
-      if (this.eof && this.state === "active") this.onGone?.();
+      if (this.gone && this.state === "active") this.onGone?.();
     })();
   }
 
@@ -533,6 +615,9 @@ class Connection {
     this.deadlineKind = "idle";
     try {
       await this.transport.write(bytes);
+    } catch (e) {
+      this.gone = true;
+      throw e;
     } finally {
       if (this.state !== "closed") {
         this.deadline = deadline;
@@ -545,7 +630,9 @@ class Connection {
     if (this.state === "closed") return;
     this.state = "closed";
     this.eof = true;
+    this.gone = true;
     this.transport.close();
+    this.onGone?.();
   }
 }
 
@@ -553,10 +640,15 @@ class Connection {
 class BodyReader {
   done = false;
   started = false;
+  /** The final response is on its way: a 100 Continue may no longer be sent. */
+  finalSent = false;
   #remaining: number; // bytes left of the body (length) or of the current chunk (chunked)
   readonly #chunked: boolean;
   #chunkState: "size" | "data" | "crlf" | "trailers" = "size";
   #continueSent = false;
+  #extensionBytes = 0;
+  #trailerBytes = 0;
+  #trailerLines = 0;
 
   constructor(
     readonly c: Connection,
@@ -569,21 +661,28 @@ class BodyReader {
     if (length === 0) this.done = true;
   }
 
+  /** The client waits for a 100 Continue that was not sent: its body was never asked for. */
+  get continuePending(): boolean {
+    return this.expectContinue && !this.#continueSent && !this.done;
+  }
+
   /** Waits for more bytes; fails when the client went away. */
   async #more(): Promise<void> {
-    if (this.expectContinue && !this.#continueSent) {
-      this.#continueSent = true;
-      await this.c.write(encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
-    }
     this.setDeadline(true);
-    const more = await this.c.fill();
+    const more = await this.c.awaitClient();
     this.setDeadline(false);
-    if (!more) throw new Error("the client closed the connection before the body ended");
+    if (!more) throw new FramingError(400, "the request ended before its body");
   }
 
   /** The next piece of the body, or null at its end. */
   async next(): Promise<Uint8Array | null> {
     this.started = true;
+    if (this.continuePending) {
+      // 100 Continue only before the body is read, never after a final response.
+      if (this.finalSent) throw new Error("the body was never asked for (no 100 Continue)");
+      this.#continueSent = true;
+      await this.c.write(encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
+    }
     while (!this.done) {
       if (!this.#chunked) {
         if (this.c.available === 0) await this.#more();
@@ -599,34 +698,57 @@ class BodyReader {
         if (this.#remaining === 0) this.#chunkState = "crlf";
         return this.c.take(n);
       }
-      const line = await this.#line();
-      if (this.#chunkState === "crlf") {
-        if (line !== "") throw new BadRequest(400, "a chunk is not followed by CRLF");
-        this.#chunkState = "size";
-      } else if (this.#chunkState === "size") {
-        const m = /^([0-9A-Fa-f]{1,15})[ \t]*(?:;.*)?$/.exec(line);
-        if (!m) throw new BadRequest(400, "malformed chunk size");
-        this.#remaining = parseInt(m[1], 16);
-        this.#chunkState = this.#remaining === 0 ? "trailers" : "data";
-      } else if (line === "") {
-        this.done = true; // end of the trailers
+      if (this.#chunkState === "trailers") {
+        // Trailer fields: parsed as fields, capped, never framing; then dropped.
+        const line = await this.#line(MAX_TRAILER_BYTES - this.#trailerBytes, 431);
+        this.#trailerBytes += line.length + 2;
+        if (line === "") {
+          this.done = true;
+          break;
+        }
+        if (++this.#trailerLines > MAX_FIELD_LINES) {
+          throw new FramingError(431, "too many trailer fields");
+        }
+        checkTrailerLine(line);
+        continue;
       }
+      const line = await this.#line(MAX_CHUNK_LINE, 400);
+      if (this.#chunkState === "crlf") {
+        if (line !== "") throw new FramingError(400, "a chunk is not followed by CRLF");
+        this.#chunkState = "size";
+        continue;
+      }
+      const { size, extensionBytes } = parseChunkSizeLine(line);
+      this.#extensionBytes += extensionBytes;
+      if (this.#extensionBytes > MAX_CHUNK_EXTENSIONS) {
+        throw new FramingError(413, "too many bytes of chunk extensions");
+      }
+      this.#remaining = size;
+      this.#chunkState = size === 0 ? "trailers" : "data";
     }
     return null;
   }
 
-  /** One CRLF-terminated line of the chunked framing (at most 4 KiB). */
-  async #line(): Promise<string> {
+  /**
+   * One CRLF-terminated line of the chunked framing: at most `max` bytes with its CRLF, else
+   * `status`. A bare LF is refused.
+   */
+  async #line(max: number, status: number): Promise<string> {
+    let scanned = 0;
     while (true) {
       const v = this.c.view();
-      const i = v.indexOf(10);
+      const i = v.indexOf(10, scanned);
       if (i >= 0) {
-        if (i === 0 || v[i - 1] !== 13) throw new BadRequest(400, "a bare LF in chunked framing");
+        if (i + 1 > max) throw new FramingError(status, "a chunked-framing line is too long");
+        if (i === 0 || v[i - 1] !== 13) {
+          throw new FramingError(400, "a bare LF in chunked framing");
+        }
         const text = latin1(v.subarray(0, i - 1));
         this.c.consume(i + 1);
         return text;
       }
-      if (v.length > 4096) throw new BadRequest(400, "a chunk line is too long");
+      scanned = v.length;
+      if (v.length >= max) throw new FramingError(status, "a chunked-framing line is too long");
       await this.#more();
     }
   }
@@ -646,91 +768,6 @@ class BodyReader {
       },
     }, { highWaterMark: 0 });
   }
-}
-
-function parseHead(bytes: Uint8Array): Head {
-  const text = latin1(bytes);
-  const lines = text.split("\r\n");
-  if (lines.length > MAX_HEADER_LINES) throw new BadRequest(431, "too many header lines");
-  const m = REQUEST_LINE.exec(lines[0]);
-  if (!m) {
-    if (/ HTTP\/\d/.test(lines[0]) && !/ HTTP\/1\.[01]$/.test(lines[0])) {
-      throw new BadRequest(505, "only HTTP/1.0 and HTTP/1.1 are served");
-    }
-    throw new BadRequest(400, "malformed request line");
-  }
-  const headers = new Headers();
-  let contentLength: string | undefined;
-  let transferEncoding: string | undefined;
-  let host: string | null = null;
-  let hosts = 0;
-  let connection = "";
-  let expect: string | undefined;
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i];
-    const colon = line.indexOf(":");
-    if (colon <= 0) throw new BadRequest(400, "malformed header line");
-    const name = line.slice(0, colon);
-    if (!TOKEN.test(name)) throw new BadRequest(400, "malformed header name");
-    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
-    if (BAD_VALUE.test(value)) throw new BadRequest(400, "a control character in a header");
-    const lower = name.toLowerCase();
-    switch (lower) {
-      case "content-length":
-        for (const part of value.split(",")) {
-          const v = part.trim();
-          if (!/^\d{1,15}$/.test(v)) throw new BadRequest(400, "malformed Content-Length");
-          if (contentLength !== undefined && Number(contentLength) !== Number(v)) {
-            throw new BadRequest(400, "conflicting Content-Length");
-          }
-          contentLength = v;
-        }
-        break;
-      case "transfer-encoding":
-        transferEncoding = transferEncoding === undefined ? value : `${transferEncoding},${value}`;
-        break;
-      case "host":
-        hosts++;
-        host = value;
-        break;
-      case "connection":
-        connection += `,${value.toLowerCase()}`;
-        break;
-      case "expect":
-        expect = value.toLowerCase();
-        break;
-    }
-    headers.append(name, value);
-  }
-  const minor = Number(m[3]);
-  let length = contentLength === undefined ? 0 : Number(contentLength);
-  if (transferEncoding !== undefined) {
-    if (contentLength !== undefined) {
-      throw new BadRequest(400, "both Content-Length and Transfer-Encoding");
-    }
-    if (minor === 0) throw new BadRequest(400, "Transfer-Encoding in an HTTP/1.0 request");
-    if (transferEncoding.trim().toLowerCase() !== "chunked") {
-      throw new BadRequest(501, "only the chunked transfer coding is accepted");
-    }
-    length = -1;
-  }
-  if (minor === 1 && hosts !== 1) throw new BadRequest(400, "a request needs one Host header");
-  if (host !== null && !HOST.test(host)) throw new BadRequest(400, "malformed Host");
-  if (expect !== undefined && expect !== "100-continue") {
-    throw new BadRequest(417, "unknown expectation");
-  }
-  const tokens = connection.split(",").map((t) => t.trim());
-  const keepAlive = minor === 1 ? !tokens.includes("close") : tokens.includes("keep-alive");
-  return {
-    method: m[1],
-    target: m[2],
-    minor,
-    headers,
-    contentLength: length,
-    keepAlive,
-    expectContinue: expect === "100-continue" && minor === 1,
-    host,
-  };
 }
 
 function errorBytes(status: number, message: string): Uint8Array {
@@ -796,7 +833,7 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
     accepted: 0,
     requests: 0,
     evicted: 0,
-    timedOut: { handshake: 0, header: 0, idle: 0 },
+    timedOut: { handshake: 0, header: 0, idle: 0, request: 0 },
     outOfFiles: 0,
   };
   let closing = false;
@@ -862,7 +899,12 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
     Math.min(
       1000,
       Math.floor(
-        Math.min(limits.handshakeTimeoutMs, limits.headerTimeoutMs, limits.idleTimeoutMs) / 4,
+        Math.min(
+          limits.handshakeTimeoutMs,
+          limits.headerTimeoutMs,
+          limits.idleTimeoutMs,
+          limits.requestTimeoutMs,
+        ) / 4,
       ),
     ),
   );
@@ -872,6 +914,12 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
       if (c.deadline !== 0 && now >= c.deadline) {
         c.deadline = 0;
         stats.timedOut[c.deadlineKind]++;
+        c.close();
+      } else if (
+        c.waitingSince !== 0 && c.waitedMs + now - c.waitingSince >= limits.requestTimeoutMs
+      ) {
+        // The request's head and body took too long to arrive, however steadily they dripped.
+        stats.timedOut.request++;
         c.close();
       }
     }
@@ -896,6 +944,7 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
     gone: { reader?: ReadableStreamDefaultReader<Uint8Array> },
   ): Promise<boolean> => {
     const status = response.status;
+    c.responded = true;
     let head = `HTTP/1.1 ${status} ${REASONS[status] ?? ""}\r\n`;
     let declared: string | null = null;
     for (const [k, v] of response.headers) {
@@ -947,13 +996,27 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
     }
     const reader = body.getReader();
     gone.reader = reader;
+    /**
+     * The next piece of the body. Once the client has ended its stream (half-close), a body
+     * that produces nothing for the stall time ends the connection: nobody may be listening.
+     */
+    const pull = async () => {
+      if (!c.eof) return await reader.read();
+      c.deadline = Date.now() + c.stallMs;
+      c.deadlineKind = "idle";
+      try {
+        return await reader.read();
+      } finally {
+        if (c.state !== "closed") c.deadline = 0;
+      }
+    };
     try {
       if (length >= 0) {
         head += `content-length: ${length}\r\n` + end();
         await c.write(latin1Bytes(head));
         let total = 0;
         while (total < length) {
-          const r = await reader.read();
+          const r = await pull();
           if (r.done) break;
           total += r.value.length;
           if (total > length) throw new Error(`the response body exceeds ${length} bytes`);
@@ -968,7 +1031,7 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
       head += (chunked ? "transfer-encoding: chunked\r\n" : "") + end();
       await c.write(latin1Bytes(head));
       while (true) {
-        const r = await reader.read();
+        const r = await pull();
         if (r.done) break;
         if (r.value.length === 0) continue;
         if (!chunked) {
@@ -994,10 +1057,13 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
   };
 
   /** Answers one request; false when the connection must close. */
-  const answer = async (c: Connection, head: Head): Promise<boolean> => {
+  const answer = async (c: Connection, head: RequestHead): Promise<boolean> => {
     setActive(c);
     c.watch();
+    c.responded = false;
     stats.requests++;
+    // Upgrade is not switched: the request is answered with its body framed as usual, and the
+    // connection closes (what follows is never parsed as a request: parseRequestHead).
     let keepAlive = head.keepAlive && !closing;
     const http10 = head.minor === 0;
     const bodyDeadline = (on: boolean) => {
@@ -1005,18 +1071,20 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
       c.deadlineKind = "idle";
     };
     const reader = new BodyReader(c, head.contentLength, head.expectContinue, bodyDeadline);
-    let url: string;
-    if (ORIGIN_FORM.test(head.target)) {
-      url = `${scheme}://${head.host ?? defaultHost}${head.target}`;
-    } else if (/^https?:\/\/[\x21-\x7e]+$/i.test(head.target)) {
-      url = head.target; // absolute form
-    } else if (head.target === "*" && head.method === "OPTIONS") {
-      url = `${scheme}://${head.host ?? defaultHost}/`;
-    } else {
-      throw new BadRequest(400, "malformed request target");
+    const gone: { reader?: ReadableStreamDefaultReader<Uint8Array> } = {};
+    if (head.target === "*") {
+      // Asterisk form (OPTIONS * only, parseRequestHead): about the server, not a resource.
+      // Answered here; the handler never sees it as a request for "/".
+      if (!reader.done) await drain(reader);
+      reader.finalSent = true;
+      keepAlive = await writeResponse(c, new Response(null), "OPTIONS", keepAlive, http10, gone);
+      return keepAlive && !closing && !c.gone;
     }
-    if (head.method === "CONNECT" || head.method === "TRACE" || head.method === "TRACK") {
-      throw new BadRequest(501, `${head.method} is not served`);
+    let url: string;
+    if (head.target.startsWith("/")) {
+      url = `${scheme}://${head.host ?? defaultHost}${head.target}`;
+    } else {
+      url = head.target; // absolute form (RFC 9112 §3.2.2: its authority, not Host)
     }
     let bodyFailed: unknown;
     const withBody = !reader.done && head.method !== "GET" && head.method !== "HEAD";
@@ -1026,42 +1094,57 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
     }
     let request: Request;
     try {
+      const headers = new Headers();
+      for (const [name, value] of head.fields) headers.append(name, value);
       request = new Request(url, {
         method: head.method,
-        headers: head.headers,
+        headers,
         ...(withBody
           ? { body: reader.stream((e) => bodyFailed = e), duplex: "half" } as RequestInit
           : {}),
       });
     } catch {
-      throw new BadRequest(400, "malformed request");
+      throw new FramingError(400, "malformed request");
     }
-    const gone: { reader?: ReadableStreamDefaultReader<Uint8Array> } = {};
     c.onGone = () => {
       gone.reader?.cancel(new Error("the client closed the connection")).catch(() => {});
     };
     let response: Response;
     try {
-      response = await options.handler(request, { remoteAddr: c.remoteAddr });
+      response = await options.handler(request, { remoteAddr: c.remoteAddr, target: head.target });
       if (!(response instanceof Response)) throw new TypeError("the handler returned no Response");
     } catch (e) {
-      if (bodyFailed instanceof BadRequest) throw bodyFailed;
+      if (bodyFailed instanceof FramingError) throw bodyFailed;
       response = options.onError?.(e) ??
         new Response("internal error\n", {
           status: 500,
           headers: { "content-type": "text/plain; charset=utf-8" },
         });
     }
-    if (c.eof) {
+    if (bodyFailed instanceof FramingError) {
+      // The body broke the framing rules: whatever the handler made of it, the answer is the
+      // refusal (400, 413, 431), and the connection closes.
+      await response.body?.cancel().catch(() => {});
+      throw bodyFailed;
+    }
+    if (c.gone) {
       await response.body?.cancel().catch(() => {});
       return false;
     }
     if (withBody && !reader.done) {
-      // The handler did not read the whole body: skip the rest when it is small and untouched.
-      if (reader.started || (head.contentLength < 0 ? false : head.contentLength > MAX_DRAIN)) {
+      if (reader.continuePending) {
+        // The client waits for 100 Continue before it sends its body, and the body was never
+        // asked for: a final answer, no 100 after it, and the connection closes (nothing to
+        // wait for, nothing to skip).
+        keepAlive = false;
+      } else if (
+        reader.started || (head.contentLength < 0 ? false : head.contentLength > MAX_DRAIN)
+      ) {
+        // The handler did not read the whole body: skip the rest when it is small and untouched.
         keepAlive = false;
       }
     }
+    reader.finalSent = true;
     keepAlive = await writeResponse(c, response, head.method, keepAlive, http10, gone);
     c.onGone = undefined;
     if (withBody && !reader.done && keepAlive) {
@@ -1071,7 +1154,7 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
         keepAlive = false;
       }
     }
-    return keepAlive && !closing && !c.eof;
+    return keepAlive && !closing && !c.gone;
   };
 
   /** Skips the rest of a body (at most MAX_DRAIN bytes); false when there was more. */
@@ -1081,39 +1164,55 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
       const chunk = await reader.next();
       if (chunk === null) return true;
       skipped += chunk.length;
-      if (skipped > MAX_DRAIN) throw new BadRequest(413, "the request body is too large");
+      if (skipped > MAX_DRAIN) throw new FramingError(413, "the request body is too large");
     }
   };
 
   /** The next request head; null at the end of the connection. */
-  const readHead = async (c: Connection): Promise<Head | null> => {
+  const readHead = async (c: Connection): Promise<RequestHead | null> => {
     let scanned = 0;
+    let skipped = 0;
     while (true) {
       let v = c.view();
-      // Empty lines before a request line are skipped (RFC 9112 §2.2).
+      if (v.length > 0 && !c.inRequest) {
+        // The first byte of a request: the head must now arrive within the header timeout,
+        // head and body within the request timeout.
+        c.inRequest = true;
+        c.waitedMs = 0;
+        if (c.state === "idle" && c.deadlineKind === "idle") {
+          c.deadline = Date.now() + limits.headerTimeoutMs;
+          c.deadlineKind = "header";
+        }
+      }
+      // Empty lines before a request line are skipped (RFC 9112 §2.2), within the head's cap.
       while (v.length >= 2 && v[0] === 13 && v[1] === 10) {
         c.consume(2);
+        skipped += 2;
         v = c.view();
         scanned = 0;
-      }
-      if (v.length > 0 && c.state === "idle" && c.deadlineKind === "idle") {
-        // The first byte of a request: the head must now arrive within the header timeout.
-        c.deadline = Date.now() + limits.headerTimeoutMs;
-        c.deadlineKind = "header";
       }
       for (let i = Math.max(0, scanned - 3); i + 3 < v.length; i++) {
         i = v.indexOf(13, i);
         if (i < 0 || i + 3 >= v.length) break;
         if (v[i + 1] === 10 && v[i + 2] === 13 && v[i + 3] === 10) {
-          if (i > MAX_HEAD_BYTES) throw new BadRequest(431, "the request head is too large");
-          const head = parseHead(v.subarray(0, i));
+          if (skipped + i + 4 > MAX_HEAD_BYTES) {
+            throw new FramingError(431, "the request head is too large");
+          }
+          const head = parseRequestHead(latin1(v.subarray(0, i)));
           c.consume(i + 4);
           return head;
         }
       }
       scanned = v.length;
-      if (v.length > MAX_HEAD_BYTES) throw new BadRequest(431, "the request head is too large");
-      if (!await c.fill()) return null;
+      if (v.length > 0) checkHeadStart(latin1(v.subarray(0, Math.min(v.length, 256))));
+      if (skipped + v.length > MAX_HEAD_BYTES) {
+        throw new FramingError(431, "the request head is too large");
+      }
+      if (!await c.awaitClient()) {
+        // The client ended its stream inside a head: refused (it may still read the answer).
+        if (c.view().length > 0 && !c.gone) throw new FramingError(400, "an incomplete request");
+        return null;
+      }
     }
   };
 
@@ -1126,18 +1225,25 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
       }
       setIdle(c, limits.headerTimeoutMs, "header");
       while (!closing) {
-        let head: Head | null;
+        let head: RequestHead | null;
         try {
           head = await readHead(c);
           if (head === null) break;
-          if (!await answer(c, head)) break;
+          if (!await answer(c, head)) {
+            // Closed by this side: the client may still be sending (a body that was not
+            // read, pipelined requests); reading on for a moment lets it see the answer.
+            if (!c.gone && !c.eof) await linger(c);
+            break;
+          }
         } catch (e) {
-          if (e instanceof BadRequest && !c.eof) {
-            await c.write(errorBytes(e.status, e.message)).catch(() => {});
-            await linger(c);
+          if (e instanceof FramingError && !c.gone) {
+            if (!c.responded) await c.write(errorBytes(e.status, e.message)).catch(() => {});
+            if (!c.gone) await linger(c);
           }
           break;
         }
+        c.inRequest = false;
+        c.responded = false;
         setIdle(c, limits.idleTimeoutMs, "idle");
         if (closing) break;
       }
@@ -1223,10 +1329,7 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
   /** Ends every connection; a handler that does not return is not waited for. */
   const closeAll = () => {
-    for (const c of conns) {
-      c.onGone?.();
-      c.close();
-    }
+    for (const c of conns) c.close();
     conns.clear();
     allClosed?.();
   };

@@ -322,11 +322,10 @@ export function signSchemaDocument(
  *
  * @example
  * ```ts
- * import { generateKeyPair, privateKeySigner, verifyDocumentSignature } from "jsr:@schemapin/schemapin/keys";
- * import {
- *   schemaSignatureSigningInput,
- *   signSchemaDocumentWithSigner,
- * } from "jsr:@schemapin/schemapin/schema";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { privateKeySigner } from "../crypto/signer.ts";
+ * import { verifyDocumentSignature } from "../crypto/ecdsa.ts";
+ * import { schemaSignatureSigningInput, signSchemaDocumentWithSigner } from "./document.ts";
  * const key = generateKeyPair();
  * const doc = await signSchemaDocumentWithSigner({ name: "add" }, privateKeySigner(key), {
  *   domain: "example.com",

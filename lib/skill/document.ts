@@ -323,8 +323,10 @@ export function signSkillDocument(
  *
  * @example
  * ```ts
- * import { generateKeyPair, privateKeySigner } from "jsr:@schemapin/schemapin/keys";
- * import { hashSkillFiles, signSkillDocumentWithSigner } from "jsr:@schemapin/schemapin/skill";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { privateKeySigner } from "../crypto/signer.ts";
+ * import { hashSkillFiles } from "./hash.ts";
+ * import { signSkillDocumentWithSigner } from "./document.ts";
  * const hash = hashSkillFiles([{ path: "SKILL.md", content: new TextEncoder().encode("# s") }]);
  * const doc = await signSkillDocumentWithSigner(hash, privateKeySigner(generateKeyPair()), {
  *   skillName: "s",

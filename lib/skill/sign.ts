@@ -122,11 +122,9 @@ export async function signSkillDir(
  *
  * @example
  * ```ts
- * import { sshAgentSigner } from "jsr:@schemapin/schemapin/keys";
- * import {
- *   formatSkillSignatureDocument,
- *   signSkillDirWithSigner,
- * } from "jsr:@schemapin/schemapin/skill";
+ * import { sshAgentSigner } from "../ssh_agent/client.ts";
+ * import { formatSkillSignatureDocument } from "jsr:@schemapin/schemapin/skill";
+ * import { signSkillDirWithSigner } from "./sign.ts";
  * const signer = await sshAgentSigner(await Deno.readTextFile("id_ecdsa.pub"));
  * const { document } = await signSkillDirWithSigner("./pdf-tools", signer, {
  *   domain: "example.com",

@@ -293,8 +293,8 @@ function describeHeld(identities: readonly AgentIdentity[]): string {
  *
  * @example
  * ```ts
- * import { sshAgentSigner } from "jsr:@schemapin/schemapin/keys";
- * import { signSchemaDocumentWithSigner } from "jsr:@schemapin/schemapin/schema";
+ * import { sshAgentSigner } from "./client.ts";
+ * import { signSchemaDocumentWithSigner } from "../schema/document.ts";
  * const pub = await Deno.readTextFile("id_ecdsa.pub"); // ecdsa-sha2-nistp256 AAAA… me@host
  * const signer = await sshAgentSigner(pub, { source: "id_ecdsa.pub" });
  * const document = await signSchemaDocumentWithSigner({ name: "add" }, signer, {

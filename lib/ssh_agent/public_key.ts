@@ -167,7 +167,8 @@ export function publicKeyFromSshBlob(blob: Uint8Array, source?: string): PublicK
  *
  * @example
  * ```ts
- * import { generateKeyPair, parseSshPublicKey } from "jsr:@schemapin/schemapin/keys";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { parseSshPublicKey } from "./public_key.ts";
  * const { publicKey } = generateKeyPair();
  * const fromPem = parseSshPublicKey(publicKey.pem, "signer.pem");
  * fromPem.sshFingerprint; // "SHA256:…", as `ssh-add -l` shows it

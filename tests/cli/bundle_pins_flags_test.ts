@@ -87,7 +87,7 @@ Deno.test("an old spelling is accepted only by the subcommand that had it", asyn
 
 Deno.test("bundle merge --trust-first-use still works, with a note", async () => {
   await withTempDir(async (dir) => {
-    const keys = await runInProcess(["keygen", "--out-dir", `${dir}/k`]);
+    const keys = await runInProcess(["keygen", "--unencrypted", "--out-dir", `${dir}/k`]);
     assert.equal(keys.code, 0, keys.stderr);
     assert.equal((await runInProcess(["bundle", "create", "-o", `${dir}/b.json`])).code, 0);
     const sign = ["bundle", "sign", `${dir}/b.json`, "-k", `${dir}/k/private.pem`, "--kid", "k1"];

@@ -12,7 +12,7 @@ import { COMMAND_ENTRIES } from "../../lib/cli/registry.ts";
 const TOOL = JSON.stringify({ name: "calc", description: "adds", inputSchema: { type: "object" } });
 
 async function keys(dir: string): Promise<{ key: string; pub: string }> {
-  const r = await runInProcess(["keygen", "--out-dir", `${dir}/k`]);
+  const r = await runInProcess(["keygen", "--unencrypted", "--out-dir", `${dir}/k`]);
   assert.equal(r.code, 0, r.stderr);
   return { key: `${dir}/k/private.pem`, pub: `${dir}/k/public.pem` };
 }
@@ -212,7 +212,7 @@ Deno.test("sign-schema: usage mistakes of the new rule are exit 2", async () => 
 Deno.test("revoke: -o/--out extends the document; --into still works with a note", async () => {
   await withTempDir(async (dir) => {
     const { pub } = await keys(dir);
-    const other = await runInProcess(["keygen", "--out-dir", `${dir}/k2`]);
+    const other = await runInProcess(["keygen", "--unencrypted", "--out-dir", `${dir}/k2`]);
     assert.equal(other.code, 0);
     const base = ["revoke", "--domain", "example.com", "--reason", "superseded"];
     const a = await runInProcess([...base, "-k", pub, "-o", `${dir}/rev.json`]);
@@ -249,7 +249,7 @@ Deno.test("pins: export -o refuses to replace without -f; import --overwrite is 
     );
     // A conflicting import: refused, then replaced with --force (or its old name).
     const other = ["--pin-store", `${dir}/other.json`];
-    const k2 = await runInProcess(["keygen", "--out-dir", `${dir}/k2`]);
+    const k2 = await runInProcess(["keygen", "--unencrypted", "--out-dir", `${dir}/k2`]);
     assert.equal(k2.code, 0);
     assert.equal(
       (await runInProcess(["pins", "add", "t@example.com", "-k", `${dir}/k2/public.pem`, ...other]))

@@ -97,7 +97,7 @@ Deno.test("canonicalize rejects bad input with exit 2 and the offset", async () 
 Deno.test("keygen writes a 0600 private key and a public key; fingerprint agrees", async () => {
   await withTempDir(async (dir) => {
     const out = `${dir}/keys`;
-    const r = await runInProcess(["keygen", "--out-dir", out, "--json"]);
+    const r = await runInProcess(["keygen", "--unencrypted", "--out-dir", out, "--json"]);
     assert.equal(r.code, 0, r.stderr);
     const result = await assertJsonOutput(r.stdout);
     assert.equal(result.format, "schemapin.keygen/1");
@@ -119,13 +119,13 @@ Deno.test("keygen writes a 0600 private key and a public key; fingerprint agrees
 
 Deno.test("keygen never overwrites without --force, and --force replaces", async () => {
   await withTempDir(async (dir) => {
-    assert.equal((await runInProcess(["keygen", "--out-dir", dir])).code, 0);
+    assert.equal((await runInProcess(["keygen", "--unencrypted", "--out-dir", dir])).code, 0);
     const before = await Deno.readTextFile(`${dir}/private.pem`);
-    const again = await runInProcess(["keygen", "--out-dir", dir]);
+    const again = await runInProcess(["keygen", "--unencrypted", "--out-dir", dir]);
     assert.equal(again.code, 2);
     assert.match(again.stderr, /already exists; refusing to overwrite a key \(use --force\)/);
     assert.equal(await Deno.readTextFile(`${dir}/private.pem`), before);
-    const forced = await runInProcess(["keygen", "--out-dir", dir, "--force"]);
+    const forced = await runInProcess(["keygen", "--unencrypted", "--out-dir", dir, "--force"]);
     assert.equal(forced.code, 0);
     assert.notEqual(await Deno.readTextFile(`${dir}/private.pem`), before);
     assert.equal((await Deno.stat(`${dir}/private.pem`)).mode! & 0o777, 0o600);
@@ -135,7 +135,7 @@ Deno.test("keygen never overwrites without --force, and --force replaces", async
 Deno.test("keygen with only public.pem present writes nothing", async () => {
   await withTempDir(async (dir) => {
     await Deno.writeTextFile(`${dir}/public.pem`, "keep");
-    const r = await runInProcess(["keygen", "--out-dir", dir]);
+    const r = await runInProcess(["keygen", "--unencrypted", "--out-dir", dir]);
     assert.equal(r.code, 2);
     assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["public.pem"]);
     assert.equal(await Deno.readTextFile(`${dir}/public.pem`), "keep");
@@ -146,7 +146,7 @@ Deno.test("keygen without --out, or into an unwritable place, exits 2", async ()
   assert.equal((await runInProcess(["keygen"])).code, 2);
   await withTempDir(async (dir) => {
     await Deno.writeTextFile(`${dir}/file`, "x");
-    const r = await runInProcess(["keygen", "--out-dir", `${dir}/file/sub`]);
+    const r = await runInProcess(["keygen", "--unencrypted", "--out-dir", `${dir}/file/sub`]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /IO_FAILED/);
   });
@@ -174,7 +174,7 @@ Deno.test("the real CLI runs with exactly the schemapin task's permission flags"
   assert.ok(flags.includes("--allow-read"));
   assert.ok(!flags.includes("-A") && !flags.includes("--allow-all"));
   await withTempDir(async (dir) => {
-    const keygen = await runCliProcess(["keygen", "--out-dir", `${dir}/k`]);
+    const keygen = await runCliProcess(["keygen", "--unencrypted", "--out-dir", `${dir}/k`]);
     assert.equal(keygen.code, 0, keygen.stderr);
     const fp = await runCliProcess(["fingerprint", `${dir}/k/public.pem`]);
     assert.equal(fp.code, 0);

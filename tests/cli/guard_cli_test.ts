@@ -131,6 +131,10 @@ Deno.test("guard: usage and input errors are exit 2 and name the problem", async
         /either a command/,
       ],
       [["guard", ...L, "--allow-remote", "--", "srv"], /--allow-remote goes with --listen/],
+      [
+        ["guard", ...L, "--request-timeout", "5", "--", "srv"],
+        /--request-timeout goes with --listen/,
+      ],
       [["guard", ...L, "--log", `${dir}/no/such/dir/log`, "--", "srv"], /cannot open --log/],
     ];
     for (const [args, message] of cases) {

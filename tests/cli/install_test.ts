@@ -140,7 +140,7 @@ Deno.test("deno task install: schemapin on PATH runs from any folder on relative
     assert.match(shim, /--config /);
 
     const schemapin = (args: string[], cwd = work) => run(`${root}/bin/schemapin`, args, cwd, env);
-    const keygen = await schemapin(["keygen", "--out-dir", "keys"]);
+    const keygen = await schemapin(["keygen", "--unencrypted", "--out-dir", "keys"]);
     assert.equal(keygen.code, 0, keygen.stderr);
     await Deno.lstat(`${work}/keys/public.pem`); // written in the caller's folder
     await assert.rejects(Deno.lstat(`${checkout}/keys/public.pem`), Deno.errors.NotFound);
@@ -198,7 +198,7 @@ Deno.test("deno task --config …/deno.json schemapin: relative paths from the c
         cwd,
         { ...env, ...extra },
       );
-    const keygen = await task(["keygen", "--out-dir", "keys"], dir);
+    const keygen = await task(["keygen", "--unencrypted", "--out-dir", "keys"], dir);
     assert.equal(keygen.code, 0, keygen.stderr);
     const expected = await opensslFingerprint(`${dir}/keys/public.pem`);
     const fp = await task(["fingerprint", "keys/public.pem"], dir);
@@ -226,7 +226,10 @@ Deno.test("INIT_CWD is ignored unless the CLI starts in the checkout (deno run, 
         ...envWithoutInitCwd(),
         INIT_CWD: initCwd,
       });
-    assert.equal((await cli(["keygen", "--out-dir", "keys"], `${dir}/b`, `${dir}/a`)).code, 0);
+    assert.equal(
+      (await cli(["keygen", "--unencrypted", "--out-dir", "keys"], `${dir}/b`, `${dir}/a`)).code,
+      0,
+    );
     await Deno.lstat(`${dir}/b/keys/public.pem`); // its own folder, not INIT_CWD's
     const elsewhere = await cli(["fingerprint", "keys/public.pem"], `${dir}/a`, `${dir}/b`);
     assert.equal(elsewhere.code, 2, "started outside the checkout: INIT_CWD is not used");

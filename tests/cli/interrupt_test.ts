@@ -65,7 +65,7 @@ async function spawnCli(args: string[], cwd: string): Promise<Deno.ChildProcess>
 
 /** A key pair and `n` small schemas in `dir/schemas`. */
 async function batchFixture(dir: string, n: number): Promise<string> {
-  const kg = await runInProcess(["keygen", "--out-dir", `${dir}/keys`]);
+  const kg = await runInProcess(["keygen", "--unencrypted", "--out-dir", `${dir}/keys`]);
   assert.equal(kg.code, 0, kg.stderr);
   await Deno.mkdir(`${dir}/schemas`);
   for (let i = 0; i < n; i++) {
@@ -177,7 +177,7 @@ Deno.test("handlesSignalsItself: guard and serve stop gracefully on their own ha
   assert.equal(handlesSignalsItself(["guard", "wrap", "mcp.json"]), false);
   assert.equal(handlesSignalsItself(["guard", "unwrap", "mcp.json"]), false);
   assert.equal(handlesSignalsItself(["sign-schema", "--batch", "s"]), false);
-  assert.equal(handlesSignalsItself(["keygen", "--out-dir", "serve"]), false);
+  assert.equal(handlesSignalsItself(["keygen", "--unencrypted", "--out-dir", "serve"]), false);
   assert.equal(handlesSignalsItself([]), false);
 });
 
@@ -282,7 +282,10 @@ Deno.test({
   ignore: noScript,
   fn: async () => {
     await withTempDir(async (dir) => {
-      assert.equal((await runInProcess(["keygen", "--out-dir", `${dir}/keys`])).code, 0);
+      assert.equal(
+        (await runInProcess(["keygen", "--unencrypted", "--out-dir", `${dir}/keys`])).code,
+        0,
+      );
       const skill = `${dir}/skill`;
       await Deno.mkdir(`${skill}/data`, { recursive: true });
       Deno.writeTextFileSync(`${skill}/SKILL.md`, "---\nname: big\n---\nA large skill.\n");

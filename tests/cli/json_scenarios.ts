@@ -69,13 +69,14 @@ export async function prepareJsonScenarios(
 
   await must([
     "keygen",
+    "--unencrypted",
     "--out-dir",
     join(dir, "keys"),
     "--write-discovery",
     "--developer",
     "Example",
   ]);
-  await must(["keygen", "--out-dir", join(dir, "other")]);
+  await must(["keygen", "--unencrypted", "--out-dir", join(dir, "other")]);
   const key = join(dir, "keys/private.pem");
   const pub = join(dir, "keys/public.pem");
   await must(["sign-schema", join(dir, "tool.json"), "--key", key, "--out", join(dir, "tool.sig")]);
@@ -175,26 +176,35 @@ export function jsonScenarios(dir: string): JsonScenario[] {
     // keygen, fingerprint, canonicalize
     {
       name: "keygen",
-      args: ["keygen", "--out-dir", p("new"), "--json"],
+      args: ["keygen", "--unencrypted", "--out-dir", p("new"), "--json"],
       code: 0,
       format: "schemapin.keygen/1",
     },
     {
       name: "keygen --write-discovery",
-      args: ["keygen", "--out-dir", p("new2"), "--write-discovery", "--developer", "E", "--json"],
+      args: [
+        "keygen",
+        "--unencrypted",
+        "--out-dir",
+        p("new2"),
+        "--write-discovery",
+        "--developer",
+        "E",
+        "--json",
+      ],
       code: 0,
       format: "schemapin.keygen/1",
     },
     {
       name: "keygen into an existing key",
-      args: ["keygen", "--out-dir", p("keys"), "--json"],
+      args: ["keygen", "--unencrypted", "--out-dir", p("keys"), "--json"],
       code: 2,
       format: ERROR,
       errorCode: "IO_FAILED",
     },
     {
       name: "keygen without --out",
-      args: ["keygen", "--json"],
+      args: ["keygen", "--unencrypted", "--json"],
       code: 2,
       format: ERROR,
       errorCode: "USAGE",
@@ -747,6 +757,35 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       code: 1,
       format: "schemapin.contract.init/1",
       errorCode: "HIDDEN_TEXT",
+    },
+    {
+      name: "contract dump of a --file dump",
+      args: [
+        ...["contract", "dump", "--file", `dump=${p("tools.json")}`],
+        ...["-o", p("dumped-tools.json"), "--json"],
+      ],
+      code: 0,
+      format: "schemapin.contract.dump/1",
+    },
+    {
+      name: "contract dump of a server that fails",
+      args: [
+        ...["contract", "dump", "--file", `gone=${p("no-such-dump.json")}`],
+        ...["-o", p("never-dumped.json"), "--json"],
+      ],
+      code: 1,
+      format: "schemapin.contract.dump/1",
+      errorCode: "SERVER_FAILED",
+    },
+    {
+      name: "contract dump over an existing file",
+      args: [
+        ...["contract", "dump", "--file", `dump=${p("tools.json")}`, "-o", p("tools.json")],
+        "--json",
+      ],
+      code: 2,
+      format: ERROR,
+      errorCode: "IO_FAILED",
     },
     {
       name: "contract init with a server that cannot be pinned",

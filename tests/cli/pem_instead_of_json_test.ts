@@ -45,7 +45,7 @@ Deno.test("describePemLabel and pemInsteadOf", () => {
 
 /** Keys (plain and encrypted), a signed schema and skill, made with the CLI. */
 async function fixture(dir: string) {
-  assert.equal((await runInProcess(["keygen", "--out-dir", `${dir}/k`])).code, 0);
+  assert.equal((await runInProcess(["keygen", "--unencrypted", "--out-dir", `${dir}/k`])).code, 0);
   await Deno.writeTextFile(`${dir}/pass.txt`, "correct horse\n");
   const enc = await runInProcess([
     "keygen",

@@ -305,15 +305,16 @@ Deno.test("keygen --encrypt without any passphrase source, or with an empty one,
     });
     assert.equal(envEmpty.code, 2);
     assert.match(envEmpty.stderr, /SCHEMAPIN_PASSPHRASE is set but empty/);
-    const noEncrypt = await runInProcess([
+    // Encryption is the default: an empty passphrase file is refused without --encrypt too.
+    const byDefault = await runInProcess([
       "keygen",
-      "--out",
+      "--out-dir",
       `${dir}/k`,
       "--passphrase-file",
       `${dir}/empty`,
     ]);
-    assert.equal(noEncrypt.code, 2);
-    assert.match(noEncrypt.stderr, /--passphrase-file goes with --encrypt/);
+    assert.equal(byDefault.code, 2);
+    assert.match(byDefault.stderr, /passphrase file .*empty is empty/);
     assert.equal(await exists(`${dir}/k`), false);
   });
 });

@@ -724,6 +724,7 @@ Deno.test("well-known prints a discovery document; keygen --write-discovery writ
     // The old spellings (--out DIR, --well-known) still work for one release, with a note.
     const kg = await runInProcess([
       "keygen",
+      "--unencrypted",
       "--out",
       `${dir}/k`,
       "--well-known",
@@ -738,7 +739,13 @@ Deno.test("well-known prints a discovery document; keygen --write-discovery writ
     const wk = JSON.parse(await Deno.readTextFile(`${dir}/k/schemapin.json`));
     assert.equal(wk.public_key_pem, await Deno.readTextFile(`${dir}/k/public.pem`));
     assert.equal(
-      (await runInProcess(["keygen", "--out-dir", `${dir}/k2`, "--write-discovery"])).code,
+      (await runInProcess([
+        "keygen",
+        "--unencrypted",
+        "--out-dir",
+        `${dir}/k2`,
+        "--write-discovery",
+      ])).code,
       2,
     );
     assert.equal(await exists(`${dir}/k2/private.pem`), false);

@@ -109,7 +109,10 @@ Deno.test("the real CLI: -v and version, and a did-you-mean", async () => {
 
 Deno.test("global flags before the command: -q and --json go to the command", async () => {
   await withTempDir(async (dir) => {
-    assert.equal((await runInProcess(["keygen", "--out-dir", `${dir}/k`])).code, 0);
+    assert.equal(
+      (await runInProcess(["keygen", "--unencrypted", "--out-dir", `${dir}/k`])).code,
+      0,
+    );
     const pub = `${dir}/k/public.pem`;
     const plain = await runInProcess(["fingerprint", pub]);
     // fingerprint has no --quiet: -q before it asks for nothing it would not do (dropped).

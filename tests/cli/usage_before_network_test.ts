@@ -1051,18 +1051,38 @@ const CASES: Record<string, Case> = {
 
   // Commands that write files or pins (no network): nothing is created before the checks.
   "keygen: --developer without --write-discovery": {
-    args: (p) => ["keygen", "--out-dir", `${p.OUT}/keys`, "--developer", "Acme"],
+    args: (p) => ["keygen", "--unencrypted", "--out-dir", `${p.OUT}/keys`, "--developer", "Acme"],
     message: /--developer and --contact go with --write-discovery/,
   },
   "keygen: an empty --developer": {
-    args: (p) => ["keygen", "--out-dir", `${p.OUT}/keys`, "--write-discovery", "--developer", ""],
-    message: /INPUT_INVALID: the developer name must not be empty/,
-  },
-  "keygen: --passphrase-file without --encrypt": {
     args: (
       p,
-    ) => ["keygen", "--out-dir", `${p.OUT}/keys`, "--passphrase-file", `${p.IN}/public.pem`],
-    message: /--passphrase-file goes with --encrypt/,
+    ) => [
+      "keygen",
+      "--unencrypted",
+      "--out-dir",
+      `${p.OUT}/keys`,
+      "--write-discovery",
+      "--developer",
+      "",
+    ],
+    message: /INPUT_INVALID: the developer name must not be empty/,
+  },
+  "keygen: --passphrase-file with --unencrypted": {
+    args: (p) => [
+      "keygen",
+      "--out-dir",
+      `${p.OUT}/keys`,
+      "--unencrypted",
+      "--passphrase-file",
+      `${p.IN}/public.pem`,
+    ],
+    message: /--passphrase-file and --unencrypted exclude each other/,
+  },
+  "keygen: no passphrase and no terminal, without --unencrypted": {
+    args: (p) => ["keygen", "--out-dir", `${p.OUT}/keys`],
+    message:
+      /needs a passphrase: give --passphrase-file FILE or set SCHEMAPIN_PASSPHRASE \(there is no terminal to ask on\); or give --unencrypted/,
   },
   "sign-schema --batch: --domain with a scheme (--out would be created)": {
     args: (p) => [
@@ -1327,6 +1347,7 @@ Deno.test("control: with valid arguments the same recorders do see the traffic",
     // A file write: the output appears.
     const wrote = await observe(inDir, `${work}/write`, (p) => [
       "keygen",
+      "--unencrypted",
       "--out",
       `${p.OUT}/keys`,
     ]);

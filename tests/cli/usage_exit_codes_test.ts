@@ -13,7 +13,15 @@ async function fixture(dir: string): Promise<void> {
     const r = await runInProcess(args);
     assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
   };
-  await run(["keygen", "--out-dir", `${dir}/keys`, "--write-discovery", "--developer", "Dev"]);
+  await run([
+    "keygen",
+    "--unencrypted",
+    "--out-dir",
+    `${dir}/keys`,
+    "--write-discovery",
+    "--developer",
+    "Dev",
+  ]);
   await Deno.writeTextFile(`${dir}/tool.json`, '{"name":"calc","inputSchema":{"type":"object"}}');
   await run([
     "sign-schema",

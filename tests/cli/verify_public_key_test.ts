@@ -11,7 +11,7 @@ const DOMAIN = "example.com";
 /** Two key pairs, a signed schema, a signed skill, a signed bundle and a revocation of key a. */
 async function fixture(dir: string) {
   for (const k of ["a", "b"]) {
-    const r = await runInProcess(["keygen", "--out-dir", `${dir}/${k}`]);
+    const r = await runInProcess(["keygen", "--unencrypted", "--out-dir", `${dir}/${k}`]);
     assert.equal(r.code, 0, r.stderr);
   }
   await Deno.writeTextFile(

@@ -1,5 +1,5 @@
 // The stdio guard's end, without processes: the exit-code table (expectations written from the
-// table in README's guard section, not from the code), the per-request description and the
+// table in docs/guard.md, moved there from README, not from the code), the per-request description and the
 // one summary of unanswered requests.
 import assert from "node:assert/strict";
 import {

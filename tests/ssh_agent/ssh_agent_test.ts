@@ -16,7 +16,7 @@ import { signTrustBundleWithSigner } from "../../lib/bundle/sign.ts";
 import { verifyTrustBundle } from "../../lib/bundle/verify.ts";
 import { signLockWithSigner, verifyLockSignature } from "../../lib/contractpin/lock_signature.ts";
 import { verifySchemaSignature } from "../../lib/crypto/ecdsa.ts";
-import { type PublicKey } from "../../lib/crypto/key_types.ts";
+import type { PublicKey } from "../../lib/crypto/key_types.ts";
 import { parsePublicKeyPem } from "../../lib/crypto/keys.ts";
 import {
   signDocumentWithSigner,
