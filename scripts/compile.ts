@@ -56,7 +56,7 @@ export function permissionFlags(denoJsonText: string): string[] {
 }
 
 /** Modules started as workers (`new Worker(…)`), which `deno compile` must be told about. */
-export const WORKER_MODULES: readonly string[] = ["lib/cli/batch_worker.ts"];
+export const WORKER_MODULES: readonly string[] = ["lib/schema/batch_worker.ts"];
 
 /**
  * The `deno compile` argument list for one target (or the host when `target` is undefined).

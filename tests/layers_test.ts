@@ -35,8 +35,9 @@ const LAYERS: readonly (readonly string[])[] = [
   // where keys and trust come from; the MCP client stack (JSON-RPC, stdio, Streamable HTTP,
   // SSE, legacy HTTP+SSE, the protocol conversation) that contractpin and guard both use
   ["dns", "revocation", "discovery", "pins", "mcp"],
-  // the two specs' operations
-  ["schema", "skill", "bundle", "contractpin", "a2a"],
+  // the two specs' operations; trust/ composes the key sources (discovery file, bundle,
+  // resolver folder, .well-known, DNS) for them, so it sits with the flows and bundles it calls
+  ["schema", "skill", "bundle", "contractpin", "a2a", "trust"],
   // the HTTP/1.1 server of serve and guard --listen (no knowledge of the above)
   ["http"],
   // the live MCP proxy

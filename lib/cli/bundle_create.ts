@@ -16,7 +16,7 @@ import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts"
 import { jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
-import { asInputError, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
+import { asInputError, formatBundle, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
 import type { FlagTable } from "./flags.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 
@@ -62,11 +62,6 @@ export const ADD_FLAGS = {
   force: { type: "boolean", help: "replace an existing --out file (in place needs no --force)" },
   ...jsonFlag(`schemapin.bundle.add/1: ${SUMMARY_FORMAT}`),
 } as const satisfies FlagTable;
-
-/** Serialises a bundle for a file: two-space indent, trailing newline. */
-export function formatBundle(bundle: unknown): string {
-  return JSON.stringify(bundle, null, 2) + "\n";
-}
 
 function domainFile(command: string, flag: string, value: string): [string, string] {
   const at = value.indexOf("=");

@@ -11,15 +11,15 @@ import { type CliIO, EXIT_OK, notice, parseCommandArgs, UsageError } from "./com
 import { exitCodeFor } from "./exit_codes.ts";
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
-import { sourceName } from "./schema_inputs.ts";
-import { authorityStoreFromFlags, readBundleFile } from "./bundle_trust.ts";
-import { formatBundle } from "./bundle_create.ts";
+import { reportInputFailure, sourceName } from "./schema_inputs.ts";
 import {
-  reportError,
+  authorityStoreFromFlags,
+  formatBundle,
+  readBundleFile,
   verificationHint,
   verificationJson,
   verificationNotes,
-} from "./bundle_verify.ts";
+} from "./bundle_trust.ts";
 import type { FlagTable } from "./flags.ts";
 import { AUTHORITY_FLAGS, FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 
@@ -121,7 +121,7 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
       verified.push(result.verified!);
     }
   } catch (e) {
-    return await reportError(e, json, io);
+    return await reportInputFailure(e, json, io);
   }
   const now = Math.floor(Date.now() / 1000) * 1000;
   const merged = mergeTrustBundles(verified, precedence, { createdAt: now });

@@ -10,8 +10,7 @@ import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts"
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { sourceName } from "./schema_inputs.ts";
-import { asInputError, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
-import { formatBundle } from "./bundle_create.ts";
+import { asInputError, formatBundle, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
 import { loadSigner } from "./private_key.ts";
 import type { FlagTable } from "./flags.ts";
 import { jsonFlag, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";

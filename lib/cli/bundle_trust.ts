@@ -1,8 +1,8 @@
 /**
  * What the bundle commands share, and what `verify-schema` / `verify-skill --bundle FILE`
- * use: reading a bundle file, the authority allow-list flags (`--authority KID=FP`,
- * `--authority-key KID=PEM`, `--authority-store FILE`), and loading a bundle so that a
- * signed one is used only after it verified against the allow-list (§21.4).
+ * use: reading and writing a bundle file, the authority allow-list flags (`--authority KID=FP`,
+ * `--authority-key KID=PEM`, `--authority-store FILE`) a signed bundle is verified against
+ * (§21.4; the bundle is loaded by lib/trust/load.ts), and the report of a verification.
  *
  * @module
  */
@@ -15,22 +15,12 @@ import {
   MemoryBundleAuthorityStore,
   seedBundleAuthority,
 } from "../bundle/authority.ts";
-import {
-  checkKid,
-  findInTrustBundle,
-  parseTrustBundle,
-  type TrustBundle,
-} from "../bundle/bundle.ts";
-import { type LoadedTrustBundle, loadTrustBundle } from "../bundle/resolver.ts";
+import { checkKid, parseTrustBundle, type TrustBundle } from "../bundle/bundle.ts";
+import type { TrustBundleVerification } from "../bundle/verify.ts";
+import { type JsonOutputFields, verificationFields } from "./json_output.ts";
+import { readJsonInput, sourceName } from "../schema/input.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
-import { refusePem } from "./pem_input.ts";
-import { parseJson } from "../json/parse.ts";
-
-// This module does not import schema_inputs.ts: schema_inputs.ts (loadTrust) imports it.
-function sourceName(path: string): string {
-  return path === "-" ? "stdin" : path;
-}
 
 /** The flag values {@linkcode authorityStoreFromFlags} reads. */
 export interface AuthorityFlagValues {
@@ -131,16 +121,7 @@ export async function authorityStoreFromFlags(
 
 /** Reads a bundle file strictly (`JSON_INVALID` / `IO_FAILED` name the file). */
 export async function readBundleFile(path: string, io: CliIO): Promise<unknown> {
-  const bytes = await readInput(path, io);
-  refusePem(bytes, path, "trust bundle");
-  try {
-    return parseJson(bytes, sourceName(path));
-  } catch (e) {
-    if (e instanceof SchemaPinError) {
-      throw new SchemaPinError(e.code, `trust bundle ${e.message}`, { ...e.details, path });
-    }
-    throw e;
-  }
+  return await readJsonInput(path, (p) => readInput(p, io), "trust bundle");
 }
 
 /**
@@ -164,52 +145,80 @@ export function asInputError(e: unknown): unknown {
   return e;
 }
 
-/** A domain's entries from a bundle file, shaped as the verify commands read them. */
-export interface BundleFileEntries {
-  /** The discovery document (known fields, with `domain`). */
-  readonly discovery: Record<string, unknown>;
-  /** The revocation document, when the bundle has one for the domain. */
-  readonly revocation?: Record<string, unknown>;
-  /** How the bundle was accepted. */
-  readonly loaded: LoadedTrustBundle;
+/** Serialises a bundle for a file: two-space indent, trailing newline. */
+export function formatBundle(bundle: unknown): string {
+  return JSON.stringify(bundle, null, 2) + "\n";
 }
 
-/**
- * Reads `file` and finds `domain`'s documents for `verify-schema` / `verify-skill --bundle`.
- * An unsigned bundle is used as given (it is the caller's own trust input, §13); a signed
- * bundle is used only after `verifyTrustBundle` passed against the allow-list from the
- * authority flags, first-use trust only with `--trust-first-use-authority`. When any authority flag is
- * given, an unsigned bundle is refused (`BUNDLE_UNSIGNED`: no silent downgrade of a bundle
- * whose signature was stripped). Only the signed (known) fields
- * reach the caller. Throws `SchemaPinError`: the §21.4 code for a bundle that fails
- * verification (exit 1), `DISCOVERY_INVALID` for a malformed bundle, `KEY_NOT_FOUND` when
- * the bundle has no document for `domain`.
- */
-export async function findInBundleFile(
-  command: string,
+// ---------------------------------------------------------------------------------------------
+// The report of a bundle verification (bundle verify, bundle merge).
+
+/** The `--json` form of a verification result (the verified bundle itself left out). */
+export function verificationJson(
   file: string,
-  domain: string,
-  values: AuthorityFlagValues,
-  io: CliIO,
-): Promise<BundleFileEntries> {
-  const value = await readBundleFile(file, io);
-  const { store } = await authorityStoreFromFlags(command, values, io);
-  const allowFirstUse = values["trust-first-use-authority"] === true;
-  const loaded = await loadTrustBundle(value, store, {
-    allowFirstUse,
-    source: sourceName(file),
-    requireSigned: hasAuthorityFlags(values),
-  });
-  const found = findInTrustBundle(loaded.bundle, domain);
-  if (!found) {
-    throw new SchemaPinError(
-      "KEY_NOT_FOUND",
-      `${sourceName(file)} has no discovery document for ${domain}`,
-      { source: sourceName(file), domain },
-    );
+  result: TrustBundleVerification,
+): JsonOutputFields {
+  const { ok, error, ...rest } = verificationFields(result, [
+    "failedStep",
+    "kid",
+    "fingerprint",
+    "expectedFingerprint",
+    "firstUse",
+    "signedAt",
+    "expiresAt",
+  ]);
+  return {
+    ok,
+    ...(error !== undefined ? { error } : {}),
+    file: sourceName(file),
+    ...rest,
+    ...(result.verified
+      ? {
+        documents: result.verified.bundle.documents.map((d) => d.domain),
+        revocations: result.verified.bundle.revocations.map((r) => r.domain),
+      }
+      : {}),
+    warnings: result.warnings,
+    ...(result.unprotectedFields ? { unprotected_fields: result.unprotectedFields } : {}),
+  };
+}
+
+/** The advice printed after a failure the operator can act on. */
+export function verificationHint(result: TrustBundleVerification): string {
+  switch (result.errorCode) {
+    case "BUNDLE_AUTHORITY_UNTRUSTED":
+      return `hint: confirm the authority's fingerprint out of band (its domain's ` +
+        `.well-known/schemapin.json or DNS TXT), then pass --authority ${result.kid}=` +
+        `${result.fingerprint}, or opt in with --trust-first-use-authority\n`;
+    case "KEY_PIN_MISMATCH":
+      return `hint: the bundle's authority key is not the one recorded for ${result.kid}; if ` +
+        `the authority rotated its key, confirm the new fingerprint out of band and update the ` +
+        `allow-list deliberately\n`;
+    case "BUNDLE_UNSIGNED":
+      return "hint: unsigned bundles need no verification; use them directly, or sign with " +
+        "`schemapin bundle sign`\n";
+    default:
+      return "";
   }
-  const copy = (v: unknown) => structuredClone(v) as Record<string, unknown>;
-  return found.revocation
-    ? { discovery: copy(found.discovery), revocation: copy(found.revocation), loaded }
-    : { discovery: copy(found.discovery), loaded };
+}
+
+/** Notes for a successful verification that the operator must see (stderr). */
+export function verificationNotes(
+  file: string,
+  result: TrustBundleVerification,
+  store: { persisted: boolean; path?: string },
+): string {
+  let text = "";
+  if (result.firstUse) {
+    text += `warning: ${sourceName(file)}: authority ${JSON.stringify(result.kid)} ` +
+      `(${result.fingerprint}) was not in the allow-list and is trusted on first use ` +
+      (store.persisted
+        ? `(--trust-first-use-authority); recorded in ${store.path}\n`
+        : `(--trust-first-use-authority); not recorded — give --authority-store FILE to remember it\n`);
+  }
+  if (result.unprotectedFields && result.unprotectedFields.length > 0) {
+    text += `warning: ${sourceName(file)}: fields not covered by the signature were ignored: ` +
+      `${result.unprotectedFields.join(", ")}\n`;
+  }
+  return text;
 }

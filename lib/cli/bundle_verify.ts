@@ -1,6 +1,6 @@
 /**
  * `schemapin bundle verify`: verify a signed trust bundle against the authority allow-list
- * (§21.4), and the reporting `bundle merge` shares.
+ * (§21.4).
  *
  * @module
  */
@@ -8,15 +8,21 @@ import { SchemaPinError } from "../errors.ts";
 import type { TrustBundleVerification } from "../bundle/verify.ts";
 import { verifyTrustBundle } from "../bundle/verify.ts";
 import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
-import { jsonError, jsonOutput, type JsonOutputFields, verificationFields } from "./json_output.ts";
-import { readJsonFile, sourceName } from "./schema_inputs.ts";
-import { authorityStoreFromFlags, readBundleFile } from "./bundle_trust.ts";
+import { jsonOutput } from "./json_output.ts";
+import { readJsonFile, reportInputFailure, sourceName } from "./schema_inputs.ts";
+import {
+  authorityStoreFromFlags,
+  readBundleFile,
+  verificationHint,
+  verificationJson,
+  verificationNotes,
+} from "./bundle_trust.ts";
 import { MemoryBundleAuthorityStore, seedBundleAuthority } from "../bundle/authority.ts";
 import { parsePublicKeyPem } from "../crypto/keys.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
 import { findRevokedKey, parseRevocationDocument } from "../revocation/document.ts";
 import { readTextInput } from "./io.ts";
-import { exitCodeFor, exitCodeOfError } from "./exit_codes.ts";
+import { exitCodeFor } from "./exit_codes.ts";
 import type { FlagTable } from "./flags.ts";
 import { AUTHORITY_FLAGS, jsonFlag, KEY_SOURCE_FLAGS } from "./flag_groups.ts";
 
@@ -42,87 +48,6 @@ export const VERIFY_FLAGS = {
   // Old spelling, kept for one release (its meaning here was the authority, not a tool key).
   "trust-first-use": { type: "boolean", help: "", deprecated: "trust-first-use-authority" },
 } as const satisfies FlagTable;
-
-/** The `--json` form of a verification result (the verified bundle itself left out). */
-export function verificationJson(
-  file: string,
-  result: TrustBundleVerification,
-): JsonOutputFields {
-  const { ok, error, ...rest } = verificationFields(result, [
-    "failedStep",
-    "kid",
-    "fingerprint",
-    "expectedFingerprint",
-    "firstUse",
-    "signedAt",
-    "expiresAt",
-  ]);
-  return {
-    ok,
-    ...(error !== undefined ? { error } : {}),
-    file: sourceName(file),
-    ...rest,
-    ...(result.verified
-      ? {
-        documents: result.verified.bundle.documents.map((d) => d.domain),
-        revocations: result.verified.bundle.revocations.map((r) => r.domain),
-      }
-      : {}),
-    warnings: result.warnings,
-    ...(result.unprotectedFields ? { unprotected_fields: result.unprotectedFields } : {}),
-  };
-}
-
-/** The advice printed after a failure the operator can act on. */
-export function verificationHint(result: TrustBundleVerification): string {
-  switch (result.errorCode) {
-    case "BUNDLE_AUTHORITY_UNTRUSTED":
-      return `hint: confirm the authority's fingerprint out of band (its domain's ` +
-        `.well-known/schemapin.json or DNS TXT), then pass --authority ${result.kid}=` +
-        `${result.fingerprint}, or opt in with --trust-first-use-authority\n`;
-    case "KEY_PIN_MISMATCH":
-      return `hint: the bundle's authority key is not the one recorded for ${result.kid}; if ` +
-        `the authority rotated its key, confirm the new fingerprint out of band and update the ` +
-        `allow-list deliberately\n`;
-    case "BUNDLE_UNSIGNED":
-      return "hint: unsigned bundles need no verification; use them directly, or sign with " +
-        "`schemapin bundle sign`\n";
-    default:
-      return "";
-  }
-}
-
-/** Notes for a successful verification that the operator must see (stderr). */
-export function verificationNotes(
-  file: string,
-  result: TrustBundleVerification,
-  store: { persisted: boolean; path?: string },
-): string {
-  let text = "";
-  if (result.firstUse) {
-    text += `warning: ${sourceName(file)}: authority ${JSON.stringify(result.kid)} ` +
-      `(${result.fingerprint}) was not in the allow-list and is trusted on first use ` +
-      (store.persisted
-        ? `(--trust-first-use-authority); recorded in ${store.path}\n`
-        : `(--trust-first-use-authority); not recorded — give --authority-store FILE to remember it\n`);
-  }
-  if (result.unprotectedFields && result.unprotectedFields.length > 0) {
-    text += `warning: ${sourceName(file)}: fields not covered by the signature were ignored: ` +
-      `${result.unprotectedFields.join(", ")}\n`;
-  }
-  return text;
-}
-
-/** Prints a thrown error as `--json` or a stderr line; returns its exit code. */
-export async function reportError(e: unknown, json: boolean, io: CliIO): Promise<number> {
-  if (!(e instanceof SchemaPinError)) throw e;
-  if (json) {
-    await io.stdout(jsonError(e.code, e.message));
-  } else {
-    await io.stderr(`error: ${e.code}: ${e.message}\n`);
-  }
-  return exitCodeOfError(e);
-}
 
 /** The kid a bundle names in `bundle_authority.kid` (unchecked; verification checks it). */
 function claimedKid(value: unknown): string | undefined {
@@ -218,7 +143,7 @@ export async function runBundleVerify(args: string[], io: CliIO): Promise<number
       });
     }
   } catch (e) {
-    return await reportError(e, json, io);
+    return await reportInputFailure(e, json, io);
   }
   if (json) await io.stdout(jsonOutput("bundle.verify", verificationJson(file, result)));
   if (!result.valid) {

@@ -23,10 +23,10 @@ import { CONTRACT_VERIFY_FLAGS, runContractVerify } from "./contract_verify.ts";
 import {
   CONTRACT_SIGN_FLAGS,
   CONTRACT_SIGN_HELP,
-  LOCK_TRUST_FLAGS,
   runContractSign,
   VERIFY_SIGNATURE_HELP,
 } from "./contract_sign.ts";
+import { LOCK_TRUST_FLAGS } from "./lock_signature.ts";
 import { CONTRACT_APPROVE_FLAGS, runContractApprove } from "./contract_approve.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import { didYouMean } from "./suggest.ts";

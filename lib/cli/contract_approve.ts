@@ -40,7 +40,7 @@ import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import type { FlagTable } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
-import { warnStaleLockSignature } from "./contract_sign.ts";
+import { warnStaleLockSignature } from "./lock_signature.ts";
 import { exists, readInput, writeFileAtomic } from "./io.ts";
 import {
   limitsFrom,

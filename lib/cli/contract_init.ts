@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { warnStaleLockSignature } from "./contract_sign.ts";
+import { warnStaleLockSignature } from "./lock_signature.ts";
 import { dirname, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
 import type { ServerTarget } from "../contractpin/live.ts";

@@ -1,8 +1,7 @@
 /**
- * Signed locks in the CLI (issue 17 item 2): `schemapin contract sign` writes `<lock>.sig`, a
- * SchemaPin 1.4 signature document over the lock (lib/contractpin/lock_signature.ts); the
- * helpers below let `contract verify --require-signed-lock` and `guard --require-signed-lock`
- * check it with verify-schema's key sources before any server is contacted.
+ * `schemapin contract sign` (issue 17 item 2): writes `<lock>.sig`, a SchemaPin 1.4 signature
+ * document over the lock (lib/contractpin/lock_signature.ts); and the help of the check that
+ * `contract verify --require-signed-lock` makes of it (lib/cli/lock_signature.ts).
  *
  * @module
  */
@@ -10,54 +9,25 @@ import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import { formatSchemaSignatureDocument } from "../schema/document.ts";
 import { DEFAULT_LOCK_FILE, parseLock } from "../contractpin/lock.ts";
-import {
-  LOCK_SIGNATURE_TOOL_ID,
-  type LockSignatureResult,
-  signLockWithSigner,
-  verifyLockSignature,
-} from "../contractpin/lock_signature.ts";
-import type { SchemaVerificationResult } from "../schema/verify.ts";
-import { type FileFinding, githubCommand } from "../contractpin/report.ts";
-import { defaultPinStorePath, FilePinStore } from "../pins/store.ts";
+import { LOCK_SIGNATURE_TOOL_ID, signLockWithSigner } from "../contractpin/lock_signature.ts";
+import { lockSignaturePath } from "../contractpin/lock_signature_check.ts";
 import { type CliIO, EXIT_OK, UsageError } from "./command.ts";
-import { jsonOutput, verificationFields } from "./json_output.ts";
-import { describeFsError, exists, readInput, writeFileAtomic } from "./io.ts";
+import { jsonOutput } from "./json_output.ts";
+import { describeFsError, readInput, writeFileAtomic } from "./io.ts";
 import { parseWithTokens } from "./contract_shared.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { loadSigner } from "./private_key.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import {
-  DNS_FLAGS,
-  EXPIRY_FLAGS,
   FORCE_FLAGS,
   jsonFlag,
   KEY_FLAGS,
-  KEY_SOURCE_FLAGS,
-  PIN_FLAGS,
   QUIET_FLAGS,
   SIGNATURE_METADATA_FLAGS,
-  VERIFY_DOMAIN_FLAGS,
 } from "./flag_groups.ts";
-import {
-  checkTrustFlags,
-  confirmFirstUseWith,
-  describeDnsCheck,
-  describeVerifyWarning,
-  explicitKeyPinStore,
-  failureHint,
-  loadTrustAndDnsHook,
-  reportInputFailure,
-  requireDomainFlag,
-  type TrustInputs,
-  type TrustOptionValues,
-  type TrustPlan,
-} from "./schema_inputs.ts";
-import type { BeforePinHook } from "../schema/flow.ts";
+import { LOCK_TRUST_FLAGS } from "./lock_signature.ts";
 
 const CMD = "contract sign";
-
-/** The largest lock signature file read (a real one is under 1 KiB). */
-const MAX_SIGNATURE_BYTES = 64 * 1024;
 
 /** Help of `contract sign` (part of `schemapin contract --help`). */
 export const CONTRACT_SIGN_HELP =
@@ -67,23 +37,6 @@ export const CONTRACT_SIGN_HELP =
          signature valid). The key and metadata flags are sign-schema's: --key
          ssh-agent:PUBFILE signs with a key held by the SSH agent (docs/ssh-agent.md). The
          signature is written atomically; nothing is written when anything fails.`;
-
-/**
- * The flags of a lock-signature check (`contract verify --require-signed-lock`, `guard
- * --require-signed-lock`): verify-schema's key sources, DNS cross-check, pins and expiry.
- * There is no network `--timeout` here: `contract verify --timeout` is the MCP one.
- */
-export const LOCK_TRUST_FLAGS = {
-  domain: {
-    ...VERIFY_DOMAIN_FLAGS.domain,
-    help: "the publisher's domain (RFC 1123 host name): its key must have signed the lock " +
-      `(required; the pin key ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN)`,
-  },
-  ...KEY_SOURCE_FLAGS,
-  ...DNS_FLAGS,
-  ...PIN_FLAGS,
-  ...EXPIRY_FLAGS,
-} as const satisfies FlagTable;
 
 /** Help of the lock-signature check of `contract verify` (its flags listed from the table). */
 export const VERIFY_SIGNATURE_HELP =
@@ -119,362 +72,6 @@ export const CONTRACT_SIGN_FLAGS = {
   ...jsonFlag("schemapin.contract.sign/1"),
   ...QUIET_FLAGS,
 } as const satisfies FlagTable;
-
-/** The flag values a lock-signature check reads. */
-export type LockTrustValues = TrustOptionValues & {
-  domain?: string;
-  "allow-expired"?: boolean;
-};
-
-/** The default signature file of a lock: `<lock>.sig`. */
-export function lockSignaturePath(lockPath: string): string {
-  return `${lockPath}.sig`;
-}
-
-/**
- * After `contract init` or `approve` rewrote the lock: when `<lock>.sig` exists it no longer
- * covers the lock; say so on stderr (it is kept: the signer renews it). Returns whether it
- * exists.
- */
-export async function warnStaleLockSignature(lockPath: string, io: CliIO): Promise<boolean> {
-  const sigPath = lockSignaturePath(lockPath);
-  if (!(await exists(sigPath))) return false;
-  await io.stderr(
-    `warning: ${sigPath} no longer covers ${lockPath}; renew it with ` +
-      "`schemapin contract sign`\n",
-  );
-  return true;
-}
-
-/**
- * Checks the key-source flags of a lock-signature check (`--domain` required) without reading
- * anything. `values.timeout` is not a network deadline here (contract verify's `--timeout`
- * is the MCP one), so it is left out of the plan.
- */
-export function checkLockTrustFlags(
-  command: string,
-  values: LockTrustValues,
-  args: readonly string[],
-): TrustPlan {
-  const domain = requireDomainFlag(command, values.domain);
-  return checkTrustFlags(command, { ...values, timeout: undefined }, domain, args);
-}
-
-/** The trust flags given in `values` (for "goes with --require-signed-lock" errors). */
-export function givenLockTrustFlags(values: object): string[] {
-  const v = values as Record<string, unknown>;
-  return Object.keys(LOCK_TRUST_FLAGS).filter((k) => v[k] !== undefined);
-}
-
-function failed(domain: string, code: "SIGNATURE_INVALID", message: string): LockSignatureResult {
-  return {
-    valid: false,
-    domain,
-    toolId: LOCK_SIGNATURE_TOOL_ID,
-    keyPinning: "not_checked",
-    warnings: [],
-    expired: false,
-    signatureFormat: "document",
-    errorCode: code,
-    errorMessage: message,
-  };
-}
-
-/**
- * Verifies `sigPath` over the lock (read and validated by the caller)
- * with the key sources of `plan`. A missing, unreadable-as-JSON or malformed signature is a
- * failed verification (`SIGNATURE_INVALID`); an unreadable lock or a bad local trust file
- * throws (`SchemaPinError`, exit 2 — see `reportInputFailure`).
- */
-export async function checkLockSignature(ctx: {
-  plan: TrustPlan;
-  values: LockTrustValues;
-  /** The lock file's bytes (already validated by the caller), and its name. */
-  lockBytes: Uint8Array;
-  lockPath: string;
-  sigPath: string;
-  io: CliIO;
-  /** Asks on a terminal about a first-use key (contract verify); none in the guard. */
-  ask?: (question: string) => Promise<string | undefined>;
-  /** Trust inputs already loaded from `plan` (the guard loads them once for both checks). */
-  loaded?: LoadedTrust;
-}): Promise<LockSignatureResult> {
-  const { plan, values, lockPath, sigPath, io } = ctx;
-  const lock = parseJson(ctx.lockBytes, lockPath);
-  // The trust inputs first: a missing or malformed local trust file is bad input (exit 2)
-  // whatever the signature file holds.
-  const { trust, dnsHook } = ctx.loaded ??
-    await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io);
-  let sigBytes: Uint8Array;
-  try {
-    // A signature document is a few hundred bytes: a huge file is refused before reading it.
-    const size = Deno.statSync(sigPath).size;
-    if (size > MAX_SIGNATURE_BYTES) {
-      return failed(
-        plan.domain,
-        "SIGNATURE_INVALID",
-        `${sigPath} is ${size} bytes: not a signature document (at most ${MAX_SIGNATURE_BYTES})`,
-      );
-    }
-    sigBytes = Deno.readFileSync(sigPath);
-  } catch (e) {
-    if (e instanceof Deno.errors.NotFound) {
-      return failed(
-        plan.domain,
-        "SIGNATURE_INVALID",
-        `${sigPath} does not exist: the lock is not signed (sign it with ` +
-          `\`schemapin contract sign --lock ${lockPath} --key PRIVATE.pem\`)`,
-      );
-    }
-    throw new SchemaPinError("IO_FAILED", `cannot read ${sigPath}: ${describeFsError(e)}`, {
-      path: sigPath,
-    });
-  }
-  let signature: unknown;
-  try {
-    signature = parseJson(sigBytes, sigPath);
-  } catch (e) {
-    return failed(
-      plan.domain,
-      "SIGNATURE_INVALID",
-      `${sigPath} is not a signature document: ${(e as Error).message}`,
-    );
-  }
-  const pinStore = trust.explicitKey !== undefined
-    ? explicitKeyPinStore(trust.explicitKey)
-    : new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
-  const result = await verifyLockSignature({
-    lock,
-    signature,
-    domain: plan.domain,
-    discovery: trust.discovery,
-    revocation: trust.revocation,
-    pinStore,
-    trustFirstUse: values["trust-first-use"] === true,
-    allowExpired: values["allow-expired"] === true,
-    allowMissingRevocation: values["allow-missing-revocation"] === true,
-    ...(ctx.ask ? { confirmFirstUse: confirmFirstUseWith(ctx.ask) } : {}),
-    sources: {
-      discovery: trust.discoverySource,
-      revocation: trust.revocationSource,
-      signature: sigPath,
-    },
-    ...(dnsHook ? { beforePin: dnsHook } : {}),
-  });
-  result.discoverySource = trust.discoverySource;
-  result.warnings.push(...(trust.warnings ?? []));
-  // --public-key: no pin was consulted or written (the store only names the key).
-  if (trust.explicitKey !== undefined) result.keyPinning = "not_checked";
-  return result;
-}
-
-/** Trust inputs loaded from a plan, and the DNS cross-check hook when `--dns` was given. */
-export interface LoadedTrust {
-  readonly trust: TrustInputs;
-  readonly dnsHook: BeforePinHook<SchemaVerificationResult> | undefined;
-}
-
-/** What `--require-signed-lock` asks for, checked up front. */
-export interface LockSignaturePlan {
-  /** Whether the signature is required (and checked). */
-  readonly required: boolean;
-  /** The signature file: `--signature FILE`, else `<lock>.sig`. */
-  readonly sigPath: string;
-  /** The key sources (with `required`). */
-  readonly plan?: TrustPlan;
-}
-
-/**
- * The lock-signature flags of `command`, checked without reading anything: with
- * `requireFlag` given, `--domain D` and a key source are required; without it, every
- * key-source flag is a usage error (the signature is not read, so they would be ignored).
- */
-export function planLockSignature(
-  command: string,
-  requireFlag: string,
-  required: boolean,
-  values: LockTrustValues & { signature?: string },
-  args: readonly string[],
-  lockPath: string,
-): LockSignaturePlan {
-  if (!required) {
-    const given = [
-      ...givenLockTrustFlags(values),
-      ...(values.signature !== undefined ? ["signature"] : []),
-    ];
-    if (given.length > 0) {
-      throw new UsageError(`${command}: --${given[0]} goes with ${requireFlag}`);
-    }
-    return { required, sigPath: lockSignaturePath(lockPath) };
-  }
-  if (values.signature === "" || values.signature === "-") {
-    throw new UsageError(`${command}: --signature must name a file`);
-  }
-  if (values.signature === undefined && lockPath === "-") {
-    throw new UsageError(`${command}: with --lock -, give the signature file with --signature`);
-  }
-  const plan = checkLockTrustFlags(command, values, args);
-  return { required, sigPath: values.signature ?? lockSignaturePath(lockPath), plan };
-}
-
-/**
- * Runs the check `sig` plans (nothing when not required): the check, or the exit code of a
- * local input that could not be used (a bad trust file: exit 2, reported; a network document
- * that failed: exit 1).
- */
-export async function runLockSignatureCheck(
-  sig: LockSignaturePlan,
-  ctx: {
-    values: LockTrustValues;
-    lockBytes: Uint8Array;
-    lockPath: string;
-    io: CliIO;
-    json: boolean;
-    ask?: (question: string) => Promise<string | undefined>;
-    loaded?: LoadedTrust;
-  },
-): Promise<LockSignatureCheck | number> {
-  if (!sig.required || !sig.plan) {
-    return { status: "not_checked", required: false, file: sig.sigPath };
-  }
-  let result: LockSignatureResult;
-  try {
-    result = await checkLockSignature({ ...ctx, plan: sig.plan, sigPath: sig.sigPath });
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    return await reportInputFailure(e, ctx.json, ctx.io);
-  }
-  return {
-    status: result.valid ? "valid" : "invalid",
-    required: true,
-    file: sig.sigPath,
-    result,
-    explicitKey: sig.plan.publicKey !== undefined,
-  };
-}
-
-/** How the signature of a lock fared, for the reports. */
-export interface LockSignatureCheck {
-  /** `valid`, `invalid`, or `not_checked` (no --require-signed-lock). */
-  readonly status: "valid" | "invalid" | "not_checked";
-  /** Whether --require-signed-lock was given. */
-  readonly required: boolean;
-  /** The signature file. */
-  readonly file: string;
-  /** The verification result, when checked. */
-  readonly result?: LockSignatureResult;
-  /** True when an explicit --public-key was the trust anchor. */
-  readonly explicitKey?: boolean;
-}
-
-const RESULT_KEYS = [
-  "domain",
-  "toolId",
-  "keyFingerprint",
-  "keyPinning",
-  "pinnedFingerprint",
-  "schemaHash",
-  "signedAt",
-  "signerKid",
-  "expired",
-  "expiresAt",
-  "warnings",
-  "unprotectedFields",
-  "discoverySource",
-  "dns",
-] as const satisfies readonly (keyof LockSignatureResult)[];
-
-/** The `lock_signature` object of `contract verify --json`. */
-export function lockSignatureJson(check: LockSignatureCheck): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    status: check.status,
-    required: check.required,
-    file: check.file,
-  };
-  if (check.result) {
-    const { ok: _ok, schema_hash, ...fields } = verificationFields(check.result, RESULT_KEYS);
-    Object.assign(out, fields, schema_hash !== undefined ? { lock_hash: schema_hash } : {});
-  }
-  return out;
-}
-
-/** What the key check was, in words. */
-function pinWords(check: LockSignatureCheck): string {
-  const r = check.result!;
-  if (check.explicitKey) return "key from --public-key, not pinned";
-  return r.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
-}
-
-/**
- * One line stating the result (human report, annotations); without `full`, a failure is
- * named by its code only (the message then goes to stderr).
- */
-export function lockSignatureLine(check: LockSignatureCheck, full = true): string {
-  const r = check.result;
-  if (check.status === "not_checked" || !r) return `lock signature: not checked`;
-  if (r.valid) {
-    return `lock signature: ok ${check.file}: signed by ${r.keyFingerprint} for ` +
-      `${LOCK_SIGNATURE_TOOL_ID}@${r.domain} (${pinWords(check)})` +
-      (r.expired ? " — EXPIRED, accepted because of --allow-expired" : "");
-  }
-  return `lock signature: FAIL ${check.file}: ${r.errorCode}` + (full ? `: ${r.errorMessage}` : "");
-}
-
-/** The warnings, DNS line and hint of a check, for stderr. */
-export async function printLockSignatureNotes(
-  check: LockSignatureCheck,
-  io: CliIO,
-  prefix = "",
-): Promise<void> {
-  const r = check.result;
-  if (!r) return;
-  for (const w of r.warnings) {
-    await io.stderr(
-      `warning: ${prefix}lock signature: ${describeVerifyWarning(w, r.unprotectedFields)}\n`,
-    );
-  }
-  if (r.dns) await io.stderr(`${prefix}lock signature ${describeDnsCheck(r.dns)}\n`);
-  if (!r.valid) {
-    const hint = failureHint(r).trimStart();
-    const message = r.errorMessage?.startsWith(check.file)
-      ? r.errorMessage
-      : `${check.file}: ${r.errorMessage}`;
-    await io.stderr(
-      `error: ${prefix}${r.errorCode}: ${message}` +
-        (hint ? `\n${hint}` : "") + "\n",
-    );
-  }
-}
-
-/**
- * The SARIF result of a checked lock signature (rule `contractpin/lock-signature`) for
- * `formatSarif`'s `fileFindings`: an error when it failed, a note when it verified, nothing
- * when it was not checked.
- */
-export function lockSignatureSarif(check: LockSignatureCheck): FileFinding[] {
-  if (check.status === "not_checked" || !check.result) return [];
-  return [{
-    rule: "lock-signature",
-    ruleText: "The lock's signature (LOCK.sig) must verify with the publisher's key.",
-    level: check.status === "invalid" ? "error" : "note",
-    file: check.file,
-    message: lockSignatureLine(check),
-  }];
-}
-
-/** The GitHub workflow command of a checked lock signature (`::error` or `::notice`). */
-export function lockSignatureGithubLine(check: LockSignatureCheck): string {
-  if (check.status === "not_checked" || !check.result) return "";
-  const command = check.status === "invalid" ? "error" : "notice";
-  return githubCommand(
-    command,
-    check.file,
-    1,
-    "contract lock signature",
-    lockSignatureLine(check),
-  ) +
-    "\n";
-}
 
 // ---------------------------------------------------------------------------------------------
 // contract sign

@@ -33,9 +33,9 @@ import {
   readConfig,
   readSnapshot,
 } from "./contract_shared.ts";
+import type { LockSignatureCheck } from "../contractpin/lock_signature_check.ts";
 import {
   LOCK_TRUST_FLAGS,
-  type LockSignatureCheck,
   lockSignatureGithubLine,
   lockSignatureJson,
   lockSignatureLine,
@@ -43,8 +43,8 @@ import {
   planLockSignature,
   printLockSignatureNotes,
   runLockSignatureCheck,
-} from "./contract_sign.ts";
-import { terminalPrompt } from "./verify_schema.ts";
+} from "./lock_signature.ts";
+import { terminalPrompt } from "./prompt.ts";
 import { type ItemKind, SURFACE_KINDS, SURFACE_SPECS } from "../contractpin/surface.ts";
 
 const CMD = "contract verify";

@@ -4,39 +4,22 @@
  *
  * @module
  */
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import { SchemaPinError } from "../errors.ts";
 import { checkDomain } from "../dns/domain.ts";
-import { DEFAULT_LOCK_FILE, identityOf, parseLock } from "../contractpin/lock.ts";
-import { sameIdentity } from "../contractpin/verify.ts";
+import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import { ServerFailure } from "../mcp/errors.ts";
 import { parseEndpoint } from "../contractpin/secrets.ts";
-import { defaultPinStorePath, FilePinStore } from "../pins/store.ts";
 import { AuditLog, openAuditSink } from "../guard/audit.ts";
-import { GuardCore } from "../guard/core.ts";
+import { prepareGuard } from "../guard/setup.ts";
 import { isLoopbackHost, startHttpGuard } from "../guard/http.ts";
 import { detectUpstreamTransport, startLegacySseGuard } from "../guard/legacy_sse.ts";
-import { type GuardMode, GuardPolicy, type LockPolicy } from "../guard/policy.ts";
-import type { ToolTrust } from "../guard/signatures.ts";
+import type { GuardMode } from "../guard/policy.ts";
 import { runStdioGuard } from "../guard/stdio.ts";
 import { type CliIO, type Command, EXIT_FAILED, parseCommandArgs, UsageError } from "./command.ts";
-import {
-  checkTrustFlags,
-  explicitKeyPinStore,
-  loadTrustAndDnsHook,
-  reportInputFailure,
-  type TrustPlan,
-} from "./schema_inputs.ts";
-import type { SchemaVerificationResult } from "../schema/verify.ts";
+import { checkTrustFlags, reportInputFailure, trustEnv, type TrustPlan } from "./schema_inputs.ts";
 import { describeFsError, readInput } from "./io.ts";
-import {
-  type LoadedTrust,
-  LOCK_TRUST_FLAGS,
-  lockSignatureLine,
-  lockSignaturePath,
-  printLockSignatureNotes,
-  runLockSignatureCheck,
-} from "./contract_sign.ts";
+import { LOCK_TRUST_FLAGS, lockSignatureLine, printLockSignatureNotes } from "./lock_signature.ts";
 import { runGuardWrap, UNWRAP_FLAGS, WRAP_FLAGS, WRAP_HELP } from "./guard_wrap.ts";
 import { didYouMean } from "./suggest.ts";
 import { ListenerFailure } from "../http/server.ts";
@@ -260,6 +243,16 @@ function parseListen(text: string, allowRemote: boolean): { hostname: string; po
   return { hostname, port: Number(m[2]) };
 }
 
+/** The lock's only server, when --server is not given; a usage error when it has several. */
+function onlyServer(file: string): (names: readonly string[]) => string {
+  return (names) => {
+    throw new UsageError(
+      `guard: ${file} pins ${names.length} servers; choose one with --server NAME` +
+        (names.length ? ` (${names.join(", ")})` : ""),
+    );
+  };
+}
+
 /** The `guard` command. */
 export const guardCommand: Command = {
   name: "guard",
@@ -367,77 +360,41 @@ export const guardCommand: Command = {
       }
     }
 
-    // The lock: with --lock, or by default when signatures are not asked for.
-    let lock: LockPolicy | undefined;
-    const lockVariants = new Map<string, LockPolicy>(); // by capability names, comma-joined
-    let lockBytes: Uint8Array | undefined;
-    if (values.lock !== undefined || !values.signatures || signedLock) {
-      const file = values.lock ?? DEFAULT_LOCK_FILE;
-      if (signedLock && file === "-") {
-        throw new UsageError(
-          "guard: --require-signed-lock needs --lock FILE (its signature is FILE.sig)",
-        );
-      }
-      // Read once: with --require-signed-lock the bytes whose signature is checked are the
-      // lock that is enforced (a second read could see another file).
-      lockBytes = await readInput(file, io);
-      const parsed = parseLock(lockBytes, file);
-      const names = Object.keys(parsed.servers);
-      let name = values.server;
-      if (name === undefined) {
-        if (names.length !== 1) {
-          throw new UsageError(
-            `guard: ${file} pins ${names.length} servers; choose one with --server NAME` +
-              (names.length ? ` (${names.join(", ")})` : ""),
-          );
-        }
-        name = names[0];
-      }
-      if (!Object.hasOwn(parsed.servers, name)) {
-        throw new SchemaPinError(
-          "INPUT_INVALID",
-          `${file} has no server ${JSON.stringify(name)} (it pins: ${
-            names.join(", ") || "none"
-          }); ` +
-            `pin it first with \`schemapin contract init --server ${name} -- …\``,
-        );
-      }
-      lock = { serverName: name, entry: parsed.servers[name], file: resolve(file) };
-      // Entries for the same command or URL pinned with other client capabilities
-      // (contract init --client-capabilities): a client is checked against its own.
-      const chosen = identityOf(parsed.servers[name]);
-      for (const [other, entry] of Object.entries(parsed.servers)) {
-        if (!sameIdentity(identityOf(entry), chosen)) continue;
-        const key = (entry.client_capabilities ?? []).join(",");
-        if (other === name || !lockVariants.has(key)) {
-          lockVariants.set(key, { serverName: other, entry, file: resolve(file) });
-        }
-      }
-    }
-
-    // The trust documents (discovery, revocation, bundle; fetched with --well-known) are
-    // loaded once, for the lock's signature and the tools' signatures alike: one fetch, and
-    // both checks judge against the same documents.
-    let loaded: LoadedTrust | undefined;
-    if (plan && (signedLock || values.signatures)) {
-      try {
-        loaded = await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io);
-      } catch (e) {
-        if (e instanceof UsageError) throw e;
-        return await reportInputFailure(e, false, io);
-      }
-    }
-
-    // --require-signed-lock: the lock's signature, before anything is started (exit 1 when
-    // it does not verify; a bad local trust file is exit 2).
-    let lockSigned = "";
-    if (signedLock && plan && lock && lockBytes) {
-      const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
-      const check = await runLockSignatureCheck(
-        { required: true, sigPath: lockSignaturePath(lockPath), plan },
-        { values, lockBytes, lockPath, io, json: false, loaded },
+    // The lock (with --lock, or by default when signatures are not asked for), the trust
+    // documents (loaded once, for the lock's signature and the tools' signatures alike), and
+    // --require-signed-lock's check, before anything is started (lib/guard/setup.ts).
+    const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
+    const withLock = values.lock !== undefined || !values.signatures || signedLock;
+    if (withLock && signedLock && lockPath === "-") {
+      throw new UsageError(
+        "guard: --require-signed-lock needs --lock FILE (its signature is FILE.sig)",
       );
-      if (typeof check === "number") return check;
+    }
+    let setup;
+    try {
+      setup = await prepareGuard({
+        ...(withLock
+          ? { lock: { path: lockPath, server: values.server, chooseServer: onlyServer(lockPath) } }
+          : {}),
+        trust: plan,
+        requireSignedLock: signedLock,
+        signatures: values.signatures === true,
+        verify: {
+          pinStore: values["pin-store"],
+          trustFirstUse: values["trust-first-use"] === true,
+          allowExpired: values["allow-expired"] === true,
+          allowMissingRevocation: values["allow-missing-revocation"] === true,
+        },
+        strictText: values["strict-text"] === true,
+      }, plan ? trustEnv(plan, io) : { read: (path) => readInput(path, io) });
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      return await reportInputFailure(e, false, io);
+    }
+    const { lock, signatures, lockSignature: check } = setup;
+    // --require-signed-lock: exit 1 when the lock's signature does not verify.
+    let lockSigned = "";
+    if (check) {
       await printLockSignatureNotes(check, io, "guard: ");
       if (check.status !== "valid") {
         await io.stderr(
@@ -448,25 +405,7 @@ export const guardCommand: Command = {
       }
       lockSigned = lockSignatureLine(check);
     }
-
-    let signatures: ToolTrust | undefined;
-    if (plan && values.signatures && loaded) {
-      const { trust, dnsHook } = loaded;
-      for (const w of trust.warnings ?? []) await io.stderr(`warning: guard: ${w}\n`);
-      signatures = {
-        domain: plan.domain,
-        discovery: trust.discovery,
-        revocation: trust.revocation,
-        pinStore: trust.explicitKey !== undefined
-          ? explicitKeyPinStore(trust.explicitKey)
-          : new FilePinStore(values["pin-store"] ?? defaultPinStorePath()),
-        trustFirstUse: values["trust-first-use"] === true,
-        allowExpired: values["allow-expired"] === true,
-        allowMissingRevocation: values["allow-missing-revocation"] === true,
-        sources: { discovery: trust.discoverySource, revocation: trust.revocationSource },
-        ...(dnsHook ? { beforePin: dnsHook } : {}),
-      };
-    }
+    for (const w of setup.trustWarnings) await io.stderr(`warning: guard: ${w}\n`);
     const serverName = values.server ?? lock?.serverName ??
       (http ? new URL(values.upstream!).host : basename(command[0]));
 
@@ -487,19 +426,7 @@ export const guardCommand: Command = {
       );
     }
     const log = new AuditLog(serverName, mode, sink);
-    const strictText = values["strict-text"] === true;
-    const variantPolicies = new Map(
-      [...lockVariants].map((
-        [key, l],
-      ) => [key, new GuardPolicy({ lock: l, signatures, strictText })]),
-    );
-    const core = new GuardCore({
-      policy: new GuardPolicy({ lock, signatures, strictText }),
-      mode,
-      log,
-      serverName,
-      policyFor: (caps) => variantPolicies.get(caps.join(",")),
-    });
+    const core = setup.core({ mode, log, serverName });
     const checks = [
       lock ? `lock ${lock.file} (${lock.serverName})` : "",
       lockSigned,

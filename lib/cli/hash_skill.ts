@@ -1,21 +1,13 @@
 /**
  * `schemapin hash-skill`: the §4b manifest and `skill_hash` of a skill folder, no key needed.
- * Also home of what the three skill commands share: the cap options and the progress line.
  *
  * @module
  */
 import { showPath } from "../skill/fs.ts";
-import { hashSkillDir, type SkillHashProgress } from "../skill/hash.ts";
-import type { SkillLimits } from "../skill/walk.ts";
-import { count, PROGRESS_REDRAW_MS, progressLine } from "./progress.ts";
-import {
-  type CliIO,
-  type Command,
-  EXIT_OK,
-  parseCommandArgs,
-  requirePositionals,
-  UsageError,
-} from "./command.ts";
+import { hashSkillDir } from "../skill/hash.ts";
+import { skillProgress } from "./progress.ts";
+import { limitsFromArgs } from "./skill_limits.ts";
+import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import { jsonFlag, LIMIT_FLAGS, QUIET_FLAGS } from "./flag_groups.ts";
@@ -51,102 +43,6 @@ Example:
   schemapin hash-skill ./pdf-tools
   schemapin hash-skill ./pdf-tools --json
 `;
-
-const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
-
-/**
- * The caps given with `--max-entries N` and `--max-bytes SIZE` (`SIZE` in bytes or with a
- * `K`, `M` or `G` suffix, powers of 1024).
- *
- * @example
- * ```ts
- * import { limitsFromArgs } from "./hash_skill.ts";
- * limitsFromArgs("hash-skill", { "max-bytes": "1G" }); // { maxBytes: 1073741824 }
- * ```
- */
-export function limitsFromArgs(
-  command: string,
-  values: { "max-entries"?: string; "max-bytes"?: string },
-): SkillLimits {
-  const limits: SkillLimits = {};
-  const entries = values["max-entries"];
-  if (entries !== undefined) {
-    if (!/^[1-9]\d{0,8}$/.test(entries)) {
-      throw new UsageError(`${command}: --max-entries must be a positive integer`);
-    }
-    limits.maxEntries = Number(entries);
-  }
-  const bytes = values["max-bytes"];
-  if (bytes !== undefined) {
-    const m = /^([1-9]\d{0,15})([kmg]?)(?:i?b)?$/i.exec(bytes);
-    const n = m ? Number(m[1]) * SIZE_UNITS[m[2].toLowerCase()] : NaN;
-    if (!Number.isSafeInteger(n)) {
-      throw new UsageError(
-        `${command}: --max-bytes must be a size in bytes, or with K, M or G (e.g. 512M)`,
-      );
-    }
-    limits.maxBytes = n;
-  }
-  return limits;
-}
-
-function mib(n: number): string {
-  return (n / 1024 / 1024).toFixed(1);
-}
-
-/** What a skill command passes to the library for its progress line, and how to end it. */
-export interface SkillProgress {
-  /** The progress options of `hashSkillDir` (none when nothing is shown). */
-  readonly options: {
-    onWalkProgress?: (filesFound: number) => void;
-    onProgress?: (p: SkillHashProgress) => void | Promise<void>;
-    progressIntervalMs?: number;
-  };
-  /** Erases the line. */
-  done(): void;
-}
-
-/** Resolves on the next turn of the event loop (after pending signals and I/O). */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-/**
- * The progress line of a skill command (lib/cli/progress.ts: a terminal only, not with
- * `--quiet`): a file counter while the folder is walked, then files and bytes hashed.
- *
- * @example
- * ```ts ignore
- * const progress = skillProgress(io, "hash-skill", values.quiet === true);
- * try { await hashSkillDir(dir, { ...progress }); } finally { progress.done(); }
- * ```
- */
-export function skillProgress(
-  io: CliIO,
-  command: string,
-  quiet = false,
-  now?: () => number,
-): SkillProgress {
-  const line = progressLine(io, quiet, now);
-  // Hashing is synchronous between reports: each report lets the event loop run once, so a
-  // Ctrl-C or SIGTERM is handled within a report interval (lib/cli/interrupt.ts), not at the end.
-  if (!line.active) return { options: { onProgress: yieldToEventLoop }, done: () => {} };
-  return {
-    options: {
-      onWalkProgress: (found) => line.update(() => `${command}: listing… ${count(found)} files`),
-      onProgress: (p) => {
-        line.update(() => {
-          const pct = p.bytesTotal === 0 ? 100 : Math.floor((p.bytesDone / p.bytesTotal) * 100);
-          return `${command}: ${count(p.filesDone)}/${count(p.filesTotal)} files, ` +
-            `${mib(p.bytesDone)}/${mib(p.bytesTotal)} MiB (${pct}%)`;
-        });
-        return yieldToEventLoop();
-      },
-      progressIntervalMs: PROGRESS_REDRAW_MS,
-    },
-    done: () => line.clear(),
-  };
-}
 
 /** The `hash-skill` command. */
 export const hashSkillCommand: Command = {

@@ -9,6 +9,10 @@ import { SchemaPinError } from "../errors.ts";
 import { processAlive, syncDirectory } from "../pins/json_file.ts";
 import { trackTempFile, untrackTempFile } from "../temp_files.ts";
 import type { CliIO } from "./command.ts";
+import { describeFsError } from "../runtime/fs.ts";
+
+/** A short reason for a file-system error (lib/runtime/fs.ts), for messages naming the path. */
+export { describeFsError };
 
 /**
  * Reads a file (or stdin for `-`) as bytes; a missing or unreadable file is `IO_FAILED`
@@ -292,22 +296,4 @@ export async function exists(path: string): Promise<boolean> {
       path,
     });
   }
-}
-
-/**
- * A short reason for a file-system error ("no such file", "permission denied", …).
- *
- * @example
- * ```ts
- * import { describeFsError } from "./io.ts";
- * describeFsError(new Deno.errors.NotFound("x")); // "no such file or directory"
- * ```
- */
-export function describeFsError(e: unknown): string {
-  if (e instanceof Deno.errors.NotFound) return "no such file or directory";
-  if (e instanceof Deno.errors.PermissionDenied) return "permission denied";
-  if (e instanceof Deno.errors.IsADirectory) return "is a directory";
-  if (e instanceof Deno.errors.AlreadyExists) return "already exists";
-  const msg = (e as Error)?.message ?? String(e);
-  return msg.replace(/, (open|stat|lstat|rename|readfile|mkdir) '.*'$/, "");
 }

@@ -10,6 +10,7 @@
  */
 import { onStop } from "../temp_files.ts";
 import type { CliIO } from "./command.ts";
+import type { SkillHashProgress } from "../skill/hash.ts";
 
 /** How long a command runs before its progress line appears, in milliseconds. */
 export const PROGRESS_DELAY_MS = 250;
@@ -86,4 +87,62 @@ export function progressLine(
  */
 export function count(n: number): string {
   return n.toLocaleString("en-US");
+}
+
+function mib(n: number): string {
+  return (n / 1024 / 1024).toFixed(1);
+}
+
+/** What a skill command passes to the library for its progress line, and how to end it. */
+export interface SkillProgress {
+  /** The progress options of `hashSkillDir` (none when nothing is shown). */
+  readonly options: {
+    onWalkProgress?: (filesFound: number) => void;
+    onProgress?: (p: SkillHashProgress) => void | Promise<void>;
+    progressIntervalMs?: number;
+  };
+  /** Erases the line. */
+  done(): void;
+}
+
+/** Resolves on the next turn of the event loop (after pending signals and I/O). */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * The progress line of a skill command (lib/cli/progress.ts: a terminal only, not with
+ * `--quiet`): a file counter while the folder is walked, then files and bytes hashed.
+ *
+ * @example
+ * ```ts ignore
+ * const progress = skillProgress(io, "hash-skill", values.quiet === true);
+ * try { await hashSkillDir(dir, { ...progress }); } finally { progress.done(); }
+ * ```
+ */
+export function skillProgress(
+  io: CliIO,
+  command: string,
+  quiet = false,
+  now?: () => number,
+): SkillProgress {
+  const line = progressLine(io, quiet, now);
+  // Hashing is synchronous between reports: each report lets the event loop run once, so a
+  // Ctrl-C or SIGTERM is handled within a report interval (lib/cli/interrupt.ts), not at the end.
+  if (!line.active) return { options: { onProgress: yieldToEventLoop }, done: () => {} };
+  return {
+    options: {
+      onWalkProgress: (found) => line.update(() => `${command}: listing… ${count(found)} files`),
+      onProgress: (p) => {
+        line.update(() => {
+          const pct = p.bytesTotal === 0 ? 100 : Math.floor((p.bytesDone / p.bytesTotal) * 100);
+          return `${command}: ${count(p.filesDone)}/${count(p.filesTotal)} files, ` +
+            `${mib(p.bytesDone)}/${mib(p.bytesTotal)} MiB (${pct}%)`;
+        });
+        return yieldToEventLoop();
+      },
+      progressIntervalMs: PROGRESS_REDRAW_MS,
+    },
+    done: () => line.clear(),
+  };
 }

@@ -1,51 +1,43 @@
 /**
  * Input helpers shared by the schema commands (sign-schema, verify-schema, well-known,
  * revoke, pins, chain): read a JSON or PEM file with errors naming it, list a batch
- * directory, match simple glob patterns, and pick the pin store path.
+ * directory, match simple glob patterns; and what the verify commands share: their key-source
+ * flags checked into the trust plan that lib/trust/load.ts loads, the exit code of a
+ * verification, and the texts of its warnings, failures and first-use question.
  *
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { parseJson } from "../json/parse.ts";
 import type { JsonValue } from "../json/types.ts";
 import { compareCodePoints } from "../json/order.ts";
 import {
   type AuthorityFlagValues,
   authorityStoreFromFlags,
   checkAuthorityFlags,
-  findInBundleFile,
   hasAuthorityFlags,
-  readBundleFile,
   rejectAuthorityFlags,
 } from "./bundle_trust.ts";
-import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
-import { parsePublicKeyPem } from "../crypto/keys.ts";
-import type { PinRecord, PinStore } from "../pins/store.ts";
-import { parseRevocationDocument } from "../revocation/document.ts";
-import type { BeforePinHook, FirstUseInfo, OfflineVerificationResult } from "../schema/flow.ts";
+import type { FirstUseInfo, OfflineVerificationResult } from "../schema/flow.ts";
 import { checkDomain } from "../dns/domain.ts";
-import { loadTrustBundle, TrustBundleResolver } from "../bundle/resolver.ts";
-import {
-  ChainResolver,
-  LocalFileResolver,
-  resolveTrustDocuments,
-  type SchemaResolver,
-} from "../discovery/resolvers.ts";
-import { WellKnownResolver } from "../discovery/well_known.ts";
 import type { HttpsFetchOptions } from "../discovery/http.ts";
-import { type DnsCrossCheck, type DnsTxtLookup, lookupDnsTxt } from "../dns/check.ts";
-import { dnsBeforePinHook } from "../schema/resolver_verify.ts";
+import type { DnsCrossCheck } from "../dns/check.ts";
 import { type DnsServer, parseDnsServer } from "../dns/resolve.ts";
+import { parseSignatureFile, readJsonInput, sourceName } from "../schema/input.ts";
+import {
+  httpsFetchOptions,
+  type LoadedTrust,
+  loadTrustAndDnsHook as loadTrustWith,
+  type TrustEnv,
+  type TrustPlan as LibraryTrustPlan,
+  type TrustSource,
+} from "../trust/load.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { exitCodeFor, exitCodeOfError } from "./exit_codes.ts";
 import { jsonError } from "./json_output.ts";
-import { describeFsError, readInput, readTextInput } from "./io.ts";
-import { refusePem } from "./pem_input.ts";
+import { describeFsError, readInput } from "./io.ts";
 
-/** The name a path is reported under (`stdin` for `-`). */
-export function sourceName(path: string): string {
-  return path === "-" ? "stdin" : path;
-}
+export { sourceName };
+export type { TrustInputs, TrustSource } from "../trust/load.ts";
 
 /**
  * Reads and strictly parses a JSON file; `JSON_INVALID` / `IO_FAILED` name the file and say
@@ -59,16 +51,7 @@ export async function readJsonFile(
   what: string,
   keyFlag?: string,
 ): Promise<JsonValue> {
-  const bytes = await readInput(path, io);
-  refusePem(bytes, path, what, keyFlag);
-  try {
-    return parseJson(bytes, sourceName(path));
-  } catch (e) {
-    if (e instanceof SchemaPinError) {
-      throw new SchemaPinError(e.code, `${what} ${e.message}`, { ...e.details, path });
-    }
-    throw e;
-  }
+  return await readJsonInput(path, (p) => readInput(p, io), what, keyFlag);
 }
 
 /**
@@ -79,34 +62,7 @@ export async function readSignatureFile(
   path: string,
   io: CliIO,
 ): Promise<string | Record<string, unknown>> {
-  const bytes = await readInput(path, io);
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new SchemaPinError("INPUT_INVALID", `signature file ${sourceName(path)} is not UTF-8`, {
-      path,
-    });
-  }
-  const trimmed = text.trim();
-  if (trimmed === "") {
-    throw new SchemaPinError("INPUT_INVALID", `signature file ${sourceName(path)} is empty`, {
-      path,
-    });
-  }
-  if (trimmed.startsWith("{")) {
-    const value = parseJson(bytes, sourceName(path));
-    return value as Record<string, unknown>;
-  }
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(trimmed)) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      `signature file ${sourceName(path)} is neither a JSON signature document nor a single ` +
-        `Base64 signature`,
-      { path },
-    );
-  }
-  return trimmed;
+  return parseSignatureFile(await readInput(path, io), path);
 }
 
 /**
@@ -162,22 +118,6 @@ export function joinPath(dir: string, name: string): string {
 // revocation document), the exit code of a failed verification, input failures, warning texts
 // and the first-use question.
 
-/** The trust inputs of a verification and the names they are reported under. */
-export interface TrustInputs {
-  /** The parsed discovery document. */
-  discovery: unknown;
-  /** The parsed standalone revocation document, if any. */
-  revocation?: unknown;
-  /** Where the discovery document came from, for messages. */
-  discoverySource: string;
-  /** Where the revocation document came from, for messages. */
-  revocationSource?: string;
-  /** Warnings from resolving (`revocation_endpoint_unreachable`). */
-  warnings?: readonly string[];
-  /** With `--public-key`: the fingerprint of that key (nothing is pinned). */
-  explicitKey?: string;
-}
-
 /** The key-source options of the verify commands. */
 /** (`--authority…` options: a signed `--bundle` must verify against them, §21.4.) */
 export interface TrustOptionValues extends AuthorityFlagValues {
@@ -207,30 +147,6 @@ export interface TrustOptionValues extends AuthorityFlagValues {
   "pin-store"?: string;
   /** `--trust-first-use` (refused with `--public-key`). */
   "trust-first-use"?: boolean;
-}
-
-/**
- * A pin store for `--public-key`: every tool is "pinned" to that key, so the flow checks the
- * signature against it and never writes; the store is never persisted.
- *
- * @example
- * ```ts ignore
- * const pins = explicitKeyPinStore("sha256:…");
- * ```
- */
-export function explicitKeyPinStore(fingerprint: string): PinStore {
-  const record = (toolId: string, domain: string): PinRecord => ({
-    toolId,
-    domain,
-    fingerprint,
-    pinnedAt: "1970-01-01T00:00:00Z",
-    source: "seeded",
-  });
-  return {
-    get: (toolId, domain) => Promise.resolve(record(toolId, domain)),
-    list: () => Promise.resolve([]),
-    transact: (change) => Promise.resolve(change(new Map()).result),
-  };
 }
 
 /** The source flags that can form a chain, in the order they appear in `args`. */
@@ -266,78 +182,20 @@ export async function httpsOptions(
   values: TrustOptionValues,
   io: CliIO,
 ): Promise<HttpsFetchOptions> {
-  const ms = parseTimeoutFlag(command, values.timeout);
-  const options: HttpsFetchOptions = ms === undefined
-    ? {}
-    : { connectTimeoutMs: ms, readTimeoutMs: ms };
-  const caFile = values["ca-file"];
-  if (caFile !== undefined) {
-    const pem = await readTextInput(caFile, io);
-    if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
-      throw new SchemaPinError(
-        "INPUT_INVALID",
-        `--ca-file ${sourceName(caFile)} holds no PEM certificate (BEGIN CERTIFICATE)`,
-        { path: caFile },
-      );
-    }
-    try {
-      options.client = Deno.createHttpClient({ caCerts: [pem] });
-    } catch (e) {
-      throw new SchemaPinError(
-        "INPUT_INVALID",
-        `--ca-file ${sourceName(caFile)}: ${(e as Error).message}`,
-        { path: caFile },
-      );
-    }
-  }
-  return options;
+  const timeoutMs = parseTimeoutFlag(command, values.timeout);
+  return await httpsFetchOptions({ timeoutMs, caFile: values["ca-file"] }, (p) => readInput(p, io));
 }
-
-/** A bundle file as a resolver (a signed bundle only after it verified, §21.4). */
-async function bundleResolver(
-  command: string,
-  file: string,
-  values: TrustOptionValues,
-  io: CliIO,
-): Promise<SchemaResolver> {
-  const value = await readBundleFile(file, io);
-  const { store } = await authorityStoreFromFlags(command, values, io);
-  const loaded = await loadTrustBundle(value, store, {
-    allowFirstUse: values["trust-first-use-authority"] === true,
-    source: sourceName(file),
-    requireSigned: hasAuthorityFlags(values),
-  });
-  const resolver = loaded.signed
-    ? TrustBundleResolver.fromVerified(loaded.verification!.verified!)
-    : TrustBundleResolver.fromUnsigned(value, sourceName(file));
-  return {
-    resolveDiscovery: (d) => resolver.resolveDiscovery(d),
-    resolveRevocation: (d) => resolver.resolveRevocation(d),
-    sourceName: (d) => `${sourceName(file)} (documents: ${d})`,
-    revocationSourceName: (d) => `${sourceName(file)} (revocations: ${d})`,
-  };
-}
-
-/** A key source of the verify commands that can form a chain. */
-export type TrustSource = "bundle" | "resolver-dir" | "well-known";
 
 /**
  * The key-source and DNS flags of a verify command, checked by {@linkcode checkTrustFlags}:
- * what {@linkcode loadTrustAndDnsHook} will read and fetch.
+ * the library's plan (lib/trust/load.ts) of what {@linkcode loadTrustAndDnsHook} will read
+ * and fetch, with the flags it came from.
  */
-export interface TrustPlan {
+export interface TrustPlan extends LibraryTrustPlan {
   /** The command, for messages. */
   readonly command: string;
   /** The parsed flags. */
   readonly values: TrustOptionValues;
-  /** The validated `--domain`. */
-  readonly domain: string;
-  /** `--bundle`, `--resolver-dir`, `--well-known` in the order given (none with --discovery). */
-  readonly chain: readonly TrustSource[];
-  /** `--public-key FILE`, the explicit trust anchor (no discovery, no chain). */
-  readonly publicKey?: string;
-  /** With `--dns`: the name server (default: /etc/resolv.conf) and the lookup deadline. */
-  readonly dns?: { readonly server?: DnsServer; readonly timeoutMs?: number };
 }
 
 /**
@@ -421,143 +279,37 @@ export function checkTrustFlags(
     values,
     domain,
     chain,
-    ...(publicKey !== undefined ? { publicKey } : {}),
-    ...(dns ? { dns } : {}),
-  };
-}
-
-/** A resolver folder must exist: a mistyped one must not fall through to the next source. */
-async function checkResolverDir(dir: string): Promise<void> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(dir);
-  } catch (e) {
-    throw new SchemaPinError("IO_FAILED", `--resolver-dir ${dir}: ${describeFsError(e)}`, {
-      path: dir,
-    });
-  }
-  if (!info.isDirectory) {
-    throw new SchemaPinError("IO_FAILED", `--resolver-dir ${dir} is not a directory`, {
-      path: dir,
-    });
-  }
-}
-
-/** Trust inputs whose local files are read and checked; `resolve` is what may use the network. */
-interface PreparedTrust {
-  resolve(): Promise<TrustInputs>;
-  close(): void;
-}
-
-/**
- * Reads and checks everything local that `plan` names — the discovery and revocation files, a
- * bundle (verified against the allow-list, §21.4), the resolver folder, the `--ca-file`
- * certificates — and nothing remote. A bad local input fails here, before any request.
- */
-async function prepareTrust(plan: TrustPlan, io: CliIO): Promise<PreparedTrust> {
-  const { command, values, domain, chain } = plan;
-  const ready = (trust: TrustInputs): PreparedTrust => ({
-    resolve: () => Promise.resolve(trust),
-    close: () => {},
-  });
-  if (plan.publicKey !== undefined) {
-    const source = sourceName(plan.publicKey);
-    const pem = await readTextInput(plan.publicKey, io);
-    if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
-      throw new SchemaPinError(
-        "KEY_INVALID",
-        `--public-key ${source} holds a private key; verifying needs only the public key: ` +
-          "give public.pem (`schemapin keygen` writes it; `openssl pkey -in KEY -pubout` " +
-          "derives it), and keep the private key off this machine",
-        { path: plan.publicKey },
-      );
-    }
-    const key = parsePublicKeyPem(pem, `--public-key ${source}`);
-    const trust: TrustInputs = {
-      discovery: {
-        schema_version: "1.4",
-        developer_name: `(--public-key ${source})`,
-        public_key_pem: key.pem,
-      },
-      discoverySource: `--public-key ${source}`,
-      explicitKey: key.fingerprint,
-    };
-    if (values.revocation !== undefined) {
-      trust.revocation = await readJsonFile(values.revocation, io, "revocation document");
-      trust.revocationSource = sourceName(values.revocation);
-    }
-    return ready(validateTrust(trust));
-  }
-  if (values.discovery !== undefined) {
+    publicKey,
+    discovery: values.discovery,
+    revocation: values.revocation,
+    bundle: values.bundle,
+    resolverDir: values["resolver-dir"],
+    caFile: values["ca-file"],
+    httpsTimeoutMs: timeoutMs,
+    requireSignedBundle: hasAuthorityFlags(values),
+    allowFirstUseAuthority: values["trust-first-use-authority"] === true,
+    allowMissingRevocation: values["allow-missing-revocation"] === true,
+    dns,
     // A PEM key given as --discovery: say so, and where a key goes (guard takes no key file).
-    const keyFlag = plan.command === "guard" ? undefined : "--public-key";
-    const trust: TrustInputs = {
-      discovery: await readJsonFile(values.discovery, io, "discovery document", keyFlag),
-      discoverySource: sourceName(values.discovery),
-    };
-    if (values.revocation !== undefined) {
-      trust.revocation = await readJsonFile(values.revocation, io, "revocation document");
-      trust.revocationSource = sourceName(values.revocation);
-    }
-    return ready(validateTrust(trust));
-  }
-  if (chain.length === 1 && chain[0] === "bundle") {
-    const file = values.bundle!;
-    // Unsigned bundles are used as given; signed ones only after verifying against the
-    // authority allow-list (lib/cli/bundle_trust.ts, §21.4).
-    const found = await findInBundleFile(command, file, domain, values, io);
-    return ready(validateTrust({
-      discovery: found.discovery,
-      revocation: found.revocation,
-      discoverySource: `${sourceName(file)} (documents: ${domain})`,
-      revocationSource: `${sourceName(file)} (revocations: ${domain})`,
-    }));
-  }
-  const resolvers: SchemaResolver[] = [];
-  let client: Deno.HttpClient | undefined;
-  try {
-    for (const flag of chain) {
-      if (flag === "bundle") {
-        resolvers.push(await bundleResolver(command, values.bundle!, values, io));
-      } else if (flag === "resolver-dir") {
-        await checkResolverDir(values["resolver-dir"]!);
-        resolvers.push(new LocalFileResolver(values["resolver-dir"]!));
-      } else {
-        const options = await httpsOptions(command, values, io);
-        client = options.client;
-        resolvers.push(new WellKnownResolver(options));
-      }
-    }
-  } catch (e) {
-    client?.close();
-    throw e;
-  }
-  const resolver = resolvers.length === 1 ? resolvers[0] : new ChainResolver(resolvers);
-  return {
-    resolve: async () => ({
-      ...await resolveTrustDocuments(resolver, domain, {
-        allowMissingRevocation: values["allow-missing-revocation"] === true,
-      }),
-    }),
-    close: () => client?.close(),
+    keyFlag: command === "guard" ? undefined : "--public-key",
   };
 }
 
 /**
- * Loads the trust inputs `plan` describes: `--discovery FILE` (with an optional
- * `--revocation FILE`) alone, or one or more of `--bundle FILE`, `--resolver-dir DIR`,
- * `--well-known` — several form a chain in the order they appear in `args`. Structure is
- * checked, so a malformed local file is an input error naming it; every local input is read
- * before the first request. Network failures carry `details.remote` (exit 1, see
- * {@linkcode reportInputFailure}).
+ * What loading a plan of `command` reads with: files through `io` (`-` is stdin), and the
+ * authority allow-list of its `--authority…` flags (read when a bundle is loaded).
+ *
+ * @example
+ * ```ts ignore
+ * const trust = await loadTrust(plan, trustEnv(plan, io)); // lib/trust/load.ts
+ * ```
  */
-export async function loadTrust(plan: TrustPlan, io: CliIO): Promise<TrustInputs> {
-  const prepared = await prepareTrust(plan, io);
-  try {
-    return await prepared.resolve();
-  } finally {
-    prepared.close();
-  }
+export function trustEnv(plan: TrustPlan, io: CliIO): TrustEnv {
+  return {
+    read: (path) => readInput(path, io),
+    authorityStore: async () =>
+      (await authorityStoreFromFlags(plan.command, plan.values, io)).store,
+  };
 }
 
 /**
@@ -579,10 +331,9 @@ export function requireDomainFlag(command: string, value: string | undefined): s
 }
 
 /**
- * The trust inputs ({@linkcode loadTrust}) and, with `--dns`, the DNS TXT cross-check as a
- * before-pin hook. Every local input is read first; then the `.well-known` fetch and the DNS
- * lookup run concurrently. Network trouble in the DNS lookup is a `failed` lookup, which the
- * hook turns into `DISCOVERY_FETCH_FAILED` (fail closed).
+ * The trust inputs of `plan` and, with `--dns`, the DNS TXT cross-check as a before-pin hook
+ * (`loadTrustAndDnsHook` of lib/trust/load.ts: every local input is read before the first
+ * request). Network failures carry `details.remote` (exit 1, see {@linkcode reportInputFailure}).
  *
  * @example
  * ```ts ignore
@@ -593,20 +344,8 @@ export function requireDomainFlag(command: string, value: string | undefined): s
 export async function loadTrustAndDnsHook<R extends OfflineVerificationResult>(
   plan: TrustPlan,
   io: CliIO,
-): Promise<{ trust: TrustInputs; dnsHook: BeforePinHook<R> | undefined }> {
-  const prepared = await prepareTrust(plan, io);
-  try {
-    const lookup: Promise<DnsTxtLookup | undefined> = plan.dns
-      ? lookupDnsTxt(plan.domain, {
-        ...(plan.dns.server ? { nameServer: plan.dns.server } : {}),
-        ...(plan.dns.timeoutMs ? { timeoutMs: plan.dns.timeoutMs } : {}),
-      })
-      : Promise.resolve(undefined);
-    const [trust, dns] = await Promise.all([prepared.resolve(), lookup]);
-    return { trust, dnsHook: dns ? dnsBeforePinHook<R>(dns) : undefined };
-  } finally {
-    prepared.close();
-  }
+): Promise<LoadedTrust<R>> {
+  return await loadTrustWith<R>(plan, trustEnv(plan, io));
 }
 
 /** `--dns-server`, parsed; a usage error when malformed or given without `--dns`. */
@@ -674,16 +413,6 @@ export function resultExitCode(
     return exitCodeFor(result.errorCode, "published");
   }
   return verifyExitCode(result.errorCode);
-}
-
-/** Checks the structure of the local discovery (and its key) and revocation documents. */
-function validateTrust(trust: TrustInputs): TrustInputs {
-  const { document } = parseDiscoveryDocument(trust.discovery, trust.discoverySource);
-  loadDiscoveryKey(document, trust.discoverySource);
-  if (trust.revocation !== undefined) {
-    parseRevocationDocument(trust.revocation, trust.revocationSource);
-  }
-  return trust;
 }
 
 /**

@@ -23,6 +23,7 @@ import { batchFailure, failureFields, jsonError, jsonOutput } from "./json_outpu
 import {
   AtomicBatchWriter,
   describeFsError,
+  readInput,
   removeDeadWriterTempFiles,
   writeFileAtomic,
 } from "./io.ts";
@@ -30,14 +31,9 @@ import { count, progressLine } from "./progress.ts";
 import { joinPath, listBatch, readJsonFile, sourceName } from "./schema_inputs.ts";
 import { isSshAgentKey, loadSigner, privateKeyOf } from "./private_key.ts";
 import { signatureMetadata } from "./signature_options.ts";
-import { signOne, signOneWithSigner } from "./sign_one.ts";
-import {
-  BATCH_CHUNK,
-  batchThreads,
-  batchThreadsSetting,
-  BatchWorkers,
-  chunksAhead,
-} from "./batch_pool.ts";
+import { signOneWithSigner } from "../schema/sign_one.ts";
+import { signSchemaBatch } from "../schema/batch.ts";
+import { batchThreadsSetting } from "../schema/batch_pool.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import {
   FORCE_FLAGS,
@@ -347,11 +343,6 @@ export const signSchemaCommand: Command = {
   },
 };
 
-/** How often a batch commits the signature files it has written, in milliseconds. */
-const COMMIT_INTERVAL_MS = 1000;
-/** Most signature files waiting for a commit (each holds an open file until then). */
-const COMMIT_MAX_FILES = 2048;
-
 /**
  * Without --force a batch replaces nothing: when any OUT/<name>.sig exists, it stops before
  * writing (one rule for outputs, lib/cli/flags.ts), naming the first few.
@@ -415,114 +406,51 @@ async function signBatch(
   }
   removeDeadWriterTempFiles(outDir); // left by a batch that was killed before it committed
   const progress = progressLine(io, ctx.quiet);
-  const writer = new AtomicBatchWriter();
   const results: Record<string, unknown>[] = [];
   let failed = 0;
-  // Results in order; a signed file is reported once its commit made it durable.
-  let waiting: {
-    path: string;
-    out: string;
-    json?: Record<string, unknown>;
-    error?: SchemaPinError;
-  }[] = [];
-  let lastCommit = performance.now();
-
   // The batch's exit code: the worst of its failures' rows in lib/cli/exit_codes.ts.
   let worst: number = EXIT_OK;
-  const fail = async (path: string, e: SchemaPinError) => {
-    failed++;
-    worst = Math.max(worst, exitCodeOfError(e));
-    results.push({ file: path, ...failureFields(e.code, e.message) });
-    if (!ctx.json) await io.stderr(`error: ${path}: ${e.code}: ${e.message}\n`);
-  };
-  const commit = async () => {
-    const items = waiting;
-    waiting = [];
-    const outcomes = new Map((await writer.commit()).map((o) => [o.path, o]));
-    lastCommit = performance.now();
-    progress.clear();
-    for (const item of items) {
-      const error = item.error ?? outcomes.get(item.out)?.error;
-      if (error !== undefined) {
-        await fail(item.path, error);
-        continue;
-      }
-      results.push({ file: item.path, ok: true, ...item.json, out: item.out });
-      if (!ctx.json && !ctx.quiet) await io.stdout(`signed ${item.path} -> ${item.out}\n`);
-    }
-  };
-
-  // Reading and writing stay here; signing runs on worker threads when the batch is large
-  // (batch_pool.ts), a chunk ahead of the writes. Either way the bytes are the same. A key held
-  // by an SSH agent is not in this process: it signs here, one agent request per schema.
   const key = privateKeyOf(signer);
-  const workers = new BatchWorkers(
-    key === undefined ? 0 : batchThreads(files.length, ctx.threads),
-    "signing",
-    (line) => (progress.clear(), io.stderr(line)),
-  );
-  const prepare = async (from: number) => {
-    const items: { path: string; out: string; schema?: unknown; error?: SchemaPinError }[] = [];
-    for (const name of files.slice(from, from + BATCH_CHUNK)) {
-      const path = joinPath(dir, name);
-      const item: (typeof items)[number] = { path, out: joinPath(outDir, `${name}.sig`) };
-      try {
-        item.schema = await readJsonFile(path, io, "schema");
-      } catch (e) {
-        if (!(e instanceof SchemaPinError)) throw e;
-        item.error = e;
-      }
-      items.push(item);
-    }
-    const toSign = items.filter((it) => it.error === undefined);
-    // undefined: no threads (any more): this thread signs them.
-    const signed = workers.use((pool) =>
-      pool.sign(key!, ctx.docOptions, toSign.map((it) => ({ schema: it.schema, file: it.path })))
-    );
-    return { items, toSign, signed };
-  };
-
   try {
-    let done = 0;
-    for await (const chunk of chunksAhead(files.length, prepare)) {
-      const signed = await chunk.signed;
-      const bySchema = new Map(chunk.toSign.map((it, k) => [it, signed?.[k]]));
-      for (const item of chunk.items) {
-        done++;
-        if (item.error !== undefined) {
-          waiting.push({ path: item.path, out: item.out, error: item.error });
-        } else {
-          try {
-            const one = bySchema.get(item) ??
-              (key !== undefined
-                ? signOne(item.schema, key, ctx.docOptions, item.path)
-                : await signOneWithSigner(item.schema, signer, ctx.docOptions, item.path));
-            if (one instanceof SchemaPinError) throw one;
-            writer.add(item.out, one.text);
-            waiting.push({ path: item.path, out: item.out, json: one.json });
-          } catch (e) {
-            if (!(e instanceof SchemaPinError)) throw e;
-            // The agent failed (gone, refused, timed out): so would every later schema.
-            if (e.details.agent !== undefined) throw e;
-            waiting.push({ path: item.path, out: item.out, error: e });
+    // Results in order; a signed file is reported once its commit made it durable.
+    await signSchemaBatch({
+      dir,
+      files,
+      outDir,
+      // A key from a file signs on worker threads when the batch is large; a key held by an
+      // SSH agent is not in this process and signs on this thread, one request per schema.
+      ...(key !== undefined ? { key } : { signer }),
+      docOptions: ctx.docOptions,
+      read: (path) => readInput(path, io),
+      writer: new AtomicBatchWriter(),
+      threads: ctx.threads,
+      onResults: async (items) => {
+        progress.clear();
+        for (const item of items) {
+          if (item.error !== undefined) {
+            failed++;
+            worst = Math.max(worst, exitCodeOfError(item.error));
+            results.push({
+              file: item.path,
+              ...failureFields(item.error.code, item.error.message),
+            });
+            if (!ctx.json) {
+              await io.stderr(`error: ${item.path}: ${item.error.code}: ${item.error.message}\n`);
+            }
+            continue;
           }
+          results.push({ file: item.path, ok: true, ...item.json, out: item.out });
+          if (!ctx.json && !ctx.quiet) await io.stdout(`signed ${item.path} -> ${item.out}\n`);
         }
-        if (
-          writer.size >= COMMIT_MAX_FILES ||
-          performance.now() - lastCommit >= COMMIT_INTERVAL_MS
-        ) {
-          await commit();
-        }
+      },
+      onProgress: ({ done, total, failed }) =>
         progress.update(() =>
-          `sign-schema: ${count(done)}/${count(files.length)} schemas` +
+          `sign-schema: ${count(done)}/${count(total)} schemas` +
           (failed > 0 ? `, ${count(failed)} failed` : "")
-        );
-      }
-    }
-    await commit();
+        ),
+      onWarning: (line) => (progress.clear(), io.stderr(line)),
+    });
   } finally {
-    workers.stop();
-    writer.abort(); // only after an unexpected error: nothing is pending otherwise
     progress.clear();
   }
   for (const name of skipped) {

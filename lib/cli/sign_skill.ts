@@ -20,7 +20,8 @@ import {
 } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
-import { limitsFromArgs, skillProgress } from "./hash_skill.ts";
+import { limitsFromArgs } from "./skill_limits.ts";
+import { skillProgress } from "./progress.ts";
 import { loadSigner } from "./private_key.ts";
 import { requireDomainFlag } from "./schema_inputs.ts";
 import { type FlagTable, optionList } from "./flags.ts";

@@ -8,26 +8,18 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
-import { isJsonObject, ownField } from "../json/object.ts";
-import { parseSchemaSignatureDocument } from "../schema/document.ts";
-import { checkToolId, defaultPinStorePath, FilePinStore, pinKey } from "../pins/store.ts";
-import { BatchPinStore } from "../pins/batch.ts";
+import { checkToolId } from "../pins/store.ts";
+import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
 import {
-  acceptPrecheckedSignature,
-  type SchemaVerificationResult,
-  verifySchemaOfflineWithHook,
-} from "../schema/verify.ts";
-import type { PublicKey } from "../crypto/keys.ts";
-import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
-import {
-  BATCH_CHUNK,
-  batchThreads,
-  batchThreadsSetting,
-  BatchWorkers,
-  chunksAhead,
-} from "./batch_pool.ts";
+  readSchemaSignature,
+  schemaToolId,
+  type VerifiedBatchItem,
+  verifySchemaBatch,
+  type VerifySchemaBatchOptions,
+} from "../schema/batch.ts";
+import { batchThreadsSetting } from "../schema/batch_pool.ts";
 import type { DnsCrossCheck } from "../dns/check.ts";
-import { type BeforePinHook, messageOf, settlePinConflict } from "../schema/flow.ts";
+import type { BeforePinHook } from "../schema/flow.ts";
 import {
   type CliIO,
   type Command,
@@ -50,7 +42,6 @@ import {
   checkTrustFlags,
   confirmFirstUseWith,
   describeVerifyWarning,
-  explicitKeyPinStore,
   failureHint,
   globToRegExp,
   joinPath,
@@ -58,18 +49,18 @@ import {
   loadTrustAndDnsHook,
   printVerifyNotes,
   readJsonFile,
-  readSignatureFile,
   reportInputFailure,
   requireDomainFlag,
   resultExitCode,
   sourceName,
-  type TrustInputs,
 } from "./schema_inputs.ts";
+import { type TrustInputs, trustPinStore, withTrustInputs } from "../trust/load.ts";
 import { exitCodeOfError } from "./exit_codes.ts";
-import { describeFsError } from "./io.ts";
+import { describeFsError, readInput } from "./io.ts";
 import { scanBase64 } from "../crypto/base64.ts";
 import { decodeEcdsaDer } from "../crypto/der.ts";
 import { count, type Progress, progressLine } from "./progress.ts";
+import { type PromptLine, terminalPrompt } from "./prompt.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import {
   DNS_FLAGS,
@@ -187,23 +178,6 @@ Examples:
       --resolver-dir ./trust --well-known --dns --trust-first-use
 `;
 
-/** Reads one answer line from the user, or `undefined` when there is no terminal to ask. */
-export type PromptLine = (question: string, io: CliIO) => Promise<string | undefined>;
-
-/** Asks on the process terminal (stdin and stderr both TTYs); otherwise no prompt. */
-export const terminalPrompt: PromptLine = async (question, io) => {
-  if (!Deno.stdin.isTerminal() || !io.stderrIsTerminal) return undefined;
-  await io.stderr(question);
-  const buf = new Uint8Array(1);
-  const bytes: number[] = [];
-  while (bytes.length < 1024) {
-    const n = await Deno.stdin.read(buf);
-    if (n === null || buf[0] === 0x0a) break;
-    bytes.push(buf[0]);
-  }
-  return new TextDecoder().decode(new Uint8Array(bytes)).trim();
-};
-
 /** A schema result, with the DNS cross-check when `--dns` was given. */
 type Result = SchemaVerificationResult & { dns?: DnsCrossCheck; discoverySource?: string };
 
@@ -211,13 +185,8 @@ type Result = SchemaVerificationResult & { dns?: DnsCrossCheck; discoverySource?
  * Reads a signature file and, for a document, checks its structure now, so that a malformed
  * file is reported as such (exit 2, naming the file) rather than as a failed verification.
  */
-async function loadSignature(
-  path: string,
-  io: CliIO,
-): Promise<string | Record<string, unknown>> {
-  const signature = await readSignatureFile(path, io);
-  if (typeof signature !== "string") parseSchemaSignatureDocument(signature, sourceName(path));
-  return signature;
+function loadSignature(path: string, io: CliIO): Promise<string | Record<string, unknown>> {
+  return readSchemaSignature(path, (p) => readInput(p, io));
 }
 
 /**
@@ -314,15 +283,7 @@ function toolIdFor(explicit: string | undefined, schema: JsonValue, file: string
     if (problem) throw new UsageError(`verify-schema: --tool-id: ${problem}`);
     return explicit;
   }
-  const name = isJsonObject(schema) ? ownField(schema, "name") : undefined;
-  if (typeof name !== "string" || checkToolId(name) !== undefined) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      `${file} has no usable "name" to use as the tool id; give --tool-id`,
-      { path: file },
-    );
-  }
-  return name;
+  return schemaToolId(schema, file);
 }
 
 /** What the command needs from its environment (tests replace the prompt). */
@@ -430,79 +391,59 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         if (e instanceof UsageError) throw e;
         return await reportInputFailure(e, json, io);
       }
-      const verify = async (
-        options: Parameters<typeof verifySchemaOfflineWithHook>[0],
-      ): Promise<Result> => {
-        const result: Result = await verifySchemaOfflineWithHook(options, dnsHook);
-        result.discoverySource = trust.discoverySource;
-        result.warnings.push(...(trust.warnings ?? []));
-        // --public-key: no pin was consulted or written (the store only names the key).
-        if (trust.explicitKey !== undefined) result.keyPinning = "not_checked";
-        return result;
-      };
-      // --public-key: the key is the anchor; nothing is pinned, the pin file is not opened.
-      const explicitPins = trust.explicitKey !== undefined
-        ? explicitKeyPinStore(trust.explicitKey)
-        : undefined;
-      const filePins = explicitPins ??
-        new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
-      // A batch reads the store once and writes its first-use pins together (lib/pins/batch.ts).
-      const batchPins = file === undefined ? new BatchPinStore(filePins) : undefined;
-      const pinStore = explicitPins ?? batchPins ?? filePins;
       const quiet = values.quiet === true;
       const progress = file === undefined ? progressLine(io, quiet) : undefined;
       const confirmFirstUse = confirmFirstUseWith((q) => {
         progress?.clear(); // the question starts on a clean line
         return deps.prompt(q, io);
       });
-      const common = {
+      const flow = {
         domain,
         discovery: trust.discovery,
         revocation: trust.revocation,
-        pinStore,
         trustFirstUse: values["trust-first-use"] === true,
         allowExpired: values["allow-expired"] === true,
         allowMissingRevocation: values["allow-missing-revocation"] === true,
+        sources: { discovery: trust.discoverySource, revocation: trust.revocationSource },
       };
+      // --public-key: the key is the anchor; nothing is pinned, the pin file is not opened.
+      const pinStore = trustPinStore(trust, values["pin-store"]);
 
       if (file === undefined) {
+        // A batch reads the store once and writes its first-use pins together (lib/pins/batch.ts).
         return await verifyBatch(batch!, values.pattern ?? "*.json", listing!, {
-          sigDir: values["signature-dir"] ?? batch!,
           json,
           quiet,
           io,
           progress: progress!,
-          pins: batchPins!,
-          precheckKey: discoveryKey(trust.discovery),
-          threads: threadsSetting,
-          verify: async (schema, signature, toolId, sigSource) =>
-            await verify({
-              ...common,
-              schema,
-              signature,
-              toolId,
-              confirmFirstUse,
-              sources: {
-                discovery: trust.discoverySource,
-                revocation: trust.revocationSource,
-                signature: sigSource,
-              },
-            }),
+          options: {
+            sigDir: values["signature-dir"] ?? batch!,
+            read: (path) => readInput(path, io),
+            flow: { ...flow, confirmFirstUse },
+            ...(dnsHook ? { beforePin: dnsHook } : {}),
+            pinStore,
+            batchPins: trust.explicitKey === undefined,
+            threads: threadsSetting,
+            finish: (result) => withTrustInputs(result, trust),
+          },
         });
       }
-      const result = await verify({
-        ...common,
-        schema,
-        signature: signature!,
-        toolId,
-        // Never prompt while stdin carries the schema.
-        confirmFirstUse: file === "-" ? undefined : confirmFirstUse,
-        sources: {
-          discovery: trust.discoverySource,
-          revocation: trust.revocationSource,
-          signature: inline === undefined ? sourceName(values.signature!) : "--signature-base64",
-        },
-      });
+      const result: Result = withTrustInputs(
+        await verifySchemaOfflineWithHook({
+          ...flow,
+          pinStore,
+          schema,
+          signature: signature!,
+          toolId,
+          // Never prompt while stdin carries the schema.
+          confirmFirstUse: file === "-" ? undefined : confirmFirstUse,
+          sources: {
+            ...flow.sources,
+            signature: inline === undefined ? sourceName(values.signature!) : "--signature-base64",
+          },
+        }, dnsHook),
+        trust,
+      );
       if (values.json) {
         await io.stdout(jsonOutput("verify-schema", resultJson(result)));
       } else {
@@ -532,133 +473,28 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
 /** The `verify-schema` command (asks on the terminal on first use). */
 export const verifySchemaCommand: Command = makeVerifySchemaCommand({ prompt: terminalPrompt });
 
-/** How often a batch writes the pins of first use it has collected, in milliseconds. */
-export const PIN_FLUSH_INTERVAL_MS = 1000;
-
-/** One schema of a batch, verified, waiting for its pins to be written before it is reported. */
-interface BatchItem {
-  path: string;
-  sigPath: string;
-  result?: Result;
-  error?: SchemaPinError;
-}
-
-/**
- * The key the verification flow will take from the discovery document (the same
- * `parseDiscoveryDocument` + `loadDiscoveryKey`, §15.1 step 2), if the document is valid: what
- * a batch prechecks signatures with. The flow reads the document itself and decides; a missing
- * key here only means no threads.
- */
-function discoveryKey(discovery: unknown): PublicKey | undefined {
-  try {
-    return loadDiscoveryKey(parseDiscoveryDocument(discovery).document);
-  } catch {
-    return undefined;
-  }
-}
-
-/** One schema of a batch as read: what to verify, or why it cannot be. */
-interface Loaded {
-  path: string;
-  sigPath: string;
-  schema?: JsonValue;
-  signature?: string | Record<string, unknown>;
-  toolId?: string;
-  error?: SchemaPinError;
-}
-
-async function loadBatchItem(
-  dir: string,
-  name: string,
-  sigDir: string,
-  io: CliIO,
-): Promise<Loaded> {
-  const path = joinPath(dir, name);
-  const sigPath = joinPath(sigDir, `${name}.sig`);
-  try {
-    const schema = await readJsonFile(path, io, "schema");
-    let signature: string | Record<string, unknown>;
-    try {
-      signature = await loadSignature(sigPath, io);
-    } catch (e) {
-      if (e instanceof SchemaPinError && e.code === "IO_FAILED") {
-        // An unsigned schema is a verification failure, not a tool error (§10).
-        throw new SchemaPinError("SIGNATURE_INVALID", `unsigned: ${e.message}`, { path });
-      }
-      throw e;
-    }
-    return { path, sigPath, schema, signature, toolId: toolIdFor(undefined, schema, path) };
-  } catch (e) {
-    if (!(e instanceof SchemaPinError)) throw e;
-    return { path, sigPath, error: e };
-  }
-}
-
 async function verifyBatch(
   dir: string,
   pattern: string,
   { files, skipped }: { files: string[]; skipped: string[] },
   ctx: {
-    sigDir: string;
     json: boolean;
     quiet: boolean;
     io: CliIO;
     progress: Progress;
-    pins: BatchPinStore;
-    /** The key the flow will check signatures with, when known: prechecked on threads. */
-    precheckKey?: PublicKey;
-    /** `SCHEMAPIN_BATCH_THREADS`, read when the command started. */
-    threads: number | undefined;
-    verify: (
-      schema: unknown,
-      signature: string | Record<string, unknown>,
-      toolId: string,
-      sigSource: string,
-    ) => Promise<Result>;
+    options: Omit<
+      VerifySchemaBatchOptions,
+      "dir" | "files" | "onResults" | "onProgress" | "onWarning"
+    >;
   },
 ): Promise<number> {
-  const { io } = ctx;
+  const { io, progress } = ctx;
   const results: Record<string, unknown>[] = [];
   let worst = EXIT_OK;
   let verified = 0;
-  let failed = 0;
-  const { progress } = ctx;
-  let waiting: BatchItem[] = [];
-  let lastFlush = performance.now();
 
-  // Writes the pins of the waiting results (one locked transaction), settles the results a
-  // concurrent writer overtook, then reports them in order.
-  const settle = async () => {
-    const items = waiting;
-    waiting = [];
-    const pendingKeys = ctx.pins.pendingKeys();
-    let conflicts: ReadonlyMap<string, { current?: { fingerprint: string } }> = new Map();
-    let writeError: unknown;
-    try {
-      ({ conflicts } = await ctx.pins.flush());
-    } catch (e) {
-      writeError = e;
-    }
-    lastFlush = performance.now();
-    progress.clear();
-    for (const item of items) {
-      const r = item.result;
-      if (r?.valid) {
-        const key = pinKey(r.toolId, r.domain!);
-        if (writeError !== undefined && pendingKeys.has(key)) {
-          r.valid = false;
-          r.errorCode = writeError instanceof SchemaPinError ? writeError.code : "IO_FAILED";
-          r.errorMessage = `could not write the pin: ${messageOf(writeError)}`;
-          if (r.keyPinning === "first_use") r.keyPinning = "not_pinned";
-        } else if (conflicts.has(key)) {
-          settlePinConflict(r, conflicts.get(key)!.current);
-        }
-      }
-      await report(item);
-    }
-  };
-
-  const report = async ({ path, sigPath, result, error }: BatchItem) => {
+  const report = async ({ path, sigPath, result: verifiedResult, error }: VerifiedBatchItem) => {
+    const result = verifiedResult as Result | undefined;
     let entry: Record<string, unknown>;
     let code: number;
     if (result !== undefined) {
@@ -687,64 +523,21 @@ async function verifyBatch(
     results.push(entry);
   };
 
-  // Reads (and, on worker threads, the elliptic-curve checks: batch_pool.ts) run a few chunks
-  // ahead of the verification flow, which stays here and in order.
-  const key = ctx.precheckKey;
-  const workers = new BatchWorkers(
-    key === undefined ? 0 : batchThreads(files.length, ctx.threads),
-    "checking signatures",
-    (line) => (progress.clear(), io.stderr(line)),
-  );
-  const prepare = async (from: number) => {
-    const items: Loaded[] = [];
-    for (const name of files.slice(from, from + BATCH_CHUNK)) {
-      items.push(await loadBatchItem(dir, name, ctx.sigDir, io));
-    }
-    const ready = items.filter((it) => it.schema !== undefined);
-    const batch = ready.map((it) => ({ schema: it.schema, signature: it.signature! }));
-    // Without threads (any more), the flow makes every check itself: the same result.
-    const prechecked = workers.use((pool) => pool.precheck(key!, batch)).then((ids) => {
-      for (const id of ids ?? []) if (id !== undefined) acceptPrecheckedSignature(id);
-    });
-    return { items, prechecked };
-  };
-  let done = 0;
-  try {
-    for await (const chunk of chunksAhead(files.length, prepare)) {
-      await chunk.prechecked;
-      for (const loaded of chunk.items) {
-        done++;
-        const item: BatchItem = { path: loaded.path, sigPath: loaded.sigPath };
-        if (loaded.error !== undefined) {
-          item.error = loaded.error;
-          failed++;
-        } else {
-          try {
-            item.result = await ctx.verify(
-              loaded.schema,
-              loaded.signature!,
-              loaded.toolId!,
-              loaded.sigPath,
-            );
-            if (!item.result.valid) failed++;
-          } catch (e) {
-            if (!(e instanceof SchemaPinError)) throw e;
-            item.error = e; // this schema's failure, not the batch's
-            failed++;
-          }
-        }
-        waiting.push(item);
-        if (performance.now() - lastFlush >= PIN_FLUSH_INTERVAL_MS) await settle();
-        progress.update(() =>
-          `verify-schema: ${count(done)}/${count(files.length)} schemas` +
-          (failed > 0 ? `, ${count(failed)} failed` : "")
-        );
-      }
-    }
-  } finally {
-    workers.stop();
-  }
-  await settle();
+  await verifySchemaBatch({
+    ...ctx.options,
+    dir,
+    files,
+    onResults: async (items) => {
+      progress.clear();
+      for (const item of items) await report(item);
+    },
+    onProgress: ({ done, total, failed }) =>
+      progress.update(() =>
+        `verify-schema: ${count(done)}/${count(total)} schemas` +
+        (failed > 0 ? `, ${count(failed)} failed` : "")
+      ),
+    onWarning: (line) => (progress.clear(), io.stderr(line)),
+  });
   progress.clear();
   for (const name of skipped) {
     await io.stderr(`warning: skipped ${joinPath(dir, name)} (not a regular file)\n`);

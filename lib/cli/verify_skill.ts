@@ -8,7 +8,7 @@
  * @module
  */
 import { parseJson } from "../json/parse.ts";
-import { checkToolId, defaultPinStorePath, FilePinStore } from "../pins/store.ts";
+import { checkToolId } from "../pins/store.ts";
 import { showPath } from "../skill/fs.ts";
 import { checkSkillRoot, SIGNATURE_FILE_NAME } from "../skill/walk.ts";
 import { readRegularFile } from "../skill/fs.ts";
@@ -36,11 +36,11 @@ import {
   verificationFields,
 } from "./json_output.ts";
 import { readInput } from "./io.ts";
-import { limitsFromArgs, skillProgress } from "./hash_skill.ts";
+import { limitsFromArgs } from "./skill_limits.ts";
+import { skillProgress } from "./progress.ts";
 import {
   checkTrustFlags,
   confirmFirstUseWith,
-  explicitKeyPinStore,
   failureHint,
   loadTrustAndDnsHook,
   printVerifyNotes,
@@ -48,9 +48,9 @@ import {
   requireDomainFlag,
   resultExitCode,
   sourceName,
-  type TrustInputs,
 } from "./schema_inputs.ts";
-import { type PromptLine, terminalPrompt } from "./verify_schema.ts";
+import { type TrustInputs, trustPinStore, withTrustInputs } from "../trust/load.ts";
+import { type PromptLine, terminalPrompt } from "./prompt.ts";
 import { resolveSignedDomain, signedDocumentDomain } from "./signed_domain.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import {
@@ -278,9 +278,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
           discovery: trust.discovery,
           revocation: trust.revocation,
           // --public-key: the key is the anchor; nothing is pinned, the pin file is not opened.
-          pinStore: trust.explicitKey !== undefined
-            ? explicitKeyPinStore(trust.explicitKey)
-            : new FilePinStore(values["pin-store"] ?? defaultPinStorePath()),
+          pinStore: trustPinStore(trust, values["pin-store"]),
           trustFirstUse: values["trust-first-use"] === true,
           confirmFirstUse: confirmFirstUseWith((q) => {
             progress.done(); // the question starts on a clean line
@@ -295,10 +293,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
             signature: values.signature !== undefined ? sourceName(values.signature) : undefined,
           },
         }, dnsHook);
-        result.discoverySource = trust.discoverySource;
-        result.warnings.push(...(trust.warnings ?? []));
-        // --public-key: no pin was consulted or written (the store only names the key).
-        if (trust.explicitKey !== undefined) result.keyPinning = "not_checked";
+        withTrustInputs(result, trust);
       } finally {
         progress.done();
       }

@@ -152,6 +152,27 @@ export function isNotFound(e: unknown): boolean {
 }
 
 /**
+ * A short reason for a file-system error, for messages that name the path themselves: "no
+ * such file or directory", "permission denied", "is a directory", "already exists", else the
+ * runtime's message without the path Deno appends (`, stat '/x'`).
+ *
+ * @example
+ * ```ts
+ * import { describeFsError } from "./fs.ts";
+ * describeFsError(Object.assign(new Error("x"), { code: "ENOENT" })); // "no such file or directory"
+ * ```
+ */
+export function describeFsError(e: unknown): string {
+  const code = errorCode(e);
+  if (code === "ENOENT") return "no such file or directory";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "EISDIR") return "is a directory";
+  if (code === "EEXIST") return "already exists";
+  const msg = (e as Error)?.message ?? String(e);
+  return msg.replace(/, (open|stat|lstat|rename|readfile|mkdir) '.*'$/, "");
+}
+
+/**
  * The value of the environment variable `name`, or `undefined` when it is unset, empty or
  * cannot be read (Deno without `--allow-env` for it).
  *

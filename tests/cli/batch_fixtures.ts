@@ -1,6 +1,6 @@
 /**
  * What the batch tests share: the discovery document of a test key, and the arguments of a
- * `verify-schema --batch` run (tests/cli/batch_scale_test.ts, tests/cli/batch_threads_test.ts).
+ * `verify-schema --batch` run (tests/cli/batch_scale_test.ts, tests/schema/batch_threads_test.ts).
  */
 import type { PrivateKey } from "../../lib/crypto/keys.ts";
 

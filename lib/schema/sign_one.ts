@@ -16,7 +16,7 @@ import {
   signSchemaBase64WithSigner,
   signSchemaDocument,
   signSchemaDocumentWithSigner,
-} from "../schema/document.ts";
+} from "./document.ts";
 
 /** A signed schema: the file text, and the fields `--json` reports. */
 export interface SignedSchema {

@@ -19,8 +19,8 @@ import {
   type PublicKey,
   publicKeyFromDer,
 } from "../crypto/keys.ts";
-import type { SchemaDocumentOptions } from "../schema/document.ts";
-import { precheckSchemaSignature } from "../schema/verify.ts";
+import type { SchemaDocumentOptions } from "./document.ts";
+import { precheckSchemaSignature } from "./verify.ts";
 import { toHex } from "../crypto/hash.ts";
 import { type SignedSchema, signOne } from "./sign_one.ts";
 

@@ -21,7 +21,7 @@
 import { SchemaPinError } from "../errors.ts";
 import type { PrivateKey, PublicKey } from "../crypto/keys.ts";
 import { privateKeyToPkcs8Der } from "../crypto/keys.ts";
-import type { SchemaDocumentOptions } from "../schema/document.ts";
+import type { SchemaDocumentOptions } from "./document.ts";
 import type { BatchTask, SentError, SignOutcome } from "./batch_worker.ts";
 import type { SignedSchema } from "./sign_one.ts";
 

@@ -1,4 +1,4 @@
-// Batches on worker threads (issue 14, lib/cli/batch_pool.ts): the threads change the speed,
+// Batches on worker threads (issue 14, lib/schema/batch_pool.ts): the threads change the speed,
 // never the result. Every test compares against the same work done on one thread — the same
 // signature files byte for byte, the same verification report — including the failures
 // (tampered, unsigned, wrong key, malformed, unsignable), and checks that a pool that breaks
@@ -15,8 +15,8 @@ import {
   chunksAhead,
   MAX_BATCH_THREADS,
   POOL_FROM,
-} from "../../lib/cli/batch_pool.ts";
-import { signOne } from "../../lib/cli/sign_one.ts";
+} from "../../lib/schema/batch_pool.ts";
+import { signOne } from "../../lib/schema/sign_one.ts";
 import { generateKeyPair, type PrivateKey, privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { signSchemaBase64, signSchemaDocument } from "../../lib/schema/document.ts";
 import { precheckedSignatureCount, precheckSchemaSignature } from "../../lib/schema/verify.ts";
@@ -26,8 +26,8 @@ import { Buffer } from "node:buffer";
 import { oracleSchemapinV1 } from "../oracle/canonical.ts";
 import { oracleParse } from "../oracle/json.ts";
 import { compileArgs, WORKER_MODULES } from "../../scripts/compile.ts";
-import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
-import { batchArgs, writeDiscovery } from "./batch_fixtures.ts";
+import { runCliProcess, runInProcess, withTempDir } from "../cli/run.ts";
+import { batchArgs, writeDiscovery } from "../cli/batch_fixtures.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 
@@ -367,8 +367,8 @@ Deno.test("batch threads: the compile task includes every worker module", async 
   for await (const f of walk(`${REPO}lib`)) {
     if (Deno.readTextFileSync(f).includes("new Worker(")) starters.push(f.slice(REPO.length));
   }
-  assert.deepEqual(starters, ["lib/cli/batch_pool.ts"]);
-  const pool = Deno.readTextFileSync(`${REPO}lib/cli/batch_pool.ts`);
+  assert.deepEqual(starters, ["lib/schema/batch_pool.ts"]);
+  const pool = Deno.readTextFileSync(`${REPO}lib/schema/batch_pool.ts`);
   for (const m of WORKER_MODULES) assert.ok(pool.includes(`"./${m.split("/").at(-1)}"`), m);
 });
 

@@ -1,0 +1,293 @@
+/**
+ * The CLI side of a lock's signature check (lib/contractpin/lock_signature_check.ts), shared by
+ * `contract verify --require-signed-lock`, `guard --require-signed-lock` and the commands that
+ * rewrite a lock: its flags and their plan, the run of a planned check, and its reports — the
+ * `lock_signature` JSON object, the human line, the stderr notes, SARIF and GitHub annotations,
+ * the stale-signature warning.
+ *
+ * @module
+ */
+import { LOCK_SIGNATURE_TOOL_ID, type LockSignatureResult } from "../contractpin/lock_signature.ts";
+import {
+  type LockSignatureCheck,
+  lockSignaturePath,
+  type LockSignaturePlan,
+  runLockSignatureCheck as runCheck,
+} from "../contractpin/lock_signature_check.ts";
+import { type FileFinding, githubCommand } from "../contractpin/report.ts";
+import type { SchemaVerificationResult } from "../schema/verify.ts";
+import type { LoadedTrust } from "../trust/load.ts";
+import { type CliIO, UsageError } from "./command.ts";
+import { verificationFields } from "./json_output.ts";
+import { exists } from "./io.ts";
+import {
+  checkTrustFlags,
+  confirmFirstUseWith,
+  describeDnsCheck,
+  describeVerifyWarning,
+  failureHint,
+  reportInputFailure,
+  requireDomainFlag,
+  trustEnv,
+  type TrustOptionValues,
+  type TrustPlan,
+} from "./schema_inputs.ts";
+import type { FlagTable } from "./flags.ts";
+import {
+  DNS_FLAGS,
+  EXPIRY_FLAGS,
+  KEY_SOURCE_FLAGS,
+  PIN_FLAGS,
+  VERIFY_DOMAIN_FLAGS,
+} from "./flag_groups.ts";
+
+/**
+ * The flags of a lock-signature check (`contract verify --require-signed-lock`, `guard
+ * --require-signed-lock`): verify-schema's key sources, DNS cross-check, pins and expiry.
+ * There is no network `--timeout` here: `contract verify --timeout` is the MCP one.
+ */
+export const LOCK_TRUST_FLAGS = {
+  domain: {
+    ...VERIFY_DOMAIN_FLAGS.domain,
+    help: "the publisher's domain (RFC 1123 host name): its key must have signed the lock " +
+      `(required; the pin key ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN)`,
+  },
+  ...KEY_SOURCE_FLAGS,
+  ...DNS_FLAGS,
+  ...PIN_FLAGS,
+  ...EXPIRY_FLAGS,
+} as const satisfies FlagTable;
+
+/** The flag values a lock-signature check reads. */
+export type LockTrustValues = TrustOptionValues & {
+  domain?: string;
+  "allow-expired"?: boolean;
+};
+
+/**
+ * Checks the key-source flags of a lock-signature check (`--domain` required) without reading
+ * anything. `values.timeout` is not a network deadline here (contract verify's `--timeout`
+ * is the MCP one), so it is left out of the plan.
+ */
+export function checkLockTrustFlags(
+  command: string,
+  values: LockTrustValues,
+  args: readonly string[],
+): TrustPlan {
+  const domain = requireDomainFlag(command, values.domain);
+  return checkTrustFlags(command, { ...values, timeout: undefined }, domain, args);
+}
+
+/** The trust flags given in `values` (for "goes with --require-signed-lock" errors). */
+export function givenLockTrustFlags(values: object): string[] {
+  const v = values as Record<string, unknown>;
+  return Object.keys(LOCK_TRUST_FLAGS).filter((k) => v[k] !== undefined);
+}
+
+/**
+ * The lock-signature flags of `command`, checked without reading anything: with
+ * `requireFlag` given, `--domain D` and a key source are required; without it, every
+ * key-source flag is a usage error (the signature is not read, so they would be ignored).
+ */
+export function planLockSignature(
+  command: string,
+  requireFlag: string,
+  required: boolean,
+  values: LockTrustValues & { signature?: string },
+  args: readonly string[],
+  lockPath: string,
+): LockSignaturePlan<TrustPlan> {
+  if (!required) {
+    const given = [
+      ...givenLockTrustFlags(values),
+      ...(values.signature !== undefined ? ["signature"] : []),
+    ];
+    if (given.length > 0) {
+      throw new UsageError(`${command}: --${given[0]} goes with ${requireFlag}`);
+    }
+    return { required, sigPath: lockSignaturePath(lockPath) };
+  }
+  if (values.signature === "" || values.signature === "-") {
+    throw new UsageError(`${command}: --signature must name a file`);
+  }
+  if (values.signature === undefined && lockPath === "-") {
+    throw new UsageError(`${command}: with --lock -, give the signature file with --signature`);
+  }
+  const plan = checkLockTrustFlags(command, values, args);
+  return { required, sigPath: values.signature ?? lockSignaturePath(lockPath), plan };
+}
+
+/**
+ * After `contract init` or `approve` rewrote the lock: when `<lock>.sig` exists it no longer
+ * covers the lock; say so on stderr (it is kept: the signer renews it). Returns whether it
+ * exists.
+ */
+export async function warnStaleLockSignature(lockPath: string, io: CliIO): Promise<boolean> {
+  const sigPath = lockSignaturePath(lockPath);
+  if (!(await exists(sigPath))) return false;
+  await io.stderr(
+    `warning: ${sigPath} no longer covers ${lockPath}; renew it with ` +
+      "`schemapin contract sign`\n",
+  );
+  return true;
+}
+
+/**
+ * Runs the check `sig` plans (nothing when not required) with the flags' verification options:
+ * the check, or the exit code of a local input that could not be used (a bad trust file:
+ * exit 2, reported; a network document that failed: exit 1).
+ *
+ * @example
+ * ```ts ignore
+ * const sig = planLockSignature(CMD, "--require-signed-lock", true, values, args, lockPath);
+ * const check = await runLockSignatureCheck(sig, { values, lockBytes, lockPath, io, json });
+ * if (typeof check === "number") return check;
+ * ```
+ */
+export async function runLockSignatureCheck(
+  sig: LockSignaturePlan<TrustPlan>,
+  ctx: {
+    values: {
+      "pin-store"?: string;
+      "trust-first-use"?: boolean;
+      "allow-expired"?: boolean;
+      "allow-missing-revocation"?: boolean;
+    };
+    lockBytes: Uint8Array;
+    lockPath: string;
+    io: CliIO;
+    json: boolean;
+    ask?: (question: string) => Promise<string | undefined>;
+    loaded?: LoadedTrust<SchemaVerificationResult>;
+  },
+): Promise<LockSignatureCheck | number> {
+  const { values } = ctx;
+  if (!sig.required || !sig.plan) {
+    return { status: "not_checked", required: false, file: sig.sigPath };
+  }
+  try {
+    return await runCheck(sig, {
+      env: trustEnv(sig.plan, ctx.io),
+      lockBytes: ctx.lockBytes,
+      lockPath: ctx.lockPath,
+      ...(ctx.loaded ? { loaded: ctx.loaded } : {}),
+      pinStore: values["pin-store"],
+      trustFirstUse: values["trust-first-use"] === true,
+      allowExpired: values["allow-expired"] === true,
+      allowMissingRevocation: values["allow-missing-revocation"] === true,
+      ...(ctx.ask ? { confirmFirstUse: confirmFirstUseWith(ctx.ask) } : {}),
+    });
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    return await reportInputFailure(e, ctx.json, ctx.io);
+  }
+}
+
+const RESULT_KEYS = [
+  "domain",
+  "toolId",
+  "keyFingerprint",
+  "keyPinning",
+  "pinnedFingerprint",
+  "schemaHash",
+  "signedAt",
+  "signerKid",
+  "expired",
+  "expiresAt",
+  "warnings",
+  "unprotectedFields",
+  "discoverySource",
+  "dns",
+] as const satisfies readonly (keyof LockSignatureResult)[];
+
+/** The `lock_signature` object of `contract verify --json`. */
+export function lockSignatureJson(check: LockSignatureCheck): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    status: check.status,
+    required: check.required,
+    file: check.file,
+  };
+  if (check.result) {
+    const { ok: _ok, schema_hash, ...fields } = verificationFields(check.result, RESULT_KEYS);
+    Object.assign(out, fields, schema_hash !== undefined ? { lock_hash: schema_hash } : {});
+  }
+  return out;
+}
+
+/** What the key check was, in words. */
+function pinWords(check: LockSignatureCheck): string {
+  const r = check.result!;
+  if (check.explicitKey) return "key from --public-key, not pinned";
+  return r.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
+}
+
+/**
+ * One line stating the result (human report, annotations); without `full`, a failure is
+ * named by its code only (the message then goes to stderr).
+ */
+export function lockSignatureLine(check: LockSignatureCheck, full = true): string {
+  const r = check.result;
+  if (check.status === "not_checked" || !r) return `lock signature: not checked`;
+  if (r.valid) {
+    return `lock signature: ok ${check.file}: signed by ${r.keyFingerprint} for ` +
+      `${LOCK_SIGNATURE_TOOL_ID}@${r.domain} (${pinWords(check)})` +
+      (r.expired ? " — EXPIRED, accepted because of --allow-expired" : "");
+  }
+  return `lock signature: FAIL ${check.file}: ${r.errorCode}` + (full ? `: ${r.errorMessage}` : "");
+}
+
+/** The warnings, DNS line and hint of a check, for stderr. */
+export async function printLockSignatureNotes(
+  check: LockSignatureCheck,
+  io: CliIO,
+  prefix = "",
+): Promise<void> {
+  const r = check.result;
+  if (!r) return;
+  for (const w of r.warnings) {
+    await io.stderr(
+      `warning: ${prefix}lock signature: ${describeVerifyWarning(w, r.unprotectedFields)}\n`,
+    );
+  }
+  if (r.dns) await io.stderr(`${prefix}lock signature ${describeDnsCheck(r.dns)}\n`);
+  if (!r.valid) {
+    const hint = failureHint(r).trimStart();
+    const message = r.errorMessage?.startsWith(check.file)
+      ? r.errorMessage
+      : `${check.file}: ${r.errorMessage}`;
+    await io.stderr(
+      `error: ${prefix}${r.errorCode}: ${message}` +
+        (hint ? `\n${hint}` : "") + "\n",
+    );
+  }
+}
+
+/**
+ * The SARIF result of a checked lock signature (rule `contractpin/lock-signature`) for
+ * `formatSarif`'s `fileFindings`: an error when it failed, a note when it verified, nothing
+ * when it was not checked.
+ */
+export function lockSignatureSarif(check: LockSignatureCheck): FileFinding[] {
+  if (check.status === "not_checked" || !check.result) return [];
+  return [{
+    rule: "lock-signature",
+    ruleText: "The lock's signature (LOCK.sig) must verify with the publisher's key.",
+    level: check.status === "invalid" ? "error" : "note",
+    file: check.file,
+    message: lockSignatureLine(check),
+  }];
+}
+
+/** The GitHub workflow command of a checked lock signature (`::error` or `::notice`). */
+export function lockSignatureGithubLine(check: LockSignatureCheck): string {
+  if (check.status === "not_checked" || !check.result) return "";
+  const command = check.status === "invalid" ? "error" : "notice";
+  return githubCommand(
+    command,
+    check.file,
+    1,
+    "contract lock signature",
+    lockSignatureLine(check),
+  ) +
+    "\n";
+}
