@@ -17,6 +17,7 @@ import {
   verifySchemaBatch,
 } from "../../lib/schema/batch.ts";
 import { signOne } from "../../lib/schema/sign_one.ts";
+import { privateKeySigner, type Signer } from "../../lib/crypto/signer.ts";
 import { explicitKeyPinStore } from "../../lib/trust/load.ts";
 import { discoveryFor, OTHER, SIGNER, toolSchema } from "./_fixtures.ts";
 import { withTempDir } from "../cli/run.ts";
@@ -148,6 +149,80 @@ Deno.test("sign batch: signOne's bytes for each schema; a failed write fails onl
     );
     assert.deepEqual(got[0].json, { file: `${dir}/a.json`, signature: got[0].json?.signature });
     assert.equal(mem.aborted(), 1); // always called at the end; nothing was pending
+  });
+});
+
+Deno.test("sign batch with a signer: the key's bytes on this thread; a signer failure stops it", async () => {
+  await withTempDir(async (dir) => {
+    for (const name of ["a", "c", "d"]) {
+      Deno.writeTextFileSync(`${dir}/${name}.json`, JSON.stringify(toolSchema(name)));
+    }
+    Deno.writeTextFileSync(`${dir}/b.json`, '{"n": 9007199254740993}'); // no canonical form
+    const files = ["a.json", "b.json", "c.json", "d.json"];
+    const mem = memoryWriter([]);
+    const got: SignedBatchItem[] = [];
+    const { failed } = await signSchemaBatch({
+      dir,
+      files,
+      outDir: `${dir}/out`,
+      signer: privateKeySigner(SIGNER),
+      read,
+      writer: mem.writer,
+      threads: 2, // not used: a signer signs on this thread
+      onResults: (items) => Promise.resolve(void got.push(...items)),
+    });
+    assert.equal(failed, 1);
+    assert.deepEqual(got.map((i) => i.error?.code), [
+      undefined,
+      "INPUT_INVALID",
+      undefined,
+      undefined,
+    ]);
+    for (const name of ["a", "c", "d"]) {
+      assert.equal(
+        mem.written.get(`${dir}/out/${name}.json.sig`),
+        signOne(toolSchema(name), SIGNER, undefined, `${dir}/${name}.json`).text,
+      );
+    }
+    // A signer that fails after one signature (an agent gone): the batch stops with its error.
+    let calls = 0;
+    const inner = privateKeySigner(SIGNER);
+    const failing: Signer = {
+      publicKey: SIGNER.publicKey,
+      signMessage: (m) => {
+        if (++calls > 1) {
+          return Promise.reject(new SchemaPinError("IO_FAILED", "agent gone", { agent: "closed" }));
+        }
+        return inner.signMessage(m);
+      },
+    };
+    const mem2 = memoryWriter([]);
+    await assert.rejects(
+      signSchemaBatch({
+        dir,
+        files,
+        outDir: `${dir}/out2`,
+        signer: failing,
+        read,
+        writer: mem2.writer,
+        onResults: () => Promise.resolve(),
+      }),
+      (e) => e instanceof SchemaPinError && e.code === "IO_FAILED" && e.message === "agent gone",
+    );
+    assert.equal(calls, 2, "no schema after the failure was tried");
+    assert.equal(mem2.aborted(), 1);
+    // Neither a key nor a signer: misuse.
+    await assert.rejects(
+      signSchemaBatch({
+        dir,
+        files,
+        outDir: `${dir}/out3`,
+        read,
+        writer: memoryWriter([]).writer,
+        onResults: () => Promise.resolve(),
+      }),
+      (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID",
+    );
   });
 });
 
