@@ -1,5 +1,5 @@
 /**
- * `schemapin contract init|verify|approve|digest` — contractpin.lock, the pinned contracts of MCP
+ * `schemapin contract init|verify|sign|approve|digest|dump` — contractpin.lock, the pinned contracts of MCP
  * tools (contractpin spec). Exit codes are the spec's §6: 0 match, 1 drift or an unreachable
  * server, 2 could not run.
  *
@@ -16,8 +16,9 @@ import {
 } from "./command.ts";
 import { jsonError, wantsJson } from "./json_output.ts";
 import { CONTRACT_DIGEST_FLAGS, runContractDigest } from "./contract_digest.ts";
+import { CONTRACT_DUMP_FLAGS, CONTRACT_DUMP_USAGE, runContractDump } from "./contract_dump.ts";
 import { CONTRACT_INIT_FLAGS, runContractInit } from "./contract_init.ts";
-import { LIMITS_HELP, MCP_LIMIT_FLAGS } from "./contract_shared.ts";
+import { LIMITS_HELP, MCP_LIMIT_FLAGS, MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
 import { CONTRACT_VERIFY_FLAGS, runContractVerify } from "./contract_verify.ts";
 import {
   CONTRACT_SIGN_FLAGS,
@@ -37,6 +38,7 @@ const SUBCOMMAND_FLAGS = [
   { name: "sign", flags: CONTRACT_SIGN_FLAGS },
   { name: "approve", flags: CONTRACT_APPROVE_FLAGS },
   { name: "digest", flags: CONTRACT_DIGEST_FLAGS },
+  { name: "dump", flags: CONTRACT_DUMP_FLAGS },
 ] as const;
 
 /**
@@ -71,6 +73,7 @@ Usage:
       [--resource URI]… [--resource-template TEMPLATE]… [--instructions] [--yes]
       [--snapshot FILE] [--config FILE] [--header 'Name: value']… [--json] [limits]
   schemapin contract digest FILE [--json] [--tool-definition | --raw] [--canonical]
+${CONTRACT_DUMP_USAGE}
 
 HTTP servers are reached with Streamable HTTP; one that refuses it (400/404/405 on the first
 POST) is reached with the legacy HTTP+SSE transport (2024-11-05) on the same URL, which --sse
@@ -117,6 +120,13 @@ ${CONTRACT_SIGN_HELP}
 digest   prints tool and server digests of a saved tools/list result ({"tools":[…]}, a
          JSON-RPC response, or an array of pages); --tool-definition digests one tool definition,
          --raw any JSON value, --canonical prints the canonical bytes instead.
+dump     saves one server's definitions — tools, prompts, resources, resource templates
+         and instructions, every kind the lock pins — as the JSON --file reads
+         ({"tools":[…],"prompts":[…],…}, all pages in one), given as init takes a server.
+         Pin or verify it with --file NAME=FILE; edit a copy to see what verify reports
+         when the server changes. Written atomically; an existing FILE is replaced only
+         with --force; -o - writes it to stdout. Exit 1 when the server fails (nothing is
+         written).
 
 Secrets: \${VAR} in a command, env value, URL or header is expanded from the environment at
 run time and the lock keeps the reference. --header values are never written; env values
@@ -154,9 +164,12 @@ ${ownOptions(CONTRACT_APPROVE_FLAGS, MCP_LIMIT_FLAGS)}
 Options of digest:
 ${optionList(CONTRACT_DIGEST_FLAGS)}
 
+Options of dump:
+${ownOptions(CONTRACT_DUMP_FLAGS, MCP_TIMEOUT_FLAGS, { "max-pages": MCP_LIMIT_FLAGS["max-pages"] })}
+
 ${VERIFY_SIGNATURE_HELP}
 
-Limits (init, verify, approve):
+Limits (init, verify, approve; dump takes all but --concurrency):
 ${LIMITS_HELP}
 
 Exit codes: 0 every server matches; 1 drift, added/removed tool, or a server could not be
@@ -175,6 +188,8 @@ Examples:
   schemapin contract approve
   schemapin contract approve --yes --server search --tool fetch
   schemapin contract digest tools.json
+  schemapin contract dump --server everything -o everything.json -- \\
+      npx -y @modelcontextprotocol/server-everything
 `;
 
 const SUBCOMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
@@ -183,6 +198,7 @@ const SUBCOMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>
   sign: runContractSign,
   approve: runContractApprove,
   digest: runContractDigest,
+  dump: runContractDump,
 };
 
 /**

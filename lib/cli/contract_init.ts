@@ -14,13 +14,11 @@ import {
   DEFAULT_LOCK_FILE,
   identityOf,
   type LockServer,
-  normalizeClientCapabilities,
   serializeLock,
 } from "../contractpin/lock.ts";
 import { type PinOutcome, pinServers } from "../contractpin/run.ts";
 import { describeHiddenText, type ToolHiddenTextFinding } from "../contractpin/hidden_text.ts";
 import { instructionsDigest, SURFACE_KINDS } from "../contractpin/surface.ts";
-import { type HeaderTemplate, parseHeader } from "../contractpin/secrets.ts";
 import { defaultSnapshotPath, serializeSnapshot } from "../contractpin/snapshot.ts";
 import type { DiscoveredServer, SkippedServer } from "../contractpin/discover.ts";
 import { processEnv } from "../contractpin/secrets.ts";
@@ -30,6 +28,8 @@ import type { FlagTable } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import { exists, writeFileAtomic } from "./io.ts";
 import {
+  commandLineServers,
+  CONTRACT_SERVER_FLAGS,
   limitsFrom,
   lockRelative,
   MCP_LIMIT_FLAGS,
@@ -59,45 +59,7 @@ export const CONTRACT_INIT_FLAGS = {
     type: "boolean",
     help: "replace an existing lock: re-pin its servers plus any given",
   },
-  server: {
-    type: "string",
-    value: "NAME",
-    help: "pin the stdio server whose command follows -- under NAME",
-  },
-  env: {
-    type: "string",
-    multiple: true,
-    value: "NAME[=VALUE]",
-    help: "an environment variable of --server's command (NAME alone: its value here, " +
-      "stored as ${NAME}); repeatable",
-  },
-  cwd: { type: "string", value: "DIR", help: "the working folder of --server's command" },
-  http: {
-    type: "string",
-    multiple: true,
-    value: "NAME=URL",
-    help: "pin an HTTP server (Streamable HTTP, else the legacy HTTP+SSE transport); " +
-      "repeatable",
-  },
-  sse: {
-    type: "string",
-    multiple: true,
-    value: "NAME=URL",
-    help: "pin an HTTP server with the legacy HTTP+SSE transport (2024-11-05); repeatable",
-  },
-  header: {
-    type: "string",
-    multiple: true,
-    value: "'NAME: VALUE'",
-    help: "an HTTP header for the --http/--sse before it (before the first one: for every " +
-      "HTTP server); never written to the lock; repeatable",
-  },
-  file: {
-    type: "string",
-    multiple: true,
-    value: "NAME=PATH",
-    help: "pin a saved tools/list result (a file dump) as server NAME; repeatable",
-  },
+  ...CONTRACT_SERVER_FLAGS,
   config: {
     type: "string",
     value: "FILE",
@@ -120,12 +82,6 @@ export const CONTRACT_INIT_FLAGS = {
       "contractpin.snapshot.json)",
   },
   "no-snapshot": { type: "boolean", help: "write no snapshot" },
-  "client-capabilities": {
-    type: "string",
-    value: "NAMES",
-    help: "announce these client capabilities (roots,sampling,elicitation) to the servers " +
-      "of this command line; recorded in the lock",
-  },
   "allow-literal-secrets": {
     type: "boolean",
     help: "write a stdio command holding a literal credential as given",
@@ -137,37 +93,6 @@ export const CONTRACT_INIT_FLAGS = {
   ...jsonFlag("schemapin.contract.init/1"),
   ...MCP_LIMIT_FLAGS,
 } as const satisfies FlagTable;
-
-function splitNameValue(flag: string, text: string): [string, string] {
-  const eq = text.indexOf("=");
-  if (eq <= 0 || eq === text.length - 1) {
-    throw new UsageError(`${CMD}: --${flag} expects NAME=${flag === "file" ? "PATH" : "URL"}`);
-  }
-  return [text.slice(0, eq), text.slice(eq + 1)];
-}
-
-/** `roots,sampling,elicitation` → sorted names; undefined when not given. */
-function parseClientCapabilities(text: string | undefined): string[] | undefined {
-  if (text === undefined) return undefined;
-  const names = text.split(",").map((n) => n.trim()).filter((n) => n !== "");
-  if (names.length === 0) {
-    throw new UsageError(`${CMD}: --client-capabilities expects names, e.g. roots,sampling`);
-  }
-  try {
-    return normalizeClientCapabilities(names);
-  } catch (e) {
-    throw new UsageError(`${CMD}: --client-capabilities: ${(e as Error).message}`);
-  }
-}
-
-function checkName(name: string): void {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._@-]*$/.test(name)) {
-    throw new UsageError(
-      `${CMD}: server name ${JSON.stringify(name)} must start with a letter or digit and use ` +
-        `only letters, digits, ".", "_", "@" and "-"`,
-    );
-  }
-}
 
 /** Runs `schemapin contract init`. */
 export async function runContractInit(args: string[], io: CliIO): Promise<number> {
@@ -189,61 +114,16 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
   const baseDir = dirname(resolve(lockPath));
 
   // Servers given on the command line, in order; a --header belongs to the --http before it,
-  // or to every HTTP server when it comes before the first --http.
-  const cli: ServerTarget[] = [];
-  const globalHeaders: HeaderTemplate[] = [];
-  const perServer = new Map<string, HeaderTemplate[]>();
-  let lastHttp: string | undefined;
-  for (const token of tokens) {
-    if (token.kind !== "option") continue;
-    if (token.name === "http" || token.name === "sse") {
-      // --sse: the legacy HTTP+SSE transport (2024-11-05); the lock records transport "http"
-      // (contractpin §5 knows no other) and verify detects the legacy transport again.
-      const [name, url] = splitNameValue(token.name, token.value!);
-      checkName(name);
-      cli.push({
-        name,
-        identity: { transport: "http", url },
-        ...(token.name === "sse" ? { httpTransport: "sse" as const } : {}),
-      });
-      perServer.set(name, []);
-      lastHttp = name;
-    } else if (token.name === "file") {
-      const [name, path] = splitNameValue("file", token.value!);
-      checkName(name);
-      cli.push({ name, identity: { transport: "file", path: lockRelative(path, lockPath) } });
-    } else if (token.name === "header") {
-      const header = parseHeader(token.value!);
-      if (lastHttp === undefined) globalHeaders.push(header);
-      else perServer.get(lastHttp)!.push(header);
-    }
-  }
-  if (values.server !== undefined) {
-    checkName(values.server);
-    if (!command || command.length === 0 || command[0] === "") {
-      throw new UsageError(`${CMD}: --server ${values.server} needs the command after --`);
-    }
-    const env: Record<string, string> = {};
-    for (const e of values.env ?? []) {
-      const eq = e.indexOf("=");
-      const name = eq < 0 ? e : e.slice(0, eq);
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-        throw new UsageError(
-          `${CMD}: --env expects NAME=VALUE or NAME (got ${JSON.stringify(name)})`,
-        );
-      }
-      // --env NAME passes the variable through: the lock stores the reference ${NAME}.
-      env[name] = eq < 0 ? `\${${name}}` : e.slice(eq + 1);
-    }
-    const identity: ServerTarget["identity"] = { transport: "stdio", command };
-    if (Object.keys(env).length) identity.env = env;
-    if (values.cwd !== undefined) identity.cwd = lockRelative(values.cwd, lockPath);
-    cli.push({ name: values.server, identity });
-  } else if (command !== undefined) {
-    throw new UsageError(`${CMD}: a command after -- needs --server NAME`);
-  } else if (values.env?.length || values.cwd !== undefined) {
-    throw new UsageError(`${CMD}: --env and --cwd apply to --server NAME -- CMD`);
-  }
+  // or to every HTTP server when it comes before the first --http; --file dumps keep their
+  // place among them.
+  const given = commandLineServers(
+    CMD,
+    { values, tokens },
+    command,
+    (path) => lockRelative(path, lockPath),
+  );
+  const { globalHeaders, perServer } = given;
+  const cli: ServerTarget[] = given.targets;
 
   // The existing lock: refuse to replace it without --force; with --force its servers are
   // pinned again (that is how a legitimate change is acknowledged).
@@ -321,7 +201,7 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     );
   }
   // --client-capabilities: what the servers given here are asked with (and the lock records).
-  const capabilities = parseClientCapabilities(values["client-capabilities"]);
+  const capabilities = given.capabilities;
   if (capabilities) {
     for (const t of cli) {
       if (t.identity.transport === "file") {

@@ -12,7 +12,8 @@ import { SchemaPinError } from "../errors.ts";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
 import { type ConfigContext, parseMcpConfig } from "../contractpin/config.ts";
 import type { ServerTarget } from "../contractpin/live.ts";
-import { type ContractLock, parseLock } from "../contractpin/lock.ts";
+import { type ContractLock, normalizeClientCapabilities, parseLock } from "../contractpin/lock.ts";
+import { type HeaderTemplate, parseHeader } from "../contractpin/secrets.ts";
 import {
   DEFAULT_MAX_PAGES,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -61,6 +62,188 @@ export const MCP_LIMIT_FLAGS = {
     help: `servers contacted at once (default ${DEFAULT_CONCURRENCY})`,
   },
 } as const satisfies FlagTable;
+
+/**
+ * The servers given on the command line of `contract init` and `contract dump`: a stdio
+ * command (`--server NAME -- CMD…`, with `--env`, `--cwd`), HTTP servers (`--http`, `--sse`,
+ * each with the `--header`s after it) and the client capabilities to announce.
+ */
+export const CONTRACT_SERVER_FLAGS = {
+  server: {
+    type: "string",
+    value: "NAME",
+    help: "the stdio server whose command follows --, under NAME",
+  },
+  env: {
+    type: "string",
+    multiple: true,
+    value: "NAME[=VALUE]",
+    help: "an environment variable of --server's command (NAME alone: its value here, " +
+      "stored as ${NAME}); repeatable",
+  },
+  cwd: { type: "string", value: "DIR", help: "the working folder of --server's command" },
+  http: {
+    type: "string",
+    multiple: true,
+    value: "NAME=URL",
+    help: "an HTTP server (Streamable HTTP, else the legacy HTTP+SSE transport); init takes " +
+      "several",
+  },
+  sse: {
+    type: "string",
+    multiple: true,
+    value: "NAME=URL",
+    help: "an HTTP server reached with the legacy HTTP+SSE transport (2024-11-05); init " +
+      "takes several",
+  },
+  header: {
+    type: "string",
+    multiple: true,
+    value: "'NAME: VALUE'",
+    help: "an HTTP header for the --http/--sse before it (before the first one: for every " +
+      "HTTP server); never written to the lock; repeatable",
+  },
+  file: {
+    type: "string",
+    multiple: true,
+    value: "NAME=PATH",
+    help: "a saved tools/list result (a file dump) as server NAME; init takes several",
+  },
+  "client-capabilities": {
+    type: "string",
+    value: "NAMES",
+    help: "announce these client capabilities (roots,sampling,elicitation) to the servers " +
+      "of this command line; recorded in the lock",
+  },
+} as const satisfies FlagTable;
+
+/** The servers of a command line (CONTRACT_SERVER_FLAGS), in order, with their headers. */
+export interface CommandLineServers {
+  /** The servers, in the order given (`--server` last). */
+  readonly targets: ServerTarget[];
+  /** `--header`s given before the first `--http`/`--sse`: for every HTTP server. */
+  readonly globalHeaders: HeaderTemplate[];
+  /** The `--header`s of each HTTP server, by name. */
+  readonly perServer: Map<string, HeaderTemplate[]>;
+  /** `--client-capabilities`, sorted; undefined when not given. */
+  readonly capabilities?: string[];
+}
+
+/** `NAME=VALUE` of `--<flag>`, split at the first `=`. */
+function splitNameValue(cmd: string, flag: string, text: string): [string, string] {
+  const eq = text.indexOf("=");
+  if (eq <= 0 || eq === text.length - 1) {
+    throw new UsageError(`${cmd}: --${flag} expects NAME=${flag === "file" ? "PATH" : "URL"}`);
+  }
+  return [text.slice(0, eq), text.slice(eq + 1)];
+}
+
+/** A server name of the lock: a letter or digit, then letters, digits, `._@-`. */
+function checkServerName(cmd: string, name: string): void {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._@-]*$/.test(name)) {
+    throw new UsageError(
+      `${cmd}: server name ${JSON.stringify(name)} must start with a letter or digit and use ` +
+        `only letters, digits, ".", "_", "@" and "-"`,
+    );
+  }
+}
+
+/** `roots,sampling,elicitation` → sorted names; undefined when not given. */
+function parseClientCapabilities(cmd: string, text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text.split(",").map((n) => n.trim()).filter((n) => n !== "");
+  if (names.length === 0) {
+    throw new UsageError(`${cmd}: --client-capabilities expects names, e.g. roots,sampling`);
+  }
+  try {
+    return normalizeClientCapabilities(names);
+  } catch (e) {
+    throw new UsageError(`${cmd}: --client-capabilities: ${(e as Error).message}`);
+  }
+}
+
+/** The parse of a table that includes CONTRACT_SERVER_FLAGS, as parseWithTokens returns it. */
+interface ServerFlagParse {
+  readonly values: {
+    server?: string;
+    env?: string[];
+    cwd?: string;
+    "client-capabilities"?: string;
+  };
+  readonly tokens?: readonly { kind: string; name?: string; value?: string }[];
+}
+
+/**
+ * The servers of a command line (CONTRACT_SERVER_FLAGS): `--http`/`--sse` in order, a
+ * `--header` for the one before it (or every HTTP server when before the first), and
+ * `--file NAME=PATH` dumps in their place, and `--server NAME` with `command` (the words after
+ * `--`). `relative` rewrites a `--cwd` and a `--file` path (relative to the lock's folder for
+ * init; as given for dump).
+ */
+export function commandLineServers(
+  cmd: string,
+  parsed: ServerFlagParse,
+  command: string[] | undefined,
+  relative: (path: string) => string = (p) => p,
+): CommandLineServers {
+  const { values } = parsed;
+  const targets: ServerTarget[] = [];
+  const globalHeaders: HeaderTemplate[] = [];
+  const perServer = new Map<string, HeaderTemplate[]>();
+  let lastHttp: string | undefined;
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== "option") continue;
+    if (token.name === "http" || token.name === "sse") {
+      // --sse: the legacy HTTP+SSE transport (2024-11-05); the lock records transport "http"
+      // (contractpin §5 knows no other) and verify detects the legacy transport again.
+      const [name, url] = splitNameValue(cmd, token.name, token.value!);
+      checkServerName(cmd, name);
+      targets.push({
+        name,
+        identity: { transport: "http", url },
+        ...(token.name === "sse" ? { httpTransport: "sse" as const } : {}),
+      });
+      perServer.set(name, []);
+      lastHttp = name;
+    } else if (token.name === "header") {
+      const header = parseHeader(token.value!);
+      if (lastHttp === undefined) globalHeaders.push(header);
+      else perServer.get(lastHttp)!.push(header);
+    } else if (token.name === "file") {
+      const [name, path] = splitNameValue(cmd, "file", token.value!);
+      checkServerName(cmd, name);
+      targets.push({ name, identity: { transport: "file", path: relative(path) } });
+    }
+  }
+  if (values.server !== undefined) {
+    checkServerName(cmd, values.server);
+    if (!command || command.length === 0 || command[0] === "") {
+      throw new UsageError(`${cmd}: --server ${values.server} needs the command after --`);
+    }
+    const env: Record<string, string> = {};
+    for (const e of values.env ?? []) {
+      const eq = e.indexOf("=");
+      const name = eq < 0 ? e : e.slice(0, eq);
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+        throw new UsageError(
+          `${cmd}: --env expects NAME=VALUE or NAME (got ${JSON.stringify(name)})`,
+        );
+      }
+      // --env NAME passes the variable through: the lock stores the reference ${NAME}.
+      env[name] = eq < 0 ? `\${${name}}` : e.slice(eq + 1);
+    }
+    const identity: ServerTarget["identity"] = { transport: "stdio", command };
+    if (Object.keys(env).length) identity.env = env;
+    if (values.cwd !== undefined) identity.cwd = relative(values.cwd);
+    targets.push({ name: values.server, identity });
+  } else if (command !== undefined) {
+    throw new UsageError(`${cmd}: a command after -- needs --server NAME`);
+  } else if (values.env?.length || values.cwd !== undefined) {
+    throw new UsageError(`${cmd}: --env and --cwd apply to --server NAME -- CMD`);
+  }
+  const capabilities = parseClientCapabilities(cmd, values["client-capabilities"]);
+  return { targets, globalHeaders, perServer, ...(capabilities ? { capabilities } : {}) };
+}
 
 /**
  * Strict parseArgs of a flag table with tokens (so a `--header` belongs to the `--http`

@@ -199,7 +199,8 @@ wrap CONFIG rewrites an MCP client config (Claude Desktop, Claude Code, Cursor, 
 Windsurf, Cline; JSONC kept, only the changed members rewritten) so every server runs
 through the guard with its lock entry (found by name, or name@… with the same command):
 a stdio entry becomes \`<schemapin> guard --lock <abs lock> --server NAME -- <its command>\`
-(--schemapin-command PATH; default: this binary, or deno run … cli.ts from a checkout); an
+(--schemapin-command PATH; default: the schemapin found on PATH, as \`command -v\` finds
+it, never one inside a package-manager cache: none usable is exit 2); an
 HTTP entry's url becomes http://127.0.0.1:PORT/…#schemapin-upstream=<its url> (--port, from
 8931) and wrap prints the \`guard --listen\` command to keep running for it. A server that is
 not pinned, or pinned from another definition, stops the wrap (exit 2, nothing written)

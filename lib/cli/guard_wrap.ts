@@ -9,7 +9,6 @@
  */
 import { shellQuote } from "../contractpin/display_text.ts";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { SchemaPinError } from "../errors.ts";
 import {
   type ConfigEntry,
@@ -33,39 +32,30 @@ import { type CliIO, EXIT_OK, EXIT_USAGE, parseCommandArgs, UsageError } from ".
 import { configContextFor, lockRelative, readLock } from "./contract_shared.ts";
 import { describeFsError, exists, readInput, writeFileAtomic } from "./io.ts";
 import type { FlagTable } from "./flags.ts";
-
-/** The permission flags of `deno task schemapin` (deno.json) — the compiled binary's too. */
-export const SCHEMAPIN_RUN_FLAGS: readonly string[] = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-net",
-  "--allow-run",
-];
+import { type EnvLookup, findSchemapinOnPath } from "./schemapin_path.ts";
 
 /** The loopback port of the first wrapped HTTP server (the next ones count up). */
 export const DEFAULT_GUARD_PORT = 8931;
 
 /**
- * How a client starts this schemapin, from any folder: the compiled binary itself, or
- * `deno run <flags> --config <repo>/deno.json <repo>/cli.ts` when running from source.
+ * How a client starts schemapin: the `schemapin` found on PATH (its absolute path, as
+ * `command -v` finds it), never a path inside a package-manager cache nor the Deno runtime of
+ * this process — both vanish when the cache is cleaned. None usable: a usage error naming
+ * --schemapin-command and what was found.
  */
-export function defaultSchemapinCommand(): string[] {
-  if (Deno.build.standalone) return [Deno.execPath()];
-  const root = new URL("../../", import.meta.url);
-  if (root.protocol !== "file:") {
-    throw new UsageError(
-      "guard wrap: schemapin is not running from local files; give --schemapin-command PATH",
-    );
-  }
-  return [
-    Deno.execPath(),
-    "run",
-    ...SCHEMAPIN_RUN_FLAGS,
-    "--config",
-    fileURLToPath(new URL("deno.json", root)),
-    fileURLToPath(new URL("cli.ts", root)),
-  ];
+export function defaultSchemapinCommand(env: EnvLookup = (n) => Deno.env.get(n)): string[] {
+  const found = findSchemapinOnPath(env, {
+    denoPath: Deno.build.standalone ? undefined : Deno.execPath(),
+  });
+  if (found.path !== undefined) return [found.path];
+  const seen = found.candidates.length === 0
+    ? "no schemapin on PATH"
+    : `only ${found.candidates.map((c) => `${c.path} (${c.rejected})`).join(", ")}, which ` +
+      "a client config cannot rely on: it disappears when that cache is cleaned";
+  throw new UsageError(
+    `guard wrap: ${seen}; install schemapin on PATH (e.g. the compiled binary in ` +
+      "~/.local/bin), or give the command the client should run with --schemapin-command PATH",
+  );
 }
 
 const PROJECT_FLAGS = {
@@ -104,8 +94,8 @@ export const WRAP_FLAGS = {
   "schemapin-command": {
     type: "string",
     value: "PATH",
-    help: "how the client starts schemapin (default: this binary, or deno run … cli.ts from " +
-      "a checkout)",
+    help: "how the client starts schemapin (default: the schemapin found on PATH, never one " +
+      "inside a package-manager cache)",
   },
   ...PROJECT_FLAGS,
 } as const satisfies FlagTable;
@@ -214,24 +204,17 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
   if (!Number.isInteger(base) || base < 1 || base > 65535) {
     throw new UsageError(`guard wrap: --port must be a port number (got ${values.port})`);
   }
-  let program: string[];
   const given = values["schemapin-command"];
-  if (given !== undefined) {
-    if (given === "") throw new UsageError("guard wrap: --schemapin-command is empty");
-    program = [/[/\\]/.test(given) && !isAbsolute(given) ? resolve(given) : given];
-  } else {
-    program = defaultSchemapinCommand();
-  }
+  if (given === "") throw new UsageError("guard wrap: --schemapin-command is empty");
   const configPath = positionals[0];
   const lockPath = resolve(values.lock ?? DEFAULT_LOCK_FILE);
   const file = await readConfigFile(configPath, values.project ?? ".", io);
   const lock = await readLock(values.lock ?? DEFAULT_LOCK_FILE, io);
-  const inv: GuardInvocation = { program, lockPath, ...(mode ? { mode } : {}) };
 
   const edits: WrapEdit[] = [];
   const problems: string[] = [];
   const lines: string[] = [];
-  const httpStarts: string[] = [];
+  const httpStarts: string[][] = [];
   const usedPorts = new Set<number>();
   for (const e of file.entries) {
     const w = wrappedState(file.doc, e);
@@ -296,7 +279,6 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
     );
     httpStarts.push(
       [
-        ...program,
         "guard",
         "--listen",
         `127.0.0.1:${port}`,
@@ -308,7 +290,7 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
         lockName,
         ...(mode ? ["--mode", mode] : []),
         ...(e.target.httpTransport === "sse" ? ["--upstream-transport", "sse"] : []),
-      ].map(shellQuote).join(" "),
+      ],
     );
   }
   if (file.entries.length === 0) {
@@ -329,6 +311,11 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
     return EXIT_OK;
   }
 
+  // The command the client runs, looked up only when something is to be written.
+  const program = given !== undefined
+    ? [/[/\\]/.test(given) && !isAbsolute(given) ? resolve(given) : given]
+    : defaultSchemapinCommand();
+  const inv: GuardInvocation = { program, lockPath, ...(mode ? { mode } : {}) };
   const result = wrapConfigText(file.text, edits, inv);
   // Check the edit before writing: the new text parses, and every wrapped entry reads back
   // as the guard in front of exactly the command or URL it had.
@@ -360,7 +347,7 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
   if (httpStarts.length > 0) {
     await io.stdout(
       `HTTP servers: a client cannot start their guards; start each (and keep it running):\n` +
-        httpStarts.map((c) => `  ${c}\n`).join(""),
+        httpStarts.map((c) => `  ${[...program, ...c].map(shellQuote).join(" ")}\n`).join(""),
     );
   }
   await io.stdout(

@@ -112,6 +112,54 @@ export function verificationFields<R extends VerificationLike>(
   return out as JsonOutputFields;
 }
 
+/**
+ * The `developer_name` of a verify command's `--json`: the discovery document's, or `null` when
+ * none is known — a key given with `--public-key` has no discovery document, and the name the
+ * CLI gives it for the terminal (`(--public-key FILE)`, the source in parentheses) is not one.
+ *
+ * @example
+ * ```ts
+ * import { developerNameJson } from "./json_output.ts";
+ * developerNameJson({ developerName: "(--public-key pub.pem)", discoverySource: "--public-key pub.pem" });
+ * // null
+ * ```
+ */
+export function developerNameJson(
+  result: { readonly developerName?: string; readonly discoverySource?: string },
+): string | null {
+  const name = result.developerName;
+  if (name === undefined || name === "") return null;
+  return result.discoverySource !== undefined && name === `(${result.discoverySource})`
+    ? null
+    : name;
+}
+
+/**
+ * The one `signature_format` vocabulary of the verify commands' `--json`: `"bare"` for a bare
+ * Base64 schema signature, `"document"` for a 1.4 signature document (schema or skill),
+ * `"legacy"` for a pre-1.4 (1.3) skill signature document. The skill library's algorithm
+ * names (`"1.4"`, `"legacy"`) are mapped here.
+ *
+ * @example
+ * ```ts
+ * import { signatureFormatJson } from "./json_output.ts";
+ * signatureFormatJson("1.4"); // "document"
+ * ```
+ */
+export function signatureFormatJson(
+  format: string | undefined,
+): "bare" | "document" | "legacy" | undefined {
+  switch (format) {
+    case undefined:
+      return undefined;
+    case "bare":
+    case "legacy":
+      return format;
+    default:
+      return "document"; // "document", or the skill algorithm "1.4"
+  }
+}
+
 /** What {@linkcode verificationFields} reads from a library result. */
 export interface VerificationLike {
   /** The library's success flag. */

@@ -39,6 +39,7 @@ import {
 } from "./command.ts";
 import {
   batchFailure,
+  developerNameJson,
   failureFields,
   jsonError,
   jsonOutput,
@@ -143,11 +144,13 @@ const HELP = `schemapin verify-schema — verify a tool schema's signature
 Usage:
   schemapin verify-schema SCHEMA.json|- (--signature FILE | --signature-base64 B64) [--domain D]
       [--tool-id ID] (--discovery FILE [--revocation FILE] | SOURCE…)
-  schemapin verify-schema SCHEMA.json|- (--signature FILE | --signature-base64 B64) [--domain D]
-      --public-key PUBLIC.pem [--revocation FILE] [--allow-expired] [--json] [-q]
       [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
       [--lineage | --lineage-store FILE]
       [--allow-expired] [--allow-missing-revocation] [--json] [-q]
+  schemapin verify-schema SCHEMA.json|- (--signature FILE | --signature-base64 B64) [--domain D]
+      [--tool-id ID] --public-key PUBLIC.pem [--revocation FILE]
+      [--dns [--dns-server IP[:PORT]]] [--allow-expired] [--allow-missing-revocation]
+      [--json] [-q]
   schemapin verify-schema --batch DIR [--pattern GLOB] [--signature-dir DIR] --domain D
       (--discovery FILE | SOURCE…) [options above]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
@@ -326,8 +329,10 @@ const RESULT_KEYS = [
 
 /** A result as printed by `--json`. */
 function resultJson(result: Result): JsonOutputFields {
-  const out = verificationFields(result, RESULT_KEYS);
-  return result.lineage === undefined ? out : { ...out, lineage: lineageJson(result.lineage) };
+  const fields = verificationFields(result, RESULT_KEYS) as Record<string, unknown>;
+  if ("developer_name" in fields) fields.developer_name = developerNameJson(result);
+  if (result.lineage !== undefined) fields.lineage = lineageJson(result.lineage);
+  return fields as JsonOutputFields;
 }
 
 function toolIdFor(explicit: string | undefined, schema: JsonValue, file: string): string {

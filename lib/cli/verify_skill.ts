@@ -28,7 +28,13 @@ import {
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import { jsonOutput, type JsonOutputFields, verificationFields } from "./json_output.ts";
+import {
+  developerNameJson,
+  jsonOutput,
+  type JsonOutputFields,
+  signatureFormatJson,
+  verificationFields,
+} from "./json_output.ts";
 import { readInput } from "./io.ts";
 import { limitsFromArgs, skillProgress } from "./hash_skill.ts";
 import {
@@ -163,7 +169,8 @@ function resultJson(
     lineage?: LineageReport;
   },
 ): JsonOutputFields {
-  const out = verificationFields(result, [
+  // One vocabulary with verify-schema: "document" (1.4) or "legacy" (1.3), not the algorithm.
+  const fields = verificationFields(result, [
     "domain",
     "toolId",
     "skillName",
@@ -189,8 +196,13 @@ function resultJson(
     "unprotectedFields",
     "discoverySource",
     "dns",
-  ]);
-  return result.lineage === undefined ? out : { ...out, lineage: lineageJson(result.lineage) };
+  ]) as Record<string, unknown>;
+  if ("developer_name" in fields) fields.developer_name = developerNameJson(result);
+  if ("signature_format" in fields) {
+    fields.signature_format = signatureFormatJson(result.signatureFormat);
+  }
+  if (result.lineage !== undefined) fields.lineage = lineageJson(result.lineage);
+  return fields as JsonOutputFields;
 }
 
 /**

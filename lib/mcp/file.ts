@@ -12,7 +12,7 @@
  * @module
  */
 import { parseJson } from "../json/parse.ts";
-import type { JsonValue } from "../json/types.ts";
+import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject } from "../json/types.ts";
 import { ServerFailure } from "./errors.ts";
 import { collectPages, DEFAULT_MAX_PAGES, type ToolListing } from "./session.ts";
@@ -167,4 +167,29 @@ export async function readToolsDump(
     throw new ServerFailure("malformed", `${source}: ${(e as Error).message}`);
   }
   return await listingFromDump(value, source, maxPages);
+}
+
+/**
+ * The dump of a listing, in the shape {@linkcode listingFromDump} reads: one page with
+ * `tools` and, where the listing enumerated them, `prompts`, `resources`,
+ * `resourceTemplates` and `instructions` (docs/contractpin-surface.md §5). Reading it back
+ * gives the same items, so the same digests.
+ *
+ * @example
+ * ```ts
+ * import { dumpOfListing, listingFromDump } from "./file.ts";
+ * const dump = dumpOfListing({ tools: [{ name: "a" }], pages: 2, notices: [], prompts: [] });
+ * console.log(dump); // { tools: [ { name: "a" } ], prompts: [] }
+ * console.log((await listingFromDump(dump, "dump")).tools.length); // 1
+ * ```
+ */
+export function dumpOfListing(listing: ToolListing): JsonObject {
+  checkArg("dumpOfListing", "listing", listing, "object");
+  const dump: JsonObject = { tools: [...listing.tools] };
+  for (const member of SURFACE_MEMBERS) {
+    const items = listing[member];
+    if (items !== undefined) dump[member] = [...items];
+  }
+  if (listing.instructions !== undefined) dump.instructions = listing.instructions;
+  return dump;
 }

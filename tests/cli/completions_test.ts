@@ -142,6 +142,7 @@ Deno.test("keygen's flags are exactly its table: deprecated spellings are not of
       "--json",
       "--out-dir",
       "--passphrase-file",
+      "--unencrypted",
       "--write-discovery",
       "-f",
     ],

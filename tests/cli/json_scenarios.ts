@@ -759,6 +759,35 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       errorCode: "HIDDEN_TEXT",
     },
     {
+      name: "contract dump of a --file dump",
+      args: [
+        ...["contract", "dump", "--file", `dump=${p("tools.json")}`],
+        ...["-o", p("dumped-tools.json"), "--json"],
+      ],
+      code: 0,
+      format: "schemapin.contract.dump/1",
+    },
+    {
+      name: "contract dump of a server that fails",
+      args: [
+        ...["contract", "dump", "--file", `gone=${p("no-such-dump.json")}`],
+        ...["-o", p("never-dumped.json"), "--json"],
+      ],
+      code: 1,
+      format: "schemapin.contract.dump/1",
+      errorCode: "SERVER_FAILED",
+    },
+    {
+      name: "contract dump over an existing file",
+      args: [
+        ...["contract", "dump", "--file", `dump=${p("tools.json")}`, "-o", p("tools.json")],
+        "--json",
+      ],
+      code: 2,
+      format: ERROR,
+      errorCode: "IO_FAILED",
+    },
+    {
       name: "contract init with a server that cannot be pinned",
       args: [
         ...["contract", "init", "--lock", p("failed-init.lock")],

@@ -18,8 +18,8 @@ import { sanitizeIdentity } from "../../lib/contractpin/secrets.ts";
 import { parseJsonc } from "../../lib/json/jsonc.ts";
 import type { JsonObject } from "../../lib/json/types.ts";
 import { configContextFor } from "../../lib/cli/contract_shared.ts";
-import { defaultSchemapinCommand } from "../../lib/cli/guard_wrap.ts";
-import { schemapinTaskFlags } from "../cli/run.ts";
+import { findSchemapinOnPath } from "../../lib/cli/schemapin_path.ts";
+import { runCliProcess, schemapinTaskFlags } from "../cli/run.ts";
 import { CHILD_ENV } from "../process.ts";
 import { connectSdk, eventually } from "./helpers.ts";
 import {
@@ -78,6 +78,23 @@ function entriesOf(text: string, set: string[]): Record<string, Entry> {
   let v = parseJsonc(new TextEncoder().encode(text)) as JsonObject;
   for (const k of set) v = v[k] as JsonObject;
   return v as Record<string, Entry>;
+}
+
+/**
+ * A folder holding a `schemapin` shim: `deno run <task flags> --config <repo>/deno.json cli.ts`
+ * (what an installed schemapin does). Returns the folder.
+ */
+async function schemapinShim(bin: string): Promise<string> {
+  const repo = new URL("../../", import.meta.url).pathname;
+  const flags = await schemapinTaskFlags();
+  await Deno.mkdir(bin, { recursive: true });
+  const words = [Deno.execPath(), "run", "--quiet", ...flags, "--config", `${repo}deno.json`];
+  await Deno.writeTextFile(
+    join(bin, "schemapin"),
+    `#!/bin/sh\nexec ${[...words, `${repo}cli.ts`].map((w) => `'${w}'`).join(" ")} "$@"\n`,
+    { mode: 0o755 },
+  );
+  return bin;
 }
 
 const FORMATS: {
@@ -299,12 +316,15 @@ Deno.test("wrap: the wrapped config runs the guard, from another folder", async 
     const lock = join(dir, "project", "contractpin.lock");
     const init = await runInProcess(["contract", "init", "--lock", lock, "--config", config]);
     assert.equal(init.code, 0, init.stderr);
-    // Default --schemapin-command: deno run <flags> --config <repo>/deno.json <repo>/cli.ts.
-    const w = await runInProcess(["guard", "wrap", config, "--lock", lock]);
+    // Default --schemapin-command: the schemapin on PATH (here a shim of the test's own).
+    const bin = await schemapinShim(join(dir, "bin"));
+    const w = await runCliProcess(["guard", "wrap", config, "--lock", lock], {
+      env: { PATH: bin },
+    });
     assert.equal(w.code, 0, w.stderr);
     const entry = JSON.parse(await Deno.readTextFile(config)).mcpServers.fixture;
     assert.deepEqual([entry.command, ...entry.args].slice(0, -(args.length + 1)), [
-      ...defaultSchemapinCommand(),
+      join(bin, "schemapin"),
       "guard",
       "--lock",
       lock,
@@ -354,18 +374,6 @@ Deno.test("wrap: the wrapped config runs the guard, from another folder", async 
       await refused.close();
     }
   });
-});
-
-Deno.test("wrap: the default schemapin command has the task's permission flags", async () => {
-  const cmd = defaultSchemapinCommand();
-  const flags = await schemapinTaskFlags();
-  assert.equal(cmd[0], Deno.execPath());
-  assert.deepEqual(cmd.slice(1, 2 + flags.length), ["run", ...flags]);
-  assert.deepEqual(cmd.slice(-3, -1), [
-    "--config",
-    new URL("../../deno.json", import.meta.url).pathname,
-  ]);
-  assert.equal(cmd.at(-1), new URL("../../cli.ts", import.meta.url).pathname);
 });
 
 Deno.test("wrap: a renamed lock entry (name@config) is found by its command", async () => {
@@ -669,5 +677,126 @@ Deno.test("wrap/unwrap: a credential in a wrapped command is never printed", asy
     assert.equal(u.code, 0, u.stderr);
     assert.match(u.stdout, /^unwrapped s: srv --api-key=…$/m);
     assert.ok(!(w.stdout + w.stderr + u.stdout + u.stderr).includes("sk-live"));
+  });
+});
+
+/** A pinned config to wrap (the Cursor fixture), in `dir`. */
+async function pinnedConfig(dir: string): Promise<{ config: string; lock: string }> {
+  const config = await copyFixture(dir, "cursor_mcp.json", ".cursor/mcp.json");
+  const lock = join(dir, "contractpin.lock");
+  await lockFor(config, lock, dir);
+  return { config, lock };
+}
+
+/** An executable `name` in `folder` (created), which is never run. */
+async function fakeProgram(folder: string, name = "schemapin"): Promise<string> {
+  await Deno.mkdir(folder, { recursive: true });
+  const path = join(folder, name);
+  await Deno.writeTextFile(path, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  return path;
+}
+
+Deno.test("wrap: writes exactly the absolute path of the schemapin on PATH", async () => {
+  await withTempDir(async (dir) => {
+    const { config, lock } = await pinnedConfig(dir);
+    // A cached one first on PATH is passed over; a relative PATH entry is made absolute; a
+    // symlink is kept as the path found (not its target); a file that is not executable is no
+    // candidate.
+    await fakeProgram(join(dir, "home", ".npm", "_npx", "4f2a9c", "node_modules", ".bin"));
+    await Deno.mkdir(join(dir, "noexec"));
+    await Deno.writeTextFile(join(dir, "noexec", "schemapin"), "#!/bin/sh\n", { mode: 0o644 });
+    const target = await fakeProgram(join(dir, "opt", "schemapin-1.0"));
+    await Deno.mkdir(join(dir, "local", "bin"), { recursive: true });
+    await Deno.symlink(target, join(dir, "local", "bin", "schemapin"));
+    const PATH = [
+      join(dir, "home", ".npm", "_npx", "4f2a9c", "node_modules", ".bin"),
+      join(dir, "noexec"),
+      "local/bin",
+    ].join(":");
+    const r = await runCliProcess(["guard", "wrap", config, "--lock", lock, "--project", dir], {
+      env: { PATH },
+      cwd: dir,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const entries = entriesOf(await Deno.readTextFile(config), ["mcpServers"]);
+    for (const name of ["server-name", "project-tool"]) {
+      assert.equal(entries[name].command, join(dir, "local", "bin", "schemapin"), name);
+      assert.equal(entries[name].args?.[0], "guard", name);
+    }
+    // The printed `guard --listen` command of the HTTP server starts the same program.
+    assert.match(
+      r.stdout,
+      new RegExp(`^  ${join(dir, "local", "bin", "schemapin")} guard --listen`, "m"),
+    );
+    assert.doesNotMatch(await Deno.readTextFile(config), /_npx|node_modules|deno/);
+
+    // --schemapin-command still overrides what PATH holds.
+    await Deno.writeTextFile(config, await Deno.readTextFile(config + ".schemapin.bak"));
+    const o = await runCliProcess(
+      ["guard", "wrap", config, "--lock", lock, "--project", dir, "--schemapin-command", SCHEMAPIN],
+      { env: { PATH }, cwd: dir },
+    );
+    assert.equal(o.code, 0, o.stderr);
+    const after = entriesOf(await Deno.readTextFile(config), ["mcpServers"]);
+    assert.equal(after["server-name"].command, SCHEMAPIN);
+  });
+});
+
+Deno.test("wrap: no schemapin on PATH, or only one in a package cache → exit 2, nothing written", async () => {
+  await withTempDir(async (dir) => {
+    const { config, lock } = await pinnedConfig(dir);
+    const before = await Deno.readTextFile(config);
+    const empty = join(dir, "empty");
+    await Deno.mkdir(empty);
+    const none = await runCliProcess(["guard", "wrap", config, "--lock", lock, "--project", dir], {
+      env: { PATH: empty },
+    });
+    assert.equal(none.code, 2, none.stderr);
+    assert.match(none.stderr, /no schemapin on PATH/);
+    assert.match(none.stderr, /--schemapin-command PATH/);
+
+    const cached = await fakeProgram(
+      join(dir, "npm-cache", "_npx", "4f2a9c3d", "node_modules", "schemapin", "bin"),
+    );
+    const only = await runCliProcess(["guard", "wrap", config, "--lock", lock, "--project", dir], {
+      env: { PATH: `${empty}:${join(cached, "..")}` },
+    });
+    assert.equal(only.code, 2, only.stderr);
+    assert.match(only.stderr, /--schemapin-command PATH/);
+    assert.ok(
+      only.stderr.includes(`${cached} (inside a package-manager cache (_npx/))`),
+      only.stderr,
+    );
+    assert.equal(await Deno.readTextFile(config), before);
+    assert.equal(await exists(config + ".schemapin.bak"), false);
+  });
+});
+
+Deno.test("wrap: the PATH search passes over caches named by the environment and Deno itself", async () => {
+  await withTempDir(async (dir) => {
+    const denoDir = join(dir, "deno-dir");
+    const inDenoDir = await fakeProgram(join(denoDir, "bin"));
+    const inHomeCache = await fakeProgram(join(dir, "home", ".cache", "x"));
+    const deno = await fakeProgram(join(dir, "runtime"), "schemapin");
+    const good = await fakeProgram(join(dir, "usr", "bin"));
+    const env: Record<string, string> = {
+      PATH: [inDenoDir, inHomeCache, deno, good].map((p) => join(p, "..")).join(":"),
+      DENO_DIR: denoDir,
+      HOME: join(dir, "home"),
+    };
+    const found = findSchemapinOnPath((n) => env[n], { denoPath: deno, windows: false });
+    assert.equal(found.path, good);
+    assert.deepEqual(found.candidates.map((c) => [c.path, c.rejected]), [
+      [inDenoDir, `inside a cache folder (${denoDir})`],
+      [inHomeCache, "inside a package-manager cache (.cache/)"],
+      [deno, "the Deno runtime of this process"],
+      [good, undefined],
+    ]);
+    // An empty PATH entry is the current folder, as for `command -v`.
+    const here = findSchemapinOnPath((n) => (n === "PATH" ? ":" : undefined), {
+      cwd: join(dir, "usr", "bin"),
+      windows: false,
+    });
+    assert.equal(here.path, good);
   });
 });

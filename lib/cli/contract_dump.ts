@@ -1,0 +1,160 @@
+/**
+ * `schemapin contract dump`: save one server's definitions — every kind the lock pins (tools,
+ * prompts, resources, resource templates, instructions; docs/contractpin-surface.md) — in the
+ * shape `--file` reads (lib/mcp/file.ts), so a change can be simulated by editing a copy and
+ * a server can be pinned or verified without running it. Written atomically; an existing file
+ * is replaced only with --force.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { prepareTarget } from "../contractpin/live.ts";
+import { fetchLive } from "../contractpin/run.ts";
+import { processEnv } from "../contractpin/secrets.ts";
+import { dumpOfListing } from "../mcp/file.ts";
+import type { ToolListing } from "../mcp/session.ts";
+import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
+import {
+  commandLineServers,
+  CONTRACT_SERVER_FLAGS,
+  limitsFrom,
+  MCP_LIMIT_FLAGS,
+  MCP_TIMEOUT_FLAGS,
+  parseWithTokens,
+} from "./contract_shared.ts";
+import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
+import type { FlagTable } from "./flags.ts";
+import { exists, writeFileAtomic } from "./io.ts";
+import { jsonOutput } from "./json_output.ts";
+
+const CMD = "contract dump";
+
+/** The flags of `contract dump`: one server (as init takes it), the output, the limits. */
+export const CONTRACT_DUMP_FLAGS = {
+  ...CONTRACT_SERVER_FLAGS,
+  out: {
+    type: "string",
+    value: "FILE",
+    help: "the dump to write (required; - : stdout)",
+  },
+  ...FORCE_FLAGS,
+  ...jsonFlag("schemapin.contract.dump/1"),
+  ...MCP_TIMEOUT_FLAGS,
+  "max-pages": MCP_LIMIT_FLAGS["max-pages"],
+} as const satisfies FlagTable;
+
+/** The usage lines of `contract dump` (in the contract help). */
+export const CONTRACT_DUMP_USAGE =
+  `  schemapin contract dump (--server NAME [--env NAME[=VALUE]]… [--cwd DIR] -- CMD ARGS… |
+      --http NAME=URL [--header 'Name: value']… | --sse NAME=URL | --file NAME=PATH)
+      [--client-capabilities roots,sampling,…] -o/--out FILE|- [-f/--force] [--json]
+      [--startup-timeout SECONDS] [--timeout SECONDS] [--max-pages N]`;
+
+/** `4 tools, 2 prompts, 1 resource, 0 resource templates, instructions` of a listing. */
+function counts(listing: ToolListing): string {
+  const n = (count: number, noun: string) => `${count} ${count === 1 ? noun : noun + "s"}`;
+  const parts = [n(listing.tools.length, "tool")];
+  if (listing.prompts) parts.push(n(listing.prompts.length, "prompt"));
+  if (listing.resources) parts.push(n(listing.resources.length, "resource"));
+  if (listing.resourceTemplates) {
+    parts.push(n(listing.resourceTemplates.length, "resource template"));
+  }
+  if (typeof listing.instructions === "string") parts.push("instructions");
+  else if (listing.instructions === null) parts.push("no instructions");
+  return parts.join(", ");
+}
+
+/** Runs `schemapin contract dump`. */
+export async function runContractDump(args: string[], io: CliIO): Promise<number> {
+  const dash = args.indexOf("--");
+  const optionArgs = dash < 0 ? args : args.slice(0, dash);
+  const command = dash < 0 ? undefined : args.slice(dash + 1);
+  const { values, positionals, tokens } = parseWithTokens(CMD, optionArgs, CONTRACT_DUMP_FLAGS);
+  if (positionals.length) {
+    throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
+  }
+  const limits = limitsFrom(CMD, values);
+  const out = values.out;
+  if (out === undefined || out === "") {
+    throw new UsageError(`${CMD}: give the file to write with -o/--out FILE (- : stdout)`);
+  }
+  if (out === "-" && values.json) {
+    throw new UsageError(`${CMD}: --json prints a summary; with --out - stdout is the dump`);
+  }
+  const given = commandLineServers(CMD, { values, tokens }, command);
+  if (given.targets.length !== 1) {
+    throw new UsageError(
+      `${CMD}: ` +
+        (given.targets.length === 0
+          ? "no server given: give --server NAME -- CMD, --http NAME=URL, --sse NAME=URL or " +
+            "--file NAME=PATH"
+          : `dumps one server at a time (got ${given.targets.map((t) => t.name).join(", ")})`),
+    );
+  }
+  const target = given.targets[0];
+  if (given.globalHeaders.length && target.identity.transport !== "http") {
+    throw new UsageError(`${CMD}: --header given but there is no HTTP server`);
+  }
+  if (given.capabilities && target.identity.transport === "file") {
+    throw new UsageError(`${CMD}: --client-capabilities has no meaning for --file ${target.name}`);
+  }
+  // Refused before the server is started: nothing to learn from it when the file stays.
+  if (out !== "-" && !values.force && await exists(out)) {
+    throw new SchemaPinError(
+      "IO_FAILED",
+      `${out} already exists; refusing to overwrite it (use --force)`,
+      { path: out },
+    );
+  }
+  const prepared = prepareTarget({
+    ...target,
+    headers: [...given.globalHeaders, ...(given.perServer.get(target.name) ?? [])],
+    ...(given.capabilities ? { clientCapabilities: given.capabilities } : {}),
+  }, processEnv);
+  const live = await fetchLive(prepared, limits);
+  if (!live.ok) {
+    const message = `${live.failure.message}; ${out === "-" ? "nothing" : out} was not written`;
+    await io.stderr(`error: ${message}\n`);
+    if (live.failure.stderr) {
+      const tail = live.failure.stderr.trimEnd().split("\n").slice(-15);
+      await io.stderr(tail.map((l) => `  | ${l}\n`).join(""));
+    }
+    if (values.json) {
+      await io.stdout(jsonOutput("contract.dump", {
+        ok: false,
+        error: { code: "SERVER_FAILED", message },
+        server: target.name,
+        out,
+      }));
+    }
+    return EXIT_FAILED;
+  }
+  const { listing } = live;
+  for (const n of listing.notices) await io.stderr(`note: server ${target.name}: ${n}\n`);
+  const text = JSON.stringify(dumpOfListing(listing), null, 2) + "\n";
+  if (out === "-") {
+    await io.stdout(text);
+  } else {
+    await writeFileAtomic(out, text, { overwrite: values.force === true });
+  }
+  const summary = `saved ${target.name}: ${counts(listing)}`;
+  if (values.json) {
+    await io.stdout(jsonOutput("contract.dump", {
+      ok: true,
+      server: target.name,
+      out,
+      tool_count: listing.tools.length,
+      prompt_count: listing.prompts?.length ?? null,
+      resource_count: listing.resources?.length ?? null,
+      resource_template_count: listing.resourceTemplates?.length ?? null,
+      instructions: listing.instructions === undefined ? null : listing.instructions !== null,
+      protocol_version: listing.protocolVersion ?? null,
+      tools_digest: live.list.digest,
+    }));
+  } else if (out === "-") {
+    await io.stderr(`${summary}\n`);
+  } else {
+    await io.stdout(`${summary} → ${out}\n`);
+  }
+  return EXIT_OK;
+}

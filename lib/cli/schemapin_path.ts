@@ -1,0 +1,112 @@
+/**
+ * The `schemapin` a client config should start: the one found on PATH, as `command -v schemapin`
+ * finds it (the absolute path of the PATH entry; a symlink is kept as the path found, so an
+ * upgrade that moves its target is followed). A candidate inside a package-manager cache (npx's
+ * `_npx/`, `node_modules/`, `~/.npm/`, `~/.cache/`, the Deno cache) is not usable: that path
+ * disappears when the cache is cleaned, and the client config would then start nothing.
+ *
+ * @module
+ */
+import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
+
+/** One `schemapin` seen on PATH. */
+export interface PathCandidate {
+  /** Its absolute path, as found (symlinks not followed). */
+  readonly path: string;
+  /** Why it cannot be used; absent when it can. */
+  readonly rejected?: string;
+}
+
+/** What the PATH search found: the path to use (if any) and every candidate seen, in order. */
+export interface SchemapinOnPath {
+  readonly path?: string;
+  readonly candidates: readonly PathCandidate[];
+}
+
+/** The environment the search reads (`Deno.env.get` in the CLI; a table in the tests). */
+export type EnvLookup = (name: string) => string | undefined;
+
+/** Path segments that only occur inside package-manager caches and installs of a project. */
+const CACHE_SEGMENTS = new Set(["_npx", "node_modules", ".npm", ".cache", ".pnpm-store"]);
+
+/** The folders of package-manager caches named by the environment, as absolute paths. */
+function cacheRoots(env: EnvLookup): string[] {
+  const home = env("HOME") ?? env("USERPROFILE");
+  const roots = [
+    env("DENO_DIR"),
+    env("XDG_CACHE_HOME"),
+    env("npm_config_cache"),
+    env("NPM_CONFIG_CACHE"),
+    env("BUN_INSTALL_CACHE_DIR"),
+    env("LOCALAPPDATA") && join(env("LOCALAPPDATA")!, "deno"),
+    env("LOCALAPPDATA") && join(env("LOCALAPPDATA")!, "npm-cache"),
+    home && join(home, ".cache"),
+    home && join(home, ".npm"),
+    home && join(home, "Library", "Caches"),
+    home && join(home, ".bun", "install", "cache"),
+  ];
+  return roots.filter((r): r is string => typeof r === "string" && r !== "" && isAbsolute(r))
+    .map((r) => resolve(r));
+}
+
+/**
+ * Why `path` (absolute) lies in a package-manager cache, or undefined when it does not.
+ * `denoPath` is this process's Deno when it runs from source (`deno run … cli.ts`): a path
+ * equal to it, or in its folder, is the runtime the cache brought, not a schemapin.
+ */
+export function cacheReason(path: string, env: EnvLookup, denoPath?: string): string | undefined {
+  const segments = path.split(/[/\\]/);
+  const segment = segments.find((s) => CACHE_SEGMENTS.has(s));
+  if (segment !== undefined) return `inside a package-manager cache (${segment}${sep})`;
+  for (const root of cacheRoots(env)) {
+    if (path === root || path.startsWith(root.endsWith(sep) ? root : root + sep)) {
+      return `inside a cache folder (${root})`;
+    }
+  }
+  if (denoPath !== undefined && path === denoPath) return "the Deno runtime of this process";
+  return undefined;
+}
+
+/** True when `path` is a regular file (symlinks followed) that may be executed. */
+function isExecutableFile(path: string, windows: boolean): boolean {
+  try {
+    const st = Deno.statSync(path);
+    if (!st.isFile) return false;
+    return windows || st.mode === null || (st.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Searches PATH for `schemapin` as `command -v` does (each entry in order; an empty entry is the
+ * current folder) and returns the first candidate that is not inside a package-manager cache,
+ * with every candidate seen. On Windows the names of PATHEXT are tried as well.
+ */
+export function findSchemapinOnPath(
+  env: EnvLookup,
+  options: { cwd?: string; denoPath?: string; windows?: boolean } = {},
+): SchemapinOnPath {
+  const windows = options.windows ?? Deno.build.os === "windows";
+  const cwd = options.cwd ?? Deno.cwd();
+  const names = windows
+    ? [
+      "schemapin",
+      ...(env("PATHEXT") ?? ".COM;.EXE;.BAT;.CMD").split(";").filter((e) => e)
+        .map((e) => `schemapin${e.toLowerCase()}`),
+    ]
+    : ["schemapin"];
+  const candidates: PathCandidate[] = [];
+  const seen = new Set<string>();
+  for (const entry of (env("PATH") ?? "").split(windows ? ";" : delimiter)) {
+    for (const name of names) {
+      const path = resolve(cwd, entry === "" ? "." : entry, name);
+      if (seen.has(path) || !isExecutableFile(path, windows)) continue;
+      seen.add(path);
+      const rejected = cacheReason(path, env, options.denoPath);
+      candidates.push(rejected === undefined ? { path } : { path, rejected });
+      if (rejected === undefined) return { path, candidates };
+    }
+  }
+  return { candidates };
+}
