@@ -12,7 +12,9 @@
  * `DISCOVERY_FETCH_FAILED`, `DISCOVERY_INVALID`, `DOMAIN_MISMATCH`,
  * `SCHEMA_CANONICALIZATION_FAILED`, `SIGNATURE_EXPIRED` (§16), `CANONICALIZATION_UNSUPPORTED`
  * (§19), `A2A_SCOPE_VIOLATION` (§20), `BUNDLE_UNSIGNED`, `BUNDLE_EXPIRED`,
- * `BUNDLE_AUTHORITY_UNTRUSTED` (§21).
+ * `BUNDLE_AUTHORITY_UNTRUSTED` (§21), `LINEAGE_REJECTED` (§18.4: a verified release that
+ * does not extend the tool's latest known hash — a fork, a rollback, no `previous_hash`, a
+ * legacy document — when lineage is enforced).
  *
  * Project codes for input that could not be used at all: `JSON_INVALID` (bytes that are not
  * strict JSON), `KEY_INVALID` (a key that is not an ECDSA P-256 key), `INPUT_INVALID` (any other
@@ -40,6 +42,7 @@ export type ErrorCode =
   | "BUNDLE_UNSIGNED"
   | "BUNDLE_EXPIRED"
   | "BUNDLE_AUTHORITY_UNTRUSTED"
+  | "LINEAGE_REJECTED"
   | "JSON_INVALID"
   | "KEY_INVALID"
   | "INPUT_INVALID"

@@ -75,6 +75,10 @@ export const ERROR_EXIT_CODES: Readonly<Record<ErrorCode, ExitCodeRow>> = {
     exit: 1,
     reason: "the bundle's authority is not on the allow-list (§21.4 step 4)",
   },
+  LINEAGE_REJECTED: {
+    exit: 1,
+    reason: "the release does not extend the tool's latest known hash: fork or rollback (§18.4)",
+  },
   JSON_INVALID: { exit: 2, reason: "the bytes are not strict JSON: the input cannot be used" },
   KEY_INVALID: { exit: 2, reason: "the key is not an ECDSA P-256 key: the input cannot be used" },
   INPUT_INVALID: { exit: 2, reason: "a malformed argument, file or document of the user's" },

@@ -202,6 +202,22 @@ export const PIN_FLAGS = {
   },
 } as const satisfies FlagTable;
 
+/** Lineage enforced by the verifiers and the guard (§18.4; lib/cli/lineage_store.ts). */
+export const LINEAGE_FLAGS = {
+  lineage: {
+    type: "boolean",
+    help: "enforce lineage (§18.4): accept the same release, or one whose previous_hash names " +
+      "the latest known hash (then move it forward); refuse forks, rollbacks and legacy " +
+      "signatures (exit 1). Store: lineage.json beside the pin store",
+  },
+  "lineage-store": {
+    type: "string",
+    value: "FILE",
+    help: "lineage file (implies --lineage; default: lineage.json beside the pin store, " +
+      "$SCHEMAPIN_HOME/lineage.json or ~/.schemapin/lineage.json)",
+  },
+} as const satisfies FlagTable;
+
 /** `--allow-expired`. */
 export const EXPIRY_FLAGS = {
   "allow-expired": { type: "boolean", help: "accept an expired signature, with a warning" },

@@ -26,7 +26,8 @@ import { ListenerFailure } from "../http/server.ts";
 import { LineLog } from "./line_log.ts";
 import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
 import { type FlagTable, optionList } from "./flags.ts";
-import { NETWORK_TIMEOUT_FLAGS } from "./flag_groups.ts";
+import { LINEAGE_FLAGS, NETWORK_TIMEOUT_FLAGS } from "./flag_groups.ts";
+import { lineageStoreFromFlags } from "./lineage_store.ts";
 import { MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
 
 /** The connection limits of --listen (no TLS: no handshake timeout). */
@@ -73,6 +74,7 @@ export const GUARD_FLAGS = {
       "--domain (see above)",
   },
   ...GUARD_TRUST_FLAGS,
+  ...LINEAGE_FLAGS,
   listen: {
     type: "string",
     value: "HOST:PORT",
@@ -119,7 +121,8 @@ const HELP = `schemapin guard — check every tools/list live, between an MCP cl
 Usage:
   schemapin guard [--lock FILE] [--server NAME] [--mode enforce|filter|audit] [--log FILE]
       [--signatures] [--require-signed-lock] [--domain D (--discovery FILE | --bundle FILE |
-      --resolver-dir DIR | --well-known | --public-key FILE) [the other verify-schema options]]
+      --resolver-dir DIR | --well-known | --public-key FILE) [the other verify-schema options]
+      [--lineage | --lineage-store FILE]]
       [--strict-text] -- CMD ARGS…
   schemapin guard --listen 127.0.0.1:PORT --upstream URL [the same checks]
 ${WRAP_HELP}
@@ -132,7 +135,9 @@ answer (all pages) is checked first:
               (contractpin.lock): a drifted, added or removed tool fails
   signatures  (--signatures) each tool must carry a valid SchemaPin signature over its
               contract in _meta["dev.schemapin/signature"] (see \`schemapin sign-tools\`),
-              verified like verify-schema: discovery, revocation, pins, expiry
+              verified like verify-schema: discovery, revocation, pins, expiry; with
+              --lineage (or --lineage-store FILE) each tool must also be the same release as
+              the latest known one or extend it (§18.4, as verify-schema --lineage)
   signed lock (--require-signed-lock) before the server is started, LOCK.sig must be a valid
               signature of the lock (\`schemapin contract sign\`) by the key of --domain,
               verified like \`contract verify --require-signed-lock\` (pin
@@ -352,7 +357,13 @@ export const guardCommand: Command = {
         throw new UsageError(`guard: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
       }
       plan = checkTrustFlags("guard", values, dc.domain, own);
-    } else {
+    }
+    if (!values.signatures && (values.lineage || values["lineage-store"] !== undefined)) {
+      throw new UsageError(
+        `guard: --${values.lineage ? "lineage" : "lineage-store"} goes with --signatures`,
+      );
+    }
+    if (!(values.signatures || signedLock)) {
       for (const flag of TRUST_FLAGS) {
         if (values[flag] !== undefined) {
           throw new UsageError(`guard: --${flag} goes with --signatures or --require-signed-lock`);
@@ -370,6 +381,7 @@ export const guardCommand: Command = {
         "guard: --require-signed-lock needs --lock FILE (its signature is FILE.sig)",
       );
     }
+    const lineage = lineageStoreFromFlags(values);
     let setup;
     try {
       setup = await prepareGuard({
@@ -386,6 +398,7 @@ export const guardCommand: Command = {
           allowMissingRevocation: values["allow-missing-revocation"] === true,
         },
         strictText: values["strict-text"] === true,
+        ...(lineage ? { lineage } : {}),
       }, plan ? trustEnv(plan, io) : { read: (path) => readInput(path, io) });
     } catch (e) {
       if (e instanceof UsageError) throw e;

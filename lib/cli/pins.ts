@@ -8,6 +8,7 @@ import { SchemaPinError } from "../errors.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import { isSha256Ref } from "../crypto/fingerprint.ts";
+import { checkDomain } from "../dns/domain.ts";
 import {
   defaultPinStorePath,
   FilePinStore,
@@ -17,6 +18,7 @@ import {
   pinRecordFromJson,
   pinRecordToJson,
   removePin,
+  rotateDomainPins,
   rotatePin,
   seedPin,
 } from "../pins/store.ts";
@@ -79,7 +81,19 @@ const IMPORT_OWN_FLAGS = {
 const LIST_FLAGS = { ...JSON_FLAGS, ...STORE_FLAGS } as const satisfies FlagTable;
 const SHOW_FLAGS = { ...JSON_FLAGS, ...STORE_FLAGS } as const satisfies FlagTable;
 const ADD_FLAGS = { ...FINGERPRINT_FLAGS, ...STORE_FLAGS } as const satisfies FlagTable;
-const ROTATE_FLAGS = { ...FINGERPRINT_FLAGS, ...STORE_FLAGS } as const satisfies FlagTable;
+/** `pins rotate --domain D`: every pin of the domain at once. */
+const ROTATE_OWN_FLAGS = {
+  domain: {
+    type: "string",
+    value: "D",
+    help: "rotate every pin of domain D (instead of one TOOL_ID@DOMAIN), in one atomic write",
+  },
+} as const satisfies FlagTable;
+const ROTATE_FLAGS = {
+  ...ROTATE_OWN_FLAGS,
+  ...FINGERPRINT_FLAGS,
+  ...STORE_FLAGS,
+} as const satisfies FlagTable;
 const REMOVE_FLAGS = { ...STORE_FLAGS } as const satisfies FlagTable;
 const EXPORT_FLAGS = { ...EXPORT_OWN_FLAGS, ...STORE_FLAGS } as const satisfies FlagTable;
 const IMPORT_FLAGS = {
@@ -109,6 +123,8 @@ Usage:
       [--passphrase-file FILE]
   schemapin pins rotate TOOL_ID@DOMAIN (--fingerprint FP | --key KEY.pem | --discovery FILE)
       [--passphrase-file FILE]
+  schemapin pins rotate --domain D (--fingerprint FP | --key KEY.pem | --discovery FILE)
+      [--passphrase-file FILE]
   schemapin pins remove TOOL_ID@DOMAIN
   schemapin pins export [--out FILE [--force]]
   schemapin pins import FILE [--force]
@@ -116,7 +132,8 @@ All take [--pin-store FILE] (default $SCHEMAPIN_HOME/pins.json, else ~/.schemapi
 
 A pin binds TOOL_ID@DOMAIN to a key fingerprint. \`add\` seeds a fingerprint obtained out of
 band (refused if a different key is already pinned); \`rotate\` is the explicit consent to a
-changed key; \`import\` refuses conflicting fingerprints unless --force (-f; --overwrite, its
+changed key, for one tool or, with --domain D, for every tool of D at once (all or nothing:
+one locked, atomic write; pins of other domains are untouched); \`import\` refuses conflicting fingerprints unless --force (-f; --overwrite, its
 old name, still works for one release, with a note); \`export --out\` replaces an existing
 file only with --force. TOOL_ID@DOMAIN is split at its last "@". --key may be a public or a
 private key; an encrypted one's passphrase comes from --passphrase-file FILE, else
@@ -131,6 +148,9 @@ ${optionList(JSON_FLAGS)}
 Options of add and rotate (exactly one of --fingerprint, --key, --discovery):
 ${optionList(FINGERPRINT_FLAGS)}
 
+Options of rotate:
+${optionList(ROTATE_OWN_FLAGS)}
+
 Options of export:
 ${optionList(EXPORT_OWN_FLAGS)}
 
@@ -144,10 +164,15 @@ Examples:
   schemapin pins list
   schemapin pins add calculate_sum@example.com --fingerprint sha256:9fdb…
   schemapin pins rotate calculate_sum@example.com --discovery schemapin.json
+  schemapin pins rotate --domain example.com --discovery schemapin.json
 `;
 
 /** The flags of every subcommand (typed as one table: a subcommand's others are absent). */
-type AnyTable = typeof LIST_FLAGS & typeof ADD_FLAGS & typeof EXPORT_FLAGS & typeof IMPORT_FLAGS;
+type AnyTable =
+  & typeof LIST_FLAGS
+  & typeof ROTATE_FLAGS
+  & typeof EXPORT_FLAGS
+  & typeof IMPORT_FLAGS;
 
 type Values = ReturnType<typeof parseCommandArgs<AnyTable>>["values"];
 
@@ -158,7 +183,12 @@ function one(positionals: string[], sub: string, what: string): string {
   return positionals[0];
 }
 
-async function fingerprintFrom(values: Values, sub: string, io: CliIO): Promise<string> {
+async function fingerprintFrom(
+  values: Values,
+  sub: string,
+  io: CliIO,
+  onDiscovery?: (document: { readonly revoked_keys?: readonly string[] }) => void,
+): Promise<string> {
   const given = ["fingerprint", "key", "discovery"].filter((k) => values[k as keyof Values]);
   if (given.length !== 1) {
     throw new UsageError(`pins ${sub}: give exactly one of --fingerprint, --key, --discovery`);
@@ -182,7 +212,45 @@ async function fingerprintFrom(values: Values, sub: string, io: CliIO): Promise<
     await readJsonFile(file, io, "discovery document", "--key"),
     sourceName(file),
   );
+  onDiscovery?.(document);
   return loadDiscoveryKey(document, sourceName(file)).fingerprint;
+}
+
+/**
+ * `pins rotate`'s new key and, when it came from a discovery document, which old keys that
+ * document revokes (its `revoked_keys`): the message then says the rotation is the
+ * publisher's.
+ */
+async function newKeyFrom(
+  values: Values,
+  sub: string,
+  io: CliIO,
+): Promise<{ fingerprint: string; revoked: (old: string) => string | undefined }> {
+  let revokedKeys: readonly string[] = [];
+  const fingerprint = await fingerprintFrom(values, sub, io, (doc) => {
+    revokedKeys = doc.revoked_keys ?? [];
+  });
+  return {
+    fingerprint,
+    revoked: (old) =>
+      revokedKeys.includes(old) ? "revoked by the discovery document's revoked_keys" : undefined,
+  };
+}
+
+/**
+ * `*@example.com` and a bare `example.com` mean "every pin of the domain": refused, pointing
+ * at `--domain` (a tool id `*` would otherwise be looked up literally).
+ */
+function refuseDomainPattern(target: string): void {
+  const at = target.lastIndexOf("@");
+  if (at < 0 || target.slice(0, at) === "*") {
+    const domain = at < 0 ? target : target.slice(at + 1);
+    throw new UsageError(
+      `pins rotate: ${JSON.stringify(target)} is not TOOL_ID@DOMAIN; to rotate every pin of ` +
+        `a domain, use pins rotate --domain ${domain} (--fingerprint FP | --key KEY.pem | ` +
+        `--discovery FILE)`,
+    );
+  }
 }
 
 function line(r: PinRecord): string {
@@ -273,12 +341,49 @@ export const pinsCommand: Command = {
         }
       }
       case "rotate": {
-        const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
-        const fp = await fingerprintFrom(values, sub, io);
+        if (values.domain !== undefined) {
+          if (positionals.length > 0) {
+            throw new UsageError(
+              "pins rotate: give TOOL_ID@DOMAIN or --domain D (every pin of D), not both",
+            );
+          }
+          const dc = checkDomain(values.domain);
+          if (!dc.ok) throw new UsageError(`pins rotate: --domain: ${dc.reason}`);
+          const { fingerprint: fp, revoked } = await newKeyFrom(values, sub, io);
+          let outcome;
+          try {
+            outcome = await rotateDomainPins(store, dc.domain, fp);
+          } catch (e) {
+            if (e instanceof SchemaPinError && e.code === "KEY_NOT_FOUND") {
+              await io.stderr(`error: ${e.message} in ${store.path} (use pins add)\n`);
+              return EXIT_FAILED;
+            }
+            throw e;
+          }
+          for (const pin of outcome.rotated) {
+            const note = revoked(pin.fingerprint);
+            await io.stderr(
+              `rotated ${pin.toolId}@${pin.domain}: ${pin.fingerprint} -> ${fp}` +
+                (note ? ` (the old key is ${note})` : "") + "\n",
+            );
+          }
+          await io.stderr(
+            `${outcome.rotated.length} pin(s) of ${dc.domain} rotated to ${fp}` +
+              (outcome.unchanged.length > 0 ? `, ${outcome.unchanged.length} already on it` : "") +
+              "\n",
+          );
+          return EXIT_OK;
+        }
+        const target = one(positionals, sub, "TOOL_ID@DOMAIN, or --domain D");
+        refuseDomainPattern(target);
+        const { toolId, domain } = parsePinKey(target);
+        const { fingerprint: fp, revoked } = await newKeyFrom(values, sub, io);
         try {
           const previous = await rotatePin(store, toolId, domain, fp);
+          const note = revoked(previous.fingerprint);
           await io.stderr(
-            `rotated ${toolId}@${domain}: ${previous.fingerprint} -> ${fp}\n`,
+            `rotated ${toolId}@${domain}: ${previous.fingerprint} -> ${fp}` +
+              (note ? ` (the old key is ${note})` : "") + "\n",
           );
           return EXIT_OK;
         } catch (e) {

@@ -96,6 +96,12 @@ export const COMMAND_ENTRIES: readonly CommandEntry[] = [
     load: async () => (await import("./pins.ts")).pinsCommand,
   },
   {
+    name: "lineage",
+    group: "trust store",
+    summary: "list, show and reset the lineage (latest known release) of each tool",
+    load: async () => (await import("./lineage.ts")).lineageCommand,
+  },
+  {
     name: "chain",
     group: "verify",
     summary: "check that a signature document's previous_hash names the previous version",

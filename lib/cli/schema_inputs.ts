@@ -501,6 +501,12 @@ export function failureHint(result: OfflineVerificationResult): string {
     return "\nhint: after checking the fingerprint, rerun with --trust-first-use or seed it with " +
       `\`schemapin pins add ${result.toolId}@${result.domain} --fingerprint ${result.keyFingerprint}\``;
   }
+  if (result.errorCode === "KEY_PIN_MISMATCH" && result.pinnedKeyRevoked === true) {
+    return "\nhint: the publisher revoked the pinned key, so this is their rotation; move the pin " +
+      `with \`schemapin pins rotate ${result.toolId}@${result.domain} --fingerprint ` +
+      `${result.keyFingerprint}\`, or every pin of the domain with \`schemapin pins rotate ` +
+      `--domain ${result.domain} --fingerprint ${result.keyFingerprint}\``;
+  }
   if (result.errorCode === "KEY_PIN_MISMATCH") {
     return "\nhint: if the publisher rotated keys, confirm the new fingerprint out of band and run " +
       `\`schemapin pins rotate ${result.toolId}@${result.domain} --fingerprint ${result.keyFingerprint}\``;

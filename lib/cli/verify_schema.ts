@@ -67,12 +67,19 @@ import {
   EXPIRY_FLAGS,
   jsonFlag,
   KEY_SOURCE_FLAGS,
+  LINEAGE_FLAGS,
   NETWORK_TIMEOUT_FLAGS,
   PIN_FLAGS,
   QUIET_FLAGS,
   VERIFY_DOMAIN_FLAGS,
 } from "./flag_groups.ts";
 import { resolveSignedDomain, signedDocumentDomain } from "./signed_domain.ts";
+import {
+  advanceLineage,
+  lineageBeforePinHook,
+  type LineageReport,
+} from "../schema/lineage_verify.ts";
+import { lineageJson, lineageStoreFromFlags, printLineage } from "./lineage_store.ts";
 
 const FLAGS = {
   signature: {
@@ -97,6 +104,7 @@ const FLAGS = {
   ...NETWORK_TIMEOUT_FLAGS,
   ...DNS_FLAGS,
   ...PIN_FLAGS,
+  ...LINEAGE_FLAGS,
   ...EXPIRY_FLAGS,
   batch: {
     type: "string",
@@ -128,6 +136,7 @@ Usage:
   schemapin verify-schema SCHEMA.json|- (--signature FILE | --signature-base64 B64) [--domain D]
       [--tool-id ID] (--discovery FILE [--revocation FILE] | SOURCE…)
       [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
+      [--lineage | --lineage-store FILE]
       [--allow-expired] [--allow-missing-revocation] [--json] [-q]
   schemapin verify-schema SCHEMA.json|- (--signature FILE | --signature-base64 B64) [--domain D]
       [--tool-id ID] --public-key PUBLIC.pem [--revocation FILE]
@@ -155,6 +164,17 @@ and asked to confirm; otherwise verification fails with KEY_NOT_FOUND unless
 --trust-first-use is given, or the fingerprint was seeded with \`schemapin pins add\`.
 A changed key fails with KEY_PIN_MISMATCH until you run \`schemapin pins rotate\`.
 
+Lineage (§18.4), with --lineage or --lineage-store FILE: after the signature verified and
+before anything is pinned, the release is compared with the latest known hash of
+TOOL_ID@DOMAIN in the lineage store (default lineage.json beside the pin store). A first
+sighting anchors the lineage; the same hash is unchanged; a release whose previous_hash names
+the latest hash (and whose schema_version, when both carry one, is higher) moves it forward,
+atomically under the store's lock. Anything else is LINEAGE_REJECTED (exit 1), naming both
+hashes: a fork, a rollback, a release with no previous_hash. A signature that carries no
+signed hashes (a bare Base64 signature, a legacy 1.3 document) can neither anchor nor extend
+a lineage, so with --lineage it is refused too. A failed verification never moves the
+store; \`schemapin lineage reset TOOL_ID@DOMAIN\` is the operator's override.
+
 Options:
 ${optionList(FLAGS)}
 
@@ -176,10 +196,16 @@ Examples:
   schemapin verify-schema tool.json --signature tool.json.sig --public-key keys/public.pem
   schemapin verify-schema tool.json --signature tool.json.sig --domain example.com \\
       --resolver-dir ./trust --well-known --dns --trust-first-use
+  schemapin verify-schema tool.json --signature tool.json.sig --discovery schemapin.json \\
+      --trust-first-use --lineage
 `;
 
 /** A schema result, with the DNS cross-check when `--dns` was given. */
-type Result = SchemaVerificationResult & { dns?: DnsCrossCheck; discoverySource?: string };
+type Result = SchemaVerificationResult & {
+  dns?: DnsCrossCheck;
+  discoverySource?: string;
+  lineage?: LineageReport;
+};
 
 /**
  * Reads a signature file and, for a document, checks its structure now, so that a malformed
@@ -274,6 +300,7 @@ const RESULT_KEYS = [
 function resultJson(result: Result): JsonOutputFields {
   const fields = verificationFields(result, RESULT_KEYS) as Record<string, unknown>;
   if ("developer_name" in fields) fields.developer_name = developerNameJson(result);
+  if (result.lineage !== undefined) fields.lineage = lineageJson(result.lineage);
   return fields as JsonOutputFields;
 }
 
@@ -391,6 +418,9 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         if (e instanceof UsageError) throw e;
         return await reportInputFailure(e, json, io);
       }
+      // --lineage: checked before any pin is written, moved forward once verification passed.
+      const lineage = lineageStoreFromFlags(values);
+      const hook = lineage ? lineageBeforePinHook(lineage, dnsHook) : dnsHook;
       const quiet = values.quiet === true;
       const progress = file === undefined ? progressLine(io, quiet) : undefined;
       const confirmFirstUse = confirmFirstUseWith((q) => {
@@ -420,11 +450,14 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
             sigDir: values["signature-dir"] ?? batch!,
             read: (path) => readInput(path, io),
             flow: { ...flow, confirmFirstUse },
-            ...(dnsHook ? { beforePin: dnsHook } : {}),
+            ...(hook ? { beforePin: hook } : {}),
             pinStore,
             batchPins: trust.explicitKey === undefined,
             threads: threadsSetting,
-            finish: (result) => withTrustInputs(result, trust),
+            finish: async (result) => {
+              if (lineage) await advanceLineage(lineage, result);
+              withTrustInputs(result, trust);
+            },
           },
         });
       }
@@ -441,7 +474,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
             ...flow.sources,
             signature: inline === undefined ? sourceName(values.signature!) : "--signature-base64",
           },
-        }, dnsHook),
+        }, hook).then((verified) => lineage ? advanceLineage(lineage, verified) : verified),
         trust,
       );
       if (values.json) {
@@ -450,6 +483,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         await printVerifyNotes(result, io);
         if (result.valid) {
           if (quiet) return resultExitCode(result);
+          await printLineage(result.lineage, io);
           const pin = trust.explicitKey !== undefined
             ? "key from --public-key, not pinned"
             : result.keyPinning === "first_use"

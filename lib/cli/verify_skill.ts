@@ -54,11 +54,18 @@ import { type PromptLine, terminalPrompt } from "./prompt.ts";
 import { resolveSignedDomain, signedDocumentDomain } from "./signed_domain.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import {
+  advanceLineage,
+  lineageBeforePinHook,
+  type LineageReport,
+} from "../schema/lineage_verify.ts";
+import { lineageJson, lineageStoreFromFlags, printLineage } from "./lineage_store.ts";
+import {
   DNS_FLAGS,
   EXPIRY_FLAGS,
   jsonFlag,
   KEY_SOURCE_FLAGS,
   LIMIT_FLAGS,
+  LINEAGE_FLAGS,
   NETWORK_TIMEOUT_FLAGS,
   PIN_FLAGS,
   QUIET_FLAGS,
@@ -71,6 +78,7 @@ const FLAGS = {
   ...NETWORK_TIMEOUT_FLAGS,
   ...DNS_FLAGS,
   ...PIN_FLAGS,
+  ...LINEAGE_FLAGS,
   ...EXPIRY_FLAGS,
   "tool-id": {
     type: "string",
@@ -98,7 +106,7 @@ Usage:
   schemapin verify-skill DIR [--domain D] (--discovery FILE [--revocation FILE] | SOURCE…)
       [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
       [--allow-expired] [--allow-missing-revocation] [--tool-id ID] [--signature FILE]
-      [--max-entries N] [--max-bytes SIZE] [--json] [-q]
+      [--lineage | --lineage-store FILE] [--max-entries N] [--max-bytes SIZE] [--json] [-q]
   schemapin verify-skill DIR [--domain D] --public-key PUBLIC.pem [--revocation FILE]
       [--allow-expired] [--tool-id ID] [--signature FILE] [--json] [-q]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
@@ -123,6 +131,17 @@ First use (no pin yet): on a terminal you are shown the key fingerprint and aske
 confirm; otherwise verification fails with KEY_NOT_FOUND unless --trust-first-use is given
 or the fingerprint was seeded with \`schemapin pins add\`.
 
+Lineage (§18.4), with --lineage or --lineage-store FILE: after the signature verified and
+before anything is pinned, the release is compared with the latest known hash of
+TOOL_ID@DOMAIN in the lineage store (default lineage.json beside the pin store). A first
+sighting anchors the lineage; the same hash is unchanged; a release whose previous_hash names
+the latest hash (and whose schema_version, when both carry one, is higher) moves it forward,
+atomically under the store's lock. Anything else is LINEAGE_REJECTED (exit 1), naming both
+hashes: a fork, a rollback, a release with no previous_hash. A signature that carries no
+signed hashes (a bare Base64 signature, a legacy 1.3 document) can neither anchor nor extend
+a lineage, so with --lineage it is refused too. A failed verification never moves the
+store; \`schemapin lineage reset TOOL_ID@DOMAIN\` is the operator's override.
+
 Options:
 ${optionList(FLAGS)}
 
@@ -136,13 +155,19 @@ Examples:
       --trust-first-use
   schemapin verify-skill ./pdf-tools --domain example.com --bundle bundle.json --json
   schemapin verify-skill ./pdf-tools --public-key keys/public.pem
+  schemapin verify-skill ./pdf-tools --domain example.com --discovery schemapin.json \\
+      --trust-first-use --lineage
   schemapin verify-skill ./pdf-tools --domain example.com --well-known --dns \\
       --ca-file corp-ca.pem --trust-first-use
 `;
 
 /** A result as printed by `--json` (the parsed document is left out). */
 function resultJson(
-  result: SkillVerificationResult & { dns?: unknown; discoverySource?: string },
+  result: SkillVerificationResult & {
+    dns?: unknown;
+    discoverySource?: string;
+    lineage?: LineageReport;
+  },
 ): JsonOutputFields {
   // One vocabulary with verify-schema: "document" (1.4) or "legacy" (1.3), not the algorithm.
   const fields = verificationFields(result, [
@@ -176,6 +201,7 @@ function resultJson(
   if ("signature_format" in fields) {
     fields.signature_format = signatureFormatJson(result.signatureFormat);
   }
+  if (result.lineage !== undefined) fields.lineage = lineageJson(result.lineage);
   return fields as JsonOutputFields;
 }
 
@@ -267,7 +293,13 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
       }
       const quiet = values.quiet === true;
       const progress = skillProgress(io, "verify-skill", quiet);
-      let result: SkillVerificationResult & { dns?: DnsCrossCheck; discoverySource?: string };
+      let result: SkillVerificationResult & {
+        dns?: DnsCrossCheck;
+        discoverySource?: string;
+        lineage?: LineageReport;
+      };
+      // --lineage: checked before any pin is written, moved forward once verification passed.
+      const lineage = lineageStoreFromFlags(values);
       try {
         result = await verifySkillOfflineWithHook({
           ...limits,
@@ -292,7 +324,8 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
             revocation: trust.revocationSource,
             signature: values.signature !== undefined ? sourceName(values.signature) : undefined,
           },
-        }, dnsHook);
+        }, lineage ? lineageBeforePinHook(lineage, dnsHook) : dnsHook);
+        if (lineage) await advanceLineage(lineage, result);
         withTrustInputs(result, trust);
       } finally {
         progress.done();
@@ -308,6 +341,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
       const who = `${showPath(result.toolId || "(unnamed)")}@${domain}`;
       if (result.valid) {
         if (quiet) return EXIT_OK;
+        await printLineage(result.lineage, io);
         const pin = trust.explicitKey !== undefined
           ? "key from --public-key, not pinned"
           : result.keyPinning === "first_use"

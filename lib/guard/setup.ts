@@ -30,6 +30,7 @@ import type { AuditLog } from "./audit.ts";
 import { GuardCore } from "./core.ts";
 import { type GuardMode, GuardPolicy, type LockPolicy } from "./policy.ts";
 import type { ToolTrust } from "./signatures.ts";
+import type { LineageStore } from "../pins/lineage.ts";
 
 /** The lock the guard enforces. */
 export interface GuardLockOptions {
@@ -58,6 +59,11 @@ export interface GuardSetupOptions {
   readonly verify?: Omit<LockSignatureVerifyOptions, "confirmFirstUse">;
   /** Hidden text in a tool definition fails the tool. */
   readonly strictText?: boolean;
+  /**
+   * With `signatures`: each signed tool must also be the latest known release or extend it
+   * (§18.4), checked and moved forward in this store.
+   */
+  readonly lineage?: LineageStore;
 }
 
 /** What {@linkcode prepareGuard} decided. */
@@ -205,6 +211,7 @@ export async function prepareGuard(
       allowMissingRevocation: verify.allowMissingRevocation === true,
       sources: { discovery: trust.discoverySource, revocation: trust.revocationSource },
       ...(dnsHook ? { beforePin: dnsHook } : {}),
+      ...(options.lineage ? { lineage: options.lineage } : {}),
     };
   }
   return setup(signatures, lockSignature);

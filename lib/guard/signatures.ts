@@ -46,6 +46,8 @@ import type { BeforePinHook, OfflineFlowOptions } from "../schema/flow.ts";
 import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
 import type { PinRecord, PinStore } from "../pins/store.ts";
 import { pinKey } from "../pins/store.ts";
+import type { LineageStore } from "../pins/lineage.ts";
+import { advanceLineage, lineageBeforePinHook } from "../schema/lineage_verify.ts";
 import { formatRfc3339 } from "../time/rfc3339.ts";
 import { checkArg, checkMethods, checkSignerArg } from "../arguments.ts";
 
@@ -359,6 +361,12 @@ export function readToolSignature(tool: JsonObject): ToolSignatureField {
 export type ToolTrust = Omit<OfflineFlowOptions, "confirmFirstUse"> & {
   /** Runs before a first-use pin is written; a failure fails the tool (nothing is pinned). */
   beforePin?: BeforePinHook<SchemaVerificationResult>;
+  /**
+   * Lineage to enforce (§18.4): a signed tool must be the same release as the latest known
+   * one, or extend it (`LINEAGE_REJECTED` otherwise); the store moves forward only once the
+   * tool verified.
+   */
+  lineage?: LineageStore;
 };
 
 /** The outcome of {@linkcode verifyToolSignature}. */
@@ -430,13 +438,14 @@ export async function verifyToolSignature(
       errorMessage: (e as Error).message,
     };
   }
-  const { beforePin, ...flow } = trust;
+  const { beforePin, lineage, ...flow } = trust;
   const result = await verifySchemaOfflineWithHook({
     ...flow,
     schema: contract,
     signature: field.signature,
     toolId: contract.name as string,
-  }, beforePin);
+  }, lineage ? lineageBeforePinHook(lineage, beforePin) : beforePin);
+  if (lineage) await advanceLineage(lineage, result);
   if (result.valid) return { status: "valid", result };
   return {
     status: "invalid",

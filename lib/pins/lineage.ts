@@ -313,6 +313,102 @@ export function defaultLineageStorePath(): string {
   return `${schemapinHome()}/lineage.json`;
 }
 
+/** The refusal of a document below 1.4 (§4b, §18.4), or `undefined` for a 1.4 document. */
+function legacyOutcome(signature: LineageSignature): LineageOutcome | undefined {
+  if (
+    typeof signature.schemapin_version === "string" &&
+    isLineageCapable(signature.schemapin_version)
+  ) return undefined;
+  return {
+    status: "rejected",
+    reason: "legacy",
+    message: `schemapin_version ${
+      JSON.stringify(signature.schemapin_version)
+    } is below 1.4: its hashes are not covered by its signature, so it cannot anchor or extend a lineage (§4b, §18.4)`,
+  };
+}
+
+/**
+ * The §18.4 decision for a 1.4 signature whose hash is `hash`, given the record held now:
+ * the outcome and the record to store (none when nothing changes).
+ */
+function decideLineage(
+  current: LineageRecord | undefined,
+  key: string,
+  signature: LineageSignature,
+  hash: string,
+  stamp: string,
+): { outcome: LineageOutcome; record?: LineageRecord } {
+  const [toolId, domain] = [
+    key.slice(0, key.lastIndexOf("@")),
+    key.slice(key.lastIndexOf("@") + 1),
+  ];
+  const next = (history: readonly string[]): LineageRecord => {
+    const r: LineageRecord = {
+      toolId,
+      domain,
+      latestHash: hash,
+      history: history.slice(0, LINEAGE_HISTORY_MAX),
+      updatedAt: stamp,
+    };
+    return signature.schema_version === undefined
+      ? r
+      : { ...r, schemaVersion: signature.schema_version };
+  };
+  if (!current) return { outcome: { status: "anchored", hash }, record: next([]) };
+  const reject = (
+    reason: Extract<LineageOutcome, { status: "rejected" }>["reason"],
+    message: string,
+  ) => ({
+    outcome: { status: "rejected", reason, message, latestHash: current.latestHash } as const,
+  });
+  if (hash === current.latestHash) return { outcome: { status: "unchanged", hash } };
+  const prev = signature.previous_hash;
+  // An older hash that does not claim to extend the latest is a rollback (a missing
+  // previous_hash never names the latest, which is always a sha256: hash).
+  if (prev !== current.latestHash && current.history.includes(hash)) {
+    return reject(
+      "rollback",
+      `${hash} is an older version of ${key}; the latest is ${current.latestHash}`,
+    );
+  }
+  if (prev === undefined || prev === "") {
+    return reject(
+      "missing_previous_hash",
+      `the signature for ${key} (${hash}) has no previous_hash; the latest known hash is ${current.latestHash}`,
+    );
+  }
+  if (prev !== current.latestHash) {
+    return reject(
+      "fork",
+      `${hash} is a fork of ${key}: its previous_hash ${prev} does not name the latest known hash ${current.latestHash}`,
+    );
+  }
+  if (current.schemaVersion !== undefined && signature.schema_version !== undefined) {
+    const cmp = compareVersions(signature.schema_version, current.schemaVersion);
+    if (cmp === undefined) {
+      return reject(
+        "version_unparseable",
+        `cannot compare schema_version ${
+          JSON.stringify(signature.schema_version)
+        } of ${hash} with ${
+          JSON.stringify(current.schemaVersion)
+        } of the latest known hash ${current.latestHash} numerically (major.minor.patch)`,
+      );
+    }
+    if (cmp <= 0) {
+      return reject(
+        "version_not_increasing",
+        `schema_version ${signature.schema_version} of ${hash} is not higher than ${current.schemaVersion} of the latest known hash ${current.latestHash}`,
+      );
+    }
+  }
+  return {
+    outcome: { status: "advanced", from: current.latestHash, to: hash },
+    record: next([current.latestHash, ...current.history]),
+  };
+}
+
 /**
  * Per-tool lineage (§18.4), keyed by `tool_id@domain`, persisted as JSON with the same
  * locked, atomic writes as the pin store (or kept in memory).
@@ -382,89 +478,37 @@ export class LineageStore {
     const dc = checkDomain(domain);
     if (!dc.ok) throw new SchemaPinError("INPUT_INVALID", `invalid domain: ${dc.reason}`);
     const key = pinKey(toolId, dc.domain);
-    if (
-      typeof signature.schemapin_version !== "string" ||
-      !isLineageCapable(signature.schemapin_version)
-    ) {
-      return {
-        status: "rejected",
-        reason: "legacy",
-        message: `schemapin_version ${
-          JSON.stringify(signature.schemapin_version)
-        } is below 1.4: its hashes are not covered by its signature, so it cannot anchor or extend a lineage (§4b, §18.4)`,
-      };
-    }
+    const legacy = legacyOutcome(signature);
+    if (legacy) return legacy;
     const hash = signatureHash(signature);
     const stamp = formatRfc3339(now);
     return await this.#records.transact<LineageOutcome>((map) => {
-      const current = map.get(key);
-      const next = (history: readonly string[]): LineageRecord => {
-        const r: LineageRecord = {
-          toolId,
-          domain: dc.domain,
-          latestHash: hash,
-          history: history.slice(0, LINEAGE_HISTORY_MAX),
-          updatedAt: stamp,
-        };
-        return signature.schema_version === undefined
-          ? r
-          : { ...r, schemaVersion: signature.schema_version };
-      };
-      if (!current) {
-        map.set(key, next([]));
-        return { changed: true, result: { status: "anchored", hash } };
-      }
-      const reject = (
-        reason: Extract<LineageOutcome, { status: "rejected" }>["reason"],
-        message: string,
-      ) => ({
-        changed: false,
-        result: { status: "rejected", reason, message, latestHash: current.latestHash } as const,
-      });
-      if (hash === current.latestHash) {
-        return { changed: false, result: { status: "unchanged", hash } };
-      }
-      const prev = signature.previous_hash;
-      // An older hash that does not claim to extend the latest is a rollback (a missing
-      // previous_hash never names the latest, which is always a sha256: hash).
-      if (prev !== current.latestHash && current.history.includes(hash)) {
-        return reject(
-          "rollback",
-          `${hash} is an older version of ${key}; the latest is ${current.latestHash}`,
-        );
-      }
-      if (prev === undefined || prev === "") {
-        return reject(
-          "missing_previous_hash",
-          `the signature for ${key} has no previous_hash; the latest known hash is ${current.latestHash}`,
-        );
-      }
-      if (prev !== current.latestHash) {
-        return reject(
-          "fork",
-          `previous_hash ${prev} does not name the latest known hash ${current.latestHash} of ${key}`,
-        );
-      }
-      if (current.schemaVersion !== undefined && signature.schema_version !== undefined) {
-        const cmp = compareVersions(signature.schema_version, current.schemaVersion);
-        if (cmp === undefined) {
-          return reject(
-            "version_unparseable",
-            `cannot compare schema_version ${JSON.stringify(signature.schema_version)} with ${
-              JSON.stringify(current.schemaVersion)
-            } numerically (major.minor.patch)`,
-          );
-        }
-        if (cmp <= 0) {
-          return reject(
-            "version_not_increasing",
-            `schema_version ${signature.schema_version} is not higher than ${current.schemaVersion}`,
-          );
-        }
-      }
-      map.set(key, next([current.latestHash, ...current.history]));
-      return { changed: true, result: { status: "advanced", from: current.latestHash, to: hash } };
+      const { outcome, record } = decideLineage(map.get(key), key, signature, hash, stamp);
+      if (record !== undefined) map.set(key, record);
+      return { changed: record !== undefined, result: outcome };
     });
+  }
+
+  /**
+   * What {@linkcode checkAndAdvance} would decide for `signature` now, without writing: a
+   * pre-check before anything else is written (the verifiers run it before a first-use pin,
+   * then {@linkcode checkAndAdvance} after the verification succeeded, which decides again
+   * under the store's lock).
+   */
+  async check(
+    toolId: string,
+    domain: string,
+    signature: LineageSignature,
+  ): Promise<LineageOutcome> {
+    const tidProblem = checkToolId(toolId);
+    if (tidProblem) throw new SchemaPinError("INPUT_INVALID", tidProblem);
+    const dc = checkDomain(domain);
+    if (!dc.ok) throw new SchemaPinError("INPUT_INVALID", `invalid domain: ${dc.reason}`);
+    const key = pinKey(toolId, dc.domain);
+    const legacy = legacyOutcome(signature);
+    if (legacy) return legacy;
+    const hash = signatureHash(signature);
+    return decideLineage(await this.#records.get(key), key, signature, hash, "").outcome;
   }
 
   /**

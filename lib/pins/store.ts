@@ -509,6 +509,76 @@ export async function rotatePin(
   });
 }
 
+/** What {@linkcode rotateDomainPins} did. */
+export interface DomainRotation {
+  /** The pins moved to the new key, as they were before. */
+  readonly rotated: readonly PinRecord[];
+  /** The pins of the domain already on the new key (left alone). */
+  readonly unchanged: readonly PinRecord[];
+}
+
+/**
+ * Moves every pin of `domain` to `fingerprint` in one transaction — a publisher's key
+ * rotation consented to once for all its tools (§9). All or nothing: throws `KEY_NOT_FOUND`
+ * (nothing written) when no tool of the domain is pinned. Pins of other domains are not
+ * touched.
+ *
+ * @example
+ * ```ts
+ * import { MemoryPinStore, seedPin } from "jsr:@schemapin/schemapin/pins";
+ * import { rotateDomainPins } from "./store.ts";
+ * const store = new MemoryPinStore();
+ * await seedPin(store, "calc", "example.com", "sha256:" + "ab".repeat(32));
+ * await seedPin(store, "sum", "example.com", "sha256:" + "ab".repeat(32));
+ * const { rotated } = await rotateDomainPins(store, "example.com", "sha256:" + "cd".repeat(32));
+ * console.log(rotated.length); // 2
+ * ```
+ */
+export async function rotateDomainPins(
+  store: PinStore,
+  domain: string,
+  fingerprint: string,
+  now: Date | number = Date.now(),
+): Promise<DomainRotation> {
+  checkMethods("rotateDomainPins", "store", store, ["transact"], "a PinStore");
+  const dc = checkDomain(domain);
+  if (!dc.ok) throw new SchemaPinError("INPUT_INVALID", `invalid domain: ${dc.reason}`);
+  if (!isSha256Ref(fingerprint)) {
+    throw new SchemaPinError("INPUT_INVALID", "the fingerprint is not sha256: and 64 hex digits");
+  }
+  const pinnedAt = formatRfc3339(now);
+  return await store.transact((pins) => {
+    const rotated: PinRecord[] = [];
+    const unchanged: PinRecord[] = [];
+    for (const [key, pin] of [...pins.entries()]) {
+      if (pin.domain !== dc.domain) continue;
+      if (pin.fingerprint === fingerprint) {
+        unchanged.push(pin);
+        continue;
+      }
+      rotated.push(pin);
+      const record: PinRecord = {
+        toolId: pin.toolId,
+        domain: pin.domain,
+        fingerprint,
+        pinnedAt,
+        source: "rotated",
+      };
+      pins.set(
+        key,
+        pin.developerName === undefined ? record : { ...record, developerName: pin.developerName },
+      );
+    }
+    if (rotated.length + unchanged.length === 0) {
+      throw new SchemaPinError(
+        "KEY_NOT_FOUND",
+        `no tool of ${dc.domain} is pinned; nothing to rotate`,
+      );
+    }
+    return { changed: rotated.length > 0, result: { rotated, unchanged } };
+  });
+}
+
 /**
  * Removes the pin of `toolId@domain`; returns whether there was one.
  *

@@ -146,8 +146,11 @@ export interface VerifySchemaBatchOptions {
   readonly batchPins?: boolean;
   /** Worker threads (`SCHEMAPIN_BATCH_THREADS`, {@linkcode batchThreads}); default by size. */
   readonly threads?: number;
-  /** Adds to each finished result (where its trust came from). */
-  readonly finish?: (result: SchemaVerificationResult) => void;
+  /**
+   * Adds to each finished result (where its trust came from; a lineage store moved forward,
+   * lib/schema/lineage_verify.ts).
+   */
+  readonly finish?: (result: SchemaVerificationResult) => void | Promise<void>;
   /** Receives the results in order, a group at a time, once their pins are written. */
   readonly onResults: (items: readonly VerifiedBatchItem[]) => Promise<void>;
   /** After each schema. */
@@ -291,7 +294,7 @@ export async function verifySchemaBatch(options: VerifySchemaBatchOptions): Prom
               toolId: loaded.toolId!,
               sources: { ...flow.sources, signature: loaded.sigPath },
             }, options.beforePin);
-            options.finish?.(result);
+            await options.finish?.(result);
             item.result = result;
             if (!result.valid) failed++;
           } catch (e) {

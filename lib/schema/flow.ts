@@ -119,6 +119,11 @@ export interface OfflineVerificationResult {
   keyPinning: KeyPinningStatus;
   /** The fingerprint already pinned, on `KEY_PIN_MISMATCH`. */
   pinnedFingerprint?: string;
+  /**
+   * On `KEY_PIN_MISMATCH`: true when the publisher revoked the pinned key itself (its
+   * discovery `revoked_keys` or revocation document lists it) — a rotation by the publisher.
+   */
+  pinnedKeyRevoked?: boolean;
   /** The error code when not valid. */
   errorCode?: ErrorCode;
   /** What went wrong, for people. */
@@ -174,12 +179,13 @@ export interface OfflineSubject<R extends OfflineVerificationResult> {
 }
 
 /**
- * A hook run after verification succeeded and before the pin is written; returning a failure
- * stops verification (A2A scope, DNS cross-check), so nothing is pinned.
+ * A hook run after verification succeeded and before the pin is written; returning (or
+ * resolving to) a failure stops verification (A2A scope, DNS cross-check, lineage), so
+ * nothing is pinned.
  */
 export type BeforePinHook<R extends OfflineVerificationResult = OfflineVerificationResult> = (
   result: R,
-) => StepFailure | undefined;
+) => StepFailure | undefined | Promise<StepFailure | undefined>;
 
 /**
  * §19.3: a signature declaring any canonicalization but `"schemapin-v1"` is a hard failure
@@ -401,6 +407,20 @@ export async function runOfflineFlow<R extends OfflineVerificationResult>(
     } else {
       result.keyPinning = "mismatch";
       result.pinnedFingerprint = pin.fingerprint;
+      // The pinned key revoked by the publisher (§8.7): the publisher retired it, so the
+      // message says so rather than suggesting the rotation may not be real.
+      const pinned = checkRevocation(pin.fingerprint, discoveryDoc, revocation);
+      if (pinned.revoked) {
+        result.pinnedKeyRevoked = true;
+        return fail(
+          "KEY_PIN_MISMATCH",
+          `${toolId}@${domain} is pinned to ${pin.fingerprint}, which the publisher revoked ` +
+            (pinned.source === "discovery"
+              ? `(listed in the discovery document's revoked_keys)`
+              : `(revocation document: ${pinned.reason}, ${pinned.revokedAt})`) +
+            `; the discovery key is now ${key.fingerprint}: rotate the pin to it`,
+        );
+      }
       return fail(
         "KEY_PIN_MISMATCH",
         `${toolId}@${domain} is pinned to ${pin.fingerprint} but the discovery key is ` +
@@ -476,7 +496,7 @@ export async function runOfflineFlow<R extends OfflineVerificationResult>(
           `seed it)`,
       );
     }
-    const hookFailure = beforePin?.(result);
+    const hookFailure = await beforePin?.(result);
     if (hookFailure) return failWith(hookFailure);
     try {
       const outcome = await addPinIfAbsent(
@@ -504,7 +524,7 @@ export async function runOfflineFlow<R extends OfflineVerificationResult>(
       return fail(codeOf(e, "IO_FAILED"), `could not write the pin: ${messageOf(e)}`);
     }
   } else {
-    const hookFailure = beforePin?.(result);
+    const hookFailure = await beforePin?.(result);
     if (hookFailure) return failWith(hookFailure);
   }
   result.valid = true;

@@ -504,6 +504,7 @@ Deno.test("contract: one flag table per subcommand; each is completed with its o
     "sign",
     "approve",
     "digest",
+    "dump",
   ]);
   const sub = (name: string) => spec.subcommands.find((s) => s.name === name)!.flags;
   for (const flag of ["--key", "-k", "--passphrase-file", "--signature", "--force", "-f"]) {

@@ -1,0 +1,126 @@
+/**
+ * `schemapin lineage …`: inspect the lineage store that `--lineage` keeps (§18.4) — list,
+ * show — and `reset`, the operator's override after inspection (like `pins rotate` for a
+ * key): the tool's lineage is forgotten and the next verified release anchors it anew.
+ *
+ * @module
+ */
+import { type LineageRecord, LineageStore } from "../pins/lineage.ts";
+import { parsePinKey } from "../pins/store.ts";
+import { type Command, EXIT_FAILED, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
+import { type FlagTable, optionList } from "./flags.ts";
+import { PIN_FLAGS } from "./flag_groups.ts";
+import { lineagePathBeside } from "./lineage_store.ts";
+import { didYouMean } from "./suggest.ts";
+
+/** The store flags every subcommand takes. */
+const STORE_FLAGS = {
+  "lineage-store": {
+    type: "string",
+    value: "FILE",
+    help: "lineage file (default: lineage.json beside the pin store, " +
+      "$SCHEMAPIN_HOME/lineage.json or ~/.schemapin/lineage.json)",
+  },
+  "pin-store": {
+    ...PIN_FLAGS["pin-store"],
+    help: "the pin file whose folder holds the default lineage.json",
+  },
+} as const satisfies FlagTable;
+
+const TABLES = { list: STORE_FLAGS, show: STORE_FLAGS, reset: STORE_FLAGS } as const;
+const SUBCOMMANDS = Object.keys(TABLES);
+
+const HELP = `schemapin lineage — the latest known release of each tool (SchemaPin §18.4)
+
+Usage:
+  schemapin lineage list [--lineage-store FILE | --pin-store FILE]
+  schemapin lineage show TOOL_ID@DOMAIN [--lineage-store FILE | --pin-store FILE]
+  schemapin lineage reset TOOL_ID@DOMAIN [--lineage-store FILE | --pin-store FILE]
+
+\`verify-schema --lineage\`, \`verify-skill --lineage\` and \`guard --lineage\` keep, for each
+TOOL_ID@DOMAIN, the hash of the latest release they accepted; a release that does not extend
+it (a fork, a rollback, no previous_hash) is refused with LINEAGE_REJECTED. \`list\` and
+\`show\` print the records (tool, latest hash, schema_version, when it last moved); \`reset\`
+is the operator's override after inspection, as a TOFU key rotation is: it forgets the
+tool's lineage, and the next verified release anchors it again. A reset is one locked,
+atomic write, like every change of the store.
+
+Options:
+${optionList(STORE_FLAGS)}
+
+Exit codes: 0 done; 1 no lineage for TOOL_ID@DOMAIN (show, reset); 2 bad arguments or an
+unreadable or malformed lineage file.
+
+Examples:
+  schemapin lineage list
+  schemapin lineage show calculate_sum@example.com
+  schemapin lineage reset calculate_sum@example.com --lineage-store ./lineage.json
+`;
+
+function line(r: LineageRecord): string {
+  return `${r.toolId}@${r.domain}  ${r.latestHash}  ${r.schemaVersion ?? "-"}  ${r.updatedAt}`;
+}
+
+function one(positionals: string[], sub: string): string {
+  if (positionals.length !== 1) {
+    throw new UsageError(
+      `lineage ${sub}: expected TOOL_ID@DOMAIN, got ${positionals.length} argument(s)`,
+    );
+  }
+  return positionals[0];
+}
+
+/** The `lineage` command. */
+export const lineageCommand: Command = {
+  name: "lineage",
+  summary: "list, show and reset the lineage (latest known release) of each tool",
+  help: HELP,
+  flags: Object.entries(TABLES).map(([name, flags]) => ({ name, flags })),
+  async run(args, io) {
+    const [sub, ...rest] = args;
+    if (sub === undefined) throw new UsageError("lineage: expected a subcommand (see --help)");
+    if (!SUBCOMMANDS.includes(sub)) {
+      throw new UsageError(
+        `lineage: unknown subcommand ${JSON.stringify(sub)}${didYouMean(sub, SUBCOMMANDS)} ` +
+          `(${SUBCOMMANDS.join(", ")})`,
+      );
+    }
+    const { values, positionals } = parseCommandArgs(`lineage ${sub}`, rest, STORE_FLAGS);
+    if (values["lineage-store"] !== undefined && values["pin-store"] !== undefined) {
+      throw new UsageError(
+        `lineage ${sub}: give --lineage-store FILE or --pin-store FILE (its folder), not both`,
+      );
+    }
+    const store = new LineageStore({
+      path: values["lineage-store"] ?? lineagePathBeside(values["pin-store"]),
+    });
+    if (sub === "list") {
+      if (positionals.length) throw new UsageError("lineage list: takes no arguments");
+      const records = await store.list();
+      if (records.length === 0) await io.stderr(`no lineage in ${store.path}\n`);
+      else await io.stdout(records.map(line).join("\n") + "\n");
+      return EXIT_OK;
+    }
+    const { toolId, domain } = parsePinKey(one(positionals, sub));
+    if (sub === "show") {
+      const record = await store.get(toolId, domain);
+      if (!record) {
+        await io.stderr(`${toolId}@${domain} has no lineage in ${store.path}\n`);
+        return EXIT_FAILED;
+      }
+      await io.stdout(line(record) + "\n");
+      return EXIT_OK;
+    }
+    const before = await store.get(toolId, domain);
+    if (!(await store.remove(toolId, domain))) {
+      await io.stderr(`${toolId}@${domain} has no lineage in ${store.path}; nothing to reset\n`);
+      return EXIT_FAILED;
+    }
+    await io.stderr(
+      `reset the lineage of ${toolId}@${domain}` +
+        (before ? ` (was ${before.latestHash})` : "") +
+        `; the next verified release anchors it\n`,
+    );
+    return EXIT_OK;
+  },
+};

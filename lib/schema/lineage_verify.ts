@@ -1,0 +1,160 @@
+/**
+ * Lineage enforced by the verifiers (§18.4): a {@linkcode LineageStore} checked in the
+ * verification flow's before-pin hook (read only, after the signature verified, before a
+ * first-use pin is written) and moved forward only once the whole verification succeeded
+ * ({@linkcode advanceLineage}, which decides again under the store's lock, so two verifiers
+ * racing cannot both advance).
+ *
+ * @module
+ */
+import type { StepFailure } from "../errors.ts";
+import type { LineageOutcome, LineageSignature, LineageStore } from "../pins/lineage.ts";
+import type { BeforePinHook, OfflineVerificationResult } from "./flow.ts";
+import { checkArg, checkMethods } from "../arguments.ts";
+
+/** What lineage decided for one verification, as the verifiers report it. */
+export interface LineageReport {
+  /** `anchored` (first sighting), `unchanged`, `advanced`, or `rejected`. */
+  readonly status: "anchored" | "unchanged" | "advanced" | "rejected";
+  /** The release's hash (`schema_hash` / `skill_hash`), when it has one. */
+  readonly hash?: string;
+  /** The latest known hash before this verification, when there was one. */
+  readonly latestHash?: string;
+  /**
+   * Why it was rejected: `legacy` (no 1.4 document: a bare signature or a 1.3 document never
+   * anchors), `missing_previous_hash`, `fork`, `rollback`, `version_not_increasing`,
+   * `version_unparseable`.
+   */
+  readonly reason?: string;
+  /** The lineage file. */
+  readonly store?: string;
+}
+
+/** A verification result that lineage can look at. */
+export interface LineageResultFields extends OfflineVerificationResult {
+  /** The parsed, verified signature document (absent for a bare Base64 signature). */
+  document?: unknown;
+  /** False for a verified legacy skill document (never a lineage anchor). */
+  lineageAnchor?: boolean;
+  /** Filled by {@linkcode lineageBeforePinHook} and {@linkcode advanceLineage}. */
+  lineage?: LineageReport;
+}
+
+/** The lineage fields of a verified document, or `undefined` when there is no 1.4 document. */
+function signatureOf(result: LineageResultFields): LineageSignature | undefined {
+  const doc = result.document as Partial<LineageSignature> | undefined;
+  if (doc === undefined || doc === null || typeof doc !== "object") return undefined;
+  if (result.lineageAnchor === false) return { ...doc, schemapin_version: "1.3" };
+  return doc as LineageSignature;
+}
+
+function report(
+  outcome: LineageOutcome,
+  store: LineageStore,
+  hash: string | undefined,
+): LineageReport {
+  const where = store.path === undefined ? {} : { store: store.path };
+  switch (outcome.status) {
+    case "anchored":
+    case "unchanged":
+      return { status: outcome.status, hash: outcome.hash, ...where };
+    case "advanced":
+      return { status: "advanced", hash: outcome.to, latestHash: outcome.from, ...where };
+    case "rejected":
+      return {
+        status: "rejected",
+        ...(hash === undefined ? {} : { hash }),
+        ...(outcome.latestHash === undefined ? {} : { latestHash: outcome.latestHash }),
+        reason: outcome.reason,
+        ...where,
+      };
+  }
+}
+
+const LEGACY: LineageOutcome = {
+  status: "rejected",
+  reason: "legacy",
+  message: "a bare Base64 signature carries no signed schema_hash or previous_hash, so it " +
+    "cannot anchor or extend a lineage (§18.4); have the publisher sign a 1.4 signature document",
+};
+
+/** The decision for `result` (read only with `advance` false). */
+async function decide(
+  store: LineageStore,
+  result: LineageResultFields,
+  advance: boolean,
+): Promise<{ outcome: LineageOutcome; hash?: string }> {
+  const signature = signatureOf(result);
+  if (signature === undefined) return { outcome: LEGACY };
+  const hash = signature.schema_hash ?? signature.skill_hash;
+  const outcome = advance
+    ? await store.checkAndAdvance(result.toolId, result.domain!, signature)
+    : await store.check(result.toolId, result.domain!, signature);
+  return { outcome, hash };
+}
+
+function failure(outcome: LineageOutcome & { status: "rejected" }): StepFailure {
+  return { errorCode: "LINEAGE_REJECTED", errorMessage: outcome.message };
+}
+
+/**
+ * The before-pin hook that refuses a release lineage would refuse (read only: nothing is
+ * written, so a failure later in the flow leaves the store as it was), then runs `next`.
+ * Pair it with {@linkcode advanceLineage} once the verification succeeded.
+ *
+ * @example
+ * ```ts ignore
+ * const store = new LineageStore({ path: "./lineage.json" });
+ * const result = await verifySchemaOfflineWithHook(options, lineageBeforePinHook(store));
+ * await advanceLineage(store, result);
+ * ```
+ */
+export function lineageBeforePinHook<R extends LineageResultFields>(
+  store: LineageStore,
+  next?: BeforePinHook<R>,
+): BeforePinHook<R> {
+  checkMethods(
+    "lineageBeforePinHook",
+    "store",
+    store,
+    ["check", "checkAndAdvance"],
+    "a LineageStore",
+  );
+  checkArg("lineageBeforePinHook", "next", next, "function", true);
+  return async (result) => {
+    const { outcome, hash } = await decide(store, result, false);
+    if (outcome.status === "rejected") {
+      result.lineage = report(outcome, store, hash);
+      return failure(outcome);
+    }
+    return await next?.(result);
+  };
+}
+
+/**
+ * After a verification: when `result` is valid, moves the lineage of its tool forward
+ * atomically (anchor, unchanged or advance, decided under the store's lock) and records the
+ * decision in `result.lineage`; a rejection (another verifier advanced meanwhile, or no
+ * {@linkcode lineageBeforePinHook} ran) makes `result` invalid with `LINEAGE_REJECTED`. An
+ * invalid result is left alone: a failed verification never moves lineage.
+ *
+ * @example
+ * ```ts ignore
+ * await advanceLineage(new LineageStore(), result);
+ * if (!result.valid) console.error(result.errorMessage);
+ * ```
+ */
+export async function advanceLineage<R extends LineageResultFields>(
+  store: LineageStore,
+  result: R,
+): Promise<R> {
+  if (!result.valid) return result;
+  const { outcome, hash } = await decide(store, result, true);
+  result.lineage = report(outcome, store, hash);
+  if (outcome.status === "rejected") {
+    result.valid = false;
+    result.errorCode = "LINEAGE_REJECTED";
+    result.errorMessage = outcome.message;
+  }
+  return result;
+}
