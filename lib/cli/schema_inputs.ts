@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { shellLine } from "../contractpin/display_text.ts";
 import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
 import { compareCodePoints } from "../json/order.ts";
@@ -496,10 +497,18 @@ export function confirmFirstUseWith(
  * The CLI's advice for a failure the user can act on (first use not confirmed, a changed
  * key), or `""`.
  */
-export function failureHint(result: OfflineVerificationResult): string {
+export function failureHint(result: OfflineVerificationResult, rerun?: readonly string[]): string {
   if (result.keyPinning === "first_use_declined") {
-    return "\nhint: after checking the fingerprint, rerun with --trust-first-use or seed it with " +
-      `\`schemapin pins add ${result.toolId}@${result.domain} --fingerprint ${result.keyFingerprint}\``;
+    const seed = `schemapin pins add ${result.toolId}@${result.domain} --fingerprint ` +
+      `${result.keyFingerprint}`;
+    if (rerun === undefined) {
+      return `\nhint: after checking the fingerprint, rerun with --trust-first-use or seed it with \`${seed}\``;
+    }
+    // The key was found: it is only not pinned yet (issue 26). The exact next command.
+    return `\nhint: the key was found, it is just not pinned yet: compare ${result.keyFingerprint} ` +
+      "with the publisher's (out of band), then pin it on first use:\n" +
+      `  ${shellLine(["schemapin", ...rerun, "--trust-first-use"])}\n` +
+      `or seed the pin: ${seed}`;
   }
   if (result.errorCode === "KEY_PIN_MISMATCH" && result.pinnedKeyRevoked === true) {
     return "\nhint: the publisher revoked the pinned key, so this is their rotation; move the pin " +

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { defaultPinStorePath } from "../pins/store.ts";
 import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
 import { checkToolId } from "../pins/store.ts";
@@ -487,7 +488,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           const pin = trust.explicitKey !== undefined
             ? "key from --public-key, not pinned"
             : result.keyPinning === "first_use"
-            ? "pinned on first use"
+            ? `pinned on first use in ${values["pin-store"] ?? defaultPinStorePath()}`
             : "pin matches";
           await io.stdout(
             `OK ${toolId}@${domain}: valid signature by ${result.keyFingerprint} (${pin})\n`,
@@ -495,7 +496,8 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         } else {
           await io.stdout(`FAIL ${toolId}@${domain}: ${result.errorCode}\n`);
           await io.stderr(
-            `error: ${result.errorCode}: ${result.errorMessage}${failureHint(result)}\n`,
+            `error: ${result.errorCode}: ${result.errorMessage}` +
+              `${failureHint(result, ["verify-schema", ...args])}\n`,
           );
         }
       }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { defaultPinStorePath } from "../pins/store.ts";
 import { parseJson } from "../json/parse.ts";
 import { checkToolId } from "../pins/store.ts";
 import { showPath } from "../skill/fs.ts";
@@ -345,7 +346,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         const pin = trust.explicitKey !== undefined
           ? "key from --public-key, not pinned"
           : result.keyPinning === "first_use"
-          ? "pinned on first use"
+          ? `pinned on first use in ${values["pin-store"] ?? defaultPinStorePath()}`
           : "pin matches";
         const legacy = result.signatureFormat === "legacy" ? ", legacy format" : "";
         await io.stdout(
@@ -359,7 +360,10 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         ? describeChanges(result.changes).map((line) => `  ${showPath(line)}\n`).join("")
         : "";
       await io.stdout(`FAIL ${who}: ${result.errorCode}\n${changed}`);
-      await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}${failureHint(result)}\n`);
+      await io.stderr(
+        `error: ${result.errorCode}: ${result.errorMessage}` +
+          `${failureHint(result, ["verify-skill", ...args])}\n`,
+      );
       return resultExitCode(result);
     },
   };

@@ -89,6 +89,16 @@ export const wellKnownCommand: Command = {
       revokedKeys: values.revoked,
     });
     const text = documentText(doc);
+    if (values["revocation-endpoint"] !== undefined) {
+      // Offline verification of this document fails closed without the endpoint's document
+      // (DISCOVERY_FETCH_FAILED): say so when it is written, not when a client trips on it.
+      await io.stderr(
+        `warning: this document names revocation_endpoint ${values["revocation-endpoint"]}: ` +
+          "a client verifying offline (--discovery FILE) then also needs that document " +
+          "(--revocation FILE, or a bundle holding it) or --allow-missing-revocation; " +
+          "--well-known fetches it\n",
+      );
+    }
     if (values.out !== undefined) {
       await writeFileAtomic(values.out, text, { overwrite: values.force === true });
       await io.stderr(`wrote ${values.out} (key ${key.fingerprint})\n`);

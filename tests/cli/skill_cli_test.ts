@@ -507,7 +507,7 @@ Deno.test("verify-skill: first use without a terminal or opt-in exits 1; a yes p
     assert.match(r.stdout, /KEY_NOT_FOUND/);
     assert.match(
       r.stderr,
-      /hint: .*schemapin pins add my-skill@example\.com --fingerprint sha256:/,
+      /seed the pin: schemapin pins add my-skill@example\.com --fingerprint sha256:/,
     );
     const questions: string[] = [];
     const command = makeVerifySkillCommand({

@@ -33,7 +33,7 @@ const NOT_SUGGESTED: [string[], string][] = [
   ],
   [
     ["contract", "frobnicate"],
-    'error: contract: unknown subcommand "frobnicate" (init, verify, sign, approve, digest)\n(see --help)\n',
+    'error: contract: unknown subcommand "frobnicate" (init, verify, sign, approve, digest, dump)\n(see --help)\n',
   ],
   [
     ["bundle", "zz"],
