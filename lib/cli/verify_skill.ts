@@ -59,7 +59,7 @@ import {
   lineageBeforePinHook,
   type LineageReport,
 } from "../schema/lineage_verify.ts";
-import { lineageJson, lineageStoreFromFlags, printLineage } from "./lineage_store.ts";
+import { LINEAGE_HELP, lineageJson, lineageStoreFromFlags, printLineage } from "./lineage_store.ts";
 import {
   DNS_FLAGS,
   EXPIRY_FLAGS,
@@ -132,16 +132,7 @@ First use (no pin yet): on a terminal you are shown the key fingerprint and aske
 confirm; otherwise verification fails with KEY_NOT_FOUND unless --trust-first-use is given
 or the fingerprint was seeded with \`schemapin pins add\`.
 
-Lineage (§18.4), with --lineage or --lineage-store FILE: after the signature verified and
-before anything is pinned, the release is compared with the latest known hash of
-TOOL_ID@DOMAIN in the lineage store (default lineage.json beside the pin store). A first
-sighting anchors the lineage; the same hash is unchanged; a release whose previous_hash names
-the latest hash (and whose schema_version, when both carry one, is higher) moves it forward,
-atomically under the store's lock. Anything else is LINEAGE_REJECTED (exit 1), naming both
-hashes: a fork, a rollback, a release with no previous_hash. A signature that carries no
-signed hashes (a bare Base64 signature, a legacy 1.3 document) can neither anchor nor extend
-a lineage, so with --lineage it is refused too. A failed verification never moves the
-store; \`schemapin lineage reset TOOL_ID@DOMAIN\` is the operator's override.
+${LINEAGE_HELP}
 
 Options:
 ${optionList(FLAGS)}
