@@ -823,7 +823,11 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
             const why = controller.signal.aborted
               ? `no answer within ${limitMs / 1000} s`
               : `the upstream event stream failed: ${(e as Error).message}`;
-            core.log.record({ decision: "server_failed", message: why });
+            // The guard stopping ends the stream: not a failure of the server (the client
+            // still gets an answer to each forwarded request).
+            if (!stopAll.signal.aborted) {
+              core.log.record({ decision: "server_failed", message: why });
+            }
             for (const r of failForwarded(requests, answered, why)) {
               ctrl.enqueue(sseEvent(r));
             }
@@ -889,7 +893,8 @@ export function startHttpGuard(options: HttpGuardOptions): Promise<HttpGuard> {
             }
           }
         } catch (e) {
-          if (!clientGone) {
+          // A client that went away, or the guard stopping, is not a failure of the server.
+          if (!clientGone && !stopAll.signal.aborted) {
             core.log.record({
               decision: "server_failed",
               message: `the upstream event stream failed: ${(e as Error).message}`,

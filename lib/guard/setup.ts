@@ -29,7 +29,7 @@ import {
 import type { AuditLog } from "./audit.ts";
 import { GuardCore } from "./core.ts";
 import { type GuardMode, GuardPolicy, type LockPolicy } from "./policy.ts";
-import type { ToolTrust } from "./signatures.ts";
+import type { LineageToolTrust, ToolTrust } from "./signatures.ts";
 import type { LineageStore } from "../pins/lineage.ts";
 
 /** The lock the guard enforces. */
@@ -198,7 +198,7 @@ export async function prepareGuard(
     if (lockSignature.status !== "valid") return setup(undefined, lockSignature);
   }
 
-  let signatures: ToolTrust | undefined;
+  let signatures: LineageToolTrust | undefined;
   if (plan && options.signatures && loaded) {
     const { trust, dnsHook } = loaded;
     signatures = {

@@ -361,11 +361,16 @@ export function readToolSignature(tool: JsonObject): ToolSignatureField {
 export type ToolTrust = Omit<OfflineFlowOptions, "confirmFirstUse"> & {
   /** Runs before a first-use pin is written; a failure fails the tool (nothing is pinned). */
   beforePin?: BeforePinHook<SchemaVerificationResult>;
-  /**
-   * Lineage to enforce (§18.4): a signed tool must be the same release as the latest known
-   * one, or extend it (`LINEAGE_REJECTED` otherwise); the store moves forward only once the
-   * tool verified.
-   */
+};
+
+/**
+ * {@linkcode ToolTrust} with lineage to enforce (§18.4): a signed tool must be the same
+ * release as the latest known one, or extend it (`LINEAGE_REJECTED` otherwise); the store
+ * moves forward only once the tool verified. Set by the CLI (`guard --lineage`) through
+ * lib/guard/setup.ts; not on the library's entry points (the lineage store is not).
+ */
+export type LineageToolTrust = ToolTrust & {
+  /** The lineage store. */
   lineage?: LineageStore;
 };
 
@@ -407,7 +412,7 @@ export interface ToolSignatureCheck {
  */
 export async function verifyToolSignature(
   tool: JsonObject,
-  trust: ToolTrust,
+  trust: LineageToolTrust,
 ): Promise<ToolSignatureCheck> {
   checkArg("verifyToolSignature", "tool", tool, "object");
   checkArg("verifyToolSignature", "trust", trust, "object");
