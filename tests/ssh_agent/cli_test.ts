@@ -17,6 +17,7 @@ import { MemoryPinStore } from "../../lib/pins/store.ts";
 import { oracleSchemapinV1 } from "../oracle/canonical.ts";
 import { oracleParse } from "../oracle/json.ts";
 import { childCommand } from "../process.ts";
+import { ok, onPath, run } from "./openssh.ts";
 import { ignoreWithout } from "../required_tool.ts";
 import { type CliResult, exists, runCliProcess, runInProcess } from "../cli/run.ts";
 import { baseTools, writeTools } from "../guard/helpers.ts";
@@ -39,18 +40,6 @@ import { sha256 } from "../../lib/crypto/hash.ts";
 
 const DOMAIN = "example.com";
 const enc = (s: string) => new TextEncoder().encode(s);
-const dec = (b: Uint8Array) => new TextDecoder().decode(b);
-
-/** An executable `tool` on $PATH (looked up, never run: a bare `ssh-agent` starts an agent). */
-function onPath(tool: string): boolean {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    try {
-      const info = Deno.statSync(`${dir}/${tool}`);
-      if (info.isFile && ((info.mode ?? 0o111) & 0o111)) return true;
-    } catch { /* not here */ }
-  }
-  return false;
-}
 
 const installedBy = ".ci/run (apt-get install openssh-client openssl)";
 const noTools = [
@@ -59,29 +48,6 @@ const noTools = [
   ignoreWithout("ssh-keygen", onPath("ssh-keygen"), installedBy),
   ignoreWithout("openssl", onPath("openssl"), installedBy),
 ].some((ignored) => ignored);
-
-async function run(
-  command: string,
-  args: string[],
-  env: Record<string, string> = {},
-  cwd?: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await childCommand(command, {
-    args,
-    env,
-    cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stdout: dec(out.stdout), stderr: dec(out.stderr) };
-}
-
-async function ok(command: string, args: string[], env: Record<string, string> = {}) {
-  const r = await run(command, args, env);
-  if (r.code !== 0) throw new Error(`${command} ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout;
-}
 
 /** What a test gets: a folder holding the keys' public halves, and the agent's socket. */
 interface Agent {

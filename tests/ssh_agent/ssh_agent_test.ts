@@ -40,23 +40,12 @@ import type { JsonValue } from "../../lib/json/types.ts";
 import { oracleSchemapinV1 } from "../oracle/canonical.ts";
 import { oracleParse } from "../oracle/json.ts";
 import { childCommand } from "../process.ts";
+import { ok, onPath, run } from "./openssh.ts";
 import { ignoreWithout } from "../required_tool.ts";
 import { derScalars, N } from "./helpers.ts";
 
 const DOMAIN = "example.com";
 const enc = (s: string) => new TextEncoder().encode(s);
-const dec = (b: Uint8Array) => new TextDecoder().decode(b);
-
-/** An executable `tool` on $PATH (looked up, never run: a bare `ssh-agent` starts an agent). */
-function onPath(tool: string): boolean {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    try {
-      const info = Deno.statSync(`${dir}/${tool}`);
-      if (info.isFile && ((info.mode ?? 0o111) & 0o111)) return true;
-    } catch { /* not here */ }
-  }
-  return false;
-}
 
 const installedBy = ".ci/run (apt-get install openssh-client)";
 const noOpenSsh = [
@@ -64,27 +53,6 @@ const noOpenSsh = [
   ignoreWithout("ssh-add", onPath("ssh-add"), installedBy),
   ignoreWithout("ssh-keygen", onPath("ssh-keygen"), installedBy),
 ].some((ignored) => ignored);
-
-async function run(
-  command: string,
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await childCommand(command, {
-    args,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stdout: dec(out.stdout), stderr: dec(out.stderr) };
-}
-
-async function ok(command: string, args: string[], env: Record<string, string> = {}) {
-  const r = await run(command, args, env);
-  if (r.code !== 0) throw new Error(`${command} ${args.join(" ")}: ${r.stderr}`);
-  return r.stdout;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Keys, made once by ssh-keygen (no passphrase: ssh-add loads them without a prompt)
