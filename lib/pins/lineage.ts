@@ -410,6 +410,25 @@ function decideLineage(
 }
 
 /**
+ * The store key and the signature's hash a decision is about, after checking the tool id and
+ * the domain (`INPUT_INVALID`); or at once the outcome of a legacy document, which never
+ * anchors or changes the store.
+ */
+function lineageSubject(
+  toolId: string,
+  domain: string,
+  signature: LineageSignature,
+): { key: string; hash: string } | { outcome: LineageOutcome } {
+  const tidProblem = checkToolId(toolId);
+  if (tidProblem) throw new SchemaPinError("INPUT_INVALID", tidProblem);
+  const dc = checkDomain(domain);
+  if (!dc.ok) throw new SchemaPinError("INPUT_INVALID", `invalid domain: ${dc.reason}`);
+  const legacy = legacyOutcome(signature);
+  if (legacy) return { outcome: legacy };
+  return { key: pinKey(toolId, dc.domain), hash: signatureHash(signature) };
+}
+
+/**
  * Per-tool lineage (§18.4), keyed by `tool_id@domain`, persisted as JSON with the same
  * locked, atomic writes as the pin store (or kept in memory).
  *
@@ -473,14 +492,9 @@ export class LineageStore {
     signature: LineageSignature,
     now: Date | number = Date.now(),
   ): Promise<LineageOutcome> {
-    const tidProblem = checkToolId(toolId);
-    if (tidProblem) throw new SchemaPinError("INPUT_INVALID", tidProblem);
-    const dc = checkDomain(domain);
-    if (!dc.ok) throw new SchemaPinError("INPUT_INVALID", `invalid domain: ${dc.reason}`);
-    const key = pinKey(toolId, dc.domain);
-    const legacy = legacyOutcome(signature);
-    if (legacy) return legacy;
-    const hash = signatureHash(signature);
+    const subject = lineageSubject(toolId, domain, signature);
+    if ("outcome" in subject) return subject.outcome;
+    const { key, hash } = subject;
     const stamp = formatRfc3339(now);
     return await this.#records.transact<LineageOutcome>((map) => {
       const { outcome, record } = decideLineage(map.get(key), key, signature, hash, stamp);
@@ -500,14 +514,9 @@ export class LineageStore {
     domain: string,
     signature: LineageSignature,
   ): Promise<LineageOutcome> {
-    const tidProblem = checkToolId(toolId);
-    if (tidProblem) throw new SchemaPinError("INPUT_INVALID", tidProblem);
-    const dc = checkDomain(domain);
-    if (!dc.ok) throw new SchemaPinError("INPUT_INVALID", `invalid domain: ${dc.reason}`);
-    const key = pinKey(toolId, dc.domain);
-    const legacy = legacyOutcome(signature);
-    if (legacy) return legacy;
-    const hash = signatureHash(signature);
+    const subject = lineageSubject(toolId, domain, signature);
+    if ("outcome" in subject) return subject.outcome;
+    const { key, hash } = subject;
     return decideLineage(await this.#records.get(key), key, signature, hash, "").outcome;
   }
 
