@@ -11,7 +11,8 @@
  *   deno run -A bench/cli_scale.ts --rows start          # start-up of every command
  *
  * Rows: `verify` (verify-schema --batch, pins stored = steady state, and first use with an
- * empty store), `sign` (sign-schema --batch), `skill` (50,000 small files and 2,000 files of
+ * empty store), `lineage` (verify-schema --batch --lineage-store against the same batch
+ * without lineage), `sign` (sign-schema --batch), `skill` (50,000 small files and 2,000 files of
  * 6.5 KB: library in process, CLI end to end, peak RSS), `digest` (contract digests of 1,000
  * tools against a naive independent digest, in process), `start` (one verify-schema against
  * one Node verification, and `--help` start-up of every command).
@@ -20,7 +21,7 @@
  */
 import { parseArgs } from "node:util";
 import { generateKeyPair, privateKeyToPem } from "../lib/crypto/keys.ts";
-import { signSchemaBase64 } from "../lib/schema/document.ts";
+import { signSchemaBase64, signSchemaDocument } from "../lib/schema/document.ts";
 import { hashSkillDir } from "../lib/skill/hash.ts";
 import { digestToolList } from "../lib/contractpin/digest.ts";
 import { COMMAND_ENTRIES } from "../lib/cli/registry.ts";
@@ -35,7 +36,7 @@ const FLAGS = JSON.parse(Deno.readTextFileSync(`${ROOT}deno.json`)).tasks.schema
 const { values } = parseArgs({
   args: Deno.args,
   options: {
-    rows: { type: "string", default: "verify,sign,skill,digest,start" },
+    rows: { type: "string", default: "verify,lineage,sign,skill,digest,start" },
     sizes: { type: "string", default: "1000,10000" },
     repeat: { type: "string", default: "3" },
     files: { type: "string", default: "50000" },
@@ -150,8 +151,11 @@ function schemaFor(i: number) {
   };
 }
 
-/** N schemas and their bare signatures in `dir`, the key and the discovery document. */
-async function makeSchemas(dir: string, n: number) {
+/**
+ * N schemas and their signatures in `dir` (bare Base64, or 1.4 documents naming `DOMAIN` with
+ * `documents`), the key and the discovery document.
+ */
+async function makeSchemas(dir: string, n: number, documents = false) {
   const key = generateKeyPair();
   await Deno.mkdir(`${dir}/schemas`, { recursive: true });
   await Deno.writeTextFile(`${dir}/private.pem`, privateKeyToPem(key));
@@ -168,7 +172,10 @@ async function makeSchemas(dir: string, n: number) {
     const schema = schemaFor(i);
     const name = `${schema.name}.json`;
     await Deno.writeTextFile(`${dir}/schemas/${name}`, JSON.stringify(schema, null, 2));
-    await Deno.writeTextFile(`${dir}/schemas/${name}.sig`, signSchemaBase64(schema, key) + "\n");
+    const signature = documents
+      ? JSON.stringify(signSchemaDocument(schema, key, { domain: DOMAIN, schemaVersion: "1.0.0" }))
+      : signSchemaBase64(schema, key);
+    await Deno.writeTextFile(`${dir}/schemas/${name}.sig`, signature + "\n");
   }
 }
 
@@ -226,6 +233,57 @@ async function verifyRows(base: string) {
     if (pins !== n) throw new Error(`expected ${n} pins, found ${pins}`);
     row(`verify-schema --batch, ${n} schemas, pins stored`, ours.stored, ref.stored);
     row(`verify-schema --batch, ${n} schemas, first use`, ours.first, ref.first);
+    await rm(dir);
+  }
+}
+
+/**
+ * `verify-schema --batch --lineage-store` (issue 27): the first run anchors every schema, the
+ * second finds each unchanged. The reference column is the same batch without lineage, so the
+ * ratio is what lineage costs.
+ */
+async function lineageRows(base: string) {
+  for (const n of SIZES) {
+    const dir = `${base}/lineage-${n}`;
+    await makeSchemas(dir, n, true);
+    const ours = { anchor: [] as number[], unchanged: [] as number[] };
+    const plain = { anchor: [] as number[], unchanged: [] as number[] };
+    const verify = (pins: string, extra: string[]) =>
+      cli(
+        "verify-schema",
+        "--batch",
+        `${dir}/schemas`,
+        "--domain",
+        DOMAIN,
+        "--discovery",
+        `${dir}/discovery.json`,
+        "--pin-store",
+        `${dir}/${pins}`,
+        "--trust-first-use",
+        "-q",
+        ...extra,
+      );
+    for (let r = 0; r < REPEAT; r++) {
+      for (const f of ["pins.json", "plain-pins.json", "lineage.json"]) await rm(`${dir}/${f}`);
+      for (const times of ["anchor", "unchanged"] as const) {
+        const a = await run(verify("pins.json", ["--lineage-store", `${dir}/lineage.json`]));
+        expectOk(a, `verify-schema --lineage-store ${times} (${n})`);
+        const b = await run(verify("plain-pins.json", []));
+        expectOk(b, `verify-schema without lineage ${times} (${n})`);
+        ours[times].push(a.ms);
+        plain[times].push(b.ms);
+      }
+    }
+    const records = JSON.parse(await Deno.readTextFile(`${dir}/lineage.json`)).lineage.length;
+    if (records !== n) throw new Error(`expected ${n} lineage records, found ${records}`);
+    const note = "reference column: the same batch without lineage";
+    row(`verify-schema --batch --lineage, ${n} schemas, anchored`, ours.anchor, plain.anchor, note);
+    row(
+      `verify-schema --batch --lineage, ${n} schemas, unchanged`,
+      ours.unchanged,
+      plain.unchanged,
+      note,
+    );
     await rm(dir);
   }
 }
@@ -500,6 +558,7 @@ try {
       `cores, ${REPEAT} repeats, alternating project and reference; ${new Date().toISOString()}`,
   );
   if (ROWS.has("verify")) await verifyRows(base);
+  if (ROWS.has("lineage")) await lineageRows(base);
   if (ROWS.has("sign")) await signRows(base);
   if (ROWS.has("skill")) await skillRows(base);
   if (ROWS.has("digest")) await digestRow();

@@ -442,14 +442,12 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
             sigDir: values["signature-dir"] ?? batch!,
             read: (path) => readInput(path, io),
             flow: { ...flow, confirmFirstUse },
-            ...(hook ? { beforePin: hook } : {}),
+            ...(dnsHook ? { beforePin: dnsHook } : {}),
+            ...(lineage ? { lineage } : {}),
             pinStore,
             batchPins: trust.explicitKey === undefined,
             threads: threadsSetting,
-            finish: async (result) => {
-              if (lineage) await advanceLineage(lineage, result);
-              withTrustInputs(result, trust);
-            },
+            finish: (result) => void withTrustInputs(result, trust),
           },
         });
       }

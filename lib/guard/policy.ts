@@ -9,7 +9,14 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject, projectContract } from "../contractpin/contract.ts";
 import { fieldDigests, serverDigest, toolDigest } from "../contractpin/digest.ts";
 import type { LockServer } from "../contractpin/lock.ts";
-import { SnapshotPinStore, type ToolTrust, verifyToolSignature } from "./signatures.ts";
+import {
+  type LineageToolTrust,
+  SnapshotPinStore,
+  type ToolTrust,
+  verifyToolSignature,
+} from "./signatures.ts";
+import { LineageBatch, LineageStore } from "../pins/lineage.ts";
+import { commitLineage, type LineageResultFields } from "../schema/lineage_verify.ts";
 import { checkArg } from "../arguments.ts";
 import { findHiddenText, type HiddenTextFinding } from "../contractpin/hidden_text.ts";
 import {
@@ -91,6 +98,22 @@ export interface GuardPolicyOptions {
 /** A list being accumulated over pages: names seen with their digests. */
 export type SeenTools = Map<string, string>;
 
+/** A verdict while it is being made. */
+type MutableVerdict = {
+  name: string;
+  ok: boolean;
+  problems: ToolProblem[];
+  digest: string;
+  lockDigest?: string;
+  changedFields?: string[];
+  errorCode?: string;
+  detail?: string;
+  hiddenText?: HiddenTextFinding[];
+};
+
+/** A tool that verified, whose lineage advance waits for the end of its page. */
+type Staged = { verdict: MutableVerdict; result: LineageResultFields };
+
 /**
  * Checks tools against a lock entry and/or signature trust. Stateless between calls except
  * for the signature verification caches of `lib/schema`.
@@ -159,12 +182,32 @@ export class GuardPolicy {
    * @ignore Internal: the guard's core calls it; not public API.
    */
   async checkTools(tools: readonly JsonValue[], seen: SeenTools): Promise<ToolVerdict[]> {
-    const trust = this.#trust
-      ? { ...this.#trust, pinStore: new SnapshotPinStore(this.#trust.pinStore) }
+    // Lineage (§18.4) for a page is decided against one read of the store, and the advances
+    // of the tools that verified are written in one transaction at the end of the page.
+    const store = (this.#trust as LineageToolTrust | undefined)?.lineage;
+    const lineage = store instanceof LineageStore ? new LineageBatch(store) : undefined;
+    const trust: LineageToolTrust | undefined = this.#trust
+      ? {
+        ...this.#trust,
+        pinStore: new SnapshotPinStore(this.#trust.pinStore),
+        ...(lineage ? { lineage } : {}),
+      }
       : undefined;
     const out: ToolVerdict[] = [];
+    const staged: Staged[] = [];
     for (let i = 0; i < tools.length; i++) {
-      out.push(await this.#checkOne(tools[i], i, seen, trust));
+      out.push(await this.#checkOne(tools[i], i, seen, trust, staged));
+    }
+    if (lineage) {
+      await commitLineage(lineage, staged.map((s) => s.result));
+      for (const { verdict, result } of staged) {
+        if (result.valid) continue;
+        // Another verifier moved the lineage past this release, or the store failed.
+        verdict.problems.push("signature_invalid");
+        if (result.errorCode !== undefined) verdict.errorCode = result.errorCode;
+        verdict.detail = result.errorMessage;
+        verdict.ok = false;
+      }
     }
     return out;
   }
@@ -173,7 +216,8 @@ export class GuardPolicy {
     tool: JsonValue,
     index: number,
     seen: SeenTools,
-    trust: ToolTrust | undefined,
+    trust: LineageToolTrust | undefined,
+    staged: Staged[],
   ): Promise<ToolVerdict> {
     let contract: JsonObject;
     try {
@@ -204,17 +248,7 @@ export class GuardPolicy {
     }
     seen.set(name, digest);
     const problems: ToolProblem[] = [];
-    const verdict: {
-      name: string;
-      ok: boolean;
-      problems: ToolProblem[];
-      digest: string;
-      lockDigest?: string;
-      changedFields?: string[];
-      errorCode?: string;
-      detail?: string;
-      hiddenText?: HiddenTextFinding[];
-    } = { name, ok: true, problems, digest };
+    const verdict: MutableVerdict = { name, ok: true, problems, digest };
     if (this.#lock) {
       const pinned = Object.hasOwn(this.#lock.entry.tools, name)
         ? this.#lock.entry.tools[name]
@@ -243,6 +277,8 @@ export class GuardPolicy {
         problems.push("signature_invalid");
         if (check.errorCode !== undefined) verdict.errorCode = check.errorCode;
         verdict.detail = check.errorMessage;
+      } else if ((check.result as LineageResultFields).lineage !== undefined) {
+        staged.push({ verdict, result: check.result as LineageResultFields });
       }
     }
     const hidden = findHiddenText(tool);

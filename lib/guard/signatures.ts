@@ -46,7 +46,7 @@ import type { BeforePinHook, OfflineFlowOptions } from "../schema/flow.ts";
 import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
 import type { PinRecord, PinStore } from "../pins/store.ts";
 import { pinKey } from "../pins/store.ts";
-import type { LineageStore } from "../pins/lineage.ts";
+import type { LineageBatch, LineageStore } from "../pins/lineage.ts";
 import { advanceLineage, lineageBeforePinHook } from "../schema/lineage_verify.ts";
 import { formatRfc3339 } from "../time/rfc3339.ts";
 import { checkArg, checkMethods, checkSignerArg } from "../arguments.ts";
@@ -370,8 +370,11 @@ export type ToolTrust = Omit<OfflineFlowOptions, "confirmFirstUse"> & {
  * lib/guard/setup.ts; not on the library's entry points (the lineage store is not).
  */
 export type LineageToolTrust = ToolTrust & {
-  /** The lineage store. */
-  lineage?: LineageStore;
+  /**
+   * The lineage store; or, while the guard checks one page of tools, a batch over it that
+   * the page's advances are committed through (lib/guard/policy.ts).
+   */
+  lineage?: LineageStore | LineageBatch;
 };
 
 /** The outcome of {@linkcode verifyToolSignature}. */

@@ -21,6 +21,8 @@ import { isJsonObject, ownField } from "../json/object.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import { BatchPinStore } from "../pins/batch.ts";
 import { checkToolId, pinKey, type PinStore } from "../pins/store.ts";
+import { LineageBatch, type LineageStore } from "../pins/lineage.ts";
+import { advanceLineage, commitLineage, lineageBeforePinHook } from "./lineage_verify.ts";
 import { type BeforePinHook, messageOf, settlePinConflict } from "./flow.ts";
 import { parseSchemaSignatureDocument, type SchemaDocumentOptions } from "./document.ts";
 import {
@@ -140,6 +142,12 @@ export interface VerifySchemaBatchOptions {
   /** The pin store. */
   readonly pinStore: PinStore;
   /**
+   * Enforce lineage (§18.4) with this store: checked before a pin is written (against a
+   * snapshot read once), and the advances of a group written together after its pins
+   * ({@linkcode LineageBatch}).
+   */
+  readonly lineage?: LineageStore;
+  /**
    * Write the pins of first use together (default true); false for a store nothing is written
    * to (an explicit key).
    */
@@ -218,6 +226,8 @@ export async function verifySchemaBatch(options: VerifySchemaBatchOptions): Prom
   const { files, flow } = options;
   const pins = options.batchPins === false ? undefined : new BatchPinStore(options.pinStore);
   const pinStore = pins ?? options.pinStore;
+  const lineage = options.lineage === undefined ? undefined : new LineageBatch(options.lineage);
+  const beforePin = lineage ? lineageBeforePinHook(lineage, options.beforePin) : options.beforePin;
   let failed = 0;
   let waiting: VerifiedBatchItem[] = [];
   let lastFlush = performance.now();
@@ -250,6 +260,8 @@ export async function verifySchemaBatch(options: VerifySchemaBatchOptions): Prom
         }
       }
     }
+    // Lineage moves only for results still valid once their pins are written.
+    if (lineage) await commitLineage(lineage, items.map((item) => item.result));
     await options.onResults(items);
   };
 
@@ -293,7 +305,8 @@ export async function verifySchemaBatch(options: VerifySchemaBatchOptions): Prom
               signature: loaded.signature!,
               toolId: loaded.toolId!,
               sources: { ...flow.sources, signature: loaded.sigPath },
-            }, options.beforePin);
+            }, beforePin);
+            if (lineage) await advanceLineage(lineage, result);
             await options.finish?.(result);
             item.result = result;
             if (!result.valid) failed++;

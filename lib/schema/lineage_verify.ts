@@ -7,10 +7,22 @@
  *
  * @module
  */
-import type { StepFailure } from "../errors.ts";
-import type { LineageOutcome, LineageSignature, LineageStore } from "../pins/lineage.ts";
-import type { BeforePinHook, OfflineVerificationResult } from "./flow.ts";
+import { SchemaPinError, type StepFailure } from "../errors.ts";
+import type {
+  LineageBatch,
+  LineageOutcome,
+  LineageSignature,
+  LineageStore,
+} from "../pins/lineage.ts";
+import { type BeforePinHook, messageOf, type OfflineVerificationResult } from "./flow.ts";
 import { checkArg, checkMethods } from "../arguments.ts";
+
+/**
+ * Where the verifiers take lineage decisions: a {@linkcode LineageStore}, or a
+ * {@linkcode LineageBatch} over one (decisions against a snapshot, written by
+ * {@linkcode commitLineage}).
+ */
+export type LineageDecider = Pick<LineageStore, "path" | "check" | "checkAndAdvance">;
 
 /** What lineage decided for one verification, as the verifiers report it. */
 export interface LineageReport {
@@ -50,7 +62,7 @@ function signatureOf(result: LineageResultFields): LineageSignature | undefined 
 
 function report(
   outcome: LineageOutcome,
-  store: LineageStore,
+  store: LineageDecider,
   hash: string | undefined,
 ): LineageReport {
   const where = store.path === undefined ? {} : { store: store.path };
@@ -80,7 +92,7 @@ const LEGACY: LineageOutcome = {
 
 /** The decision for `result` (read only with `advance` false). */
 async function decide(
-  store: LineageStore,
+  store: LineageDecider,
   result: LineageResultFields,
   advance: boolean,
 ): Promise<{ outcome: LineageOutcome; hash?: string }> {
@@ -110,7 +122,7 @@ function failure(outcome: LineageOutcome & { status: "rejected" }): StepFailure 
  * ```
  */
 export function lineageBeforePinHook<R extends LineageResultFields>(
-  store: LineageStore,
+  store: LineageDecider,
   next?: BeforePinHook<R>,
 ): BeforePinHook<R> {
   checkMethods(
@@ -145,11 +157,21 @@ export function lineageBeforePinHook<R extends LineageResultFields>(
  * ```
  */
 export async function advanceLineage<R extends LineageResultFields>(
-  store: LineageStore,
+  store: LineageDecider,
   result: R,
 ): Promise<R> {
   if (!result.valid) return result;
   const { outcome, hash } = await decide(store, result, true);
+  return applyOutcome(store, result, outcome, hash);
+}
+
+/** Records `outcome` in `result.lineage`; a rejection makes `result` invalid. */
+function applyOutcome<R extends LineageResultFields>(
+  store: LineageDecider,
+  result: R,
+  outcome: LineageOutcome,
+  hash: string | undefined,
+): R {
   result.lineage = report(outcome, store, hash);
   if (outcome.status === "rejected") {
     result.valid = false;
@@ -157,4 +179,51 @@ export async function advanceLineage<R extends LineageResultFields>(
     result.errorMessage = outcome.message;
   }
   return result;
+}
+
+/**
+ * The end of a batch's group of verifications: writes the lineage advances of the `results`
+ * that are still valid (their {@linkcode advanceLineage} ran against `batch`'s snapshot) in
+ * one transaction that decides each again under the store's lock, in order, and records the
+ * final decision in each result — a release another verifier moved the lineage past meanwhile
+ * becomes invalid with `LINEAGE_REJECTED`. When the store cannot be written, those results
+ * fail with the error's code (`IO_FAILED`, …): nothing they reported as accepted is lost.
+ *
+ * @example
+ * ```ts ignore
+ * const lineage = new LineageBatch(new LineageStore({ path: "lineage.json" }));
+ * for (const item of group) results.push(await advanceLineage(lineage, await verify(item)));
+ * await commitLineage(lineage, results);
+ * ```
+ */
+export async function commitLineage<R extends LineageResultFields>(
+  batch: LineageBatch,
+  results: readonly (R | undefined)[],
+): Promise<void> {
+  const staged: { result: R; signature: LineageSignature }[] = [];
+  for (const result of results) {
+    if (result?.valid !== true || result.lineage === undefined) continue;
+    const signature = signatureOf(result);
+    if (signature !== undefined) staged.push({ result, signature });
+  }
+  if (staged.length === 0) return;
+  let outcomes: LineageOutcome[];
+  try {
+    outcomes = await batch.commit(staged.map(({ result, signature }) => ({
+      toolId: result.toolId,
+      domain: result.domain!,
+      signature,
+    })));
+  } catch (e) {
+    for (const { result } of staged) {
+      result.valid = false;
+      result.errorCode = e instanceof SchemaPinError ? e.code : "IO_FAILED";
+      result.errorMessage = `could not write the lineage store: ${messageOf(e)}`;
+      delete result.lineage;
+    }
+    return;
+  }
+  staged.forEach(({ result, signature }, i) =>
+    applyOutcome(batch, result, outcomes[i], signature.schema_hash ?? signature.skill_hash)
+  );
 }

@@ -291,6 +291,61 @@ Deno.test("lineage: concurrent advancers in separate processes: exactly one wins
   });
 });
 
+Deno.test("lineage: verify-schema --batch anchors and advances in order, and refuses a fork in a later batch", async () => {
+  await withTempDir(async (dir) => {
+    const env = await setup(dir);
+    await Deno.mkdir(`${dir}/a`);
+    await Deno.mkdir(`${dir}/b`);
+    const v1 = await release(env, "a/1", "one", ["--schema-version", "1.0.0"]);
+    const v2 = await release(env, "a/2", "two", [
+      "--schema-version",
+      "1.1.0",
+      "--previous-hash",
+      v1.hash,
+    ]);
+    const batch = (folder: string) =>
+      runInProcess([
+        "verify-schema",
+        "--batch",
+        folder,
+        "--domain",
+        "example.com",
+        "--discovery",
+        env.discovery,
+        "--pin-store",
+        env.pins,
+        "--trust-first-use",
+        "--lineage-store",
+        env.lineage,
+        "--json",
+      ]);
+    const first = await batch(`${dir}/a`);
+    assert.equal(first.code, 0, first.stderr);
+    const out = await assertJsonOutput(first.stdout);
+    const lineages = (out.results as { lineage?: Record<string, unknown> }[]).map((r) => r.lineage);
+    assert.deepEqual(lineages, [
+      { status: "anchored", hash: v1.hash, store: env.lineage },
+      { status: "advanced", hash: v2.hash, latest_hash: v1.hash, store: env.lineage },
+    ]);
+    assert.equal(await latest(env), v2.hash);
+    // A later batch: the current release is unchanged, a fork of the old one is refused.
+    await Deno.copyFile(v2.schema, `${dir}/b/2.json`);
+    await Deno.copyFile(v2.sig, `${dir}/b/2.json.sig`);
+    await release(env, "b/3", "fork", ["--schema-version", "1.2.0", "--previous-hash", v1.hash]);
+    const second = await batch(`${dir}/b`);
+    assert.equal(second.code, 1, second.stderr);
+    const results = (await assertJsonOutput(second.stdout)).results as {
+      lineage?: { status: string; reason?: string };
+      error?: { code: string };
+    }[];
+    assert.equal(results[0].lineage?.status, "unchanged");
+    assert.equal(results[1].lineage?.status, "rejected");
+    assert.equal(results[1].lineage?.reason, "fork");
+    assert.equal(results[1].error?.code, "LINEAGE_REJECTED");
+    assert.equal(await latest(env), v2.hash);
+  });
+});
+
 Deno.test("lineage reset: the operator's override; show and list; unknown tools exit 1", async () => {
   await withTempDir(async (dir) => {
     const env = await setup(dir);

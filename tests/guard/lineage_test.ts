@@ -10,6 +10,8 @@ import { generateKeyPair, type PrivateKey } from "../../lib/crypto/keys.ts";
 import { buildDiscoveryDocument } from "../../lib/discovery/document.ts";
 import type { JsonObject, JsonValue } from "../../lib/json/types.ts";
 import { LineageStore } from "../../lib/pins/lineage.ts";
+import { GuardPolicy } from "../../lib/guard/policy.ts";
+import { SchemaPinError } from "../../lib/errors.ts";
 import { MemoryPinStore } from "../../lib/pins/store.ts";
 import { SCHEMA_SIGNATURE_FIELDS, signSchemaDocument } from "../../lib/schema/document.ts";
 import type { LineageReport } from "../../lib/schema/lineage_verify.ts";
@@ -37,10 +39,11 @@ interface Release {
  */
 function release(
   description: string,
-  options: { schemaVersion?: string; previousHash?: string; signer?: PrivateKey } = {},
+  options: { schemaVersion?: string; previousHash?: string; signer?: PrivateKey; name?: string } =
+    {},
 ): Release {
   const tool: JsonObject = {
-    name: "calc",
+    name: options.name ?? "calc",
     description,
     inputSchema: { type: "object", properties: { a: { type: "number" } } },
   };
@@ -226,4 +229,95 @@ Deno.test("guard lineage: without a lineage store a fork is accepted (lineage is
     assertValid(check);
     assert.equal(lineageOf(check), undefined);
   }
+});
+
+// --- One page of tools (issue 27): one read of the store, one transaction at the page's end ---
+
+/** A signed 1.4 release of tool `name`. */
+function named(name: string): JsonObject {
+  return release("v1", { name }).tool;
+}
+
+/** Counts what a page check asks of the store. */
+class CountingLineage extends LineageStore {
+  perTool = 0;
+  commits = 0;
+  override check(...args: Parameters<LineageStore["check"]>) {
+    this.perTool++;
+    return super.check(...args);
+  }
+  override checkAndAdvance(...args: Parameters<LineageStore["checkAndAdvance"]>) {
+    this.perTool++;
+    return super.checkAndAdvance(...args);
+  }
+  override checkAndAdvanceMany(...args: Parameters<LineageStore["checkAndAdvanceMany"]>) {
+    this.commits++;
+    return super.checkAndAdvanceMany(...args);
+  }
+}
+
+Deno.test("guard lineage: a page of tools reads the store once and commits its anchors together", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const store = new CountingLineage({ path: `${dir}/lineage.json` });
+    const policy = new GuardPolicy({ signatures: trust(store) });
+    const tools = Array.from({ length: 40 }, (_, i) => named(`t${i}`));
+    const verdicts = await policy.checkTools(tools, new Map());
+    assert.ok(verdicts.every((v) => v.ok), JSON.stringify(verdicts.find((v) => !v.ok)));
+    assert.equal(store.perTool, 0);
+    assert.equal(store.commits, 1);
+    assert.equal((await store.list()).length, 40);
+    // The next page (or list) finds them unchanged, again in one transaction.
+    assert.ok((await policy.checkTools(tools, new Map())).every((v) => v.ok));
+    assert.equal(store.commits, 2);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("guard lineage: another writer moving a tool's lineage during the page fails that tool", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = `${dir}/lineage.json`;
+    const other = new LineageStore({ path });
+    const theirs = release("theirs");
+    // The first-use pin of the second tool is written while the page is being checked; the
+    // other writer anchors "calc" on another release just then.
+    class RacingPins extends MemoryPinStore {
+      override async transact<R>(
+        change: Parameters<MemoryPinStore["transact"]>[0],
+      ): Promise<R> {
+        await other.checkAndAdvance("calc", DOMAIN, {
+          schemapin_version: "1.4",
+          schema_hash: theirs.hash,
+        });
+        return await super.transact(change) as R;
+      }
+    }
+    const policy = new GuardPolicy({
+      signatures: trust(new LineageStore({ path }), new RacingPins()),
+    });
+    const ours = release("ours");
+    const [verdict] = await policy.checkTools([ours.tool], new Map());
+    assert.equal(verdict.ok, false);
+    assert.deepEqual(verdict.problems, ["signature_invalid"]);
+    assert.equal(verdict.errorCode, "LINEAGE_REJECTED");
+    assert.match(verdict.detail ?? "", /has no previous_hash/);
+    assert.equal(await latest(other), theirs.hash);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("guard lineage: a store that cannot be written fails the tools of the page", async () => {
+  class Unwritable extends LineageStore {
+    override checkAndAdvanceMany(): never {
+      throw new SchemaPinError("IO_FAILED", "disk full");
+    }
+  }
+  const policy = new GuardPolicy({ signatures: trust(new Unwritable({ memory: true })) });
+  const verdicts = await policy.checkTools([named("a"), named("b")], new Map());
+  assert.deepEqual(verdicts.map((v) => v.ok), [false, false]);
+  assert.deepEqual(verdicts.map((v) => v.errorCode), ["IO_FAILED", "IO_FAILED"]);
+  assert.match(verdicts[0].detail ?? "", /could not write the lineage store: disk full/);
 });

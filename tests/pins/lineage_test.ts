@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   compareVersions,
+  LineageBatch,
   type LineageSignature,
   LineageStore,
   parseNumericVersion,
@@ -261,6 +262,149 @@ Deno.test("LineageStore persists to a file with the same locked format", async (
     await Deno.writeTextFile(path, "{}");
     await assert.rejects(
       () => again.get("x", "example.com"),
+      (e) => isSchemaPinError(e, "INPUT_INVALID"),
+    );
+  } finally {
+    await cleanup();
+  }
+});
+
+// --- Batches (issue 27: one read and one transaction per batch, not one rewrite per schema) ---
+
+const T = (signature: LineageSignature, toolId = "t") => ({
+  toolId,
+  domain: "example.com",
+  signature,
+});
+
+Deno.test("checkAndAdvanceMany decides in order: the same tool twice anchors, then advances", async () => {
+  const store = new LineageStore({ memory: true });
+  const outcomes = await store.checkAndAdvanceMany([
+    T(sig(H("a"), { schema_version: "1.0.0" })),
+    T(sig(H("b"), { previous_hash: H("a"), schema_version: "1.1.0" })),
+    T(sig(H("c")), "u"),
+  ]);
+  assert.deepEqual(outcomes.map((o) => o.status), ["anchored", "advanced", "anchored"]);
+  assert.equal((await store.get("t", "example.com"))?.latestHash, H("b"));
+  assert.deepEqual((await store.get("t", "example.com"))?.history, [H("a")]);
+});
+
+Deno.test("checkAndAdvanceMany refuses in order too: a rollback and a fork after an advance", async () => {
+  const store = new LineageStore({ memory: true });
+  const outcomes = await store.checkAndAdvanceMany([
+    T(sig(H("a"))),
+    T(sig(H("b"), { previous_hash: H("a") })),
+    T(sig(H("a"))), // the release the lineage just moved past
+    T(sig(H("c"), { previous_hash: H("a") })), // names a superseded hash
+    T({ schemapin_version: "1.3", skill_hash: H("d") }),
+  ]);
+  assert.deepEqual(
+    outcomes.map((o) => o.status === "rejected" ? o.reason : o.status),
+    ["anchored", "advanced", "rollback", "fork", "legacy"],
+  );
+  assert.equal((await store.get("t", "example.com"))?.latestHash, H("b"));
+});
+
+Deno.test("checkAndAdvanceMany: a bad tool id fails the whole call and writes nothing", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const store = new LineageStore({ path: `${dir}/lineage.json` });
+    await assert.rejects(
+      () => store.checkAndAdvanceMany([T(sig(H("a"))), T(sig(H("b")), "")]),
+      (e) => isSchemaPinError(e, "INPUT_INVALID"),
+    );
+    await assert.rejects(() => Deno.stat(`${dir}/lineage.json`), Deno.errors.NotFound);
+    await assert.rejects(
+      () => store.checkAndAdvanceMany("nope" as never),
+      (e) => isSchemaPinError(e, "INPUT_INVALID"),
+    );
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("checkAndAdvanceMany of legacy documents only never opens the file", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const path = `${dir}/lineage.json`;
+    await Deno.writeTextFile(path, "not json"); // would fail to parse if it were read
+    const outcomes = await new LineageStore({ path }).checkAndAdvanceMany([
+      T({ schemapin_version: "1.3", skill_hash: H("a") }),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.status), ["rejected"]);
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("LineageBatch: check and checkAndAdvance answer from a snapshot and write nothing", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const path = `${dir}/lineage.json`;
+    const batch = new LineageBatch(new LineageStore({ path }));
+    assert.equal(batch.path, path);
+    assert.equal((await batch.check("t", "example.com", sig(H("a")))).status, "anchored");
+    assert.equal((await batch.checkAndAdvance("t", "example.com", sig(H("a")))).status, "anchored");
+    // Later items of the batch see the advance…
+    assert.equal((await batch.check("t", "example.com", sig(H("a")))).status, "unchanged");
+    const fork = await batch.check("t", "example.com", sig(H("c"), { previous_hash: H("x") }));
+    assert.equal(fork.status === "rejected" && fork.reason, "fork");
+    // …but nothing reached the file.
+    await assert.rejects(() => Deno.stat(path), Deno.errors.NotFound);
+    const outcomes = await batch.commit([T(sig(H("a")))]);
+    assert.deepEqual(outcomes, [{ status: "anchored", hash: H("a") }]);
+    assert.equal((await new LineageStore({ path }).get("t", "example.com"))?.latestHash, H("a"));
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("LineageBatch.commit decides again under the lock: another writer's advance wins", async () => {
+  const { dir, cleanup } = await tempDir();
+  try {
+    const path = `${dir}/lineage.json`;
+    const other = new LineageStore({ path });
+    await other.checkAndAdvance("t", "example.com", sig(H("a")));
+    const batch = new LineageBatch(new LineageStore({ path }));
+    const staged = sig(H("b"), { previous_hash: H("a") });
+    assert.equal((await batch.checkAndAdvance("t", "example.com", staged)).status, "advanced");
+    // Another verifier moves the lineage on before the batch commits.
+    await other.checkAndAdvance("t", "example.com", sig(H("c"), { previous_hash: H("a") }));
+    const [outcome] = await batch.commit([T(staged)]);
+    assert.equal(outcome.status === "rejected" && outcome.reason, "fork");
+    assert.equal((await other.get("t", "example.com"))?.latestHash, H("c"));
+    // After a commit the snapshot is read again: the other writer's record is seen.
+    assert.equal((await batch.check("t", "example.com", sig(H("c")))).status, "unchanged");
+  } finally {
+    await cleanup();
+  }
+});
+
+Deno.test("LineageBatch: advances never committed are forgotten at the next commit", async () => {
+  const store = new LineageStore({ memory: true });
+  const batch = new LineageBatch(store);
+  await batch.checkAndAdvance("t", "example.com", sig(H("a"))); // its verification failed later
+  await batch.checkAndAdvance("u", "example.com", sig(H("b")));
+  assert.deepEqual(
+    (await batch.commit([T(sig(H("b")), "u")])).map((o) => o.status),
+    ["anchored"],
+  );
+  assert.equal(await store.get("t", "example.com"), undefined);
+  assert.equal((await batch.check("t", "example.com", sig(H("f")))).status, "anchored");
+});
+
+Deno.test("LineageBatch refuses a missing store and a malformed file", async () => {
+  assert.throws(
+    () => new LineageBatch(undefined as never),
+    (e) => isSchemaPinError(e, "INPUT_INVALID"),
+  );
+  const { dir, cleanup } = await tempDir();
+  try {
+    const path = `${dir}/lineage.json`;
+    await Deno.writeTextFile(path, "{}");
+    const batch = new LineageBatch(new LineageStore({ path }));
+    await assert.rejects(
+      () => batch.check("t", "example.com", sig(H("a"))),
       (e) => isSchemaPinError(e, "INPUT_INVALID"),
     );
   } finally {
