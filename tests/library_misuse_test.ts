@@ -167,12 +167,7 @@ import { findInUnsignedBundle } from "../lib/discovery/unsigned_bundle.ts";
 import { wellKnownUrl } from "../lib/discovery/well_known.ts";
 import { crossCheckDnsTxt, lookupDnsTxt } from "../lib/dns/check.ts";
 import { checkDomain, validateDomain } from "../lib/dns/domain.ts";
-import {
-  readToolSignature,
-  signToolList,
-  SnapshotPinStore,
-  verifyToolSignature,
-} from "../lib/guard/signatures.ts";
+import { readToolSignature, signToolList, verifyToolSignature } from "../lib/guard/signatures.ts";
 import { canonicalizeJcs, canonicalizeJcsBytes } from "../lib/json/canonical_jcs.ts";
 import { canonicalizeSchemapinV1 } from "../lib/json/canonical_schemapin.ts";
 import { ServerFailure } from "../lib/mcp/errors.ts";
@@ -372,7 +367,6 @@ const REMOVED_IN_0_2 = {
   signToolList,
   signTrustBundle,
   skillSigningInput,
-  SnapshotPinStore,
   snapshotServer,
   spawnStdio,
   StdioTransport,
@@ -775,7 +769,6 @@ const TABLE: Row[] = [
     "tool",
     "undefined",
   ],
-  [() => new mod.SnapshotPinStore(undefined as never), "SnapshotPinStore", "inner", "undefined"],
 ];
 
 /** Runs `call` (sync or async) and returns what it threw. */

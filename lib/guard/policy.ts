@@ -9,13 +9,10 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject, projectContract } from "../contractpin/contract.ts";
 import { fieldDigests, serverDigest, toolDigest } from "../contractpin/digest.ts";
 import type { LockServer } from "../contractpin/lock.ts";
-import {
-  type LineageToolTrust,
-  SnapshotPinStore,
-  type ToolTrust,
-  verifyToolSignature,
-} from "./signatures.ts";
+import { type LineageToolTrust, type ToolTrust, verifyToolSignature } from "./signatures.ts";
+import { BatchPinStore } from "../pins/batch.ts";
 import { LineageBatch, LineageStore } from "../pins/lineage.ts";
+import { settleBatchPins } from "../schema/flow.ts";
 import { commitLineage, type LineageResultFields } from "../schema/lineage_verify.ts";
 import { checkArg } from "../arguments.ts";
 import { findHiddenText, type HiddenTextFinding } from "../contractpin/hidden_text.ts";
@@ -111,7 +108,7 @@ type MutableVerdict = {
   hiddenText?: HiddenTextFinding[];
 };
 
-/** A tool that verified, whose lineage advance waits for the end of its page. */
+/** A tool that verified, whose first-use pin and lineage advance wait for its page's end. */
 type Staged = { verdict: MutableVerdict; result: LineageResultFields };
 
 /**
@@ -182,32 +179,32 @@ export class GuardPolicy {
    * @ignore Internal: the guard's core calls it; not public API.
    */
   async checkTools(tools: readonly JsonValue[], seen: SeenTools): Promise<ToolVerdict[]> {
-    // Lineage (§18.4) for a page is decided against one read of the store, and the advances
-    // of the tools that verified are written in one transaction at the end of the page.
+    // A page is checked against one read of the pin store and of the lineage store (§18.4);
+    // the first-use pins and lineage advances of the tools that verified are written at the
+    // page's end, one transaction each, and a tool whose write failed or was overtaken by
+    // another process fails then (lib/pins/batch.ts, LineageBatch in lib/pins/lineage.ts).
     const store = (this.#trust as LineageToolTrust | undefined)?.lineage;
     const lineage = store instanceof LineageStore ? new LineageBatch(store) : undefined;
+    const pins = this.#trust ? new BatchPinStore(this.#trust.pinStore) : undefined;
     const trust: LineageToolTrust | undefined = this.#trust
-      ? {
-        ...this.#trust,
-        pinStore: new SnapshotPinStore(this.#trust.pinStore),
-        ...(lineage ? { lineage } : {}),
-      }
+      ? { ...this.#trust, pinStore: pins!, ...(lineage ? { lineage } : {}) }
       : undefined;
     const out: ToolVerdict[] = [];
     const staged: Staged[] = [];
     for (let i = 0; i < tools.length; i++) {
       out.push(await this.#checkOne(tools[i], i, seen, trust, staged));
     }
-    if (lineage) {
-      await commitLineage(lineage, staged.map((s) => s.result));
-      for (const { verdict, result } of staged) {
-        if (result.valid) continue;
-        // Another verifier moved the lineage past this release, or the store failed.
-        verdict.problems.push("signature_invalid");
-        if (result.errorCode !== undefined) verdict.errorCode = result.errorCode;
-        verdict.detail = result.errorMessage;
-        verdict.ok = false;
-      }
+    if (staged.length === 0) return out;
+    const results = staged.map((s) => s.result);
+    if (pins!.pendingCount > 0) await settleBatchPins(pins!, results);
+    if (lineage) await commitLineage(lineage, results);
+    for (const { verdict, result } of staged) {
+      if (result.valid) continue;
+      // Its pin or lineage could not be written, or another verifier got there first.
+      verdict.problems.push("signature_invalid");
+      if (result.errorCode !== undefined) verdict.errorCode = result.errorCode;
+      verdict.detail = result.errorMessage;
+      verdict.ok = false;
     }
     return out;
   }
@@ -277,7 +274,7 @@ export class GuardPolicy {
         problems.push("signature_invalid");
         if (check.errorCode !== undefined) verdict.errorCode = check.errorCode;
         verdict.detail = check.errorMessage;
-      } else if ((check.result as LineageResultFields).lineage !== undefined) {
+      } else if (check.result !== undefined) {
         staged.push({ verdict, result: check.result as LineageResultFields });
       }
     }

@@ -44,12 +44,10 @@ import {
 } from "../schema/document.ts";
 import type { BeforePinHook, OfflineFlowOptions } from "../schema/flow.ts";
 import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
-import type { PinRecord, PinStore } from "../pins/store.ts";
-import { pinKey } from "../pins/store.ts";
 import type { LineageBatch, LineageStore } from "../pins/lineage.ts";
 import { advanceLineage, lineageBeforePinHook } from "../schema/lineage_verify.ts";
 import { formatRfc3339 } from "../time/rfc3339.ts";
-import { checkArg, checkMethods, checkSignerArg } from "../arguments.ts";
+import { checkArg, checkSignerArg } from "../arguments.ts";
 
 /**
  * `_meta` key of a tool's SchemaPin signature (a 1.4 schema signature document).
@@ -461,55 +459,4 @@ export async function verifyToolSignature(
     errorMessage: result.errorMessage,
     result,
   };
-}
-
-/**
- * A pin store read once per check: `get` answers from one snapshot of the wrapped store
- * (taken on first use), so checking a list of 500 tools reads a pin file once, not 500
- * times. Writes go to the wrapped store and refresh the snapshot.
- *
- * @example
- * ```ts
- * import { MemoryPinStore } from "jsr:@schemapin/schemapin";
- * import { SnapshotPinStore } from "./signatures.ts";
- * const pins = new SnapshotPinStore(new MemoryPinStore());
- * ```
- */
-export class SnapshotPinStore implements PinStore {
-  readonly #inner: PinStore;
-  #snapshot: Promise<Map<string, PinRecord>> | undefined;
-
-  /** Wraps `inner`. */
-  constructor(inner: PinStore) {
-    checkMethods("SnapshotPinStore", "inner", inner, ["get", "transact"], "a PinStore");
-    this.#inner = inner;
-  }
-
-  #load(): Promise<Map<string, PinRecord>> {
-    this.#snapshot ??= this.#inner.list().then((records) =>
-      new Map(records.map((r) => [pinKey(r.toolId, r.domain), r]))
-    );
-    return this.#snapshot;
-  }
-
-  /** The pin for `toolId@domain` as of the snapshot. */
-  async get(toolId: string, domain: string): Promise<PinRecord | undefined> {
-    return (await this.#load()).get(pinKey(toolId, domain));
-  }
-
-  /** Every pin of the wrapped store. */
-  list(): Promise<PinRecord[]> {
-    return this.#inner.list();
-  }
-
-  /** A transaction on the wrapped store; the snapshot is taken again afterwards. */
-  async transact<R>(
-    change: (pins: Map<string, PinRecord>) => { changed: boolean; result: R },
-  ): Promise<R> {
-    try {
-      return await this.#inner.transact(change);
-    } finally {
-      this.#snapshot = undefined;
-    }
-  }
 }

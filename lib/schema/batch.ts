@@ -20,10 +20,10 @@ import type { JsonValue } from "../json/types.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import { BatchPinStore } from "../pins/batch.ts";
-import { checkToolId, pinKey, type PinStore } from "../pins/store.ts";
+import { checkToolId, type PinStore } from "../pins/store.ts";
 import { LineageBatch, type LineageStore } from "../pins/lineage.ts";
 import { advanceLineage, commitLineage, lineageBeforePinHook } from "./lineage_verify.ts";
-import { type BeforePinHook, messageOf, settlePinConflict } from "./flow.ts";
+import { type BeforePinHook, settleBatchPins } from "./flow.ts";
 import { parseSchemaSignatureDocument, type SchemaDocumentOptions } from "./document.ts";
 import {
   acceptPrecheckedSignature,
@@ -237,31 +237,11 @@ export async function verifySchemaBatch(options: VerifySchemaBatchOptions): Prom
   const settle = async () => {
     const items = waiting;
     waiting = [];
-    const pendingKeys = pins?.pendingKeys() ?? new Set<string>();
-    let conflicts: ReadonlyMap<string, { current?: { fingerprint: string } }> = new Map();
-    let writeError: unknown;
-    try {
-      if (pins) ({ conflicts } = await pins.flush());
-    } catch (e) {
-      writeError = e;
-    }
+    const results = items.map((item) => item.result);
+    if (pins) await settleBatchPins(pins, results);
     lastFlush = performance.now();
-    for (const item of items) {
-      const r = item.result;
-      if (r?.valid) {
-        const key = pinKey(r.toolId, r.domain!);
-        if (writeError !== undefined && pendingKeys.has(key)) {
-          r.valid = false;
-          r.errorCode = writeError instanceof SchemaPinError ? writeError.code : "IO_FAILED";
-          r.errorMessage = `could not write the pin: ${messageOf(writeError)}`;
-          if (r.keyPinning === "first_use") r.keyPinning = "not_pinned";
-        } else if (conflicts.has(key)) {
-          settlePinConflict(r, conflicts.get(key)!.current);
-        }
-      }
-    }
     // Lineage moves only for results still valid once their pins are written.
-    if (lineage) await commitLineage(lineage, items.map((item) => item.result));
+    if (lineage) await commitLineage(lineage, results);
     await options.onResults(items);
   };
 

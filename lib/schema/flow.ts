@@ -34,7 +34,14 @@ import {
   parseRevocationDocument,
   type RevocationDocument,
 } from "../revocation/document.ts";
-import { addPinIfAbsent, checkToolId, makePinRecord, type PinStore } from "../pins/store.ts";
+import {
+  addPinIfAbsent,
+  checkToolId,
+  makePinRecord,
+  pinKey,
+  type PinStore,
+} from "../pins/store.ts";
+import type { BatchPinStore } from "../pins/batch.ts";
 import { formatRfc3339, parseRfc3339 } from "../time/rfc3339.ts";
 import { checkMethods } from "../arguments.ts";
 
@@ -568,6 +575,47 @@ export function settlePinConflict(
   result.errorCode = "KEY_PIN_MISMATCH";
   result.errorMessage = `${key} was pinned to ${current.fingerprint} by another verifier while ` +
     `this one ran; the discovery key is ${result.keyFingerprint}`;
+}
+
+/**
+ * Writes the pins a group of verifications made through `pins` (one locked transaction,
+ * `BatchPinStore.flush`) and settles their `results`: a result whose pin could not be written
+ * fails with the error's code (`IO_FAILED`, …) and is `not_pinned`; one whose entry another
+ * process changed meanwhile is settled by {@linkcode settlePinConflict}. Results that failed
+ * already are left alone.
+ *
+ * @example
+ * ```ts ignore
+ * const pins = new BatchPinStore(new FilePinStore("pins.json"));
+ * const results = [];
+ * for (const item of group) results.push(await verifySchemaOffline({ ...item, pinStore: pins }));
+ * await settleBatchPins(pins, results);
+ * ```
+ */
+export async function settleBatchPins(
+  pins: BatchPinStore,
+  results: readonly (OfflineVerificationResult | undefined)[],
+): Promise<void> {
+  const pendingKeys = pins.pendingKeys();
+  let conflicts: ReadonlyMap<string, { current?: { fingerprint: string } }> = new Map();
+  let writeError: unknown;
+  try {
+    ({ conflicts } = await pins.flush());
+  } catch (e) {
+    writeError = e;
+  }
+  for (const r of results) {
+    if (!r?.valid) continue;
+    const key = pinKey(r.toolId, r.domain!);
+    if (writeError !== undefined && pendingKeys.has(key)) {
+      r.valid = false;
+      r.errorCode = codeOf(writeError, "IO_FAILED");
+      r.errorMessage = `could not write the pin: ${messageOf(writeError)}`;
+      if (r.keyPinning === "first_use") r.keyPinning = "not_pinned";
+    } else if (conflicts.has(key)) {
+      settlePinConflict(r, conflicts.get(key)!.current);
+    }
+  }
 }
 
 /** The message of an error, for results. */

@@ -281,7 +281,7 @@ Deno.test("guard lineage: another writer moving a tool's lineage during the page
     const path = `${dir}/lineage.json`;
     const other = new LineageStore({ path });
     const theirs = release("theirs");
-    // The first-use pin of the second tool is written while the page is being checked; the
+    // The page's first-use pins are written at its end, just before its lineage advances; the
     // other writer anchors "calc" on another release just then.
     class RacingPins extends MemoryPinStore {
       override async transact<R>(

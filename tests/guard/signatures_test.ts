@@ -16,7 +16,6 @@ import {
   readToolSignature,
   SIGNATURE_META_KEY,
   signToolList,
-  SnapshotPinStore,
   type ToolTrust,
   verifyToolSignature,
 } from "../../lib/guard/signatures.ts";
@@ -225,19 +224,57 @@ Deno.test("policy with signatures: unsigned and invalid tools fail, signed ones 
   assert.deepEqual(policy.removed(new Map()), []);
 });
 
-Deno.test("SnapshotPinStore: reads the wrapped store once per snapshot, refreshes after writes", async () => {
-  let lists = 0;
+Deno.test("guard page: the pin store is read once and the page's first-use pins written in one transaction", async () => {
+  let lists = 0, transactions = 0;
   const inner = new MemoryPinStore();
   const counting = {
     get: inner.get.bind(inner),
     list: () => (lists++, inner.list()),
-    transact: inner.transact.bind(inner),
+    transact: ((change) => (transactions++, inner.transact(change))) as typeof inner.transact,
   } as typeof inner;
-  const snap = new SnapshotPinStore(counting);
-  assert.equal(await snap.get("a", DOMAIN), undefined);
-  assert.equal(await snap.get("b", DOMAIN), undefined);
+  const policy = new GuardPolicy({ signatures: trust({ pinStore: counting }) });
+  const verdicts = await policy.checkTools(signed(), new Map());
+  assert.ok(verdicts.every((v) => v.ok));
   assert.equal(lists, 1);
-  await seedPin(snap, "a", DOMAIN, key.publicKey.fingerprint);
-  assert.equal((await snap.get("a", DOMAIN))?.fingerprint, key.publicKey.fingerprint);
-  assert.equal(lists, 2);
+  assert.equal(transactions, 1);
+  assert.equal((await inner.list()).length, signed().length);
+  // Pinned now: the next page writes nothing.
+  assert.ok((await policy.checkTools(signed(), new Map())).every((v) => v.ok));
+  assert.equal(transactions, 1);
+});
+
+Deno.test("guard page: a tool another verifier pinned to another key meanwhile fails with KEY_PIN_MISMATCH", async () => {
+  const other = generateKeyPair();
+  const inner = new MemoryPinStore();
+  const racing = {
+    get: inner.get.bind(inner),
+    list: inner.list.bind(inner),
+    transact: (async (change) => {
+      // Just before the page's pins are written, another process pins the first tool.
+      await seedPin(inner, "add", DOMAIN, other.publicKey.fingerprint).catch(() => {});
+      return await inner.transact(change);
+    }) as typeof inner.transact,
+  } as typeof inner;
+  const policy = new GuardPolicy({ signatures: trust({ pinStore: racing }) });
+  const tools = signed();
+  const verdicts = await policy.checkTools(tools, new Map());
+  const add = verdicts.find((v) => v.name === "add")!;
+  assert.equal(add.ok, false);
+  assert.deepEqual(add.problems, ["signature_invalid"]);
+  assert.equal(add.errorCode, "KEY_PIN_MISMATCH");
+  assert.ok(verdicts.filter((v) => v.name !== "add").every((v) => v.ok));
+  assert.equal((await inner.get("add", DOMAIN))?.fingerprint, other.publicKey.fingerprint);
+});
+
+Deno.test("guard page: a pin store that cannot be written fails the tools it would have pinned", async () => {
+  const inner = new MemoryPinStore();
+  const broken = {
+    get: inner.get.bind(inner),
+    list: inner.list.bind(inner),
+    transact: (() => Promise.reject(new Error("read-only"))) as typeof inner.transact,
+  } as typeof inner;
+  const policy = new GuardPolicy({ signatures: trust({ pinStore: broken }) });
+  const verdicts = await policy.checkTools(signed(), new Map());
+  assert.ok(verdicts.every((v) => !v.ok && v.errorCode === "IO_FAILED"));
+  assert.match(verdicts[0].detail ?? "", /could not write the pin: read-only/);
 });
