@@ -171,7 +171,15 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
   const lockPath = resolve(values.lock ?? DEFAULT_LOCK_FILE);
   const file = await readConfigFile(configPath, project, io);
   const lock = await readLock(values.lock ?? DEFAULT_LOCK_FILE, io);
-  const plan = planWrap(file, lock, { lockPath, firstPort, ...(mode ? { mode } : {}) });
+  let plan;
+  try {
+    plan = planWrap(file, lock, { lockPath, firstPort, ...(mode ? { mode } : {}) });
+  } catch (e) {
+    if (e instanceof SchemaPinError && e.details.noPortLeft === true) {
+      throw new UsageError("guard wrap: no port left above --port");
+    }
+    throw e;
+  }
 
   const lines: string[] = [];
   const problems: string[] = [];

@@ -53,6 +53,18 @@ export interface ClientConfigFile {
 /**
  * Parses a client config read from `file.path` (JSONC; strict: `JSON_INVALID` /
  * `INPUT_INVALID` name the file).
+ *
+ * @example
+ * ```ts ignore
+ * import { parseClientConfigFile } from "./wrap_config.ts";
+ * const path = ".cursor/mcp.json";
+ * const real = await Deno.realPath(path);
+ * const config = parseClientConfigFile(await Deno.readFile(path), {
+ *   path,
+ *   real,
+ *   mode: (await Deno.stat(real)).mode ?? 0o644,
+ * }, { projectDir: "." });
+ * ```
  */
 export function parseClientConfigFile(
   bytes: Uint8Array,
@@ -96,7 +108,15 @@ export type WrappedEntry =
     readonly port: number;
   };
 
-/** How `entry` of `doc` runs through the guard, or `undefined` when it does not. */
+/**
+ * How `entry` of `doc` runs through the guard, or `undefined` when it does not.
+ *
+ * @example
+ * ```ts ignore
+ * import { wrappedEntry } from "./wrap_config.ts";
+ * const wrapped = config.entries.filter((e) => wrappedEntry(config.doc, e) !== undefined);
+ * ```
+ */
 export function wrappedEntry(doc: JsonValue, entry: ConfigEntry): WrappedEntry | undefined {
   const raw = objectAt(doc, entry.path);
   if (!raw) return undefined;
@@ -119,6 +139,13 @@ export function wrappedEntry(doc: JsonValue, entry: ConfigEntry): WrappedEntry |
 /**
  * The identity a lock entry pinned from this config entry has, as `contract init --config`
  * records it: secrets sanitized, a relative `cwd` resolved against the config's folder.
+ *
+ * @example
+ * ```ts ignore
+ * import { lockIdentityOf } from "./wrap_config.ts";
+ * // { transport: "stdio", command: "node", args: ["server.js"], cwd: "/proj/.cursor/tools" }
+ * lockIdentityOf(entry.target!, "/proj/.cursor/mcp.json");
+ * ```
  */
 export function lockIdentityOf(target: ServerTarget, configPath: string): ServerIdentity {
   const id = sanitizeIdentity(target.identity, { allowLiteralSecrets: true }).identity;
@@ -221,6 +248,7 @@ export function planWrap(
       throw new SchemaPinError(
         "INPUT_INVALID",
         `no loopback port left from ${options.firstPort} up for the guards of ${config.path}`,
+        { path: config.path, firstPort: options.firstPort, noPortLeft: true },
       );
     }
     usedPorts.add(nextPort);
@@ -297,6 +325,16 @@ export function planWrap(
  * exactly the command or URL it had.
  *
  * @throws {Error} when an edit does not read back (a bug, never a bad input).
+ *
+ * @example
+ * ```ts ignore
+ * import { applyWrap, planWrap } from "./wrap_config.ts";
+ * const plan = planWrap(config, lock, { lockPath: "/proj/contractpin.lock", firstPort: 8931 });
+ * const { text } = applyWrap(config, plan.edits, {
+ *   program: ["/usr/local/bin/schemapin"],
+ *   lockPath: "/proj/contractpin.lock",
+ * }, { projectDir: "/proj" });
+ * ```
  */
 export function applyWrap(
   config: ClientConfigFile,
@@ -330,7 +368,15 @@ export interface ConfigFiles {
   write(path: string, text: string, mode: number): Promise<void>;
 }
 
-/** Where the backup of `config` is kept. */
+/**
+ * Where the backup of `config` is kept: next to the file the config's path leads to.
+ *
+ * @example
+ * ```ts ignore
+ * import { backupPathOf } from "./wrap_config.ts";
+ * backupPathOf(config); // "/home/me/.cursor/mcp.json.schemapin.bak"
+ * ```
+ */
 export function backupPathOf(config: ClientConfigFile): string {
   return config.real + BACKUP_SUFFIX;
 }
@@ -339,6 +385,17 @@ export function backupPathOf(config: ClientConfigFile): string {
  * Writes the wrapped text of `config`, first copying the file to its backup — unless some
  * entry was wrapped before and a backup exists: that one is of the unwrapped file and is kept.
  * Returns whether the backup was written.
+ *
+ * @example
+ * ```ts ignore
+ * import { writeWrappedConfig } from "./wrap_config.ts";
+ * const files = {
+ *   exists: async (p: string) => (await Deno.stat(p).catch(() => undefined)) !== undefined,
+ *   read: (p: string) => Deno.readFile(p),
+ *   write: (p: string, text: string, mode: number) => Deno.writeTextFile(p, text, { mode }),
+ * };
+ * const { backupWritten } = await writeWrappedConfig(config, text, plan.hadWrapped, files);
+ * ```
  */
 export async function writeWrappedConfig(
   config: ClientConfigFile,
@@ -371,6 +428,13 @@ export interface UnwrapResult {
  * Puts every original command and URL of `config` back and writes it: the backup's exact
  * bytes when unwrapping gives back what it holds, else the commands restored in place. Writes
  * nothing when no entry runs through the guard.
+ *
+ * @example
+ * ```ts ignore
+ * import { unwrapConfigFile } from "./wrap_config.ts";
+ * const result = await unwrapConfigFile(config, files);
+ * if (result.unwrapped.length === 0) console.log("nothing to unwrap");
+ * ```
  */
 export async function unwrapConfigFile(
   config: ClientConfigFile,

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
 import { buildLock, type LockServer, lockServerEntry } from "../../lib/contractpin/lock.ts";
-import { SchemaPinError } from "../../lib/errors.ts";
+import type { SchemaPinError } from "../../lib/errors.ts";
 import {
   applyWrap,
   BACKUP_SUFFIX,
