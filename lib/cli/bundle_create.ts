@@ -5,18 +5,13 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import {
-  addDiscoveryToBundle,
-  addRevocationToBundle,
-  createTrustBundle,
-  isSignedTrustBundle,
-  type TrustBundle,
-} from "../bundle/bundle.ts";
+import { createTrustBundle, isSignedTrustBundle, type TrustBundle } from "../bundle/bundle.ts";
+import { addFilesToBundle, formatTrustBundle, parseTrustBundleFile } from "../bundle/file.ts";
 import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
 import { jsonOutput, type JsonOutputFields } from "./json_output.ts";
-import { writeFileAtomic } from "./io.ts";
-import { readJsonFile, sourceName } from "./schema_inputs.ts";
-import { asInputError, formatBundle, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
+import { readInput, writeFileAtomic } from "./io.ts";
+import { sourceName } from "./schema_inputs.ts";
+import { readBundleFile } from "./bundle_trust.ts";
 import type { FlagTable } from "./flags.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 
@@ -71,6 +66,7 @@ function domainFile(command: string, flag: string, value: string): [string, stri
   return [value.slice(0, at), value.slice(at + 1)];
 }
 
+/** The documents of --discovery and --revocation (DOMAIN=FILE each), added to `start`. */
 async function addDocuments(
   command: string,
   start: TrustBundle,
@@ -78,22 +74,11 @@ async function addDocuments(
   replace: boolean,
   io: CliIO,
 ): Promise<TrustBundle> {
-  let bundle = start;
-  try {
-    for (const v of values.discovery ?? []) {
-      const [domain, file] = domainFile(command, "--discovery", v);
-      const doc = await readJsonFile(file, io, "discovery document");
-      bundle = addDiscoveryToBundle(bundle, domain, doc, { replace, source: sourceName(file) });
-    }
-    for (const v of values.revocation ?? []) {
-      const [domain, file] = domainFile(command, "--revocation", v);
-      const doc = await readJsonFile(file, io, "revocation document");
-      bundle = addRevocationToBundle(bundle, domain, doc, { replace, source: sourceName(file) });
-    }
-  } catch (e) {
-    throw asInputError(e);
-  }
-  return bundle;
+  const files = {
+    discovery: (values.discovery ?? []).map((v) => domainFile(command, "--discovery", v)),
+    revocation: (values.revocation ?? []).map((v) => domainFile(command, "--revocation", v)),
+  };
+  return await addFilesToBundle(start, files, (p) => readInput(p, io), { replace });
 }
 
 function summary(bundle: TrustBundle, out: string): JsonOutputFields {
@@ -122,7 +107,9 @@ export async function runBundleCreate(args: string[], io: CliIO): Promise<number
   if (values.out === undefined) throw new UsageError("bundle create: --out FILE is required");
   const now = Math.floor(Date.now() / 1000) * 1000;
   const bundle = await addDocuments("bundle create", createTrustBundle(now), values, false, io);
-  await writeFileAtomic(values.out, formatBundle(bundle), { overwrite: values.force === true });
+  await writeFileAtomic(values.out, formatTrustBundle(bundle), {
+    overwrite: values.force === true,
+  });
   await io.stdout(
     values.json
       ? jsonOutput("bundle.create", summary(bundle, values.out))
@@ -154,14 +141,14 @@ export async function runBundleAdd(args: string[], io: CliIO): Promise<number> {
       { path: file },
     );
   }
-  const start = parseBundleInput(value, file);
+  const start = parseTrustBundleFile(value, file);
   const bundle = await addDocuments("bundle add", start, values, values.replace === true, io);
   if (out === undefined) {
-    await io.stdout(formatBundle(bundle));
+    await io.stdout(formatTrustBundle(bundle));
     return EXIT_OK;
   }
   // In place is the command's job; another existing --out file is replaced only with --force.
-  await writeFileAtomic(out, formatBundle(bundle), {
+  await writeFileAtomic(out, formatTrustBundle(bundle), {
     overwrite: out === file || values.force === true,
   });
   await io.stdout(

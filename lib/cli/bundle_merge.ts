@@ -12,9 +12,9 @@ import { exitCodeFor } from "./exit_codes.ts";
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { reportInputFailure, sourceName } from "./schema_inputs.ts";
+import { formatTrustBundle } from "../bundle/file.ts";
 import {
   authorityStoreFromFlags,
-  formatBundle,
   readBundleFile,
   verificationHint,
   verificationJson,
@@ -125,7 +125,7 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
   }
   const now = Math.floor(Date.now() / 1000) * 1000;
   const merged = mergeTrustBundles(verified, precedence, { createdAt: now });
-  await writeFileAtomic(out, formatBundle(merged), { overwrite: values.force === true });
+  await writeFileAtomic(out, formatTrustBundle(merged), { overwrite: values.force === true });
   if (notes) await io.stderr(notes);
   const list = (xs: string[]) => (xs.length > 0 ? xs.join(", ") : "none");
   const docs = merged.documents.map((d) => d.domain);

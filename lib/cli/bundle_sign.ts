@@ -10,7 +10,8 @@ import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts"
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { sourceName } from "./schema_inputs.ts";
-import { asInputError, formatBundle, parseBundleInput, readBundleFile } from "./bundle_trust.ts";
+import { readBundleFile } from "./bundle_trust.ts";
+import { asBundleInputError, formatTrustBundle, parseTrustBundleFile } from "../bundle/file.ts";
 import { loadSigner } from "./private_key.ts";
 import type { FlagTable } from "./flags.ts";
 import { jsonFlag, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
@@ -102,13 +103,13 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
     passphraseFile: values["passphrase-file"],
   });
   const value = await readBundleFile(file, io);
-  const bundle = parseBundleInput(value, file);
+  const bundle = parseTrustBundleFile(value, file);
   const replaced = bundle.bundle_authority?.kid;
   let signed;
   try {
     signed = await signTrustBundleWithSigner(bundle, signer, values.kid, now, expiresAt);
   } catch (e) {
-    throw asInputError(e);
+    throw asBundleInputError(e);
   }
   if (replaced !== undefined) {
     await io.stderr(
@@ -117,11 +118,11 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
     );
   }
   if (out === undefined) {
-    await io.stdout(formatBundle(signed));
+    await io.stdout(formatTrustBundle(signed));
     return EXIT_OK;
   }
   // In place is the command's job; another existing --out file is replaced only with --force.
-  await writeFileAtomic(out, formatBundle(signed), {
+  await writeFileAtomic(out, formatTrustBundle(signed), {
     overwrite: out === file || values.force === true,
   });
   const result = {

@@ -1,24 +1,21 @@
 /**
  * What the bundle commands share, and what `verify-schema` / `verify-skill --bundle FILE`
- * use: reading and writing a bundle file, the authority allow-list flags (`--authority KID=FP`,
- * `--authority-key KID=PEM`, `--authority-store FILE`) a signed bundle is verified against
- * (§21.4; the bundle is loaded by lib/trust/load.ts), and the report of a verification.
+ * use: the authority allow-list flags (`--authority KID=FP`, `--authority-key KID=PEM`,
+ * `--authority-store FILE`) a signed bundle is verified against (§21.4; the store is
+ * lib/bundle/verify_key.ts, the bundle is loaded by lib/trust/load.ts), reading a bundle file
+ * (lib/bundle/file.ts) through the CLI's reader, and the report of a verification.
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
 import { parsePublicKeyPem } from "../crypto/keys.ts";
 import { isSha256Ref } from "../crypto/fingerprint.ts";
-import {
-  type BundleAuthorityStore,
-  FileBundleAuthorityStore,
-  MemoryBundleAuthorityStore,
-  seedBundleAuthority,
-} from "../bundle/authority.ts";
-import { checkKid, parseTrustBundle, type TrustBundle } from "../bundle/bundle.ts";
+import type { BundleAuthorityStore } from "../bundle/authority.ts";
+import { checkKid, type TrustBundle } from "../bundle/bundle.ts";
+import { parseTrustBundleFile, readTrustBundleFile } from "../bundle/file.ts";
 import type { TrustBundleVerification } from "../bundle/verify.ts";
+import { authorityAllowList } from "../bundle/verify_key.ts";
 import { type JsonOutputFields, verificationFields } from "./json_output.ts";
-import { readJsonInput, sourceName } from "../schema/input.ts";
+import { sourceName } from "../schema/input.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
 
@@ -80,10 +77,10 @@ export function checkAuthorityFlags(command: string, values: AuthorityFlagValues
 }
 
 /**
- * The allow-list for one run: the `--authority-store` file when given (with the command-line
- * authorities seeded into it), else an in-memory store holding only the command-line
- * authorities. A kid given twice is a usage error; a command-line fingerprint that
- * contradicts the store is `KEY_PIN_MISMATCH` (exit 1).
+ * The allow-list for one run (lib/bundle/verify_key.ts): the `--authority-store` file when
+ * given (with the command-line authorities seeded into it), else an in-memory store holding
+ * only the command-line authorities. A kid given twice is a usage error; a command-line
+ * fingerprint that contradicts the store is `KEY_PIN_MISMATCH` (exit 1).
  */
 export async function authorityStoreFromFlags(
   command: string,
@@ -112,42 +109,18 @@ export async function authorityStoreFromFlags(
     add(kid, key.fingerprint, "--authority-key");
   }
   const file = values["authority-store"];
-  const store: BundleAuthorityStore = file === undefined
-    ? new MemoryBundleAuthorityStore()
-    : new FileBundleAuthorityStore(file);
-  for (const [kid, fp] of given) await seedBundleAuthority(store, kid, fp);
-  return { store, persisted: file !== undefined };
-}
-
-/** Reads a bundle file strictly (`JSON_INVALID` / `IO_FAILED` name the file). */
-export async function readBundleFile(path: string, io: CliIO): Promise<unknown> {
-  return await readJsonInput(path, (p) => readInput(p, io), "trust bundle");
+  return { store: await authorityAllowList(given, file), persisted: file !== undefined };
 }
 
 /**
- * Parses a bundle read from `path`; a malformed bundle becomes `INPUT_INVALID` (exit 2) with
- * the parser's message, which names the file and the field, and `details.code`
- * `DISCOVERY_INVALID`.
+ * Parses a bundle read from `path`; a malformed bundle is `INPUT_INVALID` (exit 2) naming the
+ * file and the field (lib/bundle/file.ts).
  */
-export function parseBundleInput(value: unknown, path: string): TrustBundle {
-  try {
-    return parseTrustBundle(value, sourceName(path));
-  } catch (e) {
-    throw asInputError(e);
-  }
-}
+export const parseBundleInput: (value: unknown, path: string) => TrustBundle = parseTrustBundleFile;
 
-/** Turns a `DISCOVERY_INVALID` about a file the user gave into `INPUT_INVALID` (exit 2). */
-export function asInputError(e: unknown): unknown {
-  if (e instanceof SchemaPinError && e.code === "DISCOVERY_INVALID") {
-    return new SchemaPinError("INPUT_INVALID", e.message, { ...e.details, code: e.code });
-  }
-  return e;
-}
-
-/** Serialises a bundle for a file: two-space indent, trailing newline. */
-export function formatBundle(bundle: unknown): string {
-  return JSON.stringify(bundle, null, 2) + "\n";
+/** Reads a bundle file strictly (`JSON_INVALID` / `IO_FAILED` name the file). */
+export async function readBundleFile(path: string, io: CliIO): Promise<unknown> {
+  return await readTrustBundleFile(path, (p) => readInput(p, io));
 }
 
 // ---------------------------------------------------------------------------------------------

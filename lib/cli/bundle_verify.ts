@@ -17,10 +17,9 @@ import {
   verificationJson,
   verificationNotes,
 } from "./bundle_trust.ts";
-import { MemoryBundleAuthorityStore, seedBundleAuthority } from "../bundle/authority.ts";
-import { parsePublicKeyPem } from "../crypto/keys.ts";
-import { isJsonObject, ownField } from "../json/object.ts";
-import { findRevokedKey, parseRevocationDocument } from "../revocation/document.ts";
+import { verifyTrustBundleWithKey } from "../bundle/verify_key.ts";
+import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
+import { parseRevocationDocument } from "../revocation/document.ts";
 import { readTextInput } from "./io.ts";
 import { exitCodeFor } from "./exit_codes.ts";
 import type { FlagTable } from "./flags.ts";
@@ -49,22 +48,11 @@ export const VERIFY_FLAGS = {
   "trust-first-use": { type: "boolean", help: "", deprecated: "trust-first-use-authority" },
 } as const satisfies FlagTable;
 
-/** The kid a bundle names in `bundle_authority.kid` (unchecked; verification checks it). */
-function claimedKid(value: unknown): string | undefined {
-  const authority = isJsonObject(value) ? ownField(value, "bundle_authority") : undefined;
-  const kid = isJsonObject(authority) ? ownField(authority, "kid") : undefined;
-  return typeof kid === "string" ? kid : undefined;
-}
-
 /**
- * `--public-key FILE` of `bundle verify`: the authority's public key as the only trusted
- * authority, whatever kid the bundle names; nothing is recorded. A private key is refused.
+ * `--public-key FILE` of `bundle verify`: the authority's public key (a private key is
+ * refused: verifying needs only the public one).
  */
-async function publicKeyAuthority(
-  path: string,
-  value: unknown,
-  io: CliIO,
-): Promise<{ store: MemoryBundleAuthorityStore; fingerprint: string }> {
+async function authorityKey(path: string, io: CliIO): Promise<PublicKey> {
   const source = sourceName(path);
   const pem = await readTextInput(path, io);
   if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
@@ -75,11 +63,7 @@ async function publicKeyAuthority(
       { path },
     );
   }
-  const key = parsePublicKeyPem(pem, `--public-key ${source}`);
-  const store = new MemoryBundleAuthorityStore();
-  const kid = claimedKid(value);
-  if (kid !== undefined && kid !== "") await seedBundleAuthority(store, kid, key.fingerprint);
-  return { store, fingerprint: key.fingerprint };
+  return parsePublicKeyPem(pem, `--public-key ${source}`);
 }
 
 /** `bundle verify BUNDLE (--authority KID=FP | --authority-key KID=PEM)… [--trust-first-use-authority]`. */
@@ -117,23 +101,18 @@ export async function runBundleVerify(args: string[], io: CliIO): Promise<number
   try {
     const value = await readBundleFile(file, io);
     if (publicKey !== undefined) {
-      const anchor = await publicKeyAuthority(publicKey, value, io);
-      const revocation = values.revocation === undefined ? undefined : parseRevocationDocument(
-        await readJsonFile(values.revocation, io, "revocation document"),
-        sourceName(values.revocation),
-      );
-      result = await verifyTrustBundle(value, anchor.store, { source: sourceName(file) });
-      const revoked = revocation && findRevokedKey(revocation, anchor.fingerprint);
-      if (result.valid && revoked) {
-        result = {
-          ...result,
-          valid: false,
-          errorCode: "KEY_REVOKED",
-          errorMessage: `the authority key ${anchor.fingerprint} is revoked in ` +
-            `${sourceName(values.revocation!)} (${revoked.reason}, ${revoked.revoked_at})`,
-          verified: undefined,
-        };
-      }
+      const key = await authorityKey(publicKey, io);
+      const revocation = values.revocation === undefined ? undefined : {
+        document: parseRevocationDocument(
+          await readJsonFile(values.revocation, io, "revocation document"),
+          sourceName(values.revocation),
+        ),
+        source: sourceName(values.revocation),
+      };
+      result = await verifyTrustBundleWithKey(value, key, {
+        source: sourceName(file),
+        ...(revocation ? { revocation } : {}),
+      });
     } else {
       const flags = await authorityStoreFromFlags("bundle verify", values, io);
       persisted = flags.persisted;

@@ -4,12 +4,10 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
 import { isSha256Ref } from "../crypto/fingerprint.ts";
-import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
+import { discoveryKeyOf, fetchDiscoveryKey } from "../discovery/published_key.ts";
 import { checkDomain } from "../dns/domain.ts";
-import { WellKnownResolver } from "../discovery/well_known.ts";
-import { crossCheckDnsTxt, lookupDnsTxt } from "../dns/check.ts";
+import { dnsTxtVerdict, lookupDnsTxt } from "../dns/check.ts";
 import { checkDnsKid, dnsLookupName, formatDnsTxtRecord } from "../dns/txt.ts";
 import {
   type CliIO,
@@ -145,6 +143,7 @@ async function runRecord(args: string[], io: CliIO): Promise<number> {
   return EXIT_OK;
 }
 
+/** The key to compare with: from --key, --fingerprint, --discovery or --well-known (or none). */
 async function expectedFingerprint(
   values: {
     key?: string;
@@ -170,22 +169,12 @@ async function expectedFingerprint(
   }
   if (values.discovery !== undefined) {
     const value = await readJsonFile(values.discovery, io, "discovery document", "--key");
-    const source = sourceName(values.discovery);
-    const { document } = parseDiscoveryDocument(value, source);
-    return { fingerprint: loadDiscoveryKey(document, source).fingerprint, source };
+    return discoveryKeyOf(value, sourceName(values.discovery));
   }
   if (values["well-known"]) {
     const options = await httpsOptions("dns check", values, io);
     try {
-      const resolver = new WellKnownResolver(options);
-      const source = resolver.sourceName(domain);
-      const { document } = parseDiscoveryDocument(await resolver.resolveDiscovery(domain), source);
-      return { fingerprint: loadDiscoveryKey(document, source).fingerprint, source };
-    } catch (e) {
-      if (e instanceof SchemaPinError) {
-        throw new SchemaPinError(e.code, e.message, { ...e.details, remote: true });
-      }
-      throw e;
+      return await fetchDiscoveryKey(domain, options);
     } finally {
       options.client?.close();
     }
@@ -233,13 +222,11 @@ async function runCheck(args: string[], io: CliIO): Promise<number> {
     ...(server ? { nameServer: server } : {}),
     ...(timeoutMs ? { timeoutMs } : {}),
   });
-  const decision = expected ? crossCheckDnsTxt(lookup, expected.fingerprint) : undefined;
-  const ok = lookup.state === "present" &&
-    (decision === undefined || decision.check.state === "match");
+  const { ok, decision, error } = dnsTxtVerdict(lookup, expected?.fingerprint);
   if (json) {
     await io.stdout(jsonOutput("dns.check", {
       ok,
-      ...(ok ? {} : { error: dnsCheckError(lookup, decision?.failure) }),
+      ...(error ? { error } : {}),
       name: lookup.name,
       server: lookup.server,
       state: decision?.check.state ?? lookup.state,
@@ -290,28 +277,6 @@ async function runCheck(args: string[], io: CliIO): Promise<number> {
   }
   if (decision && !ok) await io.stderr(describeDnsCheck(decision.check) + "\n");
   return ok ? EXIT_OK : EXIT_FAILED;
-}
-
-/** The `error` of a failed `dns check --json`: the cross-check's failure, else the lookup's. */
-function dnsCheckError(
-  lookup: { state: string; name: string; server: string; reason?: string },
-  failure: { errorCode: string; errorMessage: string } | undefined,
-): { code: string; message: string } {
-  if (failure) return { code: failure.errorCode, message: failure.errorMessage };
-  switch (lookup.state) {
-    case "failed":
-      return {
-        code: "DISCOVERY_FETCH_FAILED",
-        message: `no answer for ${lookup.name} from ${lookup.server}: ${lookup.reason}`,
-      };
-    case "malformed":
-      return { code: "DISCOVERY_INVALID", message: lookup.reason ?? "malformed TXT record" };
-    default:
-      return {
-        code: "KEY_NOT_FOUND",
-        message: `no TXT record with v=schemapin1 at ${lookup.name}`,
-      };
-  }
 }
 
 /** The `dns` command (`record`, `check`). */

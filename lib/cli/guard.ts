@@ -12,8 +12,12 @@ import { ServerFailure } from "../mcp/errors.ts";
 import { parseEndpoint } from "../contractpin/secrets.ts";
 import { AuditLog, openAuditSink } from "../guard/audit.ts";
 import { prepareGuard } from "../guard/setup.ts";
-import { isLoopbackHost, startHttpGuard } from "../guard/http.ts";
-import { detectUpstreamTransport, startLegacySseGuard } from "../guard/legacy_sse.ts";
+import { isLoopbackHost } from "../guard/http.ts";
+import {
+  runUntilStopped,
+  startListeningGuard,
+  type UpstreamTransportChoice,
+} from "../guard/listen.ts";
 import type { GuardMode } from "../guard/policy.ts";
 import { runStdioGuard } from "../guard/stdio.ts";
 import { type CliIO, type Command, EXIT_FAILED, parseCommandArgs, UsageError } from "./command.ts";
@@ -22,7 +26,6 @@ import { describeFsError, readInput } from "./io.ts";
 import { LOCK_TRUST_FLAGS, lockSignatureLine, printLockSignatureNotes } from "./lock_signature.ts";
 import { runGuardWrap, UNWRAP_FLAGS, WRAP_FLAGS, WRAP_HELP } from "./guard_wrap.ts";
 import { didYouMean } from "./suggest.ts";
-import { ListenerFailure } from "../http/server.ts";
 import { LineLog } from "./line_log.ts";
 import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
 import { type FlagTable, optionList } from "./flags.ts";
@@ -452,11 +455,7 @@ export const guardCommand: Command = {
       // The guard's own lines share the bounded queue with the audit log (when it is stderr).
       const say = (text: string) => stderrLog.line(text);
       // auto: a GET that opens an event stream starting with `endpoint` is a legacy server.
-      const transport = upstreamTransport === "auto"
-        ? await detectUpstreamTransport(values.upstream!, new Headers(), 5_000)
-        : upstreamTransport;
-      const start = transport === "sse" ? startLegacySseGuard : startHttpGuard;
-      const guard = await start({
+      const { guard, transport } = await startListeningGuard({
         upstream: values.upstream!,
         hostname: listen.hostname,
         port: listen.port,
@@ -466,6 +465,7 @@ export const guardCommand: Command = {
         requestTimeoutMs,
         limits,
         onEvent: (message) => say(`schemapin guard: ${message}\n`),
+        transport: upstreamTransport as UpstreamTransportChoice,
       }).catch(async (e) => {
         await stderrLog.close(1000); // the lines so far, before the error
         throw e;
@@ -476,15 +476,12 @@ export const guardCommand: Command = {
         }, ${transport === "sse" ? "legacy HTTP+SSE" : "Streamable HTTP"})\n`,
       );
       let stop = () => {};
-      const stopped = new Promise<void>((r) => stop = () => void guard.shutdown().then(r));
+      const interrupted = new Promise<void>((r) => stop = r);
       const sigs: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
       for (const s of sigs) Deno.addSignalListener(s, stop);
-      let failure: ListenerFailure | undefined;
+      let failure;
       try {
-        await Promise.race([guard.finished, stopped]);
-      } catch (e) {
-        if (!(e instanceof ListenerFailure)) throw e;
-        failure = e;
+        failure = await runUntilStopped(guard, interrupted);
       } finally {
         for (const s of sigs) Deno.removeSignalListener(s, stop);
       }

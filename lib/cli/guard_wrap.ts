@@ -1,35 +1,30 @@
 /**
  * `schemapin guard wrap CONFIG` / `schemapin guard unwrap CONFIG`: put the guard in front of
  * every server of an MCP client config (each with its contractpin.lock entry), and take it
- * out again. The text edits are lib/guard/wrap.ts; this file reads and checks the inputs,
- * keeps the backup and writes atomically (temporary file + rename; nothing is written when
- * anything is wrong).
+ * out again. What is wrapped, with which lock entry and port, the read-back check of the edit
+ * and the backup are lib/guard/wrap_config.ts (the text edits lib/guard/wrap.ts); this file
+ * parses the flags, reads the inputs, writes atomically (temporary file + rename; nothing is
+ * written when anything is wrong) and prints what was done.
  *
  * @module
  */
+import { isAbsolute, resolve } from "node:path";
 import { shellQuote } from "../contractpin/display_text.ts";
-import { dirname, isAbsolute, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
+import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
+import type { GuardInvocation } from "../guard/wrap.ts";
 import {
-  type ConfigEntry,
-  parseClientConfig,
-  readGuardedCommand,
-  readGuardedUrl,
-} from "../contractpin/config.ts";
-import type { ServerTarget } from "../contractpin/live.ts";
-import { DEFAULT_LOCK_FILE, identityOf, type ServerIdentity } from "../contractpin/lock.ts";
-import { redactCommand, redactUrl, sanitizeIdentity } from "../contractpin/secrets.ts";
-import { sameIdentity } from "../contractpin/verify.ts";
-import type { JsonObject, JsonValue } from "../json/types.ts";
-import {
-  backupMatches,
-  type GuardInvocation,
-  unwrapConfigText,
-  wrapConfigText,
-  type WrapEdit,
-} from "../guard/wrap.ts";
+  applyWrap,
+  type ClientConfigFile,
+  type ConfigFiles,
+  parseClientConfigFile,
+  planWrap,
+  unwrapConfigFile,
+  type WrapProblem,
+  writeWrappedConfig,
+} from "../guard/wrap_config.ts";
 import { type CliIO, EXIT_OK, EXIT_USAGE, parseCommandArgs, UsageError } from "./command.ts";
-import { configContextFor, lockRelative, readLock } from "./contract_shared.ts";
+import { configContextFor, readLock } from "./contract_shared.ts";
 import { describeFsError, exists, readInput, writeFileAtomic } from "./io.ts";
 import type { FlagTable } from "./flags.ts";
 import { type EnvLookup, findSchemapinOnPath } from "./schemapin_path.ts";
@@ -103,31 +98,12 @@ export const WRAP_FLAGS = {
 /** The flags of `guard unwrap`. */
 export const UNWRAP_FLAGS = { ...PROJECT_FLAGS } as const satisfies FlagTable;
 
-/** The suffix of the backup written next to a config before its first change. */
-export const BACKUP_SUFFIX = ".schemapin.bak";
-
-/** Quotes an argument for a POSIX shell when it needs it (for printed commands). */
-function valueIn(doc: JsonValue, path: readonly string[]): JsonObject | undefined {
-  let v: JsonValue | undefined = doc;
-  for (const key of path) {
-    if (v === null || typeof v !== "object" || Array.isArray(v)) return undefined;
-    v = (v as JsonObject)[key];
-  }
-  return v !== null && typeof v === "object" && !Array.isArray(v) ? v as JsonObject : undefined;
-}
-
-/** A config as read for editing: its real path, mode, text and entries. */
-interface ConfigFile {
-  readonly path: string;
-  /** The file the path leads to (a symlinked config is edited where it lives). */
-  readonly real: string;
-  readonly mode: number;
-  readonly text: string;
-  readonly doc: JsonValue;
-  readonly entries: ConfigEntry[];
-}
-
-async function readConfigFile(path: string, project: string, io: CliIO): Promise<ConfigFile> {
+/** Reads a config for editing: where it really is, its mode, its text and entries. */
+async function readConfigFile(
+  path: string,
+  project: string,
+  io: CliIO,
+): Promise<ClientConfigFile> {
   const bytes = await readInput(path, io);
   let real: string, mode: number;
   try {
@@ -138,48 +114,32 @@ async function readConfigFile(path: string, project: string, io: CliIO): Promise
       path,
     });
   }
-  const { doc, entries } = parseClientConfig(bytes, path, configContextFor(path, project));
-  const text = new TextDecoder().decode(bytes);
-  return { path, real, mode: mode & 0o777, text, doc, entries };
+  return parseClientConfigFile(bytes, { path, real, mode }, configContextFor(path, project));
 }
 
-/** Writes the new config (and, first, the backup) atomically, keeping the file's mode. */
-async function writeConfig(file: ConfigFile, text: string, backup: boolean): Promise<void> {
-  if (backup) {
-    await writeFileAtomic(file.real + BACKUP_SUFFIX, file.text, {
-      overwrite: true,
-      mode: file.mode,
-    });
+/** The config and its backup, written atomically (temporary file + rename). */
+function configFiles(io: CliIO): ConfigFiles {
+  return {
+    exists,
+    read: (path) => readInput(path, io),
+    write: (path, text, mode) => writeFileAtomic(path, text, { overwrite: true, mode }),
+  };
+}
+
+/** Why an entry cannot run through the guard, with what to do about it. */
+function describeProblem(p: WrapProblem, configPath: string, lockPath: string): string {
+  switch (p.kind) {
+    case "unusable":
+      return p.problem;
+    case "not_pinned":
+      return `not pinned in ${lockPath}; pin it first: schemapin contract init --force --config ` +
+        `${shellQuote(configPath)} (or --discover)`;
+    case "pinned_differently":
+      return `${lockPath} pins ${p.candidates.join(", ")} from a different definition; re-pin ` +
+        `it: schemapin contract init --force --config ${shellQuote(configPath)}`;
+    case "url_variable":
+      return "its URL holds a variable; the guard's --upstream needs the URL itself";
   }
-  await writeFileAtomic(file.real, text, { overwrite: true, mode: file.mode });
-}
-
-/** The identity a lock entry pinned from this config entry has (as contract init writes it). */
-function lockIdentityOf(t: ServerTarget, configPath: string, lockPath: string): ServerIdentity {
-  const id = sanitizeIdentity(t.identity, { allowLiteralSecrets: true }).identity;
-  if (id.transport !== "stdio" || id.cwd === undefined || id.cwd.includes("${")) return id;
-  const cwd = isAbsolute(id.cwd) ? id.cwd : resolve(dirname(configPath), id.cwd);
-  return { ...id, cwd: lockRelative(cwd, lockPath) };
-}
-
-/** A wrapped entry of a config, with what it runs. */
-function wrappedState(doc: JsonValue, e: ConfigEntry) {
-  const raw = valueIn(doc, e.path);
-  if (!raw) return undefined;
-  if (typeof raw.command === "string" && (raw.args === undefined || Array.isArray(raw.args))) {
-    const args = (raw.args ?? []) as unknown[];
-    if (!args.every((a) => typeof a === "string")) return undefined;
-    const w = readGuardedCommand(raw.command, args as string[]);
-    // Shown with credentials hidden, as in every report (contractpin §5).
-    const shown = redactCommand(w?.original ?? []).join(" ");
-    return w ? { kind: "stdio" as const, shown, lockName: w.lockName } : w;
-  }
-  const url = typeof raw.url === "string" ? raw.url : raw.serverUrl;
-  if (typeof url !== "string") return undefined;
-  const upstream = readGuardedUrl(url);
-  if (upstream === undefined) return undefined;
-  const port = Number(new URL(url).port);
-  return { kind: "http" as const, shown: redactUrl(upstream), port, lockName: undefined };
 }
 
 /** Runs `schemapin guard wrap` or `schemapin guard unwrap`. */
@@ -200,101 +160,52 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
   if (mode !== undefined && !["enforce", "filter", "audit"].includes(mode)) {
     throw new UsageError(`guard wrap: --mode must be enforce, filter or audit (got ${mode})`);
   }
-  const base = values.port === undefined ? DEFAULT_GUARD_PORT : Number(values.port);
-  if (!Number.isInteger(base) || base < 1 || base > 65535) {
+  const firstPort = values.port === undefined ? DEFAULT_GUARD_PORT : Number(values.port);
+  if (!Number.isInteger(firstPort) || firstPort < 1 || firstPort > 65535) {
     throw new UsageError(`guard wrap: --port must be a port number (got ${values.port})`);
   }
   const given = values["schemapin-command"];
   if (given === "") throw new UsageError("guard wrap: --schemapin-command is empty");
   const configPath = positionals[0];
+  const project = values.project ?? ".";
   const lockPath = resolve(values.lock ?? DEFAULT_LOCK_FILE);
-  const file = await readConfigFile(configPath, values.project ?? ".", io);
+  const file = await readConfigFile(configPath, project, io);
   const lock = await readLock(values.lock ?? DEFAULT_LOCK_FILE, io);
+  let plan;
+  try {
+    plan = planWrap(file, lock, { lockPath, firstPort, ...(mode ? { mode } : {}) });
+  } catch (e) {
+    if (e instanceof SchemaPinError && e.details.noPortLeft === true) {
+      throw new UsageError("guard wrap: no port left above --port");
+    }
+    throw e;
+  }
 
-  const edits: WrapEdit[] = [];
-  const problems: string[] = [];
   const lines: string[] = [];
-  const httpStarts: string[][] = [];
-  const usedPorts = new Set<number>();
-  for (const e of file.entries) {
-    const w = wrappedState(file.doc, e);
-    if (w?.kind === "http") usedPorts.add(w.port);
-  }
-  let nextPort = base;
-  const takePort = () => {
-    while (usedPorts.has(nextPort)) nextPort++;
-    if (nextPort > 65535) throw new UsageError("guard wrap: no port left above --port");
-    usedPorts.add(nextPort);
-    return nextPort;
-  };
-  for (const e of file.entries) {
-    const w = wrappedState(file.doc, e);
-    if (w) {
-      lines.push(
-        `already wrapped ${e.name}` + (w.lockName ? ` (lock entry ${w.lockName})` : "") +
-          `: ${w.shown}`,
-      );
-      continue;
+  const problems: string[] = [];
+  for (const o of plan.outcomes) {
+    switch (o.status) {
+      case "already_wrapped":
+        lines.push(
+          `already wrapped ${o.name}` +
+            (o.wrapped.kind === "stdio" && o.wrapped.lockName
+              ? ` (lock entry ${o.wrapped.lockName})`
+              : "") +
+            `: ${o.wrapped.shown}`,
+        );
+        break;
+      case "wrapped":
+        lines.push(
+          `wrapped ${o.name} (lock entry ${o.lockName})` +
+            (o.transport === "http" ? `: the client now connects to ${o.local}` : ""),
+        );
+        break;
+      case "unguarded": {
+        const reason = describeProblem(o.problem, configPath, lockPath);
+        if (o.disabled) lines.push(`left ${o.name} as it is (disabled): ${reason}`);
+        else problems.push(`${o.name}: ${reason}`);
+      }
     }
-    const cannot = (reason: string) => {
-      if (e.disabled) lines.push(`left ${e.name} as it is (disabled): ${reason}`);
-      else problems.push(`${e.name}: ${reason}`);
-    };
-    if (e.target === undefined) {
-      cannot(e.problem ?? "unusable entry");
-      continue;
-    }
-    const identity = lockIdentityOf(e.target, file.path, lockPath);
-    const candidates = Object.keys(lock.servers).filter((n) =>
-      n === e.name || n.startsWith(`${e.name}@`)
-    );
-    const lockName = candidates.find((n) => sameIdentity(identityOf(lock.servers[n]), identity));
-    if (lockName === undefined) {
-      cannot(
-        candidates.length === 0
-          ? `not pinned in ${lockPath}; pin it first: schemapin contract init --force --config ` +
-            `${shellQuote(configPath)} (or --discover)`
-          : `${lockPath} pins ${candidates.join(", ")} from a different definition; re-pin it: ` +
-            `schemapin contract init --force --config ${shellQuote(configPath)}`,
-      );
-      continue;
-    }
-    if (e.target.identity.transport === "stdio") {
-      edits.push({ kind: "stdio", path: e.path, lockName });
-      lines.push(`wrapped ${e.name} (lock entry ${lockName})`);
-      continue;
-    }
-    if (e.target.identity.transport !== "http") continue;
-    const raw = valueIn(file.doc, e.path)!;
-    const url = (typeof raw.url === "string" ? raw.url : raw.serverUrl) as string;
-    if (url.includes("${")) {
-      cannot("its URL holds a variable; the guard's --upstream needs the URL itself");
-      continue;
-    }
-    const port = takePort();
-    edits.push({ kind: "http", path: e.path, lockName, port });
-    lines.push(
-      `wrapped ${e.name} (lock entry ${lockName}): the client now connects to ` +
-        `http://127.0.0.1:${port}${new URL(url).pathname}`,
-    );
-    httpStarts.push(
-      [
-        "guard",
-        "--listen",
-        `127.0.0.1:${port}`,
-        "--upstream",
-        url,
-        "--lock",
-        lockPath,
-        "--server",
-        lockName,
-        ...(mode ? ["--mode", mode] : []),
-        ...(e.target.httpTransport === "sse" ? ["--upstream-transport", "sse"] : []),
-      ],
-    );
-  }
-  if (file.entries.length === 0) {
-    throw new SchemaPinError("INPUT_INVALID", `${configPath} has no MCP servers to wrap`);
   }
   if (problems.length > 0 && !values.partial) {
     await io.stderr(
@@ -305,7 +216,7 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
     return EXIT_USAGE;
   }
   for (const p of problems) lines.push(`left ${p.replace(":", " unguarded:")}`);
-  if (edits.length === 0) {
+  if (plan.edits.length === 0) {
     await io.stdout(lines.map((l) => l + "\n").join(""));
     await io.stdout(`nothing to change in ${configPath}\n`);
     return EXIT_OK;
@@ -316,34 +227,21 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
     ? [/[/\\]/.test(given) && !isAbsolute(given) ? resolve(given) : given]
     : defaultSchemapinCommand();
   const inv: GuardInvocation = { program, lockPath, ...(mode ? { mode } : {}) };
-  const result = wrapConfigText(file.text, edits, inv);
-  // Check the edit before writing: the new text parses, and every wrapped entry reads back
-  // as the guard in front of exactly the command or URL it had.
-  const after = parseClientConfig(
-    new TextEncoder().encode(result.text),
-    configPath,
-    configContextFor(configPath, values.project ?? "."),
+  const result = applyWrap(file, plan.edits, inv, configContextFor(configPath, project));
+  const { backupWritten, backupPath } = await writeWrappedConfig(
+    file,
+    result.text,
+    plan.hadWrapped,
+    configFiles(io),
   );
-  for (const edit of edits) {
-    const before = valueIn(file.doc, edit.path)!;
-    const now = valueIn(after.doc, edit.path)!;
-    const ok = edit.kind === "stdio"
-      ? JSON.stringify(
-        readGuardedCommand(now.command as string, now.args as string[])?.original,
-      ) ===
-        JSON.stringify([before.command, ...((before.args ?? []) as string[])])
-      : readGuardedUrl((now.url ?? now.serverUrl) as string) === (before.url ?? before.serverUrl);
-    if (!ok) throw new Error(`guard wrap: the edit of ${edit.path.join("/")} does not read back`);
-  }
-  const hadWrapped = file.entries.some((e) => wrappedState(file.doc, e) !== undefined);
-  const backupPath = file.real + BACKUP_SUFFIX;
-  const backup = !hadWrapped || !(await exists(backupPath));
-  await writeConfig(file, result.text, backup);
 
   await io.stdout(lines.map((l) => l + "\n").join(""));
   for (const p of result.droppedComments) {
     await io.stdout(`note: comments inside the replaced members of ${p} were dropped\n`);
   }
+  const httpStarts = plan.outcomes.flatMap((o) =>
+    o.status === "wrapped" && o.transport === "http" ? [o.guardArgs] : []
+  );
   if (httpStarts.length > 0) {
     await io.stdout(
       `HTTP servers: a client cannot start their guards; start each (and keep it running):\n` +
@@ -352,7 +250,7 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
   }
   await io.stdout(
     `wrote ${configPath}` +
-      (backup
+      (backupWritten
         ? ` (backup: ${backupPath})`
         : ` (backup of the unwrapped file kept: ${backupPath})`) +
       `; restart the client. Undo: schemapin guard unwrap ${shellQuote(configPath)}\n`,
@@ -367,40 +265,26 @@ async function unwrap(args: string[], io: CliIO): Promise<number> {
   }
   const configPath = positionals[0];
   const file = await readConfigFile(configPath, values.project ?? ".", io);
-  const wrapped = file.entries.map((e) => ({ e, w: wrappedState(file.doc, e) }))
-    .filter((x) => x.w !== undefined);
-  if (wrapped.length === 0) {
+  const result = await unwrapConfigFile(file, configFiles(io));
+  if (result.unwrapped.length === 0) {
     await io.stdout(
       `nothing to unwrap: no server in ${configPath} runs through schemapin guard; ` +
         `the file was not changed\n`,
     );
     return EXIT_OK;
   }
-  const paths = wrapped.map((x) => x.e.path);
-  const result = unwrapConfigText(file.text, paths);
-  const backupPath = file.real + BACKUP_SUFFIX;
-  let text = result.text;
-  let exact = false;
-  if (await exists(backupPath)) {
-    const backup = new TextDecoder().decode(await readInput(backupPath, io));
-    if (backupMatches(result.text, backup, paths)) {
-      text = backup;
-      exact = true;
-    }
+  for (const { name, wrapped } of result.unwrapped) {
+    await io.stdout(`unwrapped ${name}: ${wrapped.shown}\n`);
   }
-  await writeConfig(file, text, false);
-  for (const { e, w } of wrapped) await io.stdout(`unwrapped ${e.name}: ${w!.shown}\n`);
-  if (!exact) {
-    for (const p of result.droppedComments) {
-      await io.stdout(`note: comments inside the replaced members of ${p} were dropped\n`);
-    }
+  for (const p of result.droppedComments) {
+    await io.stdout(`note: comments inside the replaced members of ${p} were dropped\n`);
   }
   await io.stdout(
-    exact
-      ? `restored ${configPath} exactly as it was before wrapping (from ${backupPath})\n`
+    result.exact
+      ? `restored ${configPath} exactly as it was before wrapping (from ${result.backupPath})\n`
       : `restored the commands in ${configPath} in place` +
-        ((await exists(backupPath))
-          ? ` (it changed since it was wrapped, so ${backupPath} was not copied back)`
+        (result.backupExists
+          ? ` (it changed since it was wrapped, so ${result.backupPath} was not copied back)`
           : "") +
         "\n",
   );

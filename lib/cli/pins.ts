@@ -5,17 +5,18 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { isJsonObject, ownField } from "../json/object.ts";
-import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
+import { discoveryKeyOf } from "../discovery/published_key.ts";
 import { isSha256Ref } from "../crypto/fingerprint.ts";
 import { checkDomain } from "../dns/domain.ts";
 import {
   defaultPinStorePath,
+  domainPatternOf,
   FilePinStore,
   importPins,
+  parsePinExport,
   parsePinKey,
+  pinExportDocument,
   type PinRecord,
-  pinRecordFromJson,
   pinRecordToJson,
   removePin,
   rotateDomainPins,
@@ -183,12 +184,15 @@ function one(positionals: string[], sub: string, what: string): string {
   return positionals[0];
 }
 
-async function fingerprintFrom(
+/**
+ * The key of add and rotate, from exactly one of --fingerprint, --key, --discovery; with
+ * --discovery, also the old keys that document revokes (its `revoked_keys`).
+ */
+async function keyFrom(
   values: Values,
   sub: string,
   io: CliIO,
-  onDiscovery?: (document: { readonly revoked_keys?: readonly string[] }) => void,
-): Promise<string> {
+): Promise<{ fingerprint: string; revokedKeys: readonly string[] }> {
   const given = ["fingerprint", "key", "discovery"].filter((k) => values[k as keyof Values]);
   if (given.length !== 1) {
     throw new UsageError(`pins ${sub}: give exactly one of --fingerprint, --key, --discovery`);
@@ -199,58 +203,36 @@ async function fingerprintFrom(
         `pins ${sub}: --fingerprint must be sha256: and 64 lower-case hex digits`,
       );
     }
-    return values.fingerprint;
+    return { fingerprint: values.fingerprint, revokedKeys: [] };
   }
   if (values.key !== undefined) {
-    return (await loadKeyForPublicKey(values.key, io, {
+    const key = await loadKeyForPublicKey(values.key, io, {
       command: `pins ${sub}`,
       passphraseFile: values["passphrase-file"],
-    })).fingerprint;
+    });
+    return { fingerprint: key.fingerprint, revokedKeys: [] };
   }
   const file = values.discovery!;
-  const { document } = parseDiscoveryDocument(
-    await readJsonFile(file, io, "discovery document", "--key"),
-    sourceName(file),
-  );
-  onDiscovery?.(document);
-  return loadDiscoveryKey(document, sourceName(file)).fingerprint;
+  const value = await readJsonFile(file, io, "discovery document", "--key");
+  return discoveryKeyOf(value, sourceName(file));
 }
 
-/**
- * `pins rotate`'s new key and, when it came from a discovery document, which old keys that
- * document revokes (its `revoked_keys`): the message then says the rotation is the
- * publisher's.
- */
-async function newKeyFrom(
-  values: Values,
-  sub: string,
-  io: CliIO,
-): Promise<{ fingerprint: string; revoked: (old: string) => string | undefined }> {
-  let revokedKeys: readonly string[] = [];
-  const fingerprint = await fingerprintFrom(values, sub, io, (doc) => {
-    revokedKeys = doc.revoked_keys ?? [];
-  });
-  return {
-    fingerprint,
-    revoked: (old) =>
-      revokedKeys.includes(old) ? "revoked by the discovery document's revoked_keys" : undefined,
-  };
+/** ` (the old key is revoked by …)` when the new key's discovery document revokes `old`. */
+function revokedNote(revokedKeys: readonly string[], old: string): string {
+  return revokedKeys.includes(old)
+    ? " (the old key is revoked by the discovery document's revoked_keys)"
+    : "";
 }
 
-/**
- * `*@example.com` and a bare `example.com` mean "every pin of the domain": refused, pointing
- * at `--domain` (a tool id `*` would otherwise be looked up literally).
- */
+/** A usage error for `*@DOMAIN` or a bare DOMAIN, pointing at `--domain`. */
 function refuseDomainPattern(target: string): void {
-  const at = target.lastIndexOf("@");
-  if (at < 0 || target.slice(0, at) === "*") {
-    const domain = at < 0 ? target : target.slice(at + 1);
-    throw new UsageError(
-      `pins rotate: ${JSON.stringify(target)} is not TOOL_ID@DOMAIN; to rotate every pin of ` +
-        `a domain, use pins rotate --domain ${domain} (--fingerprint FP | --key KEY.pem | ` +
-        `--discovery FILE)`,
-    );
-  }
+  const domain = domainPatternOf(target);
+  if (domain === undefined) return;
+  throw new UsageError(
+    `pins rotate: ${JSON.stringify(target)} is not TOOL_ID@DOMAIN; to rotate every pin of ` +
+      `a domain, use pins rotate --domain ${domain} (--fingerprint FP | --key KEY.pem | ` +
+      `--discovery FILE)`,
+  );
 }
 
 function line(r: PinRecord): string {
@@ -323,7 +305,7 @@ export const pinsCommand: Command = {
       }
       case "add": {
         const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
-        const fp = await fingerprintFrom(values, sub, io);
+        const { fingerprint: fp } = await keyFrom(values, sub, io);
         try {
           const outcome = await seedPin(store, toolId, domain, fp);
           await io.stderr(
@@ -349,7 +331,7 @@ export const pinsCommand: Command = {
           }
           const dc = checkDomain(values.domain);
           if (!dc.ok) throw new UsageError(`pins rotate: --domain: ${dc.reason}`);
-          const { fingerprint: fp, revoked } = await newKeyFrom(values, sub, io);
+          const { fingerprint: fp, revokedKeys } = await keyFrom(values, sub, io);
           let outcome;
           try {
             outcome = await rotateDomainPins(store, dc.domain, fp);
@@ -361,10 +343,9 @@ export const pinsCommand: Command = {
             throw e;
           }
           for (const pin of outcome.rotated) {
-            const note = revoked(pin.fingerprint);
             await io.stderr(
               `rotated ${pin.toolId}@${pin.domain}: ${pin.fingerprint} -> ${fp}` +
-                (note ? ` (the old key is ${note})` : "") + "\n",
+                revokedNote(revokedKeys, pin.fingerprint) + "\n",
             );
           }
           await io.stderr(
@@ -377,13 +358,12 @@ export const pinsCommand: Command = {
         const target = one(positionals, sub, "TOOL_ID@DOMAIN, or --domain D");
         refuseDomainPattern(target);
         const { toolId, domain } = parsePinKey(target);
-        const { fingerprint: fp, revoked } = await newKeyFrom(values, sub, io);
+        const { fingerprint: fp, revokedKeys } = await keyFrom(values, sub, io);
         try {
           const previous = await rotatePin(store, toolId, domain, fp);
-          const note = revoked(previous.fingerprint);
           await io.stderr(
             `rotated ${toolId}@${domain}: ${previous.fingerprint} -> ${fp}` +
-              (note ? ` (the old key is ${note})` : "") + "\n",
+              revokedNote(revokedKeys, previous.fingerprint) + "\n",
           );
           return EXIT_OK;
         } catch (e) {
@@ -405,10 +385,7 @@ export const pinsCommand: Command = {
       }
       case "export": {
         if (positionals.length) throw new UsageError("pins export: takes no arguments");
-        const text = documentText({
-          schemapin_pins_version: 1,
-          pins: (await store.list()).map(pinRecordToJson),
-        });
+        const text = documentText(pinExportDocument(await store.list()));
         if (values.out !== undefined) {
           await writeFileAtomic(values.out, text, { overwrite: values.force === true });
           await io.stderr(`wrote ${values.out}\n`);
@@ -420,21 +397,7 @@ export const pinsCommand: Command = {
       case "import": {
         const file = one(positionals, sub, "FILE");
         const value = await readJsonFile(file, io, "pin export");
-        const src = sourceName(file);
-        if (!isJsonObject(value) || ownField(value, "schemapin_pins_version") !== 1) {
-          throw new SchemaPinError(
-            "INPUT_INVALID",
-            `${src} is not a schemapin pin export ("schemapin_pins_version": 1)`,
-            { path: file },
-          );
-        }
-        const list = ownField(value, "pins");
-        if (!Array.isArray(list)) {
-          throw new SchemaPinError("INPUT_INVALID", `${src}: "pins" must be an array`, {
-            path: file,
-          });
-        }
-        const records = list.map((r, i) => pinRecordFromJson(r, `${src}: pins[${i}]`));
+        const records = parsePinExport(value, sourceName(file), file);
         const outcome = await importPins(store, records, { overwrite: values.force === true });
         if (outcome.conflicts.length > 0 && !outcome.written) {
           await io.stderr(

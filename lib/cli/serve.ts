@@ -5,8 +5,8 @@
  * server of lib/http/server.ts: connection cap, timeouts, survives running out of file
  * descriptors; why not `Deno.serve` is written there).
  *
- * The files are validated at start (a malformed document is exit 2, never served) and served
- * byte for byte as written. GET and HEAD only; `application/json; charset=utf-8`,
+ * The files are validated at start (lib/trust/publish.ts: a malformed document is exit 2, never
+ * served) and served byte for byte as written (lib/http/static.ts). GET and HEAD only; `application/json; charset=utf-8`,
  * `X-Content-Type-Options: nosniff`, an `ETag` (SHA-256 of the bytes, `If-None-Match` → 304),
  * `Cache-Control: public, max-age=300` for the discovery document and bundle and `no-cache`
  * for the revocation document (clients revalidate, so a revocation propagates at once). No
@@ -19,12 +19,9 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { parseJson } from "../json/parse.ts";
-import { sha256, toHex } from "../crypto/hash.ts";
-import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import { WELL_KNOWN_PATH } from "../discovery/well_known.ts";
-import { parseRevocationDocument } from "../revocation/document.ts";
-import { parseTrustBundle } from "../bundle/bundle.ts";
+import { BUNDLE_PATH, DEFAULT_REVOCATION_PATH, loadPublishedDocuments } from "../trust/publish.ts";
+import { respondStatic, type StaticDocument, staticDocument } from "../http/static.ts";
 import {
   type CliIO,
   type Command,
@@ -39,15 +36,10 @@ import { LineLog } from "./line_log.ts";
 import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 
-/** Where a revocation document is served when the discovery document declares no endpoint. */
-export const DEFAULT_REVOCATION_PATH = "/.well-known/schemapin-revocations.json";
 /** Milliseconds requests in progress get after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 5_000;
 /** Milliseconds the log gets to drain at exit (a stalled stderr must not keep the process). */
 const LOG_FLUSH_MS = 1_000;
-
-/** Where `--bundle` is served. */
-export const BUNDLE_PATH = "/.well-known/schemapin-bundle.json";
 
 /** The flags of `serve` (its connection limits are listed under the help's Limits). */
 const OWN_FLAGS = {
@@ -124,139 +116,31 @@ Example:
       --tls-cert /etc/ssl/tools.example.com.pem --tls-key /etc/ssl/tools.example.com.key --port 443
 `;
 
-/** One document to serve. */
-interface Served {
-  readonly bytes: Uint8Array;
-  readonly etag: string;
-  readonly cacheControl: string;
-}
-
-async function loadJson(
-  path: string,
-  what: string,
-  io: CliIO,
-): Promise<{ bytes: Uint8Array; value: unknown }> {
-  const bytes = await readInput(path, io);
-  try {
-    return { bytes, value: parseJson(bytes, path) };
-  } catch (e) {
-    if (e instanceof SchemaPinError) {
-      throw new SchemaPinError("INPUT_INVALID", `${what} ${e.message}`, { path });
-    }
-    throw e;
-  }
-}
-
-function served(bytes: Uint8Array, cacheControl: string): Served {
-  return { bytes, cacheControl, etag: `"${toHex(sha256(bytes)).slice(0, 32)}"` };
-}
-
-function asInput(e: unknown): unknown {
-  if (e instanceof SchemaPinError && e.code === "DISCOVERY_INVALID") {
-    return new SchemaPinError("INPUT_INVALID", e.message, e.details);
-  }
-  return e;
-}
-
-/** The routes: path → document, validated (malformed: `INPUT_INVALID`, exit 2). */
-export async function loadRoutes(values: {
+/**
+ * The routes: path → document, validated (malformed: `INPUT_INVALID`, exit 2; a declared
+ * revocation endpoint without --revocation: a usage error).
+ */
+async function loadRoutes(values: {
   discovery?: string;
   revocation?: string;
   bundle?: string;
-}, io: CliIO): Promise<Map<string, Served>> {
-  const routes = new Map<string, Served>();
-  const discovery = await loadJson(values.discovery!, "discovery document", io);
-  let endpoint: string | undefined;
+}, io: CliIO): Promise<Map<string, StaticDocument>> {
+  let documents;
   try {
-    const { document } = parseDiscoveryDocument(discovery.value, values.discovery);
-    loadDiscoveryKey(document, values.discovery);
-    endpoint = document.revocation_endpoint;
+    documents = await loadPublishedDocuments(
+      { discovery: values.discovery!, revocation: values.revocation, bundle: values.bundle },
+      (path) => readInput(path, io),
+      (message) => io.stderr(`warning: ${message}\n`),
+    );
   } catch (e) {
-    throw asInput(e);
-  }
-  routes.set(WELL_KNOWN_PATH, served(discovery.bytes, "public, max-age=300"));
-  if (values.revocation !== undefined) {
-    const revocation = await loadJson(values.revocation, "revocation document", io);
-    try {
-      parseRevocationDocument(revocation.value, values.revocation);
-    } catch (e) {
-      throw asInput(e);
-    }
-    let path = DEFAULT_REVOCATION_PATH;
-    if (endpoint !== undefined) {
-      path = new URL(endpoint).pathname;
-    } else {
-      await io.stderr(
-        `warning: ${values.discovery} declares no revocation_endpoint; serving the revocation ` +
-          `document at ${path}, where clients will not look for it\n`,
-      );
-    }
-    if (path === WELL_KNOWN_PATH) {
-      throw new SchemaPinError(
-        "INPUT_INVALID",
-        `revocation_endpoint ${endpoint} is the discovery document's own path`,
-      );
-    }
-    routes.set(path, served(revocation.bytes, "no-cache"));
-  } else if (endpoint !== undefined) {
+    const endpoint = e instanceof SchemaPinError ? e.details.revocationEndpoint : undefined;
+    if (endpoint === undefined) throw e;
     throw new UsageError(
       `serve: ${values.discovery} declares revocation_endpoint ${endpoint}; give its document ` +
         "with --revocation FILE (clients fail closed without it)",
     );
   }
-  if (values.bundle !== undefined) {
-    const bundle = await loadJson(values.bundle, "trust bundle", io);
-    try {
-      parseTrustBundle(bundle.value, values.bundle);
-    } catch (e) {
-      throw asInput(e);
-    }
-    if (routes.has(BUNDLE_PATH)) {
-      throw new SchemaPinError(
-        "INPUT_INVALID",
-        `the revocation document already uses ${BUNDLE_PATH}`,
-      );
-    }
-    routes.set(BUNDLE_PATH, served(bundle.bytes, "public, max-age=300"));
-  }
-  return routes;
-}
-
-/** Answers one request from the routes (pure apart from the response object). */
-export function respond(routes: Map<string, Served>, request: Request): Response {
-  const base = { "x-content-type-options": "nosniff" };
-  const url = new URL(request.url);
-  const doc = routes.get(url.pathname);
-  if (!doc) {
-    return new Response("not found\n", {
-      status: 404,
-      headers: {
-        ...base,
-        "content-type": "text/plain; charset=utf-8",
-        "cache-control": "no-store",
-      },
-    });
-  }
-  if (request.method !== "GET" && request.method !== "HEAD") {
-    return new Response("method not allowed\n", {
-      status: 405,
-      headers: { ...base, allow: "GET, HEAD", "content-type": "text/plain; charset=utf-8" },
-    });
-  }
-  const headers = {
-    ...base,
-    "content-type": "application/json; charset=utf-8",
-    "cache-control": doc.cacheControl,
-    etag: doc.etag,
-  };
-  const match = request.headers.get("if-none-match");
-  if (match !== null && match.split(",").some((t) => t.trim() === doc.etag)) {
-    return new Response(null, { status: 304, headers });
-  }
-  return new Response(request.method === "HEAD" ? null : doc.bytes.slice(), {
-    status: 200,
-    headers: { ...headers, "content-length": String(doc.bytes.length) },
-  });
+  return new Map(documents.map((d) => [d.path, staticDocument(d.bytes, d.cacheControl)]));
 }
 
 function parsePort(text: string | undefined): number {
@@ -318,7 +202,7 @@ export const serveCommand: Command = {
         },
         handler: accessLog
           ? (request, info) => {
-            const response = respond(routes, request);
+            const response = respondStatic(routes, request);
             const path = new URL(request.url).pathname;
             const size = response.headers.get("content-length") ?? "-";
             log.line(
@@ -327,7 +211,7 @@ export const serveCommand: Command = {
             );
             return response;
           }
-          : (request) => respond(routes, request),
+          : (request) => respondStatic(routes, request),
       });
     } catch (e) {
       throw new SchemaPinError(

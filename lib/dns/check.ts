@@ -20,7 +20,7 @@
  *
  * @module
  */
-import type { StepFailure } from "../errors.ts";
+import type { ErrorCode, StepFailure } from "../errors.ts";
 import { type DnsLookupOptions, lookupTxt } from "./resolve.ts";
 import { dnsLookupName, type DnsTxtRecord, selectDnsTxtRecord } from "./txt.ts";
 import { checkArg } from "../arguments.ts";
@@ -199,5 +199,64 @@ export function crossCheckDnsTxt(
         },
       };
     }
+  }
+}
+
+/**
+ * What a domain's record says on its own (`schemapin dns check`): a well-formed record is
+ * published and, when `keyFingerprint` is given, it matches that key.
+ */
+export interface DnsTxtVerdict {
+  /** A well-formed record is published (and matches the key, when one was given). */
+  readonly ok: boolean;
+  /** The comparison with the key, when one was given. */
+  readonly decision?: DnsDecision;
+  /**
+   * Why it is not ok: the comparison's failure, else the lookup's — `DISCOVERY_FETCH_FAILED`
+   * (no answer), `DISCOVERY_INVALID` (malformed), `KEY_NOT_FOUND` (no record).
+   */
+  readonly error?: { readonly code: ErrorCode; readonly message: string };
+}
+
+/**
+ * Judges a lookup as `schemapin dns check` does: unlike a verification's cross-check (where an
+ * absent record has no effect, §17.2), checking a domain's record asks for one to be there.
+ *
+ * @example
+ * ```ts ignore
+ * import { dnsTxtVerdict, lookupDnsTxt } from "./check.ts";
+ * const verdict = dnsTxtVerdict(await lookupDnsTxt("example.com"), "sha256:…");
+ * if (!verdict.ok) console.error(verdict.error!.code, verdict.error!.message);
+ * ```
+ */
+export function dnsTxtVerdict(lookup: DnsTxtLookup, keyFingerprint?: string): DnsTxtVerdict {
+  const decision = keyFingerprint === undefined
+    ? undefined
+    : crossCheckDnsTxt(lookup, keyFingerprint);
+  const ok = lookup.state === "present" &&
+    (decision === undefined || decision.check.state === "match");
+  if (ok) return { ok, ...(decision ? { decision } : {}) };
+  return { ok, ...(decision ? { decision } : {}), error: lookupError(lookup, decision?.failure) };
+}
+
+/** The error of a failed check: the cross-check's failure, else the lookup's. */
+function lookupError(
+  lookup: DnsTxtLookup,
+  failure: StepFailure | undefined,
+): { code: ErrorCode; message: string } {
+  if (failure) return { code: failure.errorCode, message: failure.errorMessage };
+  switch (lookup.state) {
+    case "failed":
+      return {
+        code: "DISCOVERY_FETCH_FAILED",
+        message: `no answer for ${lookup.name} from ${lookup.server}: ${lookup.reason}`,
+      };
+    case "malformed":
+      return { code: "DISCOVERY_INVALID", message: lookup.reason ?? "malformed TXT record" };
+    default:
+      return {
+        code: "KEY_NOT_FOUND",
+        message: `no TXT record with v=schemapin1 at ${lookup.name}`,
+      };
   }
 }

@@ -110,6 +110,24 @@ export function pinKey(toolId: string, domain: string): string {
 }
 
 /**
+ * The domain `target` names when it means every pin of a domain — `*@example.com` or a bare
+ * `example.com` — else `undefined` (a `TOOL_ID@DOMAIN`). Such a target is refused where one pin
+ * is meant: a tool id `*` would otherwise be looked up literally.
+ *
+ * @example
+ * ```ts
+ * import { domainPatternOf } from "./store.ts";
+ * domainPatternOf("*@example.com"); // "example.com"
+ * domainPatternOf("calculate_sum@example.com"); // undefined
+ * ```
+ */
+export function domainPatternOf(target: string): string | undefined {
+  const at = target.lastIndexOf("@");
+  if (at >= 0 && target.slice(0, at) !== "*") return undefined;
+  return at < 0 ? target : target.slice(at + 1);
+}
+
+/**
  * Splits `tool_id@domain` at its last `@` and validates both halves; throws
  * `SchemaPinError` `INPUT_INVALID` otherwise.
  *
@@ -662,4 +680,48 @@ export function importPins(
     const changed = added.length + (options.overwrite ? conflicts.length : 0) > 0;
     return { changed, result: { added, unchanged, conflicts, written: changed } };
   });
+}
+
+/** `schemapin_pins_version` of a pin export. */
+export const PIN_EXPORT_VERSION = 1;
+
+/**
+ * A pin export (`schemapin pins export`): `{"schemapin_pins_version": 1, "pins": […]}`, the
+ * records in their JSON form, in the order given.
+ *
+ * @example
+ * ```ts ignore
+ * JSON.stringify(pinExportDocument(await store.list()));
+ * ```
+ */
+export function pinExportDocument(
+  records: readonly PinRecord[],
+): { schemapin_pins_version: number; pins: Record<string, string>[] } {
+  return { schemapin_pins_version: PIN_EXPORT_VERSION, pins: records.map(pinRecordToJson) };
+}
+
+/**
+ * The records of a pin export read from `source` (for {@linkcode importPins}); throws
+ * `SchemaPinError` `INPUT_INVALID` naming `source` (and the record) for anything else, with
+ * `details.path` (default `source`).
+ *
+ * @example
+ * ```ts ignore
+ * const records = parsePinExport(parseJson(await Deno.readFile("pins-export.json")), "pins-export.json");
+ * ```
+ */
+export function parsePinExport(value: unknown, source: string, path = source): PinRecord[] {
+  const details = { path };
+  if (!isJsonObject(value) || ownField(value, "schemapin_pins_version") !== PIN_EXPORT_VERSION) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `${source} is not a schemapin pin export ("schemapin_pins_version": 1)`,
+      details,
+    );
+  }
+  const list = ownField(value, "pins");
+  if (!Array.isArray(list)) {
+    throw new SchemaPinError("INPUT_INVALID", `${source}: "pins" must be an array`, details);
+  }
+  return list.map((r, i) => pinRecordFromJson(r, `${source}: pins[${i}]`));
 }

@@ -1,0 +1,96 @@
+/**
+ * The two ways `schemapin bundle verify` (and `merge`) say which authority they trust: the
+ * allow-list of kids and fingerprints (a store, seeded with the authorities given for this
+ * run), or one public key, trusted whatever kid the bundle names and checked against a
+ * revocation document. Both end in {@linkcode verifyTrustBundle} (§21.4).
+ *
+ * @module
+ */
+import type { PublicKey } from "../crypto/keys.ts";
+import { isJsonObject, ownField } from "../json/object.ts";
+import { findRevokedKey, type RevocationDocument } from "../revocation/document.ts";
+import {
+  type BundleAuthorityStore,
+  FileBundleAuthorityStore,
+  MemoryBundleAuthorityStore,
+  seedBundleAuthority,
+} from "./authority.ts";
+import { type TrustBundleVerification, verifyTrustBundle } from "./verify.ts";
+
+/**
+ * The allow-list of one run: the store file at `path` when given, with `authorities` (kid →
+ * fingerprint) seeded into it, else an in-memory store of `authorities` only.
+ *
+ * @throws {SchemaPinError} `KEY_PIN_MISMATCH` when the store records a kid with another key
+ *   (remove the old entry deliberately first); `IO_FAILED` / `INPUT_INVALID` for a store file
+ *   that cannot be read.
+ *
+ * @example
+ * ```ts ignore
+ * const store = await authorityAllowList(new Map([["acme-2026", "sha256:…"]]), "authorities.json");
+ * ```
+ */
+export async function authorityAllowList(
+  authorities: ReadonlyMap<string, string>,
+  path?: string,
+): Promise<BundleAuthorityStore> {
+  const store: BundleAuthorityStore = path === undefined
+    ? new MemoryBundleAuthorityStore()
+    : new FileBundleAuthorityStore(path);
+  for (const [kid, fingerprint] of authorities) {
+    await seedBundleAuthority(store, kid, fingerprint);
+  }
+  return store;
+}
+
+/** The kid a bundle names in `bundle_authority.kid` (unchecked; verification checks it). */
+function claimedKid(value: unknown): string | undefined {
+  const authority = isJsonObject(value) ? ownField(value, "bundle_authority") : undefined;
+  const kid = isJsonObject(authority) ? ownField(authority, "kid") : undefined;
+  return typeof kid === "string" ? kid : undefined;
+}
+
+/** Options of {@linkcode verifyTrustBundleWithKey}. */
+export interface VerifyWithKeyOptions {
+  /** A name for the bundle in messages (a file name). */
+  readonly source?: string;
+  /** A revocation document of the authority: the bundle fails when it lists the key. */
+  readonly revocation?: { readonly document: RevocationDocument; readonly source: string };
+  /** The current time (default now). */
+  readonly now?: Date | number;
+}
+
+/**
+ * Verifies `bundle` (§21.4) with `authority` as the only trusted authority key, whatever kid
+ * the bundle names; nothing is recorded. With a revocation document that lists the key, a
+ * bundle that verified fails with `KEY_REVOKED`.
+ *
+ * @example
+ * ```ts ignore
+ * const result = await verifyTrustBundleWithKey(value, parsePublicKeyPem(pem), { source: "b.json" });
+ * ```
+ */
+export async function verifyTrustBundleWithKey(
+  bundle: unknown,
+  authority: PublicKey,
+  options: VerifyWithKeyOptions = {},
+): Promise<TrustBundleVerification> {
+  const store = new MemoryBundleAuthorityStore();
+  const kid = claimedKid(bundle);
+  if (kid !== undefined && kid !== "") await seedBundleAuthority(store, kid, authority.fingerprint);
+  const result = await verifyTrustBundle(bundle, store, {
+    ...(options.source !== undefined ? { source: options.source } : {}),
+    ...(options.now !== undefined ? { now: options.now } : {}),
+  });
+  const revocation = options.revocation;
+  const revoked = revocation && findRevokedKey(revocation.document, authority.fingerprint);
+  if (!result.valid || !revoked) return result;
+  return {
+    ...result,
+    valid: false,
+    errorCode: "KEY_REVOKED",
+    errorMessage: `the authority key ${authority.fingerprint} is revoked in ` +
+      `${revocation.source} (${revoked.reason}, ${revoked.revoked_at})`,
+    verified: undefined,
+  };
+}

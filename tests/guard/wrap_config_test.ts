@@ -1,0 +1,177 @@
+/**
+ * What `guard wrap` decides about a client config (lib/guard/wrap_config.ts), on configs
+ * written here and in-memory files: each entry's lock entry, the loopback ports, the problems
+ * that stop a wrap, the read-back check, the backup policy and unwrap restoring the backup's
+ * exact bytes. The command itself is tested in wrap_test.ts.
+ */
+import assert from "node:assert/strict";
+import { digestToolList } from "../../lib/contractpin/digest.ts";
+import { buildLock, type LockServer, lockServerEntry } from "../../lib/contractpin/lock.ts";
+import type { SchemaPinError } from "../../lib/errors.ts";
+import {
+  applyWrap,
+  BACKUP_SUFFIX,
+  type ClientConfigFile,
+  type ConfigFiles,
+  lockIdentityOf,
+  parseClientConfigFile,
+  planWrap,
+  unwrapConfigFile,
+  wrappedEntry,
+  writeWrappedConfig,
+} from "../../lib/guard/wrap_config.ts";
+
+const CONFIG = `{
+  // servers
+  "mcpServers": {
+    "fs": { "command": "npx", "args": ["-y", "server-fs"], "cwd": "tools" },
+    "web": { "url": "https://mcp.example.test/mcp" },
+    "new": { "command": "node", "args": ["new.js"] },
+    "off": { "command": "node", "args": ["off.js"], "disabled": true },
+    "vars": { "url": "https://\${HOST}/mcp" }
+  }
+}
+`;
+const enc = new TextEncoder();
+
+function configOf(text: string, path = "/proj/.cursor/mcp.json"): ClientConfigFile {
+  return parseClientConfigFile(enc.encode(text), { path, real: path, mode: 0o100640 }, {
+    projectDir: "/proj",
+  });
+}
+
+/** A lock pinning `names` of `config` as contract init --config records them. */
+function lockOf(config: ClientConfigFile, names: Record<string, string>) {
+  const servers: Record<string, LockServer> = {};
+  for (const e of config.entries) {
+    if (!e.target || !(e.name in names)) continue;
+    servers[names[e.name]] = lockServerEntry(
+      lockIdentityOf(e.target, config.path),
+      digestToolList([{ name: "t" }]),
+    );
+  }
+  return buildLock(servers);
+}
+
+/** In-memory files: what was written, with its mode. */
+function memoryFiles(initial: Record<string, string> = {}) {
+  const files = new Map(Object.entries(initial).map(([k, v]) => [k, { text: v, mode: 0o644 }]));
+  const api: ConfigFiles = {
+    exists: (p) => Promise.resolve(files.has(p)),
+    read: (p) => Promise.resolve(enc.encode(files.get(p)!.text)),
+    write: (p, text, mode) => {
+      files.set(p, { text, mode });
+      return Promise.resolve();
+    },
+  };
+  return { api, files };
+}
+
+const INV = { program: ["/opt/bin/schemapin"], lockPath: "/proj/contractpin.lock" };
+
+Deno.test("wrap plan: lock entries by name or name@…, ports from the first one, problems", () => {
+  const config = configOf(CONFIG);
+  assert.equal(config.mode, 0o640);
+  // relative cwd: resolved against the config's folder, as the lock records it
+  const fs = config.entries.find((e) => e.name === "fs")!;
+  const id = lockIdentityOf(fs.target!, config.path);
+  assert.equal(id.transport === "stdio" && id.cwd, "/proj/.cursor/tools");
+
+  const lock = lockOf(config, { fs: "fs", web: "web@prod", vars: "vars" });
+  const plan = planWrap(config, lock, {
+    lockPath: INV.lockPath,
+    firstPort: 9000,
+    mode: "filter",
+  });
+  const byName = Object.fromEntries(plan.outcomes.map((o) => [o.name, o]));
+  assert.deepEqual(byName.fs, {
+    name: "fs",
+    status: "wrapped",
+    transport: "stdio",
+    lockName: "fs",
+  });
+  const web = byName.web;
+  assert.ok(web.status === "wrapped" && web.transport === "http");
+  assert.equal(web.port, 9000);
+  assert.equal(web.local, "http://127.0.0.1:9000/mcp");
+  assert.deepEqual(web.guardArgs, [
+    ...["guard", "--listen", "127.0.0.1:9000", "--upstream", "https://mcp.example.test/mcp"],
+    ...["--lock", INV.lockPath, "--server", "web@prod", "--mode", "filter"],
+  ]);
+  assert.deepEqual(byName.new, {
+    name: "new",
+    status: "unguarded",
+    disabled: false,
+    problem: { kind: "not_pinned" },
+  });
+  assert.equal(byName.off.status === "unguarded" && byName.off.disabled, true);
+  assert.deepEqual(byName.vars, {
+    name: "vars",
+    status: "unguarded",
+    disabled: false,
+    problem: { kind: "url_variable" },
+  });
+  assert.equal(plan.hadWrapped, false);
+  assert.deepEqual(plan.edits.map((e) => e.kind), ["stdio", "http"]);
+
+  // Pinned under its name, from another definition.
+  const other = lockOf(configOf(CONFIG.replace('"new.js"', '"old.js"')), { new: "new@v1" });
+  const again = planWrap(config, other, { lockPath: INV.lockPath, firstPort: 9000 });
+  assert.deepEqual(again.outcomes.find((o) => o.name === "new"), {
+    name: "new",
+    status: "unguarded",
+    disabled: false,
+    problem: { kind: "pinned_differently", candidates: ["new@v1"] },
+  });
+
+  assert.throws(
+    () => planWrap(configOf('{"mcpServers": {}}'), lock, { lockPath: "/l", firstPort: 1 }),
+    (e: SchemaPinError) => e.code === "INPUT_INVALID" && /has no MCP servers/.test(e.message),
+  );
+});
+
+Deno.test("wrap: the edit reads back, the backup is written once, unwrap restores the bytes", async () => {
+  const config = configOf(CONFIG);
+  const lock = lockOf(config, { fs: "fs", web: "web" });
+  const plan = planWrap(config, lock, { lockPath: INV.lockPath, firstPort: 9000 });
+  const context = { projectDir: "/proj" };
+  const result = applyWrap(config, plan.edits, INV, context);
+  assert.match(result.text, /\/\/ servers/); // comments kept
+  const { api, files } = memoryFiles();
+  const written = await writeWrappedConfig(config, result.text, plan.hadWrapped, api);
+  assert.deepEqual(written, {
+    backupWritten: true,
+    backupPath: config.real + BACKUP_SUFFIX,
+  });
+  assert.equal(files.get(written.backupPath)?.text, CONFIG);
+  assert.equal(files.get(config.real)?.mode, 0o640);
+
+  // Read back: fs and web are wrapped now; a second plan wraps nothing and keeps the backup.
+  const wrapped = configOf(result.text);
+  const states = wrapped.entries.map((e) => wrappedEntry(wrapped.doc, e));
+  assert.deepEqual(states.map((s) => s?.kind), ["stdio", "http", undefined, undefined, undefined]);
+  assert.deepEqual(states[0], { kind: "stdio", shown: "npx -y server-fs", lockName: "fs" });
+  assert.deepEqual(states[1], { kind: "http", shown: "https://mcp.example.test/mcp", port: 9000 });
+  const second = planWrap(wrapped, lock, { lockPath: INV.lockPath, firstPort: 9000 });
+  assert.equal(second.hadWrapped, true);
+  assert.deepEqual(second.edits, []);
+  const kept = await writeWrappedConfig(wrapped, wrapped.text, true, api);
+  assert.equal(kept.backupWritten, false);
+  assert.equal(files.get(kept.backupPath)?.text, CONFIG);
+
+  // Unwrap: the backup's exact bytes; without a backup, the commands restored in place.
+  const back = await unwrapConfigFile(wrapped, api);
+  assert.equal(back.exact, true);
+  assert.deepEqual(back.unwrapped.map((u) => u.name), ["fs", "web"]);
+  assert.equal(files.get(config.real)?.text, CONFIG);
+  const bare = memoryFiles();
+  const inPlace = await unwrapConfigFile(wrapped, bare.api);
+  assert.equal(inPlace.exact, false);
+  assert.equal(inPlace.backupExists, false);
+  const restored = configOf(bare.files.get(config.real)!.text);
+  assert.ok(restored.entries.every((e) => wrappedEntry(restored.doc, e) === undefined));
+  // Nothing wrapped: nothing written.
+  const none = memoryFiles();
+  assert.deepEqual((await unwrapConfigFile(config, none.api)).unwrapped, []);
+  assert.equal(none.files.size, 0);
+});
