@@ -1,6 +1,6 @@
 /**
  * Ctrl-C and SIGTERM while a command runs: the progress line is erased, the temporary files
- * of writes under way are removed (lib/temp_files.ts), and the process exits 130 (SIGINT) or
+ * of writes under way are removed (lib/runtime/temp_files.ts), and the process exits 130 (SIGINT) or
  * 143 (SIGTERM), as a shell reports a command stopped by that signal. Destination files are
  * complete or untouched: they are only ever put in place by a rename after an fsync.
  *
@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { removeTrackedTempFiles, runStopActions } from "../temp_files.ts";
+import { removeTrackedTempFiles, runStopActions } from "../runtime/temp_files.ts";
 
 /** The exit code after each signal handled here: 128 + the signal number. */
 export const SIGNAL_EXIT_CODES: Readonly<Record<"SIGINT" | "SIGTERM", number>> = {

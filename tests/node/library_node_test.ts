@@ -123,7 +123,7 @@ Deno.test({
       const fs = await import(${JSON.stringify(`${root}lib/runtime/fs.ts`)});
       await import(${JSON.stringify(`${root}lib/runtime/lock.ts`)});
       await import(${JSON.stringify(`${root}lib/runtime/process.ts`)});
-      const tf = await import(${JSON.stringify(`${root}lib/temp_files.ts`)});
+      const tf = await import(${JSON.stringify(`${root}lib/runtime/temp_files.ts`)});
       console.log(hash.sha256HexOfText("abc"), typeof fs.node.fs.readFileSync, typeof tf.onStop);`;
     const run = await childCommand(node22!, { args: ["--input-type=module", "-e", script] })
       .output();
