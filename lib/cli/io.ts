@@ -64,6 +64,20 @@ export async function readTextInput(path: string, io: CliIO): Promise<string> {
 }
 
 /**
+ * `error` with the CLI's hint when it refused to replace an existing file (`details.exists`
+ * from lib/runtime/atomic_write.ts): `… (use --force)`; any other error unchanged.
+ *
+ * @example
+ * ```ts ignore
+ * try { await writeKeyPairFiles(dir, key); } catch (e) { throw withForceHint(e); }
+ * ```
+ */
+export function withForceHint(error: unknown): unknown {
+  if (!(error instanceof SchemaPinError) || error.details.exists !== true) return error;
+  return new SchemaPinError(error.code, `${error.message} (use --force)`, error.details);
+}
+
+/**
  * Writes an output file atomically (lib/runtime/atomic_write.ts `writeFileAtomic`); refusing
  * to replace an existing file without `overwrite`, the error says how to (`use --force`).
  *
@@ -80,7 +94,6 @@ export async function writeFileAtomic(
   try {
     await writeFileAtomicOnce(path, data, options);
   } catch (e) {
-    if (!(e instanceof SchemaPinError) || e.details.exists !== true) throw e;
-    throw new SchemaPinError(e.code, `${e.message} (use --force)`, e.details);
+    throw withForceHint(e);
   }
 }

@@ -19,7 +19,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import { exists } from "./io.ts";
+import { exists, withForceHint } from "./io.ts";
 import { buildDiscoveryDocument } from "../discovery/document.ts";
 import { readPassphrase } from "./private_key.ts";
 import { type FlagTable, optionList } from "./flags.ts";
@@ -156,11 +156,15 @@ export const keygenCommand: Command = {
         true,
       )
       : undefined;
-    await writeKeyPairFiles(dir, key, {
-      ...(passphrase !== undefined ? { passphrase } : {}),
-      ...(discovery !== undefined ? { discovery } : {}),
-      overwrite: force,
-    });
+    try {
+      await writeKeyPairFiles(dir, key, {
+        ...(passphrase !== undefined ? { passphrase } : {}),
+        ...(discovery !== undefined ? { discovery } : {}),
+        overwrite: force,
+      });
+    } catch (e) {
+      throw withForceHint(e);
+    }
     if (!encrypt) {
       await io.stderr(
         `warning: ${privatePath} is NOT encrypted (--unencrypted): anyone who can read it ` +

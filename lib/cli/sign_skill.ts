@@ -144,7 +144,6 @@ export const signSkillCommand: Command = {
     const { domain: _domain, ...metadata } = signatureMetadata("sign-skill", {
       "expires-in": values["expires-in"],
       "expires-at": values["expires-at"],
-      "signer-kid": values["signer-kid"],
     }, now);
     // Everything that can fail cheaply fails before the folder is hashed.
     const signer = await loadSigner(values.key, io, {
@@ -159,6 +158,7 @@ export const signSkillCommand: Command = {
     if (values.name !== undefined) options.skillName = values.name;
     if (values["schema-version"] !== undefined) options.schemaVersion = values["schema-version"];
     if (previousHash !== undefined) options.previousHash = previousHash;
+    if (values["signer-kid"] !== undefined) options.signerKid = values["signer-kid"];
 
     const progress = skillProgress(io, "sign-skill", values.quiet === true);
     let signed;

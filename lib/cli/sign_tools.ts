@@ -18,6 +18,7 @@ import {
   type SignToolListOptions,
   signToolListWithSigner,
 } from "../guard/signatures.ts";
+import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
 import { VERSION } from "../version.ts";
 import {
   type CliIO,
@@ -29,7 +30,6 @@ import {
 } from "./command.ts";
 import { writeFileAtomic } from "./io.ts";
 import { loadSigner } from "./private_key.ts";
-import { signatureMetadata } from "./signature_options.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import { FORCE_FLAGS, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
 import { MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
@@ -152,17 +152,37 @@ export const signToolsCommand: Command = {
     if (!live && command.length > 0) {
       throw new UsageError("sign-tools: a command after -- goes with --server");
     }
-    const now = Math.floor(Date.now() / 1000) * 1000;
-    const { domain: _domain, ...metadata } = signatureMetadata("sign-tools", {
-      "expires-in": values["expires-in"],
-      "expires-at": values["expires-at"],
-      "signer-kid": values["signer-kid"],
-    }, now);
-    const signOptions: SignToolListOptions = { ...metadata, domain: dc.domain };
-    // Checked before the server is started (signing would refuse it only afterwards).
-    if (values["schema-version"] === "") {
-      throw new UsageError("sign-tools: --schema-version is empty");
+    if (values["expires-in"] !== undefined && values["expires-at"] !== undefined) {
+      throw new UsageError("sign-tools: give --expires-in or --expires-at, not both");
     }
+    const now = Math.floor(Date.now() / 1000) * 1000;
+    const signOptions: SignToolListOptions = { domain: dc.domain, signedAt: now };
+    if (values["expires-in"] !== undefined) {
+      const ms = parseDuration(values["expires-in"]);
+      if (ms === undefined) {
+        throw new UsageError(
+          `sign-tools: --expires-in ${JSON.stringify(values["expires-in"])} is not a duration ` +
+            `like 30d, 12h, 2w or 1d12h`,
+        );
+      }
+      signOptions.expiresAt = now + ms;
+    }
+    if (values["expires-at"] !== undefined) {
+      const ms = parseRfc3339(values["expires-at"]);
+      if (ms === undefined) {
+        throw new UsageError(
+          `sign-tools: --expires-at ${JSON.stringify(values["expires-at"])} is not a strict ` +
+            `RFC 3339 time like 2026-11-01T10:00:00Z`,
+        );
+      }
+      if (ms <= now) throw new UsageError("sign-tools: --expires-at is in the past");
+      signOptions.expiresAt = values["expires-at"];
+    }
+    // Checked before the server is started (signing would refuse them only afterwards).
+    for (const flag of ["signer-kid", "schema-version"] as const) {
+      if (values[flag] === "") throw new UsageError(`sign-tools: --${flag} is empty`);
+    }
+    if (values["signer-kid"] !== undefined) signOptions.signerKid = values["signer-kid"];
     if (values["schema-version"] !== undefined) {
       signOptions.schemaVersion = values["schema-version"];
     }

@@ -93,7 +93,8 @@ async function readBytes(path: string, options: KeyFileOptions): Promise<Uint8Ar
 }
 
 /**
- * Reads `path` as strict UTF-8 text (a PEM file, an OpenSSH `.pub` line).
+ * Reads `path` as strict UTF-8 text (a PEM file, an OpenSSH `.pub` line); a file that is not
+ * UTF-8 is named by its path.
  *
  * @throws {SchemaPinError} `IO_FAILED` (unreadable), `INPUT_INVALID` (not UTF-8).
  *
@@ -108,11 +109,7 @@ export async function readKeyText(path: string, options: KeyFileOptions = {}): P
   try {
     return UTF8.decode(bytes);
   } catch {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      `${options.source ?? path} is not valid UTF-8 text`,
-      { path },
-    );
+    throw new SchemaPinError("INPUT_INVALID", `${path} is not valid UTF-8 text`, { path });
   }
 }
 
