@@ -1,5 +1,5 @@
-// The temporary-file registry (lib/runtime/temp_files.ts) and the atomic writers that use it: a write
-// under way is listed until its rename, a finished or failed write is not, and
+// The temporary-file registry (lib/runtime/temp_files.ts) and the atomic writers that use it: a
+// write under way is listed until its rename, a finished or failed write is not, and
 // removeTrackedTempFiles removes exactly what is listed.
 import assert from "node:assert/strict";
 import {

@@ -12,7 +12,18 @@
  * @module
  */
 
-import { removeFileSync } from "./fs.ts";
+import type * as NodeFs from "node:fs";
+import { nodeBuiltin } from "./builtin.ts";
+
+// `Deno.removeSync` on Deno, `node:fs` `unlinkSync` elsewhere. node:fs is imported only outside
+// Deno: under Deno it starts the Node compatibility layer, ~40 ms added to every command's
+// start-up (issue 14), and this module loads with every command — so it does not import
+// ./fs.ts either, which would add a module to every start (tests/cli/registry_test.ts).
+const deno: typeof Deno | undefined = (globalThis as { Deno?: typeof Deno }).Deno;
+const removeFileSync: (path: string) => void =
+  deno !== undefined && typeof deno.removeSync === "function"
+    ? (path) => deno.removeSync(path)
+    : (path) => nodeBuiltin<typeof NodeFs>("node:fs").unlinkSync(path);
 
 const live = new Set<string>();
 const stopActions = new Set<() => void>();
