@@ -17,8 +17,9 @@ const lib = new URL("lib/", root);
  */
 const LAYERS: readonly (readonly string[])[] = [
   // no knowledge of the above: pure helpers, and the per-runtime I/O adapters (runtime/: file
-  // system, locks and processes through node: modules on Node and Bun) the shells of the
-  // higher layers go through; temp_files.ts records and removes temporary files
+  // system, atomic writes, the list of temporary files being written, locks and processes
+  // through node: modules on Node and Bun) the shells of the higher layers go through;
+  // temp_files.ts is the old path of runtime/temp_files.ts (a re-export)
   [
     "errors.ts",
     "arguments.ts",
@@ -31,6 +32,9 @@ const LAYERS: readonly (readonly string[])[] = [
     // the SSH agent client (signing with a key held by ssh-agent, issue 27): it needs only
     // crypto/ and speaks to the agent's Unix socket itself, so it sits with the foundations
     "ssh_agent",
+    // loading a signing key (a PEM file, encrypted or not, or ssh-agent:PUBFILE): it needs
+    // crypto/, ssh_agent/ and runtime/, and every signing operation above may use it
+    "keys",
   ],
   // where keys and trust come from; the MCP client stack (JSON-RPC, stdio, Streamable HTTP,
   // SSE, legacy HTTP+SSE, the protocol conversation) that contractpin and guard both use

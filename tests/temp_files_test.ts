@@ -1,5 +1,5 @@
-// The temporary-file registry (lib/temp_files.ts) and the atomic writers that use it: a write
-// under way is listed until its rename, a finished or failed write is not, and
+// The temporary-file registry (lib/runtime/temp_files.ts) and the atomic writers that use it: a
+// write under way is listed until its rename, a finished or failed write is not, and
 // removeTrackedTempFiles removes exactly what is listed.
 import assert from "node:assert/strict";
 import {
@@ -9,7 +9,7 @@ import {
   trackedTempFiles,
   trackTempFile,
   untrackTempFile,
-} from "../lib/temp_files.ts";
+} from "../lib/runtime/temp_files.ts";
 import { AtomicBatchWriter, writeFileAtomic } from "../lib/cli/io.ts";
 import { FilePinStore, seedPin } from "../pins.ts";
 import { exists, withTempDir } from "./cli/run.ts";

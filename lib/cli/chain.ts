@@ -3,11 +3,8 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
-import { isJsonObject, ownField } from "../json/object.ts";
 import { type ChainCheck, type LineageSignature, verifyChain } from "../pins/lineage.ts";
-import { parseSchemaSignatureDocument } from "../schema/document.ts";
-import { isSha256Ref } from "../crypto/fingerprint.ts";
+import { lineageSignatureOf } from "../schema/lineage_document.ts";
 import {
   type CliIO,
   type Command,
@@ -47,37 +44,7 @@ Example:
 `;
 
 async function readDocument(path: string, io: CliIO): Promise<LineageSignature> {
-  const value = await readJsonFile(path, io, "signature document");
-  const src = sourceName(path);
-  if (isJsonObject(value) && Object.hasOwn(value, "schema_hash")) {
-    return parseSchemaSignatureDocument(value, src).document;
-  }
-  // A skill signature document (.schemapin.sig): the lineage fields only. A legacy (1.3) one
-  // is read too, so that verifyChain can refuse it by name (§4b, §18.4) rather than as
-  // malformed input.
-  if (!isJsonObject(value)) {
-    throw new SchemaPinError("INPUT_INVALID", `${src} is not a signature document`, { path });
-  }
-  const version = ownField(value, "schemapin_version");
-  const hash = ownField(value, "skill_hash");
-  const prev = ownField(value, "previous_hash");
-  if (typeof version !== "string" || !isSha256Ref(hash)) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      `${src} has no schemapin_version and schema_hash/skill_hash: not a signature document`,
-      { path },
-    );
-  }
-  if (prev !== undefined && !isSha256Ref(prev)) {
-    throw new SchemaPinError("INPUT_INVALID", `${src}: previous_hash is malformed`, { path });
-  }
-  const sv = ownField(value, "schema_version");
-  return {
-    schemapin_version: version,
-    skill_hash: hash,
-    ...(prev !== undefined ? { previous_hash: prev as string } : {}),
-    ...(typeof sv === "string" ? { schema_version: sv } : {}),
-  };
+  return lineageSignatureOf(await readJsonFile(path, io, "signature document"), sourceName(path));
 }
 
 /**

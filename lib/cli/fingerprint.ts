@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { parsePrivateKeyPem, parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
+import { publicKeyFromAnyPem } from "../keys/private_key.ts";
 import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { type FlagTable, optionList } from "./flags.ts";
@@ -31,20 +31,6 @@ Exit codes: 0 printed; 2 unreadable file or a key that is not ECDSA P-256.
 Example:
   schemapin fingerprint keys/public.pem
 `;
-
-/**
- * Reads a public key from PEM text that holds either a public or a private key.
- *
- * @example
- * ```ts ignore
- * const pk = publicKeyFromAnyPem(await Deno.readTextFile("key.pem"), "key.pem");
- * ```
- */
-export function publicKeyFromAnyPem(pem: string, source: string): PublicKey {
-  return /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)
-    ? parsePrivateKeyPem(pem, source).publicKey
-    : parsePublicKeyPem(pem, source);
-}
 
 /** The `fingerprint` command. */
 export const fingerprintCommand: Command = {

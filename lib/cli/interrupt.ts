@@ -1,8 +1,8 @@
 /**
  * Ctrl-C and SIGTERM while a command runs: the progress line is erased, the temporary files
- * of writes under way are removed (lib/temp_files.ts), and the process exits 130 (SIGINT) or
- * 143 (SIGTERM), as a shell reports a command stopped by that signal. Destination files are
- * complete or untouched: they are only ever put in place by a rename after an fsync.
+ * of writes under way are removed (lib/runtime/temp_files.ts), and the process exits 130
+ * (SIGINT) or 143 (SIGTERM), as a shell reports a command stopped by that signal. Destination
+ * files are complete or untouched: they are only ever put in place by a rename after an fsync.
  *
  * The same cleanup runs at any exit while the command runs (a component that exits on its own
  * signal handler, such as a stdio MCP client taking its server down), and the listeners are
@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { removeTrackedTempFiles, runStopActions } from "../temp_files.ts";
+import { removeTrackedTempFiles, runStopActions } from "../runtime/temp_files.ts";
 
 /** The exit code after each signal handled here: 128 + the signal number. */
 export const SIGNAL_EXIT_CODES: Readonly<Record<"SIGINT" | "SIGTERM", number>> = {

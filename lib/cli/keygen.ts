@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { generateKeyPair, privateKeyToPem } from "../crypto/keys.ts";
-import { DEFAULT_PBKDF2_ITERATIONS, encryptPrivateKeyPem } from "../crypto/encrypted_key.ts";
+import { generateKeyPair } from "../crypto/keys.ts";
+import { DEFAULT_PBKDF2_ITERATIONS } from "../crypto/encrypted_key.ts";
+import { keyPairPaths, writeKeyPairFiles } from "../keys/key_files.ts";
 import { SchemaPinError } from "../errors.ts";
 import {
   type Command,
@@ -18,7 +19,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import { describeFsError, exists, writeFileAtomic } from "./io.ts";
+import { exists, withForceHint } from "./io.ts";
 import { buildDiscoveryDocument } from "../discovery/document.ts";
 import { readPassphrase } from "./private_key.ts";
 import { type FlagTable, optionList } from "./flags.ts";
@@ -96,12 +97,11 @@ export const keygenCommand: Command = {
     requirePositionals("keygen", positionals, 0, "no positional arguments");
     const dir = values["out-dir"];
     if (!dir) throw new UsageError("keygen: --out-dir DIR is required");
-    const privatePath = `${dir.replace(/\/+$/, "") || "/"}/private.pem`;
-    const publicPath = `${dir.replace(/\/+$/, "") || "/"}/public.pem`;
+    const { privatePath, publicPath, discoveryPath: wellKnownPath } = keyPairPaths(
+      dir,
+      values["write-discovery"] === true,
+    );
     const force = values.force === true;
-    const wellKnownPath = values["write-discovery"]
-      ? `${dir.replace(/\/+$/, "") || "/"}/schemapin.json`
-      : undefined;
     if (values["write-discovery"] && values.developer === undefined) {
       throw new UsageError("keygen: --write-discovery needs --developer NAME");
     }
@@ -157,32 +157,13 @@ export const keygenCommand: Command = {
       )
       : undefined;
     try {
-      await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-    } catch (e) {
-      throw new SchemaPinError("IO_FAILED", `cannot create ${dir}: ${describeFsError(e)}`, {
-        path: dir,
+      await writeKeyPairFiles(dir, key, {
+        ...(passphrase !== undefined ? { passphrase } : {}),
+        ...(discovery !== undefined ? { discovery } : {}),
+        overwrite: force,
       });
-    }
-    const privatePem = passphrase === undefined
-      ? privateKeyToPem(key)
-      : await encryptPrivateKeyPem(key, passphrase);
-    await writeFileAtomic(privatePath, privatePem, { mode: 0o600, overwrite: force });
-    try {
-      await writeFileAtomic(publicPath, key.publicKey.pem, { mode: 0o644, overwrite: force });
     } catch (e) {
-      if (!force) await Deno.remove(privatePath).catch(() => {});
-      throw e;
-    }
-    if (wellKnownPath && discovery) {
-      try {
-        await writeFileAtomic(wellKnownPath, discovery, { mode: 0o644, overwrite: force });
-      } catch (e) {
-        if (!force) {
-          await Deno.remove(privatePath).catch(() => {});
-          await Deno.remove(publicPath).catch(() => {});
-        }
-        throw e;
-      }
+      throw withForceHint(e);
     }
     if (!encrypt) {
       await io.stderr(

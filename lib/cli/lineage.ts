@@ -10,7 +10,7 @@ import { parsePinKey } from "../pins/store.ts";
 import { type Command, EXIT_FAILED, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import { PIN_FLAGS } from "./flag_groups.ts";
-import { lineagePathBeside } from "./lineage_store.ts";
+import { lineageStorePath } from "./lineage_store.ts";
 import { didYouMean } from "./suggest.ts";
 
 /** The store flags every subcommand takes. */
@@ -91,9 +91,7 @@ export const lineageCommand: Command = {
         `lineage ${sub}: give --lineage-store FILE or --pin-store FILE (its folder), not both`,
       );
     }
-    const store = new LineageStore({
-      path: values["lineage-store"] ?? lineagePathBeside(values["pin-store"]),
-    });
+    const store = new LineageStore({ path: lineageStorePath(values) });
     if (sub === "list") {
       if (positionals.length) throw new UsageError("lineage list: takes no arguments");
       const records = await store.list();

@@ -4,8 +4,7 @@
  *
  * @module
  */
-import { LineageStore } from "../pins/lineage.ts";
-import { defaultPinStorePath } from "../pins/store.ts";
+import { defaultLineageStorePath, LineageStore } from "../pins/lineage.ts";
 import type { LineageReport } from "../schema/lineage_verify.ts";
 import type { CliIO } from "./command.ts";
 
@@ -22,25 +21,28 @@ signed hashes (a bare Base64 signature, a legacy 1.3 document) can neither ancho
 a lineage, so with --lineage it is refused too. A failed verification never moves the
 store; \`schemapin lineage reset TOOL_ID@DOMAIN\` is the operator's override.`;
 
-/** The default lineage file: `lineage.json` in the folder of the pin store. */
-export function lineagePathBeside(pinStore: string | undefined): string {
-  const pins = pinStore ?? defaultPinStorePath();
-  const i = pins.lastIndexOf("/");
-  const dir = i < 0 ? "." : i === 0 ? "/" : pins.slice(0, i);
-  return `${dir === "/" ? "" : dir}/lineage.json`;
+/** The flags naming the lineage store (`--lineage`, `--lineage-store`, `--pin-store`). */
+export interface LineageStoreFlags {
+  readonly lineage?: boolean;
+  readonly "lineage-store"?: string;
+  readonly "pin-store"?: string;
+}
+
+/**
+ * The lineage file the flags name: `--lineage-store FILE`, else `lineage.json` beside the pin
+ * store (`--pin-store FILE` or the default one).
+ */
+export function lineageStorePath(values: LineageStoreFlags): string {
+  return values["lineage-store"] ?? defaultLineageStorePath(values["pin-store"]);
 }
 
 /**
  * The store `--lineage` or `--lineage-store FILE` asks for (the latter implies the former),
  * or `undefined` when lineage is not enforced.
  */
-export function lineageStoreFromFlags(
-  values: { lineage?: boolean; "lineage-store"?: string; "pin-store"?: string },
-): LineageStore | undefined {
+export function lineageStoreFromFlags(values: LineageStoreFlags): LineageStore | undefined {
   if (values.lineage !== true && values["lineage-store"] === undefined) return undefined;
-  return new LineageStore({
-    path: values["lineage-store"] ?? lineagePathBeside(values["pin-store"]),
-  });
+  return new LineageStore({ path: lineageStorePath(values) });
 }
 
 /** The `--json` object of a lineage decision (snake_case). */

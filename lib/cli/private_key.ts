@@ -13,31 +13,31 @@
  *
  * @module
  */
-import {
-  parsePrivateKeyPem,
-  parsePublicKeyPem,
-  type PrivateKey,
-  type PublicKey,
-} from "../crypto/keys.ts";
-import {
-  decryptPrivateKeyPem,
-  encryptedPrivateKeyParameters,
-  isEncryptedPrivateKeyPem,
-} from "../crypto/encrypted_key.ts";
-import { privateKeySigner, type Signer } from "../crypto/signer.ts";
+import type { PrivateKey, PublicKey } from "../crypto/keys.ts";
+import type { Signer } from "../crypto/signer.ts";
 import { SchemaPinError } from "../errors.ts";
-import { sshAgentSigner } from "../ssh_agent/client.ts";
+import {
+  loadKeyForPublicKey as loadPublicKeyFile,
+  loadPrivateKey as loadPrivateKeyFile,
+  MAX_PASSPHRASE_BYTES,
+  passphraseFromFile,
+  type PrivateKeyOptions,
+  type ReadBytes,
+} from "../keys/private_key.ts";
+import {
+  isSshAgentKey,
+  loadSigner as loadKeySigner,
+  SSH_AGENT_KEY_PREFIX,
+} from "../keys/signer.ts";
 import { type CliIO, UsageError } from "./command.ts";
-import { readInput, readTextInput } from "./io.ts";
+import { readInput } from "./io.ts";
+
+// Moved to lib/keys/; re-exported for the commands and tests that import them here.
+export { MAX_PASSPHRASE_BYTES, WEAK_PBKDF2_ITERATIONS } from "../keys/private_key.ts";
+export { isSshAgentKey, privateKeyOf, SSH_AGENT_KEY_PREFIX } from "../keys/signer.ts";
 
 /** The environment variable holding a passphrase. */
 export const PASSPHRASE_ENV = "SCHEMAPIN_PASSPHRASE";
-
-/** Below this many PBKDF2 iterations, loading an encrypted key prints a warning. */
-export const WEAK_PBKDF2_ITERATIONS = 100_000;
-
-/** The longest passphrase accepted, in bytes (from a file or the prompt). */
-export const MAX_PASSPHRASE_BYTES = 1024;
 
 /**
  * Asks for a line on the terminal without echo; `undefined` when there is no terminal.
@@ -188,40 +188,6 @@ function defaultGetEnv(name: string): string | undefined {
   }
 }
 
-/** The first line of a passphrase file, without its line ending. */
-async function passphraseFromFile(path: string, io: CliIO): Promise<string> {
-  const bytes = await readInput(path, io);
-  const where = path === "-" ? "stdin" : path;
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new SchemaPinError("INPUT_INVALID", `passphrase file ${where} is not UTF-8 text`, {
-      path,
-    });
-  } finally {
-    bytes.fill(0);
-  }
-  const nl = text.indexOf("\n");
-  let line = nl < 0 ? text : text.slice(0, nl);
-  if (line.endsWith("\r")) line = line.slice(0, -1);
-  if (line.length === 0) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      `passphrase file ${where} is empty (its first line is the passphrase)`,
-      { path },
-    );
-  }
-  if (new TextEncoder().encode(line).length > MAX_PASSPHRASE_BYTES) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      `passphrase file ${where}: the passphrase is longer than ${MAX_PASSPHRASE_BYTES} bytes`,
-      { path },
-    );
-  }
-  return line;
-}
-
 /**
  * Gets a passphrase from `--passphrase-file`, else `SCHEMAPIN_PASSPHRASE`, else the terminal
  * (asking twice when `confirm`, for a new key).
@@ -255,7 +221,8 @@ export async function readPassphrase(
     if (envSet) {
       await io.stderr(`note: --passphrase-file is used; ${PASSPHRASE_ENV} is ignored\n`);
     }
-    return await passphraseFromFile(sources.passphraseFile, io);
+    const path = sources.passphraseFile;
+    return await passphraseFromFile(path, { read: reader(io), source: sourceOf(path) });
   }
   const fromEnv = getEnv(PASSPHRASE_ENV);
   if (fromEnv !== undefined) {
@@ -289,10 +256,50 @@ export async function readPassphrase(
   return first;
 }
 
+/** The CLI's reader: `-` is stdin. */
+function reader(io: CliIO): ReadBytes {
+  return (path) => readInput(path, io);
+}
+
+/** How a file is named in messages: `-` is stdin. */
+function sourceOf(path: string): string {
+  return path === "-" ? "stdin" : path;
+}
+
+/** `--key -` and `--passphrase-file -` cannot both read stdin. */
+function checkStdin(path: string, sources: PassphraseSources): void {
+  if (path === "-" && sources.passphraseFile === "-") {
+    throw new UsageError(`${sources.command}: --key and --passphrase-file cannot both be stdin`);
+  }
+}
+
+/**
+ * The options of lib/keys/ for `--key`: the CLI's reader, the passphrase from
+ * {@linkcode readPassphrase}, warnings on stderr. `asked()` tells whether a passphrase was
+ * asked for (the key was encrypted).
+ */
+function keyOptions(
+  path: string,
+  io: CliIO,
+  sources: PassphraseSources,
+): PrivateKeyOptions & { read: ReadBytes; source: string; asked: () => boolean } {
+  let asked = false;
+  return {
+    read: reader(io),
+    source: sourceOf(path),
+    passphrase: (source) => {
+      asked = true;
+      return readPassphrase(io, sources, source);
+    },
+    onWarning: (message) => io.stderr(`warning: ${message}\n`),
+    asked: () => asked,
+  };
+}
+
 /**
  * Reads `--key PATH` (or stdin for `-`): an unencrypted private key (PKCS #8 or SEC1), or an
- * encrypted PKCS #8 key, whose parameters are checked before its passphrase is asked for.
- * Warns on stderr when an encrypted key uses fewer than
+ * encrypted PKCS #8 key, whose parameters are checked before its passphrase is asked for
+ * (lib/keys/private_key.ts). Warns on stderr when an encrypted key uses fewer than
  * {@linkcode WEAK_PBKDF2_ITERATIONS} PBKDF2 iterations (OpenSSL writes 2048 by default).
  *
  * @throws {SchemaPinError} `KEY_INVALID` (not a P-256 private key, unsupported encryption,
@@ -312,38 +319,23 @@ export async function loadPrivateKey(
   io: CliIO,
   sources: PassphraseSources,
 ): Promise<PrivateKey> {
-  if (path === "-" && sources.passphraseFile === "-") {
-    throw new UsageError(`${sources.command}: --key and --passphrase-file cannot both be stdin`);
-  }
-  const source = path === "-" ? "stdin" : path;
-  return await privateKeyFromPem(await readTextInput(path, io), source, io, sources);
+  checkStdin(path, sources);
+  const options = keyOptions(path, io, sources);
+  const { key } = await loadPrivateKeyFile(path, options);
+  await noteUnusedPassphraseFile(options, io, sources, "is not encrypted");
+  return key;
 }
 
-/** {@linkcode loadPrivateKey} on PEM text already read from `source`. */
-async function privateKeyFromPem(
-  pem: string,
-  source: string,
+/** A note when `--passphrase-file` was given for a key that needed no passphrase. */
+async function noteUnusedPassphraseFile(
+  options: { source: string; asked: () => boolean },
   io: CliIO,
   sources: PassphraseSources,
-): Promise<PrivateKey> {
-  if (!isEncryptedPrivateKeyPem(pem)) {
-    const key = parsePrivateKeyPem(pem, source);
-    if (sources.passphraseFile !== undefined) {
-      await io.stderr(`note: ${source} is not encrypted; --passphrase-file is not used\n`);
-    }
-    return key;
+  what: string,
+): Promise<void> {
+  if (sources.passphraseFile !== undefined && !options.asked()) {
+    await io.stderr(`note: ${options.source} ${what}; --passphrase-file is not used\n`);
   }
-  const params = encryptedPrivateKeyParameters(pem, source);
-  const passphrase = await readPassphrase(io, sources, source);
-  const key = await decryptPrivateKeyPem(pem, passphrase, source);
-  if (params.iterations < WEAK_PBKDF2_ITERATIONS) {
-    await io.stderr(
-      `warning: ${source} is encrypted with only ${params.iterations} PBKDF2 iterations; ` +
-        "re-encrypt it with `openssl pkcs8 -topk8 -v2 aes-256-cbc -v2prf hmacWithSHA256 " +
-        `-iter 600000 -in ${source} -out NEW.pem\`\n`,
-    );
-  }
-  return key;
 }
 
 /**
@@ -364,52 +356,16 @@ export async function loadKeyForPublicKey(
   io: CliIO,
   sources: PassphraseSources,
 ): Promise<PublicKey> {
-  if (path === "-" && sources.passphraseFile === "-") {
-    throw new UsageError(`${sources.command}: --key and --passphrase-file cannot both be stdin`);
-  }
-  const source = path === "-" ? "stdin" : path;
-  const pem = await readTextInput(path, io);
-  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
-    if (sources.passphraseFile !== undefined) {
-      await io.stderr(`note: ${source} is a public key; --passphrase-file is not used\n`);
-    }
-    return parsePublicKeyPem(pem, source);
-  }
-  return (await privateKeyFromPem(pem, source, io, sources)).publicKey;
-}
-
-/** The prefix of `--key ssh-agent:PUBFILE`: a key held by an SSH agent (docs/ssh-agent.md). */
-export const SSH_AGENT_KEY_PREFIX = "ssh-agent:";
-
-/**
- * Whether a `--key` value names a key held by an SSH agent (`ssh-agent:PUBFILE`).
- *
- * @example
- * ```ts
- * import { isSshAgentKey } from "./private_key.ts";
- * isSshAgentKey("ssh-agent:id_ecdsa.pub"); // true
- * isSshAgentKey("keys/private.pem"); // false
- * ```
- */
-export function isSshAgentKey(keyArg: string): boolean {
-  return keyArg.startsWith(SSH_AGENT_KEY_PREFIX);
-}
-
-/** The private key behind each signer {@linkcode loadSigner} made from a key file. */
-const PRIVATE_KEYS = new WeakMap<Signer, PrivateKey>();
-
-/**
- * The private key of a signer made by {@linkcode loadSigner} from a key file; `undefined` for
- * an agent-held key (it is not in this process). Batches use it to sign on worker threads,
- * where an agent signer cannot go.
- *
- * @example
- * ```ts ignore
- * const key = privateKeyOf(await loadSigner(values.key, io, { command: "sign-schema" }));
- * ```
- */
-export function privateKeyOf(signer: Signer): PrivateKey | undefined {
-  return PRIVATE_KEYS.get(signer);
+  checkStdin(path, sources);
+  const options = keyOptions(path, io, sources);
+  const { key, from } = await loadPublicKeyFile(path, options);
+  await noteUnusedPassphraseFile(
+    options,
+    io,
+    sources,
+    from === "public" ? "is a public key" : "is not encrypted",
+  );
+  return key;
 }
 
 /** `error` with its message prefixed by `--key VALUE: ` (same code and details). */
@@ -422,10 +378,11 @@ function namingKeyFlag(keyArg: string, error: unknown): unknown {
 }
 
 /**
- * The signer of `--key` for every signing command:
+ * The signer of `--key` for every signing command (lib/keys/signer.ts `loadSigner`):
  *
  * - `PATH` (or `-`, stdin): a PEM private key, loaded as {@linkcode loadPrivateKey} does, as
- *   a `privateKeySigner` — the same signatures, byte for byte, as signing with the key;
+ *   a `privateKeySigner` — the same signatures, byte for byte, as signing with the key
+ *   (`privateKeyOf` gives the key back);
  * - `ssh-agent:PUBFILE`: a key held by the SSH agent at `$SSH_AUTH_SOCK`, named by its public
  *   half (the OpenSSH `.pub` line or a PEM public key, read from the file PUBFILE). The agent
  *   is asked at once whether it holds the key. The private key never enters this process.
@@ -456,9 +413,10 @@ export async function loadSigner(
   options: { readonly timeoutMs?: number } = {},
 ): Promise<Signer> {
   if (!isSshAgentKey(keyArg)) {
-    const key = await loadPrivateKey(keyArg, io, sources);
-    const signer = privateKeySigner(key);
-    PRIVATE_KEYS.set(signer, key);
+    checkStdin(keyArg, sources);
+    const keyOpts = keyOptions(keyArg, io, sources);
+    const signer = await loadKeySigner(keyArg, keyOpts);
+    await noteUnusedPassphraseFile(keyOpts, io, sources, "is not encrypted");
     return signer;
   }
   const command = sources.command;
@@ -476,17 +434,12 @@ export async function loadSigner(
         "the key and asks for its own passphrase or PIN",
     );
   }
-  let signer: Signer;
+  let agent: Signer;
   try {
-    const text = await readTextInput(pubFile, io);
-    signer = await sshAgentSigner(text, {
-      source: pubFile,
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-    });
+    agent = await loadKeySigner(keyArg, { read: reader(io), ...options });
   } catch (e) {
     throw namingKeyFlag(keyArg, e);
   }
-  const agent = signer;
   return Object.freeze({
     publicKey: agent.publicKey,
     description: agent.description,

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { onStop } from "../temp_files.ts";
+import { onStop } from "../runtime/temp_files.ts";
 import type { CliIO } from "./command.ts";
 import type { SkillHashProgress } from "../skill/hash.ts";
 

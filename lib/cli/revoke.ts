@@ -3,14 +3,7 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
-import {
-  addRevokedKey,
-  buildRevocationDocument,
-  parseRevocationDocument,
-  REVOCATION_REASONS,
-  type RevocationDocument,
-} from "../revocation/document.ts";
+import { extendRevocationDocument, REVOCATION_REASONS } from "../revocation/document.ts";
 import {
   type Command,
   EXIT_OK,
@@ -88,25 +81,12 @@ export const revokeCommand: Command = {
         command: "revoke",
         passphraseFile: values["passphrase-file"],
       })).fingerprint;
-    let doc: RevocationDocument;
-    if (values.out !== undefined && await exists(values.out)) {
-      const parsed = await readJsonFile(values.out, io, "revocation document");
-      try {
-        doc = parseRevocationDocument(parsed, values.out);
-      } catch (e) {
-        throw new SchemaPinError("INPUT_INVALID", (e as Error).message, { path: values.out });
-      }
-      if (doc.domain !== domain) {
-        throw new SchemaPinError(
-          "INPUT_INVALID",
-          `${values.out} is the revocation document of ${doc.domain}, not ${domain}`,
-          { path: values.out },
-        );
-      }
-    } else {
-      doc = buildRevocationDocument(domain);
-    }
-    const next = addRevokedKey(doc, fingerprint, values.reason);
+    const existing = values.out !== undefined && await exists(values.out)
+      ? await readJsonFile(values.out, io, "revocation document")
+      : undefined;
+    const next = extendRevocationDocument(existing, domain, fingerprint, values.reason, {
+      source: values.out,
+    });
     const text = documentText(next);
     if (values.out !== undefined) {
       await writeFileAtomic(values.out, text, { overwrite: true });

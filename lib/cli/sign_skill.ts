@@ -5,11 +5,13 @@
  * @module
  */
 import { parseJson } from "../json/parse.ts";
-import { formatRfc3339, parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
-import { formatSkillSignatureDocument, parseSkillSignatureDocument } from "../skill/document.ts";
+import { parseSkillSignatureDocument } from "../skill/document.ts";
 import { showPath } from "../skill/fs.ts";
-import { type SignSkillDirOptions, signSkillDirWithSigner } from "../skill/sign.ts";
-import { SIGNATURE_FILE_NAME } from "../skill/walk.ts";
+import {
+  type SignSkillDirOptions,
+  signSkillDirWithSigner,
+  writeSkillSignature,
+} from "../skill/sign.ts";
 import {
   type CliIO,
   type Command,
@@ -19,7 +21,8 @@ import {
   UsageError,
 } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import { readInput, writeFileAtomic } from "./io.ts";
+import { readInput } from "./io.ts";
+import { signatureMetadata } from "./signature_options.ts";
 import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
 import { loadSigner } from "./private_key.ts";
@@ -112,38 +115,6 @@ Examples:
   schemapin sign-skill ./pdf-tools --key ssh-agent:yubikey.pub --domain example.com
 `;
 
-type Values = ReturnType<typeof parseCommandArgs<typeof FLAGS>>["values"];
-
-function expiryFromArgs(values: Values, now: number): string | undefined {
-  if (values["expires-in"] !== undefined && values["expires-at"] !== undefined) {
-    throw new UsageError("sign-skill: give --expires-in or --expires-at, not both");
-  }
-  if (values["expires-in"] !== undefined) {
-    const ms = parseDuration(values["expires-in"]);
-    if (ms === undefined) {
-      throw new UsageError(
-        `sign-skill: --expires-in ${
-          JSON.stringify(values["expires-in"])
-        } is not a duration like 30d, 12h, 90m, 2w or 1d12h`,
-      );
-    }
-    return formatRfc3339(now + ms);
-  }
-  if (values["expires-at"] !== undefined) {
-    const ms = parseRfc3339(values["expires-at"]);
-    if (ms === undefined) {
-      throw new UsageError(
-        `sign-skill: --expires-at ${
-          JSON.stringify(values["expires-at"])
-        } is not a strict RFC 3339 time like 2026-11-01T10:00:00Z`,
-      );
-    }
-    if (ms <= now) throw new UsageError("sign-skill: --expires-at is in the past");
-    return values["expires-at"];
-  }
-  return undefined;
-}
-
 /** `skill_hash` of the signature document in `path` (the previous release). */
 async function previousHashFrom(path: string, io: CliIO): Promise<string> {
   const bytes = await readInput(path, io);
@@ -170,7 +141,10 @@ export const signSkillCommand: Command = {
     }
     const limits = limitsFromArgs("sign-skill", values);
     const now = Math.floor(Date.now() / 1000) * 1000; // signed_at in whole seconds
-    const expiresAt = expiryFromArgs(values, now);
+    const { domain: _domain, ...metadata } = signatureMetadata("sign-skill", {
+      "expires-in": values["expires-in"],
+      "expires-at": values["expires-at"],
+    }, now);
     // Everything that can fail cheaply fails before the folder is hashed.
     const signer = await loadSigner(values.key, io, {
       command: "sign-skill",
@@ -180,9 +154,8 @@ export const signSkillCommand: Command = {
       ? await previousHashFrom(values.previous, io)
       : values["previous-hash"];
 
-    const options: SignSkillDirOptions = { ...limits, domain, signedAt: now };
+    const options: SignSkillDirOptions = { ...limits, ...metadata, domain };
     if (values.name !== undefined) options.skillName = values.name;
-    if (expiresAt !== undefined) options.expiresAt = expiresAt;
     if (values["schema-version"] !== undefined) options.schemaVersion = values["schema-version"];
     if (previousHash !== undefined) options.previousHash = previousHash;
     if (values["signer-kid"] !== undefined) options.signerKid = values["signer-kid"];
@@ -194,9 +167,7 @@ export const signSkillCommand: Command = {
     } finally {
       progress.done();
     }
-    const root = dir.length > 1 ? dir.replace(/\/+$/, "") || "/" : dir;
-    const out = `${root === "/" ? "" : root}/${SIGNATURE_FILE_NAME}`;
-    await writeFileAtomic(out, formatSkillSignatureDocument(signed.document), { overwrite: true });
+    const out = await writeSkillSignature(dir, signed.document);
     if (values.json) {
       await io.stdout(jsonOutput("sign-skill", { ok: true, out, document: signed.document }));
     } else {

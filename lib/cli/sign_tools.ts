@@ -7,7 +7,6 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import type { JsonObject } from "../json/types.ts";
 import { checkDomain } from "../dns/domain.ts";
 import { enumerateTarget, prepareTarget } from "../contractpin/live.ts";
 import { ServerFailure } from "../mcp/errors.ts";
@@ -15,7 +14,7 @@ import { listingFromDump, readToolsDump } from "../mcp/file.ts";
 import { parseJson } from "../json/parse.ts";
 import type { ToolListing } from "../mcp/session.ts";
 import {
-  MANIFEST_META_KEY,
+  signedToolListDocument,
   type SignToolListOptions,
   signToolListWithSigner,
 } from "../guard/signatures.ts";
@@ -218,11 +217,7 @@ export const signToolsCommand: Command = {
     }
     for (const notice of listing.notices) await io.stderr(`notice: ${where}: ${notice}\n`);
     const signed = await signToolListWithSigner(listing.tools, signer, signOptions);
-    const document: JsonObject = {
-      tools: signed.tools,
-      _meta: { [MANIFEST_META_KEY]: signed.manifest as unknown as JsonObject },
-    };
-    const text = JSON.stringify(document, null, 2) + "\n";
+    const text = JSON.stringify(signedToolListDocument(signed), null, 2) + "\n";
     if (values.out !== undefined) {
       await writeFileAtomic(values.out, text, { overwrite: values.force === true });
     } else {

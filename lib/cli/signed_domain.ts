@@ -8,35 +8,17 @@
  * @module
  */
 import { checkDomain } from "../dns/domain.ts";
-import { isJsonObject, ownField } from "../json/object.ts";
-import { skillAlgorithmFor } from "../skill/document.ts";
 import { UsageError } from "./command.ts";
 import { requireDomainFlag } from "./schema_inputs.ts";
 
-/**
- * The `domain` a signature names, when it is a 1.4 (or later 1.x) signature document whose
- * signature covers it; `undefined` for bare Base64, a legacy document or no `domain` field.
- *
- * @example
- * ```ts
- * import { signedDocumentDomain } from "./signed_domain.ts";
- * signedDocumentDomain({ schemapin_version: "1.4", domain: "example.com" }); // "example.com"
- * signedDocumentDomain({ schemapin_version: "1.3", domain: "example.com" }); // undefined
- * signedDocumentDomain("MEUCIQ…"); // undefined
- * ```
- */
-export function signedDocumentDomain(signature: unknown): string | undefined {
-  if (!isJsonObject(signature)) return undefined;
-  if (skillAlgorithmFor(ownField(signature, "schemapin_version")) !== "1.4") return undefined;
-  const domain = ownField(signature, "domain");
-  return typeof domain === "string" ? domain : undefined;
-}
+// Moved to lib/skill/document.ts; re-exported for the verify commands that import it here.
+export { signedDocumentDomain } from "../skill/document.ts";
 
 /**
  * The domain to verify against: `flag` (checked and normalised as `--domain` always is) or,
- * without it, `named` (the document's domain, {@linkcode signedDocumentDomain}). Throws a
- * {@linkcode UsageError} (exit 2) when neither is there, when `named` is not a usable domain
- * and no `--domain` was given, or when both are there and differ (after normalisation).
+ * without it, `named` (the document's domain: `signedDocumentDomain` of lib/skill/document.ts).
+ * Throws a {@linkcode UsageError} (exit 2) when neither is there, when `named` is not a usable
+ * domain and no `--domain` was given, or when both are there and differ (after normalisation).
  *
  * @example
  * ```ts

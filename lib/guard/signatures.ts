@@ -122,6 +122,30 @@ export interface SignedToolList {
   manifest: ToolSignatureManifest;
 }
 
+/**
+ * The `tools/list` document a publisher serves for a signed tool list (`schemapin sign-tools`
+ * writes it): the signed tools, and the manifest under `_meta["dev.schemapin/manifest"]`
+ * ({@linkcode MANIFEST_META_KEY}).
+ *
+ * @example
+ * ```ts
+ * import { signedToolListDocument, signToolList } from "./signatures.ts";
+ * import { generateKeyPair } from "../crypto/keys.ts";
+ * const signed = signToolList(
+ *   [{ name: "add", description: "Adds", inputSchema: { type: "object" } }],
+ *   generateKeyPair(),
+ *   { domain: "example.com" },
+ * );
+ * Object.keys(signedToolListDocument(signed)); // ["tools", "_meta"]
+ * ```
+ */
+export function signedToolListDocument(signed: SignedToolList): JsonObject {
+  return {
+    tools: signed.tools,
+    _meta: { [MANIFEST_META_KEY]: signed.manifest as unknown as JsonObject },
+  };
+}
+
 function orderedDocument(doc: SchemaSignatureDocument): JsonObject {
   const out: JsonObject = {};
   for (const field of SCHEMA_SIGNATURE_FIELDS) {

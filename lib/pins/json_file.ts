@@ -23,25 +23,23 @@
 import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
-import { trackTempFile, untrackTempFile } from "../temp_files.ts";
+import { trackTempFile, untrackTempFile } from "../runtime/temp_files.ts";
 import {
   errorCode,
   getEnv,
-  isDeno,
   isNotFound,
   lstatSync,
   mkdirAll,
-  node,
-  type NodeModules,
   processId,
   readDirNamesSync,
   readFile,
   removeFileSync,
   rename,
-  syncDir,
   writeNewFileSynced,
 } from "../runtime/fs.ts";
 import { type HeldLock, lockFile } from "../runtime/lock.ts";
+import { processAlive } from "../runtime/pid.ts";
+import { syncDirectory } from "../runtime/atomic_write.ts";
 
 /** How a {@linkcode RecordFile} names its format marker and its list. */
 export interface RecordFileFormat {
@@ -81,38 +79,6 @@ const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
 function tempNamePattern(base: string): RegExp {
   const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return new RegExp(`^\\.${escaped}\\.tmp-(?:([1-9][0-9]{0,9})-)?${UUID}$`);
-}
-
-/**
- * Whether the process `pid` exists: `true`, `false`, or `undefined` when this process cannot
- * tell. The check is signal 0 (`kill(pid, 0)`: `ESRCH` means no such process, `EPERM` that it
- * exists under another user), which Deno allows only with the run permission; it is used only
- * when that permission is already granted, so it never prompts. (`/proc` is no alternative:
- * Deno requires all permissions to read it.) Without it the age rule alone applies. A zombie
- * counts as alive, which only defers its file to the age rule.
- *
- * @example
- * ```ts ignore
- * processAlive(Deno.pid); // true
- * ```
- */
-export function processAlive(pid: number): boolean | undefined {
-  if (pid === processId()) return true;
-  try {
-    if (isDeno && Deno.permissions.querySync({ name: "run" }).state !== "granted") {
-      return undefined;
-    }
-    // Deno's `process` global is its node:process, loaded here on first use, not at start-up.
-    const process = node?.process ??
-      (globalThis as unknown as { process: NodeModules["process"] }).process;
-    process.kill(pid, 0); // signal 0: an existence check, nothing is sent
-    return true;
-  } catch (e) {
-    const code = (e as { code?: string })?.code;
-    if (code === "ESRCH") return false;
-    if (code === "EPERM") return true;
-    return undefined;
-  }
 }
 
 /**
@@ -159,24 +125,6 @@ function dirname(path: string): string {
   if (i < 0) return ".";
   if (i === 0) return "/";
   return path.slice(0, i);
-}
-
-/**
- * Makes renames in `dir` durable (fsync of the directory). Best effort: not every platform can
- * open a directory, which is harmless there.
- *
- * @example
- * ```ts ignore
- * await rename(tmp, path); // node:fs/promises
- * await syncDirectory(dirname(path));
- * ```
- */
-export async function syncDirectory(dir: string): Promise<void> {
-  try {
-    await syncDir(dir);
-  } catch {
-    // best effort
-  }
 }
 
 /**

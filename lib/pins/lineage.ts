@@ -13,9 +13,8 @@ import { checkDomain } from "../dns/domain.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
 import { isSha256Ref } from "../crypto/fingerprint.ts";
 import { formatRfc3339, isRfc3339 } from "../time/rfc3339.ts";
-import { schemapinHome } from "./json_file.ts";
 import { FileKeyedRecords, type KeyedRecordCodec, MemoryKeyedRecords } from "./keyed_records.ts";
-import { checkToolId, pinKey } from "./store.ts";
+import { checkToolId, defaultPinStorePath, pinKey } from "./store.ts";
 import { checkArg } from "../arguments.ts";
 
 /** The fields of a signature document that lineage looks at. */
@@ -301,16 +300,21 @@ export interface LineageStoreOptions {
 }
 
 /**
- * The default lineage file: `$SCHEMAPIN_HOME/lineage.json`, else `~/.schemapin/lineage.json`.
+ * The default lineage file: `lineage.json` in the folder of the pin store `pinStore` (default
+ * `defaultPinStorePath()`, so `$SCHEMAPIN_HOME/lineage.json`, else
+ * `~/.schemapin/lineage.json`).
  *
  * @example
  * ```ts
  * import { defaultLineageStorePath } from "./lineage.ts";
  * console.log(defaultLineageStorePath()); // "/home/me/.schemapin/lineage.json"
+ * defaultLineageStorePath("state/pins.json"); // "state/lineage.json"
  * ```
  */
-export function defaultLineageStorePath(): string {
-  return `${schemapinHome()}/lineage.json`;
+export function defaultLineageStorePath(pinStore: string = defaultPinStorePath()): string {
+  const i = pinStore.lastIndexOf("/");
+  const dir = i < 0 ? "." : i === 0 ? "/" : pinStore.slice(0, i);
+  return `${dir === "/" ? "" : dir}/lineage.json`;
 }
 
 /** The refusal of a document below 1.4 (§4b, §18.4), or `undefined` for a 1.4 document. */

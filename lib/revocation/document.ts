@@ -153,6 +153,57 @@ export function addRevokedKey(
   };
 }
 
+/**
+ * Revokes `fingerprint` for `reason` in the revocation document of `domain`: in `existing`
+ * (the parsed JSON of a document being extended, named `source`), or in a new document when
+ * `existing` is `undefined` — what `schemapin revoke --out FILE` writes.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for an `existing` that is not a valid revocation
+ *   document or is another domain's (naming `source`, `details.path`), an invalid domain, and
+ *   as {@linkcode addRevokedKey}.
+ *
+ * @example
+ * ```ts
+ * import { extendRevocationDocument } from "./document.ts";
+ * const doc = extendRevocationDocument(
+ *   undefined,
+ *   "example.com",
+ *   "sha256:" + "0".repeat(64),
+ *   "superseded",
+ * );
+ * doc.revoked_keys.length; // 1
+ * ```
+ */
+export function extendRevocationDocument(
+  existing: unknown,
+  domain: string,
+  fingerprint: string,
+  reason: string,
+  options: { readonly source?: string; readonly now?: Date | number } = {},
+): RevocationDocument {
+  const now = options.now ?? Date.now();
+  if (existing === undefined) {
+    return addRevokedKey(buildRevocationDocument(domain, now), fingerprint, reason, now);
+  }
+  const source = options.source ?? "revocation document";
+  let document: RevocationDocument;
+  try {
+    document = parseRevocationDocument(existing, source);
+  } catch (e) {
+    throw new SchemaPinError("INPUT_INVALID", (e as Error).message, { path: source });
+  }
+  const check = checkDomain(domain);
+  const wanted = check.ok ? check.domain : domain;
+  if (document.domain !== wanted) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `${source} is the revocation document of ${document.domain}, not ${wanted}`,
+      { path: source },
+    );
+  }
+  return addRevokedKey(document, fingerprint, reason, now);
+}
+
 function invalid(source: string, message: string): SchemaPinError {
   return new SchemaPinError("DISCOVERY_INVALID", `${source}: ${message}`, { source });
 }

@@ -319,7 +319,10 @@ export interface SignedBatchItem {
   readonly error?: SchemaPinError;
 }
 
-/** Where a sign batch writes: atomic files made durable together (lib/cli/io.ts has one). */
+/**
+ * Where a sign batch writes: atomic files made durable together (lib/runtime/atomic_write.ts
+ * has one).
+ */
 export interface BatchWriter {
   /** Files added and not committed yet. */
   readonly size: number;

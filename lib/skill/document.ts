@@ -134,6 +134,27 @@ export function skillAlgorithmFor(version: unknown): SkillAlgorithm | undefined 
 }
 
 /**
+ * The `domain` a signature names, when it is a 1.4 (or later 1.x) signature document — of a
+ * schema or of a skill — whose signature covers that field; `undefined` for bare Base64, a
+ * legacy document or no `domain` field. Nothing is verified here: the key the domain selects
+ * is checked against the signature afterwards.
+ *
+ * @example
+ * ```ts
+ * import { signedDocumentDomain } from "./document.ts";
+ * signedDocumentDomain({ schemapin_version: "1.4", domain: "example.com" }); // "example.com"
+ * signedDocumentDomain({ schemapin_version: "1.3", domain: "example.com" }); // undefined
+ * signedDocumentDomain("MEUCIQ…"); // undefined
+ * ```
+ */
+export function signedDocumentDomain(signature: unknown): string | undefined {
+  if (!isJsonObject(signature)) return undefined;
+  if (skillAlgorithmFor(ownField(signature, "schemapin_version")) !== "1.4") return undefined;
+  const domain = ownField(signature, "domain");
+  return typeof domain === "string" ? domain : undefined;
+}
+
+/**
  * Validates the structure of a skill signature document and returns its known fields.
  *
  * @throws {SchemaPinError} `INPUT_INVALID` naming `source` and the field: not an object, a

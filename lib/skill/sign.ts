@@ -1,7 +1,7 @@
 /**
- * Signing a skill folder (§4b.5): hash it, name it, sign the 1.4 document. Writing
- * `.schemapin.sig` is the caller's job (the CLI writes it atomically, only after all of this
- * succeeded).
+ * Signing a skill folder (§4b.5): hash it, name it, sign the 1.4 document — nothing is written
+ * — and then, as a separate step the caller takes only after all of this succeeded, write
+ * `.schemapin.sig` atomically ({@linkcode writeSkillSignature}).
  *
  * @module
  */
@@ -9,6 +9,7 @@ import { SchemaPinError } from "../errors.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
 import type { Signer } from "../crypto/signer.ts";
 import {
+  formatSkillSignatureDocument,
   signSkillDocument,
   signSkillDocumentWithSigner,
   type SkillSignatureDocument,
@@ -19,7 +20,8 @@ import { fsReason, readRegularFile } from "./fs.ts";
 import { isNotFound, lstatSync } from "../runtime/fs.ts";
 import { realpathSync } from "node:fs";
 import { hashSkillDir, type HashSkillOptions, type SkillHash } from "./hash.ts";
-import { checkSkillRoot } from "./walk.ts";
+import { checkSkillRoot, skillSignaturePath } from "./walk.ts";
+import { writeFileAtomic } from "../runtime/atomic_write.ts";
 import { checkArg, checkKeyArg, checkSignerArg } from "../arguments.ts";
 
 /** The most of `SKILL.md` read to find its front matter. */
@@ -184,4 +186,26 @@ async function hashAndSign(
     }
     throw e;
   }
+}
+
+/**
+ * Writes `document` to the skill folder's `.schemapin.sig` ({@linkcode skillSignaturePath}),
+ * pretty-printed and atomically, replacing an older one; returns the path written.
+ *
+ * @throws {SchemaPinError} `IO_FAILED` naming the file.
+ *
+ * @example
+ * ```ts ignore
+ * import { signSkillDir, writeSkillSignature } from "./sign.ts";
+ * const { document } = await signSkillDir("./pdf-tools", key, { domain: "example.com" });
+ * await writeSkillSignature("./pdf-tools", document); // "./pdf-tools/.schemapin.sig"
+ * ```
+ */
+export async function writeSkillSignature(
+  dir: string,
+  document: SkillSignatureDocument,
+): Promise<string> {
+  const path = skillSignaturePath(dir);
+  await writeFileAtomic(path, formatSkillSignatureDocument(document), { overwrite: true });
+  return path;
 }

@@ -71,7 +71,7 @@ import {
   isUnchanged,
   type ManifestChanges,
 } from "./manifest.ts";
-import { SIGNATURE_FILE_NAME, type SkillLimits } from "./walk.ts";
+import { SIGNATURE_FILE_NAME, type SkillLimits, skillSignaturePath } from "./walk.ts";
 import { checkArg } from "../arguments.ts";
 
 /** The largest `.schemapin.sig` read: 32 MiB (10,000 entries with long paths fit easily). */
@@ -184,8 +184,7 @@ function changeSummary(changes: ManifestChanges): string {
 
 /** The document read from `dir/.schemapin.sig`, or a failure. */
 function readSignatureDocument(dir: string): unknown | StepFailure {
-  const root = dir.length > 1 ? dir.replace(/\/+$/, "") || "/" : dir;
-  const path = `${root === "/" ? "" : root}/${SIGNATURE_FILE_NAME}`;
+  const path = skillSignaturePath(dir);
   try {
     lstatSync(path);
   } catch (e) {

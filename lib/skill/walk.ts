@@ -57,6 +57,22 @@ export const DEFAULT_MAX_BYTES: number = 256 * 1024 * 1024;
  */
 export const SIGNATURE_FILE_NAME = ".schemapin.sig";
 
+/**
+ * The path of the signature document of the skill folder `dir`: `dir/.schemapin.sig`
+ * (trailing slashes of `dir` ignored).
+ *
+ * @example
+ * ```ts
+ * import { skillSignaturePath } from "./walk.ts";
+ * skillSignaturePath("pdf-tools/"); // "pdf-tools/.schemapin.sig"
+ * skillSignaturePath("/"); // "/.schemapin.sig"
+ * ```
+ */
+export function skillSignaturePath(dir: string): string {
+  const root = dir.length > 1 ? dir.replace(/\/+$/, "") || "/" : dir;
+  return `${root === "/" ? "" : root}/${SIGNATURE_FILE_NAME}`;
+}
+
 /** Caps on what a skill folder may hold (§4b.2). */
 export interface SkillLimits {
   /** Most files (default {@linkcode DEFAULT_MAX_ENTRIES}); also caps the number of directories. */

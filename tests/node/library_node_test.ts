@@ -111,8 +111,8 @@ Deno.test({
 // The bundle above hides one class of bug: the bundler turns top-level `let`/`const` into
 // `var`, so a module that reads its own binding while initializing it (TDZ) works bundled and
 // throws when Node loads the file itself. The modules that pick their runtime at load time
-// (hashing, file system, locks, processes, temporary files) are plain enough for Node 22's type
-// stripping: load them unbundled and use them once.
+// (hashing, file system, atomic writes, locks, processes, temporary files) are plain enough for
+// Node 22's type stripping: load them unbundled and use them once.
 Deno.test({
   name: "the runtime-picking modules load unbundled under Node.js 22 (type stripping)",
   ignore: noNode22,
@@ -123,7 +123,8 @@ Deno.test({
       const fs = await import(${JSON.stringify(`${root}lib/runtime/fs.ts`)});
       await import(${JSON.stringify(`${root}lib/runtime/lock.ts`)});
       await import(${JSON.stringify(`${root}lib/runtime/process.ts`)});
-      const tf = await import(${JSON.stringify(`${root}lib/temp_files.ts`)});
+      const tf = await import(${JSON.stringify(`${root}lib/runtime/temp_files.ts`)});
+      await import(${JSON.stringify(`${root}lib/runtime/atomic_write.ts`)});
       console.log(hash.sha256HexOfText("abc"), typeof fs.node.fs.readFileSync, typeof tf.onStop);`;
     const run = await childCommand(node22!, { args: ["--input-type=module", "-e", script] })
       .output();
