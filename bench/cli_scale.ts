@@ -183,6 +183,23 @@ async function rm(path: string) {
   await Deno.remove(path, { recursive: true }).catch(() => {});
 }
 
+/** `verify-schema --batch` over `dir`'s schemas with the pin store `dir/pins`, quiet. */
+function verifyBatchArgv(dir: string, pins: string, extra: string[]): string[] {
+  return cli(
+    "verify-schema",
+    "--batch",
+    `${dir}/schemas`,
+    "--domain",
+    DOMAIN,
+    "--discovery",
+    `${dir}/discovery.json`,
+    "--pin-store",
+    `${dir}/${pins}`,
+    "-q",
+    ...extra,
+  );
+}
+
 async function verifyRows(base: string) {
   for (const n of SIZES) {
     const dir = `${base}/verify-${n}`;
@@ -192,20 +209,7 @@ async function verifyRows(base: string) {
     for (let r = 0; r < REPEAT; r++) {
       await rm(`${dir}/pins.json`);
       await rm(`${dir}/ref-pins.json`);
-      const verify = (extra: string[]) =>
-        cli(
-          "verify-schema",
-          "--batch",
-          `${dir}/schemas`,
-          "--domain",
-          DOMAIN,
-          "--discovery",
-          `${dir}/discovery.json`,
-          "--pin-store",
-          `${dir}/pins.json`,
-          "-q",
-          ...extra,
-        );
+      const verify = (extra: string[]) => verifyBatchArgv(dir, "pins.json", extra);
       const refArgv = [
         "node",
         `${REF}/verify_batch.mjs`,
@@ -249,20 +253,7 @@ async function lineageRows(base: string) {
     const ours = { anchor: [] as number[], unchanged: [] as number[] };
     const plain = { anchor: [] as number[], unchanged: [] as number[] };
     const verify = (pins: string, extra: string[]) =>
-      cli(
-        "verify-schema",
-        "--batch",
-        `${dir}/schemas`,
-        "--domain",
-        DOMAIN,
-        "--discovery",
-        `${dir}/discovery.json`,
-        "--pin-store",
-        `${dir}/${pins}`,
-        "--trust-first-use",
-        "-q",
-        ...extra,
-      );
+      verifyBatchArgv(dir, pins, ["--trust-first-use", ...extra]);
     for (let r = 0; r < REPEAT; r++) {
       for (const f of ["pins.json", "plain-pins.json", "lineage.json"]) await rm(`${dir}/${f}`);
       for (const times of ["anchor", "unchanged"] as const) {

@@ -448,6 +448,19 @@ function decideIn(
   return decision;
 }
 
+/** The decision for `signature` against the record `lookup` finds; writes nothing. */
+async function decideReadOnly(
+  lookup: (key: string) => Promise<LineageRecord | undefined>,
+  toolId: string,
+  domain: string,
+  signature: LineageSignature,
+): Promise<LineageOutcome> {
+  const subject = lineageSubject(toolId, domain, signature);
+  if ("outcome" in subject) return subject.outcome;
+  const { key, hash } = subject;
+  return decideLineage(await lookup(key), key, signature, hash, "").outcome;
+}
+
 /** One signature to decide in {@linkcode LineageStore.checkAndAdvanceMany}. */
 export interface LineageRequest {
   /** Tool id. */
@@ -572,10 +585,7 @@ export class LineageStore {
     domain: string,
     signature: LineageSignature,
   ): Promise<LineageOutcome> {
-    const subject = lineageSubject(toolId, domain, signature);
-    if ("outcome" in subject) return subject.outcome;
-    const { key, hash } = subject;
-    return decideLineage(await this.#records.get(key), key, signature, hash, "").outcome;
+    return await decideReadOnly((key) => this.#records.get(key), toolId, domain, signature);
   }
 
   /**
@@ -675,10 +685,12 @@ export class LineageBatch {
     domain: string,
     signature: LineageSignature,
   ): Promise<LineageOutcome> {
-    const subject = lineageSubject(toolId, domain, signature);
-    if ("outcome" in subject) return subject.outcome;
-    const record = (await this.#load()).get(subject.key);
-    return decideLineage(record, subject.key, signature, subject.hash, "").outcome;
+    return await decideReadOnly(
+      async (key) => (await this.#load()).get(key),
+      toolId,
+      domain,
+      signature,
+    );
   }
 
   /**
