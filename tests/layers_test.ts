@@ -18,13 +18,11 @@ const lib = new URL("lib/", root);
 const LAYERS: readonly (readonly string[])[] = [
   // no knowledge of the above: pure helpers, and the per-runtime I/O adapters (runtime/: file
   // system, atomic writes, the list of temporary files being written, locks and processes
-  // through node: modules on Node and Bun) the shells of the higher layers go through;
-  // temp_files.ts is the old path of runtime/temp_files.ts (a re-export)
+  // through node: modules on Node and Bun) the shells of the higher layers go through
   [
     "errors.ts",
     "arguments.ts",
     "version.ts",
-    "temp_files.ts",
     "json",
     "crypto",
     "time",

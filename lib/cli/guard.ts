@@ -26,7 +26,7 @@ import { describeFsError, readInput } from "./io.ts";
 import { LOCK_TRUST_FLAGS, lockSignatureLine, printLockSignatureNotes } from "./lock_signature.ts";
 import { runGuardWrap, UNWRAP_FLAGS, WRAP_FLAGS, WRAP_HELP } from "./guard_wrap.ts";
 import { didYouMean } from "./suggest.ts";
-import { LineLog } from "./line_log.ts";
+import { LineLog } from "../http/line_log.ts";
 import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import { LINEAGE_FLAGS, NETWORK_TIMEOUT_FLAGS } from "./flag_groups.ts";

@@ -11,7 +11,7 @@
  * `Cache-Control: public, max-age=300` for the discovery document and bundle and `no-cache`
  * for the revocation document (clients revalidate, so a revocation propagates at once). No
  * redirects, 404 for every other path, 405 for other methods. With `--access-log`, one line
- * per request on stderr, through a bounded queue (lib/cli/line_log.ts: a stderr nobody reads
+ * per request on stderr, through a bounded queue (lib/http/line_log.ts: a stderr nobody reads
  * costs dropped lines, counted and reported, never memory or a stuck shutdown).
  * SIGINT/SIGTERM stop it gracefully (in-flight requests get 5 s), exit 0; a listener that
  * fails for good while serving is exit 1 (a runtime failure: a supervisor restarts it).
@@ -32,7 +32,7 @@ import {
 } from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
 import { ListenerFailure, listenHttp } from "../http/server.ts";
-import { LineLog } from "./line_log.ts";
+import { LineLog } from "../http/line_log.ts";
 import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 
