@@ -4,51 +4,40 @@
  * with the hidden text of every live tool, and pin only what was approved (issue 17 item 1).
  * On a terminal it asks per change; elsewhere it takes `--yes` with explicit `--tool` names and
  * never approves anything implicitly. Servers are enumerated exactly as `contract verify` does
- * it (the same `verifyLock`, identities and config handling, contractpin spec §6).
+ * it (the same `verifyLock`, identities and config handling, contractpin spec §6). The review
+ * — planning, selecting, applying, refusing a lock changed underneath — is the library's
+ * (lib/contractpin/approve_lock.ts, `approveLock`); this file parses the flags, asks on the
+ * terminal and prints.
  *
  * Exit codes: 0 nothing is left unapproved; 1 changes (or an unreachable server) remain, so
  * CI keeps failing; 2 bad input, including a refusal to approve without explicit names.
  *
  * @module
  */
-import { dirname, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
-import { CONTRACTPIN_CANONICAL_JSON_1 } from "../json/canonical_jcs.ts";
 import {
-  applyApproval,
   APPROVE_FLAGS,
-  approveCommand,
+  approveCommands,
   type ApproveTarget,
-  planApproval,
   type PlannedChange,
-  selectChanges,
 } from "../contractpin/approve.ts";
-import { type DigestedSurface, itemLabel } from "../contractpin/surface.ts";
+import { approveLock } from "../contractpin/approve_lock.ts";
+import { itemLabel } from "../contractpin/surface.ts";
 import { escapeInvisible, shellLine } from "../contractpin/display_text.ts";
-import type { DigestedToolList } from "../contractpin/digest.ts";
-import { DEFAULT_LOCK_FILE, parseLock, serializeLock } from "../contractpin/lock.ts";
-import type { ServerReport } from "../contractpin/report.ts";
-import { verifyLock } from "../contractpin/run.ts";
+import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
-import {
-  type ContractSnapshot,
-  defaultSnapshotPath,
-  serializeSnapshot,
-  SNAPSHOT_VERSION,
-} from "../contractpin/snapshot.ts";
 import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import type { FlagTable } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
-import { warnStaleLockSignature } from "./lock_signature.ts";
-import { exists, readInput, writeFileAtomic } from "./io.ts";
 import {
+  configHost,
+  contractFiles,
   limitsFrom,
   MCP_LIMIT_FLAGS,
   parseWithTokens,
-  readConfig,
-  readSnapshot,
 } from "./contract_shared.ts";
+import { warnStaleLockSignature } from "./lock_signature.ts";
 
 const CMD = "contract approve";
 
@@ -236,27 +225,6 @@ function renderChange(c: PlannedChange, color: boolean): string {
   return lines.join("\n") + "\n";
 }
 
-/** Why a server's changes cannot be approved here (it stays a failure). */
-function problemOf(s: ServerReport, lockPath: string): string | undefined {
-  if (s.status === "unreachable") {
-    return `server ${s.name} could not be checked: ${s.error?.message ?? "unreachable"}`;
-  }
-  if (s.status === "unpinned") {
-    return `server ${s.name} is configured but not in ${lockPath}: pin it with ` +
-      "`schemapin contract init --force --config …`";
-  }
-  if (s.identity_changed) {
-    return `server ${s.name}: the configured command or URL differs from the pinned one; its ` +
-      "tools are not approved from another server (re-pin it with `schemapin contract init " +
-      "--force`)";
-  }
-  if (s.lock_inconsistent) {
-    return `server ${s.name}: the lock's server digest does not match its tool digests (the ` +
-      "lock was edited by hand); approve does not build on it";
-  }
-  return undefined;
-}
-
 /**
  * Runs `schemapin contract approve` with the given terminal (tests pass their own).
  *
@@ -305,71 +273,47 @@ export async function approveWith(
     }
   }
 
-  // The bytes read now are compared with the file again just before writing: a review can
-  // take minutes, and a lock changed meanwhile (another approve, init, a git checkout) must
-  // not be overwritten by one built from the old text.
-  const lockBytes = await readInput(lockPath, io);
-  const lock = parseLock(lockBytes, lockPath);
-  const snapshotExplicit = values.snapshot !== undefined;
-  const snapshotPath = values.snapshot ?? defaultSnapshotPath(lockPath);
-  let snapshot: ContractSnapshot | undefined;
-  let snapshotNew = false;
-  if (snapshotExplicit && !(await exists(snapshotPath))) {
-    // An explicit --snapshot that does not exist yet is started with the approved tools.
-    snapshotNew = true;
-    snapshot = {
-      contractpin_snapshot: SNAPSHOT_VERSION,
-      canonicalization: CONTRACTPIN_CANONICAL_JSON_1,
-      servers: Object.create(null),
-    };
-  } else {
-    snapshot = await readSnapshot(snapshotPath, snapshotExplicit, io);
-  }
-  const configured = values.config === undefined ? undefined : await readConfig(values.config, io);
-
-  // The live lists, enumerated and classified exactly as `contract verify` does it.
-  const lives = new Map<string, DigestedToolList>();
-  const surfaces = new Map<string, DigestedSurface>();
-  const report = await verifyLock({
-    lock,
-    lockPath,
-    baseDir: dirname(resolve(lockPath)),
-    select: servers,
-    snapshot: snapshotNew ? undefined : snapshot,
-    snapshotPath: snapshot && !snapshotNew ? snapshotPath : undefined,
-    headers,
-    configured,
-    onLive: (name, live, surface) => {
-      lives.set(name, live);
-      surfaces.set(name, surface);
+  const result = await approveLock(
+    {
+      lockPath,
+      snapshot: values.snapshot,
+      config: values.config,
+      configHost: configHost(),
+      headers,
+      servers,
+      tools,
+      others,
+      yes,
     },
-  }, limits);
-
-  const problems: { server: string; message: string }[] = [];
-  const planned = new Map<string, DigestedToolList>();
-  for (const s of report.servers) {
-    const problem = problemOf(s, lockPath);
-    if (problem) problems.push({ server: s.name, message: problem });
-    else if (lives.has(s.name)) planned.set(s.name, lives.get(s.name)!);
-    if (!problem && s.unchecked_kinds?.length) {
-      // docs/contractpin-surface.md §6: a pinned kind the listing lacks is not "nothing left".
-      problems.push({
-        server: s.name,
-        message: `server ${s.name}: the lock pins ${
-          s.unchecked_kinds.join(", ")
-        } but the server listing did not enumerate them; they could not be checked`,
-      });
-    }
-  }
-  const changes = planApproval(lock, planned, snapshotNew ? undefined : snapshot, surfaces);
-  // Servers that could not be checked or approved are said first, whatever is refused next.
-  if (!json) {
-    for (const p of problems) await io.stderr(`error: ${p.message}\n`);
-  }
-
-  // Which changes this run may approve; refusals list the changes (exit 2, nothing written).
-  let considered: PlannedChange[] = changes;
-  if (!interactive && !yes && changes.length > 0) {
+    contractFiles(io),
+    {
+      ...limits,
+      onSnapshotIgnored: (message) =>
+        io.stderr(`warning: snapshot ignored, diffs unavailable: ${message}\n`),
+      // Servers that could not be checked or approved are said first, whatever is refused next.
+      onPlan: async (_changes, problems) => {
+        if (!json) { for (const p of problems) await io.stderr(`error: ${p.message}\n`); }
+      },
+      ...(interactive
+        ? {
+          ask: async (c: PlannedChange) => {
+            await io.stdout(renderChange(c, terminal.color));
+            const answer = await terminal.ask(
+              `approve ${escapeInvisible(`${c.server}/${itemLabel(c.kind, c.tool)}`)}? [y/N] `,
+            );
+            if (answer === undefined) await io.stdout("\n");
+            return isYes(answer);
+          },
+        }
+        : {}),
+      onApproved: async (c) => {
+        const flag = APPROVE_FLAGS[c.kind ?? "tool"];
+        if (!json) await io.stdout(renderChange(c, false) + `    approved (--yes ${flag})\n`);
+      },
+    },
+  );
+  const { changes, problems, approved, left, written, ok } = result;
+  if (result.refused) {
     // Not a terminal (or --json): only --yes with explicit names approves, never a bare run.
     const why = json
       ? "--json does not ask"
@@ -385,45 +329,9 @@ export async function approveWith(
       { reason: "not_interactive" },
     );
   }
-  // Nothing changed (e.g. the same approval run again): nothing to select, nothing refused.
-  if (changes.length > 0 && (tools.length > 0 || others.length > 0 || yes)) {
-    considered = selectChanges(changes, tools, servers, others);
-  }
-
-  const approved: PlannedChange[] = [];
-  for (const c of considered) {
-    if (interactive) {
-      await io.stdout(renderChange(c, terminal.color));
-      const answer = await terminal.ask(
-        `approve ${escapeInvisible(`${c.server}/${itemLabel(c.kind, c.tool)}`)}? [y/N] `,
-      );
-      if (answer === undefined) await io.stdout("\n");
-      if (isYes(answer)) approved.push(c);
-    } else {
-      approved.push(c);
-      const flag = APPROVE_FLAGS[c.kind ?? "tool"];
-      if (!json) await io.stdout(renderChange(c, false) + `    approved (--yes ${flag})\n`);
-    }
-  }
-
-  let written = false;
-  let signatureStale = false;
-  if (approved.length > 0) {
-    const result = applyApproval(lock, snapshot, approved);
-    refuseIfChanged(lockPath, lockBytes);
-    // The snapshot first: verify trusts a snapshot entry only where it matches the lock, so a
-    // failure between the two writes can never make a diff lie.
-    if (result.snapshot) {
-      await writeFileAtomic(snapshotPath, serializeSnapshot(result.snapshot), { overwrite: true });
-    }
-    await writeFileAtomic(lockPath, serializeLock(result.lock), { overwrite: true });
-    written = true;
-    signatureStale = await warnStaleLockSignature(lockPath, io);
-  }
+  await warnStaleLockSignature(result.staleSignature, lockPath, io);
 
   const approvedSet = new Set(approved);
-  const left = changes.filter((c) => !approvedSet.has(c));
-  const ok = left.length === 0 && problems.length === 0;
   if (json) {
     await io.stdout(jsonOutput("contract.approve", {
       ok,
@@ -435,9 +343,9 @@ export async function approveWith(
         },
       }),
       lock: lockPath,
-      snapshot: written && snapshot ? snapshotPath : null,
+      snapshot: result.snapshotPath,
       written,
-      signature_stale: signatureStale,
+      signature_stale: result.staleSignature !== undefined,
       approved: approved.length,
       left: left.length,
       changes: changes.map((c) => ({
@@ -478,45 +386,16 @@ export async function approveWith(
       await io.stdout(
         `approved ${approved.length}, left ${left.length}` +
           (written
-            ? `: wrote ${lockPath}` + (snapshot ? ` and ${snapshotPath}` : "")
+            ? `: wrote ${lockPath}` + (result.snapshotPath ? ` and ${result.snapshotPath}` : "")
             : `: ${lockPath} not changed`) +
           "\n",
       );
     }
   }
   if (!ok && !json && left.length > 0 && !interactive) {
-    const byServer = new Map<string, ApproveTarget[]>();
-    for (const c of left) {
-      const target = { kind: c.kind ?? "tool", key: c.tool };
-      byServer.set(c.server, [...(byServer.get(c.server) ?? []), target]);
-    }
-    for (const [server, names] of byServer) {
-      await io.stderr(
-        `after review: ${escapeInvisible(shellLine(approveCommand(lockPath, server, names)))}\n`,
-      );
+    for (const { argv } of approveCommands(lockPath, left)) {
+      await io.stderr(`after review: ${escapeInvisible(shellLine(argv))}\n`);
     }
   }
   return ok ? EXIT_OK : EXIT_FAILED;
-}
-
-/**
- * Throws `INPUT_INVALID` (exit 2, nothing written) when the lock at `path` no longer holds
- * `before`, the bytes the approval was planned from.
- */
-function refuseIfChanged(path: string, before: Uint8Array): void {
-  let now: Uint8Array | undefined;
-  try {
-    now = Deno.readFileSync(path);
-  } catch {
-    now = undefined;
-  }
-  if (now !== undefined && now.length === before.length && now.every((b, i) => b === before[i])) {
-    return;
-  }
-  throw new SchemaPinError(
-    "INPUT_INVALID",
-    `${path} changed while the changes were reviewed (another approve, init or checkout); ` +
-      `nothing was written: run \`schemapin contract approve\` again`,
-    { path },
-  );
 }

@@ -4,13 +4,10 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
 import { canonicalizeJcs } from "../json/canonical_jcs.ts";
 import { parseJson } from "../json/parse.ts";
 import { projectContract } from "../contractpin/contract.ts";
-import { digestJson, digestToolList } from "../contractpin/digest.ts";
-import { ServerFailure } from "../mcp/errors.ts";
-import { listingFromDump } from "../mcp/file.ts";
+import { digestJson, digestSavedToolList } from "../contractpin/digest.ts";
 import { type CliIO, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import type { FlagTable } from "./flags.ts";
@@ -77,18 +74,8 @@ export async function runContractDigest(args: string[], io: CliIO): Promise<numb
     return EXIT_OK;
   }
 
-  let tools;
-  try {
-    const listing = await listingFromDump(value, source);
-    for (const n of listing.notices) await io.stderr(`warning: ${n}\n`);
-    tools = listing.tools;
-  } catch (e) {
-    if (e instanceof ServerFailure) {
-      throw new SchemaPinError("INPUT_INVALID", e.message, { source });
-    }
-    throw e;
-  }
-  const list = digestToolList(tools, source);
+  const { list, notices } = await digestSavedToolList(value, source);
+  for (const n of notices) await io.stderr(`warning: ${n}\n`);
   if (values.json) {
     const out: Record<string, { digest: string; fields: Record<string, string> }> = {};
     for (const t of list.tools.values()) out[t.name] = { digest: t.digest, fields: t.fields };

@@ -8,10 +8,7 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { prepareTarget } from "../contractpin/live.ts";
-import { fetchLive } from "../contractpin/run.ts";
-import { processEnv } from "../contractpin/secrets.ts";
-import { dumpOfListing } from "../mcp/file.ts";
+import { dumpServer } from "../contractpin/run.ts";
 import type { ToolListing } from "../mcp/session.ts";
 import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import {
@@ -95,9 +92,6 @@ export async function runContractDump(args: string[], io: CliIO): Promise<number
   if (given.globalHeaders.length && target.identity.transport !== "http") {
     throw new UsageError(`${CMD}: --header given but there is no HTTP server`);
   }
-  if (given.capabilities && target.identity.transport === "file") {
-    throw new UsageError(`${CMD}: --client-capabilities has no meaning for --file ${target.name}`);
-  }
   // Refused before the server is started: nothing to learn from it when the file stays.
   if (out !== "-" && !values.force && await exists(out)) {
     throw new SchemaPinError(
@@ -106,12 +100,11 @@ export async function runContractDump(args: string[], io: CliIO): Promise<number
       { path: out },
     );
   }
-  const prepared = prepareTarget({
+  const live = await dumpServer({
     ...target,
     headers: [...given.globalHeaders, ...(given.perServer.get(target.name) ?? [])],
     ...(given.capabilities ? { clientCapabilities: given.capabilities } : {}),
-  }, processEnv);
-  const live = await fetchLive(prepared, limits);
+  }, limits);
   if (!live.ok) {
     const message = `${live.failure.message}; ${out === "-" ? "nothing" : out} was not written`;
     await io.stderr(`error: ${message}\n`);
@@ -131,7 +124,7 @@ export async function runContractDump(args: string[], io: CliIO): Promise<number
   }
   const { listing } = live;
   for (const n of listing.notices) await io.stderr(`note: server ${target.name}: ${n}\n`);
-  const text = JSON.stringify(dumpOfListing(listing), null, 2) + "\n";
+  const { text } = live;
   if (out === "-") {
     await io.stdout(text);
   } else {

@@ -1,31 +1,39 @@
 /**
  * Helpers shared by the `schemapin contract` subcommands: strict option parsing (with token
- * order, so a `--header` belongs to the `--http` before it), the run-time limits, reading the
- * lock, snapshot and client config with errors that name the file.
+ * order, so a `--header` belongs to the `--http` before it), the run-time limits, and the
+ * CLI's side of the library's inputs — the files (lib/cli/io.ts) the contract operations read
+ * and write, the lock, snapshot and client config read with errors that name the file, and
+ * the library's usage errors as the CLI's.
  *
  * @module
  */
 import { type FlagTable, optionList, parseOptions, rewriteDeprecatedFlags } from "./flags.ts";
 import { parseArgs } from "node:util";
-import { basename, dirname, isAbsolute, relative, resolve } from "node:path";
-import { SchemaPinError } from "../errors.ts";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
-import { type ConfigContext, parseMcpConfig } from "../contractpin/config.ts";
-import type { ServerTarget } from "../contractpin/live.ts";
-import { type ContractLock, normalizeClientCapabilities, parseLock } from "../contractpin/lock.ts";
-import { type HeaderTemplate, parseHeader } from "../contractpin/secrets.ts";
+import {
+  type ConfigContext,
+  configContextFor as contextFor,
+  type ConfigHost,
+} from "../contractpin/config.ts";
+import { type ContractFiles, isUsageError } from "../contractpin/files.ts";
+import { type ContractLock, lockRelative, readLock as readLockFile } from "../contractpin/lock.ts";
+import {
+  type CommandLineServers,
+  type ServerOption,
+  serversFromSpecs,
+} from "../contractpin/server_specs.ts";
 import {
   DEFAULT_MAX_PAGES,
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_STARTUP_TIMEOUT_MS,
 } from "../mcp/session.ts";
 import { DEFAULT_CONCURRENCY, type RunOptions } from "../contractpin/run.ts";
-import { type ContractSnapshot, parseSnapshot } from "../contractpin/snapshot.ts";
 import type { SecretWarning } from "../contractpin/secrets.ts";
+import type { ReadInput } from "../schema/input.ts";
 import { VERSION } from "../version.ts";
 import type { CliIO } from "./command.ts";
 import { notice, UsageError } from "./command.ts";
-import { exists, readInput } from "./io.ts";
+import { exists, readInput, writeFileAtomic } from "./io.ts";
 
 /**
  * The MCP timeouts (`--startup-timeout`, `--timeout`): seconds for a server to start, and for
@@ -118,49 +126,7 @@ export const CONTRACT_SERVER_FLAGS = {
 } as const satisfies FlagTable;
 
 /** The servers of a command line (CONTRACT_SERVER_FLAGS), in order, with their headers. */
-export interface CommandLineServers {
-  /** The servers, in the order given (`--server` last). */
-  readonly targets: ServerTarget[];
-  /** `--header`s given before the first `--http`/`--sse`: for every HTTP server. */
-  readonly globalHeaders: HeaderTemplate[];
-  /** The `--header`s of each HTTP server, by name. */
-  readonly perServer: Map<string, HeaderTemplate[]>;
-  /** `--client-capabilities`, sorted; undefined when not given. */
-  readonly capabilities?: string[];
-}
-
-/** `NAME=VALUE` of `--<flag>`, split at the first `=`. */
-function splitNameValue(cmd: string, flag: string, text: string): [string, string] {
-  const eq = text.indexOf("=");
-  if (eq <= 0 || eq === text.length - 1) {
-    throw new UsageError(`${cmd}: --${flag} expects NAME=${flag === "file" ? "PATH" : "URL"}`);
-  }
-  return [text.slice(0, eq), text.slice(eq + 1)];
-}
-
-/** A server name of the lock: a letter or digit, then letters, digits, `._@-`. */
-function checkServerName(cmd: string, name: string): void {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._@-]*$/.test(name)) {
-    throw new UsageError(
-      `${cmd}: server name ${JSON.stringify(name)} must start with a letter or digit and use ` +
-        `only letters, digits, ".", "_", "@" and "-"`,
-    );
-  }
-}
-
-/** `roots,sampling,elicitation` → sorted names; undefined when not given. */
-function parseClientCapabilities(cmd: string, text: string | undefined): string[] | undefined {
-  if (text === undefined) return undefined;
-  const names = text.split(",").map((n) => n.trim()).filter((n) => n !== "");
-  if (names.length === 0) {
-    throw new UsageError(`${cmd}: --client-capabilities expects names, e.g. roots,sampling`);
-  }
-  try {
-    return normalizeClientCapabilities(names);
-  } catch (e) {
-    throw new UsageError(`${cmd}: --client-capabilities: ${(e as Error).message}`);
-  }
-}
+export type { CommandLineServers };
 
 /** The parse of a table that includes CONTRACT_SERVER_FLAGS, as parseWithTokens returns it. */
 interface ServerFlagParse {
@@ -173,12 +139,13 @@ interface ServerFlagParse {
   readonly tokens?: readonly { kind: string; name?: string; value?: string }[];
 }
 
+const SERVER_OPTIONS: readonly string[] = ["http", "sse", "header", "file"];
+
 /**
- * The servers of a command line (CONTRACT_SERVER_FLAGS): `--http`/`--sse` in order, a
- * `--header` for the one before it (or every HTTP server when before the first), and
- * `--file NAME=PATH` dumps in their place, and `--server NAME` with `command` (the words after
- * `--`). `relative` rewrites a `--cwd` and a `--file` path (relative to the lock's folder for
- * init; as given for dump).
+ * The servers of a command line (CONTRACT_SERVER_FLAGS, lib/contractpin/server_specs.ts): the
+ * `--http`/`--sse`/`--header`/`--file` options in the order given, and `--server NAME` with
+ * `command` (the words after `--`). `relative` rewrites a `--cwd` and a `--file` path
+ * (relative to the lock's folder for init; as given for dump).
  */
 export function commandLineServers(
   cmd: string,
@@ -187,62 +154,49 @@ export function commandLineServers(
   relative: (path: string) => string = (p) => p,
 ): CommandLineServers {
   const { values } = parsed;
-  const targets: ServerTarget[] = [];
-  const globalHeaders: HeaderTemplate[] = [];
-  const perServer = new Map<string, HeaderTemplate[]>();
-  let lastHttp: string | undefined;
+  const options: ServerOption[] = [];
   for (const token of parsed.tokens ?? []) {
-    if (token.kind !== "option") continue;
-    if (token.name === "http" || token.name === "sse") {
-      // --sse: the legacy HTTP+SSE transport (2024-11-05); the lock records transport "http"
-      // (contractpin §5 knows no other) and verify detects the legacy transport again.
-      const [name, url] = splitNameValue(cmd, token.name, token.value!);
-      checkServerName(cmd, name);
-      targets.push({
-        name,
-        identity: { transport: "http", url },
-        ...(token.name === "sse" ? { httpTransport: "sse" as const } : {}),
-      });
-      perServer.set(name, []);
-      lastHttp = name;
-    } else if (token.name === "header") {
-      const header = parseHeader(token.value!);
-      if (lastHttp === undefined) globalHeaders.push(header);
-      else perServer.get(lastHttp)!.push(header);
-    } else if (token.name === "file") {
-      const [name, path] = splitNameValue(cmd, "file", token.value!);
-      checkServerName(cmd, name);
-      targets.push({ name, identity: { transport: "file", path: relative(path) } });
-    }
+    if (token.kind !== "option" || !SERVER_OPTIONS.includes(token.name!)) continue;
+    options.push({ option: token.name as ServerOption["option"], value: token.value! });
   }
-  if (values.server !== undefined) {
-    checkServerName(cmd, values.server);
-    if (!command || command.length === 0 || command[0] === "") {
-      throw new UsageError(`${cmd}: --server ${values.server} needs the command after --`);
+  return asUsage(cmd, () =>
+    serversFromSpecs({
+      options,
+      server: values.server,
+      command,
+      env: values.env,
+      cwd: values.cwd,
+      clientCapabilities: values["client-capabilities"],
+    }, relative));
+}
+
+/**
+ * Runs a library step of `cmd`; an error it throws about how it was asked
+ * (lib/contractpin/files.ts, `usageError`) becomes a usage error of `cmd` (exit 2, "see
+ * --help").
+ *
+ * @example
+ * ```ts ignore
+ * const result = await asUsage("contract init", () => initLock(request, contractFiles(io)));
+ * ```
+ */
+export function asUsage<T>(cmd: string, step: () => T): T {
+  try {
+    const result = step();
+    if (result instanceof Promise) {
+      return result.catch((e) => {
+        throw usageOf(cmd, e);
+      }) as T;
     }
-    const env: Record<string, string> = {};
-    for (const e of values.env ?? []) {
-      const eq = e.indexOf("=");
-      const name = eq < 0 ? e : e.slice(0, eq);
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-        throw new UsageError(
-          `${cmd}: --env expects NAME=VALUE or NAME (got ${JSON.stringify(name)})`,
-        );
-      }
-      // --env NAME passes the variable through: the lock stores the reference ${NAME}.
-      env[name] = eq < 0 ? `\${${name}}` : e.slice(eq + 1);
-    }
-    const identity: ServerTarget["identity"] = { transport: "stdio", command };
-    if (Object.keys(env).length) identity.env = env;
-    if (values.cwd !== undefined) identity.cwd = relative(values.cwd);
-    targets.push({ name: values.server, identity });
-  } else if (command !== undefined) {
-    throw new UsageError(`${cmd}: a command after -- needs --server NAME`);
-  } else if (values.env?.length || values.cwd !== undefined) {
-    throw new UsageError(`${cmd}: --env and --cwd apply to --server NAME -- CMD`);
+    return result;
+  } catch (e) {
+    throw usageOf(cmd, e);
   }
-  const capabilities = parseClientCapabilities(cmd, values["client-capabilities"]);
-  return { targets, globalHeaders, perServer, ...(capabilities ? { capabilities } : {}) };
+}
+
+/** `e` as a usage error of `cmd` when it is one (lib/contractpin/files.ts), else itself. */
+function usageOf(cmd: string, e: unknown): unknown {
+  return isUsageError(e) ? new UsageError(`${cmd}: ${e.message}`) : e;
 }
 
 /**
@@ -309,69 +263,58 @@ export function limitsFrom(
 export const LIMITS_HELP = optionList(MCP_LIMIT_FLAGS);
 
 /** Reads and validates a lock file (missing or corrupt: exit 2). */
-export async function readLock(path: string, io: CliIO): Promise<ContractLock> {
-  return parseLock(await readInput(path, io), path);
+export function readLock(path: string, io: CliIO): Promise<ContractLock> {
+  return readLockFile(path, reader(io));
 }
 
 /**
- * How the variables of the client config at `path` resolve: `${workspaceFolder}` is the folder
- * holding its `.vscode/` or `.cursor/` (or `.mcp.json`), else `project`; `${userHome}` is the
- * home folder; Claude Code's per-project servers are those of `project`.
+ * The home folder and platform of this process, for the client configs' variables.
+ *
+ * @example
+ * ```ts ignore
+ * const servers = await readConfig(".mcp.json", (p) => readInput(p, io), configHost());
+ * ```
  */
-export function configContextFor(path: string, project = "."): ConfigContext {
-  const dir = dirname(resolve(path));
-  const projectDir = [".vscode", ".cursor"].includes(basename(dir))
-    ? dirname(dir)
-    : basename(path) === ".mcp.json"
-    ? dir
-    : resolve(project);
+export function configHost(): ConfigHost {
   const windows = Deno.build.os === "windows";
   const home = Deno.env.get(windows ? "USERPROFILE" : "HOME");
-  return { projectDir, ...(home ? { home } : {}), separator: windows ? "\\" : "/" };
-}
-
-/** Reads an MCP client config; relative `cwd` values are resolved against its folder. */
-export async function readConfig(path: string, io: CliIO): Promise<Map<string, ServerTarget>> {
-  const targets = parseMcpConfig(await readInput(path, io), path, configContextFor(path));
-  const dir = dirname(resolve(path));
-  for (const [name, t] of targets) {
-    if (t.identity.transport === "stdio" && t.identity.cwd !== undefined) {
-      const cwd = t.identity.cwd;
-      if (!isAbsolute(cwd) && !cwd.includes("${")) {
-        targets.set(name, { ...t, identity: { ...t.identity, cwd: resolve(dir, cwd) } });
-      }
-    }
-  }
-  return targets;
+  return { ...(home ? { home } : {}), windows };
 }
 
 /**
- * Reads a snapshot. An explicit `--snapshot` must exist and parse; the default one is
- * optional, and an unreadable default produces a warning (never a silent fallback).
+ * How the variables of the client config at `path` resolve on this machine
+ * (lib/contractpin/config.ts, `configContextFor`).
  */
-export async function readSnapshot(
-  path: string,
-  explicit: boolean,
-  io: CliIO,
-): Promise<ContractSnapshot | undefined> {
-  if (!explicit && !(await exists(path))) return undefined;
-  try {
-    return parseSnapshot(await readInput(path, io), path);
-  } catch (e) {
-    if (explicit) throw e;
-    const message = e instanceof SchemaPinError ? e.message : String(e);
-    await io.stderr(`warning: snapshot ignored, diffs unavailable: ${message}\n`);
-    return undefined;
-  }
+export function configContextFor(path: string, project = "."): ConfigContext {
+  return contextFor(path, project, configHost());
 }
 
 /**
  * A path as stored in the lock: relative to the lock's folder (so the lock works from any
  * working directory), absolute paths and `${VAR}` templates kept as given.
  */
-export function lockRelative(path: string, lockPath: string, from = "."): string {
-  if (isAbsolute(path) || path.includes("${")) return path;
-  return relative(dirname(resolve(lockPath)), resolve(from, path)) || ".";
+export { lockRelative };
+
+/** Reads a file of the CLI (`-` is stdin), errors naming it (lib/cli/io.ts). */
+function reader(io: CliIO): ReadInput {
+  return (path) => readInput(path, io);
+}
+
+/**
+ * The files of the contract operations (lib/contractpin/files.ts) as the CLI has them: inputs
+ * read with `readInput` (`-` is stdin), outputs replaced atomically.
+ *
+ * @example
+ * ```ts ignore
+ * const { report } = await verifyLockFile({ lockPath: "contractpin.lock" }, contractFiles(io));
+ * ```
+ */
+export function contractFiles(io: CliIO): ContractFiles {
+  return {
+    read: reader(io),
+    exists,
+    write: (path, text) => writeFileAtomic(path, text, { overwrite: true }),
+  };
 }
 
 /** Prints secret warnings (never the secret) to stderr. */

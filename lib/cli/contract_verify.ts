@@ -1,37 +1,39 @@
 /**
  * `schemapin contract verify`: compare live servers with `contractpin.lock` and exit per
  * contractpin spec §6 — 0 every selected server matches, 1 drift or unreachable, 2 could not
- * run.
+ * run. Reading the lock, its snapshot and config, the signature check's place and the
+ * verification are one library call (lib/contractpin/verify_lock.ts, `verifyLockFile`); this
+ * file parses the flags, runs the signature check with the flags' key sources, and renders.
  *
  * @module
  */
-import { dirname, resolve } from "node:path";
-import { DEFAULT_LOCK_FILE, parseLock } from "../contractpin/lock.ts";
+import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import {
-  finishReport,
   formatGithub,
   formatHuman,
   formatSarif,
-  type ServerReport,
   type VerifyReport,
 } from "../contractpin/report.ts";
-import { verifyLock } from "../contractpin/run.ts";
-import { approveCommand, type ApproveCommandOptions } from "../contractpin/approve.ts";
+import { type VerifyFileResult, verifyLockFile } from "../contractpin/verify_lock.ts";
+import {
+  approvableChanges,
+  approveCommand,
+  type ApproveCommandOptions,
+  approveCommands,
+} from "../contractpin/approve.ts";
 import { escapeInvisible, shellLine } from "../contractpin/display_text.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
-import { defaultSnapshotPath } from "../contractpin/snapshot.ts";
 import { VERSION } from "../version.ts";
 import { type CliIO, EXIT_FAILED, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import type { FlagTable } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
-import { readInput } from "./io.ts";
 import {
+  configHost,
+  contractFiles,
   limitsFrom,
   MCP_LIMIT_FLAGS,
   parseWithTokens,
-  readConfig,
-  readSnapshot,
 } from "./contract_shared.ts";
 import type { LockSignatureCheck } from "../contractpin/lock_signature_check.ts";
 import {
@@ -45,7 +47,6 @@ import {
   runLockSignatureCheck,
 } from "./lock_signature.ts";
 import { terminalPrompt } from "./prompt.ts";
-import { type ItemKind, SURFACE_KINDS, SURFACE_SPECS } from "../contractpin/surface.ts";
 
 const CMD = "contract verify";
 
@@ -136,46 +137,57 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
     lockPath,
   );
   const headers = (values.header ?? []).map(parseHeader);
-  // Read once: the bytes whose signature is checked are the lock that is verified (and stdin,
-  // for --lock -, can only be read once).
-  const lockBytes = await readInput(lockPath, io);
-  const lock = parseLock(lockBytes, lockPath);
-  const lockText = new TextDecoder().decode(lockBytes);
-  const snapshotPath = values.snapshot ?? defaultSnapshotPath(lockPath);
-  const snapshot = values["no-diff"]
-    ? undefined
-    : await readSnapshot(snapshotPath, values.snapshot !== undefined, io);
-  const configured = values.config === undefined ? undefined : await readConfig(values.config, io);
-  // The lock's signature, before any server is contacted: a failure stops here (exit 1).
-  const signed = await runLockSignatureCheck(sigPlan, {
-    values,
-    lockBytes,
-    lockPath,
-    io,
-    json: format === "json",
-    ask: (q) => terminalPrompt(q, io),
-  });
-  if (typeof signed === "number") return signed;
-  if (signed.status === "invalid") {
-    return await reportUnsigned(signed, format, lockPath, values["allow-new"] ?? false, io);
+  const json = format === "json";
+  let failure: number | undefined; // the exit code of a signature input that was reported
+  let result: VerifyFileResult;
+  try {
+    result = await verifyLockFile(
+      {
+        lockPath,
+        snapshot: values.snapshot,
+        noDiff: values["no-diff"] === true,
+        config: values.config,
+        configHost: configHost(),
+        select: values.server,
+        allowNew: values["allow-new"] === true,
+        headers,
+        strictText: values["strict-text"] === true,
+      },
+      contractFiles(io),
+      {
+        ...limits,
+        onSnapshotIgnored: (message) =>
+          io.stderr(`warning: snapshot ignored, diffs unavailable: ${message}\n`),
+        // The lock's signature, before any server is contacted: a failure stops there (exit 1).
+        checkSignature: async (lockBytes) => {
+          const signed = await runLockSignatureCheck(sigPlan, {
+            values,
+            lockBytes,
+            lockPath,
+            io,
+            json,
+            ask: (q) => terminalPrompt(q, io),
+          });
+          if (typeof signed === "number") {
+            failure = signed;
+            throw new SignatureInputReported();
+          }
+          if (signed.status !== "invalid") await printLockSignatureNotes(signed, io);
+          return signed;
+        },
+      },
+    );
+  } catch (e) {
+    if (e instanceof SignatureInputReported && failure !== undefined) return failure;
+    throw e;
   }
-  await printLockSignatureNotes(signed, io);
-  if (Object.keys(lock.servers).length === 0) {
+  const { report, lockText, signature: signed } = result;
+  if (signed.status === "invalid") {
+    return await reportUnsigned(report, signed, format, io);
+  }
+  if (Object.keys(result.lock.servers).length === 0) {
     await io.stderr(`warning: ${lockPath} pins no servers; nothing was checked\n`);
   }
-
-  const report = await verifyLock({
-    lock,
-    lockPath,
-    baseDir: dirname(resolve(lockPath)),
-    select: values.server,
-    allowNew: values["allow-new"] ?? false,
-    snapshot,
-    snapshotPath: snapshot ? snapshotPath : undefined,
-    headers,
-    configured,
-    strictText: values["strict-text"] ?? false,
-  }, limits);
 
   // The approve commands name the snapshot and client config this run used.
   const from: ApproveCommandOptions = { snapshot: values.snapshot, config: values.config };
@@ -203,17 +215,11 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
  * `servers` is empty and the result is a failure (`exit_code` 1, `error` the signature's).
  */
 async function reportUnsigned(
+  report: VerifyReport,
   signed: LockSignatureCheck,
   format: string,
-  lockPath: string,
-  allowNew: boolean,
   io: CliIO,
 ): Promise<number> {
-  const report: VerifyReport = {
-    ...finishReport(lockPath, allowNew, null, []),
-    result: "drift",
-    exit_code: 1,
-  };
   switch (format) {
     case "json":
       await io.stdout(reportJson(report, signed));
@@ -237,6 +243,9 @@ async function reportUnsigned(
   await printLockSignatureNotes(signed, io);
   return EXIT_FAILED;
 }
+
+/** Thrown out of the signature check once its input failure is reported (its exit code kept). */
+class SignatureInputReported extends Error {}
 
 /**
  * The `--json` report: the library's `schemapin.contract.verify/1` report with the CLI's `ok`
@@ -286,7 +295,7 @@ function reportJson(
  */
 function reportChanges(report: VerifyReport, from: ApproveCommandOptions) {
   return report.servers.flatMap((s) =>
-    approvable(s).map(({ tool, change, kind }) => ({
+    approvableChanges(s).map(({ tool, change, kind }) => ({
       server: s.name,
       // docs/contractpin-surface.md §6: `tool` is the item key for the other kinds.
       ...(kind === "tool" ? {} : { kind }),
@@ -297,41 +306,11 @@ function reportChanges(report: VerifyReport, from: ApproveCommandOptions) {
   );
 }
 
-/**
- * The changes of one server that `contract approve` can pin: none when the configured server
- * is not the pinned one or the lock entry was edited by hand (approve refuses those servers).
- */
-function approvable(s: ServerReport): { tool: string; change: string; kind: ItemKind }[] {
-  if (s.identity_changed || s.lock_inconsistent) return [];
-  const out: { tool: string; change: string; kind: ItemKind }[] = [
-    ...s.tools.drifted.map((d) => ({ tool: d.name, change: "drifted", kind: "tool" as const })),
-    ...s.tools.added.map((tool) => ({ tool, change: "added", kind: "tool" as const })),
-    ...s.tools.removed.map((tool) => ({ tool, change: "removed", kind: "tool" as const })),
-  ];
-  for (const k of SURFACE_KINDS) {
-    const r = s.surface?.[k];
-    if (!r) continue;
-    const kind = SURFACE_SPECS[k].item;
-    out.push(
-      ...r.drifted.map((d) => ({ tool: d.name, change: "drifted", kind })),
-      ...r.added.map((tool) => ({ tool, change: "added", kind })),
-      ...r.removed.map((tool) => ({ tool, change: "removed", kind })),
-    );
-  }
-  if (s.surface?.instructions?.drifted) {
-    out.push({ tool: "instructions", change: "drifted", kind: "instructions" });
-  }
-  return out;
-}
-
 /** The human report's last lines: the approve command for the changes found, per server. */
 function approveLines(report: VerifyReport, from: ApproveCommandOptions): string {
-  const lines: string[] = [];
-  for (const s of report.servers) {
-    const names = approvable(s).map((c) => ({ kind: c.kind, key: c.tool }));
-    if (names.length === 0) continue;
-    const argv = approveCommand(report.lock, s.name, names, { ...from, yes: false });
-    lines.push(`review and approve: ${escapeInvisible(shellLine(argv))}\n`);
-  }
-  return lines.join("");
+  const changes = report.servers.flatMap((s) =>
+    approvableChanges(s).map((c) => ({ ...c, server: s.name }))
+  );
+  return approveCommands(report.lock, changes, { ...from, yes: false })
+    .map(({ argv }) => `review and approve: ${escapeInvisible(shellLine(argv))}\n`).join("");
 }

@@ -1,25 +1,31 @@
 /**
  * The CLI side of a lock's signature check (lib/contractpin/lock_signature_check.ts), shared by
  * `contract verify --require-signed-lock`, `guard --require-signed-lock` and the commands that
- * rewrite a lock: its flags and their plan, the run of a planned check, and its reports — the
- * `lock_signature` JSON object, the human line, the stderr notes, SARIF and GitHub annotations,
- * the stale-signature warning.
+ * rewrite a lock: its flags and their plan, the run of a planned check with the flags' options
+ * (an input that cannot be used reported with its exit code), the `lock_signature` JSON object,
+ * the stderr notes and the stale-signature warning. The line, SARIF result and GitHub command
+ * are the library's (lib/contractpin/lock_signature_report.ts), re-exported here.
  *
  * @module
  */
 import { LOCK_SIGNATURE_TOOL_ID, type LockSignatureResult } from "../contractpin/lock_signature.ts";
 import {
   type LockSignatureCheck,
+  lockSignatureFile,
   lockSignaturePath,
   type LockSignaturePlan,
   runLockSignatureCheck as runCheck,
 } from "../contractpin/lock_signature_check.ts";
-import { type FileFinding, githubCommand } from "../contractpin/report.ts";
+import {
+  lockSignatureGithubLine,
+  lockSignatureLine,
+  lockSignatureSarif,
+} from "../contractpin/lock_signature_report.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
 import type { LoadedTrust } from "../trust/load.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { verificationFields } from "./json_output.ts";
-import { exists } from "./io.ts";
+import { asUsage } from "./contract_shared.ts";
 import {
   checkTrustFlags,
   confirmFirstUseWith,
@@ -40,6 +46,8 @@ import {
   PIN_FLAGS,
   VERIFY_DOMAIN_FLAGS,
 } from "./flag_groups.ts";
+
+export { lockSignatureGithubLine, lockSignatureLine, lockSignatureSarif };
 
 /**
  * The flags of a lock-signature check (`contract verify --require-signed-lock`, `guard
@@ -107,29 +115,26 @@ export function planLockSignature(
     }
     return { required, sigPath: lockSignaturePath(lockPath) };
   }
-  if (values.signature === "" || values.signature === "-") {
-    throw new UsageError(`${command}: --signature must name a file`);
-  }
-  if (values.signature === undefined && lockPath === "-") {
-    throw new UsageError(`${command}: with --lock -, give the signature file with --signature`);
-  }
+  const sigPath = asUsage(command, () => lockSignatureFile(lockPath, values.signature));
   const plan = checkLockTrustFlags(command, values, args);
-  return { required, sigPath: values.signature ?? lockSignaturePath(lockPath), plan };
+  return { required, sigPath, plan };
 }
 
 /**
- * After `contract init` or `approve` rewrote the lock: when `<lock>.sig` exists it no longer
- * covers the lock; say so on stderr (it is kept: the signer renews it). Returns whether it
- * exists.
+ * After `contract init` or `approve` rewrote the lock: the signature next to it (`sigPath`,
+ * lib/contractpin/lock_signature_check.ts `staleLockSignature`) no longer covers it; say so on
+ * stderr (it is kept: the signer renews it). Nothing when there is none.
  */
-export async function warnStaleLockSignature(lockPath: string, io: CliIO): Promise<boolean> {
-  const sigPath = lockSignaturePath(lockPath);
-  if (!(await exists(sigPath))) return false;
+export async function warnStaleLockSignature(
+  sigPath: string | undefined,
+  lockPath: string,
+  io: CliIO,
+): Promise<void> {
+  if (sigPath === undefined) return;
   await io.stderr(
     `warning: ${sigPath} no longer covers ${lockPath}; renew it with ` +
       "`schemapin contract sign`\n",
   );
-  return true;
 }
 
 /**
@@ -214,28 +219,6 @@ export function lockSignatureJson(check: LockSignatureCheck): Record<string, unk
   return out;
 }
 
-/** What the key check was, in words. */
-function pinWords(check: LockSignatureCheck): string {
-  const r = check.result!;
-  if (check.explicitKey) return "key from --public-key, not pinned";
-  return r.keyPinning === "first_use" ? "pinned on first use" : "pin matches";
-}
-
-/**
- * One line stating the result (human report, annotations); without `full`, a failure is
- * named by its code only (the message then goes to stderr).
- */
-export function lockSignatureLine(check: LockSignatureCheck, full = true): string {
-  const r = check.result;
-  if (check.status === "not_checked" || !r) return `lock signature: not checked`;
-  if (r.valid) {
-    return `lock signature: ok ${check.file}: signed by ${r.keyFingerprint} for ` +
-      `${LOCK_SIGNATURE_TOOL_ID}@${r.domain} (${pinWords(check)})` +
-      (r.expired ? " — EXPIRED, accepted because of --allow-expired" : "");
-  }
-  return `lock signature: FAIL ${check.file}: ${r.errorCode}` + (full ? `: ${r.errorMessage}` : "");
-}
-
 /** The warnings, DNS line and hint of a check, for stderr. */
 export async function printLockSignatureNotes(
   check: LockSignatureCheck,
@@ -260,34 +243,4 @@ export async function printLockSignatureNotes(
         (hint ? `\n${hint}` : "") + "\n",
     );
   }
-}
-
-/**
- * The SARIF result of a checked lock signature (rule `contractpin/lock-signature`) for
- * `formatSarif`'s `fileFindings`: an error when it failed, a note when it verified, nothing
- * when it was not checked.
- */
-export function lockSignatureSarif(check: LockSignatureCheck): FileFinding[] {
-  if (check.status === "not_checked" || !check.result) return [];
-  return [{
-    rule: "lock-signature",
-    ruleText: "The lock's signature (LOCK.sig) must verify with the publisher's key.",
-    level: check.status === "invalid" ? "error" : "note",
-    file: check.file,
-    message: lockSignatureLine(check),
-  }];
-}
-
-/** The GitHub workflow command of a checked lock signature (`::error` or `::notice`). */
-export function lockSignatureGithubLine(check: LockSignatureCheck): string {
-  if (check.status === "not_checked" || !check.result) return "";
-  const command = check.status === "invalid" ? "error" : "notice";
-  return githubCommand(
-    command,
-    check.file,
-    1,
-    "contract lock signature",
-    lockSignatureLine(check),
-  ) +
-    "\n";
 }

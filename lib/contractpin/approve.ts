@@ -22,6 +22,7 @@ import {
   type LockTool,
   recomputeServerDigest,
 } from "./lock.ts";
+import type { ServerReport } from "./report.ts";
 import { type ContractSnapshot, snapshotServer, type SnapshotTool } from "./snapshot.ts";
 import { compareSurface, compareTools, removedDiffs, surfaceDiffs, toolDiffs } from "./verify.ts";
 import {
@@ -520,6 +521,85 @@ function applySurfaceChange(
   items[c.tool] = { digest: live.digest, fields: { ...live.fields } };
 }
 
+/**
+ * Why the changes of a verified server cannot be approved (it stays a failure): it could not
+ * be checked, it is configured but not pinned, its configured command or URL is not the
+ * pinned one, or its lock entry was edited by hand; `undefined` when they can be.
+ *
+ * @example
+ * ```ts ignore
+ * import { approvalProblem } from "./approve.ts";
+ * for (const s of report.servers) console.log(approvalProblem(s, "contractpin.lock") ?? "ok");
+ * ```
+ */
+export function approvalProblem(s: ServerReport, lockPath: string): string | undefined {
+  if (s.status === "unreachable") {
+    return `server ${s.name} could not be checked: ${s.error?.message ?? "unreachable"}`;
+  }
+  if (s.status === "unpinned") {
+    return `server ${s.name} is configured but not in ${lockPath}: pin it with ` +
+      "`schemapin contract init --force --config …`";
+  }
+  if (s.identity_changed) {
+    return `server ${s.name}: the configured command or URL differs from the pinned one; its ` +
+      "tools are not approved from another server (re-pin it with `schemapin contract init " +
+      "--force`)";
+  }
+  if (s.lock_inconsistent) {
+    return `server ${s.name}: the lock's server digest does not match its tool digests (the ` +
+      "lock was edited by hand); approve does not build on it";
+  }
+  return undefined;
+}
+
+/** One change of a verified server that `contract approve` can pin. */
+export interface ApprovableChange {
+  /** The item key: tool name, prompt name, resource URI, URI template, `instructions`. */
+  readonly tool: string;
+  /** What changed. */
+  readonly change: ChangeKind;
+  /** What `tool` names. */
+  readonly kind: ItemKind;
+}
+
+/**
+ * The changes of one verified server that `contract approve` can pin, tools first, then each
+ * surface kind, then the instructions: none when the configured server is not the pinned one
+ * or the lock entry was edited by hand (approve refuses those servers).
+ *
+ * @example
+ * ```ts ignore
+ * import { approvableChanges } from "./approve.ts";
+ * for (const c of approvableChanges(report.servers[0])) console.log(c.change, c.tool);
+ * ```
+ */
+export function approvableChanges(s: ServerReport): ApprovableChange[] {
+  if (s.identity_changed || s.lock_inconsistent) return [];
+  const out: ApprovableChange[] = [
+    ...s.tools.drifted.map((d) => ({
+      tool: d.name,
+      change: "drifted" as const,
+      kind: "tool" as const,
+    })),
+    ...s.tools.added.map((tool) => ({ tool, change: "added" as const, kind: "tool" as const })),
+    ...s.tools.removed.map((tool) => ({ tool, change: "removed" as const, kind: "tool" as const })),
+  ];
+  for (const k of SURFACE_KINDS) {
+    const r = s.surface?.[k];
+    if (!r) continue;
+    const kind = SURFACE_SPECS[k].item;
+    out.push(
+      ...r.drifted.map((d) => ({ tool: d.name, change: "drifted" as const, kind })),
+      ...r.added.map((tool) => ({ tool, change: "added" as const, kind })),
+      ...r.removed.map((tool) => ({ tool, change: "removed" as const, kind })),
+    );
+  }
+  if (s.surface?.instructions?.drifted) {
+    out.push({ tool: "instructions", change: "drifted", kind: "instructions" });
+  }
+  return out;
+}
+
 /** One change to approve, of any kind (docs/contractpin-surface.md §6). */
 export interface ApproveTarget {
   /** What the key names. */
@@ -587,4 +667,35 @@ export function approveCommand(
     ...tools.flatMap((t) => typeof t === "string" ? ["--tool", t] : targetArgs(t)),
     ...(yes ? ["--yes"] : []),
   ];
+}
+
+/**
+ * The `schemapin contract approve` commands ({@linkcode approveCommand}) that approve the given
+ * changes, one per server in the order the servers first appear.
+ *
+ * @example
+ * ```ts
+ * import { approveCommands } from "./approve.ts";
+ * approveCommands("contractpin.lock", [
+ *   { server: "a", tool: "x" },
+ *   { server: "b", tool: "y" },
+ *   { server: "a", tool: "z", kind: "prompt" },
+ * ]).map((c) => c.argv.slice(3).join(" "));
+ * // ["--server a --tool x --prompt z --yes", "--server b --tool y --yes"]
+ * ```
+ */
+export function approveCommands(
+  lockPath: string,
+  changes: readonly { readonly server: string; readonly tool: string; readonly kind?: ItemKind }[],
+  options: ApproveCommandOptions = {},
+): { server: string; argv: string[] }[] {
+  const byServer = new Map<string, ApproveTarget[]>();
+  for (const c of changes) {
+    const target = { kind: c.kind ?? "tool", key: c.tool };
+    byServer.set(c.server, [...(byServer.get(c.server) ?? []), target]);
+  }
+  return [...byServer].map(([server, names]) => ({
+    server,
+    argv: approveCommand(lockPath, server, names, options),
+  }));
 }

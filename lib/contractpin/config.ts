@@ -20,7 +20,7 @@
  *
  * @module
  */
-import { basename } from "node:path";
+import { basename, dirname, isAbsolute, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
 import { parseJsonc } from "../json/jsonc.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
@@ -28,6 +28,7 @@ import { isJsonObject } from "./contract.ts";
 import type { ServerTarget } from "./live.ts";
 import { type EnvLookup, parseEndpoint, parseHeader, processEnv } from "./secrets.ts";
 import { checkArg } from "../arguments.ts";
+import type { ReadInput } from "../schema/input.ts";
 
 /** How the variables of a client config resolve (all optional). */
 export interface ConfigContext {
@@ -457,4 +458,69 @@ export function parseMcpConfig(
     out.set(e.name, e.target!);
   }
   return out;
+}
+
+/** The machine a client config is read on: the home folder and whether it is Windows. */
+export interface ConfigHost {
+  /** The home folder (`$HOME`, `%USERPROFILE%`), for `${userHome}`. */
+  readonly home?: string;
+  /** Windows: `${pathSeparator}` is a backslash. */
+  readonly windows?: boolean;
+}
+
+/**
+ * How the variables of the client config at `path` resolve: `${workspaceFolder}` is the folder
+ * holding its `.vscode/` or `.cursor/` (or `.mcp.json`), else `project`; `${userHome}` is the
+ * home folder; Claude Code's per-project servers are those of `project`.
+ *
+ * @example
+ * ```ts
+ * import { configContextFor } from "./config.ts";
+ * configContextFor("/work/app/.vscode/mcp.json", ".", { home: "/home/me" });
+ * // { projectDir: "/work/app", home: "/home/me", separator: "/" }
+ * ```
+ */
+export function configContextFor(
+  path: string,
+  project = ".",
+  host: ConfigHost = {},
+): ConfigContext {
+  const dir = dirname(resolve(path));
+  const projectDir = [".vscode", ".cursor"].includes(basename(dir))
+    ? dirname(dir)
+    : basename(path) === ".mcp.json"
+    ? dir
+    : resolve(project);
+  const { home } = host;
+  return { projectDir, ...(home ? { home } : {}), separator: host.windows ? "\\" : "/" };
+}
+
+/**
+ * Reads an MCP client config with `read` ({@linkcode parseMcpConfig}, its variables resolved
+ * as {@linkcode configContextFor} says); relative `cwd` values are resolved against its folder.
+ *
+ * @throws {SchemaPinError} what `read` throws (`IO_FAILED`), and as {@linkcode parseMcpConfig}
+ *
+ * @example
+ * ```ts ignore
+ * import { readConfig } from "./config.ts";
+ * const servers = await readConfig(".mcp.json", (p) => Deno.readFile(p), { home: "/home/me" });
+ * ```
+ */
+export async function readConfig(
+  path: string,
+  read: ReadInput,
+  host: ConfigHost = {},
+): Promise<Map<string, ServerTarget>> {
+  const targets = parseMcpConfig(await read(path), path, configContextFor(path, ".", host));
+  const dir = dirname(resolve(path));
+  for (const [name, t] of targets) {
+    if (t.identity.transport === "stdio" && t.identity.cwd !== undefined) {
+      const cwd = t.identity.cwd;
+      if (!isAbsolute(cwd) && !cwd.includes("${")) {
+        targets.set(name, { ...t, identity: { ...t.identity, cwd: resolve(dir, cwd) } });
+      }
+    }
+  }
+  return targets;
 }

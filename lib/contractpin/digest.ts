@@ -10,6 +10,8 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 import { sha256HexOfText } from "../crypto/hash.ts";
 import { projectContract } from "./contract.ts";
 import { checkArg } from "../arguments.ts";
+import { ServerFailure } from "../mcp/errors.ts";
+import { listingFromDump } from "../mcp/file.ts";
 
 /** A digest as written in a lock: `sha256:` and 64 lowercase hex digits (71 characters). */
 export const DIGEST_PATTERN: RegExp = /^sha256:[0-9a-f]{64}$/;
@@ -188,4 +190,36 @@ export function digestToolList(
     digests.set(name, digest);
   });
   return { tools: out, digest: serverDigest(digests) };
+}
+
+/**
+ * Digests a saved `tools/list` result — `{"tools":[…]}`, a JSON-RPC response, or an array of
+ * pages, as a `--file` dump holds it (`contract digest FILE`): its tools, and the notices of
+ * reading it (an incomplete last page).
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for a value that is not a tool list, or as
+ *   {@linkcode digestToolList}
+ *
+ * @example
+ * ```ts
+ * import { digestSavedToolList } from "./digest.ts";
+ * const { list } = await digestSavedToolList({ tools: [{ name: "a" }] }, "tools.json");
+ * console.log(list.tools.size); // 1
+ * ```
+ */
+export async function digestSavedToolList(
+  value: JsonValue,
+  source: string,
+): Promise<{ list: DigestedToolList; notices: string[] }> {
+  checkArg("digestSavedToolList", "source", source, "string");
+  let listing;
+  try {
+    listing = await listingFromDump(value, source);
+  } catch (e) {
+    if (e instanceof ServerFailure) {
+      throw new SchemaPinError("INPUT_INVALID", e.message, { source });
+    }
+    throw e;
+  }
+  return { list: digestToolList(listing.tools, source), notices: [...listing.notices] };
 }

@@ -17,13 +17,18 @@
  * | Cline | user | the VS Code extension's `<Code/User>/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json`; the Cline CLI's `~/.cline/data/settings/cline_mcp_settings.json` |
  *
  * Everything here is pure: the home folder, platform and project folder are parameters, so
- * tests (and other platforms) need no real home.
+ * tests (and other platforms) need no real home; {@linkcode discoverServers} reads the configs
+ * through the caller's reader.
  *
  * @module
  */
-import { posix, win32 } from "node:path";
-import type { ConfigEntry } from "./config.ts";
-import type { ServerTarget } from "./live.ts";
+import { dirname, isAbsolute, posix, resolve, win32 } from "node:path";
+import { SchemaPinError } from "../errors.ts";
+import { type ConfigContext, type ConfigEntry, parseClientConfig } from "./config.ts";
+import type { ContractFiles } from "./files.ts";
+import { prepareTarget, type ServerTarget } from "./live.ts";
+import { lockRelative } from "./lock.ts";
+import { type EnvLookup, processEnv, sanitizeIdentity } from "./secrets.ts";
 import { sameIdentity } from "./verify.ts";
 import { checkArg } from "../arguments.ts";
 
@@ -252,4 +257,99 @@ export function planDiscovery(
     }
   }
   return { servers, skipped };
+}
+
+/** The configs found, the servers to pin and the ones skipped. */
+export interface Discovery {
+  /** Every location looked at. */
+  readonly looked: ClientConfigLocation[];
+  /** The configs that exist, with their entries. */
+  readonly found: FoundConfig[];
+  /** Servers to pin (already checked: variables set, no literal credential). */
+  readonly servers: DiscoveredServer[];
+  /** Servers left out, with the reason. */
+  readonly skipped: SkippedServer[];
+}
+
+/** Options of {@linkcode discoverServers}. */
+export interface DiscoverOptions {
+  /** The lock the servers are pinned into: a relative `cwd` is stored relative to it. */
+  readonly lockPath: string;
+  /** Keep a server whose command holds a literal credential (contractpin §5). */
+  readonly allowLiteralSecrets?: boolean;
+  /** Where `${VAR}` values come from (default: the process environment). */
+  readonly env?: EnvLookup;
+}
+
+/**
+ * Reads every client config of `denv` that exists and plans its servers
+ * ({@linkcode planDiscovery}); a server that cannot run here (an unset variable, a literal
+ * credential, …) is skipped with the reason. A relative `cwd` is relative to its config's
+ * folder, and is stored relative to the lock.
+ *
+ * @throws {SchemaPinError} for a config that cannot be read or parsed, naming the file (and
+ *   byte offset)
+ *
+ * @example
+ * ```ts ignore
+ * import { discoverServers } from "./discover.ts";
+ * const d = await discoverServers(
+ *   { home: "/home/me", platform: "linux", projectDir: "/src/app" },
+ *   { lockPath: "contractpin.lock" },
+ *   files,
+ * );
+ * for (const s of d.skipped) console.log(`skipped ${s.name}: ${s.reason}`);
+ * ```
+ */
+export async function discoverServers(
+  denv: DiscoveryEnvironment,
+  options: DiscoverOptions,
+  files: Pick<ContractFiles, "read" | "exists">,
+): Promise<Discovery> {
+  checkArg("discoverServers", "denv", denv, "object");
+  checkArg("discoverServers", "options", options, "object");
+  checkArg("discoverServers", "files", files, "object");
+  const env = options.env ?? processEnv;
+  const looked = clientConfigLocations(denv);
+  const found: FoundConfig[] = [];
+  const ctx: ConfigContext = {
+    projectDir: denv.projectDir,
+    home: denv.home,
+    env,
+    separator: denv.platform === "windows" ? "\\" : "/",
+  };
+  for (const location of looked) {
+    if (!(await files.exists(location.path))) continue;
+    const { entries } = parseClientConfig(await files.read(location.path), location.path, ctx);
+    // A relative cwd is relative to the config's folder (as with --config), then to the lock.
+    const dir = dirname(location.path);
+    found.push({
+      location,
+      entries: entries.map((e) => {
+        const id = e.target?.identity;
+        if (id?.transport !== "stdio" || id.cwd === undefined) return e;
+        const cwd = isAbsolute(id.cwd) || id.cwd.includes("${") ? id.cwd : resolve(dir, id.cwd);
+        const identity = { ...id, cwd: lockRelative(cwd, options.lockPath) };
+        return { ...e, target: { ...e.target!, identity } };
+      }),
+    });
+  }
+  const plan = planDiscovery(found);
+  const servers: DiscoveredServer[] = [];
+  const skipped = [...plan.skipped];
+  const baseDir = dirname(resolve(options.lockPath));
+  for (const s of plan.servers) {
+    try {
+      prepareTarget({ ...s.target, baseDir }, env);
+      sanitizeIdentity(s.target.identity, {
+        server: s.lockName,
+        allowLiteralSecrets: options.allowLiteralSecrets === true,
+      });
+      servers.push(s);
+    } catch (e) {
+      if (!(e instanceof SchemaPinError)) throw e;
+      skipped.push({ name: s.configName, from: s.from, reason: e.message });
+    }
+  }
+  return { looked, found, servers, skipped };
 }

@@ -5,7 +5,9 @@
  *
  * @module
  */
+import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
+import type { ReadInput } from "../schema/input.ts";
 import { CONTRACTPIN_CANONICAL_JSON_1 } from "../json/canonical_jcs.ts";
 import { parseJson } from "../json/parse.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
@@ -496,6 +498,39 @@ export function parseLock(bytes: Uint8Array, source = DEFAULT_LOCK_FILE): Contra
     generated_at: generatedAt,
     servers,
   };
+}
+
+/**
+ * Reads and parses the lock at `path` with `read` (`-` may be stdin): a missing, unreadable or
+ * malformed lock throws, naming the file.
+ *
+ * @throws {SchemaPinError} what `read` throws (`IO_FAILED`), and as {@linkcode parseLock}
+ *
+ * @example
+ * ```ts ignore
+ * import { readLock } from "./lock.ts";
+ * const lock = await readLock("contractpin.lock", (p) => Deno.readFile(p));
+ * ```
+ */
+export async function readLock(path: string, read: ReadInput): Promise<ContractLock> {
+  return parseLock(await read(path), path);
+}
+
+/**
+ * A path as the lock stores it: relative to the lock's folder (so the lock works from any
+ * working directory), absolute paths and `${VAR}` templates kept as given. `path` is relative
+ * to `from` (default: the working directory).
+ *
+ * @example
+ * ```ts
+ * import { lockRelative } from "./lock.ts";
+ * lockRelative("servers/tools.json", "ci/contractpin.lock"); // "../servers/tools.json"
+ * lockRelative("${HOME}/tools.json", "ci/contractpin.lock"); // "${HOME}/tools.json"
+ * ```
+ */
+export function lockRelative(path: string, lockPath: string, from = "."): string {
+  if (isAbsolute(path) || path.includes("${")) return path;
+  return relative(dirname(resolve(lockPath)), resolve(from, path)) || ".";
 }
 
 /**

@@ -9,6 +9,7 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
+import { usageError } from "./files.ts";
 import { parseJson } from "../json/parse.ts";
 import { describeFsError, isNotFound, readFile, stat } from "../runtime/fs.ts";
 import type { FirstUseInfo } from "../schema/flow.ts";
@@ -41,6 +42,53 @@ export const MAX_LOCK_SIGNATURE_BYTES = 64 * 1024;
  */
 export function lockSignaturePath(lockPath: string): string {
   return `${lockPath}.sig`;
+}
+
+/**
+ * The signature file of a lock's check: `signature` when given, else `<lock>.sig`
+ * ({@linkcode lockSignaturePath}). A lock read from stdin (`-`) has no file to sit next to,
+ * so its signature must be named; stdin cannot be both.
+ *
+ * @throws {SchemaPinError} a usage error (`details.usage`, lib/contractpin/files.ts) for a
+ *   `signature` that names no file, or a lock read from stdin without one
+ *
+ * @example
+ * ```ts
+ * import { lockSignatureFile } from "./lock_signature_check.ts";
+ * lockSignatureFile("ci/contractpin.lock"); // "ci/contractpin.lock.sig"
+ * lockSignatureFile("-", "lock.sig"); // "lock.sig"
+ * ```
+ */
+export function lockSignatureFile(lockPath: string, signature?: string): string {
+  if (signature === "" || signature === "-") {
+    throw usageError(`--signature must name a file`, { option: "signature" });
+  }
+  if (signature === undefined && lockPath === "-") {
+    throw usageError(`with --lock -, give the signature file with --signature`, {
+      option: "signature",
+    });
+  }
+  return signature ?? lockSignaturePath(lockPath);
+}
+
+/**
+ * After a lock was rewritten (`contract init`, `contract approve`): the signature file next to
+ * it (`<lock>.sig`) when one exists — it no longer covers the lock and must be renewed (it is
+ * kept: the signer renews it) — else `undefined`.
+ *
+ * @example
+ * ```ts ignore
+ * import { staleLockSignature } from "./lock_signature_check.ts";
+ * const stale = await staleLockSignature("contractpin.lock", files.exists);
+ * if (stale) console.warn(`${stale} no longer covers contractpin.lock`);
+ * ```
+ */
+export async function staleLockSignature(
+  lockPath: string,
+  exists: (path: string) => Promise<boolean>,
+): Promise<string | undefined> {
+  const sigPath = lockSignaturePath(lockPath);
+  return await exists(sigPath) ? sigPath : undefined;
 }
 
 /** How the key of a lock signature is judged (the verify-schema options that apply). */

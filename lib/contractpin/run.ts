@@ -29,6 +29,7 @@ import {
 } from "./surface.ts";
 import { ServerFailure } from "../mcp/errors.ts";
 import type { ListOptions, ToolListing } from "../mcp/session.ts";
+import { dumpOfListing } from "../mcp/file.ts";
 import { finishReport, type ServerReport, type VerifyReport } from "./report.ts";
 import {
   type EnvLookup,
@@ -134,6 +135,39 @@ export async function fetchLive(target: PreparedTarget, options: ListOptions): P
     if (e instanceof ServerFailure) return { ok: false, failure: e };
     throw e;
   }
+}
+
+/** One server's definitions in the shape a `--file` dump has, or why it failed. */
+export type DumpResult =
+  | (Extract<LiveResult, { ok: true }> & {
+    /** The dump (`{"tools":[…],"prompts":[…],…}`, all pages in one), pretty-printed. */
+    text: string;
+  })
+  | Extract<LiveResult, { ok: false }>;
+
+/**
+ * Enumerates one server (`${VAR}` expanded from `options.env`) and returns its definitions —
+ * every kind the lock pins — as the JSON a `--file` target reads (lib/mcp/file.ts), so it can be
+ * pinned or verified without running it (`contract dump`). A server that fails is a result.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for an unset `${VAR}` or a malformed target
+ *
+ * @example
+ * ```ts ignore
+ * import { dumpServer } from "./run.ts";
+ * const dump = await dumpServer({ name: "fs", identity: { transport: "stdio", command: ["fs-server"] } });
+ * if (dump.ok) await Deno.writeTextFile("fs.json", dump.text);
+ * ```
+ */
+export async function dumpServer(
+  target: ServerTarget,
+  options: RunOptions = {},
+): Promise<DumpResult> {
+  checkArg("dumpServer", "target", target, "object");
+  checkArg("dumpServer", "options", options, "object");
+  const live = await fetchLive(prepareTarget(target, options.env ?? processEnv), options);
+  if (!live.ok) return live;
+  return { ...live, text: JSON.stringify(dumpOfListing(live.listing), null, 2) + "\n" };
 }
 
 /** The outcome of pinning one server. */

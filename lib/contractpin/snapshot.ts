@@ -16,6 +16,7 @@ import { type DigestedToolList, digestJson } from "./digest.ts";
 import { unifiedDiff } from "./diff.ts";
 import { prettyJson, prettyJsonFile } from "./pretty.ts";
 import { checkArg } from "../arguments.ts";
+import type { ContractFiles } from "./files.ts";
 
 /** Snapshot format version. */
 export const SNAPSHOT_VERSION = "1";
@@ -56,6 +57,36 @@ export function defaultSnapshotPath(lockPath: string): string {
   return lockPath.endsWith(".lock")
     ? lockPath.slice(0, -".lock".length) + ".snapshot.json"
     : lockPath + ".snapshot.json";
+}
+
+/**
+ * Reads a snapshot. An explicit one (`explicit`: the user named it) must exist and parse; the
+ * default one is optional — absent, it is `undefined`; unreadable or malformed, it is ignored
+ * with `onIgnored` told why (never a silent fallback).
+ *
+ * @throws {SchemaPinError} for an explicit snapshot that cannot be read or parsed
+ *
+ * @example
+ * ```ts ignore
+ * import { readSnapshot } from "./snapshot.ts";
+ * const snapshot = await readSnapshot("contractpin.snapshot.json", false, files, (why) =>
+ *   console.error(`snapshot ignored: ${why}`));
+ * ```
+ */
+export async function readSnapshot(
+  path: string,
+  explicit: boolean,
+  files: Pick<ContractFiles, "read" | "exists">,
+  onIgnored: (message: string) => void | Promise<void> = () => {},
+): Promise<ContractSnapshot | undefined> {
+  if (!explicit && !(await files.exists(path))) return undefined;
+  try {
+    return parseSnapshot(await files.read(path), path);
+  } catch (e) {
+    if (explicit) throw e;
+    await onIgnored(e instanceof SchemaPinError ? e.message : String(e));
+    return undefined;
+  }
 }
 
 /**

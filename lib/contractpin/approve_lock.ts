@@ -1,0 +1,254 @@
+/**
+ * Approving the reviewed changes of live servers into a lock (`contract approve`, issue 17
+ * item 1): the servers are enumerated and classified exactly as `verifyLock` does it
+ * (contractpin spec §6), the changes planned ({@linkcode planApproval}), the ones named or
+ * answered yes applied ({@linkcode applyApproval}), and the snapshot and lock rewritten — unless
+ * the lock changed while the changes were reviewed. Nothing is ever approved implicitly:
+ * without someone to ask (`ask`) and without `yes`, the result is refused. The caller asks
+ * the questions and renders the changes.
+ *
+ * @module
+ */
+import { dirname, resolve } from "node:path";
+import { SchemaPinError } from "../errors.ts";
+import { checkArg } from "../arguments.ts";
+import {
+  applyApproval,
+  approvalProblem,
+  type ApproveTarget,
+  planApproval,
+  type PlannedChange,
+  selectChanges,
+} from "./approve.ts";
+import type { DigestedToolList } from "./digest.ts";
+import type { ContractFiles } from "./files.ts";
+import { serializeLock } from "./lock.ts";
+import { staleLockSignature } from "./lock_signature_check.ts";
+import { verifyLock } from "./run.ts";
+import { serializeSnapshot } from "./snapshot.ts";
+import { type LockFileOptions, type LockFileRequest, readLockInputs } from "./verify_lock.ts";
+import type { DigestedSurface } from "./surface.ts";
+
+/** What {@linkcode approveLock} reviews, and which changes it may approve. */
+export interface ApproveRequest extends LockFileRequest {
+  /** Only these servers' changes (and the server of a name that changed on several). */
+  readonly servers?: readonly string[];
+  /** The tools whose changes may be approved (with `yes`, every one must be named). */
+  readonly tools?: readonly string[];
+  /** The prompts, resources, templates and instructions whose changes may be approved. */
+  readonly others?: readonly ApproveTarget[];
+  /** Approve the named changes without asking. */
+  readonly yes?: boolean;
+}
+
+/** A server whose changes cannot be approved here (it stays a failure), and why. */
+export interface ApproveProblem {
+  /** The server's name. */
+  readonly server: string;
+  /** Why, for people. */
+  readonly message: string;
+}
+
+/** Options of {@linkcode approveLock}: the run's limits and the review's callbacks. */
+export interface ApproveOptions extends LockFileOptions {
+  /** The changes and the servers that cannot be approved, before anything is asked. */
+  readonly onPlan?: (
+    changes: readonly PlannedChange[],
+    problems: readonly ApproveProblem[],
+  ) => void | Promise<void>;
+  /**
+   * Asks a person about one change (a terminal); true approves it. Ignored with `yes`. Without
+   * it and without `yes`, changes are never approved: the result is `refused`.
+   */
+  readonly ask?: (change: PlannedChange) => Promise<boolean>;
+  /** Each change approved by `yes` (without asking), before anything is written. */
+  readonly onApproved?: (change: PlannedChange) => void | Promise<void>;
+}
+
+/** What {@linkcode approveLock} did. */
+export interface ApproveResult {
+  /** The lock. */
+  readonly lockPath: string;
+  /** The snapshot written, `null` when none was. */
+  readonly snapshotPath: string | null;
+  /** Every change of the servers reviewed, in lock order. */
+  readonly changes: readonly PlannedChange[];
+  /** The servers that could not be checked or approved. */
+  readonly problems: readonly ApproveProblem[];
+  /** The changes approved (and written). */
+  readonly approved: readonly PlannedChange[];
+  /** The changes left unapproved. */
+  readonly left: readonly PlannedChange[];
+  /**
+   * There were changes, but no one to ask and no `yes`: nothing was approved or written
+   * (nothing is approved implicitly).
+   */
+  readonly refused: boolean;
+  /** The lock (and the snapshot) were rewritten. */
+  readonly written: boolean;
+  /** The signature file next to the rewritten lock, when one exists: it must be renewed. */
+  readonly staleSignature?: string;
+  /** Nothing is left unapproved and every server could be checked and approved. */
+  readonly ok: boolean;
+}
+
+/**
+ * Reviews the changes of the live servers against the lock and applies the approved ones:
+ * each touched server's `tool_count` and digest are recomputed, every other entry is kept
+ * byte for byte, the snapshot is written before the lock. The lock's bytes are compared
+ * again just before writing: a lock changed during the review (another approve, an init, a
+ * checkout) is never overwritten.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for names that match no change (or several servers'),
+ *   `--tool` names missing with `yes`, an unknown server, a lock changed during the review (nothing
+ *   written); `IO_FAILED` and the parse errors for a lock, snapshot or config that cannot be used
+ *
+ * @example
+ * ```ts ignore
+ * import { approveLock } from "./approve_lock.ts";
+ * const result = await approveLock(
+ *   { lockPath: "contractpin.lock", servers: ["search"], tools: ["fetch"], yes: true },
+ *   files,
+ * );
+ * console.log(`approved ${result.approved.length}, left ${result.left.length}`);
+ * ```
+ */
+export async function approveLock(
+  request: ApproveRequest,
+  files: ContractFiles,
+  options: ApproveOptions = {},
+): Promise<ApproveResult> {
+  checkArg("approveLock", "request", request, "object");
+  checkArg("approveLock", "request.lockPath", request.lockPath, "string");
+  checkArg("approveLock", "files", files, "object");
+  checkArg("approveLock", "options", options, "object");
+  const { lockPath } = request;
+  const tools = request.tools ?? [];
+  const others = request.others ?? [];
+  const servers = request.servers ?? [];
+  const yes = request.yes === true;
+  const ask = yes ? undefined : options.ask;
+
+  // The bytes read now are compared with the file again just before writing: a review can
+  // take minutes, and a lock changed meanwhile (another approve, init, a git checkout) must
+  // not be overwritten by one built from the old text.
+  const { lockBytes, lock, snapshot, snapshotPath, snapshotNew, configured } = await readLockInputs(
+    request,
+    files,
+    "start",
+    options.onSnapshotIgnored,
+  );
+
+  // The live lists, enumerated and classified exactly as `contract verify` does it.
+  const lives = new Map<string, DigestedToolList>();
+  const surfaces = new Map<string, DigestedSurface>();
+  const report = await verifyLock({
+    lock,
+    lockPath,
+    baseDir: dirname(resolve(lockPath)),
+    select: servers,
+    snapshot: snapshotNew ? undefined : snapshot,
+    snapshotPath: snapshot && !snapshotNew ? snapshotPath : undefined,
+    headers: request.headers ? [...request.headers] : undefined,
+    configured,
+    onLive: (name, live, surface) => {
+      lives.set(name, live);
+      surfaces.set(name, surface);
+    },
+  }, options);
+
+  const problems: ApproveProblem[] = [];
+  const planned = new Map<string, DigestedToolList>();
+  for (const s of report.servers) {
+    const problem = approvalProblem(s, lockPath);
+    if (problem) problems.push({ server: s.name, message: problem });
+    else if (lives.has(s.name)) planned.set(s.name, lives.get(s.name)!);
+    if (!problem && s.unchecked_kinds?.length) {
+      // docs/contractpin-surface.md §6: a pinned kind the listing lacks is not "nothing left".
+      problems.push({
+        server: s.name,
+        message: `server ${s.name}: the lock pins ${
+          s.unchecked_kinds.join(", ")
+        } but the server listing did not enumerate them; they could not be checked`,
+      });
+    }
+  }
+  const changes = planApproval(lock, planned, snapshotNew ? undefined : snapshot, surfaces);
+  await options.onPlan?.(changes, problems);
+  const result = (
+    fields: Pick<ApproveResult, "approved" | "refused" | "written"> & Partial<ApproveResult>,
+  ): ApproveResult => {
+    const approvedSet = new Set(fields.approved);
+    const left = changes.filter((c) => !approvedSet.has(c));
+    return {
+      lockPath,
+      snapshotPath: null,
+      changes,
+      problems,
+      left,
+      ok: left.length === 0 && problems.length === 0,
+      ...fields,
+    };
+  };
+  // Nothing is approved implicitly: without someone to ask, only `yes` with names approves.
+  if (!ask && !yes && changes.length > 0) {
+    return result({ approved: [], refused: true, written: false });
+  }
+
+  // Nothing changed (e.g. the same approval run again): nothing to select, nothing refused.
+  let considered: PlannedChange[] = changes;
+  if (changes.length > 0 && (tools.length > 0 || others.length > 0 || yes)) {
+    considered = selectChanges(changes, tools, servers, others);
+  }
+  const approved: PlannedChange[] = [];
+  for (const c of considered) {
+    if (ask) {
+      if (await ask(c)) approved.push(c);
+    } else {
+      approved.push(c);
+      await options.onApproved?.(c);
+    }
+  }
+  if (approved.length === 0) return result({ approved, refused: false, written: false });
+
+  const applied = applyApproval(lock, snapshot, approved);
+  await refuseIfChanged(lockPath, lockBytes, files);
+  // The snapshot first: verify trusts a snapshot entry only where it matches the lock, so a
+  // failure between the two writes can never make a diff lie.
+  if (applied.snapshot) await files.write(snapshotPath, serializeSnapshot(applied.snapshot));
+  await files.write(lockPath, serializeLock(applied.lock));
+  const staleSignature = await staleLockSignature(lockPath, files.exists);
+  return result({
+    approved,
+    refused: false,
+    written: true,
+    snapshotPath: applied.snapshot ? snapshotPath : null,
+    ...(staleSignature ? { staleSignature } : {}),
+  });
+}
+
+/**
+ * Throws `INPUT_INVALID` (nothing written) when the lock at `path` no longer holds `before`,
+ * the bytes the approval was planned from (or cannot be read any more).
+ */
+async function refuseIfChanged(
+  path: string,
+  before: Uint8Array,
+  files: Pick<ContractFiles, "read">,
+): Promise<void> {
+  let now: Uint8Array | undefined;
+  try {
+    now = await files.read(path);
+  } catch {
+    now = undefined;
+  }
+  if (now !== undefined && now.length === before.length && now.every((b, i) => b === before[i])) {
+    return;
+  }
+  throw new SchemaPinError(
+    "INPUT_INVALID",
+    `${path} changed while the changes were reviewed (another approve, init or checkout); ` +
+      `nothing was written: run \`schemapin contract approve\` again`,
+    { path },
+  );
+}
