@@ -360,7 +360,10 @@ export function verifyExitCode(code: string | undefined): number {
   return exitCodeFor(code, "verdict");
 }
 
-/** Reports an input that could not be loaded (before any verification); returns the exit code. */
+/**
+ * Reports an input that could not be loaded (before any verification); returns the exit code.
+ * Anything but a `SchemaPinError` (a usage error included) is thrown again.
+ */
 export async function reportInputFailure(e: unknown, json: boolean, io: CliIO): Promise<number> {
   if (!(e instanceof SchemaPinError)) throw e;
   if (json) {

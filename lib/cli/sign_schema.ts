@@ -106,14 +106,12 @@ Usage:
   schemapin sign-schema --batch DIR [--pattern GLOB] --out-dir DIR
       --key PRIVATE.pem|ssh-agent:PUBFILE [-f] [-q] [--format bare|document] [metadata…]
 
---format bare writes a bare Base64 signature (SchemaPin v1.3, spec §4.1: ECDSA P-256 over
-SHA-256(SHA-256(schemapin-v1 canonical schema))); --format document writes a 1.4 schema
-signature document (JSON: schemapin_version, schema_hash, signature, signed_at, and the
-metadata below), whose signature covers every field. Without --format, a metadata flag
-selects the document format and a note on stderr says so; none selects bare. --format bare
-with a metadata flag is a usage error. An existing output file of the other format is
-never replaced without --force, and the message names both formats. (--document is the old
-spelling of --format document; --out DIR with --batch the old spelling of --out-dir DIR.)
+--format bare writes a bare Base64 signature (SchemaPin v1.3, §4.1); --format document a 1.4
+schema signature document whose signature covers every field (docs/signing.md). Without
+--format, a metadata flag selects document (with a note on stderr), none bare; --format bare
+with a metadata flag is a usage error. An existing output of the other format is never
+replaced without --force. (--document is the old spelling of --format document; --out DIR
+with --batch the old spelling of --out-dir DIR.)
 
 Metadata (a 1.4 document only):
 ${optionList(METADATA_FLAGS)}
@@ -121,18 +119,13 @@ ${optionList(METADATA_FLAGS)}
 Options:
 ${optionList(FLAGS)}
 
-Every signature file is written atomically (temporary file, fsync, rename). A batch writes
-its signatures in groups, about once a second: the temporary files are synced together,
-then renamed, then the directory is synced once; a file is reported as signed only once it
-is durable. A batch shows a progress line on stderr when stderr is a terminal.
+Every signature file is written atomically; a batch commits them in groups and reports a
+file as signed only once it is durable, with a progress line on a terminal.
 
---key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK (an
-ecdsa-sha2-nistp256 key: in ssh-agent, on a YubiKey, in a Secure Enclave agent), named by
-its public half: PUBFILE is its OpenSSH .pub line or a PEM public key. The private key never
-enters schemapin (docs/ssh-agent.md); the signatures verify as a key file's do. A batch
-signed through the agent runs on the main thread, one agent request per schema: an agent
-signer cannot be handed to worker threads, so SCHEMAPIN_BATCH_THREADS does not apply. The
-first agent failure stops the batch (exit 2).
+--key ssh-agent:PUBFILE signs with an ecdsa-sha2-nistp256 key held by the SSH agent at
+$SSH_AUTH_SOCK, named by its public half (an OpenSSH .pub line or a PEM public key); the
+private key never enters schemapin. A batch then signs on the main thread and stops at the
+first agent failure (exit 2). See docs/ssh-agent.md.
 
 Exit codes: 0 signed; 2 bad arguments, unreadable or malformed schema or key (the message
 names the file), a schema with no canonical form, or an SSH agent that is missing, does not

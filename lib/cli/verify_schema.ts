@@ -142,18 +142,14 @@ Usage:
       (--discovery FILE | SOURCE…) [options above]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
-Runs the seven steps of SchemaPin §15.1 in order: discovery document, key and fingerprint,
-revocation (the discovery revoked_keys and the --revocation document: either revokes), the
-pin of TOOL_ID@DOMAIN (read only), canonicalization, the signature, and — only after all of
-that succeeded — pinning on first use. A failed verification never writes a pin.
+Runs the seven steps of SchemaPin §15.1 in order (docs/signing.md); a pin is written only
+after all of them succeeded, never by a failed verification.
 
-The signature is a bare Base64 signature (v1.3) or a 1.4 schema signature document (JSON);
-a document's canonicalization, schema_hash, domain and expires_at are checked (expiry fails
-closed 300 s after expires_at). A 1.4 document that names its domain needs no --domain: that
-domain is the pin key, selects the key and is reported; a --domain that differs from it is a
-usage error (exit 2). A bare Base64 signature, or a document without a domain, needs
---domain D. --signature-file FILE is the old spelling of --signature FILE, and --signature
-with an inline Base64 value still works for one release (both with a note on stderr).
+The signature is a bare Base64 signature (v1.3) or a 1.4 schema signature document. A 1.4
+document that names its domain needs no --domain (a --domain that differs is exit 2); a bare
+signature, or a document without a domain, needs --domain D. --signature-file FILE is the old
+spelling of --signature FILE, and --signature with an inline Base64 value still works for one
+release (both with a note on stderr).
 
 First use (no pin yet for TOOL_ID@DOMAIN): on a terminal you are shown the key fingerprint
 and asked to confirm; otherwise verification fails with KEY_NOT_FOUND unless
@@ -165,12 +161,9 @@ ${LINEAGE_HELP}
 Options:
 ${optionList(FLAGS)}
 
-A batch shows a progress line on stderr when stderr is a terminal (never in a pipe). It
-reads the pin store once and writes the pins of first use together, under the store's lock,
-about once a second and at the end; a result is printed only once its pin is written, so a
-batch that is interrupted has written every pin it reported. A pin another verifier wrote
-meanwhile is never overwritten: a different key for the same tool then fails that schema
-with KEY_PIN_MISMATCH.
+A batch shows a progress line on a terminal, writes the pins of first use together and prints
+a result only once its pin is written (docs/signing.md, "Schema signing and offline
+verification").
 
 Exit codes: 0 valid; 1 invalid (bad signature, revoked, expired, pin mismatch, first use not
 confirmed, discovery unreachable or malformed over the network, DNS mismatch, …); 2 bad
@@ -335,7 +328,6 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         try {
           signature ??= await readSchemaSignature(values.signature!, read);
         } catch (e) {
-          if (e instanceof UsageError) throw e;
           return await reportInputFailure(e, json, io);
         }
         domain = resolveSignedDomain("verify-schema", undefined, signedDocumentDomain(signature));
@@ -369,7 +361,6 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           allowExpired: values["allow-expired"] === true,
         });
       } catch (e) {
-        if (e instanceof UsageError) throw e;
         return await reportInputFailure(e, json, io);
       }
       const quiet = values.quiet === true;

@@ -102,21 +102,16 @@ Usage:
       [--allow-expired] [--tool-id ID] [--signature FILE] [--json] [-q]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
-Runs the seven steps of SchemaPin §15.1 in order: the discovery document, the key and its
-fingerprint, revocation (the discovery revoked_keys and the --revocation document), the pin
-of SKILL_NAME@D (read only), the folder hash, the signature — over every field of a 1.4
-.schemapin.sig — and, only after all of that succeeded, pinning on first use. A failed
-verification never writes a pin. The domain D is the only source of the pin key and of the
-reported domain. Without --domain, D is the domain the 1.4 signature document names (its
-signature covers it); a --domain that differs from it is a usage error (exit 2). A legacy
-(1.3) document, or one without a domain, needs --domain D.
+Runs the seven steps of SchemaPin §15.1 in order, the folder hash and the signature over
+every field of a 1.4 .schemapin.sig among them (docs/signing.md, "Skill folders"); a pin of
+SKILL_NAME@D is written only after all of them succeeded. Without --domain, D is the domain
+the 1.4 signature document names (a --domain that differs is exit 2); a legacy (1.3)
+document, or one without a domain, needs --domain D.
 
 When the folder changed since it was signed, the files modified, added and removed are
-listed. A legacy (1.3) signature verifies with a warning: it signs the file contents only,
-none of the metadata, and never anchors lineage. A document labelled 1.4 whose signature
-covers only the legacy root hash (how the reference SDKs write "1.4") is refused, and the
-message says so and whether any file changed. A symbolic link, FIFO, socket or device in
-the folder, a non-UTF-8 name or a folder over the caps stops verification (exit 2).
+listed. A legacy (1.3) signature verifies with a warning (none of its metadata is signed). A
+symbolic link, FIFO, socket or device in the folder, a non-UTF-8 name or a folder over the
+caps stops verification (exit 2).
 
 First use (no pin yet): on a terminal you are shown the key fingerprint and asked to
 confirm; otherwise verification fails with KEY_NOT_FOUND unless --trust-first-use is given
@@ -226,7 +221,6 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         try {
           await readLocal();
         } catch (e) {
-          if (e instanceof UsageError) throw e;
           return await reportInputFailure(e, json, io);
         }
         domain = resolveSignedDomain("verify-skill", undefined, named);
@@ -252,7 +246,6 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
           allowExpired: values["allow-expired"] === true,
         });
       } catch (e) {
-        if (e instanceof UsageError) throw e;
         return await reportInputFailure(e, json, io);
       }
       const quiet = values.quiet === true;
