@@ -34,6 +34,8 @@ import { type CliIO, UsageError } from "./command.ts";
 import { exitCodeFor, exitCodeOfError } from "./exit_codes.ts";
 import { jsonError } from "./json_output.ts";
 import { readInput } from "./io.ts";
+import { lineageStoreFromFlags } from "./lineage_store.ts";
+import type { TrustedVerifierOptions } from "../trust/verify.ts";
 
 export { sourceName };
 export type { TrustInputs, TrustSource } from "../trust/load.ts";
@@ -263,6 +265,35 @@ export function trustEnv(plan: TrustPlan, io: CliIO): TrustEnv {
     read: (path) => readInput(path, io),
     authorityStore: async () =>
       (await authorityStoreFromFlags(plan.command, plan.values, io)).store,
+  };
+}
+
+/**
+ * What `loadTrustedVerifier` (lib/trust/verify.ts) takes for a verify command's `plan`: its
+ * files read through `io`, and the pin, lineage and expiry flags among `values`.
+ *
+ * @example
+ * ```ts ignore
+ * const verifier = await loadTrustedVerifier(verifierOptions(plan, values, io));
+ * ```
+ */
+export function verifierOptions(
+  plan: TrustPlan,
+  values: TrustOptionValues & {
+    lineage?: boolean;
+    "lineage-store"?: string;
+    "allow-expired"?: boolean;
+  },
+  io: CliIO,
+): TrustedVerifierOptions {
+  return {
+    plan,
+    env: trustEnv(plan, io),
+    pinStore: values["pin-store"],
+    // --lineage: checked before any pin is written, moved forward once verification passed.
+    lineage: lineageStoreFromFlags(values),
+    trustFirstUse: values["trust-first-use"] === true,
+    allowExpired: values["allow-expired"] === true,
   };
 }
 

@@ -48,7 +48,7 @@ import {
   requireDomainFlag,
   resultExitCode,
   sourceName,
-  trustEnv,
+  verifierOptions,
 } from "./schema_inputs.ts";
 import {
   loadTrustedVerifier,
@@ -75,7 +75,7 @@ import {
   VERIFY_DOMAIN_FLAGS,
 } from "./flag_groups.ts";
 import { resolveSignedDomain, signedDocumentDomain } from "./signed_domain.ts";
-import { LINEAGE_HELP, lineageJson, lineageStoreFromFlags, printLineage } from "./lineage_store.ts";
+import { LINEAGE_HELP, lineageJson, printLineage } from "./lineage_store.ts";
 
 const FLAGS = {
   signature: {
@@ -351,15 +351,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           resolveSignedDomain("verify-schema", values.domain, signedDocumentDomain(signature));
           toolId = values["tool-id"] ?? schemaToolId(schema, sourceName(file));
         }
-        verifier = await loadTrustedVerifier({
-          plan,
-          env: trustEnv(plan, io),
-          pinStore: values["pin-store"],
-          // --lineage: checked before any pin is written, moved forward once verification passed.
-          lineage: lineageStoreFromFlags(values),
-          trustFirstUse: values["trust-first-use"] === true,
-          allowExpired: values["allow-expired"] === true,
-        });
+        verifier = await loadTrustedVerifier(verifierOptions(plan, values, io));
       } catch (e) {
         return await reportInputFailure(e, json, io);
       }

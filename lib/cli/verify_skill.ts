@@ -39,7 +39,7 @@ import {
   requireDomainFlag,
   resultExitCode,
   sourceName,
-  trustEnv,
+  verifierOptions,
 } from "./schema_inputs.ts";
 import {
   loadTrustedVerifier,
@@ -49,7 +49,7 @@ import {
 import { type PromptLine, terminalPrompt } from "./prompt.ts";
 import { resolveSignedDomain, signedDocumentDomain } from "./signed_domain.ts";
 import { type FlagTable, optionList } from "./flags.ts";
-import { LINEAGE_HELP, lineageJson, lineageStoreFromFlags, printLineage } from "./lineage_store.ts";
+import { LINEAGE_HELP, lineageJson, printLineage } from "./lineage_store.ts";
 import {
   DNS_FLAGS,
   EXPIRY_FLAGS,
@@ -236,15 +236,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
           resolveSignedDomain("verify-skill", values.domain, named);
         }
         // Then the trust documents: the only step that may use the network.
-        verifier = await loadTrustedVerifier({
-          plan,
-          env: trustEnv(plan, io),
-          pinStore: values["pin-store"],
-          // --lineage: checked before any pin is written, moved forward once verification passed.
-          lineage: lineageStoreFromFlags(values),
-          trustFirstUse: values["trust-first-use"] === true,
-          allowExpired: values["allow-expired"] === true,
-        });
+        verifier = await loadTrustedVerifier(verifierOptions(plan, values, io));
       } catch (e) {
         return await reportInputFailure(e, json, io);
       }

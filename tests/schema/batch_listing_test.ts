@@ -2,29 +2,11 @@
 // without the CLI: which files a folder lists for a pattern, the folders a batch needs, and a
 // sign batch that would replace a signature file (of either format) stopping before it writes.
 import assert from "node:assert/strict";
-import { SchemaPinError } from "../../lib/errors.ts";
+import { rejectsWith, throwsWith } from "../schema_pin_error.ts";
 import { globToRegExp, joinPath, listBatch } from "../../lib/schema/batch.ts";
 import { requireDirectory } from "../../lib/schema/input.ts";
 import { prepareSignBatch, refuseFormatSwitch } from "../../lib/schema/sign_output.ts";
 import { withTempDir } from "../cli/run.ts";
-
-function throwsWith(f: () => unknown, code: string, message: RegExp): void {
-  assert.throws(f, (e) => {
-    assert.ok(e instanceof SchemaPinError, String(e));
-    assert.equal(e.code, code);
-    assert.match(e.message, message);
-    return true;
-  });
-}
-
-async function rejectsWith(p: Promise<unknown>, code: string, message: RegExp): Promise<void> {
-  await assert.rejects(p, (e) => {
-    assert.ok(e instanceof SchemaPinError, String(e));
-    assert.equal(e.code, code);
-    assert.match(e.message, message);
-    return true;
-  });
-}
 
 Deno.test("globToRegExp: * and ? match within a name; everything else is literal", () => {
   assert.ok(globToRegExp("*.json").test("tool.json"));

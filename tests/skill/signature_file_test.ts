@@ -2,8 +2,8 @@
 // .schemapin.sig peeked at for the domain it names (anything wrong with it is left to
 // verification), and a signature document given as a file of its own, checked as an input.
 import assert from "node:assert/strict";
+import { rejectsWith } from "../schema_pin_error.ts";
 import { generateKeyPair } from "../../lib/crypto/keys.ts";
-import { SchemaPinError } from "../../lib/errors.ts";
 import { formatSkillSignatureDocument } from "../../lib/skill/document.ts";
 import { signSkillDir } from "../../lib/skill/sign.ts";
 import { peekFolderSignature, readSkillSignatureFile } from "../../lib/skill/verify.ts";
@@ -16,15 +16,6 @@ async function signed(dir: string): Promise<string> {
   Deno.writeTextFileSync(`${dir}/SKILL.md`, "---\nname: demo\n---\n");
   const { document } = await signSkillDir(dir, key, { domain: "example.com" });
   return formatSkillSignatureDocument(document);
-}
-
-async function rejectsWith(p: Promise<unknown>, code: string, message: RegExp): Promise<void> {
-  await assert.rejects(p, (e) => {
-    assert.ok(e instanceof SchemaPinError, String(e));
-    assert.equal(e.code, code);
-    assert.match(e.message, message);
-    return true;
-  });
 }
 
 Deno.test("peekFolderSignature: the folder's own document, with or without a trailing slash", async () => {

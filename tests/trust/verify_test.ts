@@ -3,6 +3,7 @@
 // the verifier runs the flow of a schema, a batch or a skill folder with the pin store, the
 // lineage check and the trust inputs the plan and options ask for.
 import assert from "node:assert/strict";
+import { rejectsWith } from "../schema_pin_error.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { LineageStore } from "../../lib/pins/lineage.ts";
 import { schemaHash, signSchemaBase64, signSchemaDocument } from "../../lib/schema/document.ts";
@@ -32,17 +33,6 @@ function optionsIn(dir: string, extra: Partial<TrustedVerifierOptions> = {}) {
     trustFirstUse: true,
     ...extra,
   };
-}
-
-async function rejectsWith(p: Promise<unknown>, code: string): Promise<SchemaPinError> {
-  try {
-    await p;
-  } catch (e) {
-    assert.ok(e instanceof SchemaPinError, String(e));
-    assert.equal(e.code, code, e.message);
-    return e;
-  }
-  assert.fail(`expected ${code}`);
 }
 
 Deno.test("trusted verifier: a schema verifies, is pinned on first use and names its trust", async () => {
