@@ -1,16 +1,15 @@
 /**
  * Input helpers shared by the schema commands (sign-schema, verify-schema, well-known,
- * revoke, pins, chain): read a JSON or PEM file with errors naming it, list a batch
- * directory, match simple glob patterns; and what the verify commands share: their key-source
- * flags checked into the trust plan that lib/trust/load.ts loads, the exit code of a
- * verification, and the texts of its warnings, failures and first-use question.
+ * revoke, pins, chain): read a JSON or PEM file with errors naming it, check a batch's
+ * `--pattern`; and what the verify commands share: their key-source flags checked into the
+ * trust plan that lib/trust/load.ts loads (lib/trust/verify.ts verifies with it), the exit
+ * code of a verification, and the texts of its warnings, failures and first-use question.
  *
  * @module
  */
 import { shellLine } from "../contractpin/display_text.ts";
 import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
-import { compareCodePoints } from "../json/order.ts";
 import {
   type AuthorityFlagValues,
   authorityStoreFromFlags,
@@ -23,11 +22,10 @@ import { checkDomain } from "../dns/domain.ts";
 import type { HttpsFetchOptions } from "../discovery/http.ts";
 import type { DnsCrossCheck } from "../dns/check.ts";
 import { type DnsServer, parseDnsServer } from "../dns/resolve.ts";
-import { parseSignatureFile, readJsonInput, sourceName } from "../schema/input.ts";
+import { readJsonInput, sourceName } from "../schema/input.ts";
+import { globToRegExp } from "../schema/batch.ts";
 import {
   httpsFetchOptions,
-  type LoadedTrust,
-  loadTrustAndDnsHook as loadTrustWith,
   type TrustEnv,
   type TrustPlan as LibraryTrustPlan,
   type TrustSource,
@@ -35,7 +33,9 @@ import {
 import { type CliIO, UsageError } from "./command.ts";
 import { exitCodeFor, exitCodeOfError } from "./exit_codes.ts";
 import { jsonError } from "./json_output.ts";
-import { describeFsError, readInput } from "./io.ts";
+import { readInput } from "./io.ts";
+import { lineageStoreFromFlags } from "./lineage_store.ts";
+import type { TrustedVerifierOptions } from "../trust/verify.ts";
 
 export { sourceName };
 export type { TrustInputs, TrustSource } from "../trust/load.ts";
@@ -56,62 +56,17 @@ export async function readJsonFile(
 }
 
 /**
- * Reads a signature file: a 1.4 schema signature document (JSON object) or a bare Base64
- * signature (surrounding whitespace, such as the final newline, is ignored).
+ * `--pattern GLOB` of a batch, checked as a file-name pattern (`globToRegExp` of
+ * lib/schema/batch.ts); a usage error otherwise.
  */
-export async function readSignatureFile(
-  path: string,
-  io: CliIO,
-): Promise<string | Record<string, unknown>> {
-  return parseSignatureFile(await readInput(path, io), path);
-}
-
-/**
- * A regular expression for a file-name glob: `*` any run of characters, `?` one character,
- * everything else literal. Matches names, not paths.
- */
-export function globToRegExp(pattern: string): RegExp {
-  if (pattern === "" || pattern.includes("/")) {
-    throw new UsageError(`--pattern ${JSON.stringify(pattern)} must be a file-name pattern`);
-  }
-  let re = "^";
-  for (const ch of pattern) {
-    if (ch === "*") re += "[^/]*";
-    else if (ch === "?") re += "[^/]";
-    else re += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(re + "$", "u");
-}
-
-/**
- * The regular files in `dir` whose names match `pattern`, sorted by code point. Symlinks and
- * other non-regular entries are skipped (reported in `skipped`); subdirectories are not
- * entered.
- */
-export async function listBatch(
-  dir: string,
-  pattern: string,
-): Promise<{ files: string[]; skipped: string[] }> {
-  const re = globToRegExp(pattern);
-  const files: string[] = [];
-  const skipped: string[] = [];
+export function checkPatternFlag(pattern: string): string {
   try {
-    for await (const entry of Deno.readDir(dir)) {
-      if (!re.test(entry.name) || entry.name.endsWith(".sig")) continue;
-      if (entry.isFile) files.push(entry.name);
-      else if (!entry.isDirectory) skipped.push(entry.name);
-    }
+    globToRegExp(pattern);
   } catch (e) {
-    throw new SchemaPinError("IO_FAILED", `cannot list ${dir}: ${describeFsError(e)}`, {
-      path: dir,
-    });
+    if (!(e instanceof SchemaPinError)) throw e;
+    throw new UsageError(e.message);
   }
-  return { files: files.sort(compareCodePoints), skipped: skipped.sort(compareCodePoints) };
-}
-
-/** `dir/name`, without doubling slashes. */
-export function joinPath(dir: string, name: string): string {
-  return `${dir.replace(/\/+$/, "") || "/"}/${name}`.replace(/^\/\//, "/");
+  return pattern;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,7 +144,7 @@ export async function httpsOptions(
 
 /**
  * The key-source and DNS flags of a verify command, checked by {@linkcode checkTrustFlags}:
- * the library's plan (lib/trust/load.ts) of what {@linkcode loadTrustAndDnsHook} will read
+ * the library's plan (lib/trust/load.ts) of what loading the trust will read
  * and fetch, with the flags it came from.
  */
 export interface TrustPlan extends LibraryTrustPlan {
@@ -203,7 +158,7 @@ export interface TrustPlan extends LibraryTrustPlan {
  * Checks every key-source and DNS flag of `command` — which sources, their combinations,
  * `--timeout`, `--dns-server`, the form of the `--authority…` values — without reading a file
  * or touching the network: a usage error here means nothing was fetched, read or written.
- * Commands call it before anything else that has effects; {@linkcode loadTrustAndDnsHook}
+ * Commands call it before anything else that has effects; lib/trust/load.ts
  * then loads what it describes.
  *
  * @example
@@ -314,6 +269,35 @@ export function trustEnv(plan: TrustPlan, io: CliIO): TrustEnv {
 }
 
 /**
+ * What `loadTrustedVerifier` (lib/trust/verify.ts) takes for a verify command's `plan`: its
+ * files read through `io`, and the pin, lineage and expiry flags among `values`.
+ *
+ * @example
+ * ```ts ignore
+ * const verifier = await loadTrustedVerifier(verifierOptions(plan, values, io));
+ * ```
+ */
+export function verifierOptions(
+  plan: TrustPlan,
+  values: TrustOptionValues & {
+    lineage?: boolean;
+    "lineage-store"?: string;
+    "allow-expired"?: boolean;
+  },
+  io: CliIO,
+): TrustedVerifierOptions {
+  return {
+    plan,
+    env: trustEnv(plan, io),
+    pinStore: values["pin-store"],
+    // --lineage: checked before any pin is written, moved forward once verification passed.
+    lineage: lineageStoreFromFlags(values),
+    trustFirstUse: values["trust-first-use"] === true,
+    allowExpired: values["allow-expired"] === true,
+  };
+}
+
+/**
  * `--domain D` of `command`, validated (§9) and in the form pins are keyed by; a usage error
  * when it is missing or not a host name.
  *
@@ -329,24 +313,6 @@ export function requireDomainFlag(command: string, value: string | undefined): s
     throw new UsageError(`${command}: --domain ${JSON.stringify(value)}: ${dc.reason}`);
   }
   return dc.domain;
-}
-
-/**
- * The trust inputs of `plan` and, with `--dns`, the DNS TXT cross-check as a before-pin hook
- * (`loadTrustAndDnsHook` of lib/trust/load.ts: every local input is read before the first
- * request). Network failures carry `details.remote` (exit 1, see {@linkcode reportInputFailure}).
- *
- * @example
- * ```ts ignore
- * const plan = checkTrustFlags("verify-skill", values, domain, args);
- * const { trust, dnsHook } = await loadTrustAndDnsHook<SkillVerificationResult>(plan, io);
- * ```
- */
-export async function loadTrustAndDnsHook<R extends OfflineVerificationResult>(
-  plan: TrustPlan,
-  io: CliIO,
-): Promise<LoadedTrust<R>> {
-  return await loadTrustWith<R>(plan, trustEnv(plan, io));
 }
 
 /** `--dns-server`, parsed; a usage error when malformed or given without `--dns`. */
@@ -425,7 +391,10 @@ export function verifyExitCode(code: string | undefined): number {
   return exitCodeFor(code, "verdict");
 }
 
-/** Reports an input that could not be loaded (before any verification); returns the exit code. */
+/**
+ * Reports an input that could not be loaded (before any verification); returns the exit code.
+ * Anything but a `SchemaPinError` (a usage error included) is thrown again.
+ */
 export async function reportInputFailure(e: unknown, json: boolean, io: CliIO): Promise<number> {
   if (!(e instanceof SchemaPinError)) throw e;
   if (json) {

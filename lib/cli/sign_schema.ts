@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
 import type { Signer } from "../crypto/signer.ts";
 import type { SchemaDocumentOptions } from "../schema/document.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
@@ -20,19 +19,18 @@ import {
 } from "./command.ts";
 import { exitCodeOfError } from "./exit_codes.ts";
 import { batchFailure, failureFields, jsonError, jsonOutput } from "./json_output.ts";
-import {
-  AtomicBatchWriter,
-  describeFsError,
-  readInput,
-  removeDeadWriterTempFiles,
-  writeFileAtomic,
-} from "./io.ts";
+import { AtomicBatchWriter, readInput, removeDeadWriterTempFiles, writeFileAtomic } from "./io.ts";
 import { count, progressLine } from "./progress.ts";
-import { joinPath, listBatch, readJsonFile, sourceName } from "./schema_inputs.ts";
+import { checkPatternFlag, readJsonFile, sourceName } from "./schema_inputs.ts";
 import { isSshAgentKey, loadSigner, privateKeyOf } from "./private_key.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { signOneWithSigner } from "../schema/sign_one.ts";
 import { signSchemaBatch } from "../schema/batch.ts";
+import {
+  prepareSignBatch,
+  refuseFormatSwitch,
+  type SignatureFormat,
+} from "../schema/sign_output.ts";
 import { batchThreadsSetting } from "../schema/batch_pool.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import {
@@ -108,14 +106,12 @@ Usage:
   schemapin sign-schema --batch DIR [--pattern GLOB] --out-dir DIR
       --key PRIVATE.pem|ssh-agent:PUBFILE [-f] [-q] [--format bare|document] [metadata…]
 
---format bare writes a bare Base64 signature (SchemaPin v1.3, spec §4.1: ECDSA P-256 over
-SHA-256(SHA-256(schemapin-v1 canonical schema))); --format document writes a 1.4 schema
-signature document (JSON: schemapin_version, schema_hash, signature, signed_at, and the
-metadata below), whose signature covers every field. Without --format, a metadata flag
-selects the document format and a note on stderr says so; none selects bare. --format bare
-with a metadata flag is a usage error. An existing output file of the other format is
-never replaced without --force, and the message names both formats. (--document is the old
-spelling of --format document; --out DIR with --batch the old spelling of --out-dir DIR.)
+--format bare writes a bare Base64 signature (SchemaPin v1.3, §4.1); --format document a 1.4
+schema signature document whose signature covers every field (docs/signing.md). Without
+--format, a metadata flag selects document (with a note on stderr), none bare; --format bare
+with a metadata flag is a usage error. An existing output of the other format is never
+replaced without --force. (--document is the old spelling of --format document; --out DIR
+with --batch the old spelling of --out-dir DIR.)
 
 Metadata (a 1.4 document only):
 ${optionList(METADATA_FLAGS)}
@@ -123,18 +119,13 @@ ${optionList(METADATA_FLAGS)}
 Options:
 ${optionList(FLAGS)}
 
-Every signature file is written atomically (temporary file, fsync, rename). A batch writes
-its signatures in groups, about once a second: the temporary files are synced together,
-then renamed, then the directory is synced once; a file is reported as signed only once it
-is durable. A batch shows a progress line on stderr when stderr is a terminal.
+Every signature file is written atomically; a batch commits them in groups and reports a
+file as signed only once it is durable, with a progress line on a terminal.
 
---key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK (an
-ecdsa-sha2-nistp256 key: in ssh-agent, on a YubiKey, in a Secure Enclave agent), named by
-its public half: PUBFILE is its OpenSSH .pub line or a PEM public key. The private key never
-enters schemapin (docs/ssh-agent.md); the signatures verify as a key file's do. A batch
-signed through the agent runs on the main thread, one agent request per schema: an agent
-signer cannot be handed to worker threads, so SCHEMAPIN_BATCH_THREADS does not apply. The
-first agent failure stops the batch (exit 2).
+--key ssh-agent:PUBFILE signs with an ecdsa-sha2-nistp256 key held by the SSH agent at
+$SSH_AUTH_SOCK, named by its public half (an OpenSSH .pub line or a PEM public key); the
+private key never enters schemapin. A batch then signs on the main thread and stops at the
+first agent failure (exit 2). See docs/ssh-agent.md.
 
 Exit codes: 0 signed; 2 bad arguments, unreadable or malformed schema or key (the message
 names the file), a schema with no canonical form, or an SSH agent that is missing, does not
@@ -149,9 +140,6 @@ Examples:
 `;
 
 type Values = ReturnType<typeof parseCommandArgs<typeof ALL_FLAGS>>["values"];
-
-/** The two signature formats sign-schema writes. */
-export type SignatureFormat = "bare" | "document";
 
 /** The flags that only a 1.4 document carries. */
 const DOCUMENT_ONLY_FLAGS = Object.keys(METADATA_FLAGS) as (keyof typeof METADATA_FLAGS)[];
@@ -189,42 +177,6 @@ export function chooseSignatureFormat(
     );
   }
   return { format: values.format, inferred: false };
-}
-
-const FORMAT_NAMES: Record<SignatureFormat, string> = {
-  bare: "a bare Base64 signature (--format bare)",
-  document: "a 1.4 signature document (--format document)",
-};
-
-/**
- * The format of an existing signature file (a JSON document or bare Base64), or undefined
- * when there is no file there.
- */
-function existingFormat(path: string): SignatureFormat | undefined {
-  let bytes: Uint8Array;
-  try {
-    bytes = Deno.readFileSync(path);
-  } catch {
-    return undefined; // missing (or unreadable: the write reports it)
-  }
-  return new TextDecoder().decode(bytes).trimStart().startsWith("{") ? "document" : "bare";
-}
-
-/**
- * Without --force, an existing output of the other format is refused naming both formats (a
- * rerun without the metadata flags must not turn a 1.4 document into bare Base64 unnoticed).
- */
-function refuseFormatSwitch(path: string, format: SignatureFormat): void {
-  const existing = existingFormat(path);
-  if (existing === undefined || existing === format) return;
-  throw new SchemaPinError(
-    "IO_FAILED",
-    `${path} holds ${FORMAT_NAMES[existing]} and this run writes ${
-      FORMAT_NAMES[format]
-    }; nothing was written — pass --format ${existing} to keep its format, or --force to ` +
-      "replace it",
-    { path },
-  );
 }
 
 /** The document options asked for on the command line, or undefined for a bare signature. */
@@ -325,7 +277,9 @@ export const signSchemaCommand: Command = {
       throw new UsageError("sign-schema: --pattern goes with --batch");
     }
     const [file] = requirePositionals("sign-schema", positionals, 1, "one SCHEMA.json (or -)");
-    if (values.out !== undefined && values.force !== true) refuseFormatSwitch(values.out, format);
+    if (values.out !== undefined && values.force !== true) {
+      await refuseFormatSwitch(values.out, format);
+    }
     const signer = await loadKey(values.key, io, values["passphrase-file"]);
     const schema = await readJsonFile(file, io, "schema");
     const signed = await signOneWithSigner(schema, signer, docOptions, sourceName(file));
@@ -342,41 +296,6 @@ export const signSchemaCommand: Command = {
     return EXIT_OK;
   },
 };
-
-/**
- * Without --force a batch replaces nothing: when any OUT/<name>.sig exists, it stops before
- * writing (one rule for outputs, lib/cli/flags.ts), naming the first few.
- */
-function refuseExistingSignatures(
-  outDir: string,
-  files: readonly string[],
-  format: SignatureFormat,
-): void {
-  const existing: string[] = [];
-  for (const name of files) {
-    const path = joinPath(outDir, `${name}.sig`);
-    try {
-      Deno.lstatSync(path);
-      existing.push(path);
-    } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) {
-        throw new SchemaPinError("IO_FAILED", `cannot check ${path}: ${describeFsError(e)}`, {
-          path,
-        });
-      }
-    }
-  }
-  if (existing.length === 0) return;
-  // A file of the other format is named first, with both formats.
-  for (const path of existing) refuseFormatSwitch(path, format);
-  const shown = existing.slice(0, 3).join(", ") + (existing.length > 3 ? ", …" : "");
-  throw new SchemaPinError(
-    "IO_FAILED",
-    `${existing.length} signature file(s) already exist (${shown}); nothing was written — ` +
-      `add --force to replace them`,
-    { path: outDir },
-  );
-}
 
 async function signBatch(
   dir: string,
@@ -395,15 +314,13 @@ async function signBatch(
   },
 ): Promise<number> {
   const { io } = ctx;
-  const { files, skipped } = await listBatch(dir, pattern);
-  if (!ctx.force) refuseExistingSignatures(outDir, files, ctx.format);
-  try {
-    await Deno.mkdir(outDir, { recursive: true });
-  } catch (e) {
-    throw new SchemaPinError("IO_FAILED", `cannot create ${outDir}: ${describeFsError(e)}`, {
-      path: outDir,
-    });
-  }
+  const { files, skipped } = await prepareSignBatch({
+    dir,
+    pattern: checkPatternFlag(pattern),
+    outDir,
+    format: ctx.format,
+    force: ctx.force,
+  });
   removeDeadWriterTempFiles(outDir); // left by a batch that was killed before it committed
   const progress = progressLine(io, ctx.quiet);
   const results: Record<string, unknown>[] = [];
@@ -453,9 +370,7 @@ async function signBatch(
   } finally {
     progress.clear();
   }
-  for (const name of skipped) {
-    await io.stderr(`warning: skipped ${joinPath(dir, name)} (not a regular file)\n`);
-  }
+  for (const path of skipped) await io.stderr(`warning: skipped ${path} (not a regular file)\n`);
   const summary = { total: files.length, signed: files.length - failed, failed };
   if (files.length === 0) {
     const message = `no file in ${dir} matches ${JSON.stringify(pattern)}`;

@@ -7,20 +7,17 @@
  * @module
  */
 import { defaultPinStorePath } from "../pins/store.ts";
-import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
 import { checkToolId } from "../pins/store.ts";
-import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
 import {
+  type BatchListing,
+  listBatch,
   readSchemaSignature,
   schemaToolId,
   type VerifiedBatchItem,
-  verifySchemaBatch,
-  type VerifySchemaBatchOptions,
 } from "../schema/batch.ts";
+import { requireDirectory } from "../schema/input.ts";
 import { batchThreadsSetting } from "../schema/batch_pool.ts";
-import type { DnsCrossCheck } from "../dns/check.ts";
-import type { BeforePinHook } from "../schema/flow.ts";
 import {
   type CliIO,
   type Command,
@@ -40,24 +37,27 @@ import {
   verificationFields,
 } from "./json_output.ts";
 import {
+  checkPatternFlag,
   checkTrustFlags,
   confirmFirstUseWith,
   describeVerifyWarning,
   failureHint,
-  globToRegExp,
-  joinPath,
-  listBatch,
-  loadTrustAndDnsHook,
   printVerifyNotes,
   readJsonFile,
   reportInputFailure,
   requireDomainFlag,
   resultExitCode,
   sourceName,
+  verifierOptions,
 } from "./schema_inputs.ts";
-import { type TrustInputs, trustPinStore, withTrustInputs } from "../trust/load.ts";
+import {
+  loadTrustedVerifier,
+  type TrustedBatchInput,
+  type TrustedSchemaResult,
+  type TrustedVerifier,
+} from "../trust/verify.ts";
 import { exitCodeOfError } from "./exit_codes.ts";
-import { describeFsError, readInput } from "./io.ts";
+import { readInput } from "./io.ts";
 import { scanBase64 } from "../crypto/base64.ts";
 import { decodeEcdsaDer } from "../crypto/der.ts";
 import { count, type Progress, progressLine } from "./progress.ts";
@@ -75,12 +75,7 @@ import {
   VERIFY_DOMAIN_FLAGS,
 } from "./flag_groups.ts";
 import { resolveSignedDomain, signedDocumentDomain } from "./signed_domain.ts";
-import {
-  advanceLineage,
-  lineageBeforePinHook,
-  type LineageReport,
-} from "../schema/lineage_verify.ts";
-import { LINEAGE_HELP, lineageJson, lineageStoreFromFlags, printLineage } from "./lineage_store.ts";
+import { LINEAGE_HELP, lineageJson, printLineage } from "./lineage_store.ts";
 
 const FLAGS = {
   signature: {
@@ -147,18 +142,14 @@ Usage:
       (--discovery FILE | SOURCE…) [options above]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
-Runs the seven steps of SchemaPin §15.1 in order: discovery document, key and fingerprint,
-revocation (the discovery revoked_keys and the --revocation document: either revokes), the
-pin of TOOL_ID@DOMAIN (read only), canonicalization, the signature, and — only after all of
-that succeeded — pinning on first use. A failed verification never writes a pin.
+Runs the seven steps of SchemaPin §15.1 in order (docs/signing.md); a pin is written only
+after all of them succeeded, never by a failed verification.
 
-The signature is a bare Base64 signature (v1.3) or a 1.4 schema signature document (JSON);
-a document's canonicalization, schema_hash, domain and expires_at are checked (expiry fails
-closed 300 s after expires_at). A 1.4 document that names its domain needs no --domain: that
-domain is the pin key, selects the key and is reported; a --domain that differs from it is a
-usage error (exit 2). A bare Base64 signature, or a document without a domain, needs
---domain D. --signature-file FILE is the old spelling of --signature FILE, and --signature
-with an inline Base64 value still works for one release (both with a note on stderr).
+The signature is a bare Base64 signature (v1.3) or a 1.4 schema signature document. A 1.4
+document that names its domain needs no --domain (a --domain that differs is exit 2); a bare
+signature, or a document without a domain, needs --domain D. --signature-file FILE is the old
+spelling of --signature FILE, and --signature with an inline Base64 value still works for one
+release (both with a note on stderr).
 
 First use (no pin yet for TOOL_ID@DOMAIN): on a terminal you are shown the key fingerprint
 and asked to confirm; otherwise verification fails with KEY_NOT_FOUND unless
@@ -170,12 +161,9 @@ ${LINEAGE_HELP}
 Options:
 ${optionList(FLAGS)}
 
-A batch shows a progress line on stderr when stderr is a terminal (never in a pipe). It
-reads the pin store once and writes the pins of first use together, under the store's lock,
-about once a second and at the end; a result is printed only once its pin is written, so a
-batch that is interrupted has written every pin it reported. A pin another verifier wrote
-meanwhile is never overwritten: a different key for the same tool then fails that schema
-with KEY_PIN_MISMATCH.
+A batch shows a progress line on a terminal, writes the pins of first use together and prints
+a result only once its pin is written (docs/signing.md, "Schema signing and offline
+verification").
 
 Exit codes: 0 valid; 1 invalid (bad signature, revoked, expired, pin mismatch, first use not
 confirmed, discovery unreachable or malformed over the network, DNS mismatch, …); 2 bad
@@ -191,21 +179,6 @@ Examples:
   schemapin verify-schema tool.json --signature tool.json.sig --discovery schemapin.json \\
       --trust-first-use --lineage
 `;
-
-/** A schema result, with the DNS cross-check when `--dns` was given. */
-type Result = SchemaVerificationResult & {
-  dns?: DnsCrossCheck;
-  discoverySource?: string;
-  lineage?: LineageReport;
-};
-
-/**
- * Reads a signature file and, for a document, checks its structure now, so that a malformed
- * file is reported as such (exit 2, naming the file) rather than as a failed verification.
- */
-function loadSignature(path: string, io: CliIO): Promise<string | Record<string, unknown>> {
-  return readSchemaSignature(path, (p) => readInput(p, io));
-}
 
 /**
  * `--signature-base64` takes the Base64 text itself; a value naming an existing file is the
@@ -249,23 +222,6 @@ async function isInlineBase64(value: string): Promise<boolean> {
   }
 }
 
-/** `--signature-dir` of a batch must be a readable folder. */
-async function checkSignatureDir(dir: string): Promise<void> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(dir);
-  } catch (e) {
-    throw new SchemaPinError("IO_FAILED", `--signature-dir ${dir}: ${describeFsError(e)}`, {
-      path: dir,
-    });
-  }
-  if (!info.isDirectory) {
-    throw new SchemaPinError("IO_FAILED", `--signature-dir ${dir} is not a directory`, {
-      path: dir,
-    });
-  }
-}
-
 /** The fields of a result printed by `--json` (the parsed document is left out). */
 const RESULT_KEYS = [
   "domain",
@@ -286,23 +242,14 @@ const RESULT_KEYS = [
   "unprotectedFields",
   "discoverySource",
   "dns",
-] as const satisfies readonly (keyof Result)[];
+] as const satisfies readonly (keyof TrustedSchemaResult)[];
 
 /** A result as printed by `--json`. */
-function resultJson(result: Result): JsonOutputFields {
+function resultJson(result: TrustedSchemaResult): JsonOutputFields {
   const fields = verificationFields(result, RESULT_KEYS) as Record<string, unknown>;
   if ("developer_name" in fields) fields.developer_name = developerNameJson(result);
   if (result.lineage !== undefined) fields.lineage = lineageJson(result.lineage);
   return fields as JsonOutputFields;
-}
-
-function toolIdFor(explicit: string | undefined, schema: JsonValue, file: string): string {
-  if (explicit !== undefined) {
-    const problem = checkToolId(explicit);
-    if (problem) throw new UsageError(`verify-schema: --tool-id: ${problem}`);
-    return explicit;
-  }
-  return schemaToolId(schema, file);
 }
 
 /** What the command needs from its environment (tests replace the prompt). */
@@ -334,7 +281,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
             throw new UsageError(`verify-schema: --${k} does not go with --batch`);
           }
         }
-        globToRegExp(values.pattern ?? "*.json");
+        checkPatternFlag(values.pattern ?? "*.json");
         threadsSetting = batchThreadsSetting();
       } else {
         if (values.pattern !== undefined || values["signature-dir"] !== undefined) {
@@ -368,20 +315,19 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
       }
 
       // The local inputs, then the trust documents (the only step that may use the network).
+      const read = (path: string) => readInput(path, io);
       let schema: JsonValue = null;
       let signature: string | Record<string, unknown> | undefined = inline;
       let toolId = "";
-      let listing: { files: string[]; skipped: string[] } | undefined;
-      let trust: TrustInputs;
-      let dnsHook: BeforePinHook<SchemaVerificationResult> | undefined;
+      let listing: BatchListing | undefined;
+      let verifier: TrustedVerifier;
       // Without --domain, the domain is the one the signature document names: the signature
       // (a local input) is read before the trust flags that need the domain are checked.
       let domain: string;
       if (file !== undefined && values.domain === undefined) {
         try {
-          signature ??= await loadSignature(values.signature!, io);
+          signature ??= await readSchemaSignature(values.signature!, read);
         } catch (e) {
-          if (e instanceof UsageError) throw e;
           return await reportInputFailure(e, json, io);
         }
         domain = resolveSignedDomain("verify-schema", undefined, signedDocumentDomain(signature));
@@ -392,81 +338,55 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
       const plan = checkTrustFlags("verify-schema", values, domain, args);
       try {
         if (file === undefined) {
-          listing = await listBatch(batch!, values.pattern ?? "*.json");
+          listing = listBatch(batch!, values.pattern ?? "*.json");
           // A mistyped --signature-dir is the user's input error (exit 2), not every schema
           // of the batch "unsigned" (exit 1).
           if (values["signature-dir"] !== undefined) {
-            await checkSignatureDir(values["signature-dir"]);
+            await requireDirectory("--signature-dir", values["signature-dir"]);
           }
         } else {
           schema = await readJsonFile(file, io, "schema");
-          signature ??= await loadSignature(values.signature!, io);
+          signature ??= await readSchemaSignature(values.signature!, read);
           // A --domain that differs from the document's own is a usage error (exit 2).
           resolveSignedDomain("verify-schema", values.domain, signedDocumentDomain(signature));
-          toolId = toolIdFor(values["tool-id"], schema, sourceName(file));
+          toolId = values["tool-id"] ?? schemaToolId(schema, sourceName(file));
         }
-        ({ trust, dnsHook } = await loadTrustAndDnsHook<SchemaVerificationResult>(plan, io));
+        verifier = await loadTrustedVerifier(verifierOptions(plan, values, io));
       } catch (e) {
-        if (e instanceof UsageError) throw e;
         return await reportInputFailure(e, json, io);
       }
-      // --lineage: checked before any pin is written, moved forward once verification passed.
-      const lineage = lineageStoreFromFlags(values);
-      const hook = lineage ? lineageBeforePinHook(lineage, dnsHook) : dnsHook;
       const quiet = values.quiet === true;
       const progress = file === undefined ? progressLine(io, quiet) : undefined;
       const confirmFirstUse = confirmFirstUseWith((q) => {
         progress?.clear(); // the question starts on a clean line
         return deps.prompt(q, io);
       });
-      const flow = {
-        domain,
-        discovery: trust.discovery,
-        revocation: trust.revocation,
-        trustFirstUse: values["trust-first-use"] === true,
-        allowExpired: values["allow-expired"] === true,
-        allowMissingRevocation: values["allow-missing-revocation"] === true,
-        sources: { discovery: trust.discoverySource, revocation: trust.revocationSource },
-      };
-      // --public-key: the key is the anchor; nothing is pinned, the pin file is not opened.
-      const pinStore = trustPinStore(trust, values["pin-store"]);
 
       if (file === undefined) {
         // A batch reads the store once and writes its first-use pins together (lib/pins/batch.ts).
-        return await verifyBatch(batch!, values.pattern ?? "*.json", listing!, {
+        return await verifyBatch(batch!, values.pattern ?? "*.json", listing!, verifier, {
           json,
           quiet,
           io,
           progress: progress!,
           options: {
             sigDir: values["signature-dir"] ?? batch!,
-            read: (path) => readInput(path, io),
-            flow: { ...flow, confirmFirstUse },
-            ...(dnsHook ? { beforePin: dnsHook } : {}),
-            ...(lineage ? { lineage } : {}),
-            pinStore,
-            batchPins: trust.explicitKey === undefined,
+            read,
+            confirmFirstUse,
             threads: threadsSetting,
-            finish: (result) => void withTrustInputs(result, trust),
           },
         });
       }
-      const result: Result = withTrustInputs(
-        await verifySchemaOfflineWithHook({
-          ...flow,
-          pinStore,
-          schema,
-          signature: signature!,
-          toolId,
-          // Never prompt while stdin carries the schema.
-          confirmFirstUse: file === "-" ? undefined : confirmFirstUse,
-          sources: {
-            ...flow.sources,
-            signature: inline === undefined ? sourceName(values.signature!) : "--signature-base64",
-          },
-        }, hook).then((verified) => lineage ? advanceLineage(lineage, verified) : verified),
-        trust,
-      );
+      const result = await verifier.verifySchema({
+        schema,
+        signature: signature!,
+        toolId,
+        // Never prompt while stdin carries the schema.
+        confirmFirstUse: file === "-" ? undefined : confirmFirstUse,
+        signatureSource: inline === undefined
+          ? sourceName(values.signature!)
+          : "--signature-base64",
+      });
       if (values.json) {
         await io.stdout(jsonOutput("verify-schema", resultJson(result)));
       } else {
@@ -474,7 +394,7 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
         if (result.valid) {
           if (quiet) return resultExitCode(result);
           await printLineage(result.lineage, io);
-          const pin = trust.explicitKey !== undefined
+          const pin = verifier.trust.explicitKey !== undefined
             ? "key from --public-key, not pinned"
             : result.keyPinning === "first_use"
             ? `pinned on first use in ${values["pin-store"] ?? defaultPinStorePath()}`
@@ -501,16 +421,14 @@ export const verifySchemaCommand: Command = makeVerifySchemaCommand({ prompt: te
 async function verifyBatch(
   dir: string,
   pattern: string,
-  { files, skipped }: { files: string[]; skipped: string[] },
+  { files, skipped }: BatchListing,
+  verifier: TrustedVerifier,
   ctx: {
     json: boolean;
     quiet: boolean;
     io: CliIO;
     progress: Progress;
-    options: Omit<
-      VerifySchemaBatchOptions,
-      "dir" | "files" | "onResults" | "onProgress" | "onWarning"
-    >;
+    options: Omit<TrustedBatchInput, "dir" | "files" | "onResults" | "onProgress" | "onWarning">;
   },
 ): Promise<number> {
   const { io, progress } = ctx;
@@ -519,7 +437,7 @@ async function verifyBatch(
   let verified = 0;
 
   const report = async ({ path, sigPath, result: verifiedResult, error }: VerifiedBatchItem) => {
-    const result = verifiedResult as Result | undefined;
+    const result = verifiedResult as TrustedSchemaResult | undefined;
     let entry: Record<string, unknown>;
     let code: number;
     if (result !== undefined) {
@@ -548,7 +466,7 @@ async function verifyBatch(
     results.push(entry);
   };
 
-  await verifySchemaBatch({
+  await verifier.verifySchemaBatch({
     ...ctx.options,
     dir,
     files,
@@ -564,9 +482,7 @@ async function verifyBatch(
     onWarning: (line) => (progress.clear(), io.stderr(line)),
   });
   progress.clear();
-  for (const name of skipped) {
-    await io.stderr(`warning: skipped ${joinPath(dir, name)} (not a regular file)\n`);
-  }
+  for (const path of skipped) await io.stderr(`warning: skipped ${path} (not a regular file)\n`);
   const summary = { total: files.length, verified, failed: files.length - verified };
   if (files.length === 0) {
     const message = `no file in ${dir} matches ${JSON.stringify(pattern)}`;

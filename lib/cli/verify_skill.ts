@@ -8,20 +8,11 @@
  * @module
  */
 import { defaultPinStorePath } from "../pins/store.ts";
-import { parseJson } from "../json/parse.ts";
 import { checkToolId } from "../pins/store.ts";
 import { showPath } from "../skill/fs.ts";
-import { checkSkillRoot, SIGNATURE_FILE_NAME } from "../skill/walk.ts";
-import { readRegularFile } from "../skill/fs.ts";
+import { checkSkillRoot } from "../skill/walk.ts";
 import { describeChanges } from "../skill/manifest.ts";
-import { parseSkillSignatureDocument } from "../skill/document.ts";
-import {
-  MAX_SIGNATURE_FILE_BYTES,
-  type SkillVerificationResult,
-  verifySkillOfflineWithHook,
-} from "../skill/verify.ts";
-import type { DnsCrossCheck } from "../dns/check.ts";
-import type { BeforePinHook } from "../schema/flow.ts";
+import { peekFolderSignature, readSkillSignatureFile } from "../skill/verify.ts";
 import {
   type Command,
   EXIT_OK,
@@ -43,23 +34,22 @@ import {
   checkTrustFlags,
   confirmFirstUseWith,
   failureHint,
-  loadTrustAndDnsHook,
   printVerifyNotes,
   reportInputFailure,
   requireDomainFlag,
   resultExitCode,
   sourceName,
+  verifierOptions,
 } from "./schema_inputs.ts";
-import { type TrustInputs, trustPinStore, withTrustInputs } from "../trust/load.ts";
+import {
+  loadTrustedVerifier,
+  type TrustedSkillResult,
+  type TrustedVerifier,
+} from "../trust/verify.ts";
 import { type PromptLine, terminalPrompt } from "./prompt.ts";
 import { resolveSignedDomain, signedDocumentDomain } from "./signed_domain.ts";
 import { type FlagTable, optionList } from "./flags.ts";
-import {
-  advanceLineage,
-  lineageBeforePinHook,
-  type LineageReport,
-} from "../schema/lineage_verify.ts";
-import { LINEAGE_HELP, lineageJson, lineageStoreFromFlags, printLineage } from "./lineage_store.ts";
+import { LINEAGE_HELP, lineageJson, printLineage } from "./lineage_store.ts";
 import {
   DNS_FLAGS,
   EXPIRY_FLAGS,
@@ -112,21 +102,16 @@ Usage:
       [--allow-expired] [--tool-id ID] [--signature FILE] [--json] [-q]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
-Runs the seven steps of SchemaPin §15.1 in order: the discovery document, the key and its
-fingerprint, revocation (the discovery revoked_keys and the --revocation document), the pin
-of SKILL_NAME@D (read only), the folder hash, the signature — over every field of a 1.4
-.schemapin.sig — and, only after all of that succeeded, pinning on first use. A failed
-verification never writes a pin. The domain D is the only source of the pin key and of the
-reported domain. Without --domain, D is the domain the 1.4 signature document names (its
-signature covers it); a --domain that differs from it is a usage error (exit 2). A legacy
-(1.3) document, or one without a domain, needs --domain D.
+Runs the seven steps of SchemaPin §15.1 in order, the folder hash and the signature over
+every field of a 1.4 .schemapin.sig among them (docs/signing.md, "Skill folders"); a pin of
+SKILL_NAME@D is written only after all of them succeeded. Without --domain, D is the domain
+the 1.4 signature document names (a --domain that differs is exit 2); a legacy (1.3)
+document, or one without a domain, needs --domain D.
 
 When the folder changed since it was signed, the files modified, added and removed are
-listed. A legacy (1.3) signature verifies with a warning: it signs the file contents only,
-none of the metadata, and never anchors lineage. A document labelled 1.4 whose signature
-covers only the legacy root hash (how the reference SDKs write "1.4") is refused, and the
-message says so and whether any file changed. A symbolic link, FIFO, socket or device in
-the folder, a non-UTF-8 name or a folder over the caps stops verification (exit 2).
+listed. A legacy (1.3) signature verifies with a warning (none of its metadata is signed). A
+symbolic link, FIFO, socket or device in the folder, a non-UTF-8 name or a folder over the
+caps stops verification (exit 2).
 
 First use (no pin yet): on a terminal you are shown the key fingerprint and asked to
 confirm; otherwise verification fails with KEY_NOT_FOUND unless --trust-first-use is given
@@ -154,13 +139,7 @@ Examples:
 `;
 
 /** A result as printed by `--json` (the parsed document is left out). */
-function resultJson(
-  result: SkillVerificationResult & {
-    dns?: unknown;
-    discoverySource?: string;
-    lineage?: LineageReport;
-  },
-): JsonOutputFields {
+function resultJson(result: TrustedSkillResult): JsonOutputFields {
   // One vocabulary with verify-schema: "document" (1.4) or "legacy" (1.3), not the algorithm.
   const fields = verificationFields(result, [
     "domain",
@@ -197,21 +176,6 @@ function resultJson(
   return fields as JsonOutputFields;
 }
 
-/**
- * The folder's own `.schemapin.sig` as JSON, only to learn the domain it names; `undefined`
- * when it is missing, not a regular file or not JSON (verification reads it again and reports
- * those itself).
- */
-function peekFolderSignature(dir: string): unknown {
-  const root = dir.length > 1 ? dir.replace(/\/+$/, "") || "/" : dir;
-  const path = `${root === "/" ? "" : root}/${SIGNATURE_FILE_NAME}`;
-  try {
-    return parseJson(readRegularFile(path, MAX_SIGNATURE_FILE_BYTES, "signature file"), path);
-  } catch {
-    return undefined;
-  }
-}
-
 /** What the command needs from its environment (tests replace the prompt). */
 export interface VerifySkillDeps {
   /** How to ask the user to confirm a first-use key. */
@@ -234,22 +198,17 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
       }
       const limits = limitsFromArgs("verify-skill", values);
       const json = values.json === true;
-      let trust: TrustInputs;
+      let verifier: TrustedVerifier;
       let signature: unknown;
-      let dnsHook: BeforePinHook<SkillVerificationResult> | undefined;
       // The local inputs (the folder must exist) and the domain the signature names.
       let named: string | undefined;
       const readLocal = async () => {
         checkSkillRoot(dir);
         if (values.signature !== undefined) {
-          signature = parseJson(
-            await readInput(values.signature, io),
-            sourceName(values.signature),
-          );
           // A malformed file the user named is an input error (exit 2, naming the file and
           // the field), as verify-schema --signature; the folder's own .schemapin.sig
           // stays part of what is verified (a broken one is SIGNATURE_INVALID, exit 1).
-          parseSkillSignatureDocument(signature, sourceName(values.signature));
+          signature = await readSkillSignatureFile(values.signature, (p) => readInput(p, io));
           named = signedDocumentDomain(signature);
         } else {
           named = signedDocumentDomain(peekFolderSignature(dir));
@@ -262,7 +221,6 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         try {
           await readLocal();
         } catch (e) {
-          if (e instanceof UsageError) throw e;
           return await reportInputFailure(e, json, io);
         }
         domain = resolveSignedDomain("verify-skill", undefined, named);
@@ -278,47 +236,28 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
           resolveSignedDomain("verify-skill", values.domain, named);
         }
         // Then the trust documents: the only step that may use the network.
-        ({ trust, dnsHook } = await loadTrustAndDnsHook<SkillVerificationResult>(plan, io));
+        verifier = await loadTrustedVerifier(verifierOptions(plan, values, io));
       } catch (e) {
-        if (e instanceof UsageError) throw e;
         return await reportInputFailure(e, json, io);
       }
       const quiet = values.quiet === true;
       const progress = skillProgress(io, "verify-skill", quiet);
-      let result: SkillVerificationResult & {
-        dns?: DnsCrossCheck;
-        discoverySource?: string;
-        lineage?: LineageReport;
-      };
-      // --lineage: checked before any pin is written, moved forward once verification passed.
-      const lineage = lineageStoreFromFlags(values);
+      let result: TrustedSkillResult;
       try {
-        result = await verifySkillOfflineWithHook({
+        result = await verifier.verifySkill({
           ...limits,
           dir,
           signature,
           toolId: values["tool-id"],
-          domain,
-          discovery: trust.discovery,
-          revocation: trust.revocation,
-          // --public-key: the key is the anchor; nothing is pinned, the pin file is not opened.
-          pinStore: trustPinStore(trust, values["pin-store"]),
-          trustFirstUse: values["trust-first-use"] === true,
           confirmFirstUse: confirmFirstUseWith((q) => {
             progress.done(); // the question starts on a clean line
             return deps.prompt(q, io);
           }),
-          allowExpired: values["allow-expired"] === true,
-          allowMissingRevocation: values["allow-missing-revocation"] === true,
           ...progress.options,
-          sources: {
-            discovery: trust.discoverySource,
-            revocation: trust.revocationSource,
-            signature: values.signature !== undefined ? sourceName(values.signature) : undefined,
-          },
-        }, lineage ? lineageBeforePinHook(lineage, dnsHook) : dnsHook);
-        if (lineage) await advanceLineage(lineage, result);
-        withTrustInputs(result, trust);
+          signatureSource: values.signature !== undefined
+            ? sourceName(values.signature)
+            : undefined,
+        });
       } finally {
         progress.done();
       }
@@ -334,7 +273,7 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
       if (result.valid) {
         if (quiet) return EXIT_OK;
         await printLineage(result.lineage, io);
-        const pin = trust.explicitKey !== undefined
+        const pin = verifier.trust.explicitKey !== undefined
           ? "key from --public-key, not pinned"
           : result.keyPinning === "first_use"
           ? `pinned on first use in ${values["pin-store"] ?? defaultPinStorePath()}`

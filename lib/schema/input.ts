@@ -11,6 +11,7 @@ import { SchemaPinError } from "../errors.ts";
 import { pemInsteadOf, pemLabelOf } from "../crypto/pem.ts";
 import { parseJson } from "../json/parse.ts";
 import type { JsonValue } from "../json/types.ts";
+import { describeFsError, type EntryInfo, stat } from "../runtime/fs.ts";
 
 /**
  * Reads the bytes of the file `path`; throws `SchemaPinError` (`IO_FAILED`) naming it. The
@@ -139,4 +140,26 @@ export function parseSignatureFile(
     );
   }
   return trimmed;
+}
+
+/**
+ * Throws `IO_FAILED` unless `dir`, given as `what` (`--resolver-dir`, `--signature-dir`), is a
+ * folder: a mistyped one must not read as a folder with nothing in it.
+ *
+ * @example
+ * ```ts ignore
+ * import { requireDirectory } from "./input.ts";
+ * await requireDirectory("--signature-dir", "sigs"); // IO_FAILED: --signature-dir sigs: no such file or directory
+ * ```
+ */
+export async function requireDirectory(what: string, dir: string): Promise<void> {
+  let info: EntryInfo;
+  try {
+    info = await stat(dir);
+  } catch (e) {
+    throw new SchemaPinError("IO_FAILED", `${what} ${dir}: ${describeFsError(e)}`, { path: dir });
+  }
+  if (!info.isDirectory) {
+    throw new SchemaPinError("IO_FAILED", `${what} ${dir} is not a directory`, { path: dir });
+  }
 }

@@ -73,6 +73,7 @@ import {
 } from "./manifest.ts";
 import { SIGNATURE_FILE_NAME, type SkillLimits, skillSignaturePath } from "./walk.ts";
 import { checkArg } from "../arguments.ts";
+import { type ReadInput, sourceName } from "../schema/input.ts";
 
 /** The largest `.schemapin.sig` read: 32 MiB (10,000 entries with long paths fit easily). */
 export const MAX_SIGNATURE_FILE_BYTES: number = 32 * 1024 * 1024;
@@ -180,6 +181,46 @@ function changeSummary(changes: ManifestChanges): string {
   const lines = describeChanges(changes, 20).map(showPath);
   return `${changes.modified.length} modified, ${changes.added.length} added, ` +
     `${changes.removed.length} removed (${lines.join("; ")})`;
+}
+
+/**
+ * The folder's own `.schemapin.sig` as JSON, only to look at it before verifying (the domain
+ * it names); `undefined` when it is missing, not a regular file or not JSON — verification
+ * reads it again and reports those itself.
+ *
+ * @example
+ * ```ts ignore
+ * import { peekFolderSignature } from "./verify.ts";
+ * peekFolderSignature("./pdf-tools"); // { schemapin_version: "1.4", domain: "example.com", … }
+ * ```
+ */
+export function peekFolderSignature(dir: string): unknown {
+  const path = skillSignaturePath(dir);
+  try {
+    return parseJson(readRegularFile(path, MAX_SIGNATURE_FILE_BYTES, "signature file"), path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads a skill signature document given as a file of its own (instead of the folder's
+ * `.schemapin.sig`) and checks its structure now: a malformed file is an input error naming
+ * the file and the field, not a failed verification.
+ *
+ * @throws {SchemaPinError} what `read` throws; `JSON_INVALID`; `INPUT_INVALID` from
+ *   `parseSkillSignatureDocument`.
+ *
+ * @example
+ * ```ts ignore
+ * import { readSkillSignatureFile } from "./verify.ts";
+ * const signature = await readSkillSignatureFile("skill.sig", (p) => Deno.readFile(p));
+ * ```
+ */
+export async function readSkillSignatureFile(path: string, read: ReadInput): Promise<unknown> {
+  const signature = parseJson(await read(path), sourceName(path));
+  parseSkillSignatureDocument(signature, sourceName(path));
+  return signature;
 }
 
 /** The document read from `dir/.schemapin.sig`, or a failure. */

@@ -37,8 +37,7 @@ import type { HttpsFetchOptions } from "../discovery/http.ts";
 import { type DnsTxtLookup, lookupDnsTxt } from "../dns/check.ts";
 import type { DnsServer } from "../dns/resolve.ts";
 import { dnsBeforePinHook } from "../schema/resolver_verify.ts";
-import { describeFsError, type EntryInfo, stat } from "../runtime/fs.ts";
-import { type ReadInput, readJsonInput, sourceName } from "../schema/input.ts";
+import { type ReadInput, readJsonInput, requireDirectory, sourceName } from "../schema/input.ts";
 
 /** The trust inputs of a verification and the names they are reported under. */
 export interface TrustInputs {
@@ -323,23 +322,6 @@ async function bundleResolver(
   };
 }
 
-/** A resolver folder must exist: a mistyped one must not fall through to the next source. */
-async function checkResolverDir(dir: string): Promise<void> {
-  let info: EntryInfo;
-  try {
-    info = await stat(dir);
-  } catch (e) {
-    throw new SchemaPinError("IO_FAILED", `--resolver-dir ${dir}: ${describeFsError(e)}`, {
-      path: dir,
-    });
-  }
-  if (!info.isDirectory) {
-    throw new SchemaPinError("IO_FAILED", `--resolver-dir ${dir} is not a directory`, {
-      path: dir,
-    });
-  }
-}
-
 /** Checks the structure of the local discovery (and its key) and revocation documents. */
 function validateTrust(trust: TrustInputs): TrustInputs {
   const { document } = parseDiscoveryDocument(trust.discovery, trust.discoverySource);
@@ -423,7 +405,8 @@ async function prepareTrust(plan: TrustPlan, env: TrustEnv): Promise<PreparedTru
       if (source === "bundle") {
         resolvers.push(await bundleResolver(plan.bundle!, plan, env));
       } else if (source === "resolver-dir") {
-        await checkResolverDir(plan.resolverDir!);
+        // A mistyped folder must not fall through to the next source.
+        await requireDirectory("--resolver-dir", plan.resolverDir!);
         resolvers.push(new LocalFileResolver(plan.resolverDir!));
       } else {
         const options = await httpsFetchOptions(

@@ -1,0 +1,186 @@
+/**
+ * Verification with the trust of a plan: what `verify-schema` (one schema or a batch) and
+ * `verify-skill` run. {@linkcode loadTrustedVerifier} loads the trust inputs and the DNS TXT
+ * record of a {@linkcode TrustPlan} once (lib/trust/load.ts: every local input is read before
+ * the first request, and one that cannot be used throws before anything is verified); the
+ * {@linkcode TrustedVerifier} it returns then runs the flow (§15.1) of a schema, a batch of
+ * schemas or a skill folder with everything around it: the pin store (an explicit key's pins
+ * nothing and never opens the pin file), the DNS cross-check (§17) and the lineage check
+ * (§18.4) before any pin is written, lineage moved forward once the verification passed, and
+ * the result finished with where its trust came from.
+ *
+ * @module
+ */
+import type { DnsCrossCheck } from "../dns/check.ts";
+import type { LineageStore } from "../pins/lineage.ts";
+import type { FirstUseInfo, OfflineFlowOptions } from "../schema/flow.ts";
+import { verifySchemaBatch, type VerifySchemaBatchOptions } from "../schema/batch.ts";
+import {
+  advanceLineage,
+  lineageBeforePinHook,
+  type LineageReport,
+  type LineageResultFields,
+} from "../schema/lineage_verify.ts";
+import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
+import type { SkillVerificationResult, VerifySkillOfflineOptions } from "../skill/verify.ts";
+import {
+  loadTrustAndDnsHook,
+  type TrustEnv,
+  type TrustInputs,
+  trustPinStore,
+  type TrustPlan,
+  withTrustInputs,
+} from "./load.ts";
+
+/** Inputs of {@linkcode loadTrustedVerifier}: the trust and what every verification shares. */
+export interface TrustedVerifierOptions {
+  /** The key sources, checked (the CLI builds the plan from its flags). */
+  readonly plan: TrustPlan;
+  /** What the plan is read with. */
+  readonly env: TrustEnv;
+  /** The pin file (default: `defaultPinStorePath()`); not opened with an explicit key. */
+  readonly pinStore?: string;
+  /** Enforce lineage (§18.4) with this store. */
+  readonly lineage?: LineageStore;
+  /** Pin an unknown key without asking. */
+  readonly trustFirstUse?: boolean;
+  /** Accept an expired signature, with a warning. */
+  readonly allowExpired?: boolean;
+}
+
+/** What a verification with trust adds to its result. */
+export interface TrustedResultFields {
+  /** The DNS TXT cross-check (§17), when the plan asks for it. */
+  dns?: DnsCrossCheck;
+  /** Where the discovery document came from. */
+  discoverySource?: string;
+  /** What lineage decided, when lineage is enforced. */
+  lineage?: LineageReport;
+}
+
+/** A schema verified with trust. */
+export type TrustedSchemaResult = SchemaVerificationResult & TrustedResultFields;
+
+/** A skill folder verified with trust. */
+export type TrustedSkillResult = SkillVerificationResult & TrustedResultFields;
+
+/** Asks about a first-use key (a terminal); without it, first use needs `trustFirstUse`. */
+export type ConfirmFirstUse = (info: FirstUseInfo) => Promise<boolean>;
+
+/** One schema to verify with {@linkcode TrustedVerifier.verifySchema}. */
+export interface TrustedSchemaInput {
+  /** The tool schema (a parsed JSON value). */
+  readonly schema: unknown;
+  /** A bare Base64 signature or a parsed 1.4 schema signature document. */
+  readonly signature: string | Record<string, unknown>;
+  /** The tool id; the pin is `toolId@domain`. */
+  readonly toolId: string;
+  /** The name of the signature, for messages. */
+  readonly signatureSource?: string;
+  /** Asks about a first-use key. */
+  readonly confirmFirstUse?: ConfirmFirstUse;
+}
+
+/** A batch to verify with {@linkcode TrustedVerifier.verifySchemaBatch}. */
+export type TrustedBatchInput =
+  & Omit<
+    VerifySchemaBatchOptions,
+    "flow" | "beforePin" | "pinStore" | "lineage" | "batchPins" | "finish"
+  >
+  & {
+    /** Asks about a first-use key. */
+    readonly confirmFirstUse?: ConfirmFirstUse;
+  };
+
+/** A skill folder to verify with {@linkcode TrustedVerifier.verifySkill}. */
+export type TrustedSkillInput = Omit<VerifySkillOfflineOptions, keyof OfflineFlowOptions> & {
+  /** The name of the signature file given instead of the folder's own, for messages. */
+  readonly signatureSource?: string;
+  /** Asks about a first-use key. */
+  readonly confirmFirstUse?: ConfirmFirstUse;
+};
+
+/** Verifies schemas and skill folders with the trust loaded by {@linkcode loadTrustedVerifier}. */
+export interface TrustedVerifier {
+  /** The trust inputs (`explicitKey` is set for an explicit public key). */
+  readonly trust: TrustInputs;
+  /** Verifies one schema. */
+  verifySchema(input: TrustedSchemaInput): Promise<TrustedSchemaResult>;
+  /** Verifies a batch of schemas (lib/schema/batch.ts); the results go to `onResults`. */
+  verifySchemaBatch(input: TrustedBatchInput): Promise<void>;
+  /** Verifies a skill folder (§4b). */
+  verifySkill(input: TrustedSkillInput): Promise<TrustedSkillResult>;
+}
+
+/**
+ * Loads the trust inputs of `options.plan` and, when it asks for DNS, the TXT record
+ * (`loadTrustAndDnsHook`, lib/trust/load.ts), and returns the verifier of schemas, batches
+ * and skill folders with that trust. Verification results report failures; the verifier
+ * throws only what the flows throw (a skill folder that cannot be hashed safely).
+ *
+ * @throws {SchemaPinError} when a trust input cannot be used: a local file (naming it), or a
+ *   document fetched from the network (`details.remote`).
+ *
+ * @example
+ * ```ts ignore
+ * import { loadTrustedVerifier } from "./verify.ts";
+ * const verifier = await loadTrustedVerifier({
+ *   plan: { domain: "example.com", discovery: "schemapin.json", chain: [] },
+ *   env: { read: (p) => Deno.readFile(p) },
+ *   trustFirstUse: true,
+ * });
+ * const result = await verifier.verifySchema({ schema, signature, toolId: "calculate_sum" });
+ * ```
+ */
+export async function loadTrustedVerifier(
+  options: TrustedVerifierOptions,
+): Promise<TrustedVerifier> {
+  const { plan, lineage } = options;
+  const { trust, dnsHook } = await loadTrustAndDnsHook(plan, options.env);
+  // An explicit key is the anchor: nothing is pinned, the pin file is not opened.
+  const pinStore = trustPinStore(trust, options.pinStore);
+  const flow = (confirmFirstUse: ConfirmFirstUse | undefined, signature?: string) => ({
+    domain: plan.domain,
+    discovery: trust.discovery,
+    revocation: trust.revocation,
+    trustFirstUse: options.trustFirstUse === true,
+    confirmFirstUse,
+    allowExpired: options.allowExpired === true,
+    allowMissingRevocation: plan.allowMissingRevocation === true,
+    sources: { discovery: trust.discoverySource, revocation: trust.revocationSource, signature },
+  });
+  // Lineage is checked before any pin is written and moved forward once verification passed.
+  const hook = lineage ? lineageBeforePinHook(lineage, dnsHook) : dnsHook;
+  const finish = async <R extends LineageResultFields>(result: R): Promise<R> =>
+    withTrustInputs(lineage ? await advanceLineage(lineage, result) : result, trust);
+  return {
+    trust,
+    verifySchema: async ({ confirmFirstUse, signatureSource, ...input }) =>
+      await finish(
+        await verifySchemaOfflineWithHook(
+          { ...flow(confirmFirstUse, signatureSource), pinStore, ...input },
+          hook,
+        ),
+      ),
+    verifySchemaBatch: ({ confirmFirstUse, ...input }) =>
+      verifySchemaBatch({
+        ...input,
+        flow: flow(confirmFirstUse),
+        ...(dnsHook ? { beforePin: dnsHook } : {}),
+        // The batch checks lineage against one snapshot and writes its advances together.
+        ...(lineage ? { lineage } : {}),
+        pinStore,
+        batchPins: trust.explicitKey === undefined,
+        finish: (result) => void withTrustInputs(result, trust),
+      }),
+    // The skill flow is loaded only when a skill is verified: its folder walk and hashing
+    // load node: modules a schema verification does not need (start-up, issue 14).
+    verifySkill: async ({ confirmFirstUse, signatureSource, ...input }) =>
+      await finish(
+        await (await import("../skill/verify.ts")).verifySkillOfflineWithHook(
+          { ...flow(confirmFirstUse, signatureSource), pinStore, ...input },
+          hook,
+        ),
+      ),
+  };
+}
