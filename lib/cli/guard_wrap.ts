@@ -11,7 +11,8 @@
 import { isAbsolute, resolve } from "node:path";
 import { shellQuote } from "../contractpin/display_text.ts";
 import { SchemaPinError } from "../errors.ts";
-import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
+import { configContextFor as contextFor } from "../contractpin/config.ts";
+import { DEFAULT_LOCK_FILE, readLock } from "../contractpin/lock.ts";
 import type { GuardInvocation } from "../guard/wrap.ts";
 import {
   applyWrap,
@@ -24,7 +25,7 @@ import {
   writeWrappedConfig,
 } from "../guard/wrap_config.ts";
 import { type CliIO, EXIT_OK, EXIT_USAGE, parseCommandArgs, UsageError } from "./command.ts";
-import { configContextFor, readLock } from "./contract_shared.ts";
+import { configHost } from "./contract_shared.ts";
 import { describeFsError, exists, readInput, writeFileAtomic } from "./io.ts";
 import type { FlagTable } from "./flags.ts";
 import { type EnvLookup, findSchemapinOnPath } from "./schemapin_path.ts";
@@ -114,7 +115,11 @@ async function readConfigFile(
       path,
     });
   }
-  return parseClientConfigFile(bytes, { path, real, mode }, configContextFor(path, project));
+  return parseClientConfigFile(
+    bytes,
+    { path, real, mode },
+    contextFor(path, project, configHost()),
+  );
 }
 
 /** The config and its backup, written atomically (temporary file + rename). */
@@ -170,7 +175,7 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
   const project = values.project ?? ".";
   const lockPath = resolve(values.lock ?? DEFAULT_LOCK_FILE);
   const file = await readConfigFile(configPath, project, io);
-  const lock = await readLock(values.lock ?? DEFAULT_LOCK_FILE, io);
+  const lock = await readLock(values.lock ?? DEFAULT_LOCK_FILE, (p) => readInput(p, io));
   let plan;
   try {
     plan = planWrap(file, lock, { lockPath, firstPort, ...(mode ? { mode } : {}) });
@@ -227,7 +232,7 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
     ? [/[/\\]/.test(given) && !isAbsolute(given) ? resolve(given) : given]
     : defaultSchemapinCommand();
   const inv: GuardInvocation = { program, lockPath, ...(mode ? { mode } : {}) };
-  const result = applyWrap(file, plan.edits, inv, configContextFor(configPath, project));
+  const result = applyWrap(file, plan.edits, inv, contextFor(configPath, project, configHost()));
   const { backupWritten, backupPath } = await writeWrappedConfig(
     file,
     result.text,
