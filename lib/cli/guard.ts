@@ -152,6 +152,7 @@ ${ownOptions(GUARD_FLAGS, LISTEN_LIMIT_FLAGS)}
 
 Limits of --listen (see docs/guard.md):
 ${optionList(LISTEN_LIMIT_FLAGS)}
+
 wrap CONFIG runs every server of an MCP client config through the guard (a backup, an
 atomic write; a server that is not pinned: exit 2, nothing written, unless --partial);
 unwrap puts the originals back. See docs/guard.md.
