@@ -11,8 +11,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { shellQuote } from "../contractpin/display_text.ts";
 import { SchemaPinError } from "../errors.ts";
-import { configContextFor as contextFor } from "../contractpin/config.ts";
-import { DEFAULT_LOCK_FILE, readLock } from "../contractpin/lock.ts";
+import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import type { GuardInvocation } from "../guard/wrap.ts";
 import {
   applyWrap,
@@ -25,7 +24,7 @@ import {
   writeWrappedConfig,
 } from "../guard/wrap_config.ts";
 import { type CliIO, EXIT_OK, EXIT_USAGE, parseCommandArgs, UsageError } from "./command.ts";
-import { configHost } from "./contract_shared.ts";
+import { configContextFor, readLock } from "./contract_shared.ts";
 import { describeFsError, exists, readInput, writeFileAtomic } from "./io.ts";
 import type { FlagTable } from "./flags.ts";
 import { type EnvLookup, findSchemapinOnPath } from "./schemapin_path.ts";
@@ -115,11 +114,7 @@ async function readConfigFile(
       path,
     });
   }
-  return parseClientConfigFile(
-    bytes,
-    { path, real, mode },
-    contextFor(path, project, configHost()),
-  );
+  return parseClientConfigFile(bytes, { path, real, mode }, configContextFor(path, project));
 }
 
 /** The config and its backup, written atomically (temporary file + rename). */
@@ -175,7 +170,7 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
   const project = values.project ?? ".";
   const lockPath = resolve(values.lock ?? DEFAULT_LOCK_FILE);
   const file = await readConfigFile(configPath, project, io);
-  const lock = await readLock(values.lock ?? DEFAULT_LOCK_FILE, (p) => readInput(p, io));
+  const lock = await readLock(values.lock ?? DEFAULT_LOCK_FILE, io);
   let plan;
   try {
     plan = planWrap(file, lock, { lockPath, firstPort, ...(mode ? { mode } : {}) });
@@ -232,7 +227,7 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
     ? [/[/\\]/.test(given) && !isAbsolute(given) ? resolve(given) : given]
     : defaultSchemapinCommand();
   const inv: GuardInvocation = { program, lockPath, ...(mode ? { mode } : {}) };
-  const result = applyWrap(file, plan.edits, inv, contextFor(configPath, project, configHost()));
+  const result = applyWrap(file, plan.edits, inv, configContextFor(configPath, project));
   const { backupWritten, backupPath } = await writeWrappedConfig(
     file,
     result.text,
