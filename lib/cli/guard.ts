@@ -132,67 +132,30 @@ ${WRAP_HELP}
 
 The MCP client launches \`schemapin guard … -- CMD ARGS…\` instead of \`CMD ARGS…\`. The guard
 starts the server and relays JSON-RPC both ways unchanged, except that every tools/list
-answer (all pages) is checked first:
+answer (all pages) is checked first (docs/guard.md explains each check):
 
   lock        each tool's contract digest must equal the entry of --server in the lock
-              (contractpin.lock): a drifted, added or removed tool fails
-  signatures  (--signatures) each tool must carry a valid SchemaPin signature over its
-              contract in _meta["dev.schemapin/signature"] (see \`schemapin sign-tools\`),
-              verified like verify-schema: discovery, revocation, pins, expiry; with
-              --lineage (or --lineage-store FILE) each tool must also be the same release as
-              the latest known one or extend it (§18.4, as verify-schema --lineage)
-  signed lock (--require-signed-lock) before the server is started, LOCK.sig must be a valid
-              signature of the lock (\`schemapin contract sign\`) by the key of --domain,
-              verified like \`contract verify --require-signed-lock\` (pin
-              contractpin:lock@DOMAIN); unsigned, tampered, expired, revoked or signed by
-              another key: the guard refuses to start (exit 1) and starts nothing
-  hidden text every tool definition (descriptions, schema strings, keys) is scanned for
-              text a person cannot see or would not expect — tag characters, zero-width
-              and bidi controls, other invisible characters, variation selector runs,
-              HTML comments, long whitespace runs, base64 blobs (docs/contractpin.md "Hidden text in
-              descriptions"): one audit line per finding, once (decision "warn", reason
-              hidden_text/KIND, the JSON pointer); with --strict-text such a tool fails
-              like a drifted one (enforce refuses the list, filter withholds it)
+  signatures  (--signatures) each tool must carry a valid SchemaPin signature in
+              _meta["dev.schemapin/signature"] (\`schemapin sign-tools\`), verified like
+              verify-schema; with --lineage, also as verify-schema --lineage
+  signed lock (--require-signed-lock) LOCK.sig must verify by the key of --domain, or the
+              guard refuses to start (exit 1)
+  hidden text each finding is an audit line ("warn"); with --strict-text the tool fails
 
-Modes:
-  enforce (default)  a list with any failing tool is answered with a JSON-RPC error naming
-                     the tools; from then on every tools/call is refused (review and
-                     approve with \`schemapin contract approve --server S --tool T\`,
-                     then restart the client)
-  filter             failing tools are removed from the list; calls to them are refused
-  audit              everything passes; failures are logged
-
-After notifications/tools/list_changed the next list is checked again; a tools/call before
-any checked list makes the guard list the tools itself first. The audit log (--log FILE,
-default stderr) has one JSON object per line: time, server, mode, decision, tool, reason,
-digests — never tool arguments or results.
-
-Lock checks run with --lock, or by default (./contractpin.lock) when --signatures is not
-given (or --require-signed-lock is). --server picks the lock entry (needed when the lock has
-several) and names the server in the log.
+Modes: enforce (default) refuses a list with a failing tool and then every tools/call;
+filter removes failing tools; audit only logs. The audit log (--log FILE, default stderr)
+is JSON Lines, never tool arguments or results. Lock checks run with --lock, or by default
+(./contractpin.lock) unless --signatures is given without --require-signed-lock.
 
 Options:
 ${ownOptions(GUARD_FLAGS, LISTEN_LIMIT_FLAGS)}
 
-Limits of --listen (a connection that breaks one is closed; the guard keeps serving; when
-the process runs out of file descriptors anyway it closes the connections idle the longest,
-backs off and keeps serving):
+Limits of --listen (see docs/guard.md):
 ${optionList(LISTEN_LIMIT_FLAGS)}
-With --listen and no --log, the audit log goes to stderr through a bounded queue: when stderr
-does not keep up, lines are dropped (and counted in the log) instead of stalling the guard.
 
-wrap CONFIG rewrites an MCP client config (Claude Desktop, Claude Code, Cursor, VS Code,
-Windsurf, Cline; JSONC kept, only the changed members rewritten) so every server runs
-through the guard with its lock entry (found by name, or name@… with the same command):
-a stdio entry becomes \`<schemapin> guard --lock <abs lock> --server NAME -- <its command>\`
-(--schemapin-command PATH; default: the schemapin found on PATH, as \`command -v\` finds
-it, never one inside a package-manager cache: none usable is exit 2); an
-HTTP entry's url becomes http://127.0.0.1:PORT/…#schemapin-upstream=<its url> (--port, from
-8931) and wrap prints the \`guard --listen\` command to keep running for it. A server that is
-not pinned, or pinned from another definition, stops the wrap (exit 2, nothing written)
-unless --partial. Wrapping twice changes nothing. Before the first change the file is copied
-to CONFIG.schemapin.bak; the write is atomic and keeps the file's mode. unwrap puts every
-original command and URL back — the backup's exact bytes when nothing else changed since.
+wrap CONFIG runs every server of an MCP client config through the guard (a backup, an
+atomic write; a server that is not pinned: exit 2, nothing written, unless --partial);
+unwrap puts the originals back. See docs/guard.md.
 
 Options of wrap:
 ${optionList(WRAP_FLAGS)}
@@ -210,8 +173,6 @@ Exit codes (stdio):
   1        also: --require-signed-lock and the lock's signature did not verify (nothing
            was started)
   2        bad arguments, or an unreadable or malformed lock or trust file
-When the server ends with requests open, each gets its own JSON-RPC error -32011 naming that
-request; stderr and the audit log get one summary (how many, which methods).
 HTTP (--listen): 0 after SIGINT/SIGTERM; 1 when the listener failed while running (a runtime
 failure, logged as such, not a bad setup: restart it); 2 as above.
 

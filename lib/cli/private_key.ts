@@ -20,7 +20,6 @@ import {
   loadKeyForPublicKey as loadPublicKeyFile,
   loadPrivateKey as loadPrivateKeyFile,
   MAX_PASSPHRASE_BYTES,
-  passphraseFromFile,
   type PrivateKeyOptions,
   type ReadBytes,
 } from "../keys/private_key.ts";
@@ -29,6 +28,7 @@ import {
   loadSigner as loadKeySigner,
   SSH_AGENT_KEY_PREFIX,
 } from "../keys/signer.ts";
+import { lookUpPassphrase } from "../keys/passphrase.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput } from "./io.ts";
 
@@ -36,8 +36,7 @@ import { readInput } from "./io.ts";
 export { MAX_PASSPHRASE_BYTES, WEAK_PBKDF2_ITERATIONS } from "../keys/private_key.ts";
 export { isSshAgentKey, privateKeyOf, SSH_AGENT_KEY_PREFIX } from "../keys/signer.ts";
 
-/** The environment variable holding a passphrase. */
-export const PASSPHRASE_ENV = "SCHEMAPIN_PASSPHRASE";
+export { PASSPHRASE_ENV } from "../keys/passphrase.ts";
 
 /**
  * Asks for a line on the terminal without echo; `undefined` when there is no terminal.
@@ -190,7 +189,8 @@ function defaultGetEnv(name: string): string | undefined {
 
 /**
  * Gets a passphrase from `--passphrase-file`, else `SCHEMAPIN_PASSPHRASE`, else the terminal
- * (asking twice when `confirm`, for a new key).
+ * (asking twice when `confirm`, for a new key): lib/keys/passphrase.ts with the CLI's reader,
+ * environment, prompt and notes; its usage mistakes are usage errors naming the command.
  *
  * @param io The command's I/O (notes and the prompt go to stderr).
  * @param sources Where to look.
@@ -211,49 +211,24 @@ export async function readPassphrase(
   purpose: string,
   confirm = false,
 ): Promise<string> {
-  const command = sources.command;
-  const getEnv = sources.getEnv ?? defaultGetEnv;
-  if (sources.passphraseFile !== undefined) {
-    let envSet = false;
-    try {
-      envSet = getEnv(PASSPHRASE_ENV) !== undefined;
-    } catch { /* no permission to look: nothing to note */ }
-    if (envSet) {
-      await io.stderr(`note: --passphrase-file is used; ${PASSPHRASE_ENV} is ignored\n`);
-    }
-    const path = sources.passphraseFile;
-    return await passphraseFromFile(path, { read: reader(io), source: sourceOf(path) });
-  }
-  const fromEnv = getEnv(PASSPHRASE_ENV);
-  if (fromEnv !== undefined) {
-    if (fromEnv === "") {
-      throw new UsageError(
-        `${command}: ${PASSPHRASE_ENV} is set but empty; set it to the passphrase or unset it`,
-      );
-    }
-    return fromEnv;
-  }
   const prompt = sources.prompt ?? terminalPassphrasePrompt;
-  const first = await prompt(
-    confirm ? `New passphrase for ${purpose}: ` : `Passphrase for ${purpose}: `,
-    io,
-  );
-  if (first === undefined) {
-    throw new UsageError(
-      `${command}: ${purpose} needs a passphrase: give --passphrase-file FILE or set ` +
-        `${PASSPHRASE_ENV} (there is no terminal to ask on)` +
-        (sources.otherwise !== undefined ? `; ${sources.otherwise}` : ""),
-    );
-  }
-  if (first === "") throw new UsageError(`${command}: the passphrase is empty`);
-  if (confirm) {
-    const again = await prompt(`Repeat the passphrase: `, io);
-    if (again === undefined) throw new UsageError(`${command}: passphrase entry cancelled`);
-    if (again !== first) {
-      throw new UsageError(`${command}: the two passphrases differ; nothing was written`);
+  const file = sources.passphraseFile;
+  try {
+    return await lookUpPassphrase(purpose, {
+      passphraseFile: file,
+      read: reader(io),
+      source: file === undefined ? undefined : sourceOf(file),
+      getEnv: sources.getEnv ?? defaultGetEnv,
+      prompt: (question) => prompt(question, io),
+      onNote: (message) => io.stderr(`note: ${message}\n`),
+      otherwise: sources.otherwise,
+    }, confirm);
+  } catch (e) {
+    if (e instanceof SchemaPinError && e.details.usage === true) {
+      throw new UsageError(`${sources.command}: ${e.message}`);
     }
+    throw e;
   }
-  return first;
 }
 
 /** The CLI's reader: `-` is stdin. */

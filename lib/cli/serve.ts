@@ -21,7 +21,13 @@
 import { SchemaPinError } from "../errors.ts";
 import { WELL_KNOWN_PATH } from "../discovery/well_known.ts";
 import { BUNDLE_PATH, DEFAULT_REVOCATION_PATH, loadPublishedDocuments } from "../trust/publish.ts";
-import { respondStatic, type StaticDocument, staticDocument } from "../http/static.ts";
+import {
+  accessLogLine,
+  respondStatic,
+  type StaticDocument,
+  staticDocument,
+} from "../http/static.ts";
+import { checkTlsPem } from "../http/tls_pem.ts";
 import {
   type CliIO,
   type Command,
@@ -87,25 +93,16 @@ Serves, over HTTPS only:
   <path of its revocation_endpoint>          the --revocation document
                                              (${DEFAULT_REVOCATION_PATH} if none declared)
   ${BUNDLE_PATH}         the --bundle trust bundle
-and 404 for anything else (405 for methods other than GET and HEAD). Documents are
-validated at start and served byte for byte, as application/json with an ETag;
-Cache-Control is "public, max-age=300" for the discovery document and bundle and "no-cache"
-for the revocation document. A discovery document that declares a revocation_endpoint needs
---revocation (clients fail closed when it is missing). HTTP/1.1 only (no HTTP/2): each
-response is written in one piece, so keep-alive clients do not wait on TCP delayed ACKs.
-SIGINT or SIGTERM stops the server after in-flight requests finish (at most 5 s).
-
-stderr gets the server's own lines (listening, out of file descriptors, stopped) and, with
---access-log, one line per request. The log never holds up the server: when stderr does not
-keep up, lines are dropped and the count is logged.
+and 404 for anything else. Documents are validated at start and served byte for byte; a
+discovery document that declares a revocation_endpoint needs --revocation. SIGINT or SIGTERM
+stops the server after in-flight requests finish (at most 5 s). See docs/discovery.md
+(caching, HTTP/1.1, the log, running under a supervisor).
 
 Options:
 ${optionList(OWN_FLAGS)}
 
 Limits (a connection that breaks one is closed; the server keeps serving):
 ${optionList(SERVER_LIMIT_FLAGS)}
-When the process runs out of file descriptors anyway, the server closes the connections idle
-the longest, backs off and keeps serving (and says so on stderr).
 
 Exit codes: 0 stopped by SIGINT/SIGTERM; 1 the listener failed while serving (a runtime
 failure, logged as such: restart it, e.g. systemd Restart=on-failure); 2 bad arguments, a
@@ -173,18 +170,7 @@ export const serveCommand: Command = {
     const routes = await loadRoutes(values, io);
     const cert = await readTextInput(values["tls-cert"]!, io);
     const key = await readTextInput(values["tls-key"]!, io);
-    if (!cert.includes("-----BEGIN CERTIFICATE-----")) {
-      throw new SchemaPinError(
-        "INPUT_INVALID",
-        `--tls-cert ${values["tls-cert"]} holds no PEM certificate`,
-      );
-    }
-    if (!/-----BEGIN (EC |RSA )?PRIVATE KEY-----/.test(key)) {
-      throw new SchemaPinError(
-        "INPUT_INVALID",
-        `--tls-key ${values["tls-key"]} holds no unencrypted PEM private key`,
-      );
-    }
+    checkTlsPem(cert, key, `--tls-cert ${values["tls-cert"]}`, `--tls-key ${values["tls-key"]}`);
 
     const log = new LineLog({ name: "schemapin serve", write: (t) => io.stderr(t) });
     const accessLog = values["access-log"] === true;
@@ -203,12 +189,7 @@ export const serveCommand: Command = {
         handler: accessLog
           ? (request, info) => {
             const response = respondStatic(routes, request);
-            const path = new URL(request.url).pathname;
-            const size = response.headers.get("content-length") ?? "-";
-            log.line(
-              `${new Date().toISOString()} ${info.remoteAddr.hostname} ${request.method} ` +
-                `${JSON.stringify(path)} ${response.status} ${size}\n`,
-            );
+            log.line(accessLogLine(request, info.remoteAddr.hostname, response, new Date()));
             return response;
           }
           : (request) => respondStatic(routes, request),

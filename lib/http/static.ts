@@ -82,3 +82,30 @@ export function respondStatic(
     headers: { ...headers, "content-length": String(doc.bytes.length) },
   });
 }
+
+/**
+ * The access-log line of one answered request: time, client, method, path (as JSON), status
+ * and length (`-` when the response has no `Content-Length`).
+ *
+ * @example
+ * ```ts
+ * import { accessLogLine } from "./static.ts";
+ * accessLogLine(
+ *   new Request("https://h/.well-known/schemapin.json"),
+ *   "127.0.0.1",
+ *   new Response("{}", { headers: { "content-length": "2" } }),
+ *   new Date(0),
+ * ); // '1970-01-01T00:00:00.000Z 127.0.0.1 GET "/.well-known/schemapin.json" 200 2\n'
+ * ```
+ */
+export function accessLogLine(
+  request: Request,
+  client: string,
+  response: Response,
+  now: Date,
+): string {
+  const path = new URL(request.url).pathname;
+  const size = response.headers.get("content-length") ?? "-";
+  return `${now.toISOString()} ${client} ${request.method} ${JSON.stringify(path)} ` +
+    `${response.status} ${size}\n`;
+}
