@@ -312,6 +312,7 @@ export interface LineageStoreOptions {
  * ```
  */
 export function defaultLineageStorePath(pinStore: string = defaultPinStorePath()): string {
+  checkArg("defaultLineageStorePath", "pinStore", pinStore, "string");
   const i = pinStore.lastIndexOf("/");
   const dir = i < 0 ? "." : i === 0 ? "/" : pinStore.slice(0, i);
   return `${dir === "/" ? "" : dir}/lineage.json`;
