@@ -18,6 +18,7 @@ import {
   runLockSignatureCheck as runCheck,
 } from "../contractpin/lock_signature_check.ts";
 import {
+  lockSignatureFailure,
   lockSignatureGithubLine,
   lockSignatureLine,
   lockSignatureSarif,
@@ -202,14 +203,9 @@ export async function printLockSignatureNotes(
     );
   }
   if (r.dns) await io.stderr(`${prefix}lock signature ${describeDnsCheck(r.dns)}\n`);
-  if (!r.valid) {
+  const failure = lockSignatureFailure(check);
+  if (failure !== undefined) {
     const hint = failureHint(r).trimStart();
-    const message = r.errorMessage?.startsWith(check.file)
-      ? r.errorMessage
-      : `${check.file}: ${r.errorMessage}`;
-    await io.stderr(
-      `error: ${prefix}${r.errorCode}: ${message}` +
-        (hint ? `\n${hint}` : "") + "\n",
-    );
+    await io.stderr(`error: ${prefix}${failure}` + (hint ? `\n${hint}` : "") + "\n");
   }
 }
