@@ -76,79 +76,32 @@ Usage:
   schemapin contract digest FILE [--json] [--tool-definition | --raw] [--canonical]
 ${CONTRACT_DUMP_USAGE}
 
-HTTP servers are reached with Streamable HTTP; one that refuses it (400/404/405 on the first
-POST) is reached with the legacy HTTP+SSE transport (2024-11-05) on the same URL, which --sse
-chooses directly. The lock records both as "http"; verify detects the transport again.
-
-Client capabilities: servers may list other tools to clients that announce roots, sampling
-or elicitation. init announces none unless --client-capabilities names them (for the servers
-given on this command line); the lock entry records them and verify asks the same way. Pin
-one entry per capability set your clients use, and give the guard each with --server.
-
-init     enumerates every server (tools/list, all pages) and writes the lock (default
-         contractpin.lock) and a readable snapshot next to it (contractpin.snapshot.json).
-         With an existing lock, --force re-pins its servers plus any given. Nothing is
-         written when a server fails.
-         --config FILE reads an MCP client config (mcpServers, or VS Code's servers; JSONC).
-         --discover finds the configs of Claude Desktop, Claude Code, Cursor, VS Code,
-         Windsurf and Cline (user files under $HOME, project files under --project, default
-         .), lists them and pins every server it can run; one it cannot (disabled, unset
-         variable, \${input:…}, unknown type, literal credential, fails to start) is
-         skipped with the reason. A name two configs use for different servers becomes
-         NAME@<config> in the lock. Then \`schemapin guard wrap CONFIG\` puts the guard in.
-verify   compares live servers with the lock: drifted (with the changed fields), added,
-         removed tools. Added tools fail unless --allow-new. An unreachable server fails.
-         Prompts, resources, resource templates and the server instructions are pinned and
-         compared the same way when the lock pins them (docs/contractpin-surface.md); a
-         kind the lock does not pin (an older lock) is listed as "not pinned", not a failure.
-         A --file dump may carry "prompts", "resources", "resourceTemplates" (arrays) and
-         "instructions" (string or null) beside "tools".
-         With --config, servers are run as the client config defines them and a changed
-         command or URL is reported.
-approve  shows each change of the live servers (as verify finds them): drifted with the
-         diff from the snapshot, added with the whole definition, removed, and hidden text
-         (invisible characters shown as code points); on a terminal it asks per change
-         (approve? [y/N]); elsewhere it needs --yes and --tool NAME for each change to
-         approve (--prompt NAME, --resource URI, --resource-template TEMPLATE,
-         --instructions for the other kinds; --server NAME picks the server of a name
-         that changed on several) and
-         never approves anything implicitly. Only approved entries change in the lock and
-         snapshot; each touched server's tool_count and digest are recomputed. Exit 0 when
-         nothing is left, 1 when changes remain (CI keeps failing), 2 bad input, or the
-         lock changed during the review (nothing is written then: approve again).
-         A signature next to the lock (LOCK.sig) must then be renewed (contract sign).
+init     pins every server (tools/list, all pages) into the lock (default contractpin.lock)
+         and a readable snapshot next to it; nothing is written when a server fails.
+         --force re-pins an existing lock's servers plus any given; --config pins the
+         servers of an MCP client config; --discover those of every client config found
+         here and under $HOME (one it cannot run is skipped with the reason).
+verify   compares live servers with the lock: drifted (with the changed fields), added and
+         removed tools, prompts, resources and instructions. Added tools fail unless
+         --allow-new; an unreachable server fails.
+approve  shows each change as verify finds it (the diff, hidden text as code points) and pins
+         only what is approved: asked per change on a terminal (approve? [y/N]); elsewhere
+         only with --yes and the names (--tool, --prompt, --resource, --resource-template,
+         --instructions; --server for a name that changed on several), never implicitly.
+         A lock changed during the review is not overwritten (exit 2: approve again).
 ${CONTRACT_SIGN_HELP}
 digest   prints tool and server digests of a saved tools/list result ({"tools":[…]}, a
-         JSON-RPC response, or an array of pages); --tool-definition digests one tool definition,
-         --raw any JSON value, --canonical prints the canonical bytes instead.
-dump     saves one server's definitions — tools, prompts, resources, resource templates
-         and instructions, every kind the lock pins — as the JSON --file reads
-         ({"tools":[…],"prompts":[…],…}, all pages in one), given as init takes a server.
-         Pin or verify it with --file NAME=FILE; edit a copy to see what verify reports
-         when the server changes. Written atomically; an existing FILE is replaced only
-         with --force; -o - writes it to stdout. Exit 1 when the server fails (nothing is
-         written).
+         JSON-RPC response, or an array of pages).
+dump     saves one server's definitions (every kind the lock pins) as the JSON --file reads,
+         the server given as init takes one; exit 1 when it fails (nothing is written).
 
-Secrets: \${VAR} in a command, env value, URL or header is expanded from the environment at
-run time and the lock keeps the reference. --header values are never written; env values
-that look secret are stored as \${NAME}; credentials are stripped from URLs. A stdio command
-holding a literal credential (--api-key=…, a token, 'Authorization: Bearer …', a URL with a
-password or ?api_key=) is refused (exit 2) with the \${VAR} form to use instead;
---allow-literal-secrets writes it as given. Reports never print such arguments.
-A --header before the first --http applies to every HTTP server.
-
-Hidden text: init and verify scan every live tool definition (descriptions, every schema
-string, object keys, annotations, _meta) for text a person cannot see or would not expect:
-Unicode tag characters (decoded), zero-width characters, bidi controls, other invisible
-format/control characters, variation selectors in a row or with nothing to vary, HTML
-comments, runs of 20 spaces/tabs or 5 line breaks, base64-looking blobs of 64+ characters.
-Deterministic rules, no model, no network (docs/contractpin.md "Hidden text in descriptions" lists their
-false positives). Each finding names server, tool, JSON Pointer and offset. By default they
-are warnings and never change the exit code: init prints "warning:" lines on stderr before
-writing (a first pin does not trust hidden text silently); verify prints them in its report
-(SARIF level warning, GitHub ::warning, --json hidden_text). --strict-text makes each one a
-failure: init writes nothing (exit 1), verify exits 1 (--json error HIDDEN_TEXT when nothing
-else failed).
+HTTP servers are reached with Streamable HTTP, else the legacy HTTP+SSE transport (--sse
+chooses it). \${VAR} in a command, env value, URL or header is expanded at run time and the
+lock keeps the reference; a stdio command holding a literal credential is refused (exit 2)
+unless --allow-literal-secrets. init and verify report hidden text (invisible or unexpected
+text) in every live definition as warnings; --strict-text makes each a failure (exit 1).
+See docs/contractpin.md (transports, client capabilities, secrets, hidden text, approve,
+signed locks, discovery, CI) and docs/contractpin-surface.md (prompts, resources).
 
 Options of init:
 ${ownOptions(CONTRACT_INIT_FLAGS, MCP_LIMIT_FLAGS)}

@@ -22,6 +22,7 @@ import {
   type PlannedChange,
 } from "../contractpin/approve.ts";
 import { approveLock } from "../contractpin/approve_lock.ts";
+import { approveJsonFields } from "../contractpin/json_fields.ts";
 import { itemLabel } from "../contractpin/surface.ts";
 import { escapeInvisible, shellLine } from "../contractpin/display_text.ts";
 import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
@@ -182,9 +183,19 @@ export function isYes(answer: string | undefined): boolean {
 
 const RED = "\x1b[31m", GREEN = "\x1b[32m", CYAN = "\x1b[36m", RESET = "\x1b[0m";
 
+/** `server/item` of a change, its invisible characters shown as code points. */
+function nameOf(c: PlannedChange): string {
+  return escapeInvisible(`${c.server}/${itemLabel(c.kind, c.tool)}`);
+}
+
+/** One change in a list: what changed, padded, and its name. */
+function listLine(c: PlannedChange): string {
+  return `  ${c.change.padEnd(8)} ${nameOf(c)}`;
+}
+
 /** One change as a reviewer reads it: heading, diff (escaped), hidden-text findings. */
 function renderChange(c: PlannedChange, color: boolean): string {
-  const name = escapeInvisible(`${c.server}/${itemLabel(c.kind, c.tool)}`);
+  const name = nameOf(c);
   const lines: string[] = [];
   if (c.kind === "instructions") {
     lines.push(`drifted  ${name}`);
@@ -298,9 +309,7 @@ export async function approveWith(
         ? {
           ask: async (c: PlannedChange) => {
             await io.stdout(renderChange(c, terminal.color));
-            const answer = await terminal.ask(
-              `approve ${escapeInvisible(`${c.server}/${itemLabel(c.kind, c.tool)}`)}? [y/N] `,
-            );
+            const answer = await terminal.ask(`approve ${nameOf(c)}? [y/N] `);
             if (answer === undefined) await io.stdout("\n");
             return isYes(answer);
           },
@@ -323,64 +332,21 @@ export async function approveWith(
       `${CMD}: ${why}; approve reviewed changes with --yes and --tool NAME for each (--server ` +
         `NAME when a tool changed on several servers); nothing is approved implicitly. The ` +
         `changes are:\n` +
-        changes.map((c) =>
-          `  ${c.change.padEnd(8)} ${escapeInvisible(`${c.server}/${itemLabel(c.kind, c.tool)}`)}`
-        ).join("\n"),
+        changes.map(listLine).join("\n"),
       { reason: "not_interactive" },
     );
   }
   await warnStaleLockSignature(result.staleSignature, lockPath, io);
 
-  const approvedSet = new Set(approved);
   if (json) {
-    await io.stdout(jsonOutput("contract.approve", {
-      ok,
-      ...(ok ? {} : {
-        error: {
-          code: "CONTRACT_DRIFT",
-          message: `${left.length} change(s) left unapproved` +
-            (problems.length ? `, ${problems.length} server(s) not checked or not approvable` : ""),
-        },
-      }),
-      lock: lockPath,
-      snapshot: result.snapshotPath,
-      written,
-      signature_stale: result.staleSignature !== undefined,
-      approved: approved.length,
-      left: left.length,
-      changes: changes.map((c) => ({
-        server: c.server,
-        ...(c.kind && c.kind !== "tool" ? { kind: c.kind } : {}),
-        tool: c.tool,
-        change: c.change,
-        approved: approvedSet.has(c),
-        locked: c.locked,
-        live: c.live,
-        changed_fields: c.changedFields,
-        hidden_text: c.hiddenText.map((f) => ({
-          pointer: f.pointer,
-          in: f.in,
-          offset: f.offset,
-          kind: f.kind,
-          message: f.message,
-          excerpt: f.excerpt,
-        })),
-      })),
-      problems: problems.map((p) => ({ server: p.server, message: p.message })),
-    }));
+    await io.stdout(jsonOutput("contract.approve", approveJsonFields(result)));
   } else {
     if (changes.length === 0 && problems.length === 0) {
       await io.stdout(`nothing to approve: every selected server matches ${lockPath}\n`);
     }
     if (left.length > 0) {
       await io.stdout("left unapproved:\n");
-      for (const c of left) {
-        await io.stdout(
-          `  ${c.change.padEnd(8)} ${
-            escapeInvisible(`${c.server}/${itemLabel(c.kind, c.tool)}`)
-          }\n`,
-        );
-      }
+      for (const c of left) await io.stdout(listLine(c) + "\n");
     }
     if (changes.length > 0 || approved.length > 0) {
       await io.stdout(

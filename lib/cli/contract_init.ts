@@ -7,10 +7,10 @@
  * @module
  */
 import { DEFAULT_LOCK_FILE, lockRelative, type LockServer } from "../contractpin/lock.ts";
-import { initLock, type InitOutcome } from "../contractpin/init.ts";
-import { describeHiddenText, type ToolHiddenTextFinding } from "../contractpin/hidden_text.ts";
+import { initLock } from "../contractpin/init.ts";
+import { initJsonFields } from "../contractpin/json_fields.ts";
+import { describeHiddenText } from "../contractpin/hidden_text.ts";
 import { instructionsDigest, SURFACE_KINDS } from "../contractpin/surface.ts";
-import type { Discovery, SkippedServer } from "../contractpin/discover.ts";
 import { processEnv } from "../contractpin/secrets.ts";
 import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
@@ -145,39 +145,11 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     }
     for (const n of o.notices) await io.stderr(`note: server ${o.name}: ${n.message}\n`);
   }
-  const servers = result.lock.servers;
-  const summary = {
-    lock: lockPath,
-    snapshot: result.snapshotPath,
-    generated_at: result.lock.generated_at,
-    servers: serversJson(result.outcomes, servers),
-  };
-  const discovered = result.discovery
-    ? { discovered: discoveryJson(result.discovery, result.skipped) }
-    : {};
-  if (result.error?.code === "SERVER_FAILED") {
-    await io.stderr(`error: ${result.error.message}\n`);
-    if (json) {
-      // A machine reading --json learns what failed, not an empty stdout (exit 1).
-      await io.stdout(jsonOutput("contract.init", {
-        ok: false,
-        error: result.error,
-        ...summary,
-        failed: result.outcomes.flatMap((o) =>
-          o.ok || o.skipped
-            ? []
-            : [{ name: o.name, kind: o.failure.kind, message: o.failure.message }]
-        ),
-        ...discovered,
-      }));
-    }
-    return EXIT_FAILED;
-  }
-
   // Hidden text in what is about to be trusted (issue 17 item 3): each finding is printed
-  // (before anything is written, with --strict-text instead of writing).
+  // (before anything is written, with --strict-text instead of writing) — unless a server
+  // failed, which is said alone.
   const strict = values["strict-text"] === true;
-  for (const o of result.outcomes) {
+  for (const o of result.error?.code === "SERVER_FAILED" ? [] : result.outcomes) {
     if (!o.ok) continue;
     for (const h of o.hiddenText) {
       await io.stderr(
@@ -188,24 +160,18 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
   }
   if (result.error) {
     await io.stderr(`error: ${result.error.message}\n`);
-    if (json) {
-      await io.stdout(jsonOutput("contract.init", {
-        ok: false,
-        error: result.error,
-        ...summary,
-        ...discovered,
-      }));
-    }
+    // A machine reading --json learns what failed, not an empty stdout (exit 1).
+    if (json) await io.stdout(jsonOutput("contract.init", initJsonFields(result)));
     return EXIT_FAILED;
   }
   await warnStaleLockSignature(result.staleSignature, lockPath, io);
 
   if (json) {
-    await io.stdout(jsonOutput("contract.init", { ok: true, ...summary, ...discovered }));
+    await io.stdout(jsonOutput("contract.init", initJsonFields(result)));
   } else {
     for (const o of result.outcomes) {
       if (!o.ok) continue;
-      const s = servers[o.name];
+      const s = result.lock.servers[o.name];
       await io.stdout(
         `pinned ${o.name} (${s.transport}): ${s.tool_count} tools${surfaceCounts(s)}  ` +
           `${s.digest}\n`,
@@ -237,38 +203,3 @@ function surfaceCounts(s: LockServer): string {
 
 /** The instructions digest of a server that serves none. */
 const NO_INSTRUCTIONS = instructionsDigest(null);
-
-/** `--json` form of the servers pinned, with their hidden-text findings. */
-function serversJson(outcomes: readonly InitOutcome[], servers: Record<string, LockServer>) {
-  return outcomes.filter((o) => o.ok && Object.hasOwn(servers, o.name)).map((o) => ({
-    name: o.name,
-    transport: servers[o.name].transport,
-    tool_count: servers[o.name].tool_count,
-    digest: servers[o.name].digest,
-    warnings: o.warnings.map((w) => w.message),
-    hidden_text: o.ok ? o.hiddenText.map((h: ToolHiddenTextFinding) => ({ ...h })) : [],
-  }));
-}
-
-/** `--json` form of a discovery: the configs found, what each server became, what was skipped. */
-function discoveryJson(d: Discovery, late: readonly SkippedServer[]) {
-  return {
-    configs: d.found.map((f) => ({
-      client: f.location.client,
-      scope: f.location.scope,
-      path: f.location.path,
-      servers: f.entries.map((e) => e.name),
-    })),
-    renamed: d.servers.filter((s) => s.lockName !== s.configName).map((s) => ({
-      name: s.configName,
-      config: s.from.path,
-      lock_name: s.lockName,
-    })),
-    skipped: [...d.skipped, ...late].map((s) => ({
-      name: s.name,
-      client: s.from.client,
-      config: s.from.path,
-      reason: s.reason,
-    })),
-  };
-}

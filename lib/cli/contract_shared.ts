@@ -27,10 +27,9 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_STARTUP_TIMEOUT_MS,
 } from "../mcp/session.ts";
-import { DEFAULT_CONCURRENCY, type RunOptions } from "../contractpin/run.ts";
+import { DEFAULT_CONCURRENCY, runLimits, type RunOptions } from "../contractpin/run.ts";
 import type { SecretWarning } from "../contractpin/secrets.ts";
 import type { ReadInput } from "../schema/input.ts";
-import { VERSION } from "../version.ts";
 import type { CliIO } from "./command.ts";
 import { notice, UsageError } from "./command.ts";
 import { exists, readInput, writeFileAtomic } from "./io.ts";
@@ -229,34 +228,16 @@ export function parseWithTokens<T extends FlagTable>(
   }
 }
 
-function positive(command: string, flag: string, value: string | undefined, integer: boolean) {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new UsageError(
-      `${command}: --${flag} must be a positive ${integer ? "integer" : "number"} (got ${value})`,
-    );
-  }
-  return n;
-}
-
 /**
  * Reads the limit options into {@linkcode RunOptions} (seconds on the command line,
- * milliseconds inside).
+ * milliseconds inside; lib/contractpin/run.ts, `runLimits`); a value that is not a positive
+ * number is a usage error of `command`.
  */
 export function limitsFrom(
   command: string,
   values: Partial<Record<keyof typeof MCP_LIMIT_FLAGS, string | undefined>>,
 ): RunOptions {
-  const startup = positive(command, "startup-timeout", values["startup-timeout"], false);
-  const timeout = positive(command, "timeout", values.timeout, false);
-  return {
-    startupTimeoutMs: startup === undefined ? DEFAULT_STARTUP_TIMEOUT_MS : startup * 1000,
-    requestTimeoutMs: timeout === undefined ? DEFAULT_REQUEST_TIMEOUT_MS : timeout * 1000,
-    maxPages: positive(command, "max-pages", values["max-pages"], true) ?? DEFAULT_MAX_PAGES,
-    concurrency: positive(command, "concurrency", values.concurrency, true) ?? DEFAULT_CONCURRENCY,
-    clientVersion: VERSION,
-  };
+  return asUsage(command, () => runLimits(values));
 }
 
 /** The help's option list of the limits. */

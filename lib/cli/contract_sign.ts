@@ -31,26 +31,16 @@ const CMD = "contract sign";
 
 /** Help of `contract sign` (part of `schemapin contract --help`). */
 export const CONTRACT_SIGN_HELP =
-  `sign     signs the lock: writes LOCK.sig (default contractpin.lock.sig, or --signature
-         FILE), a SchemaPin 1.4 signature document whose schema_hash is SHA-256 of the
-         lock's schemapin-v1 canonical bytes (its values: reformatting the lock keeps the
-         signature valid). The key and metadata flags are sign-schema's: --key
-         ssh-agent:PUBFILE signs with a key held by the SSH agent (docs/ssh-agent.md). The
-         signature is written atomically; nothing is written when anything fails.`;
+  `sign     writes LOCK.sig (default contractpin.lock.sig, or --signature FILE), a SchemaPin
+         1.4 signature of the lock's values, with sign-schema's key and metadata flags.`;
 
 /** Help of the lock-signature check of `contract verify` (its flags listed from the table). */
 export const VERIFY_SIGNATURE_HELP =
   `Signed locks (contract verify --require-signed-lock): before any server is contacted,
 LOCK.sig (--signature FILE) must be a valid signature of the lock by the key of --domain D,
-found as verify-schema finds it: --public-key FILE, --discovery FILE [--revocation FILE], or
-a chain of --bundle FILE, --resolver-dir DIR and --well-known [--ca-file FILE]. The key is
-pinned as ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN (first use: asked on a terminal, else with
---trust-first-use or \`schemapin pins add ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN --fingerprint …\`).
-A missing, malformed, tampered, expired, revoked or wrongly signed lock fails (exit 1) and
-no server is contacted. --timeout stays the seconds for each MCP request; --well-known uses
-its default network deadlines. Without --require-signed-lock the signature is not read and
-these options are refused. The old spelling --require-signature works for one more release
-(with a note on stderr).
+found as verify-schema finds it and pinned as ${LOCK_SIGNATURE_TOOL_ID}@DOMAIN; otherwise exit 1
+and no server is contacted. --timeout stays the seconds for each MCP request. Without
+--require-signed-lock these options are refused. See docs/contractpin.md "Signed locks".
 
 ${optionList(LOCK_TRUST_FLAGS)}`;
 

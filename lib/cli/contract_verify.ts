@@ -17,10 +17,10 @@ import {
 import { type VerifyFileResult, verifyLockFile } from "../contractpin/verify_lock.ts";
 import {
   approvableChanges,
-  approveCommand,
   type ApproveCommandOptions,
   approveCommands,
 } from "../contractpin/approve.ts";
+import { verifyJsonFields } from "../contractpin/json_fields.ts";
 import { escapeInvisible, shellLine } from "../contractpin/display_text.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
 import { VERSION } from "../version.ts";
@@ -39,7 +39,6 @@ import type { LockSignatureCheck } from "../contractpin/lock_signature_check.ts"
 import {
   LOCK_TRUST_FLAGS,
   lockSignatureGithubLine,
-  lockSignatureJson,
   lockSignatureLine,
   lockSignatureSarif,
   planLockSignature,
@@ -193,7 +192,7 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
   const from: ApproveCommandOptions = { snapshot: values.snapshot, config: values.config };
   switch (format) {
     case "json":
-      await io.stdout(reportJson(report, signed, from));
+      await io.stdout(jsonOutput("contract.verify", verifyJsonFields(report, signed, from)));
       break;
     case "sarif":
       await io.stdout(formatSarif(report, lockText, VERSION, lockSignatureSarif(signed)));
@@ -222,7 +221,7 @@ async function reportUnsigned(
 ): Promise<number> {
   switch (format) {
     case "json":
-      await io.stdout(reportJson(report, signed));
+      await io.stdout(jsonOutput("contract.verify", verifyJsonFields(report, signed)));
       break;
     case "sarif":
       await io.stdout(formatSarif(report, "", VERSION, lockSignatureSarif(signed)));
@@ -246,65 +245,6 @@ async function reportUnsigned(
 
 /** Thrown out of the signature check once its input failure is reported (its exit code kept). */
 class SignatureInputReported extends Error {}
-
-/**
- * The `--json` report: the library's `schemapin.contract.verify/1` report with the CLI's `ok`
- * and, on failure, an `error` (code `CONTRACT_DRIFT`: the contract spec names outcomes, not
- * codes) summing up what failed, and `lock_signature` (issue 17 item 2): the signature check
- * (`not_checked` without --require-signed-lock; when it failed, `error` is the signature's).
- */
-function reportJson(
-  report: VerifyReport,
-  signed: LockSignatureCheck,
-  from: ApproveCommandOptions = {},
-): string {
-  const { format: _format, ...rest } = report;
-  const ok = report.exit_code === 0;
-  const s = report.summary;
-  const failed = [
-    s.drifted ? `${s.drifted} drifted` : "",
-    s.unreachable ? `${s.unreachable} unreachable` : "",
-    s.unpinned ? `${s.unpinned} unpinned` : "",
-  ].filter((x) => x !== "").join(", ");
-  const hiddenText = report.strict_text && s.hidden_text
-    ? `${s.hidden_text} hidden-text finding(s) in live tool definitions (--strict-text)`
-    : "";
-  const sigError = signed.status === "invalid" && signed.result
-    ? { code: signed.result.errorCode!, message: `${signed.file}: ${signed.result.errorMessage}` }
-    : undefined;
-  return jsonOutput("contract.verify", {
-    ok,
-    ...(ok ? {} : sigError ? { error: sigError } : {
-      error: {
-        code: failed ? "CONTRACT_DRIFT" : "HIDDEN_TEXT",
-        message: [
-          failed ? `${failed} of ${s.servers} server(s) in ${report.lock}` : "",
-          hiddenText,
-        ].filter((x) => x !== "").join("; "),
-      },
-    }),
-    ...rest,
-    changes: reportChanges(report, from),
-    lock_signature: lockSignatureJson(signed),
-  });
-}
-
-/**
- * Each change by name, with the exact `schemapin contract approve` argv that approves it
- * (issue 17 item 1), so a bot can open a pull request with exactly that approval.
- */
-function reportChanges(report: VerifyReport, from: ApproveCommandOptions) {
-  return report.servers.flatMap((s) =>
-    approvableChanges(s).map(({ tool, change, kind }) => ({
-      server: s.name,
-      // docs/contractpin-surface.md §6: `tool` is the item key for the other kinds.
-      ...(kind === "tool" ? {} : { kind }),
-      tool,
-      change,
-      approve: approveCommand(report.lock, s.name, [{ kind, key: tool }], from),
-    }))
-  );
-}
 
 /** The human report's last lines: the approve command for the changes found, per server. */
 function approveLines(report: VerifyReport, from: ApproveCommandOptions): string {

@@ -2,13 +2,14 @@
  * The CLI side of a lock's signature check (lib/contractpin/lock_signature_check.ts), shared by
  * `contract verify --require-signed-lock`, `guard --require-signed-lock` and the commands that
  * rewrite a lock: its flags and their plan, the run of a planned check with the flags' options
- * (an input that cannot be used reported with its exit code), the `lock_signature` JSON object,
- * the stderr notes and the stale-signature warning. The line, SARIF result and GitHub command
- * are the library's (lib/contractpin/lock_signature_report.ts), re-exported here.
+ * (an input that cannot be used reported with its exit code), the stderr notes and the
+ * stale-signature warning. The line, SARIF result and GitHub command are the library's
+ * (lib/contractpin/lock_signature_report.ts), re-exported here; the `lock_signature` JSON
+ * object is lib/contractpin/json_fields.ts's.
  *
  * @module
  */
-import { LOCK_SIGNATURE_TOOL_ID, type LockSignatureResult } from "../contractpin/lock_signature.ts";
+import { LOCK_SIGNATURE_TOOL_ID } from "../contractpin/lock_signature.ts";
 import {
   type LockSignatureCheck,
   lockSignatureFile,
@@ -17,6 +18,7 @@ import {
   runLockSignatureCheck as runCheck,
 } from "../contractpin/lock_signature_check.ts";
 import {
+  lockSignatureFailure,
   lockSignatureGithubLine,
   lockSignatureLine,
   lockSignatureSarif,
@@ -24,7 +26,6 @@ import {
 import type { SchemaVerificationResult } from "../schema/verify.ts";
 import type { LoadedTrust } from "../trust/load.ts";
 import { type CliIO, UsageError } from "./command.ts";
-import { verificationFields } from "./json_output.ts";
 import { asUsage } from "./contract_shared.ts";
 import {
   checkTrustFlags,
@@ -188,37 +189,6 @@ export async function runLockSignatureCheck(
   }
 }
 
-const RESULT_KEYS = [
-  "domain",
-  "toolId",
-  "keyFingerprint",
-  "keyPinning",
-  "pinnedFingerprint",
-  "schemaHash",
-  "signedAt",
-  "signerKid",
-  "expired",
-  "expiresAt",
-  "warnings",
-  "unprotectedFields",
-  "discoverySource",
-  "dns",
-] as const satisfies readonly (keyof LockSignatureResult)[];
-
-/** The `lock_signature` object of `contract verify --json`. */
-export function lockSignatureJson(check: LockSignatureCheck): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    status: check.status,
-    required: check.required,
-    file: check.file,
-  };
-  if (check.result) {
-    const { ok: _ok, schema_hash, ...fields } = verificationFields(check.result, RESULT_KEYS);
-    Object.assign(out, fields, schema_hash !== undefined ? { lock_hash: schema_hash } : {});
-  }
-  return out;
-}
-
 /** The warnings, DNS line and hint of a check, for stderr. */
 export async function printLockSignatureNotes(
   check: LockSignatureCheck,
@@ -233,14 +203,9 @@ export async function printLockSignatureNotes(
     );
   }
   if (r.dns) await io.stderr(`${prefix}lock signature ${describeDnsCheck(r.dns)}\n`);
-  if (!r.valid) {
+  const failure = lockSignatureFailure(check);
+  if (failure !== undefined) {
     const hint = failureHint(r).trimStart();
-    const message = r.errorMessage?.startsWith(check.file)
-      ? r.errorMessage
-      : `${check.file}: ${r.errorMessage}`;
-    await io.stderr(
-      `error: ${prefix}${r.errorCode}: ${message}` +
-        (hint ? `\n${hint}` : "") + "\n",
-    );
+    await io.stderr(`error: ${prefix}${failure}` + (hint ? `\n${hint}` : "") + "\n");
   }
 }

@@ -84,3 +84,24 @@ export function lockSignatureGithubLine(check: LockSignatureCheck): string {
   ) +
     "\n";
 }
+
+/**
+ * What a failed check says on stderr after `error: `: the code, then the message naming the
+ * signature file (once: a message that starts with it is kept as it is); `undefined` when the
+ * check did not fail.
+ *
+ * @example
+ * ```ts
+ * import { lockSignatureFailure } from "./lock_signature_report.ts";
+ * lockSignatureFailure({ status: "not_checked", required: false, file: "contractpin.lock.sig" });
+ * // undefined
+ * ```
+ */
+export function lockSignatureFailure(check: LockSignatureCheck): string | undefined {
+  const r = check.result;
+  if (!r || r.valid) return undefined;
+  const message = r.errorMessage?.startsWith(check.file)
+    ? r.errorMessage
+    : `${check.file}: ${r.errorMessage}`;
+  return `${r.errorCode}: ${message}`;
+}
