@@ -12,17 +12,19 @@ import {
   type CliIO,
   type Command,
   EXIT_OK,
-  EXIT_USAGE,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
+import { isSshAgentKey, privateKeyOf } from "../keys/signer.ts";
+import { AtomicBatchWriter, removeDeadWriterTempFiles } from "../runtime/atomic_write.ts";
 import { exitCodeOfError } from "./exit_codes.ts";
-import { batchFailure, failureFields, jsonError, jsonOutput } from "./json_output.ts";
-import { AtomicBatchWriter, readInput, removeDeadWriterTempFiles, writeFileAtomic } from "./io.ts";
-import { count, progressLine } from "./progress.ts";
+import { failureFields, jsonOutput } from "./json_output.ts";
+import { readInput, writeFileAtomic } from "./io.ts";
+import { progressLine } from "./progress.ts";
 import { checkPatternFlag, readJsonFile, sourceName } from "./schema_inputs.ts";
-import { isSshAgentKey, loadSigner, privateKeyOf } from "./private_key.ts";
+import { loadSigner } from "./private_key.ts";
+import { batchProgress, finishBatch } from "./batch_report.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { signOneWithSigner } from "../schema/sign_one.ts";
 import { signSchemaBatch } from "../schema/batch.ts";
@@ -360,36 +362,24 @@ async function signBatch(
           if (!ctx.json && !ctx.quiet) await io.stdout(`signed ${item.path} -> ${item.out}\n`);
         }
       },
-      onProgress: ({ done, total, failed }) =>
-        progress.update(() =>
-          `sign-schema: ${count(done)}/${count(total)} schemas` +
-          (failed > 0 ? `, ${count(failed)} failed` : "")
-        ),
+      onProgress: batchProgress("sign-schema", progress),
       onWarning: (line) => (progress.clear(), io.stderr(line)),
     });
   } finally {
     progress.clear();
   }
-  for (const path of skipped) await io.stderr(`warning: skipped ${path} (not a regular file)\n`);
-  const summary = { total: files.length, signed: files.length - failed, failed };
-  if (files.length === 0) {
-    const message = `no file in ${dir} matches ${JSON.stringify(pattern)}`;
-    if (ctx.json) await io.stdout(jsonError("INPUT_INVALID", message));
-    await io.stderr(`error: ${message}\n`);
-    return EXIT_USAGE;
-  }
-  if (ctx.json) {
-    await io.stdout(jsonOutput("sign-schema.batch", {
-      ok: failed === 0,
-      ...(failed === 0 ? {} : batchFailure(failed, files.length, "signed")),
-      summary,
-      results,
-    }));
-  } else {
-    await io.stdout(
-      `${summary.signed} of ${summary.total} schema(s) signed` +
-        (failed ? `, ${failed} failed\n` : "\n"),
-    );
-  }
-  return failed > 0 ? worst : EXIT_OK;
+  return await finishBatch({
+    command: "sign-schema",
+    verb: "signed",
+    dir,
+    pattern,
+    total: files.length,
+    failed,
+    worst,
+    skipped,
+    results,
+    json: ctx.json,
+    line: `${files.length - failed} of ${files.length} schema(s) signed` +
+      (failed ? `, ${failed} failed\n` : "\n"),
+  }, io);
 }

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { defaultPinStorePath } from "../pins/store.ts";
 import type { JsonValue } from "../json/types.ts";
 import { checkToolId } from "../pins/store.ts";
 import {
@@ -18,49 +17,32 @@ import {
 } from "../schema/batch.ts";
 import { requireDirectory } from "../schema/input.ts";
 import { batchThreadsSetting } from "../schema/batch_pool.ts";
+import { signedDocumentDomain } from "../skill/document.ts";
+import type { TrustedBatchInput, TrustedSchemaResult, TrustedVerifier } from "../trust/verify.ts";
+import { scanBase64 } from "../crypto/base64.ts";
+import { decodeEcdsaDer } from "../crypto/der.ts";
 import {
   type CliIO,
   type Command,
   EXIT_OK,
-  EXIT_USAGE,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import {
-  batchFailure,
-  developerNameJson,
-  failureFields,
-  jsonError,
-  jsonOutput,
-  type JsonOutputFields,
-  verificationFields,
-} from "./json_output.ts";
+import { failureFields, jsonOutput } from "./json_output.ts";
 import {
   checkPatternFlag,
-  checkTrustFlags,
   confirmFirstUseWith,
   describeVerifyWarning,
-  failureHint,
-  printVerifyNotes,
   readJsonFile,
-  reportInputFailure,
-  requireDomainFlag,
   resultExitCode,
   sourceName,
-  verifierOptions,
 } from "./schema_inputs.ts";
-import {
-  loadTrustedVerifier,
-  type TrustedBatchInput,
-  type TrustedSchemaResult,
-  type TrustedVerifier,
-} from "../trust/verify.ts";
+import { openVerification, printVerdict, trustedResultJson } from "./verify_report.ts";
+import { batchProgress, finishBatch } from "./batch_report.ts";
 import { exitCodeOfError } from "./exit_codes.ts";
 import { readInput } from "./io.ts";
-import { scanBase64 } from "../crypto/base64.ts";
-import { decodeEcdsaDer } from "../crypto/der.ts";
-import { count, type Progress, progressLine } from "./progress.ts";
+import { type Progress, progressLine } from "./progress.ts";
 import { type PromptLine, terminalPrompt } from "./prompt.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import {
@@ -74,8 +56,7 @@ import {
   QUIET_FLAGS,
   VERIFY_DOMAIN_FLAGS,
 } from "./flag_groups.ts";
-import { resolveSignedDomain, signedDocumentDomain } from "./signed_domain.ts";
-import { LINEAGE_HELP, lineageJson, printLineage } from "./lineage_store.ts";
+import { LINEAGE_HELP } from "./lineage_store.ts";
 
 const FLAGS = {
   signature: {
@@ -244,14 +225,6 @@ const RESULT_KEYS = [
   "dns",
 ] as const satisfies readonly (keyof TrustedSchemaResult)[];
 
-/** A result as printed by `--json`. */
-function resultJson(result: TrustedSchemaResult): JsonOutputFields {
-  const fields = verificationFields(result, RESULT_KEYS) as Record<string, unknown>;
-  if ("developer_name" in fields) fields.developer_name = developerNameJson(result);
-  if (result.lineage !== undefined) fields.lineage = lineageJson(result.lineage);
-  return fields as JsonOutputFields;
-}
-
 /** What the command needs from its environment (tests replace the prompt). */
 export interface VerifySchemaDeps {
   /** How to ask the user to confirm a first-use key. */
@@ -320,41 +293,29 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
       let signature: string | Record<string, unknown> | undefined = inline;
       let toolId = "";
       let listing: BatchListing | undefined;
-      let verifier: TrustedVerifier;
-      // Without --domain, the domain is the one the signature document names: the signature
-      // (a local input) is read before the trust flags that need the domain are checked.
-      let domain: string;
-      if (file !== undefined && values.domain === undefined) {
-        try {
+      const opened = await openVerification("verify-schema", values, args, io, {
+        named: file === undefined ? undefined : async () => {
           signature ??= await readSchemaSignature(values.signature!, read);
-        } catch (e) {
-          return await reportInputFailure(e, json, io);
-        }
-        domain = resolveSignedDomain("verify-schema", undefined, signedDocumentDomain(signature));
-      } else {
-        domain = requireDomainFlag("verify-schema", values.domain);
-      }
-      // Every argument is checked before anything else is read, fetched or written.
-      const plan = checkTrustFlags("verify-schema", values, domain, args);
-      try {
-        if (file === undefined) {
-          listing = listBatch(batch!, values.pattern ?? "*.json");
-          // A mistyped --signature-dir is the user's input error (exit 2), not every schema
-          // of the batch "unsigned" (exit 1).
-          if (values["signature-dir"] !== undefined) {
-            await requireDirectory("--signature-dir", values["signature-dir"]);
+          return signedDocumentDomain(signature);
+        },
+        rest: async (checkNamed) => {
+          if (file === undefined) {
+            listing = listBatch(batch!, values.pattern ?? "*.json");
+            // A mistyped --signature-dir is the user's input error (exit 2), not every schema
+            // of the batch "unsigned" (exit 1).
+            if (values["signature-dir"] !== undefined) {
+              await requireDirectory("--signature-dir", values["signature-dir"]);
+            }
+            return;
           }
-        } else {
           schema = await readJsonFile(file, io, "schema");
           signature ??= await readSchemaSignature(values.signature!, read);
-          // A --domain that differs from the document's own is a usage error (exit 2).
-          resolveSignedDomain("verify-schema", values.domain, signedDocumentDomain(signature));
+          checkNamed(signedDocumentDomain(signature));
           toolId = values["tool-id"] ?? schemaToolId(schema, sourceName(file));
-        }
-        verifier = await loadTrustedVerifier(verifierOptions(plan, values, io));
-      } catch (e) {
-        return await reportInputFailure(e, json, io);
-      }
+        },
+      });
+      if (typeof opened === "number") return opened;
+      const { domain, verifier } = opened;
       const quiet = values.quiet === true;
       const progress = file === undefined ? progressLine(io, quiet) : undefined;
       const confirmFirstUse = confirmFirstUseWith((q) => {
@@ -388,29 +349,18 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           : "--signature-base64",
       });
       if (values.json) {
-        await io.stdout(jsonOutput("verify-schema", resultJson(result)));
-      } else {
-        await printVerifyNotes(result, io);
-        if (result.valid) {
-          if (quiet) return resultExitCode(result);
-          await printLineage(result.lineage, io);
-          const pin = verifier.trust.explicitKey !== undefined
-            ? "key from --public-key, not pinned"
-            : result.keyPinning === "first_use"
-            ? `pinned on first use in ${values["pin-store"] ?? defaultPinStorePath()}`
-            : "pin matches";
-          await io.stdout(
-            `OK ${toolId}@${domain}: valid signature by ${result.keyFingerprint} (${pin})\n`,
-          );
-        } else {
-          await io.stdout(`FAIL ${toolId}@${domain}: ${result.errorCode}\n`);
-          await io.stderr(
-            `error: ${result.errorCode}: ${result.errorMessage}` +
-              `${failureHint(result, ["verify-schema", ...args])}\n`,
-          );
-        }
+        await io.stdout(jsonOutput("verify-schema", trustedResultJson(result, RESULT_KEYS)));
+        return resultExitCode(result);
       }
-      return resultExitCode(result);
+      return await printVerdict(result, {
+        command: "verify-schema",
+        args,
+        who: `${toolId}@${domain}`,
+        quiet,
+        verifier,
+        pinStore: values["pin-store"],
+        ok: (pin) => `valid signature by ${result.keyFingerprint} (${pin})`,
+      }, io);
     },
   };
 }
@@ -441,7 +391,7 @@ async function verifyBatch(
     let entry: Record<string, unknown>;
     let code: number;
     if (result !== undefined) {
-      entry = { file: path, signature_file: sigPath, ...resultJson(result) };
+      entry = { file: path, signature_file: sigPath, ...trustedResultJson(result, RESULT_KEYS) };
       code = resultExitCode(result);
       if (!ctx.json) {
         if (!result.valid) {
@@ -474,35 +424,22 @@ async function verifyBatch(
       progress.clear();
       for (const item of items) await report(item);
     },
-    onProgress: ({ done, total, failed }) =>
-      progress.update(() =>
-        `verify-schema: ${count(done)}/${count(total)} schemas` +
-        (failed > 0 ? `, ${count(failed)} failed` : "")
-      ),
+    onProgress: batchProgress("verify-schema", progress),
     onWarning: (line) => (progress.clear(), io.stderr(line)),
   });
   progress.clear();
-  for (const path of skipped) await io.stderr(`warning: skipped ${path} (not a regular file)\n`);
-  const summary = { total: files.length, verified, failed: files.length - verified };
-  if (files.length === 0) {
-    const message = `no file in ${dir} matches ${JSON.stringify(pattern)}`;
-    if (ctx.json) await io.stdout(jsonError("INPUT_INVALID", message));
-    await io.stderr(`error: ${message}\n`);
-    return EXIT_USAGE;
-  }
-  if (ctx.json) {
-    await io.stdout(
-      jsonOutput("verify-schema.batch", {
-        ok: worst === EXIT_OK,
-        ...(worst === EXIT_OK ? {} : batchFailure(summary.failed, summary.total, "verified")),
-        summary,
-        results,
-      }),
-    );
-  } else {
-    await io.stdout(
-      `${summary.verified} of ${summary.total} schema(s) verified, ${summary.failed} failed\n`,
-    );
-  }
-  return worst;
+  const failed = files.length - verified;
+  return await finishBatch({
+    command: "verify-schema",
+    verb: "verified",
+    dir,
+    pattern,
+    total: files.length,
+    failed,
+    worst,
+    skipped,
+    results,
+    json: ctx.json,
+    line: `${verified} of ${files.length} schema(s) verified, ${failed} failed\n`,
+  }, io);
 }
