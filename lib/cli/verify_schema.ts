@@ -38,8 +38,13 @@ import {
   resultExitCode,
   sourceName,
 } from "./schema_inputs.ts";
-import { openVerification, printVerdict, trustedResultJson } from "./verify_report.ts";
-import { batchProgress, finishBatch } from "./batch_report.ts";
+import {
+  batchProgress,
+  finishBatch,
+  openVerification,
+  printVerdict,
+  trustedResultJson,
+} from "./schema_report.ts";
 import { exitCodeOfError } from "./exit_codes.ts";
 import { readInput } from "./io.ts";
 import { type Progress, progressLine } from "./progress.ts";
@@ -56,7 +61,6 @@ import {
   QUIET_FLAGS,
   VERIFY_DOMAIN_FLAGS,
 } from "./flag_groups.ts";
-import { LINEAGE_HELP } from "./lineage_store.ts";
 
 const FLAGS = {
   signature: {
@@ -123,28 +127,19 @@ Usage:
       (--discovery FILE | SOURCE…) [options above]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
-Runs the seven steps of SchemaPin §15.1 in order (docs/signing.md); a pin is written only
-after all of them succeeded, never by a failed verification.
+Runs the seven steps of SchemaPin §15.1 in order and writes a pin only after all of them
+succeeded, a batch's pins together (docs/signing.md, "Schema signing and offline
+verification"). A 1.4 signature document that names its domain needs no --domain (one that
+differs is exit 2); a bare signature, or a document without a domain, needs --domain D.
 
-The signature is a bare Base64 signature (v1.3) or a 1.4 schema signature document. A 1.4
-document that names its domain needs no --domain (a --domain that differs is exit 2); a bare
-signature, or a document without a domain, needs --domain D. --signature-file FILE is the old
-spelling of --signature FILE, and --signature with an inline Base64 value still works for one
-release (both with a note on stderr).
-
-First use (no pin yet for TOOL_ID@DOMAIN): on a terminal you are shown the key fingerprint
-and asked to confirm; otherwise verification fails with KEY_NOT_FOUND unless
---trust-first-use is given, or the fingerprint was seeded with \`schemapin pins add\`.
-A changed key fails with KEY_PIN_MISMATCH until you run \`schemapin pins rotate\`.
-
-${LINEAGE_HELP}
+First use (no pin yet for TOOL_ID@DOMAIN) asks on a terminal, shows the fingerprint, and
+otherwise fails with KEY_NOT_FOUND unless --trust-first-use is given or the pin was seeded
+with \`schemapin pins add\`; a changed key fails with KEY_PIN_MISMATCH until
+\`schemapin pins rotate\`. Lineage (--lineage): docs/keys.md, "Lineage on the verifier's
+side". Old spellings (--signature-file, --signature B64): docs/cli-vocabulary.md.
 
 Options:
 ${optionList(FLAGS)}
-
-A batch shows a progress line on a terminal, writes the pins of first use together and prints
-a result only once its pin is written (docs/signing.md, "Schema signing and offline
-verification").
 
 Exit codes: 0 valid; 1 invalid (bad signature, revoked, expired, pin mismatch, first use not
 confirmed, discovery unreachable or malformed over the network, DNS mismatch, …); 2 bad

@@ -20,10 +20,9 @@ import { readInput } from "./io.ts";
 import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
 import { confirmFirstUseWith, resultExitCode, sourceName } from "./schema_inputs.ts";
-import { openVerification, printVerdict, trustedResultJson } from "./verify_report.ts";
+import { openVerification, printVerdict, trustedResultJson } from "./schema_report.ts";
 import { type PromptLine, terminalPrompt } from "./prompt.ts";
 import { type FlagTable, optionList } from "./flags.ts";
-import { LINEAGE_HELP } from "./lineage_store.ts";
 import {
   DNS_FLAGS,
   EXPIRY_FLAGS,
@@ -76,22 +75,14 @@ Usage:
       [--allow-expired] [--tool-id ID] [--signature FILE] [--json] [-q]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
-Runs the seven steps of SchemaPin §15.1 in order, the folder hash and the signature over
-every field of a 1.4 .schemapin.sig among them (docs/signing.md, "Skill folders"); a pin of
-SKILL_NAME@D is written only after all of them succeeded. Without --domain, D is the domain
-the 1.4 signature document names (a --domain that differs is exit 2); a legacy (1.3)
-document, or one without a domain, needs --domain D.
+Runs the seven steps of SchemaPin §15.1 in order, the folder hash among them, and writes a
+pin of SKILL_NAME@D only after all of them succeeded (docs/signing.md, "Skill folders").
+Without --domain, D is the domain a 1.4 signature document names (one that differs is exit
+2); a legacy (1.3) document, or one without a domain, needs --domain D. A changed folder
+lists the files modified, added and removed; a symbolic link, FIFO, socket or device, a
+non-UTF-8 name or a folder over the caps is exit 2.
 
-When the folder changed since it was signed, the files modified, added and removed are
-listed. A legacy (1.3) signature verifies with a warning (none of its metadata is signed). A
-symbolic link, FIFO, socket or device in the folder, a non-UTF-8 name or a folder over the
-caps stops verification (exit 2).
-
-First use (no pin yet): on a terminal you are shown the key fingerprint and asked to
-confirm; otherwise verification fails with KEY_NOT_FOUND unless --trust-first-use is given
-or the fingerprint was seeded with \`schemapin pins add\`.
-
-${LINEAGE_HELP}
+First use and lineage (--lineage) as in \`schemapin verify-schema --help\`.
 
 Options:
 ${optionList(FLAGS)}

@@ -1,8 +1,10 @@
 /**
- * What verify-schema (one schema) and verify-skill share around their one library call: the
- * order in which their inputs are read and their flags checked ({@linkcode openVerification}),
- * and how a result is rendered — the `--json` fields ({@linkcode trustedResultJson}) and the
- * text verdict ({@linkcode printVerdict}).
+ * What verify-schema and verify-skill share around their one library call: the order in which
+ * their inputs are read and their flags checked ({@linkcode openVerification}), and how a
+ * result is rendered — the `--json` fields ({@linkcode trustedResultJson}) and the text
+ * verdict ({@linkcode printVerdict}). And what the batches of sign-schema and verify-schema
+ * share: the progress line ({@linkcode batchProgress}) and the end ({@linkcode finishBatch}):
+ * the files skipped, the error of a batch that matched nothing, the summary.
  *
  * @module
  */
@@ -13,14 +15,17 @@ import {
   type TrustedSkillResult,
   type TrustedVerifier,
 } from "../trust/verify.ts";
-import type { CliIO } from "./command.ts";
+import { type CliIO, EXIT_OK, EXIT_USAGE } from "./command.ts";
 import {
   developerNameJson,
+  jsonError,
+  jsonOutput,
   type JsonOutputFields,
   signatureFormatJson,
   verificationFields,
 } from "./json_output.ts";
 import { lineageJson, printLineage } from "./lineage_store.ts";
+import { count, type Progress } from "./progress.ts";
 import {
   checkTrustFlags,
   failureHint,
@@ -160,4 +165,72 @@ export async function printVerdict(
     );
   }
   return resultExitCode(result);
+}
+
+/**
+ * The `onProgress` of a batch of `command`: `COMMAND: DONE/TOTAL schemas, N failed` on the
+ * progress line.
+ */
+export function batchProgress(
+  command: string,
+  progress: Progress,
+): (p: { done: number; total: number; failed: number }) => void {
+  return ({ done, total, failed }) =>
+    progress.update(() =>
+      `${command}: ${count(done)}/${count(total)} schemas` +
+      (failed > 0 ? `, ${count(failed)} failed` : "")
+    );
+}
+
+/** A finished batch, for {@linkcode finishBatch}. */
+export interface FinishedBatch {
+  /** `sign-schema` or `verify-schema`. */
+  readonly command: string;
+  /** `signed` or `verified`: the summary's count of successes. */
+  readonly verb: string;
+  /** `--batch DIR` and `--pattern GLOB`. */
+  readonly dir: string;
+  readonly pattern: string;
+  /** The files listed (`total`), how many failed, and the worst exit code of a failure. */
+  readonly total: number;
+  readonly failed: number;
+  readonly worst: number;
+  /** The entries not regular files, skipped. */
+  readonly skipped: readonly string[];
+  /** The `--json` result of each file. */
+  readonly results: readonly Record<string, unknown>[];
+  /** With `--json`, one object on stdout; else `line` (the summary). */
+  readonly json: boolean;
+  readonly line: string;
+}
+
+/**
+ * Warns of the skipped entries, then prints the summary of a batch and returns its exit code:
+ * exit 2 when nothing matched the pattern, the worst failure's code, else 0.
+ */
+export async function finishBatch(batch: FinishedBatch, io: CliIO): Promise<number> {
+  const { total, failed, json } = batch;
+  for (const path of batch.skipped) {
+    await io.stderr(`warning: skipped ${path} (not a regular file)\n`);
+  }
+  if (total === 0) {
+    const message = `no file in ${batch.dir} matches ${JSON.stringify(batch.pattern)}`;
+    if (json) await io.stdout(jsonError("INPUT_INVALID", message));
+    await io.stderr(`error: ${message}\n`);
+    return EXIT_USAGE;
+  }
+  if (json) {
+    await io.stdout(jsonOutput(`${batch.command}.batch`, {
+      ok: failed === 0,
+      ...(failed === 0 ? {} : {
+        // Each result carries its own error.
+        error: { code: "BATCH_FAILED", message: `${failed} of ${total} file(s) not ${batch.verb}` },
+      }),
+      summary: { total, [batch.verb]: total - failed, failed },
+      results: batch.results,
+    }));
+  } else {
+    await io.stdout(batch.line);
+  }
+  return failed > 0 ? batch.worst : EXIT_OK;
 }
