@@ -1,6 +1,7 @@
 /**
  * What verify-schema and verify-skill share around their one library call: the order in which
- * their inputs are read and their flags checked ({@linkcode openVerification}), and how a
+ * their inputs are read and their flags checked ({@linkcode openVerification}), their domain
+ * ({@linkcode resolveSignedDomain}: `--domain` or the one a signed 1.4 document names), and how a
  * result is rendered — the `--json` fields ({@linkcode trustedResultJson}) and the text
  * verdict ({@linkcode printVerdict}). And what the batches of sign-schema and verify-schema
  * share: the progress line ({@linkcode batchProgress}) and the end ({@linkcode finishBatch}):
@@ -8,6 +9,7 @@
  *
  * @module
  */
+import { checkDomain } from "../dns/domain.ts";
 import { defaultPinStorePath } from "../pins/store.ts";
 import {
   loadTrustedVerifier,
@@ -15,7 +17,7 @@ import {
   type TrustedSkillResult,
   type TrustedVerifier,
 } from "../trust/verify.ts";
-import { type CliIO, EXIT_OK, EXIT_USAGE } from "./command.ts";
+import { type CliIO, EXIT_OK, EXIT_USAGE, UsageError } from "./command.ts";
 import {
   developerNameJson,
   jsonError,
@@ -36,7 +38,6 @@ import {
   type TrustOptionValues,
   verifierOptions,
 } from "./schema_inputs.ts";
-import { resolveSignedDomain } from "./signed_domain.ts";
 
 /** The flags of a verify command that {@linkcode openVerification} reads. */
 export type VerifyFlagValues = TrustOptionValues & {
@@ -97,6 +98,53 @@ export async function openVerification(
   } catch (e) {
     return await reportInputFailure(e, json, io);
   }
+}
+
+/**
+ * The domain of a verification (issue 25 item 4), to verify against: `flag` (checked and normalised as `--domain` always is) or,
+ * without it, `named` (the document's domain: `signedDocumentDomain` of lib/skill/document.ts).
+ * Throws a {@linkcode UsageError} (exit 2) when neither is there, when `named` is not a usable
+ * domain and no `--domain` was given, or when both are there and differ (after normalisation).
+ *
+ * @example
+ * ```ts
+ * import { resolveSignedDomain } from "./schema_report.ts";
+ * resolveSignedDomain("verify-schema", undefined, "Example.COM"); // "example.com"
+ * resolveSignedDomain("verify-schema", "example.com", "example.com"); // "example.com"
+ * ```
+ */
+export function resolveSignedDomain(
+  command: string,
+  flag: string | undefined,
+  named: string | undefined,
+): string {
+  if (flag === undefined) {
+    if (named === undefined) {
+      throw new UsageError(
+        `${command}: --domain D is required: the signature does not name its domain`,
+      );
+    }
+    const dc = checkDomain(named);
+    if (!dc.ok) {
+      throw new UsageError(
+        `${command}: --domain D is required: the signature document's domain ` +
+          `${JSON.stringify(named)} is not usable (${dc.reason})`,
+      );
+    }
+    return dc.domain;
+  }
+  const domain = requireDomainFlag(command, flag);
+  if (named !== undefined) {
+    const dc = checkDomain(named);
+    const normalised = dc.ok ? dc.domain : named.toLowerCase();
+    if (normalised !== domain) {
+      throw new UsageError(
+        `${command}: --domain ${domain} differs from the domain the signature document names ` +
+          `(${JSON.stringify(named)}); leave --domain out to use the document's`,
+      );
+    }
+  }
+  return domain;
 }
 
 /**
