@@ -247,21 +247,3 @@ export function errorCodeOf(e: unknown): string {
 export function plainMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
-
-/**
- * The `error` of a batch with failures: code `BATCH_FAILED` (each result carries its own
- * error), message counting them.
- *
- * @example
- * ```ts
- * import { batchFailure } from "./json_output.ts";
- * batchFailure(2, 10, "verified").error.message; // "2 of 10 file(s) not verified"
- * ```
- */
-export function batchFailure(
-  failed: number,
-  total: number,
-  verb: string,
-): { error: { code: string; message: string } } {
-  return { error: { code: "BATCH_FAILED", message: `${failed} of ${total} file(s) not ${verb}` } };
-}

@@ -12,17 +12,19 @@ import {
   type CliIO,
   type Command,
   EXIT_OK,
-  EXIT_USAGE,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
+import { isSshAgentKey, privateKeyOf } from "../keys/signer.ts";
+import { AtomicBatchWriter, removeDeadWriterTempFiles } from "../runtime/atomic_write.ts";
 import { exitCodeOfError } from "./exit_codes.ts";
-import { batchFailure, failureFields, jsonError, jsonOutput } from "./json_output.ts";
-import { AtomicBatchWriter, readInput, removeDeadWriterTempFiles, writeFileAtomic } from "./io.ts";
-import { count, progressLine } from "./progress.ts";
+import { failureFields, jsonOutput } from "./json_output.ts";
+import { readInput, writeFileAtomic } from "./io.ts";
+import { progressLine } from "./progress.ts";
 import { checkPatternFlag, readJsonFile, sourceName } from "./schema_inputs.ts";
-import { isSshAgentKey, loadSigner, privateKeyOf } from "./private_key.ts";
+import { loadSigner } from "./private_key.ts";
+import { batchProgress, finishBatch } from "./schema_report.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { signOneWithSigner } from "../schema/sign_one.ts";
 import { signSchemaBatch } from "../schema/batch.ts";
@@ -106,12 +108,9 @@ Usage:
   schemapin sign-schema --batch DIR [--pattern GLOB] --out-dir DIR
       --key PRIVATE.pem|ssh-agent:PUBFILE [-f] [-q] [--format bare|document] [metadata…]
 
---format bare writes a bare Base64 signature (SchemaPin v1.3, §4.1); --format document a 1.4
-schema signature document whose signature covers every field (docs/signing.md). Without
---format, a metadata flag selects document (with a note on stderr), none bare; --format bare
-with a metadata flag is a usage error. An existing output of the other format is never
-replaced without --force. (--document is the old spelling of --format document; --out DIR
-with --batch the old spelling of --out-dir DIR.)
+--format bare writes a bare Base64 signature (v1.3), --format document a 1.4 signature
+document; without --format, a metadata flag selects document (docs/signing.md). --document
+is the old spelling of --format document, --out DIR with --batch of --out-dir DIR.
 
 Metadata (a 1.4 document only):
 ${optionList(METADATA_FLAGS)}
@@ -119,13 +118,7 @@ ${optionList(METADATA_FLAGS)}
 Options:
 ${optionList(FLAGS)}
 
-Every signature file is written atomically; a batch commits them in groups and reports a
-file as signed only once it is durable, with a progress line on a terminal.
-
---key ssh-agent:PUBFILE signs with an ecdsa-sha2-nistp256 key held by the SSH agent at
-$SSH_AUTH_SOCK, named by its public half (an OpenSSH .pub line or a PEM public key); the
-private key never enters schemapin. A batch then signs on the main thread and stops at the
-first agent failure (exit 2). See docs/ssh-agent.md.
+--key ssh-agent:PUBFILE signs with a key the SSH agent holds (docs/ssh-agent.md).
 
 Exit codes: 0 signed; 2 bad arguments, unreadable or malformed schema or key (the message
 names the file), a schema with no canonical form, or an SSH agent that is missing, does not
@@ -360,36 +353,24 @@ async function signBatch(
           if (!ctx.json && !ctx.quiet) await io.stdout(`signed ${item.path} -> ${item.out}\n`);
         }
       },
-      onProgress: ({ done, total, failed }) =>
-        progress.update(() =>
-          `sign-schema: ${count(done)}/${count(total)} schemas` +
-          (failed > 0 ? `, ${count(failed)} failed` : "")
-        ),
+      onProgress: batchProgress("sign-schema", progress),
       onWarning: (line) => (progress.clear(), io.stderr(line)),
     });
   } finally {
     progress.clear();
   }
-  for (const path of skipped) await io.stderr(`warning: skipped ${path} (not a regular file)\n`);
-  const summary = { total: files.length, signed: files.length - failed, failed };
-  if (files.length === 0) {
-    const message = `no file in ${dir} matches ${JSON.stringify(pattern)}`;
-    if (ctx.json) await io.stdout(jsonError("INPUT_INVALID", message));
-    await io.stderr(`error: ${message}\n`);
-    return EXIT_USAGE;
-  }
-  if (ctx.json) {
-    await io.stdout(jsonOutput("sign-schema.batch", {
-      ok: failed === 0,
-      ...(failed === 0 ? {} : batchFailure(failed, files.length, "signed")),
-      summary,
-      results,
-    }));
-  } else {
-    await io.stdout(
-      `${summary.signed} of ${summary.total} schema(s) signed` +
-        (failed ? `, ${failed} failed\n` : "\n"),
-    );
-  }
-  return failed > 0 ? worst : EXIT_OK;
+  return await finishBatch({
+    command: "sign-schema",
+    verb: "signed",
+    dir,
+    pattern,
+    total: files.length,
+    failed,
+    worst,
+    skipped,
+    results,
+    json: ctx.json,
+    line: `${files.length - failed} of ${files.length} schema(s) signed` +
+      (failed ? `, ${failed} failed\n` : "\n"),
+  }, io);
 }

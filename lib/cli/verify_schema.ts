@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { defaultPinStorePath } from "../pins/store.ts";
 import type { JsonValue } from "../json/types.ts";
 import { checkToolId } from "../pins/store.ts";
 import {
@@ -18,49 +17,37 @@ import {
 } from "../schema/batch.ts";
 import { requireDirectory } from "../schema/input.ts";
 import { batchThreadsSetting } from "../schema/batch_pool.ts";
+import { signedDocumentDomain } from "../skill/document.ts";
+import type { TrustedBatchInput, TrustedSchemaResult, TrustedVerifier } from "../trust/verify.ts";
+import { scanBase64 } from "../crypto/base64.ts";
+import { decodeEcdsaDer } from "../crypto/der.ts";
 import {
   type CliIO,
   type Command,
   EXIT_OK,
-  EXIT_USAGE,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import {
-  batchFailure,
-  developerNameJson,
-  failureFields,
-  jsonError,
-  jsonOutput,
-  type JsonOutputFields,
-  verificationFields,
-} from "./json_output.ts";
+import { failureFields, jsonOutput } from "./json_output.ts";
 import {
   checkPatternFlag,
-  checkTrustFlags,
   confirmFirstUseWith,
   describeVerifyWarning,
-  failureHint,
-  printVerifyNotes,
   readJsonFile,
-  reportInputFailure,
-  requireDomainFlag,
   resultExitCode,
   sourceName,
-  verifierOptions,
 } from "./schema_inputs.ts";
 import {
-  loadTrustedVerifier,
-  type TrustedBatchInput,
-  type TrustedSchemaResult,
-  type TrustedVerifier,
-} from "../trust/verify.ts";
+  batchProgress,
+  finishBatch,
+  openVerification,
+  printVerdict,
+  trustedResultJson,
+} from "./schema_report.ts";
 import { exitCodeOfError } from "./exit_codes.ts";
 import { readInput } from "./io.ts";
-import { scanBase64 } from "../crypto/base64.ts";
-import { decodeEcdsaDer } from "../crypto/der.ts";
-import { count, type Progress, progressLine } from "./progress.ts";
+import { type Progress, progressLine } from "./progress.ts";
 import { type PromptLine, terminalPrompt } from "./prompt.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import {
@@ -74,8 +61,6 @@ import {
   QUIET_FLAGS,
   VERIFY_DOMAIN_FLAGS,
 } from "./flag_groups.ts";
-import { resolveSignedDomain, signedDocumentDomain } from "./signed_domain.ts";
-import { LINEAGE_HELP, lineageJson, printLineage } from "./lineage_store.ts";
 
 const FLAGS = {
   signature: {
@@ -142,28 +127,19 @@ Usage:
       (--discovery FILE | SOURCE…) [options above]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
-Runs the seven steps of SchemaPin §15.1 in order (docs/signing.md); a pin is written only
-after all of them succeeded, never by a failed verification.
+Runs the seven steps of SchemaPin §15.1 in order and writes a pin only after all of them
+succeeded, a batch's pins together (docs/signing.md, "Schema signing and offline
+verification"). A 1.4 signature document that names its domain needs no --domain (one that
+differs is exit 2); a bare signature, or a document without a domain, needs --domain D.
 
-The signature is a bare Base64 signature (v1.3) or a 1.4 schema signature document. A 1.4
-document that names its domain needs no --domain (a --domain that differs is exit 2); a bare
-signature, or a document without a domain, needs --domain D. --signature-file FILE is the old
-spelling of --signature FILE, and --signature with an inline Base64 value still works for one
-release (both with a note on stderr).
-
-First use (no pin yet for TOOL_ID@DOMAIN): on a terminal you are shown the key fingerprint
-and asked to confirm; otherwise verification fails with KEY_NOT_FOUND unless
---trust-first-use is given, or the fingerprint was seeded with \`schemapin pins add\`.
-A changed key fails with KEY_PIN_MISMATCH until you run \`schemapin pins rotate\`.
-
-${LINEAGE_HELP}
+First use (no pin yet for TOOL_ID@DOMAIN) asks on a terminal, shows the fingerprint, and
+otherwise fails with KEY_NOT_FOUND unless --trust-first-use is given or the pin was seeded
+with \`schemapin pins add\`; a changed key fails with KEY_PIN_MISMATCH until
+\`schemapin pins rotate\`. Lineage (--lineage): docs/keys.md, "Lineage on the verifier's
+side". Old spellings (--signature-file, --signature B64): docs/cli-vocabulary.md.
 
 Options:
 ${optionList(FLAGS)}
-
-A batch shows a progress line on a terminal, writes the pins of first use together and prints
-a result only once its pin is written (docs/signing.md, "Schema signing and offline
-verification").
 
 Exit codes: 0 valid; 1 invalid (bad signature, revoked, expired, pin mismatch, first use not
 confirmed, discovery unreachable or malformed over the network, DNS mismatch, …); 2 bad
@@ -244,14 +220,6 @@ const RESULT_KEYS = [
   "dns",
 ] as const satisfies readonly (keyof TrustedSchemaResult)[];
 
-/** A result as printed by `--json`. */
-function resultJson(result: TrustedSchemaResult): JsonOutputFields {
-  const fields = verificationFields(result, RESULT_KEYS) as Record<string, unknown>;
-  if ("developer_name" in fields) fields.developer_name = developerNameJson(result);
-  if (result.lineage !== undefined) fields.lineage = lineageJson(result.lineage);
-  return fields as JsonOutputFields;
-}
-
 /** What the command needs from its environment (tests replace the prompt). */
 export interface VerifySchemaDeps {
   /** How to ask the user to confirm a first-use key. */
@@ -320,41 +288,29 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
       let signature: string | Record<string, unknown> | undefined = inline;
       let toolId = "";
       let listing: BatchListing | undefined;
-      let verifier: TrustedVerifier;
-      // Without --domain, the domain is the one the signature document names: the signature
-      // (a local input) is read before the trust flags that need the domain are checked.
-      let domain: string;
-      if (file !== undefined && values.domain === undefined) {
-        try {
+      const opened = await openVerification("verify-schema", values, args, io, {
+        named: file === undefined ? undefined : async () => {
           signature ??= await readSchemaSignature(values.signature!, read);
-        } catch (e) {
-          return await reportInputFailure(e, json, io);
-        }
-        domain = resolveSignedDomain("verify-schema", undefined, signedDocumentDomain(signature));
-      } else {
-        domain = requireDomainFlag("verify-schema", values.domain);
-      }
-      // Every argument is checked before anything else is read, fetched or written.
-      const plan = checkTrustFlags("verify-schema", values, domain, args);
-      try {
-        if (file === undefined) {
-          listing = listBatch(batch!, values.pattern ?? "*.json");
-          // A mistyped --signature-dir is the user's input error (exit 2), not every schema
-          // of the batch "unsigned" (exit 1).
-          if (values["signature-dir"] !== undefined) {
-            await requireDirectory("--signature-dir", values["signature-dir"]);
+          return signedDocumentDomain(signature);
+        },
+        rest: async (checkNamed) => {
+          if (file === undefined) {
+            listing = listBatch(batch!, values.pattern ?? "*.json");
+            // A mistyped --signature-dir is the user's input error (exit 2), not every schema
+            // of the batch "unsigned" (exit 1).
+            if (values["signature-dir"] !== undefined) {
+              await requireDirectory("--signature-dir", values["signature-dir"]);
+            }
+            return;
           }
-        } else {
           schema = await readJsonFile(file, io, "schema");
           signature ??= await readSchemaSignature(values.signature!, read);
-          // A --domain that differs from the document's own is a usage error (exit 2).
-          resolveSignedDomain("verify-schema", values.domain, signedDocumentDomain(signature));
+          checkNamed(signedDocumentDomain(signature));
           toolId = values["tool-id"] ?? schemaToolId(schema, sourceName(file));
-        }
-        verifier = await loadTrustedVerifier(verifierOptions(plan, values, io));
-      } catch (e) {
-        return await reportInputFailure(e, json, io);
-      }
+        },
+      });
+      if (typeof opened === "number") return opened;
+      const { domain, verifier } = opened;
       const quiet = values.quiet === true;
       const progress = file === undefined ? progressLine(io, quiet) : undefined;
       const confirmFirstUse = confirmFirstUseWith((q) => {
@@ -388,29 +344,18 @@ export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
           : "--signature-base64",
       });
       if (values.json) {
-        await io.stdout(jsonOutput("verify-schema", resultJson(result)));
-      } else {
-        await printVerifyNotes(result, io);
-        if (result.valid) {
-          if (quiet) return resultExitCode(result);
-          await printLineage(result.lineage, io);
-          const pin = verifier.trust.explicitKey !== undefined
-            ? "key from --public-key, not pinned"
-            : result.keyPinning === "first_use"
-            ? `pinned on first use in ${values["pin-store"] ?? defaultPinStorePath()}`
-            : "pin matches";
-          await io.stdout(
-            `OK ${toolId}@${domain}: valid signature by ${result.keyFingerprint} (${pin})\n`,
-          );
-        } else {
-          await io.stdout(`FAIL ${toolId}@${domain}: ${result.errorCode}\n`);
-          await io.stderr(
-            `error: ${result.errorCode}: ${result.errorMessage}` +
-              `${failureHint(result, ["verify-schema", ...args])}\n`,
-          );
-        }
+        await io.stdout(jsonOutput("verify-schema", trustedResultJson(result, RESULT_KEYS)));
+        return resultExitCode(result);
       }
-      return resultExitCode(result);
+      return await printVerdict(result, {
+        command: "verify-schema",
+        args,
+        who: `${toolId}@${domain}`,
+        quiet,
+        verifier,
+        pinStore: values["pin-store"],
+        ok: (pin) => `valid signature by ${result.keyFingerprint} (${pin})`,
+      }, io);
     },
   };
 }
@@ -441,7 +386,7 @@ async function verifyBatch(
     let entry: Record<string, unknown>;
     let code: number;
     if (result !== undefined) {
-      entry = { file: path, signature_file: sigPath, ...resultJson(result) };
+      entry = { file: path, signature_file: sigPath, ...trustedResultJson(result, RESULT_KEYS) };
       code = resultExitCode(result);
       if (!ctx.json) {
         if (!result.valid) {
@@ -474,35 +419,22 @@ async function verifyBatch(
       progress.clear();
       for (const item of items) await report(item);
     },
-    onProgress: ({ done, total, failed }) =>
-      progress.update(() =>
-        `verify-schema: ${count(done)}/${count(total)} schemas` +
-        (failed > 0 ? `, ${count(failed)} failed` : "")
-      ),
+    onProgress: batchProgress("verify-schema", progress),
     onWarning: (line) => (progress.clear(), io.stderr(line)),
   });
   progress.clear();
-  for (const path of skipped) await io.stderr(`warning: skipped ${path} (not a regular file)\n`);
-  const summary = { total: files.length, verified, failed: files.length - verified };
-  if (files.length === 0) {
-    const message = `no file in ${dir} matches ${JSON.stringify(pattern)}`;
-    if (ctx.json) await io.stdout(jsonError("INPUT_INVALID", message));
-    await io.stderr(`error: ${message}\n`);
-    return EXIT_USAGE;
-  }
-  if (ctx.json) {
-    await io.stdout(
-      jsonOutput("verify-schema.batch", {
-        ok: worst === EXIT_OK,
-        ...(worst === EXIT_OK ? {} : batchFailure(summary.failed, summary.total, "verified")),
-        summary,
-        results,
-      }),
-    );
-  } else {
-    await io.stdout(
-      `${summary.verified} of ${summary.total} schema(s) verified, ${summary.failed} failed\n`,
-    );
-  }
-  return worst;
+  const failed = files.length - verified;
+  return await finishBatch({
+    command: "verify-schema",
+    verb: "verified",
+    dir,
+    pattern,
+    total: files.length,
+    failed,
+    worst,
+    skipped,
+    results,
+    json: ctx.json,
+    line: `${verified} of ${files.length} schema(s) verified, ${failed} failed\n`,
+  }, io);
 }

@@ -7,49 +7,22 @@
  *
  * @module
  */
-import { defaultPinStorePath } from "../pins/store.ts";
 import { checkToolId } from "../pins/store.ts";
 import { showPath } from "../skill/fs.ts";
 import { checkSkillRoot } from "../skill/walk.ts";
 import { describeChanges } from "../skill/manifest.ts";
+import { signedDocumentDomain } from "../skill/document.ts";
 import { peekFolderSignature, readSkillSignatureFile } from "../skill/verify.ts";
-import {
-  type Command,
-  EXIT_OK,
-  parseCommandArgs,
-  requirePositionals,
-  UsageError,
-} from "./command.ts";
-import {
-  developerNameJson,
-  jsonOutput,
-  type JsonOutputFields,
-  signatureFormatJson,
-  verificationFields,
-} from "./json_output.ts";
+import type { TrustedSkillResult } from "../trust/verify.ts";
+import { type Command, parseCommandArgs, requirePositionals, UsageError } from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { readInput } from "./io.ts";
 import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
-import {
-  checkTrustFlags,
-  confirmFirstUseWith,
-  failureHint,
-  printVerifyNotes,
-  reportInputFailure,
-  requireDomainFlag,
-  resultExitCode,
-  sourceName,
-  verifierOptions,
-} from "./schema_inputs.ts";
-import {
-  loadTrustedVerifier,
-  type TrustedSkillResult,
-  type TrustedVerifier,
-} from "../trust/verify.ts";
+import { confirmFirstUseWith, resultExitCode, sourceName } from "./schema_inputs.ts";
+import { openVerification, printVerdict, trustedResultJson } from "./schema_report.ts";
 import { type PromptLine, terminalPrompt } from "./prompt.ts";
-import { resolveSignedDomain, signedDocumentDomain } from "./signed_domain.ts";
 import { type FlagTable, optionList } from "./flags.ts";
-import { LINEAGE_HELP, lineageJson, printLineage } from "./lineage_store.ts";
 import {
   DNS_FLAGS,
   EXPIRY_FLAGS,
@@ -102,22 +75,14 @@ Usage:
       [--allow-expired] [--tool-id ID] [--signature FILE] [--json] [-q]
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
-Runs the seven steps of SchemaPin §15.1 in order, the folder hash and the signature over
-every field of a 1.4 .schemapin.sig among them (docs/signing.md, "Skill folders"); a pin of
-SKILL_NAME@D is written only after all of them succeeded. Without --domain, D is the domain
-the 1.4 signature document names (a --domain that differs is exit 2); a legacy (1.3)
-document, or one without a domain, needs --domain D.
+Runs the seven steps of SchemaPin §15.1 in order, the folder hash among them, and writes a
+pin of SKILL_NAME@D only after all of them succeeded (docs/signing.md, "Skill folders").
+Without --domain, D is the domain a 1.4 signature document names (one that differs is exit
+2); a legacy (1.3) document, or one without a domain, needs --domain D. A changed folder
+lists the files modified, added and removed; a symbolic link, FIFO, socket or device, a
+non-UTF-8 name or a folder over the caps is exit 2.
 
-When the folder changed since it was signed, the files modified, added and removed are
-listed. A legacy (1.3) signature verifies with a warning (none of its metadata is signed). A
-symbolic link, FIFO, socket or device in the folder, a non-UTF-8 name or a folder over the
-caps stops verification (exit 2).
-
-First use (no pin yet): on a terminal you are shown the key fingerprint and asked to
-confirm; otherwise verification fails with KEY_NOT_FOUND unless --trust-first-use is given
-or the fingerprint was seeded with \`schemapin pins add\`.
-
-${LINEAGE_HELP}
+First use and lineage (--lineage) as in \`schemapin verify-schema --help\`.
 
 Options:
 ${optionList(FLAGS)}
@@ -138,43 +103,34 @@ Examples:
       --ca-file corp-ca.pem --trust-first-use
 `;
 
-/** A result as printed by `--json` (the parsed document is left out). */
-function resultJson(result: TrustedSkillResult): JsonOutputFields {
-  // One vocabulary with verify-schema: "document" (1.4) or "legacy" (1.3), not the algorithm.
-  const fields = verificationFields(result, [
-    "domain",
-    "toolId",
-    "skillName",
-    "developerName",
-    "keyFingerprint",
-    "keyPinning",
-    "pinnedFingerprint",
-    "signatureFormat",
-    "skillHash",
-    "files",
-    "totalBytes",
-    "changes",
-    "unsignedFiles",
-    "signedAt",
-    "signerKid",
-    "expired",
-    "expiresAt",
-    "schemaVersion",
-    "previousHash",
-    "lineageAnchor",
-    "signsLegacyHash",
-    "warnings",
-    "unprotectedFields",
-    "discoverySource",
-    "dns",
-  ]) as Record<string, unknown>;
-  if ("developer_name" in fields) fields.developer_name = developerNameJson(result);
-  if ("signature_format" in fields) {
-    fields.signature_format = signatureFormatJson(result.signatureFormat);
-  }
-  if (result.lineage !== undefined) fields.lineage = lineageJson(result.lineage);
-  return fields as JsonOutputFields;
-}
+/** The fields of a result printed by `--json`, in order (the parsed document is left out). */
+const RESULT_KEYS = [
+  "domain",
+  "toolId",
+  "skillName",
+  "developerName",
+  "keyFingerprint",
+  "keyPinning",
+  "pinnedFingerprint",
+  "signatureFormat",
+  "skillHash",
+  "files",
+  "totalBytes",
+  "changes",
+  "unsignedFiles",
+  "signedAt",
+  "signerKid",
+  "expired",
+  "expiresAt",
+  "schemaVersion",
+  "previousHash",
+  "lineageAnchor",
+  "signsLegacyHash",
+  "warnings",
+  "unprotectedFields",
+  "discoverySource",
+  "dns",
+] as const satisfies readonly (keyof TrustedSkillResult)[];
 
 /** What the command needs from its environment (tests replace the prompt). */
 export interface VerifySkillDeps {
@@ -197,49 +153,25 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
         if (problem) throw new UsageError(`verify-skill: --tool-id: ${problem}`);
       }
       const limits = limitsFromArgs("verify-skill", values);
-      const json = values.json === true;
-      let verifier: TrustedVerifier;
       let signature: unknown;
       // The local inputs (the folder must exist) and the domain the signature names.
-      let named: string | undefined;
       const readLocal = async () => {
         checkSkillRoot(dir);
-        if (values.signature !== undefined) {
-          // A malformed file the user named is an input error (exit 2, naming the file and
-          // the field), as verify-schema --signature; the folder's own .schemapin.sig
-          // stays part of what is verified (a broken one is SIGNATURE_INVALID, exit 1).
-          signature = await readSkillSignatureFile(values.signature, (p) => readInput(p, io));
-          named = signedDocumentDomain(signature);
-        } else {
-          named = signedDocumentDomain(peekFolderSignature(dir));
-        }
+        if (values.signature === undefined) return signedDocumentDomain(peekFolderSignature(dir));
+        // A malformed file the user named is an input error (exit 2, naming the file and
+        // the field), as verify-schema --signature; the folder's own .schemapin.sig
+        // stays part of what is verified (a broken one is SIGNATURE_INVALID, exit 1).
+        signature = await readSkillSignatureFile(values.signature, (p) => readInput(p, io));
+        return signedDocumentDomain(signature);
       };
-      // Without --domain, the domain is the one the signature document names: the local
-      // inputs are read before the trust flags that need the domain are checked.
-      let domain: string;
-      if (values.domain === undefined) {
-        try {
-          await readLocal();
-        } catch (e) {
-          return await reportInputFailure(e, json, io);
-        }
-        domain = resolveSignedDomain("verify-skill", undefined, named);
-      } else {
-        domain = requireDomainFlag("verify-skill", values.domain);
-      }
-      // Every argument is checked before anything else is read, fetched or written.
-      const plan = checkTrustFlags("verify-skill", values, domain, args);
-      try {
-        if (values.domain !== undefined) {
-          await readLocal();
-          // A --domain that differs from the document's own is a usage error (exit 2).
-          resolveSignedDomain("verify-skill", values.domain, named);
-        }
-        // Then the trust documents: the only step that may use the network.
-        verifier = await loadTrustedVerifier(verifierOptions(plan, values, io));
-      } catch (e) {
-        return await reportInputFailure(e, json, io);
-      }
+      const opened = await openVerification("verify-skill", values, args, io, {
+        named: readLocal,
+        rest: async (checkNamed) => {
+          if (values.domain !== undefined) checkNamed(await readLocal());
+        },
+      });
+      if (typeof opened === "number") return opened;
+      const { domain, verifier } = opened;
       const quiet = values.quiet === true;
       const progress = skillProgress(io, "verify-skill", quiet);
       let result: TrustedSkillResult;
@@ -261,40 +193,29 @@ export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
       } finally {
         progress.done();
       }
-      if (json) {
-        await io.stdout(jsonOutput("verify-skill", resultJson(result)));
+      if (values.json) {
+        await io.stdout(jsonOutput("verify-skill", trustedResultJson(result, RESULT_KEYS)));
         return resultExitCode(result);
       }
-      await printVerifyNotes(result, io);
-      if (result.unsignedFiles) {
-        await io.stderr(`  not covered: ${result.unsignedFiles.map(showPath).join(", ")}\n`);
-      }
-      const who = `${showPath(result.toolId || "(unnamed)")}@${domain}`;
-      if (result.valid) {
-        if (quiet) return EXIT_OK;
-        await printLineage(result.lineage, io);
-        const pin = verifier.trust.explicitKey !== undefined
-          ? "key from --public-key, not pinned"
-          : result.keyPinning === "first_use"
-          ? `pinned on first use in ${values["pin-store"] ?? defaultPinStorePath()}`
-          : "pin matches";
-        const legacy = result.signatureFormat === "legacy" ? ", legacy format" : "";
-        await io.stdout(
-          `OK ${who}: ${result.files} files, ${result.skillHash}, signed by ` +
-            `${result.keyFingerprint} (${pin}${legacy})` +
-            (result.expiresAt !== undefined ? `, expires ${result.expiresAt}` : "") + "\n",
-        );
-        return EXIT_OK;
-      }
-      const changed = result.changes
-        ? describeChanges(result.changes).map((line) => `  ${showPath(line)}\n`).join("")
-        : "";
-      await io.stdout(`FAIL ${who}: ${result.errorCode}\n${changed}`);
-      await io.stderr(
-        `error: ${result.errorCode}: ${result.errorMessage}` +
-          `${failureHint(result, ["verify-skill", ...args])}\n`,
-      );
-      return resultExitCode(result);
+      const legacy = result.signatureFormat === "legacy" ? ", legacy format" : "";
+      return await printVerdict(result, {
+        command: "verify-skill",
+        args,
+        who: `${showPath(result.toolId || "(unnamed)")}@${domain}`,
+        quiet,
+        verifier,
+        pinStore: values["pin-store"],
+        note: result.unsignedFiles
+          ? `  not covered: ${result.unsignedFiles.map(showPath).join(", ")}\n`
+          : undefined,
+        ok: (pin) =>
+          `${result.files} files, ${result.skillHash}, signed by ${result.keyFingerprint} ` +
+          `(${pin}${legacy})` +
+          (result.expiresAt !== undefined ? `, expires ${result.expiresAt}` : ""),
+        failed: result.changes
+          ? describeChanges(result.changes).map((line) => `  ${showPath(line)}\n`).join("")
+          : "",
+      }, io);
     },
   };
 }

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { chooseSignatureFormat } from "../../lib/cli/sign_schema.ts";
-import { resolveSignedDomain, signedDocumentDomain } from "../../lib/cli/signed_domain.ts";
+import { resolveSignedDomain } from "../../lib/cli/schema_report.ts";
+import { signedDocumentDomain } from "../../lib/skill/document.ts";
 import { UsageError } from "../../lib/cli/command.ts";
 import { discoveryFor, SIGNER, toolSchema } from "../schema/_fixtures.ts";
 import { runInProcess, withTempDir } from "./run.ts";
