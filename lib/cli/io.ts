@@ -15,14 +15,8 @@ import {
 
 /** A short reason for a file-system error (lib/runtime/fs.ts), for messages naming the path. */
 export { describeFsError };
-// Moved to lib/runtime/atomic_write.ts; re-exported for the commands that import them here.
-export {
-  AtomicBatchWriter,
-  type BatchWriteOutcome,
-  exists,
-  removeDeadWriterTempFiles,
-  type WriteOptions,
-} from "../runtime/atomic_write.ts";
+/** Whether a path exists (lib/runtime/atomic_write.ts). */
+export { exists } from "../runtime/atomic_write.ts";
 
 /**
  * Reads a file (or stdin for `-`) as bytes; a missing or unreadable file is `IO_FAILED`
