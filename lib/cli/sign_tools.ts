@@ -75,24 +75,14 @@ Usage:
       [--schema-version V] [--passphrase-file FILE]
 
 Fetches the server's tools (initialize, then tools/list, all pages) or reads a saved
-tools/list (--file: {"tools":[…]}, a JSON-RPC response, or an array of pages), and signs each
-tool's contract — name, description, inputSchema, and outputSchema/annotations when present
-(contractpin §2) — canonicalized with schemapin-v1, as a SchemaPin 1.4 schema signature
-document. The output is a tools/list document: every tool unchanged except for two _meta keys,
+tools/list (--file), and signs each tool's contract (contractpin §2) as a SchemaPin 1.4 schema
+signature document. The output is the tools/list with every tool unchanged but for two _meta
+keys, _meta["dev.schemapin/signature"] and _meta["dev.schemapin/domain"], and a manifest at the
+top, _meta["dev.schemapin/manifest"]. Clients check them with
+\`schemapin guard --signatures --domain D …\`; docs/guard.md ("Publishers") has the details.
 
-  _meta["dev.schemapin/signature"]   the signature document
-  _meta["dev.schemapin/domain"]      the domain D
-
-and, at the top, _meta["dev.schemapin/manifest"]: the manifest tool → {digest (contractpin
-tool digest), schema_hash, signature}. Serve the tools as written (or attach signatures at run
-time with the library's signToolList); clients check them with
-\`schemapin guard --signatures --domain D …\`. Signing does not change a tool's contract
-digest: _meta is not part of the contract.
-
---key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK, named by
-its OpenSSH .pub line or PEM public key in PUBFILE (one agent request per tool; the private
-key never enters schemapin: docs/ssh-agent.md). The agent is asked for the key before the
-server is started.
+--key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK, asked for
+before the server is started (docs/ssh-agent.md).
 
 Options:
 ${optionList(SIGN_TOOLS_FLAGS)}
