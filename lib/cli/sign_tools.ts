@@ -6,12 +6,10 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
 import { checkDomain } from "../dns/domain.ts";
 import { enumerateTarget, prepareTarget } from "../contractpin/live.ts";
 import { ServerFailure } from "../mcp/errors.ts";
-import { listingFromDump, readToolsDump } from "../mcp/file.ts";
-import { parseJson } from "../json/parse.ts";
+import { readSavedToolListing } from "../mcp/saved_tools.ts";
 import type { ToolListing } from "../mcp/session.ts";
 import {
   signedToolListDocument,
@@ -185,25 +183,19 @@ export const signToolsCommand: Command = {
 
     let listing: ToolListing;
     const where = live ? `server ${values.server}` : sourceName(values.file!);
-    try {
-      if (live) {
+    if (live) {
+      try {
         listing = await enumerateTarget(
           prepareTarget({ name: values.server!, identity: { transport: "stdio", command } }),
           { startupTimeoutMs, requestTimeoutMs, clientVersion: VERSION },
         );
-      } else if (values.file === "-") {
-        listing = await listingFromDump(parseJson(await io.readStdin(), "stdin"), "stdin");
-      } else {
-        listing = await readToolsDump(values.file!);
-      }
-    } catch (e) {
-      if (!(e instanceof ServerFailure)) throw e;
-      if (live) {
+      } catch (e) {
+        if (!(e instanceof ServerFailure)) throw e;
         await io.stderr(`error: ${e.message}\n${e.stderr ? `server stderr:\n${e.stderr}\n` : ""}`);
         return EXIT_FAILED;
       }
-      // A local file that is missing or is not a tool list is an input error (exit 2).
-      throw new SchemaPinError(e.kind === "io" ? "IO_FAILED" : "INPUT_INVALID", e.message);
+    } else {
+      listing = await readSavedToolListing(values.file!, () => io.readStdin());
     }
     for (const notice of listing.notices) await io.stderr(`notice: ${where}: ${notice}\n`);
     const signed = await signToolListWithSigner(listing.tools, signer, signOptions);
