@@ -14,6 +14,7 @@ import { type ReadInput, readJsonInput, sourceName } from "../schema/input.ts";
 import {
   addDiscoveryToBundle,
   addRevocationToBundle,
+  isSignedTrustBundle,
   parseTrustBundle,
   type TrustBundle,
 } from "./bundle.ts";
@@ -67,6 +68,34 @@ export function parseTrustBundleFile(value: unknown, path: string): TrustBundle 
   } catch (e) {
     throw asBundleInputError(e);
   }
+}
+
+/**
+ * Parses a bundle read from `path` that documents are to be added to (`bundle add`): a signed
+ * bundle is refused, since adding documents would invalidate its signature; otherwise as
+ * {@linkcode parseTrustBundleFile}.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` naming the file: a signed bundle (`details.path`),
+ *   or a malformed one.
+ *
+ * @example
+ * ```ts
+ * import { createTrustBundle } from "./bundle.ts";
+ * import { parseUnsignedTrustBundleFile } from "./file.ts";
+ * parseUnsignedTrustBundleFile(createTrustBundle("2026-05-15T00:00:00Z"), "b.json").documents;
+ * // []
+ * ```
+ */
+export function parseUnsignedTrustBundleFile(value: unknown, path: string): TrustBundle {
+  if (isSignedTrustBundle(value)) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `${sourceName(path)} is a signed bundle; adding documents would invalidate its ` +
+        `signature. Verify it and merge, or create a new bundle, then sign the result`,
+      { path },
+    );
+  }
+  return parseTrustBundleFile(value, path);
 }
 
 /**

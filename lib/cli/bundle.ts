@@ -32,32 +32,23 @@ Usage:
   schemapin bundle show BUNDLE [--json]
 
 A trust bundle carries discovery documents (one per domain) and revocation documents for
-offline verification (§13). An unsigned bundle is trusted because you chose the file. A
-signed bundle (§21) names its authority (bundle_authority.kid) and carries the authority's
-key itself, so the kid proves nothing: verify accepts it only when the kid is in your
-authority allow-list with the same key fingerprint, obtained out of band (--authority,
---authority-key, or a persisted --authority-store). An unknown authority is refused unless
-you opt in with --trust-first-use-authority; it is then recorded (in --authority-store, if
-given) only after the signature verified, and reported as a first use. (--trust-first-use,
-the old name of that flag in verify and merge, still works for one release, with a note.)
+offline verification (§13). A signed bundle (§21) carries its authority's key itself, so verify
+accepts it only when the kid is in your allow-list with the same key fingerprint, obtained out
+of band (--authority, --authority-key, --authority-store), or when you opt in with
+--trust-first-use-authority. docs/bundles.md explains the allow-list, the signing input and
+the verify steps.
 
 create   makes an unsigned bundle from .well-known/schemapin.json files (--discovery) and
          standalone revocation documents (--revocation); only their known fields are kept.
 add      adds documents to an unsigned bundle (in place, or to --out); --replace overwrites
          a domain's existing entry. Signed bundles are refused: re-create and sign instead.
-sign     stamps bundle_authority (KID and the public key of PRIVATE.pem), signed_at and
-         expires_at, sets schemapin_bundle_version "1.4" and signs the §21.3 signing input
-         (known fields only, signature ""). Writes in place, or to --out (BUNDLE - : stdout).
-         --key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK,
-         named by its .pub line or PEM public key (docs/ssh-agent.md).
-verify   runs the six §21.4 steps: signed at all (BUNDLE_UNSIGNED), well formed and no
-         duplicate domains (DISCOVERY_INVALID), not expired (BUNDLE_EXPIRED; a non-RFC-3339
-         expires_at counts as expired), the allow-list (KEY_PIN_MISMATCH,
-         BUNDLE_AUTHORITY_UNTRUSTED), the signature (SIGNATURE_INVALID), first-use record.
-merge    verifies every IN like verify, then writes --out: one document and one revocation
-         document per domain, chosen by --precedence (kids, first wins; unlisted last), then
-         the newer signed_at (else created_at), then the earlier IN. The result is unsigned:
-         sign it.
+sign     stamps the authority (KID and the key's public half), signed_at and expires_at and
+         signs the §21.3 signing input. Writes in place, or to --out (BUNDLE - : stdout).
+         --key ssh-agent:PUBFILE signs through the SSH agent (docs/ssh-agent.md).
+verify   runs the §21.4 steps (signed, well formed, not expired, an allowed authority, the
+         signature); the error code names the step that failed.
+merge    verifies every IN like verify, then writes --out, unsigned (sign it): one entry per
+         domain, chosen by --precedence, then the newer bundle, then the earlier IN.
 show     prints a bundle's contents without verifying it.
 
 Options of create:

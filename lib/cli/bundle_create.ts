@@ -4,13 +4,15 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
-import { createTrustBundle, isSignedTrustBundle, type TrustBundle } from "../bundle/bundle.ts";
-import { addFilesToBundle, formatTrustBundle, parseTrustBundleFile } from "../bundle/file.ts";
+import { createTrustBundle, type TrustBundle } from "../bundle/bundle.ts";
+import {
+  addFilesToBundle,
+  formatTrustBundle,
+  parseUnsignedTrustBundleFile,
+} from "../bundle/file.ts";
 import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
 import { jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
-import { sourceName } from "./schema_inputs.ts";
 import { readBundleFile } from "./bundle_trust.ts";
 import type { FlagTable } from "./flags.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
@@ -133,15 +135,7 @@ export async function runBundleAdd(args: string[], io: CliIO): Promise<number> {
     throw new UsageError("bundle add: the bundle goes to stdout; give --out FILE to use --json");
   }
   const value = await readBundleFile(file, io);
-  if (isSignedTrustBundle(value)) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      `${sourceName(file)} is a signed bundle; adding documents would invalidate its ` +
-        `signature. Verify it and merge, or create a new bundle, then sign the result`,
-      { path: file },
-    );
-  }
-  const start = parseTrustBundleFile(value, file);
+  const start = parseUnsignedTrustBundleFile(value, file);
   const bundle = await addDocuments("bundle add", start, values, values.replace === true, io);
   if (out === undefined) {
     await io.stdout(formatTrustBundle(bundle));

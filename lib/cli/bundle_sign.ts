@@ -5,7 +5,7 @@
  */
 import { checkKid } from "../bundle/bundle.ts";
 import { signTrustBundleWithSigner } from "../bundle/sign.ts";
-import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
+import { signatureMetadata } from "./signature_options.ts";
 import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
@@ -65,34 +65,11 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
   if (values.kid === undefined) throw new UsageError("bundle sign: --kid KID is required");
   const kidProblem = checkKid(values.kid);
   if (kidProblem) throw new UsageError(`bundle sign: --kid: ${kidProblem}`);
-  if (values["expires-in"] !== undefined && values["expires-at"] !== undefined) {
-    throw new UsageError("bundle sign: give --expires-in or --expires-at, not both");
-  }
   const now = Math.floor(Date.now() / 1000) * 1000; // whole seconds in signed_at
-  let expiresAt: string | number | undefined;
-  if (values["expires-in"] !== undefined) {
-    const ms = parseDuration(values["expires-in"]);
-    if (ms === undefined) {
-      throw new UsageError(
-        `bundle sign: --expires-in ${
-          JSON.stringify(values["expires-in"])
-        } is not a duration like 30d, 12h, 90m, 2w or 1d12h`,
-      );
-    }
-    expiresAt = now + ms;
-  }
-  if (values["expires-at"] !== undefined) {
-    const ms = parseRfc3339(values["expires-at"]);
-    if (ms === undefined) {
-      throw new UsageError(
-        `bundle sign: --expires-at ${
-          JSON.stringify(values["expires-at"])
-        } is not a strict RFC 3339 time like 2026-11-01T10:00:00Z`,
-      );
-    }
-    if (ms <= now) throw new UsageError("bundle sign: --expires-at is in the past");
-    expiresAt = values["expires-at"];
-  }
+  const { expiresAt } = signatureMetadata("bundle sign", {
+    "expires-in": values["expires-in"],
+    "expires-at": values["expires-at"],
+  }, now);
   const file = positionals[0];
   const out = values.out ?? (file === "-" ? undefined : file);
   if (out === undefined && values.json) {

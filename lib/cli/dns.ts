@@ -86,10 +86,8 @@ record   prints the TXT value to publish at _schemapin.D:  v=schemapin1; kid=KID
          (with --domain, as a zone-file line). KEY.pem may be the public or the private key.
 check    looks up _schemapin.DOMAIN and shows what is published; with a key (--key,
          --fingerprint, a --discovery file, or the live --well-known document) it says
-         whether the record matches it. Verifiers treat the states as follows (§17.2):
-         absent → no effect; matching → ok; mismatching → DOMAIN_MISMATCH; malformed →
-         DISCOVERY_INVALID; no answer (timeout, SERVFAIL, REFUSED) → with --dns, a
-         verification fails closed (DISCOVERY_FETCH_FAILED).
+         whether the record matches it. How verifiers (--dns) treat each state (§17.2):
+         docs/discovery.md, "DNS TXT".
 
 Options of record:
 ${optionList(RECORD_FLAGS)}

@@ -65,13 +65,11 @@ Writes DIR/private.pem (PKCS#8, file mode 0600) and DIR/public.pem (SPKI), creat
 (mode 0700) if needed, and prints the public key's fingerprint. Existing key files are never
 replaced unless --force is given; if anything fails, no key file is left behind.
 
-private.pem is an ENCRYPTED PRIVATE KEY (PKCS#8 PBES2: PBKDF2-HMAC-SHA256,
-${DEFAULT_PBKDF2_ITERATIONS} iterations, random salt; AES-256-CBC) that OpenSSL reads too (SchemaPin
-§9: encryption at rest). The passphrase comes from --passphrase-file FILE (its first line),
-else $SCHEMAPIN_PASSPHRASE, else a prompt on the terminal (typed twice, not echoed). An empty
-passphrase is refused. Every command that takes --key then asks for it the same way. With no
-passphrase and no terminal, keygen stops (exit 2) rather than write a key in the clear: give
-one of those, or --unencrypted if a plain key is what you want (CI, a throwaway key).
+private.pem is encrypted (PKCS#8 PBES2, ${DEFAULT_PBKDF2_ITERATIONS} PBKDF2 iterations, AES-256-CBC;
+OpenSSL reads it) with a passphrase from --passphrase-file FILE, else $SCHEMAPIN_PASSPHRASE,
+else the terminal (typed twice, not echoed). With none of them keygen stops (exit 2) rather
+than write a key in the clear; --unencrypted writes a plain key (CI, a throwaway key).
+docs/keys.md has the details.
 
 Options:
 ${optionList(FLAGS)}

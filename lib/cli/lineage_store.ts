@@ -10,16 +10,11 @@ import type { CliIO } from "./command.ts";
 
 /** The `--help` paragraph on lineage of the verify commands (verify-schema, verify-skill). */
 export const LINEAGE_HELP =
-  `Lineage (§18.4), with --lineage or --lineage-store FILE: after the signature verified and
-before anything is pinned, the release is compared with the latest known hash of
-TOOL_ID@DOMAIN in the lineage store (default lineage.json beside the pin store). A first
-sighting anchors the lineage; the same hash is unchanged; a release whose previous_hash names
-the latest hash (and whose schema_version, when both carry one, is higher) moves it forward,
-atomically under the store's lock. Anything else is LINEAGE_REJECTED (exit 1), naming both
-hashes: a fork, a rollback, a release with no previous_hash. A signature that carries no
-signed hashes (a bare Base64 signature, a legacy 1.3 document) can neither anchor nor extend
-a lineage, so with --lineage it is refused too. A failed verification never moves the
-store; \`schemapin lineage reset TOOL_ID@DOMAIN\` is the operator's override.`;
+  `Lineage (§18.4), with --lineage or --lineage-store FILE (default lineage.json beside the pin
+store): a release must be the latest one accepted for TOOL_ID@DOMAIN or name it as its
+previous_hash; a fork, a rollback or a release without signed hashes is LINEAGE_REJECTED
+(exit 1), naming both hashes. \`schemapin lineage reset TOOL_ID@DOMAIN\` is the operator's
+override; docs/keys.md ("Lineage on the verifier's side") has the rules.`;
 
 /** The flags naming the lineage store (`--lineage`, `--lineage-store`, `--pin-store`). */
 export interface LineageStoreFlags {

@@ -131,14 +131,11 @@ Usage:
   schemapin pins import FILE [--force]
 All take [--pin-store FILE] (default $SCHEMAPIN_HOME/pins.json, else ~/.schemapin/pins.json).
 
-A pin binds TOOL_ID@DOMAIN to a key fingerprint. \`add\` seeds a fingerprint obtained out of
-band (refused if a different key is already pinned); \`rotate\` is the explicit consent to a
-changed key, for one tool or, with --domain D, for every tool of D at once (all or nothing:
-one locked, atomic write; pins of other domains are untouched); \`import\` refuses conflicting fingerprints unless --force (-f; --overwrite, its
-old name, still works for one release, with a note); \`export --out\` replaces an existing
-file only with --force. TOOL_ID@DOMAIN is split at its last "@". --key may be a public or a
-private key; an encrypted one's passphrase comes from --passphrase-file FILE, else
-$SCHEMAPIN_PASSPHRASE, else a terminal prompt.
+A pin binds TOOL_ID@DOMAIN (split at its last "@") to a key fingerprint. \`add\` seeds a
+fingerprint obtained out of band (refused if a different key is already pinned); \`rotate\` is
+the explicit consent to a changed key, for one tool or, with --domain D, for every tool of D in
+one atomic write (all or nothing; other domains are untouched). docs/signing.md "Pin store"
+describes the file, docs/keys.md rotating a key and an encrypted --key's passphrase.
 
 Options of every subcommand:
 ${optionList(STORE_FLAGS)}

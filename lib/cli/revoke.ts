@@ -46,7 +46,7 @@ Usage: schemapin revoke --domain D (--fingerprint FP | --key KEY.pem) --reason R
 Without --out, prints a new revocation document for D revoking the key. With --out FILE,
 adds the key to FILE (creating it if missing) and rewrites it atomically; the file must be
 for the same domain (a revocation document is extended in place, so no --force is needed).
-Publish it at the discovery document's revocation_endpoint.
+Publish it at the discovery document's revocation_endpoint (docs/keys.md: rotating a key).
 
 Reasons (§8.6): ${REVOCATION_REASONS.join(", ")}
 

@@ -87,18 +87,16 @@ Usage:
       [--previous-hash H | --previous SIGFILE] [--signer-kid KID]
       [--max-entries N] [--max-bytes SIZE] [--passphrase-file FILE] [--json] [-q]
 
-Hashes every file of DIR (§4b: entry digests, file_manifest, skill_hash), builds the 1.4
-signature document and signs it with ECDSA P-256 over its schemapin-v1 canonical form, so
-every field — expiry, domain, versions, manifest — is covered. Writes DIR/.schemapin.sig
-(replacing an older one) pretty-printed and atomically; if anything fails, nothing is
-written. A symbolic link, FIFO, socket or device in DIR, a non-UTF-8 file name, or a folder
-over the caps (10000 files, 256 MiB) is refused with the path named.
+Hashes every file of DIR (§4b), signs the 1.4 signature document over its schemapin-v1
+canonical form (expiry, domain, versions and manifest are all covered) and writes
+DIR/.schemapin.sig pretty-printed and atomically, replacing an older one; if anything fails,
+nothing is written. A symbolic link, FIFO, socket or device in DIR, a non-UTF-8 file name, or a
+folder over the caps (10000 files, 256 MiB) is refused with the path named. docs/signing.md
+("Skill folders") has the rest.
 
---key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK (an
-ecdsa-sha2-nistp256 key in ssh-agent, on a YubiKey or in a Secure Enclave agent), named by
-its OpenSSH .pub line or PEM public key in PUBFILE; the private key never enters schemapin
-(docs/ssh-agent.md). The agent is sent the canonical document: at most 256 KiB for
-OpenSSH's agent.
+--key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK, named by its
+public half in PUBFILE; the agent is sent the canonical document, at most 256 KiB for
+OpenSSH's agent (docs/ssh-agent.md).
 
 Options:
 ${optionList(FLAGS)}

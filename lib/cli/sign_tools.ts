@@ -6,12 +6,10 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
 import { checkDomain } from "../dns/domain.ts";
 import { enumerateTarget, prepareTarget } from "../contractpin/live.ts";
 import { ServerFailure } from "../mcp/errors.ts";
-import { listingFromDump, readToolsDump } from "../mcp/file.ts";
-import { parseJson } from "../json/parse.ts";
+import { readSavedToolListing } from "../mcp/saved_tools.ts";
 import type { ToolListing } from "../mcp/session.ts";
 import {
   signedToolListDocument,
@@ -75,24 +73,14 @@ Usage:
       [--schema-version V] [--passphrase-file FILE]
 
 Fetches the server's tools (initialize, then tools/list, all pages) or reads a saved
-tools/list (--file: {"tools":[…]}, a JSON-RPC response, or an array of pages), and signs each
-tool's contract — name, description, inputSchema, and outputSchema/annotations when present
-(contractpin §2) — canonicalized with schemapin-v1, as a SchemaPin 1.4 schema signature
-document. The output is a tools/list document: every tool unchanged except for two _meta keys,
+tools/list (--file), and signs each tool's contract (contractpin §2) as a SchemaPin 1.4 schema
+signature document. The output is the tools/list with every tool unchanged but for two _meta
+keys, _meta["dev.schemapin/signature"] and _meta["dev.schemapin/domain"], and a manifest at the
+top, _meta["dev.schemapin/manifest"]. Clients check them with
+\`schemapin guard --signatures --domain D …\`; docs/guard.md ("Publishers") has the details.
 
-  _meta["dev.schemapin/signature"]   the signature document
-  _meta["dev.schemapin/domain"]      the domain D
-
-and, at the top, _meta["dev.schemapin/manifest"]: the manifest tool → {digest (contractpin
-tool digest), schema_hash, signature}. Serve the tools as written (or attach signatures at run
-time with the library's signToolList); clients check them with
-\`schemapin guard --signatures --domain D …\`. Signing does not change a tool's contract
-digest: _meta is not part of the contract.
-
---key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK, named by
-its OpenSSH .pub line or PEM public key in PUBFILE (one agent request per tool; the private
-key never enters schemapin: docs/ssh-agent.md). The agent is asked for the key before the
-server is started.
+--key ssh-agent:PUBFILE signs with a key held by the SSH agent at $SSH_AUTH_SOCK, asked for
+before the server is started (docs/ssh-agent.md).
 
 Options:
 ${optionList(SIGN_TOOLS_FLAGS)}
@@ -195,25 +183,19 @@ export const signToolsCommand: Command = {
 
     let listing: ToolListing;
     const where = live ? `server ${values.server}` : sourceName(values.file!);
-    try {
-      if (live) {
+    if (live) {
+      try {
         listing = await enumerateTarget(
           prepareTarget({ name: values.server!, identity: { transport: "stdio", command } }),
           { startupTimeoutMs, requestTimeoutMs, clientVersion: VERSION },
         );
-      } else if (values.file === "-") {
-        listing = await listingFromDump(parseJson(await io.readStdin(), "stdin"), "stdin");
-      } else {
-        listing = await readToolsDump(values.file!);
-      }
-    } catch (e) {
-      if (!(e instanceof ServerFailure)) throw e;
-      if (live) {
+      } catch (e) {
+        if (!(e instanceof ServerFailure)) throw e;
         await io.stderr(`error: ${e.message}\n${e.stderr ? `server stderr:\n${e.stderr}\n` : ""}`);
         return EXIT_FAILED;
       }
-      // A local file that is missing or is not a tool list is an input error (exit 2).
-      throw new SchemaPinError(e.kind === "io" ? "IO_FAILED" : "INPUT_INVALID", e.message);
+    } else {
+      listing = await readSavedToolListing(values.file!, () => io.readStdin());
     }
     for (const notice of listing.notices) await io.stderr(`notice: ${where}: ${notice}\n`);
     const signed = await signToolListWithSigner(listing.tools, signer, signOptions);

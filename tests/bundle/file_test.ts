@@ -7,6 +7,7 @@ import {
   addFilesToBundle,
   formatTrustBundle,
   parseTrustBundleFile,
+  parseUnsignedTrustBundleFile,
 } from "../../lib/bundle/file.ts";
 import { signTrustBundle } from "../../lib/bundle/sign.ts";
 import { createTrustBundle } from "../../lib/bundle/bundle.ts";
@@ -113,4 +114,35 @@ Deno.test("bundle authorities: the allow-list of one run; a key given for any ki
   assert.equal(revoked.errorCode, "KEY_REVOKED");
   assert.equal(revoked.verified, undefined);
   assert.match(revoked.errorMessage!, /revoked in rev\.json \(key_compromise, /);
+});
+
+Deno.test("bundle file to add to: an unsigned bundle parses as parseTrustBundleFile does", () => {
+  const value = clone(unsignedBundle({ "a.example": DEV_A }));
+  assert.deepEqual(
+    parseUnsignedTrustBundleFile(value, "b.json"),
+    parseTrustBundleFile(value, "b.json"),
+  );
+});
+
+Deno.test("bundle file to add to: a signed bundle is refused, naming the file", () => {
+  const signed = clone(
+    signTrustBundle(unsignedBundle({ "a.example": DEV_A }), AUTH_1, "acme", NOW),
+  );
+  for (const [path, shown] of [["signed.json", "signed.json"], ["-", "stdin"]]) {
+    assert.throws(
+      () => parseUnsignedTrustBundleFile(signed, path),
+      (e: unknown) =>
+        e instanceof SchemaPinError && e.code === "INPUT_INVALID" && e.details.path === path &&
+        e.message.startsWith(`${shown} is a signed bundle; adding documents would invalidate`),
+    );
+  }
+});
+
+Deno.test("bundle file to add to: a malformed unsigned bundle is INPUT_INVALID", () => {
+  const value = { ...clone(unsignedBundle({ "a.example": DEV_A })), documents: "none" };
+  assert.throws(
+    () => parseUnsignedTrustBundleFile(value, "bad.json"),
+    (e: unknown) =>
+      e instanceof SchemaPinError && e.code === "INPUT_INVALID" && /bad\.json/.test(e.message),
+  );
 });
