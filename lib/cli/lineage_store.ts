@@ -8,14 +8,6 @@ import { defaultLineageStorePath, LineageStore } from "../pins/lineage.ts";
 import type { LineageReport } from "../schema/lineage_verify.ts";
 import type { CliIO } from "./command.ts";
 
-/** The `--help` paragraph on lineage of the verify commands (verify-schema, verify-skill). */
-export const LINEAGE_HELP =
-  `Lineage (§18.4), with --lineage or --lineage-store FILE (default lineage.json beside the pin
-store): a release must be the latest one accepted for TOOL_ID@DOMAIN or name it as its
-previous_hash; a fork, a rollback or a release without signed hashes is LINEAGE_REJECTED
-(exit 1), naming both hashes. \`schemapin lineage reset TOOL_ID@DOMAIN\` is the operator's
-override; docs/keys.md ("Lineage on the verifier's side") has the rules.`;
-
 /** The flags naming the lineage store (`--lineage`, `--lineage-store`, `--pin-store`). */
 export interface LineageStoreFlags {
   readonly lineage?: boolean;

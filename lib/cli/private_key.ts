@@ -32,11 +32,6 @@ import { readHiddenLine } from "../keys/hidden_line.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput } from "./io.ts";
 
-// Moved to lib/keys/; re-exported for the commands and tests that import them here.
-export { MAX_PASSPHRASE_BYTES, WEAK_PBKDF2_ITERATIONS } from "../keys/private_key.ts";
-export { isSshAgentKey, privateKeyOf, SSH_AGENT_KEY_PREFIX } from "../keys/signer.ts";
-
-export { PASSPHRASE_ENV } from "../keys/passphrase.ts";
 
 /**
  * Asks for a line on the terminal without echo; `undefined` when there is no terminal.

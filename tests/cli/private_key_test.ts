@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import type { CliIO } from "../../lib/cli/command.ts";
 import { UsageError } from "../../lib/cli/command.ts";
-import { loadPrivateKey, PASSPHRASE_ENV, readPassphrase } from "../../lib/cli/private_key.ts";
+import { loadPrivateKey, readPassphrase } from "../../lib/cli/private_key.ts";
+import { PASSPHRASE_ENV } from "../../lib/keys/passphrase.ts";
 import {
   encryptedPrivateKeyParameters,
   encryptPrivateKeyPem,
