@@ -32,7 +32,6 @@ import { readHiddenLine } from "../keys/hidden_line.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput } from "./io.ts";
 
-
 /**
  * Asks for a line on the terminal without echo; `undefined` when there is no terminal.
  * Throws a {@linkcode UsageError} when the user cancels. Tests inject their own.
