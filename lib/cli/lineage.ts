@@ -5,11 +5,12 @@
  *
  * @module
  */
-import { type LineageRecord, LineageStore } from "../pins/lineage.ts";
+import { type LineageRecord, lineageRecordToJson, LineageStore } from "../pins/lineage.ts";
 import { parsePinKey } from "../pins/store.ts";
 import { type Command, EXIT_FAILED, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
 import { type FlagTable, optionList } from "./flags.ts";
-import { PIN_FLAGS } from "./flag_groups.ts";
+import { jsonFlag, PIN_FLAGS } from "./flag_groups.ts";
+import { failureFields, jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { lineageStorePath } from "./lineage_store.ts";
 import { didYouMean } from "./suggest.ts";
 
@@ -27,15 +28,19 @@ const STORE_FLAGS = {
   },
 } as const satisfies FlagTable;
 
-const TABLES = { list: STORE_FLAGS, show: STORE_FLAGS, reset: STORE_FLAGS } as const;
+const TABLES = {
+  list: { ...STORE_FLAGS, ...jsonFlag("schemapin.lineage.list/1") },
+  show: { ...STORE_FLAGS, ...jsonFlag("schemapin.lineage.show/1") },
+  reset: { ...STORE_FLAGS, ...jsonFlag("schemapin.lineage.reset/1") },
+} as const satisfies Record<string, FlagTable>;
 const SUBCOMMANDS = Object.keys(TABLES);
 
 const HELP = `schemapin lineage — the latest known release of each tool (SchemaPin §18.4)
 
 Usage:
-  schemapin lineage list [--lineage-store FILE | --pin-store FILE]
-  schemapin lineage show TOOL_ID@DOMAIN [--lineage-store FILE | --pin-store FILE]
-  schemapin lineage reset TOOL_ID@DOMAIN [--lineage-store FILE | --pin-store FILE]
+  schemapin lineage list [--lineage-store FILE | --pin-store FILE] [--json]
+  schemapin lineage show TOOL_ID@DOMAIN [--lineage-store FILE | --pin-store FILE] [--json]
+  schemapin lineage reset TOOL_ID@DOMAIN [--lineage-store FILE | --pin-store FILE] [--json]
 
 \`verify-schema --lineage\`, \`verify-skill --lineage\` and \`guard --lineage\` keep, for each
 TOOL_ID@DOMAIN, the hash of the latest release they accepted; a release that does not extend
@@ -46,7 +51,7 @@ tool's lineage, and the next verified release anchors it again. A reset is one l
 atomic write, like every change of the store.
 
 Options:
-${optionList(STORE_FLAGS)}
+${optionList(TABLES.show)}
 
 Exit codes: 0 done; 1 no lineage for TOOL_ID@DOMAIN (show, reset); 2 bad arguments or an
 unreadable or malformed lineage file.
@@ -85,38 +90,50 @@ export const lineageCommand: Command = {
           `(${SUBCOMMANDS.join(", ")})`,
       );
     }
-    const { values, positionals } = parseCommandArgs(`lineage ${sub}`, rest, STORE_FLAGS);
+    const table = TABLES[sub as keyof typeof TABLES];
+    const { values, positionals } = parseCommandArgs(`lineage ${sub}`, rest, table);
     if (values["lineage-store"] !== undefined && values["pin-store"] !== undefined) {
       throw new UsageError(
         `lineage ${sub}: give --lineage-store FILE or --pin-store FILE (its folder), not both`,
       );
     }
+    const json = values.json === true;
     const store = new LineageStore({ path: lineageStorePath(values) });
+    const out = (fields: JsonOutputFields) =>
+      io.stdout(jsonOutput(`lineage.${sub}`, { ...fields, lineage_store: store.path! }));
     if (sub === "list") {
       if (positionals.length) throw new UsageError("lineage list: takes no arguments");
       const records = await store.list();
-      if (records.length === 0) await io.stderr(`no lineage in ${store.path}\n`);
+      if (json) await out({ ok: true, lineage: records.map(lineageRecordToJson) });
+      else if (records.length === 0) await io.stderr(`no lineage in ${store.path}\n`);
       else await io.stdout(records.map(line).join("\n") + "\n");
       return EXIT_OK;
     }
     const { toolId, domain } = parsePinKey(one(positionals, sub));
+    const record = await store.get(toolId, domain);
+    const missing = async (message: string) => {
+      if (json) await out(failureFields("LINEAGE_NOT_FOUND", message));
+      await io.stderr(message + "\n");
+      return EXIT_FAILED;
+    };
     if (sub === "show") {
-      const record = await store.get(toolId, domain);
-      if (!record) {
-        await io.stderr(`${toolId}@${domain} has no lineage in ${store.path}\n`);
-        return EXIT_FAILED;
-      }
-      await io.stdout(line(record) + "\n");
+      if (!record) return await missing(`${toolId}@${domain} has no lineage in ${store.path}`);
+      await (json
+        ? out({ ok: true, record: lineageRecordToJson(record) })
+        : io.stdout(line(record) + "\n"));
       return EXIT_OK;
     }
-    const before = await store.get(toolId, domain);
     if (!(await store.remove(toolId, domain))) {
-      await io.stderr(`${toolId}@${domain} has no lineage in ${store.path}; nothing to reset\n`);
-      return EXIT_FAILED;
+      return await missing(
+        `${toolId}@${domain} has no lineage in ${store.path}; nothing to reset`,
+      );
+    }
+    if (json) {
+      await out({ ok: true, ...(record ? { previous: lineageRecordToJson(record) } : {}) });
     }
     await io.stderr(
       `reset the lineage of ${toolId}@${domain}` +
-        (before ? ` (was ${before.latestHash})` : "") +
+        (record ? ` (was ${record.latestHash})` : "") +
         `; the next verified release anchors it\n`,
     );
     return EXIT_OK;

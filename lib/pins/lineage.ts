@@ -243,7 +243,23 @@ const LINEAGE_FILE_FORMAT = {
   what: "lineage store",
 } as const;
 
-function recordToJson(r: LineageRecord): Record<string, unknown> {
+/**
+ * A lineage record as the store file and `schemapin lineage … --json` write it (snake_case:
+ * `tool_id`, `domain`, `latest_hash`, `schema_version` when known, `history`, `updated_at`).
+ *
+ * @example
+ * ```ts
+ * import { lineageRecordToJson } from "./lineage.ts";
+ * lineageRecordToJson({
+ *   toolId: "calc",
+ *   domain: "example.com",
+ *   latestHash: "sha256:" + "a".repeat(64),
+ *   history: [],
+ *   updatedAt: "2026-12-01T00:00:00Z",
+ * }).latest_hash; // "sha256:aaa…"
+ * ```
+ */
+export function lineageRecordToJson(r: LineageRecord): Record<string, unknown> {
   const out: Record<string, unknown> = {
     tool_id: r.toolId,
     domain: r.domain,
@@ -286,7 +302,7 @@ function recordFromJson(value: unknown, where: string): LineageRecord {
 
 const LINEAGE_CODEC: KeyedRecordCodec<LineageRecord> = {
   fromJson: recordFromJson,
-  toJson: recordToJson,
+  toJson: lineageRecordToJson,
   key: (r) => pinKey(r.toolId, r.domain),
   duplicate: (key) => `${key} twice`,
 };

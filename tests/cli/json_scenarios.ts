@@ -58,6 +58,20 @@ export async function prepareJsonScenarios(
     }],
   });
   await Deno.writeTextFile(join(dir, "bad.json"), '{"a": 1,}');
+  // A lineage store (§18.4) with one record, and a copy for the reset scenarios.
+  const lineage = {
+    schemapin_lineage_version: 1,
+    lineage: [{
+      tool_id: "search",
+      domain: "example.com",
+      latest_hash: "sha256:" + "b".repeat(64),
+      schema_version: "1.1.0",
+      history: ["sha256:" + "a".repeat(64)],
+      updated_at: "2026-12-01T00:00:00Z",
+    }],
+  };
+  await write("lineage.json", lineage);
+  await write("lineage-reset.json", lineage);
   await Deno.mkdir(join(dir, "batch"));
   await write("batch/a.json", TOOL);
   await write("batch/b.json", { ...TOOL, name: "b" });
@@ -496,6 +510,81 @@ export function jsonScenarios(dir: string): JsonScenario[] {
       code: 2,
       format: ERROR,
       errorCode: "INPUT_INVALID",
+    },
+    // lineage
+    {
+      name: "lineage list",
+      args: ["lineage", "list", "--lineage-store", p("lineage.json"), "--json"],
+      code: 0,
+      format: "schemapin.lineage.list/1",
+    },
+    {
+      name: "lineage show",
+      args: [
+        "lineage",
+        "show",
+        "search@example.com",
+        "--lineage-store",
+        p("lineage.json"),
+        "--json",
+      ],
+      code: 0,
+      format: "schemapin.lineage.show/1",
+    },
+    {
+      name: "lineage show of a tool without lineage",
+      args: [
+        "lineage",
+        "show",
+        "other@example.com",
+        "--lineage-store",
+        p("lineage.json"),
+        "--json",
+      ],
+      code: 1,
+      format: "schemapin.lineage.show/1",
+      errorCode: "LINEAGE_NOT_FOUND",
+    },
+    {
+      name: "lineage show of a malformed store",
+      args: ["lineage", "show", "search@example.com", "--lineage-store", p("bad.json"), "--json"],
+      code: 2,
+      format: ERROR,
+      errorCode: "INPUT_INVALID",
+    },
+    {
+      name: "lineage reset of a tool without lineage",
+      args: [
+        "lineage",
+        "reset",
+        "other@example.com",
+        "--lineage-store",
+        p("lineage-reset.json"),
+        "--json",
+      ],
+      code: 1,
+      format: "schemapin.lineage.reset/1",
+      errorCode: "LINEAGE_NOT_FOUND",
+    },
+    {
+      name: "lineage reset",
+      args: [
+        "lineage",
+        "reset",
+        "search@example.com",
+        "--lineage-store",
+        p("lineage-reset.json"),
+        "--json",
+      ],
+      code: 0,
+      format: "schemapin.lineage.reset/1",
+    },
+    {
+      name: "lineage list with an unknown flag",
+      args: ["lineage", "list", "--lineage-stor", p("lineage.json"), "--json"],
+      code: 2,
+      format: ERROR,
+      errorCode: "USAGE",
     },
     // bundles
     {

@@ -413,6 +413,56 @@ Deno.test("lineage reset: the operator's override; show and list; unknown tools 
   });
 });
 
+Deno.test("lineage list|show|reset --json: the records as stored; a missing tool is LINEAGE_NOT_FOUND (exit 1)", async () => {
+  await withTempDir(async (dir) => {
+    const env = await setup(dir);
+    const v1 = await release(env, "v1", "one", ["--schema-version", "1.0.0"]);
+    const v2 = await release(env, "v2", "two", [
+      "--schema-version",
+      "1.1.0",
+      "--previous-hash",
+      v1.hash,
+    ]);
+    assert.equal((await runInProcess(verifyArgs(env, v1))).code, 0);
+    assert.equal((await runInProcess(verifyArgs(env, v2))).code, 0);
+    const stored = JSON.parse(await Deno.readTextFile(env.lineage)).lineage[0];
+    const lineage = (...args: string[]) =>
+      runInProcess(["lineage", ...args, "--lineage-store", env.lineage, "--json"]);
+    const list = await lineage("list");
+    assert.equal(list.code, 0, list.stderr);
+    const listed = await assertJsonOutput(list.stdout);
+    assert.deepEqual(listed.lineage, [stored]);
+    assert.equal(listed.lineage_store, env.lineage);
+    assert.deepEqual(stored.history, [v1.hash]);
+    assert.equal(stored.latest_hash, v2.hash);
+    const show = await lineage("show", "calc@example.com");
+    assert.equal(show.code, 0, show.stderr);
+    assert.deepEqual((await assertJsonOutput(show.stdout)).record, stored);
+    const missing = await lineage("show", "other@example.com");
+    assert.equal(missing.code, 1);
+    const miss = await assertJsonOutput(missing.stdout);
+    assert.equal(miss.ok, false);
+    assert.equal((miss.error as { code: string }).code, "LINEAGE_NOT_FOUND");
+    assert.match(missing.stderr, /other@example.com has no lineage/);
+    const reset = await lineage("reset", "calc@example.com");
+    assert.equal(reset.code, 0, reset.stderr);
+    assert.deepEqual((await assertJsonOutput(reset.stdout)).previous, stored);
+    assert.equal(await latest(env), undefined);
+    const again = await lineage("reset", "calc@example.com");
+    assert.equal(again.code, 1);
+    assert.equal(
+      ((await assertJsonOutput(again.stdout)).error as { code: string }).code,
+      "LINEAGE_NOT_FOUND",
+    );
+    const empty = await assertJsonOutput((await lineage("list")).stdout);
+    assert.deepEqual(empty.lineage, []);
+    // A usage mistake with --json is one JSON error, exit 2.
+    const bad = await lineage("show");
+    assert.equal(bad.code, 2);
+    assert.equal(((await assertJsonOutput(bad.stdout)).error as { code: string }).code, "USAGE");
+  });
+});
+
 Deno.test("lineage: --lineage-store FILE implies --lineage and uses FILE", async () => {
   await withTempDir(async (dir) => {
     const env = await setup(dir);
