@@ -18,7 +18,7 @@ import {
   type LoadedTrust,
   loadTrustAndDnsHook,
   type TrustEnv,
-  trustPinStore,
+  trustFlowOptions,
   type TrustPlan,
   withTrustInputs,
 } from "../trust/load.ts";
@@ -193,22 +193,13 @@ export async function checkLockSignature(
   } catch (e) {
     return failed(plan.domain, `${sigPath} is not a signature document: ${(e as Error).message}`);
   }
+  const flow = trustFlowOptions(plan.domain, trust, options);
   const result = await verifyLockSignature({
     lock,
     signature,
-    domain: plan.domain,
-    discovery: trust.discovery,
-    revocation: trust.revocation,
-    pinStore: trustPinStore(trust, options.pinStore),
-    trustFirstUse: options.trustFirstUse === true,
-    allowExpired: options.allowExpired === true,
-    allowMissingRevocation: options.allowMissingRevocation === true,
+    ...flow,
     ...(options.confirmFirstUse ? { confirmFirstUse: options.confirmFirstUse } : {}),
-    sources: {
-      discovery: trust.discoverySource,
-      revocation: trust.revocationSource,
-      signature: sigPath,
-    },
+    sources: { ...flow.sources, signature: sigPath },
     ...(dnsHook ? { beforePin: dnsHook } : {}),
   });
   return withTrustInputs(result, trust);

@@ -23,7 +23,7 @@ import {
   type LoadedTrust,
   loadTrustAndDnsHook,
   type TrustEnv,
-  trustPinStore,
+  trustFlowOptions,
   type TrustPlan,
 } from "../trust/load.ts";
 import type { AuditLog } from "./audit.ts";
@@ -202,14 +202,7 @@ export async function prepareGuard(
   if (plan && options.signatures && loaded) {
     const { trust, dnsHook } = loaded;
     signatures = {
-      domain: plan.domain,
-      discovery: trust.discovery,
-      revocation: trust.revocation,
-      pinStore: trustPinStore(trust, verify.pinStore),
-      trustFirstUse: verify.trustFirstUse === true,
-      allowExpired: verify.allowExpired === true,
-      allowMissingRevocation: verify.allowMissingRevocation === true,
-      sources: { discovery: trust.discoverySource, revocation: trust.revocationSource },
+      ...trustFlowOptions(plan.domain, trust, verify),
       ...(dnsHook ? { beforePin: dnsHook } : {}),
       ...(options.lineage ? { lineage: options.lineage } : {}),
     };

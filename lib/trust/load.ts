@@ -18,7 +18,11 @@ import { parsePublicKeyPem } from "../crypto/keys.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import { parseRevocationDocument } from "../revocation/document.ts";
 import { defaultPinStorePath, FilePinStore, type PinRecord, type PinStore } from "../pins/store.ts";
-import type { BeforePinHook, OfflineVerificationResult } from "../schema/flow.ts";
+import type {
+  BeforePinHook,
+  OfflineFlowOptions,
+  OfflineVerificationResult,
+} from "../schema/flow.ts";
 import { type BundleAuthorityStore, MemoryBundleAuthorityStore } from "../bundle/authority.ts";
 import { findInTrustBundle } from "../bundle/bundle.ts";
 import {
@@ -159,6 +163,60 @@ export function trustPinStore(trust: TrustInputs, pinStorePath?: string): PinSto
   return trust.explicitKey !== undefined
     ? explicitKeyPinStore(trust.explicitKey)
     : new FilePinStore(pinStorePath ?? defaultPinStorePath());
+}
+
+/** How a verification uses loaded trust: the choices every verifier of a plan shares. */
+export interface TrustUse {
+  /** The pin file (default `defaultPinStorePath()`; never opened for an explicit key). */
+  readonly pinStore?: string;
+  /** Pin an unknown key after it verifies. */
+  readonly trustFirstUse?: boolean;
+  /** Accept an expired signature with a warning (§16.2). */
+  readonly allowExpired?: boolean;
+  /** Accept a declared `revocation_endpoint` without a revocation document (§9). */
+  readonly allowMissingRevocation?: boolean;
+}
+
+/**
+ * The options of the verification flow (lib/schema/flow.ts) for `domain` with the loaded
+ * `trust`: its discovery and revocation documents and their sources, the pin store
+ * ({@linkcode trustPinStore}) and the choices of `use`. Shared by the verifiers of schemas,
+ * skills, lock signatures and the guard's tools.
+ *
+ * @example
+ * ```ts ignore
+ * import { trustFlowOptions } from "./load.ts";
+ * const flow = trustFlowOptions(plan.domain, trust, { trustFirstUse: true });
+ * ```
+ */
+export function trustFlowOptions(
+  domain: string,
+  trust: TrustInputs,
+  use: TrustUse,
+):
+  & Required<
+    Pick<
+      OfflineFlowOptions,
+      | "domain"
+      | "discovery"
+      | "pinStore"
+      | "trustFirstUse"
+      | "allowExpired"
+      | "allowMissingRevocation"
+      | "sources"
+    >
+  >
+  & Pick<OfflineFlowOptions, "revocation"> {
+  return {
+    domain,
+    discovery: trust.discovery,
+    revocation: trust.revocation,
+    pinStore: trustPinStore(trust, use.pinStore),
+    trustFirstUse: use.trustFirstUse === true,
+    allowExpired: use.allowExpired === true,
+    allowMissingRevocation: use.allowMissingRevocation === true,
+    sources: { discovery: trust.discoverySource, revocation: trust.revocationSource },
+  };
 }
 
 /**

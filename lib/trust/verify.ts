@@ -26,8 +26,8 @@ import type { SkillVerificationResult, VerifySkillOfflineOptions } from "../skil
 import {
   loadTrustAndDnsHook,
   type TrustEnv,
+  trustFlowOptions,
   type TrustInputs,
-  trustPinStore,
   type TrustPlan,
   withTrustInputs,
 } from "./load.ts";
@@ -138,16 +138,15 @@ export async function loadTrustedVerifier(
   const { plan, lineage } = options;
   const { trust, dnsHook } = await loadTrustAndDnsHook(plan, options.env);
   // An explicit key is the anchor: nothing is pinned, the pin file is not opened.
-  const pinStore = trustPinStore(trust, options.pinStore);
+  const base = trustFlowOptions(plan.domain, trust, {
+    ...options,
+    allowMissingRevocation: plan.allowMissingRevocation,
+  });
+  const { pinStore } = base;
   const flow = (confirmFirstUse: ConfirmFirstUse | undefined, signature?: string) => ({
-    domain: plan.domain,
-    discovery: trust.discovery,
-    revocation: trust.revocation,
-    trustFirstUse: options.trustFirstUse === true,
+    ...base,
     confirmFirstUse,
-    allowExpired: options.allowExpired === true,
-    allowMissingRevocation: plan.allowMissingRevocation === true,
-    sources: { discovery: trust.discoverySource, revocation: trust.revocationSource, signature },
+    sources: { ...base.sources, signature },
   });
   // Lineage is checked before any pin is written and moved forward once verification passed.
   const hook = lineage ? lineageBeforePinHook(lineage, dnsHook) : dnsHook;
@@ -158,7 +157,7 @@ export async function loadTrustedVerifier(
     verifySchema: async ({ confirmFirstUse, signatureSource, ...input }) =>
       await finish(
         await verifySchemaOfflineWithHook(
-          { ...flow(confirmFirstUse, signatureSource), pinStore, ...input },
+          { ...flow(confirmFirstUse, signatureSource), ...input },
           hook,
         ),
       ),
@@ -178,7 +177,7 @@ export async function loadTrustedVerifier(
     verifySkill: async ({ confirmFirstUse, signatureSource, ...input }) =>
       await finish(
         await (await import("../skill/verify.ts")).verifySkillOfflineWithHook(
-          { ...flow(confirmFirstUse, signatureSource), pinStore, ...input },
+          { ...flow(confirmFirstUse, signatureSource), ...input },
           hook,
         ),
       ),
