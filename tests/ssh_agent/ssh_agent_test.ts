@@ -40,19 +40,13 @@ import type { JsonValue } from "../../lib/json/types.ts";
 import { oracleSchemapinV1 } from "../oracle/canonical.ts";
 import { oracleParse } from "../oracle/json.ts";
 import { childCommand } from "../process.ts";
-import { ok, onPath, run } from "./openssh.ts";
-import { ignoreWithout } from "../required_tool.ts";
-import { derScalars, N } from "./helpers.ts";
+import { missingOpenSsh, ok, run } from "./openssh.ts";
+import { derScalars, enc, N } from "./helpers.ts";
 
 const DOMAIN = "example.com";
-const enc = (s: string) => new TextEncoder().encode(s);
 
 const installedBy = ".ci/run (apt-get install openssh-client)";
-const noOpenSsh = [
-  ignoreWithout("ssh-agent", onPath("ssh-agent"), installedBy),
-  ignoreWithout("ssh-add", onPath("ssh-add"), installedBy),
-  ignoreWithout("ssh-keygen", onPath("ssh-keygen"), installedBy),
-].some((ignored) => ignored);
+const noOpenSsh = missingOpenSsh(installedBy);
 
 // ---------------------------------------------------------------------------------------------
 // Keys, made once by ssh-keygen (no passphrase: ssh-add loads them without a prompt)
