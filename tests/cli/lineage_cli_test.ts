@@ -62,6 +62,22 @@ async function release(
   return { schema, sig, hash };
 }
 
+/** A release of "calc" naming `previous` as its previous_hash, with `schemaVersion`. */
+function chained(
+  env: Env,
+  name: string,
+  description: string,
+  previous: { hash: string },
+  schemaVersion: string,
+): Promise<{ schema: string; sig: string; hash: string }> {
+  return release(env, name, description, [
+    "--schema-version",
+    schemaVersion,
+    "--previous-hash",
+    previous.hash,
+  ]);
+}
+
 function verifyArgs(env: Env, r: { schema: string; sig: string }, ...extra: string[]) {
   return [
     "verify-schema",
@@ -109,12 +125,7 @@ Deno.test("lineage: a release naming the latest hash with a higher version advan
     const env = await setup(dir);
     const v1 = await release(env, "v1", "one", ["--schema-version", "1.0.0"]);
     assert.equal((await runInProcess(verifyArgs(env, v1))).code, 0);
-    const v2 = await release(env, "v2", "two", [
-      "--schema-version",
-      "1.10.0",
-      "--previous-hash",
-      v1.hash,
-    ]);
+    const v2 = await chained(env, "v2", "two", v1, "1.10.0");
     const r = await runInProcess(verifyArgs(env, v2, "--json"));
     assert.equal(r.code, 0, r.stderr);
     const out = await assertJsonOutput(r.stdout);
@@ -132,12 +143,7 @@ Deno.test("lineage: a rollback to the older release is refused, naming both hash
   await withTempDir(async (dir) => {
     const env = await setup(dir);
     const v1 = await release(env, "v1", "one", ["--schema-version", "1.0.0"]);
-    const v2 = await release(env, "v2", "two", [
-      "--schema-version",
-      "1.1.0",
-      "--previous-hash",
-      v1.hash,
-    ]);
+    const v2 = await chained(env, "v2", "two", v1, "1.1.0");
     assert.equal((await runInProcess(verifyArgs(env, v1))).code, 0);
     assert.equal((await runInProcess(verifyArgs(env, v2))).code, 0);
     const back = await runInProcess(verifyArgs(env, v1, "--json"));
@@ -188,12 +194,7 @@ Deno.test("lineage: a chained release with a lower schema_version is refused", a
     const env = await setup(dir);
     const v1 = await release(env, "v1", "one", ["--schema-version", "2.0.0"]);
     assert.equal((await runInProcess(verifyArgs(env, v1))).code, 0);
-    const lower = await release(env, "lower", "two", [
-      "--schema-version",
-      "1.9.0",
-      "--previous-hash",
-      v1.hash,
-    ]);
+    const lower = await chained(env, "lower", "two", v1, "1.9.0");
     const r = await runInProcess(verifyArgs(env, lower));
     assert.equal(r.code, 1);
     assert.match(r.stderr, /LINEAGE_REJECTED.*schema_version 1\.9\.0 .*not higher than 2\.0\.0/);
@@ -245,12 +246,7 @@ Deno.test("lineage: a failed verification never anchors or advances the store", 
     assert.equal(await latest(env), undefined);
     // Anchored at v1, a tampered v2 that would chain does not advance it.
     assert.equal((await runInProcess(verifyArgs(env, v1))).code, 0);
-    const v2 = await release(env, "v2", "two", [
-      "--schema-version",
-      "1.1.0",
-      "--previous-hash",
-      v1.hash,
-    ]);
+    const v2 = await chained(env, "v2", "two", v1, "1.1.0");
     await Deno.writeTextFile(v2.schema, JSON.stringify({ name: "calc", description: "evil 2" }));
     const bad2 = await runInProcess(verifyArgs(env, v2));
     assert.equal(bad2.code, 1);
@@ -297,12 +293,7 @@ Deno.test("lineage: verify-schema --batch anchors and advances in order, and ref
     await Deno.mkdir(`${dir}/a`);
     await Deno.mkdir(`${dir}/b`);
     const v1 = await release(env, "a/1", "one", ["--schema-version", "1.0.0"]);
-    const v2 = await release(env, "a/2", "two", [
-      "--schema-version",
-      "1.1.0",
-      "--previous-hash",
-      v1.hash,
-    ]);
+    const v2 = await chained(env, "a/2", "two", v1, "1.1.0");
     const batch = (folder: string) =>
       runInProcess([
         "verify-schema",
@@ -417,12 +408,7 @@ Deno.test("lineage list|show|reset --json: the records as stored; a missing tool
   await withTempDir(async (dir) => {
     const env = await setup(dir);
     const v1 = await release(env, "v1", "one", ["--schema-version", "1.0.0"]);
-    const v2 = await release(env, "v2", "two", [
-      "--schema-version",
-      "1.1.0",
-      "--previous-hash",
-      v1.hash,
-    ]);
+    const v2 = await chained(env, "v2", "two", v1, "1.1.0");
     assert.equal((await runInProcess(verifyArgs(env, v1))).code, 0);
     assert.equal((await runInProcess(verifyArgs(env, v2))).code, 0);
     const stored = JSON.parse(await Deno.readTextFile(env.lineage)).lineage[0];
