@@ -5,7 +5,6 @@
  * @module
  */
 import { childCommand } from "../process.ts";
-import { ignoreWithout } from "../required_tool.ts";
 
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -18,17 +17,6 @@ export function onPath(tool: string): boolean {
     } catch { /* not here */ }
   }
   return false;
-}
-
-/**
- * The `ignore` value of the tests that need OpenSSH's `ssh-agent`, `ssh-add` and `ssh-keygen`
- * (and `extra` tools): true when one is missing; on CI that registers a failing test naming
- * what `.ci/run` should have installed (tests/required_tool.ts).
- */
-export function missingOpenSsh(installedBy: string, extra: readonly string[] = []): boolean {
-  return ["ssh-agent", "ssh-add", "ssh-keygen", ...extra]
-    .map((tool) => ignoreWithout(tool, onPath(tool), installedBy))
-    .some((ignored) => ignored);
 }
 
 /** Runs `command args…` (stdin closed) and returns its exit code and output. */
