@@ -14,7 +14,7 @@ import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts"
 import { jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
 import { readBundleFile } from "./bundle_trust.ts";
-import type { FlagTable } from "./flags.ts";
+import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 
 /**
@@ -23,25 +23,15 @@ import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
  * verified), a bundle holds many domains, so each value names its domain.
  */
 const DOCUMENT_FLAGS = {
-  discovery: {
-    type: "string",
-    multiple: true,
-    value: "DOMAIN=FILE",
-    help: "a domain's .well-known/schemapin.json; repeatable",
-  },
-  revocation: {
-    type: "string",
-    multiple: true,
-    value: "DOMAIN=FILE",
-    help: "a domain's standalone revocation document; repeatable",
-  },
+  discovery: listFlag("DOMAIN=FILE", "a domain's .well-known/schemapin.json; repeatable"),
+  revocation: listFlag("DOMAIN=FILE", "a domain's standalone revocation document; repeatable"),
 } as const satisfies FlagTable;
 
 const SUMMARY_FORMAT = "ok, out, schemapin_bundle_version, created_at, documents, revocations";
 
 /** The flags of `bundle create`. */
 export const CREATE_FLAGS = {
-  out: { type: "string", value: "FILE", help: "the bundle file to write (required)" },
+  out: valueFlag("FILE", "the bundle file to write (required)"),
   ...DOCUMENT_FLAGS,
   ...FORCE_FLAGS,
   ...jsonFlag(`schemapin.bundle.create/1: ${SUMMARY_FORMAT}`),
@@ -50,13 +40,9 @@ export const CREATE_FLAGS = {
 /** The flags of `bundle add`. */
 export const ADD_FLAGS = {
   ...DOCUMENT_FLAGS,
-  replace: { type: "boolean", help: "replace a domain's existing entry" },
-  out: {
-    type: "string",
-    value: "FILE",
-    help: "write the result to FILE (default: BUNDLE in place; BUNDLE - : stdout)",
-  },
-  force: { type: "boolean", help: "replace an existing --out file (in place needs no --force)" },
+  replace: booleanFlag("replace a domain's existing entry"),
+  out: valueFlag("FILE", "write the result to FILE (default: BUNDLE in place; BUNDLE - : stdout)"),
+  force: booleanFlag("replace an existing --out file (in place needs no --force)"),
   ...jsonFlag(`schemapin.bundle.add/1: ${SUMMARY_FORMAT}`),
 } as const satisfies FlagTable;
 

@@ -20,23 +20,18 @@ import {
   verificationJson,
   verificationNotes,
 } from "./bundle_trust.ts";
-import type { FlagTable } from "./flags.ts";
+import { type FlagTable, valueFlag } from "./flags.ts";
 import { AUTHORITY_FLAGS, FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 
 /** The flags of `bundle merge`. */
 export const MERGE_FLAGS = {
-  out: {
-    type: "string",
-    value: "FILE",
-    help: "the merged bundle to write (required; the old form `bundle merge OUT IN…` still " +
+  out: valueFlag(
+    "FILE",
+    "the merged bundle to write (required; the old form `bundle merge OUT IN…` still " +
       "works, with a note)",
-  },
+  ),
   ...FORCE_FLAGS,
-  precedence: {
-    type: "string",
-    value: "KID,…",
-    help: "authority precedence, highest first (unlisted authorities last)",
-  },
+  precedence: valueFlag("KID,…", "authority precedence, highest first (unlisted authorities last)"),
   ...AUTHORITY_FLAGS,
   ...jsonFlag(
     "schemapin.bundle.merge/1: ok, out, inputs (as bundle verify), documents, revocations",

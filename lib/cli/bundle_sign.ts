@@ -13,7 +13,7 @@ import { sourceName } from "./schema_inputs.ts";
 import { readBundleFile } from "./bundle_trust.ts";
 import { asBundleInputError, formatTrustBundle, parseTrustBundleFile } from "../bundle/file.ts";
 import { loadSigner } from "./private_key.ts";
-import type { FlagTable } from "./flags.ts";
+import { booleanFlag, type FlagTable, valueFlag } from "./flags.ts";
 import { jsonFlag, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
 
 /** The flags of `bundle sign`. */
@@ -24,11 +24,7 @@ export const SIGN_FLAGS = {
       "for the passphrase, or SEC1), or ssh-agent:PUBFILE for a key held by ssh-agent " +
       "(docs/ssh-agent.md) (required)",
   },
-  kid: {
-    type: "string",
-    value: "KID",
-    help: "the authority key id, written into bundle_authority.kid (required)",
-  },
+  kid: valueFlag("KID", "the authority key id, written into bundle_authority.kid (required)"),
   "expires-in": {
     ...SIGNATURE_METADATA_FLAGS["expires-in"],
     help: "the bundle expires after DURATION (30d, 12h, 90m, 2w, 1d12h)",
@@ -38,12 +34,11 @@ export const SIGN_FLAGS = {
     help: "the bundle expires at TIME (strict RFC 3339, e.g. 2026-11-01T10:00:00Z)",
   },
   "passphrase-file": KEY_FLAGS["passphrase-file"],
-  out: {
-    type: "string",
-    value: "FILE",
-    help: "write the signed bundle to FILE (default: BUNDLE in place; BUNDLE - : stdout)",
-  },
-  force: { type: "boolean", help: "replace an existing --out file (in place needs no --force)" },
+  out: valueFlag(
+    "FILE",
+    "write the signed bundle to FILE (default: BUNDLE in place; BUNDLE - : stdout)",
+  ),
+  force: booleanFlag("replace an existing --out file (in place needs no --force)"),
   ...jsonFlag(
     "schemapin.bundle.sign/1: ok, out, kid, fingerprint, signed_at, expires_at, documents, " +
       "revocations",

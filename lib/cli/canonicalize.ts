@@ -10,11 +10,11 @@ import { sha256Hex } from "../crypto/hash.ts";
 import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput } from "./io.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { booleanFlag, type FlagTable, optionList } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 
 const FLAGS = {
-  contract: { type: "boolean", help: "use contractpin-canonical-json/1 instead of schemapin-v1" },
+  contract: booleanFlag("use contractpin-canonical-json/1 instead of schemapin-v1"),
   ...jsonFlag(
     "schemapin.canonicalize/1: ok, canonicalization, canonical, sha256; instead of the bytes",
   ),

@@ -29,7 +29,7 @@ import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
 import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import type { FlagTable } from "./flags.ts";
+import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import {
   configHost,
@@ -44,64 +44,28 @@ const CMD = "contract approve";
 
 /** The flags of `contract approve` (its limits are listed once, under the help's Limits). */
 export const CONTRACT_APPROVE_FLAGS = {
-  lock: {
-    type: "string",
-    value: "FILE",
-    help: "the lock to update in place (default contractpin.lock)",
-  },
-  server: {
-    type: "string",
-    multiple: true,
-    value: "NAME",
-    help: "only this server's changes (picks the server of a name that changed on several); " +
+  lock: valueFlag("FILE", "the lock to update in place (default contractpin.lock)"),
+  server: listFlag(
+    "NAME",
+    "only this server's changes (picks the server of a name that changed on several); " +
       "repeatable",
-  },
-  tool: {
-    type: "string",
-    multiple: true,
-    value: "NAME",
-    help: "approve the change of this tool (needed with --yes); repeatable",
-  },
+  ),
+  tool: listFlag("NAME", "approve the change of this tool (needed with --yes); repeatable"),
   // docs/contractpin-surface.md §6: the rest of the model-visible surface.
-  prompt: {
-    type: "string",
-    multiple: true,
-    value: "NAME",
-    help: "approve the change of this prompt; repeatable",
-  },
-  resource: {
-    type: "string",
-    multiple: true,
-    value: "URI",
-    help: "approve the change of this resource; repeatable",
-  },
-  "resource-template": {
-    type: "string",
-    multiple: true,
-    value: "TEMPLATE",
-    help: "approve the change of this resource template; repeatable",
-  },
-  instructions: { type: "boolean", help: "approve the change of the server instructions" },
-  yes: {
-    type: "boolean",
-    help: "approve the named changes without asking (off a terminal: required)",
-  },
-  snapshot: {
-    type: "string",
-    value: "FILE",
-    help: "the snapshot to diff against and update (default next to the lock)",
-  },
-  config: {
-    type: "string",
-    value: "FILE",
-    help: "run the servers as this MCP client config defines them",
-  },
-  header: {
-    type: "string",
-    multiple: true,
-    value: "'NAME: VALUE'",
-    help: "an HTTP header for every HTTP server (never written); repeatable",
-  },
+  prompt: listFlag("NAME", "approve the change of this prompt; repeatable"),
+  resource: listFlag("URI", "approve the change of this resource; repeatable"),
+  "resource-template": listFlag(
+    "TEMPLATE",
+    "approve the change of this resource template; repeatable",
+  ),
+  instructions: booleanFlag("approve the change of the server instructions"),
+  yes: booleanFlag("approve the named changes without asking (off a terminal: required)"),
+  snapshot: valueFlag("FILE", "the snapshot to diff against and update (default next to the lock)"),
+  config: valueFlag("FILE", "run the servers as this MCP client config defines them"),
+  header: listFlag(
+    "'NAME: VALUE'",
+    "an HTTP header for every HTTP server (never written); repeatable",
+  ),
   ...jsonFlag("schemapin.contract.approve/1"),
   ...MCP_LIMIT_FLAGS,
 } as const satisfies FlagTable;

@@ -10,7 +10,7 @@ import { projectContract } from "../contractpin/contract.ts";
 import { digestJson, digestSavedToolList } from "../contractpin/digest.ts";
 import { type CliIO, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import type { FlagTable } from "./flags.ts";
+import { booleanFlag, type FlagTable } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import { readInput } from "./io.ts";
 import { parseWithTokens } from "./contract_shared.ts";
@@ -19,15 +19,11 @@ const CMD = "contract digest";
 
 /** The flags of `contract digest`. */
 export const CONTRACT_DIGEST_FLAGS = {
-  "tool-definition": {
-    type: "boolean",
-    help: "FILE is one tool definition: print its contract digest",
-  },
-  raw: { type: "boolean", help: "FILE is any JSON value: print its digest" },
-  canonical: {
-    type: "boolean",
-    help: "print the canonical bytes instead of the digest (with --tool-definition or --raw)",
-  },
+  "tool-definition": booleanFlag("FILE is one tool definition: print its contract digest"),
+  raw: booleanFlag("FILE is any JSON value: print its digest"),
+  canonical: booleanFlag(
+    "print the canonical bytes instead of the digest (with --tool-definition or --raw)",
+  ),
   ...jsonFlag("schemapin.contract.digest/1"),
   // Old spelling, kept for one release: --tool names one tool (NAME) in contract approve.
   tool: { type: "boolean", help: "", deprecated: "tool-definition" },

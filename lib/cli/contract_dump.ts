@@ -20,7 +20,7 @@ import {
   parseWithTokens,
 } from "./contract_shared.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
-import type { FlagTable } from "./flags.ts";
+import { type FlagTable, valueFlag } from "./flags.ts";
 import { exists, writeFileAtomic } from "./io.ts";
 import { jsonOutput } from "./json_output.ts";
 
@@ -29,11 +29,7 @@ const CMD = "contract dump";
 /** The flags of `contract dump`: one server (as init takes it), the output, the limits. */
 export const CONTRACT_DUMP_FLAGS = {
   ...CONTRACT_SERVER_FLAGS,
-  out: {
-    type: "string",
-    value: "FILE",
-    help: "the dump to write (required; - : stdout)",
-  },
+  out: valueFlag("FILE", "the dump to write (required; - : stdout)"),
   ...FORCE_FLAGS,
   ...jsonFlag("schemapin.contract.dump/1"),
   ...MCP_TIMEOUT_FLAGS,

@@ -14,7 +14,7 @@ import { instructionsDigest, SURFACE_KINDS } from "../contractpin/surface.ts";
 import { processEnv } from "../contractpin/secrets.ts";
 import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import type { FlagTable } from "./flags.ts";
+import { booleanFlag, type FlagTable, valueFlag } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import {
   asUsage,
@@ -34,46 +34,30 @@ const CMD = "contract init";
 
 /** The flags of `contract init` (its limits are listed once, under the help's Limits). */
 export const CONTRACT_INIT_FLAGS = {
-  lock: {
-    type: "string",
-    value: "FILE",
-    help: "the lock to write (default contractpin.lock)",
-  },
-  force: {
-    type: "boolean",
-    help: "replace an existing lock: re-pin its servers plus any given",
-  },
+  lock: valueFlag("FILE", "the lock to write (default contractpin.lock)"),
+  force: booleanFlag("replace an existing lock: re-pin its servers plus any given"),
   ...CONTRACT_SERVER_FLAGS,
-  config: {
-    type: "string",
-    value: "FILE",
-    help: "pin the servers of an MCP client config (mcpServers, or VS Code's servers; JSONC)",
-  },
-  discover: {
-    type: "boolean",
-    help: "find the MCP client configs on this machine and in the project and pin their " +
+  config: valueFlag(
+    "FILE",
+    "pin the servers of an MCP client config (mcpServers, or VS Code's servers; JSONC)",
+  ),
+  discover: booleanFlag(
+    "find the MCP client configs on this machine and in the project and pin their " +
       "servers",
-  },
-  project: {
-    type: "string",
-    value: "DIR",
-    help: "the project folder --discover looks in (default .)",
-  },
-  snapshot: {
-    type: "string",
-    value: "FILE",
-    help: "where to write the readable snapshot (default next to the lock: " +
+  ),
+  project: valueFlag("DIR", "the project folder --discover looks in (default .)"),
+  snapshot: valueFlag(
+    "FILE",
+    "where to write the readable snapshot (default next to the lock: " +
       "contractpin.snapshot.json)",
-  },
-  "no-snapshot": { type: "boolean", help: "write no snapshot" },
-  "allow-literal-secrets": {
-    type: "boolean",
-    help: "write a stdio command holding a literal credential as given",
-  },
-  "strict-text": {
-    type: "boolean",
-    help: "hidden text in a tool definition is a failure: nothing is written (exit 1)",
-  },
+  ),
+  "no-snapshot": booleanFlag("write no snapshot"),
+  "allow-literal-secrets": booleanFlag(
+    "write a stdio command holding a literal credential as given",
+  ),
+  "strict-text": booleanFlag(
+    "hidden text in a tool definition is a failure: nothing is written (exit 1)",
+  ),
   ...jsonFlag("schemapin.contract.init/1"),
   ...MCP_LIMIT_FLAGS,
 } as const satisfies FlagTable;

@@ -7,7 +7,14 @@
  *
  * @module
  */
-import { type FlagTable, optionList, parseOptions, rewriteDeprecatedFlags } from "./flags.ts";
+import {
+  type FlagTable,
+  listFlag,
+  optionList,
+  parseOptions,
+  rewriteDeprecatedFlags,
+  valueFlag,
+} from "./flags.ts";
 import { parseArgs } from "node:util";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
 import {
@@ -40,34 +47,22 @@ import { exists, readInput, writeFileAtomic } from "./io.ts";
  * verify commands' `--timeout` (lib/cli/flag_groups.ts, NETWORK_TIMEOUT_FLAGS).
  */
 export const MCP_TIMEOUT_FLAGS = {
-  "startup-timeout": {
-    type: "string",
-    value: "SECONDS",
-    help: "seconds for a server to start and answer initialize (default " +
+  "startup-timeout": valueFlag(
+    "SECONDS",
+    "seconds for a server to start and answer initialize (default " +
       `${DEFAULT_STARTUP_TIMEOUT_MS / 1000})`,
-  },
-  timeout: {
-    type: "string",
-    value: "SECONDS",
-    help: `seconds for each MCP request after initialize (default ${
-      DEFAULT_REQUEST_TIMEOUT_MS / 1000
-    })`,
-  },
+  ),
+  timeout: valueFlag(
+    "SECONDS",
+    `seconds for each MCP request after initialize (default ${DEFAULT_REQUEST_TIMEOUT_MS / 1000})`,
+  ),
 } as const satisfies FlagTable;
 
 /** The limits every live `contract` subcommand (init, verify, approve) accepts. */
 export const MCP_LIMIT_FLAGS = {
   ...MCP_TIMEOUT_FLAGS,
-  "max-pages": {
-    type: "string",
-    value: "N",
-    help: `most tools/list pages to follow (default ${DEFAULT_MAX_PAGES})`,
-  },
-  concurrency: {
-    type: "string",
-    value: "N",
-    help: `servers contacted at once (default ${DEFAULT_CONCURRENCY})`,
-  },
+  "max-pages": valueFlag("N", `most tools/list pages to follow (default ${DEFAULT_MAX_PAGES})`),
+  concurrency: valueFlag("N", `servers contacted at once (default ${DEFAULT_CONCURRENCY})`),
 } as const satisfies FlagTable;
 
 /**
@@ -76,52 +71,37 @@ export const MCP_LIMIT_FLAGS = {
  * each with the `--header`s after it) and the client capabilities to announce.
  */
 export const CONTRACT_SERVER_FLAGS = {
-  server: {
-    type: "string",
-    value: "NAME",
-    help: "the stdio server whose command follows --, under NAME",
-  },
-  env: {
-    type: "string",
-    multiple: true,
-    value: "NAME[=VALUE]",
-    help: "an environment variable of --server's command (NAME alone: its value here, " +
+  server: valueFlag("NAME", "the stdio server whose command follows --, under NAME"),
+  env: listFlag(
+    "NAME[=VALUE]",
+    "an environment variable of --server's command (NAME alone: its value here, " +
       "stored as ${NAME}); repeatable",
-  },
-  cwd: { type: "string", value: "DIR", help: "the working folder of --server's command" },
-  http: {
-    type: "string",
-    multiple: true,
-    value: "NAME=URL",
-    help: "an HTTP server (Streamable HTTP, else the legacy HTTP+SSE transport); init takes " +
+  ),
+  cwd: valueFlag("DIR", "the working folder of --server's command"),
+  http: listFlag(
+    "NAME=URL",
+    "an HTTP server (Streamable HTTP, else the legacy HTTP+SSE transport); init takes " +
       "several",
-  },
-  sse: {
-    type: "string",
-    multiple: true,
-    value: "NAME=URL",
-    help: "an HTTP server reached with the legacy HTTP+SSE transport (2024-11-05); init " +
+  ),
+  sse: listFlag(
+    "NAME=URL",
+    "an HTTP server reached with the legacy HTTP+SSE transport (2024-11-05); init " +
       "takes several",
-  },
-  header: {
-    type: "string",
-    multiple: true,
-    value: "'NAME: VALUE'",
-    help: "an HTTP header for the --http/--sse before it (before the first one: for every " +
+  ),
+  header: listFlag(
+    "'NAME: VALUE'",
+    "an HTTP header for the --http/--sse before it (before the first one: for every " +
       "HTTP server); never written to the lock; repeatable",
-  },
-  file: {
-    type: "string",
-    multiple: true,
-    value: "NAME=PATH",
-    help: "a saved tools/list result (a file dump) as server NAME; init takes several",
-  },
-  "client-capabilities": {
-    type: "string",
-    value: "NAMES",
-    help: "announce these client capabilities (roots,sampling,elicitation) to the servers " +
+  ),
+  file: listFlag(
+    "NAME=PATH",
+    "a saved tools/list result (a file dump) as server NAME; init takes several",
+  ),
+  "client-capabilities": valueFlag(
+    "NAMES",
+    "announce these client capabilities (roots,sampling,elicitation) to the servers " +
       "of this command line; recorded in the lock",
-  },
+  ),
 } as const satisfies FlagTable;
 
 /** The servers of a command line (CONTRACT_SERVER_FLAGS), in order, with their headers. */

@@ -17,7 +17,7 @@ import { describeFsError, readInput, writeFileAtomic } from "./io.ts";
 import { parseWithTokens } from "./contract_shared.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { loadSigner } from "./private_key.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import {
   FORCE_FLAGS,
   jsonFlag,
@@ -46,18 +46,10 @@ ${optionList(LOCK_TRUST_FLAGS)}`;
 
 /** The flags of `contract sign`. */
 export const CONTRACT_SIGN_FLAGS = {
-  lock: {
-    type: "string",
-    value: "FILE",
-    help: "the lock to sign (default contractpin.lock)",
-  },
+  lock: valueFlag("FILE", "the lock to sign (default contractpin.lock)"),
   ...KEY_FLAGS,
   ...SIGNATURE_METADATA_FLAGS,
-  signature: {
-    type: "string",
-    value: "FILE",
-    help: "the signature FILE to write (default LOCK.sig)",
-  },
+  signature: valueFlag("FILE", "the signature FILE to write (default LOCK.sig)"),
   ...FORCE_FLAGS,
   ...jsonFlag("schemapin.contract.sign/1"),
   ...QUIET_FLAGS,

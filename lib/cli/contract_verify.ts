@@ -26,7 +26,7 @@ import { parseHeader } from "../contractpin/secrets.ts";
 import { VERSION } from "../version.ts";
 import { type CliIO, EXIT_FAILED, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import type { FlagTable } from "./flags.ts";
+import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import {
   configHost,
@@ -51,59 +51,37 @@ const CMD = "contract verify";
 
 /** The flags of `contract verify`. */
 export const CONTRACT_VERIFY_FLAGS = {
-  lock: {
-    type: "string",
-    value: "FILE",
-    help: "the lock to verify against (default contractpin.lock; - for stdin)",
-  },
-  server: {
-    type: "string",
-    multiple: true,
-    value: "NAME",
-    help: "verify only this server of the lock; repeatable",
-  },
-  "allow-new": { type: "boolean", help: "tools the lock does not pin do not fail" },
+  lock: valueFlag("FILE", "the lock to verify against (default contractpin.lock; - for stdin)"),
+  server: listFlag("NAME", "verify only this server of the lock; repeatable"),
+  "allow-new": booleanFlag("tools the lock does not pin do not fail"),
   ...jsonFlag("schemapin.contract.verify/1; the same as --format json"),
-  format: {
-    type: "string",
-    value: "human|json|sarif|github",
-    help: "the report: human (default), json, sarif (SARIF 2.1.0) or github (workflow " +
+  format: valueFlag(
+    "human|json|sarif|github",
+    "the report: human (default), json, sarif (SARIF 2.1.0) or github (workflow " +
       "annotations)",
-  },
-  header: {
-    type: "string",
-    multiple: true,
-    value: "'NAME: VALUE'",
-    help: "an HTTP header for every HTTP server (never written); repeatable",
-  },
-  config: {
-    type: "string",
-    value: "FILE",
-    help: "run the servers as this MCP client config defines them; a changed command or URL " +
+  ),
+  header: listFlag(
+    "'NAME: VALUE'",
+    "an HTTP header for every HTTP server (never written); repeatable",
+  ),
+  config: valueFlag(
+    "FILE",
+    "run the servers as this MCP client config defines them; a changed command or URL " +
       "is reported",
-  },
-  snapshot: {
-    type: "string",
-    value: "FILE",
-    help: "the snapshot the diffs come from (default next to the lock)",
-  },
-  "no-diff": { type: "boolean", help: "no diffs in the report (the snapshot is not read)" },
-  "strict-text": {
-    type: "boolean",
-    help: "hidden text in a live tool definition is a failure (exit 1)",
-  },
+  ),
+  snapshot: valueFlag("FILE", "the snapshot the diffs come from (default next to the lock)"),
+  "no-diff": booleanFlag("no diffs in the report (the snapshot is not read)"),
+  "strict-text": booleanFlag("hidden text in a live tool definition is a failure (exit 1)"),
   ...MCP_LIMIT_FLAGS,
   // Signed locks (issue 17 item 2): verify-schema's key sources; --timeout stays MCP's.
-  "require-signed-lock": {
-    type: "boolean",
-    help: "the lock must carry a valid signature (LOCK.sig) by the key of --domain, checked " +
+  "require-signed-lock": booleanFlag(
+    "the lock must carry a valid signature (LOCK.sig) by the key of --domain, checked " +
       "before any server is contacted (see Signed locks)",
-  },
-  signature: {
-    type: "string",
-    value: "FILE",
-    help: "the signature FILE of the lock (default LOCK.sig; with --require-signed-lock)",
-  },
+  ),
+  signature: valueFlag(
+    "FILE",
+    "the signature FILE of the lock (default LOCK.sig; with --require-signed-lock)",
+  ),
   ...LOCK_TRUST_FLAGS,
   // Issue 25 item 4: one spelling with the guard's; the old one works for one release.
   "require-signature": { type: "boolean", help: "", deprecated: "require-signed-lock" },

@@ -30,7 +30,7 @@ import {
   reportInputFailure,
   sourceName,
 } from "./schema_inputs.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import {
   DNS_FLAGS,
   jsonFlag,
@@ -40,25 +40,20 @@ import {
 } from "./flag_groups.ts";
 
 const RECORD_FLAGS = {
-  key: {
-    type: "string",
-    value: "KEY.pem",
-    help: "the key whose fingerprint is published, public or private PEM (required)",
-  },
+  key: valueFlag(
+    "KEY.pem",
+    "the key whose fingerprint is published, public or private PEM (required)",
+  ),
   ...PASSPHRASE_FLAGS,
-  kid: { type: "string", value: "KID", help: "the key id to include" },
-  domain: { type: "string", value: "D", help: "print a zone-file line for _schemapin.D" },
+  kid: valueFlag("KID", "the key id to include"),
+  domain: valueFlag("D", "print a zone-file line for _schemapin.D"),
   ...jsonFlag("schemapin.dns.record/1: ok, name?, value, fingerprint, kid?"),
 } as const satisfies FlagTable;
 
 const CHECK_FLAGS = {
-  key: {
-    type: "string",
-    value: "KEY.pem",
-    help: "the key to compare, public or private PEM",
-  },
+  key: valueFlag("KEY.pem", "the key to compare, public or private PEM"),
   ...PASSPHRASE_FLAGS,
-  fingerprint: { type: "string", value: "FP", help: "the fingerprint to compare" },
+  fingerprint: valueFlag("FP", "the fingerprint to compare"),
   discovery: { ...KEY_SOURCE_FLAGS.discovery, help: "compare with this discovery document's key" },
   "well-known": {
     ...KEY_SOURCE_FLAGS["well-known"],

@@ -46,6 +46,71 @@ export interface FlagSpec {
 /** A command's flags, in the order its help lists them. */
 export type FlagTable = Readonly<Record<string, FlagSpec>>;
 
+/** What a table entry may add to its type, value and help: its own one-letter short form. */
+export interface FlagExtras {
+  /** One-letter short form (beyond the conventional ones of {@linkcode SHORT_FLAGS}). */
+  readonly short?: string;
+}
+
+/**
+ * A table entry for a flag that takes a value; `value` names it in the help (`FILE`, `DIR`,
+ * `N`, `SECONDS`).
+ *
+ * @example
+ * ```ts
+ * import { valueFlag } from "./flags.ts";
+ * const flags = { out: valueFlag("FILE", "the file to write") };
+ * // { out: { type: "string", value: "FILE", help: "the file to write" } }
+ * ```
+ */
+export function valueFlag(
+  value: string,
+  help: string,
+  extras: FlagExtras = {},
+): { readonly type: "string"; readonly value: string; readonly help: string } {
+  return { type: "string", value, help, ...extras };
+}
+
+/**
+ * A table entry for a flag that takes a value and may be given more than once (the values
+ * collect into an array, in order).
+ *
+ * @example
+ * ```ts
+ * import { listFlag } from "./flags.ts";
+ * const flags = { header: listFlag("NAME=VALUE", "an HTTP header; repeatable") };
+ * ```
+ */
+export function listFlag(
+  value: string,
+  help: string,
+  extras: FlagExtras = {},
+): {
+  readonly type: "string";
+  readonly multiple: true;
+  readonly value: string;
+  readonly help: string;
+} {
+  return { type: "string", multiple: true, value, help, ...extras };
+}
+
+/**
+ * A table entry for a flag that takes no value.
+ *
+ * @example
+ * ```ts
+ * import { booleanFlag } from "./flags.ts";
+ * const flags = { force: booleanFlag("replace an existing output file") };
+ * // { force: { type: "boolean", help: "replace an existing output file" } }
+ * ```
+ */
+export function booleanFlag(
+  help: string,
+  extras: FlagExtras = {},
+): { readonly type: "boolean"; readonly help: string } {
+  return { type: "boolean", help, ...extras };
+}
+
 /** The short form of each conventional long flag. */
 export const SHORT_FLAGS: Readonly<Record<string, string>> = Object.freeze({
   out: "o",

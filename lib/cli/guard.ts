@@ -28,7 +28,7 @@ import { runGuardWrap, UNWRAP_FLAGS, WRAP_FLAGS, WRAP_HELP } from "./guard_wrap.
 import { didYouMean } from "./suggest.ts";
 import { LineLog } from "../http/line_log.ts";
 import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { LINEAGE_FLAGS, NETWORK_TIMEOUT_FLAGS } from "./flag_groups.ts";
 import { lineageStoreFromFlags } from "./lineage_store.ts";
 import { MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
@@ -58,57 +58,35 @@ const GUARD_TRUST_FLAGS = {
 
 /** The flags of \`guard [options] -- CMD\` and \`guard --listen\` (not of wrap/unwrap). */
 export const GUARD_FLAGS = {
-  lock: {
-    type: "string",
-    value: "FILE",
-    help: "the contractpin lock (default ./contractpin.lock)",
-  },
-  server: {
-    type: "string",
-    value: "NAME",
-    help: "the server's entry in the lock / its name in the log",
-  },
-  mode: { type: "string", value: "MODE", help: "enforce, filter or audit (default enforce)" },
-  log: { type: "string", value: "FILE", help: "append the audit log to FILE (default stderr)" },
-  signatures: { type: "boolean", help: "require SchemaPin signatures on every tool" },
-  "require-signed-lock": {
-    type: "boolean",
-    help: "refuse to start unless LOCK.sig is a valid signature of the lock by the key of " +
+  lock: valueFlag("FILE", "the contractpin lock (default ./contractpin.lock)"),
+  server: valueFlag("NAME", "the server's entry in the lock / its name in the log"),
+  mode: valueFlag("MODE", "enforce, filter or audit (default enforce)"),
+  log: valueFlag("FILE", "append the audit log to FILE (default stderr)"),
+  signatures: booleanFlag("require SchemaPin signatures on every tool"),
+  "require-signed-lock": booleanFlag(
+    "refuse to start unless LOCK.sig is a valid signature of the lock by the key of " +
       "--domain (see above)",
-  },
+  ),
   ...GUARD_TRUST_FLAGS,
   ...LINEAGE_FLAGS,
-  listen: {
-    type: "string",
-    value: "HOST:PORT",
-    help: "run as a Streamable HTTP proxy on HOST:PORT (PORT 0: any)",
-  },
-  upstream: { type: "string", value: "URL", help: "the HTTP server to guard (with --listen)" },
-  "upstream-transport": {
-    type: "string",
-    value: "T",
-    help: "auto (default), streamable-http, or sse (the legacy HTTP+SSE transport of " +
+  listen: valueFlag("HOST:PORT", "run as a Streamable HTTP proxy on HOST:PORT (PORT 0: any)"),
+  upstream: valueFlag("URL", "the HTTP server to guard (with --listen)"),
+  "upstream-transport": valueFlag(
+    "T",
+    "auto (default), streamable-http, or sse (the legacy HTTP+SSE transport of " +
       "2024-11-05; clients then use the same transport with the guard: GET its stream URL, " +
       "POST to the endpoint it names)",
-  },
-  "allow-remote": {
-    type: "boolean",
-    help: "allow --listen on an address that is not loopback",
-  },
-  "strict-text": {
-    type: "boolean",
-    help: 'hidden text in a tool definition fails the tool (default: a "warn" line in the ' +
+  ),
+  "allow-remote": booleanFlag("allow --listen on an address that is not loopback"),
+  "strict-text": booleanFlag(
+    'hidden text in a tool definition fails the tool (default: a "warn" line in the ' +
       "audit log, the tool passes)",
-  },
+  ),
   "startup-timeout": {
     ...MCP_TIMEOUT_FLAGS["startup-timeout"],
     help: "seconds for the server to start and answer initialize (default 90)",
   },
-  "list-timeout": {
-    type: "string",
-    value: "SECONDS",
-    help: "seconds for each tools/list answer (default 30)",
-  },
+  "list-timeout": valueFlag("SECONDS", "seconds for each tools/list answer (default 30)"),
   ...LISTEN_LIMIT_FLAGS,
 } as const satisfies FlagTable;
 

@@ -26,7 +26,7 @@ import {
 import { type CliIO, EXIT_OK, EXIT_USAGE, parseCommandArgs, UsageError } from "./command.ts";
 import { configContextFor, readLock } from "./contract_shared.ts";
 import { describeFsError, exists, readInput, writeFileAtomic } from "./io.ts";
-import type { FlagTable } from "./flags.ts";
+import { booleanFlag, type FlagTable, valueFlag } from "./flags.ts";
 import { type EnvLookup, findSchemapinOnPath } from "./schemapin_path.ts";
 
 /** The loopback port of the first wrapped HTTP server (the next ones count up). */
@@ -54,44 +54,35 @@ export function defaultSchemapinCommand(env: EnvLookup = (n) => Deno.env.get(n))
 }
 
 const PROJECT_FLAGS = {
-  project: {
-    type: "string",
-    value: "DIR",
-    help: "the project folder: ${workspaceFolder} and Claude Code's per-project servers " +
+  project: valueFlag(
+    "DIR",
+    "the project folder: ${workspaceFolder} and Claude Code's per-project servers " +
       "(default .)",
-  },
+  ),
 } as const satisfies FlagTable;
 
 /** The flags of `guard wrap`. */
 export const WRAP_FLAGS = {
-  lock: {
-    type: "string",
-    value: "FILE",
-    help: "the lock whose entries the wrapped servers are checked against (default " +
+  lock: valueFlag(
+    "FILE",
+    "the lock whose entries the wrapped servers are checked against (default " +
       "contractpin.lock)",
-  },
-  mode: {
-    type: "string",
-    value: "MODE",
-    help: "the guard's --mode for every wrapped server: enforce, filter or audit",
-  },
-  port: {
-    type: "string",
-    value: "PORT",
-    help: `the loopback port of the first wrapped HTTP server (default ${DEFAULT_GUARD_PORT}; ` +
+  ),
+  mode: valueFlag("MODE", "the guard's --mode for every wrapped server: enforce, filter or audit"),
+  port: valueFlag(
+    "PORT",
+    `the loopback port of the first wrapped HTTP server (default ${DEFAULT_GUARD_PORT}; ` +
       "the next ones count up)",
-  },
-  partial: {
-    type: "boolean",
-    help: "wrap the servers that are pinned and leave the others (default: a server that is " +
+  ),
+  partial: booleanFlag(
+    "wrap the servers that are pinned and leave the others (default: a server that is " +
       "not pinned stops the wrap)",
-  },
-  "schemapin-command": {
-    type: "string",
-    value: "PATH",
-    help: "how the client starts schemapin (default: the schemapin found on PATH, never one " +
+  ),
+  "schemapin-command": valueFlag(
+    "PATH",
+    "how the client starts schemapin (default: the schemapin found on PATH, never one " +
       "inside a package-manager cache)",
-  },
+  ),
   ...PROJECT_FLAGS,
 } as const satisfies FlagTable;
 

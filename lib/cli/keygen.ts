@@ -22,38 +22,34 @@ import { jsonOutput } from "./json_output.ts";
 import { exists, withForceHint } from "./io.ts";
 import { buildDiscoveryDocument } from "../discovery/document.ts";
 import { readPassphrase } from "./private_key.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { FORCE_FLAGS, jsonFlag, PASSPHRASE_FLAGS } from "./flag_groups.ts";
 
 const FLAGS = {
-  "out-dir": {
-    type: "string",
-    value: "DIR",
-    help: "the folder for private.pem and public.pem (required; created with mode 0700)",
-  },
+  "out-dir": valueFlag(
+    "DIR",
+    "the folder for private.pem and public.pem (required; created with mode 0700)",
+  ),
   ...FORCE_FLAGS,
   ...PASSPHRASE_FLAGS,
-  unencrypted: {
-    type: "boolean",
-    help: "write private.pem NOT encrypted: anyone who can read the file can sign as you. " +
+  unencrypted: booleanFlag(
+    "write private.pem NOT encrypted: anyone who can read the file can sign as you. " +
       "For CI and throwaway keys; the default encrypts it with a passphrase",
-  },
-  "write-discovery": {
-    type: "boolean",
-    help: "also write DIR/schemapin.json, the discovery document to publish at " +
+  ),
+  "write-discovery": booleanFlag(
+    "also write DIR/schemapin.json, the discovery document to publish at " +
       "https://DOMAIN/.well-known/schemapin.json (needs --developer)",
-  },
-  developer: { type: "string", value: "NAME", help: "developer name for the discovery document" },
-  contact: { type: "string", value: "C", help: "security contact for the discovery document" },
+  ),
+  developer: valueFlag("NAME", "developer name for the discovery document"),
+  contact: valueFlag("C", "security contact for the discovery document"),
   ...jsonFlag("schemapin.keygen/1: ok, fingerprint, public_key_pem, private_key_path, encrypted"),
   // Old spellings, kept for one release (docs/cli-vocabulary.md).
   out: { type: "string", help: "", deprecated: "out-dir" },
   "well-known": { type: "boolean", help: "", deprecated: "write-discovery" },
   // Encryption is the default now: --encrypt asks for nothing more (noted when given).
-  encrypt: {
-    type: "boolean",
-    help: "(the default now) kept so that scripts written for 0.1 still run; prints a note",
-  },
+  encrypt: booleanFlag(
+    "(the default now) kept so that scripts written for 0.1 still run; prints a note",
+  ),
 } as const satisfies FlagTable;
 
 const HELP = `schemapin keygen — generate an ECDSA P-256 signing key pair

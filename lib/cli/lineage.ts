@@ -8,7 +8,7 @@
 import { type LineageRecord, lineageRecordToJson, LineageStore } from "../pins/lineage.ts";
 import { parsePinKey } from "../pins/store.ts";
 import { type Command, EXIT_FAILED, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { jsonFlag, PIN_FLAGS } from "./flag_groups.ts";
 import { failureFields, jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { lineageStorePath } from "./lineage_store.ts";
@@ -16,12 +16,11 @@ import { didYouMean } from "./suggest.ts";
 
 /** The store flags every subcommand takes. */
 const STORE_FLAGS = {
-  "lineage-store": {
-    type: "string",
-    value: "FILE",
-    help: "lineage file (default: lineage.json beside the pin store, " +
+  "lineage-store": valueFlag(
+    "FILE",
+    "lineage file (default: lineage.json beside the pin store, " +
       "$SCHEMAPIN_HOME/lineage.json or ~/.schemapin/lineage.json)",
-  },
+  ),
   "pin-store": {
     ...PIN_FLAGS["pin-store"],
     help: "the pin file whose folder holds the default lineage.json",

@@ -33,7 +33,7 @@ import {
 } from "./command.ts";
 import { documentText, failureFields, jsonOutput } from "./json_output.ts";
 import { loadKeyForPublicKey } from "./private_key.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { jsonFlag, PASSPHRASE_FLAGS, PIN_FLAGS } from "./flag_groups.ts";
 import { writeFileAtomic } from "./io.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
@@ -44,21 +44,18 @@ const STORE_FLAGS = { "pin-store": PIN_FLAGS["pin-store"] } as const satisfies F
 
 /** Where add and rotate take the key's fingerprint from (exactly one of them). */
 const FINGERPRINT_FLAGS = {
-  fingerprint: {
-    type: "string",
-    value: "FP",
-    help: "the key's fingerprint (sha256: and 64 lower-case hex digits), obtained out of band",
-  },
-  key: {
-    type: "string",
-    value: "KEY.pem",
-    help: "the key itself: a public key, or a private key (its public half is pinned)",
-  },
-  discovery: {
-    type: "string",
-    value: "FILE",
-    help: "the domain's .well-known/schemapin.json, saved locally (its public key is pinned)",
-  },
+  fingerprint: valueFlag(
+    "FP",
+    "the key's fingerprint (sha256: and 64 lower-case hex digits), obtained out of band",
+  ),
+  key: valueFlag(
+    "KEY.pem",
+    "the key itself: a public key, or a private key (its public half is pinned)",
+  ),
+  discovery: valueFlag(
+    "FILE",
+    "the domain's .well-known/schemapin.json, saved locally (its public key is pinned)",
+  ),
   ...PASSPHRASE_FLAGS,
 } as const satisfies FlagTable;
 
@@ -68,15 +65,14 @@ const JSON_FLAGS = jsonFlag(
 );
 
 const EXPORT_OWN_FLAGS = {
-  out: { type: "string", value: "FILE", help: "write the export to FILE (default: stdout)" },
-  force: { type: "boolean", help: "replace an existing --out file" },
+  out: valueFlag("FILE", "write the export to FILE (default: stdout)"),
+  force: booleanFlag("replace an existing --out file"),
 } as const satisfies FlagTable;
 
 const IMPORT_OWN_FLAGS = {
-  force: {
-    type: "boolean",
-    help: "replace the pins that conflict with the export (default: refuse, import nothing)",
-  },
+  force: booleanFlag(
+    "replace the pins that conflict with the export (default: refuse, import nothing)",
+  ),
 } as const satisfies FlagTable;
 
 const LIST_FLAGS = { ...JSON_FLAGS, ...STORE_FLAGS } as const satisfies FlagTable;
@@ -84,11 +80,10 @@ const SHOW_FLAGS = { ...JSON_FLAGS, ...STORE_FLAGS } as const satisfies FlagTabl
 const ADD_FLAGS = { ...FINGERPRINT_FLAGS, ...STORE_FLAGS } as const satisfies FlagTable;
 /** `pins rotate --domain D`: every pin of the domain at once. */
 const ROTATE_OWN_FLAGS = {
-  domain: {
-    type: "string",
-    value: "D",
-    help: "rotate every pin of domain D (instead of one TOOL_ID@DOMAIN), in one atomic write",
-  },
+  domain: valueFlag(
+    "D",
+    "rotate every pin of domain D (instead of one TOOL_ID@DOMAIN), in one atomic write",
+  ),
 } as const satisfies FlagTable;
 const ROTATE_FLAGS = {
   ...ROTATE_OWN_FLAGS,

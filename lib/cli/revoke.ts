@@ -15,25 +15,20 @@ import { documentText } from "./json_output.ts";
 import { loadKeyForPublicKey } from "./private_key.ts";
 import { exists, writeFileAtomic } from "./io.ts";
 import { readJsonFile, requireDomainFlag } from "./schema_inputs.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { PASSPHRASE_FLAGS } from "./flag_groups.ts";
 
 const FLAGS = {
-  domain: { type: "string", value: "D", help: "the domain whose key is revoked (required)" },
-  fingerprint: { type: "string", value: "FP", help: "the revoked key's sha256: fingerprint" },
-  key: {
-    type: "string",
-    value: "KEY.pem",
-    help: "or the revoked key itself (public or private PEM)",
-  },
+  domain: valueFlag("D", "the domain whose key is revoked (required)"),
+  fingerprint: valueFlag("FP", "the revoked key's sha256: fingerprint"),
+  key: valueFlag("KEY.pem", "or the revoked key itself (public or private PEM)"),
   ...PASSPHRASE_FLAGS,
-  reason: { type: "string", value: "REASON", help: "one of the reasons above (required)" },
-  out: {
-    type: "string",
-    value: "FILE",
-    help: "the revocation document to create or extend (no --force needed: it is extended " +
+  reason: valueFlag("REASON", "one of the reasons above (required)"),
+  out: valueFlag(
+    "FILE",
+    "the revocation document to create or extend (no --force needed: it is extended " +
       "in place)",
-  },
+  ),
   // Old spelling, kept for one release (docs/cli-vocabulary.md).
   into: { type: "string", help: "", deprecated: "out" },
 } as const satisfies FlagTable;

@@ -40,7 +40,7 @@ import { readInput, readTextInput } from "./io.ts";
 import { ListenerFailure, listenHttp } from "../http/server.ts";
 import { LineLog } from "../http/line_log.ts";
 import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
 
 /** Milliseconds requests in progress get after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -49,29 +49,22 @@ const LOG_FLUSH_MS = 1_000;
 
 /** The flags of `serve` (its connection limits are listed under the help's Limits). */
 const OWN_FLAGS = {
-  discovery: {
-    type: "string",
-    value: "FILE",
-    help: "the discovery document to publish (schemapin well-known makes one)",
-  },
-  revocation: {
-    type: "string",
-    value: "FILE",
-    help: "the standalone revocation document to publish (schemapin revoke makes one)",
-  },
-  bundle: { type: "string", value: "FILE", help: "a trust bundle to publish as well" },
-  "tls-cert": { type: "string", value: "FILE", help: "TLS certificate chain, PEM" },
-  "tls-key": {
-    type: "string",
-    value: "FILE",
-    help: "TLS private key, PEM (unencrypted); not a signing key",
-  },
-  port: { type: "string", value: "PORT", help: "TCP port (default 8443; 0 picks a free one)" },
-  hostname: { type: "string", value: "H", help: "address to listen on (default 0.0.0.0)" },
-  "access-log": {
-    type: "boolean",
-    help: "log one line per request on stderr: time, client, method, path, status, length",
-  },
+  discovery: valueFlag(
+    "FILE",
+    "the discovery document to publish (schemapin well-known makes one)",
+  ),
+  revocation: valueFlag(
+    "FILE",
+    "the standalone revocation document to publish (schemapin revoke makes one)",
+  ),
+  bundle: valueFlag("FILE", "a trust bundle to publish as well"),
+  "tls-cert": valueFlag("FILE", "TLS certificate chain, PEM"),
+  "tls-key": valueFlag("FILE", "TLS private key, PEM (unencrypted); not a signing key"),
+  port: valueFlag("PORT", "TCP port (default 8443; 0 picks a free one)"),
+  hostname: valueFlag("H", "address to listen on (default 0.0.0.0)"),
+  "access-log": booleanFlag(
+    "log one line per request on stderr: time, client, method, path, status, length",
+  ),
 } as const satisfies FlagTable;
 
 const SERVE_FLAGS = {

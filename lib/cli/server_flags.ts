@@ -6,44 +6,39 @@
  */
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "../http/server.ts";
 import { UsageError } from "./command.ts";
-import type { FlagTable } from "./flags.ts";
+import { type FlagTable, valueFlag } from "./flags.ts";
 
 const s = (ms: number) => `${ms / 1000}`;
 
 /** The connection limits of `serve` and `guard --listen` (lib/cli/server_flags.ts). */
 export const SERVER_LIMIT_FLAGS = {
-  "max-connections": {
-    type: "string",
-    value: "N",
-    help: `most connections open at once (default ${DEFAULT_SERVER_LIMITS.maxConnections}); ` +
+  "max-connections": valueFlag(
+    "N",
+    `most connections open at once (default ${DEFAULT_SERVER_LIMITS.maxConnections}); ` +
       "a new one beyond it closes the connection idle the longest",
-  },
-  "handshake-timeout": {
-    type: "string",
-    value: "SECONDS",
-    help: `seconds for a TLS handshake (default ${
+  ),
+  "handshake-timeout": valueFlag(
+    "SECONDS",
+    `seconds for a TLS handshake (default ${
       s(DEFAULT_SERVER_LIMITS.handshakeTimeoutMs)
     }; TLS only)`,
-  },
-  "header-timeout": {
-    type: "string",
-    value: "SECONDS",
-    help: `seconds for a request's headers to arrive (default ${
+  ),
+  "header-timeout": valueFlag(
+    "SECONDS",
+    `seconds for a request's headers to arrive (default ${
       s(DEFAULT_SERVER_LIMITS.headerTimeoutMs)
     })`,
-  },
-  "idle-timeout": {
-    type: "string",
-    value: "SECONDS",
-    help: "seconds a keep-alive connection waits for its next request, or a client may " +
+  ),
+  "idle-timeout": valueFlag(
+    "SECONDS",
+    "seconds a keep-alive connection waits for its next request, or a client may " +
       `stall reading or writing (default ${s(DEFAULT_SERVER_LIMITS.idleTimeoutMs)})`,
-  },
-  "request-timeout": {
-    type: "string",
-    value: "S",
-    help: "seconds a request's headers and body may take to arrive in all, however steadily " +
+  ),
+  "request-timeout": valueFlag(
+    "S",
+    "seconds a request's headers and body may take to arrive in all, however steadily " +
       `they drip (default ${s(DEFAULT_SERVER_LIMITS.requestTimeoutMs)})`,
-  },
+  ),
 } as const satisfies FlagTable;
 
 function seconds(command: string, flag: string, text: string): number {

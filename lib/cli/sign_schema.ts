@@ -34,7 +34,7 @@ import {
   type SignatureFormat,
 } from "../schema/sign_output.ts";
 import { batchThreadsSetting } from "../schema/batch_pool.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import {
   FORCE_FLAGS,
   jsonFlag,
@@ -47,46 +47,31 @@ import {
 const METADATA_FLAGS = {
   "expires-in": SIGNATURE_METADATA_FLAGS["expires-in"],
   "expires-at": SIGNATURE_METADATA_FLAGS["expires-at"],
-  "schema-version": {
-    type: "string",
-    value: "V",
-    help: "version tag of this schema (e.g. 2.1.0)",
-  },
-  "previous-hash": {
-    type: "string",
-    value: "H",
-    help: "schema_hash (sha256:…) of the previous signed version",
-  },
+  "schema-version": valueFlag("V", "version tag of this schema (e.g. 2.1.0)"),
+  "previous-hash": valueFlag("H", "schema_hash (sha256:…) of the previous signed version"),
   domain: SIGNATURE_METADATA_FLAGS.domain,
   "signer-kid": SIGNATURE_METADATA_FLAGS["signer-kid"],
 } as const satisfies FlagTable;
 
 const FLAGS = {
   ...KEY_FLAGS,
-  format: {
-    type: "string",
-    value: "bare|document",
-    help: "bare: a bare Base64 signature (v1.3); document: a 1.4 signature document. " +
+  format: valueFlag(
+    "bare|document",
+    "bare: a bare Base64 signature (v1.3); document: a 1.4 signature document. " +
       "Default: document when a metadata flag is given (with a note on stderr), else bare",
-  },
-  out: {
-    type: "string",
-    value: "FILE",
-    help: "write the signature to FILE (default stdout); an existing FILE is replaced only " +
+  ),
+  out: valueFlag(
+    "FILE",
+    "write the signature to FILE (default stdout); an existing FILE is replaced only " +
       "with --force",
-  },
-  "out-dir": {
-    type: "string",
-    value: "DIR",
-    help: "with --batch: the folder the signatures go to, DIR/<name>.sig (required)",
-  },
+  ),
+  "out-dir": valueFlag(
+    "DIR",
+    "with --batch: the folder the signatures go to, DIR/<name>.sig (required)",
+  ),
   ...FORCE_FLAGS,
-  batch: {
-    type: "string",
-    value: "DIR",
-    help: "sign every file in DIR matching --pattern (default *.json)",
-  },
-  pattern: { type: "string", value: "GLOB", help: "file-name pattern for --batch (* and ?)" },
+  batch: valueFlag("DIR", "sign every file in DIR matching --pattern (default *.json)"),
+  pattern: valueFlag("GLOB", "file-name pattern for --batch (* and ?)"),
   ...jsonFlag(
     "schemapin.sign-schema/1: ok, file, signature | document; batch: " +
       "schemapin.sign-schema.batch/1, a summary and a list",

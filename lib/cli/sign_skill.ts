@@ -27,7 +27,7 @@ import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
 import { loadSigner } from "./private_key.ts";
 import { requireDomainFlag } from "./schema_inputs.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import {
   jsonFlag,
   KEY_FLAGS,
@@ -43,29 +43,16 @@ const FLAGS = {
     help: "the publisher's domain, whose .well-known/schemapin.json holds the public key " +
       "(required)",
   },
-  name: {
-    type: "string",
-    value: "N",
-    help: "skill_name (default: name: in SKILL.md front matter, else the folder name); " +
+  name: valueFlag(
+    "N",
+    "skill_name (default: name: in SKILL.md front matter, else the folder name); " +
       "verifiers pin the key under N@D",
-  },
+  ),
   "expires-in": SIGNATURE_METADATA_FLAGS["expires-in"],
   "expires-at": SIGNATURE_METADATA_FLAGS["expires-at"],
-  "schema-version": {
-    type: "string",
-    value: "V",
-    help: "version tag of this release (e.g. 2.1.0), §18",
-  },
-  "previous-hash": {
-    type: "string",
-    value: "H",
-    help: "skill_hash (sha256:…) of the previous signed release, §18",
-  },
-  previous: {
-    type: "string",
-    value: "SIGFILE",
-    help: "take previous_hash from that release's .schemapin.sig",
-  },
+  "schema-version": valueFlag("V", "version tag of this release (e.g. 2.1.0), §18"),
+  "previous-hash": valueFlag("H", "skill_hash (sha256:…) of the previous signed release, §18"),
+  previous: valueFlag("SIGFILE", "take previous_hash from that release's .schemapin.sig"),
   "signer-kid": {
     ...SIGNATURE_METADATA_FLAGS["signer-kid"],
     help: "the signing key's id (default: the key's sha256: fingerprint)",

@@ -28,7 +28,7 @@ import {
 } from "./command.ts";
 import { writeFileAtomic } from "./io.ts";
 import { loadSigner } from "./private_key.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { FORCE_FLAGS, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
 import { MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
 import { sourceName } from "./schema_inputs.ts";
@@ -43,24 +43,12 @@ const SIGN_TOOLS_FLAGS = {
     help: "the publisher's domain (RFC 1123 host name; its discovery document has the " +
       "public key), written into every signature document (required)",
   },
-  server: {
-    type: "string",
-    value: "NAME",
-    help: "run the server command after -- (NAME names it in messages)",
-  },
-  file: {
-    type: "string",
-    value: "FILE",
-    help: "a saved tools/list instead of a live server (- for stdin)",
-  },
-  out: { type: "string", value: "FILE", help: "write the document to FILE (default stdout)" },
+  server: valueFlag("NAME", "run the server command after -- (NAME names it in messages)"),
+  file: valueFlag("FILE", "a saved tools/list instead of a live server (- for stdin)"),
+  out: valueFlag("FILE", "write the document to FILE (default stdout)"),
   ...FORCE_FLAGS,
   ...SIGNATURE_EXPIRY_FLAGS,
-  "schema-version": {
-    type: "string",
-    value: "V",
-    help: "version tag written into every signature document",
-  },
+  "schema-version": valueFlag("V", "version tag written into every signature document"),
   ...MCP_TIMEOUT_FLAGS,
 } as const satisfies FlagTable;
 

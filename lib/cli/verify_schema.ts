@@ -49,7 +49,7 @@ import { exitCodeOfError } from "./exit_codes.ts";
 import { readInput } from "./io.ts";
 import { type Progress, progressLine } from "./progress.ts";
 import { type PromptLine, terminalPrompt } from "./prompt.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import {
   DNS_FLAGS,
   EXPIRY_FLAGS,
@@ -63,42 +63,31 @@ import {
 } from "./flag_groups.ts";
 
 const FLAGS = {
-  signature: {
-    type: "string",
-    value: "FILE",
-    help: "the signature: a file holding the bare Base64 signature or the 1.4 signature " +
+  signature: valueFlag(
+    "FILE",
+    "the signature: a file holding the bare Base64 signature or the 1.4 signature " +
       "document (- for stdin)",
-  },
-  "signature-base64": {
-    type: "string",
-    value: "B64",
-    help: "the bare Base64 signature itself, inline (text that is not Base64, or names a " +
+  ),
+  "signature-base64": valueFlag(
+    "B64",
+    "the bare Base64 signature itself, inline (text that is not Base64, or names a " +
       "file, is a usage error, exit 2)",
-  },
+  ),
   ...VERIFY_DOMAIN_FLAGS,
-  "tool-id": {
-    type: "string",
-    value: "ID",
-    help: 'tool id for the pin (default: the schema\'s "name")',
-  },
+  "tool-id": valueFlag("ID", 'tool id for the pin (default: the schema\'s "name")'),
   ...KEY_SOURCE_FLAGS,
   ...NETWORK_TIMEOUT_FLAGS,
   ...DNS_FLAGS,
   ...PIN_FLAGS,
   ...LINEAGE_FLAGS,
   ...EXPIRY_FLAGS,
-  batch: {
-    type: "string",
-    value: "DIR",
-    help: "verify every file in DIR matching --pattern (default *.json), each against " +
+  batch: valueFlag(
+    "DIR",
+    "verify every file in DIR matching --pattern (default *.json), each against " +
       "SIGDIR/<name>.sig; needs --domain (one domain for the batch)",
-  },
-  pattern: { type: "string", value: "GLOB", help: "file-name pattern for --batch (* and ?)" },
-  "signature-dir": {
-    type: "string",
-    value: "DIR",
-    help: "where --batch finds <name>.sig (default: DIR)",
-  },
+  ),
+  pattern: valueFlag("GLOB", "file-name pattern for --batch (* and ?)"),
+  "signature-dir": valueFlag("DIR", "where --batch finds <name>.sig (default: DIR)"),
   ...jsonFlag(
     "schemapin.verify-schema/1: ok, error, tool_id, key_pinning, …; batch: " +
       "schemapin.verify-schema.batch/1",

@@ -22,7 +22,7 @@ import { skillProgress } from "./progress.ts";
 import { confirmFirstUseWith, resultExitCode, sourceName } from "./schema_inputs.ts";
 import { openVerification, printVerdict, trustedResultJson } from "./schema_report.ts";
 import { type PromptLine, terminalPrompt } from "./prompt.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import {
   DNS_FLAGS,
   EXPIRY_FLAGS,
@@ -44,17 +44,12 @@ const FLAGS = {
   ...PIN_FLAGS,
   ...LINEAGE_FLAGS,
   ...EXPIRY_FLAGS,
-  "tool-id": {
-    type: "string",
-    value: "ID",
-    help: "pin under ID instead of the document's skill_name",
-  },
-  signature: {
-    type: "string",
-    value: "FILE",
-    help: "the signature document (default DIR/.schemapin.sig); a missing or malformed FILE " +
+  "tool-id": valueFlag("ID", "pin under ID instead of the document's skill_name"),
+  signature: valueFlag(
+    "FILE",
+    "the signature document (default DIR/.schemapin.sig); a missing or malformed FILE " +
       "is exit 2",
-  },
+  ),
   ...LIMIT_FLAGS,
   ...jsonFlag("schemapin.verify-skill/1: ok, error, changes, key_pinning, …"),
   quiet: {

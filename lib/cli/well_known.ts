@@ -14,34 +14,20 @@ import {
 import { documentText } from "./json_output.ts";
 import { loadKeyForPublicKey } from "./private_key.ts";
 import { writeFileAtomic } from "./io.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, listFlag, optionList, valueFlag } from "./flags.ts";
 import { FORCE_FLAGS, PASSPHRASE_FLAGS } from "./flag_groups.ts";
 
 const FLAGS = {
-  key: {
-    type: "string",
-    value: "KEY.pem",
-    help: "the current public (or private) key, PEM; only its public half is published",
-  },
+  key: valueFlag(
+    "KEY.pem",
+    "the current public (or private) key, PEM; only its public half is published",
+  ),
   ...PASSPHRASE_FLAGS,
-  developer: { type: "string", value: "NAME", help: "developer name shown to users (required)" },
-  contact: { type: "string", value: "C", help: "security contact" },
-  "revocation-endpoint": {
-    type: "string",
-    value: "URL",
-    help: "https:// URL of the standalone revocation document",
-  },
-  revoked: {
-    type: "string",
-    multiple: true,
-    value: "FP",
-    help: "a revoked key's sha256: fingerprint (repeatable)",
-  },
-  out: {
-    type: "string",
-    value: "FILE",
-    help: "write to FILE instead of stdout (refuses to replace without --force)",
-  },
+  developer: valueFlag("NAME", "developer name shown to users (required)"),
+  contact: valueFlag("C", "security contact"),
+  "revocation-endpoint": valueFlag("URL", "https:// URL of the standalone revocation document"),
+  revoked: listFlag("FP", "a revoked key's sha256: fingerprint (repeatable)"),
+  out: valueFlag("FILE", "write to FILE instead of stdout (refuses to replace without --force)"),
   ...FORCE_FLAGS,
 } as const satisfies FlagTable;
 

@@ -6,7 +6,15 @@
 import assert from "node:assert/strict";
 import { exists, runInProcess, withTempDir } from "./run.ts";
 import { assertJsonOutput } from "./json_schemas.ts";
-import { rewriteDeprecatedFlags, SHORT_FLAGS, withShortFlags } from "../../lib/cli/flags.ts";
+import {
+  booleanFlag,
+  listFlag,
+  parseOptions,
+  rewriteDeprecatedFlags,
+  SHORT_FLAGS,
+  valueFlag,
+  withShortFlags,
+} from "../../lib/cli/flags.ts";
 import { COMMAND_ENTRIES } from "../../lib/cli/registry.ts";
 
 const TOOL = JSON.stringify({ name: "calc", description: "adds", inputSchema: { type: "object" } });
@@ -43,6 +51,34 @@ const REVOKE_TABLE = {
   out: { type: "string", value: "FILE", help: "the document" },
   into: { type: "string", help: "", deprecated: "out" },
 } as const;
+
+Deno.test("flags: valueFlag, listFlag and booleanFlag build the entries the parser reads", () => {
+  assert.deepEqual(valueFlag("FILE", "the file"), {
+    type: "string",
+    value: "FILE",
+    help: "the file",
+  });
+  assert.deepEqual(listFlag("KID=PEM", "repeatable"), {
+    type: "string",
+    multiple: true,
+    value: "KID=PEM",
+    help: "repeatable",
+  });
+  assert.deepEqual(booleanFlag("replace"), { type: "boolean", help: "replace" });
+  assert.deepEqual(booleanFlag("verbose", { short: "v" }), {
+    type: "boolean",
+    help: "verbose",
+    short: "v",
+  });
+  // A value flag is never repeatable and a boolean never takes a value: the parser's options
+  // say so, with the conventional short form of --out added.
+  const options = parseOptions({ out: valueFlag("FILE", "x"), force: booleanFlag("y") });
+  assert.equal(options.out.multiple, undefined);
+  assert.equal(options.out.short, "o");
+  assert.equal(options.force.type, "boolean");
+  assert.equal("value" in booleanFlag("z"), false);
+  assert.equal("multiple" in valueFlag("N", "z"), false);
+});
 
 Deno.test("flags: rewriteDeprecatedFlags renames a table's old spellings, = values, not after --", () => {
   assert.deepEqual(
