@@ -6,9 +6,16 @@
  *
  * @module
  */
-import type { PublicKey } from "../crypto/keys.ts";
+import { checkArg } from "../arguments.ts";
+import { SchemaPinError } from "../errors.ts";
+import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
-import { findRevokedKey, type RevocationDocument } from "../revocation/document.ts";
+import {
+  findRevokedKey,
+  parseRevocationDocument,
+  type RevocationDocument,
+} from "../revocation/document.ts";
+import { type ReadInput, readJsonInput, readTextInput, sourceName } from "../schema/input.ts";
 import {
   type BundleAuthorityStore,
   FileBundleAuthorityStore,
@@ -93,4 +100,64 @@ export async function verifyTrustBundleWithKey(
       `${revocation.source} (${revoked.reason}, ${revoked.revoked_at})`,
     verified: undefined,
   };
+}
+
+/** The files of {@linkcode readAuthorityKeyFiles}. */
+export interface AuthorityKeyFiles {
+  /** The authority's public key (PEM), given as `--public-key`. */
+  readonly publicKey: string;
+  /** A revocation document of the authority, when given. */
+  readonly revocation?: string;
+}
+
+/** The authority key and revocation document of {@linkcode verifyTrustBundleWithKey}. */
+export interface AuthorityKey {
+  /** The authority's public key. */
+  readonly key: PublicKey;
+  /** The revocation document and the name it is reported under, when one was given. */
+  readonly revocation?: { readonly document: RevocationDocument; readonly source: string };
+}
+
+/**
+ * Reads the authority key `files.publicKey` (a private key is `KEY_INVALID`: verifying
+ * needs only the public one) and then the revocation document `files.revocation`, through
+ * `read`; errors name the file.
+ *
+ * @example
+ * ```ts ignore
+ * import { readAuthorityKeyFiles, verifyTrustBundleWithKey } from "./verify_key.ts";
+ * const { key, revocation } = await readAuthorityKeyFiles(
+ *   { publicKey: "authority.pem" },
+ *   (p) => Deno.readFile(p),
+ * );
+ * const result = await verifyTrustBundleWithKey(value, key, { revocation });
+ * ```
+ */
+export async function readAuthorityKeyFiles(
+  files: AuthorityKeyFiles,
+  read: ReadInput,
+): Promise<AuthorityKey> {
+  checkArg("readAuthorityKeyFiles", "files", files, "object");
+  checkArg("readAuthorityKeyFiles", "files.publicKey", files.publicKey, "string");
+  checkArg("readAuthorityKeyFiles", "files.revocation", files.revocation, "string", true);
+  checkArg("readAuthorityKeyFiles", "read", read, "function");
+  const path = files.publicKey;
+  const source = sourceName(path);
+  const pem = await readTextInput(path, read);
+  if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
+    throw new SchemaPinError(
+      "KEY_INVALID",
+      `--public-key ${source} holds a private key; verifying needs only the public key: ` +
+        "give the authority's public key (`openssl pkey -in KEY -pubout` derives it)",
+      { path },
+    );
+  }
+  const key = parsePublicKeyPem(pem, `--public-key ${source}`);
+  if (files.revocation === undefined) return { key };
+  const revocationSource = sourceName(files.revocation);
+  const document = parseRevocationDocument(
+    await readJsonInput(files.revocation, read, "revocation document"),
+    revocationSource,
+  );
+  return { key, revocation: { document, source: revocationSource } };
 }

@@ -14,6 +14,7 @@ import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts"
 import { jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
 import { readBundleFile } from "./bundle_trust.ts";
+import { bundleDomains } from "../bundle/json_fields.ts";
 import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 
@@ -75,15 +76,14 @@ function summary(bundle: TrustBundle, out: string): JsonOutputFields {
     out,
     schemapin_bundle_version: bundle.schemapin_bundle_version,
     created_at: bundle.created_at,
-    documents: bundle.documents.map((d) => d.domain),
-    revocations: bundle.revocations.map((r) => r.domain),
+    ...bundleDomains(bundle),
   };
 }
 
 function describe(verb: string, bundle: TrustBundle, out: string): string {
   const list = (xs: string[]) => (xs.length > 0 ? xs.join(", ") : "none");
-  return `${verb} ${out}: documents: ${list(bundle.documents.map((d) => d.domain))}; ` +
-    `revocations: ${list(bundle.revocations.map((r) => r.domain))}\n`;
+  const { documents, revocations } = bundleDomains(bundle);
+  return `${verb} ${out}: documents: ${list(documents)}; revocations: ${list(revocations)}\n`;
 }
 
 /** `bundle create --out FILE [--discovery DOMAIN=FILE …] [--revocation DOMAIN=FILE …]`. */

@@ -5,19 +5,19 @@
  * @module
  */
 import { checkKid } from "../bundle/bundle.ts";
-import { mergeTrustBundles } from "../bundle/merge.ts";
-import { type VerifiedTrustBundle, verifyTrustBundle } from "../bundle/verify.ts";
+import { formatTrustBundle } from "../bundle/file.ts";
+import { bundleDomains, bundleVerificationJson } from "../bundle/json_fields.ts";
+import { verifyAndMergeTrustBundles } from "../bundle/verify_merge.ts";
+import { sourceName } from "../schema/input.ts";
 import { type CliIO, EXIT_OK, notice, parseCommandArgs, UsageError } from "./command.ts";
 import { exitCodeFor } from "./exit_codes.ts";
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
-import { reportInputFailure, sourceName } from "./schema_inputs.ts";
-import { formatTrustBundle } from "../bundle/file.ts";
+import { reportInputFailure } from "./schema_inputs.ts";
 import {
   authorityStoreFromFlags,
   readBundleFile,
   verificationHint,
-  verificationJson,
   verificationNotes,
 } from "./bundle_trust.ts";
 import { type FlagTable, valueFlag } from "./flags.ts";
@@ -81,61 +81,55 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
   }
   const precedence = parsePrecedence(values.precedence);
   const json = values.json === true;
-  const verified: VerifiedTrustBundle[] = [];
-  const reports: Record<string, unknown>[] = [];
-  let notes = "";
+  let merge;
+  let persisted = false;
   try {
-    const values2 = await Promise.all(inputs.map((f) => readBundleFile(f, io)));
+    const bundles = await Promise.all(inputs.map((f) => readBundleFile(f, io)));
     const flags = await authorityStoreFromFlags("bundle merge", values, io);
-    for (const [i, file] of inputs.entries()) {
-      const result = await verifyTrustBundle(values2[i], flags.store, {
+    persisted = flags.persisted;
+    merge = await verifyAndMergeTrustBundles(
+      inputs.map((file, i) => ({ value: bundles[i], source: sourceName(file) })),
+      flags.store,
+      {
         allowFirstUse: values["trust-first-use-authority"] === true,
-        source: sourceName(file),
-      });
-      reports.push(verificationJson(file, result));
-      if (!result.valid) {
-        // Only verified bundles may be merged (§21.4): one failure stops the merge.
-        if (json) {
-          await io.stdout(jsonOutput("bundle.merge", {
-            ok: false,
-            error: { code: result.errorCode!, message: result.errorMessage! },
-            out,
-            inputs: reports,
-          }));
-        } else {
-          await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}\n`);
-          await io.stderr(verificationHint(result));
-          await io.stderr(`bundle merge: nothing written to ${out}\n`);
-        }
-        return exitCodeFor(result.errorCode, "verdict");
-      }
-      notes += verificationNotes(file, result, {
-        persisted: flags.persisted,
-        path: values["authority-store"],
-      });
-      verified.push(result.verified!);
-    }
+        precedence,
+        createdAt: Math.floor(Date.now() / 1000) * 1000,
+      },
+    );
   } catch (e) {
     return await reportInputFailure(e, json, io);
   }
-  const now = Math.floor(Date.now() / 1000) * 1000;
-  const merged = mergeTrustBundles(verified, precedence, { createdAt: now });
-  await writeFileAtomic(out, formatTrustBundle(merged), { overwrite: values.force === true });
-  if (notes) await io.stderr(notes);
-  const list = (xs: string[]) => (xs.length > 0 ? xs.join(", ") : "none");
-  const docs = merged.documents.map((d) => d.domain);
-  const revs = merged.revocations.map((r) => r.domain);
-  await io.stdout(
-    json
-      ? jsonOutput("bundle.merge", {
-        ok: true,
+  const { results, merged } = merge;
+  const reports = results.map((r, i) => bundleVerificationJson(sourceName(inputs[i]), r));
+  if (merged === undefined) {
+    // Only verified bundles may be merged (§21.4): one failure stops the merge.
+    const result = results[results.length - 1];
+    if (json) {
+      await io.stdout(jsonOutput("bundle.merge", {
+        ok: false,
+        error: { code: result.errorCode!, message: result.errorMessage! },
         out,
         inputs: reports,
-        documents: docs,
-        revocations: revs,
-      })
+      }));
+    } else {
+      await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}\n`);
+      await io.stderr(verificationHint(result));
+      await io.stderr(`bundle merge: nothing written to ${out}\n`);
+    }
+    return exitCodeFor(result.errorCode, "verdict");
+  }
+  await writeFileAtomic(out, formatTrustBundle(merged), { overwrite: values.force === true });
+  const store = { persisted, path: values["authority-store"] };
+  const notes = results.map((r, i) => verificationNotes(inputs[i], r, store)).join("");
+  if (notes) await io.stderr(notes);
+  const list = (xs: string[]) => (xs.length > 0 ? xs.join(", ") : "none");
+  const domains = bundleDomains(merged);
+  await io.stdout(
+    json
+      ? jsonOutput("bundle.merge", { ok: true, out, inputs: reports, ...domains })
       : `merged ${inputs.length} verified bundle(s) into ${out} (unsigned; sign it before ` +
-        `sharing)\ndocuments: ${list(docs)}\nrevocations: ${list(revs)}\n`,
+        `sharing)\ndocuments: ${list(domains.documents)}\n` +
+        `revocations: ${list(domains.revocations)}\n`,
   );
   return EXIT_OK;
 }

@@ -9,7 +9,8 @@ import { signatureMetadata } from "./signature_options.ts";
 import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
-import { sourceName } from "./schema_inputs.ts";
+import { sourceName } from "../schema/input.ts";
+import { bundleDomains } from "../bundle/json_fields.ts";
 import { readBundleFile } from "./bundle_trust.ts";
 import { asBundleInputError, formatTrustBundle, parseTrustBundleFile } from "../bundle/file.ts";
 import { loadSigner } from "./private_key.ts";
@@ -104,8 +105,7 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
     fingerprint: signer.publicKey.fingerprint,
     signed_at: signed.signed_at,
     ...(signed.expires_at !== undefined ? { expires_at: signed.expires_at } : {}),
-    documents: signed.documents.map((d) => d.domain),
-    revocations: signed.revocations.map((r) => r.domain),
+    ...bundleDomains(signed),
   };
   await io.stdout(
     values.json

@@ -3,18 +3,17 @@
  * use: the authority allow-list flags (`--authority KID=FP`, `--authority-key KID=PEM`,
  * `--authority-store FILE`) a signed bundle is verified against (§21.4; the store is
  * lib/bundle/verify_key.ts, the bundle is loaded by lib/trust/load.ts), reading a bundle file
- * (lib/bundle/file.ts) through the CLI's reader, and the report of a verification.
+ * (lib/bundle/file.ts) through the CLI's reader, and the hint and notes of a verification.
  *
  * @module
  */
 import { parsePublicKeyPem } from "../crypto/keys.ts";
 import { isSha256Ref } from "../crypto/fingerprint.ts";
 import type { BundleAuthorityStore } from "../bundle/authority.ts";
-import { checkKid, type TrustBundle } from "../bundle/bundle.ts";
-import { parseTrustBundleFile, readTrustBundleFile } from "../bundle/file.ts";
+import { checkKid } from "../bundle/bundle.ts";
+import { readTrustBundleFile } from "../bundle/file.ts";
 import type { TrustBundleVerification } from "../bundle/verify.ts";
 import { authorityAllowList } from "../bundle/verify_key.ts";
-import { type JsonOutputFields, verificationFields } from "./json_output.ts";
 import { sourceName } from "../schema/input.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
@@ -112,49 +111,14 @@ export async function authorityStoreFromFlags(
   return { store: await authorityAllowList(given, file), persisted: file !== undefined };
 }
 
-/**
- * Parses a bundle read from `path`; a malformed bundle is `INPUT_INVALID` (exit 2) naming the
- * file and the field (lib/bundle/file.ts).
- */
-export const parseBundleInput: (value: unknown, path: string) => TrustBundle = parseTrustBundleFile;
-
 /** Reads a bundle file strictly (`JSON_INVALID` / `IO_FAILED` name the file). */
 export async function readBundleFile(path: string, io: CliIO): Promise<unknown> {
   return await readTrustBundleFile(path, (p) => readInput(p, io));
 }
 
 // ---------------------------------------------------------------------------------------------
-// The report of a bundle verification (bundle verify, bundle merge).
-
-/** The `--json` form of a verification result (the verified bundle itself left out). */
-export function verificationJson(
-  file: string,
-  result: TrustBundleVerification,
-): JsonOutputFields {
-  const { ok, error, ...rest } = verificationFields(result, [
-    "failedStep",
-    "kid",
-    "fingerprint",
-    "expectedFingerprint",
-    "firstUse",
-    "signedAt",
-    "expiresAt",
-  ]);
-  return {
-    ok,
-    ...(error !== undefined ? { error } : {}),
-    file: sourceName(file),
-    ...rest,
-    ...(result.verified
-      ? {
-        documents: result.verified.bundle.documents.map((d) => d.domain),
-        revocations: result.verified.bundle.revocations.map((r) => r.domain),
-      }
-      : {}),
-    warnings: result.warnings,
-    ...(result.unprotectedFields ? { unprotected_fields: result.unprotectedFields } : {}),
-  };
-}
+// The report of a bundle verification (bundle verify, bundle merge); its `--json` fields are
+// lib/bundle/json_fields.ts.
 
 /** The advice printed after a failure the operator can act on. */
 export function verificationHint(result: TrustBundleVerification): string {

@@ -4,23 +4,20 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
-import type { TrustBundleVerification } from "../bundle/verify.ts";
-import { verifyTrustBundle } from "../bundle/verify.ts";
+import { bundleDomains, bundleVerificationJson } from "../bundle/json_fields.ts";
+import { type TrustBundleVerification, verifyTrustBundle } from "../bundle/verify.ts";
+import { readAuthorityKeyFiles, verifyTrustBundleWithKey } from "../bundle/verify_key.ts";
+import { sourceName } from "../schema/input.ts";
 import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import { readJsonFile, reportInputFailure, sourceName } from "./schema_inputs.ts";
+import { reportInputFailure } from "./schema_inputs.ts";
 import {
   authorityStoreFromFlags,
   readBundleFile,
   verificationHint,
-  verificationJson,
   verificationNotes,
 } from "./bundle_trust.ts";
-import { verifyTrustBundleWithKey } from "../bundle/verify_key.ts";
-import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
-import { parseRevocationDocument } from "../revocation/document.ts";
-import { readTextInput } from "./io.ts";
+import { readInput } from "./io.ts";
 import { exitCodeFor } from "./exit_codes.ts";
 import type { FlagTable } from "./flags.ts";
 import { AUTHORITY_FLAGS, jsonFlag, KEY_SOURCE_FLAGS } from "./flag_groups.ts";
@@ -47,24 +44,6 @@ export const VERIFY_FLAGS = {
   // Old spelling, kept for one release (its meaning here was the authority, not a tool key).
   "trust-first-use": { type: "boolean", help: "", deprecated: "trust-first-use-authority" },
 } as const satisfies FlagTable;
-
-/**
- * `--public-key FILE` of `bundle verify`: the authority's public key (a private key is
- * refused: verifying needs only the public one).
- */
-async function authorityKey(path: string, io: CliIO): Promise<PublicKey> {
-  const source = sourceName(path);
-  const pem = await readTextInput(path, io);
-  if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
-    throw new SchemaPinError(
-      "KEY_INVALID",
-      `--public-key ${source} holds a private key; verifying needs only the public key: ` +
-        "give the authority's public key (`openssl pkey -in KEY -pubout` derives it)",
-      { path },
-    );
-  }
-  return parsePublicKeyPem(pem, `--public-key ${source}`);
-}
 
 /** `bundle verify BUNDLE (--authority KID=FP | --authority-key KID=PEM)… [--trust-first-use-authority]`. */
 export async function runBundleVerify(args: string[], io: CliIO): Promise<number> {
@@ -101,14 +80,10 @@ export async function runBundleVerify(args: string[], io: CliIO): Promise<number
   try {
     const value = await readBundleFile(file, io);
     if (publicKey !== undefined) {
-      const key = await authorityKey(publicKey, io);
-      const revocation = values.revocation === undefined ? undefined : {
-        document: parseRevocationDocument(
-          await readJsonFile(values.revocation, io, "revocation document"),
-          sourceName(values.revocation),
-        ),
-        source: sourceName(values.revocation),
-      };
+      const { key, revocation } = await readAuthorityKeyFiles(
+        { publicKey, revocation: values.revocation },
+        (p) => readInput(p, io),
+      );
       result = await verifyTrustBundleWithKey(value, key, {
         source: sourceName(file),
         ...(revocation ? { revocation } : {}),
@@ -124,7 +99,9 @@ export async function runBundleVerify(args: string[], io: CliIO): Promise<number
   } catch (e) {
     return await reportInputFailure(e, json, io);
   }
-  if (json) await io.stdout(jsonOutput("bundle.verify", verificationJson(file, result)));
+  if (json) {
+    await io.stdout(jsonOutput("bundle.verify", bundleVerificationJson(sourceName(file), result)));
+  }
   if (!result.valid) {
     if (!json) {
       await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}\n`);
@@ -136,14 +113,13 @@ export async function runBundleVerify(args: string[], io: CliIO): Promise<number
     verificationNotes(file, result, { persisted, path: values["authority-store"] }),
   );
   if (!json) {
-    const b = result.verified!.bundle;
+    const { documents, revocations } = bundleDomains(result.verified!.bundle);
     const list = (xs: string[]) => (xs.length > 0 ? xs.join(", ") : "none");
     await io.stdout(
       `verified: ${sourceName(file)}\n` +
         `authority: ${result.kid} ${result.fingerprint}${result.firstUse ? " (first use)" : ""}\n` +
         `signed_at: ${result.signedAt ?? "-"}  expires_at: ${result.expiresAt ?? "never"}\n` +
-        `documents: ${list(b.documents.map((d) => d.domain))}\n` +
-        `revocations: ${list(b.revocations.map((r) => r.domain))}\n`,
+        `documents: ${list(documents)}\nrevocations: ${list(revocations)}\n`,
     );
   }
   return EXIT_OK;

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { type ChainCheck, type LineageSignature, verifyChain } from "../pins/lineage.ts";
+import { type LineageSignature, verifyChain } from "../pins/lineage.ts";
+import { chainCheckJson } from "../schema/lineage_json.ts";
 import { lineageSignatureOf } from "../schema/lineage_document.ts";
 import {
   type CliIO,
@@ -13,8 +14,9 @@ import {
   parseCommandArgs,
   requirePositionals,
 } from "./command.ts";
-import { jsonOutput, type JsonOutputFields } from "./json_output.ts";
-import { readJsonFile, sourceName } from "./schema_inputs.ts";
+import { sourceName } from "../schema/input.ts";
+import { jsonOutput } from "./json_output.ts";
+import { readJsonFile } from "./schema_inputs.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 
@@ -47,16 +49,6 @@ async function readDocument(path: string, io: CliIO): Promise<LineageSignature> 
   return lineageSignatureOf(await readJsonFile(path, io, "signature document"), sourceName(path));
 }
 
-/**
- * The `--json` fields of a chain check. Chain failures have no spec code (§18.3 names
- * outcomes, not codes): the error code is `CHAIN_<REASON>` (`CHAIN_MISMATCH`, …).
- */
-function chainFields(check: ChainCheck): JsonOutputFields {
-  if (check.valid) return { ok: true, hash: check.hash };
-  const { valid: _valid, message, ...rest } = check;
-  return { ok: false, error: { code: `CHAIN_${check.reason.toUpperCase()}`, message }, ...rest };
-}
-
 /** The `chain` command. */
 export const chainCommand: Command = {
   name: "chain",
@@ -75,7 +67,7 @@ export const chainCommand: Command = {
     const previous = await readDocument(previousPath, io);
     const check = verifyChain(current, previous);
     if (values.json) {
-      await io.stdout(jsonOutput("chain", chainFields(check)));
+      await io.stdout(jsonOutput("chain", chainCheckJson(check)));
     } else if (check.valid) {
       await io.stdout(`OK ${sourceName(currentPath)} follows ${sourceName(previousPath)}\n`);
       await io.stderr("note: metadata only; both signatures must be verified separately\n");

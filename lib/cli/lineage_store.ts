@@ -1,6 +1,7 @@
 /**
  * The lineage store of `--lineage` / `--lineage-store FILE` (verify-schema, verify-skill,
- * guard, lineage): where it is, and how a verifier reports what lineage decided.
+ * guard, lineage): where it is, and the line a verifier prints about what lineage decided
+ * (its `--json` object is `lineageReportJson` of lib/schema/lineage_json.ts).
  *
  * @module
  */
@@ -30,16 +31,6 @@ export function lineageStorePath(values: LineageStoreFlags): string {
 export function lineageStoreFromFlags(values: LineageStoreFlags): LineageStore | undefined {
   if (values.lineage !== true && values["lineage-store"] === undefined) return undefined;
   return new LineageStore({ path: lineageStorePath(values) });
-}
-
-/** The `--json` object of a lineage decision (snake_case). */
-export function lineageJson(report: LineageReport): Record<string, string> {
-  const out: Record<string, string> = { status: report.status };
-  if (report.hash !== undefined) out.hash = report.hash;
-  if (report.latestHash !== undefined) out.latest_hash = report.latestHash;
-  if (report.reason !== undefined) out.reason = report.reason;
-  if (report.store !== undefined) out.store = report.store;
-  return out;
 }
 
 /** One line on stderr saying what lineage did with a valid release (nothing when quiet). */

@@ -38,7 +38,6 @@ import { lineageStoreFromFlags } from "./lineage_store.ts";
 import type { TrustedVerifierOptions } from "../trust/verify.ts";
 
 export { sourceName };
-export type { TrustInputs, TrustSource } from "../trust/load.ts";
 
 /**
  * Reads and strictly parses a JSON file; `JSON_INVALID` / `IO_FAILED` name the file and say
@@ -74,8 +73,10 @@ export function checkPatternFlag(pattern: string): string {
 // revocation document), the exit code of a failed verification, input failures, warning texts
 // and the first-use question.
 
-/** The key-source options of the verify commands. */
-/** (`--authority…` options: a signed `--bundle` must verify against them, §21.4.) */
+/**
+ * The key-source options of the verify commands (`--authority…` options: a signed `--bundle`
+ * must verify against them, §21.4).
+ */
 export interface TrustOptionValues extends AuthorityFlagValues {
   /** `--discovery FILE`. */
   discovery?: string;
@@ -369,7 +370,9 @@ export async function printVerifyNotes(
 /**
  * The exit code of a finished verification: 0 valid; 1 for a failure reported by the DNS
  * cross-check (the published record is not the user's input); else the verdict row of the
- * error code in the table of lib/cli/exit_codes.ts ({@linkcode verifyExitCode}).
+ * error code in the table of lib/cli/exit_codes.ts — 2 when an input the user gave could not
+ * be used (unreadable, not JSON, a malformed local discovery, revocation, bundle or signature
+ * file), else 1.
  */
 export function resultExitCode(
   result: OfflineVerificationResult & { dns?: DnsCrossCheck },
@@ -379,16 +382,7 @@ export function resultExitCode(
   if (dnsState === "mismatch" || dnsState === "malformed" || dnsState === "lookup_failed") {
     return exitCodeFor(result.errorCode, "published");
   }
-  return verifyExitCode(result.errorCode);
-}
-
-/**
- * Exit code of a finished verification's error code: its verdict row in the table of
- * lib/cli/exit_codes.ts — 2 when an input the user gave could not be used (unreadable, not
- * JSON, a malformed local discovery, revocation, bundle or signature file), else 1.
- */
-export function verifyExitCode(code: string | undefined): number {
-  return exitCodeFor(code, "verdict");
+  return exitCodeFor(result.errorCode, "verdict");
 }
 
 /**

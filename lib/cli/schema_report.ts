@@ -26,7 +26,8 @@ import {
   signatureFormatJson,
   verificationFields,
 } from "./json_output.ts";
-import { lineageJson, printLineage } from "./lineage_store.ts";
+import { printLineage } from "./lineage_store.ts";
+import { lineageReportJson } from "../schema/lineage_json.ts";
 import { count, type Progress } from "./progress.ts";
 import {
   checkTrustFlags,
@@ -161,7 +162,7 @@ export function trustedResultJson<R extends TrustedSchemaResult | TrustedSkillRe
   if ("signature_format" in fields) {
     fields.signature_format = signatureFormatJson(result.signatureFormat);
   }
-  if (result.lineage !== undefined) fields.lineage = lineageJson(result.lineage);
+  if (result.lineage !== undefined) fields.lineage = lineageReportJson(result.lineage);
   return fields as JsonOutputFields;
 }
 

@@ -15,12 +15,10 @@ import {
   schemaToolId,
   type VerifiedBatchItem,
 } from "../schema/batch.ts";
-import { requireDirectory } from "../schema/input.ts";
+import { inspectInlineSignature, requireDirectory, sourceName } from "../schema/input.ts";
 import { batchThreadsSetting } from "../schema/batch_pool.ts";
 import { signedDocumentDomain } from "../skill/document.ts";
 import type { TrustedBatchInput, TrustedSchemaResult, TrustedVerifier } from "../trust/verify.ts";
-import { scanBase64 } from "../crypto/base64.ts";
-import { decodeEcdsaDer } from "../crypto/der.ts";
 import {
   type CliIO,
   type Command,
@@ -36,7 +34,6 @@ import {
   describeVerifyWarning,
   readJsonFile,
   resultExitCode,
-  sourceName,
 } from "./schema_inputs.ts";
 import {
   batchProgress,
@@ -152,8 +149,8 @@ Examples:
  */
 async function refuseFileAsSignature(value: string): Promise<void> {
   if (value.trim() === "") throw new UsageError("verify-schema: --signature-base64 is empty");
-  const isFile = await Deno.stat(value).then((i) => i.isFile, () => false);
-  if (isFile) {
+  const inline = await inspectInlineSignature(value);
+  if (inline.path === "file") {
     throw new UsageError(
       `verify-schema: --signature-base64 takes the Base64 signature itself, and ${value} is a ` +
         `file; give --signature ${value}`,
@@ -161,8 +158,8 @@ async function refuseFileAsSignature(value: string): Promise<void> {
   }
   // The value is the user's argument, not a publisher's file: text that is not Base64 at all
   // is a bad argument (exit 2); a well-formed signature that does not verify stays exit 1.
-  const scanned = scanBase64(value.trim());
-  if (!(scanned instanceof Uint8Array)) {
+  const scanned = inline.base64Problem;
+  if (scanned !== undefined) {
     throw new UsageError(
       `verify-schema: --signature-base64 is not Base64 (${scanned.problem} at offset ` +
         `${scanned.offset}); give the Base64 signature, or --signature FILE for a file`,
@@ -176,15 +173,8 @@ async function refuseFileAsSignature(value: string): Promise<void> {
  * file name (a missing one is exit 2, naming it).
  */
 async function isInlineBase64(value: string): Promise<boolean> {
-  if (value === "-" || await Deno.stat(value).then(() => true, () => false)) return false;
-  const bytes = scanBase64(value.trim());
-  if (!(bytes instanceof Uint8Array)) return false;
-  try {
-    decodeEcdsaDer(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+  const inline = await inspectInlineSignature(value);
+  return inline.path === "none" && inline.derSignature;
 }
 
 /** The fields of a result printed by `--json` (the parsed document is left out). */

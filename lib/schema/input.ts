@@ -7,7 +7,10 @@
  *
  * @module
  */
+import { checkArg } from "../arguments.ts";
 import { SchemaPinError } from "../errors.ts";
+import { type Base64Problem, scanBase64 } from "../crypto/base64.ts";
+import { decodeEcdsaDer } from "../crypto/der.ts";
 import { pemInsteadOf, pemLabelOf } from "../crypto/pem.ts";
 import { parseJson } from "../json/parse.ts";
 import type { JsonValue } from "../json/types.ts";
@@ -161,5 +164,64 @@ export async function requireDirectory(what: string, dir: string): Promise<void>
   }
   if (!info.isDirectory) {
     throw new SchemaPinError("IO_FAILED", `${what} ${dir} is not a directory`, { path: dir });
+  }
+}
+
+/**
+ * Reads the file `path` with `read` as strict UTF-8 text (a PEM key, a CA file); anything
+ * else is `INPUT_INVALID` naming the file.
+ *
+ * @example
+ * ```ts ignore
+ * import { readTextInput } from "./input.ts";
+ * const pem = await readTextInput("public.pem", (p) => Deno.readFile(p));
+ * ```
+ */
+export async function readTextInput(path: string, read: ReadInput): Promise<string> {
+  checkArg("readTextInput", "path", path, "string");
+  checkArg("readTextInput", "read", read, "function");
+  const bytes = await read(path);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new SchemaPinError("INPUT_INVALID", `${path} is not valid UTF-8 text`, { path });
+  }
+}
+
+/** What {@linkcode inspectInlineSignature} found out about a value given as a signature. */
+export interface InlineSignatureValue {
+  /** What the value names: an existing file, something else (a folder, `-` for stdin), or nothing. */
+  readonly path: "file" | "other" | "none";
+  /** Why the value (trimmed) is not Base64, or `undefined` when it is. */
+  readonly base64Problem?: Base64Problem;
+  /** True when the value (trimmed) is Base64 that decodes to a DER ECDSA signature. */
+  readonly derSignature: boolean;
+}
+
+/**
+ * Looks at a value given as a schema signature, which may be the Base64 signature itself or
+ * the name of a file holding it: whether it names a file, whether it is Base64, and whether
+ * that decodes to a DER ECDSA signature (§4.1). A bare signature is inline only when it names
+ * no path and decodes; a name that exists is always read as a file.
+ *
+ * @example
+ * ```ts ignore
+ * import { inspectInlineSignature } from "./input.ts";
+ * const inline = await inspectInlineSignature("MEUCIQ…");
+ * inline.path === "none" && inline.derSignature; // the signature itself, not a file name
+ * ```
+ */
+export async function inspectInlineSignature(value: string): Promise<InlineSignatureValue> {
+  checkArg("inspectInlineSignature", "value", value, "string");
+  const path = value === "-"
+    ? "other"
+    : await stat(value).then((info) => (info.isFile ? "file" : "other"), () => "none" as const);
+  const bytes = scanBase64(value.trim());
+  if (!(bytes instanceof Uint8Array)) return { path, base64Problem: bytes, derSignature: false };
+  try {
+    decodeEcdsaDer(bytes);
+    return { path, derSignature: true };
+  } catch {
+    return { path, derSignature: false };
   }
 }

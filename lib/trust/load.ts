@@ -41,7 +41,13 @@ import type { HttpsFetchOptions } from "../discovery/http.ts";
 import { type DnsTxtLookup, lookupDnsTxt } from "../dns/check.ts";
 import type { DnsServer } from "../dns/resolve.ts";
 import { dnsBeforePinHook } from "../schema/resolver_verify.ts";
-import { type ReadInput, readJsonInput, requireDirectory, sourceName } from "../schema/input.ts";
+import {
+  type ReadInput,
+  readJsonInput,
+  readTextInput,
+  requireDirectory,
+  sourceName,
+} from "../schema/input.ts";
 
 /** The trust inputs of a verification and the names they are reported under. */
 export interface TrustInputs {
@@ -263,7 +269,7 @@ export async function httpsFetchOptions(
     : { connectTimeoutMs: ms, readTimeoutMs: ms };
   const caFile = settings.caFile;
   if (caFile !== undefined) {
-    const pem = await readText(caFile, read);
+    const pem = await readTextInput(caFile, read);
     if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
       throw new SchemaPinError(
         "INPUT_INVALID",
@@ -286,16 +292,6 @@ export async function httpsFetchOptions(
     }
   }
   return options;
-}
-
-/** `path` read with `read` as strict UTF-8 text. */
-async function readText(path: string, read: ReadInput): Promise<string> {
-  const bytes = await read(path);
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new SchemaPinError("INPUT_INVALID", `${path} is not valid UTF-8 text`, { path });
-  }
 }
 
 /** A domain's entries from a bundle file, as the verification flows read them. */
@@ -409,7 +405,7 @@ async function prepareTrust(plan: TrustPlan, env: TrustEnv): Promise<PreparedTru
   });
   if (plan.publicKey !== undefined) {
     const source = sourceName(plan.publicKey);
-    const pem = await readText(plan.publicKey, env.read);
+    const pem = await readTextInput(plan.publicKey, env.read);
     if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
       throw new SchemaPinError(
         "KEY_INVALID",
