@@ -21,6 +21,7 @@ import {
 import { isSshAgentKey, SSH_AGENT_KEY_PREFIX } from "../keys/signer.ts";
 import { lookUpPassphrase } from "../keys/passphrase.ts";
 import { readHiddenLine } from "../keys/hidden_line.ts";
+import { sourceName } from "../schema/input.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput } from "./io.ts";
 
@@ -82,7 +83,7 @@ function cliKeyOptions(io: CliIO, sources: PassphraseSources): KeySpecOptions {
   return {
     passphraseFile: file,
     read: (path) => readInput(path, io),
-    source: file === undefined ? undefined : sourceOf(file),
+    source: file === undefined ? undefined : sourceName(file),
     getEnv: sources.getEnv,
     prompt: (question) => prompt(question, io),
     onNote: (message) => io.stderr(`note: ${message}\n`),
@@ -133,11 +134,6 @@ export async function readPassphrase(
   );
 }
 
-/** How a file is named in messages: `-` is stdin. */
-function sourceOf(path: string): string {
-  return path === "-" ? "stdin" : path;
-}
-
 /** `--key -` and `--passphrase-file -` cannot both read stdin. */
 function checkStdin(path: string, sources: PassphraseSources): void {
   if (path === "-" && sources.passphraseFile === "-") {
@@ -169,7 +165,7 @@ export async function loadPrivateKey(
   return await asUsage(sources.command, () =>
     loadPrivateKeyWithPassphrase(path, {
       ...cliKeyOptions(io, sources),
-      keySource: sourceOf(path),
+      keySource: sourceName(path),
     }));
 }
 
@@ -195,7 +191,7 @@ export async function loadKeyForPublicKey(
   return await asUsage(sources.command, () =>
     loadPublicKeyWithPassphrase(path, {
       ...cliKeyOptions(io, sources),
-      keySource: sourceOf(path),
+      keySource: sourceName(path),
     }));
 }
 
@@ -238,7 +234,7 @@ export async function loadSigner(
   return await asUsage(sources.command, () =>
     loadSignerWithPassphrase(keyArg, {
       ...cliKeyOptions(io, sources),
-      keySource: sourceOf(keyArg),
+      keySource: sourceName(keyArg),
       label: `--key ${keyArg}`,
       ...options,
     }));
