@@ -6,9 +6,10 @@
  * The explicit file wins over the ambient variable (a note says so when both are set). An
  * empty passphrase is refused from every source. The passphrase is never put in an error.
  *
- * The caller supplies the environment lookup, the prompt and the reader; this module never
- * prompts, never prints. Its usage mistakes (no source, an empty or mismatched passphrase)
- * are `INPUT_INVALID` with `details.usage` true, for the CLI to report as usage errors.
+ * The caller supplies the prompt and the reader (and may supply the environment lookup); this
+ * module never prompts, never prints. Its usage mistakes (no source, an empty or mismatched
+ * passphrase) are `INPUT_INVALID` with `details.usage` true, for the CLI to report as usage
+ * errors.
  *
  * @module
  */
