@@ -9,6 +9,7 @@ import { canonicalizeJcsBytes, CONTRACTPIN_CANONICAL_JSON_1 } from "../json/cano
 import { sha256Hex } from "../crypto/hash.ts";
 import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
+import { sourceName } from "../schema/input.ts";
 import { readInput } from "./io.ts";
 import { booleanFlag, type FlagTable, optionList } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
@@ -48,8 +49,7 @@ export const canonicalizeCommand: Command = {
   async run(args, io) {
     const { values, positionals } = parseCommandArgs("canonicalize", args, FLAGS);
     const [file] = requirePositionals("canonicalize", positionals, 1, "FILE or -");
-    const source = file === "-" ? "stdin" : file;
-    const value = parseJson(await readInput(file, io), source);
+    const value = parseJson(await readInput(file, io), sourceName(file));
     const bytes = values.contract
       ? canonicalizeJcsBytes(value)
       : canonicalizeSchemapinV1Bytes(value);

@@ -6,6 +6,7 @@
 import { publicKeyFromAnyPem } from "../keys/private_key.ts";
 import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
+import { sourceName } from "../schema/input.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import { readTextInput } from "./io.ts";
@@ -41,7 +42,7 @@ export const fingerprintCommand: Command = {
   async run(args, io) {
     const { values, positionals } = parseCommandArgs("fingerprint", args, FLAGS);
     const [file] = requirePositionals("fingerprint", positionals, 1, "KEY.pem");
-    const key = publicKeyFromAnyPem(await readTextInput(file, io), file === "-" ? "stdin" : file);
+    const key = publicKeyFromAnyPem(await readTextInput(file, io), sourceName(file));
     await io.stdout(
       values.json
         ? jsonOutput("fingerprint", {

@@ -8,8 +8,7 @@
  */
 import { generateKeyPair } from "../crypto/keys.ts";
 import { DEFAULT_PBKDF2_ITERATIONS } from "../crypto/encrypted_key.ts";
-import { keyPairPaths, writeKeyPairFiles } from "../keys/key_files.ts";
-import { SchemaPinError } from "../errors.ts";
+import { keyPairPaths, refuseExistingKeyFiles, writeKeyPairFiles } from "../keys/key_files.ts";
 import {
   type Command,
   EXIT_OK,
@@ -18,8 +17,8 @@ import {
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import { jsonOutput } from "./json_output.ts";
-import { exists, withForceHint } from "./io.ts";
+import { documentText, jsonOutput } from "./json_output.ts";
+import { withForceHint } from "./io.ts";
 import { buildDiscoveryDocument } from "../discovery/document.ts";
 import { readPassphrase } from "./private_key.ts";
 import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
@@ -91,10 +90,8 @@ export const keygenCommand: Command = {
     requirePositionals("keygen", positionals, 0, "no positional arguments");
     const dir = values["out-dir"];
     if (!dir) throw new UsageError("keygen: --out-dir DIR is required");
-    const { privatePath, publicPath, discoveryPath: wellKnownPath } = keyPairPaths(
-      dir,
-      values["write-discovery"] === true,
-    );
+    const paths = keyPairPaths(dir, values["write-discovery"] === true);
+    const { privatePath, publicPath, discoveryPath: wellKnownPath } = paths;
     const force = values.force === true;
     if (values["write-discovery"] && values.developer === undefined) {
       throw new UsageError("keygen: --write-discovery needs --developer NAME");
@@ -113,29 +110,21 @@ export const keygenCommand: Command = {
       throw new UsageError("keygen: --passphrase-file and --unencrypted exclude each other");
     }
     if (!force) {
-      for (const path of [privatePath, publicPath, ...(wellKnownPath ? [wellKnownPath] : [])]) {
-        if (await exists(path)) {
-          throw new SchemaPinError(
-            "IO_FAILED",
-            `${path} already exists; refusing to overwrite a key (use --force)`,
-            { path },
-          );
-        }
+      try {
+        await refuseExistingKeyFiles(paths);
+      } catch (e) {
+        throw withForceHint(e);
       }
     }
     // The discovery document checks --developer and --contact: built before the
     // passphrase is asked for and before anything is created.
     const key = generateKeyPair();
     const discovery = wellKnownPath
-      ? JSON.stringify(
-        buildDiscoveryDocument({
-          publicKey: key.publicKey,
-          developerName: values.developer!,
-          contact: values.contact,
-        }),
-        null,
-        2,
-      ) + "\n"
+      ? documentText(buildDiscoveryDocument({
+        publicKey: key.publicKey,
+        developerName: values.developer!,
+        contact: values.contact,
+      }))
       : undefined;
     // Asked before anything is created, so a refused passphrase leaves nothing behind.
     const passphrase = encrypt

@@ -1,15 +1,11 @@
 /**
- * Loading `--key` for every signing command — a PEM private key, and the passphrase of an
- * encrypted key (§9 "Private Key Storage": keys encrypted at rest), or `ssh-agent:PUBFILE`, a
- * key held by an SSH agent ({@linkcode loadSigner}, docs/ssh-agent.md).
- *
- * The passphrase comes from, in this order:
- *   1. `--passphrase-file FILE` — its first line (a final `\n` or `\r\n` is not part of it);
- *   2. the `SCHEMAPIN_PASSPHRASE` environment variable;
- *   3. a prompt on the terminal (stdin and stderr both TTYs), typed without echo.
- * The explicit flag wins over the ambient variable (a note says so when both are set). With
- * none of them and no terminal, the command exits 2 naming the first two. An empty passphrase
- * is refused from every source. The passphrase is never printed, logged or put in an error.
+ * `--key` for every signing command — a PEM private key, and the passphrase of an encrypted
+ * key (§9 "Private Key Storage": keys encrypted at rest), or `ssh-agent:PUBFILE`, a key held by
+ * an SSH agent (docs/ssh-agent.md) — loaded by lib/keys/key_spec.ts with the CLI's reader (`-`
+ * is stdin), terminal prompt, and notes and warnings on stderr. The passphrase comes from
+ * `--passphrase-file`, `SCHEMAPIN_PASSPHRASE` or the terminal (lib/keys/passphrase.ts); with
+ * none of them and no terminal, the command exits 2 naming the first two. The passphrase is
+ * never printed, logged or put in an error.
  *
  * @module
  */
@@ -17,18 +13,15 @@ import type { PrivateKey, PublicKey } from "../crypto/keys.ts";
 import type { Signer } from "../crypto/signer.ts";
 import { SchemaPinError } from "../errors.ts";
 import {
-  loadKeyForPublicKey as loadPublicKeyFile,
-  loadPrivateKey as loadPrivateKeyFile,
-  type PrivateKeyOptions,
-  type ReadBytes,
-} from "../keys/private_key.ts";
-import {
-  isSshAgentKey,
-  loadSigner as loadKeySigner,
-  SSH_AGENT_KEY_PREFIX,
-} from "../keys/signer.ts";
+  type KeySpecOptions,
+  loadPrivateKeyWithPassphrase,
+  loadPublicKeyWithPassphrase,
+  loadSignerWithPassphrase,
+} from "../keys/key_spec.ts";
+import { isSshAgentKey, SSH_AGENT_KEY_PREFIX } from "../keys/signer.ts";
 import { lookUpPassphrase } from "../keys/passphrase.ts";
 import { readHiddenLine } from "../keys/hidden_line.ts";
+import { sourceName } from "../schema/input.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { readInput } from "./io.ts";
 
@@ -46,7 +39,7 @@ export interface PassphraseSources {
   readonly passphraseFile?: string;
   /** The terminal prompt (default {@linkcode terminalPassphrasePrompt}). */
   readonly prompt?: PassphrasePrompt;
-  /** Reads an environment variable (default `Deno.env.get`). */
+  /** Reads an environment variable (default: `readEnvironment` of lib/keys/passphrase.ts). */
   readonly getEnv?: (name: string) => string | undefined;
   /** Another way out, added to the "no terminal to ask on" error (`keygen --unencrypted`). */
   readonly otherwise?: string;
@@ -80,23 +73,41 @@ export const terminalPassphrasePrompt: PassphrasePrompt = async (
   }
 };
 
-/** Reads an environment variable; a missing permission is an error naming it, not "unset". */
-function defaultGetEnv(name: string): string | undefined {
+/**
+ * The sources of lib/keys/ for `--key` and `--passphrase-file`: the CLI's reader (`-` is
+ * stdin), environment, prompt, and notes and warnings on stderr.
+ */
+function cliKeyOptions(io: CliIO, sources: PassphraseSources): KeySpecOptions {
+  const prompt = sources.prompt ?? terminalPassphrasePrompt;
+  const file = sources.passphraseFile;
+  return {
+    passphraseFile: file,
+    read: (path) => readInput(path, io),
+    source: file === undefined ? undefined : sourceName(file),
+    getEnv: sources.getEnv,
+    prompt: (question) => prompt(question, io),
+    onNote: (message) => io.stderr(`note: ${message}\n`),
+    onWarning: (message) => io.stderr(`warning: ${message}\n`),
+    otherwise: sources.otherwise,
+  };
+}
+
+/** Runs `step`; the usage mistakes of lib/keys/ (`details.usage`) become usage errors of `command`. */
+async function asUsage<T>(command: string, step: () => Promise<T>): Promise<T> {
   try {
-    return Deno.env.get(name);
+    return await step();
   } catch (e) {
-    throw new SchemaPinError(
-      "IO_FAILED",
-      `cannot read the ${name} environment variable: ${(e as Error).message}`,
-      { variable: name },
-    );
+    if (e instanceof SchemaPinError && e.details.usage === true) {
+      throw new UsageError(`${command}: ${e.message}`);
+    }
+    throw e;
   }
 }
 
 /**
  * Gets a passphrase from `--passphrase-file`, else `SCHEMAPIN_PASSPHRASE`, else the terminal
- * (asking twice when `confirm`, for a new key): lib/keys/passphrase.ts with the CLI's reader,
- * environment, prompt and notes; its usage mistakes are usage errors naming the command.
+ * (asking twice when `confirm`, for a new key): `lookUpPassphrase` of lib/keys/passphrase.ts
+ * with the CLI's sources.
  *
  * @param io The command's I/O (notes and the prompt go to stderr).
  * @param sources Where to look.
@@ -117,34 +128,10 @@ export async function readPassphrase(
   purpose: string,
   confirm = false,
 ): Promise<string> {
-  const prompt = sources.prompt ?? terminalPassphrasePrompt;
-  const file = sources.passphraseFile;
-  try {
-    return await lookUpPassphrase(purpose, {
-      passphraseFile: file,
-      read: reader(io),
-      source: file === undefined ? undefined : sourceOf(file),
-      getEnv: sources.getEnv ?? defaultGetEnv,
-      prompt: (question) => prompt(question, io),
-      onNote: (message) => io.stderr(`note: ${message}\n`),
-      otherwise: sources.otherwise,
-    }, confirm);
-  } catch (e) {
-    if (e instanceof SchemaPinError && e.details.usage === true) {
-      throw new UsageError(`${sources.command}: ${e.message}`);
-    }
-    throw e;
-  }
-}
-
-/** The CLI's reader: `-` is stdin. */
-function reader(io: CliIO): ReadBytes {
-  return (path) => readInput(path, io);
-}
-
-/** How a file is named in messages: `-` is stdin. */
-function sourceOf(path: string): string {
-  return path === "-" ? "stdin" : path;
+  return await asUsage(
+    sources.command,
+    () => lookUpPassphrase(purpose, cliKeyOptions(io, sources), confirm),
+  );
 }
 
 /** `--key -` and `--passphrase-file -` cannot both read stdin. */
@@ -155,36 +142,10 @@ function checkStdin(path: string, sources: PassphraseSources): void {
 }
 
 /**
- * The options of lib/keys/ for `--key`: the CLI's reader, the passphrase from
- * {@linkcode readPassphrase}, warnings on stderr. `asked()` tells whether a passphrase was
- * asked for (the key was encrypted).
- */
-function keyOptions(
-  path: string,
-  io: CliIO,
-  sources: PassphraseSources,
-): PrivateKeyOptions & { read: ReadBytes; source: string; asked: () => boolean } {
-  let asked = false;
-  return {
-    read: reader(io),
-    source: sourceOf(path),
-    passphrase: (source) => {
-      asked = true;
-      return readPassphrase(io, sources, source);
-    },
-    onWarning: (message) => io.stderr(`warning: ${message}\n`),
-    asked: () => asked,
-  };
-}
-
-/**
- * Reads `--key PATH` (or stdin for `-`): an unencrypted private key (PKCS #8 or SEC1), or an
- * encrypted PKCS #8 key, whose parameters are checked before its passphrase is asked for
- * (lib/keys/private_key.ts). Warns on stderr when an encrypted key uses fewer than
- * {@linkcode WEAK_PBKDF2_ITERATIONS} PBKDF2 iterations (OpenSSL writes 2048 by default).
+ * Reads `--key PATH` (or stdin for `-`): a private key, unencrypted or encrypted
+ * (`loadPrivateKeyWithPassphrase` of lib/keys/key_spec.ts).
  *
- * @throws {SchemaPinError} `KEY_INVALID` (not a P-256 private key, unsupported encryption,
- *   wrong passphrase or corrupted key), `IO_FAILED`; {@linkcode UsageError} as
+ * @throws {SchemaPinError} `KEY_INVALID`, `IO_FAILED`; {@linkcode UsageError} as
  *   {@linkcode readPassphrase}.
  *
  * @example
@@ -201,28 +162,17 @@ export async function loadPrivateKey(
   sources: PassphraseSources,
 ): Promise<PrivateKey> {
   checkStdin(path, sources);
-  const options = keyOptions(path, io, sources);
-  const { key } = await loadPrivateKeyFile(path, options);
-  await noteUnusedPassphraseFile(options, io, sources, "is not encrypted");
-  return key;
-}
-
-/** A note when `--passphrase-file` was given for a key that needed no passphrase. */
-async function noteUnusedPassphraseFile(
-  options: { source: string; asked: () => boolean },
-  io: CliIO,
-  sources: PassphraseSources,
-  what: string,
-): Promise<void> {
-  if (sources.passphraseFile !== undefined && !options.asked()) {
-    await io.stderr(`note: ${options.source} ${what}; --passphrase-file is not used\n`);
-  }
+  return await asUsage(sources.command, () =>
+    loadPrivateKeyWithPassphrase(path, {
+      ...cliKeyOptions(io, sources),
+      keySource: sourceName(path),
+    }));
 }
 
 /**
  * Reads `--key PATH` where only the public key is needed (`well-known`, `revoke`, `dns`,
- * `pins`): a public key PEM, or a private key loaded exactly as {@linkcode loadPrivateKey}
- * does (an encrypted one asks for its passphrase from the same sources).
+ * `pins`): a public key PEM, or a private key loaded as {@linkcode loadPrivateKey} does
+ * (`loadPublicKeyWithPassphrase` of lib/keys/key_spec.ts).
  *
  * @throws {SchemaPinError} `KEY_INVALID`, `IO_FAILED`; {@linkcode UsageError} as
  *   {@linkcode readPassphrase}.
@@ -238,45 +188,24 @@ export async function loadKeyForPublicKey(
   sources: PassphraseSources,
 ): Promise<PublicKey> {
   checkStdin(path, sources);
-  const options = keyOptions(path, io, sources);
-  const { key, from } = await loadPublicKeyFile(path, options);
-  await noteUnusedPassphraseFile(
-    options,
-    io,
-    sources,
-    from === "public" ? "is a public key" : "is not encrypted",
-  );
-  return key;
-}
-
-/** `error` with its message prefixed by `--key VALUE: ` (same code and details). */
-function namingKeyFlag(keyArg: string, error: unknown): unknown {
-  if (!(error instanceof SchemaPinError)) return error;
-  return new SchemaPinError(error.code, `--key ${keyArg}: ${error.message}`, {
-    ...error.details,
-    key: keyArg,
-  });
+  return await asUsage(sources.command, () =>
+    loadPublicKeyWithPassphrase(path, {
+      ...cliKeyOptions(io, sources),
+      keySource: sourceName(path),
+    }));
 }
 
 /**
- * The signer of `--key` for every signing command (lib/keys/signer.ts `loadSigner`):
+ * The signer of `--key` for every signing command (`loadSignerWithPassphrase` of
+ * lib/keys/key_spec.ts): `PATH` (or `-`, stdin), a PEM private key loaded as
+ * {@linkcode loadPrivateKey} does, or `ssh-agent:PUBFILE`, a key held by the SSH agent at
+ * `$SSH_AUTH_SOCK`, whose every failure names the flag's value (`--key ssh-agent:key.pub: …`).
  *
- * - `PATH` (or `-`, stdin): a PEM private key, loaded as {@linkcode loadPrivateKey} does, as
- *   a `privateKeySigner` — the same signatures, byte for byte, as signing with the key
- *   (`privateKeyOf` gives the key back);
- * - `ssh-agent:PUBFILE`: a key held by the SSH agent at `$SSH_AUTH_SOCK`, named by its public
- *   half (the OpenSSH `.pub` line or a PEM public key, read from the file PUBFILE). The agent
- *   is asked at once whether it holds the key. The private key never enters this process.
- *
- * Every failure of an agent key names the flag's value (`--key ssh-agent:key.pub: …`): agent
- * failures are `IO_FAILED` (exit 2) with `details.agent` as `sshAgentSigner` throws them,
- * including those of a later `signMessage` (the agent refused, timed out).
- *
- * @throws {UsageError} `--passphrase-file` with an agent key (the agent holds the key, there
- *   is nothing to decrypt), an empty or `-` PUBFILE; as {@linkcode loadPrivateKey}.
- * @throws {SchemaPinError} `KEY_INVALID` (a PUBFILE that is not a P-256 public key: Ed25519,
- *   RSA, a FIDO key, a private key), `IO_FAILED` (an unreadable PUBFILE, no agent, the key not
- *   loaded); as {@linkcode loadPrivateKey}.
+ * @throws {UsageError} `--passphrase-file` with an agent key, an empty or `-` PUBFILE; as
+ *   {@linkcode loadPrivateKey}.
+ * @throws {SchemaPinError} `KEY_INVALID` (a PUBFILE that is not a P-256 public key),
+ *   `IO_FAILED` (an unreadable PUBFILE, no agent, the key not loaded); as
+ *   {@linkcode loadPrivateKey}.
  *
  * @example
  * ```ts ignore
@@ -295,41 +224,18 @@ export async function loadSigner(
 ): Promise<Signer> {
   if (!isSshAgentKey(keyArg)) {
     checkStdin(keyArg, sources);
-    const keyOpts = keyOptions(keyArg, io, sources);
-    const signer = await loadKeySigner(keyArg, keyOpts);
-    await noteUnusedPassphraseFile(keyOpts, io, sources, "is not encrypted");
-    return signer;
-  }
-  const command = sources.command;
-  const pubFile = keyArg.slice(SSH_AGENT_KEY_PREFIX.length);
-  if (pubFile === "" || pubFile === "-") {
+  } else if (["", "-"].includes(keyArg.slice(SSH_AGENT_KEY_PREFIX.length))) {
     throw new UsageError(
-      `${command}: --key ${keyArg}: give the key's public half as a file: ` +
+      `${sources.command}: --key ${keyArg}: give the key's public half as a file: ` +
         "ssh-agent:KEY.pub (its OpenSSH .pub line, `ssh-add -L` shows it) or ssh-agent:KEY.pem " +
         "(a PEM public key)",
     );
   }
-  if (sources.passphraseFile !== undefined) {
-    throw new UsageError(
-      `${command}: --passphrase-file does not go with --key ${keyArg}: the SSH agent holds ` +
-        "the key and asks for its own passphrase or PIN",
-    );
-  }
-  let agent: Signer;
-  try {
-    agent = await loadKeySigner(keyArg, { read: reader(io), ...options });
-  } catch (e) {
-    throw namingKeyFlag(keyArg, e);
-  }
-  return Object.freeze({
-    publicKey: agent.publicKey,
-    description: agent.description,
-    signMessage: async (message: Uint8Array): Promise<Uint8Array> => {
-      try {
-        return await agent.signMessage(message);
-      } catch (e) {
-        throw namingKeyFlag(keyArg, e);
-      }
-    },
-  });
+  return await asUsage(sources.command, () =>
+    loadSignerWithPassphrase(keyArg, {
+      ...cliKeyOptions(io, sources),
+      keySource: sourceName(keyArg),
+      label: `--key ${keyArg}`,
+      ...options,
+    }));
 }

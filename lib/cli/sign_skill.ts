@@ -4,16 +4,14 @@
  *
  * @module
  */
-import { parseJson } from "../json/parse.ts";
-import { parseSkillSignatureDocument } from "../skill/document.ts";
 import { showPath } from "../skill/fs.ts";
 import {
+  previousHashOf,
   type SignSkillDirOptions,
   signSkillDirWithSigner,
   writeSkillSignature,
 } from "../skill/sign.ts";
 import {
-  type CliIO,
   type Command,
   EXIT_OK,
   parseCommandArgs,
@@ -26,7 +24,7 @@ import { signatureMetadata } from "./signature_options.ts";
 import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
 import { loadSigner } from "./private_key.ts";
-import { requireDomainFlag } from "./schema_inputs.ts";
+import { requireDomainFlag, sourceName } from "./schema_inputs.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import {
   jsonFlag,
@@ -100,14 +98,6 @@ Examples:
   schemapin sign-skill ./pdf-tools --key ssh-agent:yubikey.pub --domain example.com
 `;
 
-/** `skill_hash` of the signature document in `path` (the previous release). */
-async function previousHashFrom(path: string, io: CliIO): Promise<string> {
-  const bytes = await readInput(path, io);
-  const source = path === "-" ? "stdin" : path;
-  const { document } = parseSkillSignatureDocument(parseJson(bytes, source), source);
-  return document.skill_hash;
-}
-
 /** The `sign-skill` command. */
 export const signSkillCommand: Command = {
   name: "sign-skill",
@@ -136,7 +126,7 @@ export const signSkillCommand: Command = {
       passphraseFile: values["passphrase-file"],
     });
     const previousHash = values.previous !== undefined
-      ? await previousHashFrom(values.previous, io)
+      ? previousHashOf(await readInput(values.previous, io), sourceName(values.previous))
       : values["previous-hash"];
 
     const options: SignSkillDirOptions = { ...limits, ...metadata, domain };

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { checkDomain } from "../dns/domain.ts";
 import { enumerateTarget, prepareTarget } from "../contractpin/live.ts";
 import { ServerFailure } from "../mcp/errors.ts";
 import { readSavedToolListing } from "../mcp/saved_tools.ts";
@@ -16,7 +15,6 @@ import {
   type SignToolListOptions,
   signToolListWithSigner,
 } from "../guard/signatures.ts";
-import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
 import { VERSION } from "../version.ts";
 import {
   type CliIO,
@@ -31,7 +29,8 @@ import { loadSigner } from "./private_key.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { FORCE_FLAGS, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
 import { MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
-import { sourceName } from "./schema_inputs.ts";
+import { requireDomainFlag, sourceName } from "./schema_inputs.ts";
+import { expiryOption } from "./signature_options.ts";
 
 const { domain: _domain, ...SIGNATURE_EXPIRY_FLAGS } = SIGNATURE_METADATA_FLAGS;
 
@@ -113,11 +112,7 @@ export const signToolsCommand: Command = {
     if (values.key === undefined) {
       throw new UsageError("sign-tools: --key PRIVATE.pem is required (or ssh-agent:PUBFILE)");
     }
-    if (values.domain === undefined) throw new UsageError("sign-tools: --domain D is required");
-    const dc = checkDomain(values.domain);
-    if (!dc.ok) {
-      throw new UsageError(`sign-tools: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
-    }
+    const domain = requireDomainFlag("sign-tools", values.domain);
     const live = values.server !== undefined;
     if (live === (values.file !== undefined)) {
       throw new UsageError("sign-tools: give exactly one of --server NAME -- CMD… and --file FILE");
@@ -128,32 +123,10 @@ export const signToolsCommand: Command = {
     if (!live && command.length > 0) {
       throw new UsageError("sign-tools: a command after -- goes with --server");
     }
-    if (values["expires-in"] !== undefined && values["expires-at"] !== undefined) {
-      throw new UsageError("sign-tools: give --expires-in or --expires-at, not both");
-    }
     const now = Math.floor(Date.now() / 1000) * 1000;
-    const signOptions: SignToolListOptions = { domain: dc.domain, signedAt: now };
-    if (values["expires-in"] !== undefined) {
-      const ms = parseDuration(values["expires-in"]);
-      if (ms === undefined) {
-        throw new UsageError(
-          `sign-tools: --expires-in ${JSON.stringify(values["expires-in"])} is not a duration ` +
-            `like 30d, 12h, 2w or 1d12h`,
-        );
-      }
-      signOptions.expiresAt = now + ms;
-    }
-    if (values["expires-at"] !== undefined) {
-      const ms = parseRfc3339(values["expires-at"]);
-      if (ms === undefined) {
-        throw new UsageError(
-          `sign-tools: --expires-at ${JSON.stringify(values["expires-at"])} is not a strict ` +
-            `RFC 3339 time like 2026-11-01T10:00:00Z`,
-        );
-      }
-      if (ms <= now) throw new UsageError("sign-tools: --expires-at is in the past");
-      signOptions.expiresAt = values["expires-at"];
-    }
+    const signOptions: SignToolListOptions = { domain, signedAt: now };
+    const expiresAt = expiryOption("sign-tools", values, now, "30d, 12h, 2w or 1d12h");
+    if (expiresAt !== undefined) signOptions.expiresAt = expiresAt;
     // Checked before the server is started (signing would refuse them only afterwards).
     for (const flag of ["signer-kid", "schema-version"] as const) {
       if (values[flag] === "") throw new UsageError(`sign-tools: --${flag} is empty`);
@@ -194,7 +167,7 @@ export const signToolsCommand: Command = {
       await io.stdout(text);
     }
     await io.stderr(
-      `signed ${signed.tools.length} tool(s) of ${where} for ${dc.domain} with key ` +
+      `signed ${signed.tools.length} tool(s) of ${where} for ${domain} with key ` +
         `${signer.publicKey.fingerprint}${values.out !== undefined ? ` → ${values.out}` : ""}\n`,
     );
     return EXIT_OK;

@@ -6,7 +6,7 @@
  * @module
  */
 import { checkDomain } from "../dns/domain.ts";
-import { parseDuration, parseRfc3339 } from "../time/rfc3339.ts";
+import { signatureExpiry } from "../time/expiry.ts";
 import { UsageError } from "./command.ts";
 
 /** The flag values read by {@linkcode signatureMetadata}. */
@@ -40,33 +40,9 @@ export function signatureMetadata(
   values: SignatureMetadataFlags,
   now: number,
 ): SignatureMetadata {
-  if (values["expires-in"] !== undefined && values["expires-at"] !== undefined) {
-    throw new UsageError(`${command}: give --expires-in or --expires-at, not both`);
-  }
   const options: SignatureMetadata = { signedAt: now };
-  if (values["expires-in"] !== undefined) {
-    const ms = parseDuration(values["expires-in"]);
-    if (ms === undefined) {
-      throw new UsageError(
-        `${command}: --expires-in ${
-          JSON.stringify(values["expires-in"])
-        } is not a duration like 30d, 12h, 90m, 2w or 1d12h`,
-      );
-    }
-    options.expiresAt = now + ms;
-  }
-  if (values["expires-at"] !== undefined) {
-    const ms = parseRfc3339(values["expires-at"]);
-    if (ms === undefined) {
-      throw new UsageError(
-        `${command}: --expires-at ${
-          JSON.stringify(values["expires-at"])
-        } is not a strict RFC 3339 time like 2026-11-01T10:00:00Z`,
-      );
-    }
-    if (ms <= now) throw new UsageError(`${command}: --expires-at is in the past`);
-    options.expiresAt = values["expires-at"];
-  }
+  const expiresAt = expiryOption(command, values, now);
+  if (expiresAt !== undefined) options.expiresAt = expiresAt;
   if (values["signer-kid"] === "") throw new UsageError(`${command}: --signer-kid is empty`);
   if (values["signer-kid"] !== undefined) options.signerKid = values["signer-kid"];
   if (values.domain !== undefined) {
@@ -77,4 +53,45 @@ export function signatureMetadata(
     options.domain = dc.domain;
   }
   return options;
+}
+
+/**
+ * The `expires_at` that `--expires-in` or `--expires-at` asks for at `now` (`signatureExpiry`
+ * of lib/time/expiry.ts), `undefined` for none; a `UsageError` naming the flag otherwise.
+ * `durations` are the examples the duration message gives.
+ *
+ * @example
+ * ```ts ignore
+ * expiryOption("sign-tools", { "expires-in": "30d" }, Date.now()); // now + 30 days
+ * ```
+ */
+export function expiryOption(
+  command: string,
+  values: Pick<SignatureMetadataFlags, "expires-in" | "expires-at">,
+  now: number,
+  durations = "30d, 12h, 90m, 2w or 1d12h",
+): number | string | undefined {
+  const expiry = signatureExpiry(
+    { expiresIn: values["expires-in"], expiresAt: values["expires-at"] },
+    now,
+  );
+  if (expiry.ok) return expiry.expiresAt;
+  switch (expiry.problem) {
+    case "both":
+      throw new UsageError(`${command}: give --expires-in or --expires-at, not both`);
+    case "duration":
+      throw new UsageError(
+        `${command}: --expires-in ${
+          JSON.stringify(values["expires-in"])
+        } is not a duration like ${durations}`,
+      );
+    case "time":
+      throw new UsageError(
+        `${command}: --expires-at ${
+          JSON.stringify(values["expires-at"])
+        } is not a strict RFC 3339 time like 2026-11-01T10:00:00Z`,
+      );
+    case "past":
+      throw new UsageError(`${command}: --expires-at is in the past`);
+  }
 }

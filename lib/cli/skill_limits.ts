@@ -4,14 +4,13 @@
  *
  * @module
  */
+import { parseByteSize, parseEntryCount } from "../skill/limits.ts";
 import type { SkillLimits } from "../skill/walk.ts";
 import { UsageError } from "./command.ts";
 
-const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
-
 /**
- * The caps given with `--max-entries N` and `--max-bytes SIZE` (`SIZE` in bytes or with a
- * `K`, `M` or `G` suffix, powers of 1024).
+ * The caps given with `--max-entries N` and `--max-bytes SIZE` (`parseEntryCount` and
+ * `parseByteSize` of lib/skill/limits.ts); a usage error naming the flag otherwise.
  *
  * @example
  * ```ts
@@ -26,21 +25,19 @@ export function limitsFromArgs(
   const limits: SkillLimits = {};
   const entries = values["max-entries"];
   if (entries !== undefined) {
-    if (!/^[1-9]\d{0,8}$/.test(entries)) {
+    limits.maxEntries = parseEntryCount(entries);
+    if (limits.maxEntries === undefined) {
       throw new UsageError(`${command}: --max-entries must be a positive integer`);
     }
-    limits.maxEntries = Number(entries);
   }
   const bytes = values["max-bytes"];
   if (bytes !== undefined) {
-    const m = /^([1-9]\d{0,15})([kmg]?)(?:i?b)?$/i.exec(bytes);
-    const n = m ? Number(m[1]) * SIZE_UNITS[m[2].toLowerCase()] : NaN;
-    if (!Number.isSafeInteger(n)) {
+    limits.maxBytes = parseByteSize(bytes);
+    if (limits.maxBytes === undefined) {
       throw new UsageError(
         `${command}: --max-bytes must be a size in bytes, or with K, M or G (e.g. 512M)`,
       );
     }
-    limits.maxBytes = n;
   }
   return limits;
 }

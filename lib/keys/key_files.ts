@@ -6,10 +6,11 @@
  *
  * @module
  */
+import { checkArg } from "../arguments.ts";
 import { encryptPrivateKeyPem } from "../crypto/encrypted_key.ts";
 import { type PrivateKey, privateKeyToPem } from "../crypto/keys.ts";
 import { SchemaPinError } from "../errors.ts";
-import { writeFileAtomic } from "../runtime/atomic_write.ts";
+import { exists, writeFileAtomic } from "../runtime/atomic_write.ts";
 import { describeFsError, mkdirAll, removeFileSync } from "../runtime/fs.ts";
 
 /** The files of a key pair in a folder. */
@@ -38,6 +39,33 @@ export function keyPairPaths(dir: string, withDiscovery: boolean): KeyPairPaths 
     publicPath: `${base}/public.pem`,
     ...(withDiscovery ? { discoveryPath: `${base}/schemapin.json` } : {}),
   };
+}
+
+/**
+ * Refuses a key pair whose files exist already: checked before a new key's passphrase is asked
+ * for, so that nothing is asked for in vain ({@linkcode writeKeyPairFiles} refuses them too,
+ * but only when writing).
+ *
+ * @throws {SchemaPinError} `IO_FAILED` naming the first existing file, with `details.exists`.
+ *
+ * @example
+ * ```ts ignore
+ * import { keyPairPaths, refuseExistingKeyFiles } from "./key_files.ts";
+ * await refuseExistingKeyFiles(keyPairPaths("keys", false));
+ * ```
+ */
+export async function refuseExistingKeyFiles(paths: KeyPairPaths): Promise<void> {
+  checkArg("refuseExistingKeyFiles", "paths", paths, "object");
+  const { privatePath, publicPath, discoveryPath } = paths;
+  for (const path of [privatePath, publicPath, ...(discoveryPath ? [discoveryPath] : [])]) {
+    if (await exists(path)) {
+      throw new SchemaPinError(
+        "IO_FAILED",
+        `${path} already exists; refusing to overwrite a key`,
+        { path, exists: true },
+      );
+    }
+  }
 }
 
 /** What {@linkcode writeKeyPairFiles} writes. */

@@ -6,13 +6,15 @@
  * The explicit file wins over the ambient variable (a note says so when both are set). An
  * empty passphrase is refused from every source. The passphrase is never put in an error.
  *
- * The caller supplies the environment lookup, the prompt and the reader; this module never
- * prompts, never prints. Its usage mistakes (no source, an empty or mismatched passphrase)
- * are `INPUT_INVALID` with `details.usage` true, for the CLI to report as usage errors.
+ * The caller supplies the prompt and the reader (and may supply the environment lookup); this
+ * module never prompts, never prints. Its usage mistakes (no source, an empty or mismatched
+ * passphrase) are `INPUT_INVALID` with `details.usage` true, for the CLI to report as usage
+ * errors.
  *
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
+import { readEnv } from "../runtime/fs.ts";
 import { passphraseFromFile, type ReadBytes } from "./private_key.ts";
 
 /** The environment variable holding a passphrase. */
@@ -26,14 +28,41 @@ export interface PassphraseLookup {
   readonly read?: ReadBytes;
   /** The passphrase file's name in messages (default: its path). */
   readonly source?: string;
-  /** Reads an environment variable; may throw (no permission). */
-  readonly getEnv: (name: string) => string | undefined;
+  /**
+   * Reads an environment variable; may throw (no permission). Default {@linkcode readEnvironment}:
+   * the process environment.
+   */
+  readonly getEnv?: (name: string) => string | undefined;
   /** Asks for a line (no echo); `undefined` when there is nobody to ask. */
   readonly prompt: (question: string) => Promise<string | undefined>;
   /** Receives a note (one line, no newline): the file wins over the variable. */
   readonly onNote?: (message: string) => void | Promise<void>;
   /** Another way out, added to the "nobody to ask" error (`keygen --unencrypted`). */
   readonly otherwise?: string;
+}
+
+/**
+ * Reads an environment variable of the process; a missing permission (Deno without
+ * `--allow-env` for it) is an error naming the variable, not "unset".
+ *
+ * @throws {SchemaPinError} `IO_FAILED` with `details.variable` when it cannot be read.
+ *
+ * @example
+ * ```ts
+ * import { PASSPHRASE_ENV, readEnvironment } from "./passphrase.ts";
+ * readEnvironment(PASSPHRASE_ENV); // undefined when unset
+ * ```
+ */
+export function readEnvironment(name: string): string | undefined {
+  try {
+    return readEnv(name);
+  } catch (e) {
+    throw new SchemaPinError(
+      "IO_FAILED",
+      `cannot read the ${name} environment variable: ${(e as Error).message}`,
+      { variable: name },
+    );
+  }
 }
 
 /** A usage mistake of the passphrase's sources (`details.usage`). */
@@ -66,15 +95,16 @@ export async function lookUpPassphrase(
   lookup: PassphraseLookup,
   confirm = false,
 ): Promise<string> {
+  const getEnv = lookup.getEnv ?? readEnvironment;
   if (lookup.passphraseFile !== undefined) {
     let envSet = false;
     try {
-      envSet = lookup.getEnv(PASSPHRASE_ENV) !== undefined;
+      envSet = getEnv(PASSPHRASE_ENV) !== undefined;
     } catch { /* no permission to look: nothing to note */ }
     if (envSet) await lookup.onNote?.(`--passphrase-file is used; ${PASSPHRASE_ENV} is ignored`);
     return await passphraseFromFile(lookup.passphraseFile, lookup);
   }
-  const fromEnv = lookup.getEnv(PASSPHRASE_ENV);
+  const fromEnv = getEnv(PASSPHRASE_ENV);
   if (fromEnv !== undefined) {
     if (fromEnv === "") {
       throw usage(`${PASSPHRASE_ENV} is set but empty; set it to the passphrase or unset it`);

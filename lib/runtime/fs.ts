@@ -184,11 +184,25 @@ export function describeFsError(e: unknown): string {
  */
 export function getEnv(name: string): string | undefined {
   try {
-    return (deno !== undefined ? deno.env.get(name) : node!.process.env[name]) ||
-      undefined;
+    return readEnv(name) || undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The value of the environment variable `name` (`""` when set but empty), or `undefined` when
+ * it is unset. Throws the runtime's error when it cannot be read (Deno without `--allow-env`
+ * for it), where {@linkcode getEnv} answers `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { readEnv } from "./fs.ts";
+ * readEnv("HOME"); // "/home/me"
+ * ```
+ */
+export function readEnv(name: string): string | undefined {
+  return deno !== undefined ? deno.env.get(name) : node!.process.env[name];
 }
 
 /**

@@ -8,8 +8,10 @@
 import { SchemaPinError } from "../errors.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
 import type { Signer } from "../crypto/signer.ts";
+import { parseJson } from "../json/parse.ts";
 import {
   formatSkillSignatureDocument,
+  parseSkillSignatureDocument,
   signSkillDocument,
   signSkillDocumentWithSigner,
   type SkillSignatureDocument,
@@ -23,6 +25,28 @@ import { hashSkillDir, type HashSkillOptions, type SkillHash } from "./hash.ts";
 import { checkSkillRoot, skillSignaturePath } from "./walk.ts";
 import { writeFileAtomic } from "../runtime/atomic_write.ts";
 import { checkArg, checkKeyArg, checkSignerArg } from "../arguments.ts";
+
+/**
+ * The `previous_hash` of a new release (§18.1): the `skill_hash` of the previous release's
+ * signature document, given as the bytes of its `.schemapin.sig`.
+ *
+ * @param bytes The previous signature file.
+ * @param source Its name in messages.
+ * @throws {SchemaPinError} `JSON_INVALID` / `INPUT_INVALID` naming `source` for bytes that are
+ *   not a skill signature document; `INPUT_INVALID` for arguments of the wrong type (misuse).
+ *
+ * @example
+ * ```ts ignore
+ * import { previousHashOf } from "./sign.ts";
+ * const path = "old/.schemapin.sig";
+ * const previousHash = previousHashOf(await Deno.readFile(path), path);
+ * ```
+ */
+export function previousHashOf(bytes: Uint8Array, source: string): string {
+  checkArg("previousHashOf", "bytes", bytes, "bytes");
+  checkArg("previousHashOf", "source", source, "string");
+  return parseSkillSignatureDocument(parseJson(bytes, source), source).document.skill_hash;
+}
 
 /** The most of `SKILL.md` read to find its front matter. */
 const SKILL_MD_MAX_BYTES = 1 << 20;
