@@ -8,7 +8,7 @@ import { checkKid } from "../bundle/bundle.ts";
 import { mergeTrustBundles } from "../bundle/merge.ts";
 import { type VerifiedTrustBundle, verifyTrustBundle } from "../bundle/verify.ts";
 import { type CliIO, EXIT_OK, notice, parseCommandArgs, UsageError } from "./command.ts";
-import { exitCodeFor } from "./exit_codes.ts";
+import { exitCodeFor } from "../exit_codes.ts";
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { reportInputFailure, sourceName } from "./schema_inputs.ts";

@@ -21,7 +21,7 @@ import { verifyTrustBundleWithKey } from "../bundle/verify_key.ts";
 import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
 import { parseRevocationDocument } from "../revocation/document.ts";
 import { readTextInput } from "./io.ts";
-import { exitCodeFor } from "./exit_codes.ts";
+import { exitCodeFor } from "../exit_codes.ts";
 import type { FlagTable } from "./flags.ts";
 import { AUTHORITY_FLAGS, jsonFlag, KEY_SOURCE_FLAGS } from "./flag_groups.ts";
 

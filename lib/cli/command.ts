@@ -1,7 +1,7 @@
 /**
  * The shape every CLI command has, and the helpers commands share: argument parsing with
  * `node:util` parseArgs, usage errors, and the message and exit code of an error that ends a
- * command (the exit code from the table of lib/cli/exit_codes.ts; ARCHITECTURE.md,
+ * command (the exit code from the table of lib/exit_codes.ts; ARCHITECTURE.md,
  * "Exit codes": 0 success, 1 verification failed, 2 could not run).
  *
  * @module
@@ -10,9 +10,9 @@ import { parseArgs } from "node:util";
 import { SchemaPinError } from "../errors.ts";
 import { type FlagTable, parseOptions, rewriteDeprecatedFlags } from "./flags.ts";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
-import { EXIT_USAGE, exitCodeOfError } from "./exit_codes.ts";
+import { EXIT_USAGE, exitCodeOfError } from "../exit_codes.ts";
 
-export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit_codes.ts";
 
 /** Where a command writes; tests pass buffers, the CLI passes the process streams. */
 export interface CliIO {
@@ -165,7 +165,7 @@ export function notice(text: string): void {
 /**
  * Maps an error thrown by a command to the message printed on stderr and the exit code:
  * usage errors exit 2; a {@linkcode SchemaPinError} exits with its code's row of the table
- * (lib/cli/exit_codes.ts, `details.remote` counting as published). Anything else is a bug
+ * (lib/exit_codes.ts, `details.remote` counting as published). Anything else is a bug
  * and is reported as an internal error (exit 2) without a stack trace unless SCHEMAPIN_DEBUG.
  *
  * @example

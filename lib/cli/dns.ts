@@ -17,7 +17,7 @@ import {
   parseCommandArgs,
   UsageError,
 } from "./command.ts";
-import { exitCodeFor } from "./exit_codes.ts";
+import { exitCodeFor } from "../exit_codes.ts";
 import { jsonOutput } from "./json_output.ts";
 import { loadKeyForPublicKey } from "./private_key.ts";
 import { didYouMean } from "./suggest.ts";
@@ -253,7 +253,7 @@ async function runCheck(args: string[], io: CliIO): Promise<number> {
       await io.stdout(`MALFORMED ${lookup.name}: ${JSON.stringify(lookup.text)}\n`);
       await io.stderr(`error: DISCOVERY_INVALID: ${lookup.reason}\n`);
       // §17.2 "present and malformed": a published record, so a failed check (the table's
-      // published origin, lib/cli/exit_codes.ts), not a bad input of the user's.
+      // published origin, lib/exit_codes.ts), not a bad input of the user's.
       return exitCodeFor("DISCOVERY_INVALID", "published");
     case "present":
       break;

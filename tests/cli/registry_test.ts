@@ -83,8 +83,8 @@ Deno.test("registry: command modules are in cli.ts's graph (deno compile), not l
   // 13: the entry point, dispatcher, registry, command helpers, errors, version, the signal
   // clean-up (lib/cli/interrupt.ts, lib/runtime/temp_files.ts: issue 15 item 10), its loader of
   // Node built-ins for Node and Bun (lib/runtime/builtin.ts, which loads nothing under Deno) and
-  // the exit-code table every error goes through (lib/cli/exit_codes.ts: issue 25 item 6, no
-  // imports of its own).
+  // the exit-code table every error goes through (lib/exit_codes.ts: issue 25 item 6,
+  // importing only lib/errors.ts).
   assert.ok(atStart.length <= 13, `start-up loads ${atStart.length} modules: ${atStart}`);
 });
 
