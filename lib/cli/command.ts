@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { SchemaPinError } from "../errors.ts";
 import { type FlagTable, parseOptions, rewriteDeprecatedFlags } from "./flags.ts";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
+import { didYouMean } from "./suggest.ts";
 import { EXIT_USAGE, exitCodeOfError } from "../exit_codes.ts";
 
 export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit_codes.ts";
@@ -210,4 +211,34 @@ export function requirePositionals(
     );
   }
   return positionals;
+}
+
+/**
+ * The subcommand of a command with subcommands — the first of `args`, one of `names` — and the
+ * arguments after it; else a usage error: `<command>: expected a subcommand (see --help)`
+ * (`missing` replaces ` (see --help)`), or `<command>: unknown subcommand "X"; did you mean
+ * …? (a, b, …)`.
+ *
+ * @example
+ * ```ts
+ * import { splitSubcommand } from "./command.ts";
+ * const { sub, rest } = splitSubcommand("dns", ["check", "example.com"], ["record", "check"]);
+ * // sub "check", rest ["example.com"]
+ * ```
+ */
+export function splitSubcommand<N extends string>(
+  command: string,
+  args: readonly string[],
+  names: readonly N[],
+  missing = " (see --help)",
+): { sub: N; rest: string[] } {
+  const [sub, ...rest] = args;
+  if (sub === undefined) throw new UsageError(`${command}: expected a subcommand${missing}`);
+  if (!(names as readonly string[]).includes(sub)) {
+    throw new UsageError(
+      `${command}: unknown subcommand ${JSON.stringify(sub)}${didYouMean(sub, names)} ` +
+        `(${names.join(", ")})`,
+    );
+  }
+  return { sub: sub as N, rest };
 }
