@@ -77,9 +77,6 @@ export class UsageError extends Error {
   }
 }
 
-/** Options accepted by {@linkcode parseCommandArgs}: a flag table (lib/cli/flags.ts). */
-export type { FlagTable, OptionSpec } from "./flags.ts";
-
 /** The value parsed for one flag of a table. */
 type FlagValue<F> = F extends { readonly type: "string" }
   ? F extends { readonly multiple: true } ? string[] : string
