@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
+import { argumentError } from "../arguments.ts";
 import type { DnsTxtLookup, DnsTxtVerdict } from "./check.ts";
 
 /** The key a record was compared with, and where it came from (`--key FILE`, a URL, …). */
@@ -15,13 +15,6 @@ export interface ExpectedDnsKey {
   readonly fingerprint: string;
   /** Where it came from, for people. */
   readonly source: string;
-}
-
-function misuse(name: string, expected: string): SchemaPinError {
-  return new SchemaPinError("INPUT_INVALID", `dnsCheckFields: ${name} must be ${expected}`, {
-    function: "dnsCheckFields",
-    argument: name,
-  });
 }
 
 /**
@@ -44,17 +37,22 @@ export function dnsCheckFields(
   expected?: ExpectedDnsKey,
 ): { readonly ok: boolean } & Record<string, unknown> {
   if (typeof lookup !== "object" || lookup === null || typeof lookup.name !== "string") {
-    throw misuse("lookup", "a DNS TXT lookup (lookupDnsTxt)");
+    throw argumentError("dnsCheckFields", "lookup", "a DNS TXT lookup (lookupDnsTxt)", lookup);
   }
   if (typeof verdict !== "object" || verdict === null || typeof verdict.ok !== "boolean") {
-    throw misuse("verdict", "a verdict (dnsTxtVerdict)");
+    throw argumentError("dnsCheckFields", "verdict", "a verdict (dnsTxtVerdict)", verdict);
   }
   if (
     expected !== undefined &&
     (typeof expected !== "object" || expected === null ||
       typeof expected.fingerprint !== "string" || typeof expected.source !== "string")
   ) {
-    throw misuse("expected", "a key's fingerprint and source, or undefined");
+    throw argumentError(
+      "dnsCheckFields",
+      "expected",
+      "a key's fingerprint and source, or undefined",
+      expected,
+    );
   }
   const { ok, decision, error } = verdict;
   return {

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
+import { argumentError, checkArg } from "../arguments.ts";
 
 /** What {@linkcode verificationFields} reads from a library result. */
 export interface VerificationLike {
@@ -30,12 +30,7 @@ export interface VerificationLike {
  * ```
  */
 export function snakeCase(name: string): string {
-  if (typeof name !== "string") {
-    throw new SchemaPinError("INPUT_INVALID", "snakeCase: name must be a string", {
-      function: "snakeCase",
-      argument: "name",
-    });
-  }
+  checkArg("snakeCase", "name", name, "string");
   return name.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
 }
 
@@ -64,19 +59,16 @@ export function verificationFields<R extends VerificationLike>(
     typeof given !== "object" || given === null ||
     typeof (given as { valid?: unknown }).valid !== "boolean"
   ) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      "verificationFields: result must be a verification result (with a boolean valid)",
-      { function: "verificationFields", argument: "result" },
+    throw argumentError(
+      "verificationFields",
+      "result",
+      "a verification result (with a boolean valid)",
+      given,
     );
   }
   const names: unknown = keys;
   if (!Array.isArray(names) || !names.every((k) => typeof k === "string")) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      "verificationFields: keys must be an array of field names",
-      { function: "verificationFields", argument: "keys" },
-    );
+    throw argumentError("verificationFields", "keys", "an array of field names", names);
   }
   const out: Record<string, unknown> = { ok: result.valid };
   if (!result.valid || result.errorCode !== undefined) {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
+import { checkArg } from "../arguments.ts";
 
 /**
  * The `developer_name` of a verification's JSON: the discovery document's, or `null` when none
@@ -24,13 +24,7 @@ import { SchemaPinError } from "../errors.ts";
 export function developerNameJson(
   result: { readonly developerName?: string; readonly discoverySource?: string },
 ): string | null {
-  if (typeof result !== "object" || result === null) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      "developerNameJson: result must be a verification result",
-      { function: "developerNameJson", argument: "result" },
-    );
-  }
+  checkArg("developerNameJson", "result", result, "object");
   const name = result.developerName;
   if (name === undefined || name === "") return null;
   return result.discoverySource !== undefined && name === `(${result.discoverySource})`
@@ -60,13 +54,7 @@ export function signatureFormatJson(
     case "legacy":
       return format;
     default:
-      if (typeof format !== "string") {
-        throw new SchemaPinError(
-          "INPUT_INVALID",
-          "signatureFormatJson: format must be a string or undefined",
-          { function: "signatureFormatJson", argument: "format" },
-        );
-      }
+      checkArg("signatureFormatJson", "format", format, "string", true);
       return "document"; // "document", or the skill algorithm "1.4"
   }
 }

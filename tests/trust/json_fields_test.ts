@@ -42,7 +42,7 @@ Deno.test("developerNameJson refuses what is not a result", () => {
     throwsWith(
       () => developerNameJson(result as unknown as { developerName?: string }),
       "INPUT_INVALID",
-      /developerNameJson: result must be a verification result/,
+      /developerNameJson: result must be an object/,
     );
   }
 });
@@ -52,7 +52,7 @@ Deno.test("signatureFormatJson refuses a format that is not a string", () => {
     throwsWith(
       () => signatureFormatJson(format as unknown as string),
       "INPUT_INVALID",
-      /signatureFormatJson: format must be a string or undefined/,
+      /signatureFormatJson: format must be a string \(or undefined\)/,
     );
   }
 });
