@@ -30,20 +30,8 @@ export const ERROR_FORMAT = `schemapin.error/${CLI_JSON_VERSION}`;
 export type JsonOutputFields = { readonly ok: boolean } & Record<string, unknown>;
 
 /**
- * The `format` value for a command: `schemapin.<name>/1`.
- *
- * @example
- * ```ts
- * import { formatName } from "./json_output.ts";
- * formatName("contract.verify"); // "schemapin.contract.verify/1"
- * ```
- */
-export function formatName(name: string): string {
-  return `schemapin.${name}/${CLI_JSON_VERSION}`;
-}
-
-/**
- * Serialises a `--json` result: `format` first, then the fields (which start with `ok`).
+ * Serialises a `--json` result: `format` (`schemapin.<name>/1`) first, then the fields (which
+ * start with `ok`).
  *
  * @example
  * ```ts
@@ -53,7 +41,8 @@ export function formatName(name: string): string {
  * ```
  */
 export function jsonOutput(name: string, fields: JsonOutputFields): string {
-  return JSON.stringify({ format: formatName(name), ...fields }, null, 2) + "\n";
+  return JSON.stringify({ format: `schemapin.${name}/${CLI_JSON_VERSION}`, ...fields }, null, 2) +
+    "\n";
 }
 
 /**
