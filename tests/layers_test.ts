@@ -21,6 +21,8 @@ const LAYERS: readonly (readonly string[])[] = [
   // through node: modules on Node and Bun) the shells of the higher layers go through
   [
     "errors.ts",
+    // the exit code of every error code, beside them so a new code gets its row
+    "exit_codes.ts",
     "arguments.ts",
     "version.ts",
     "json",

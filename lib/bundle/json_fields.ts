@@ -9,6 +9,7 @@
  */
 import { checkArg } from "../arguments.ts";
 import { SchemaPinError } from "../errors.ts";
+import { verificationFields } from "../json/result_fields.ts";
 import { parsePublicKeyPem } from "../crypto/keys.ts";
 import { isSignedTrustBundle, type TrustBundle } from "./bundle.ts";
 import type { TrustBundleVerification } from "./verify.ts";
@@ -88,12 +89,10 @@ export function bundleVerificationJson(
 ): { ok: boolean } & Record<string, unknown> {
   checkArg("bundleVerificationJson", "source", source, "string");
   checkArg("bundleVerificationJson", "result", result, "object");
-  const out: { ok: boolean } & Record<string, unknown> = { ok: result.valid };
-  if (!result.valid || result.errorCode !== undefined) {
-    const code = result.errorCode ?? "VERIFICATION_FAILED";
-    out.error = { code, message: result.errorMessage ?? code };
-  }
-  out.file = source;
+  const out: { ok: boolean } & Record<string, unknown> = {
+    ...verificationFields(result, []),
+    file: source,
+  };
   for (const [key, name] of VERIFICATION_FIELDS) {
     if (result[key] !== undefined) out[name] = result[key];
   }

@@ -10,7 +10,7 @@ import { bundleDomains, bundleVerificationJson } from "../bundle/json_fields.ts"
 import { verifyAndMergeTrustBundles } from "../bundle/verify_merge.ts";
 import { sourceName } from "../schema/input.ts";
 import { type CliIO, EXIT_OK, notice, parseCommandArgs, UsageError } from "./command.ts";
-import { exitCodeFor } from "./exit_codes.ts";
+import { exitCodeFor } from "../exit_codes.ts";
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { reportInputFailure } from "./schema_inputs.ts";

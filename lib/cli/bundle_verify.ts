@@ -18,7 +18,7 @@ import {
   verificationNotes,
 } from "./bundle_trust.ts";
 import { readInput } from "./io.ts";
-import { exitCodeFor } from "./exit_codes.ts";
+import { exitCodeFor } from "../exit_codes.ts";
 import type { FlagTable } from "./flags.ts";
 import { AUTHORITY_FLAGS, jsonFlag, KEY_SOURCE_FLAGS } from "./flag_groups.ts";
 

@@ -1,7 +1,7 @@
 /**
  * The shape every CLI command has, and the helpers commands share: argument parsing with
  * `node:util` parseArgs, usage errors, and the message and exit code of an error that ends a
- * command (the exit code from the table of lib/cli/exit_codes.ts; ARCHITECTURE.md,
+ * command (the exit code from the table of lib/exit_codes.ts; ARCHITECTURE.md,
  * "Exit codes": 0 success, 1 verification failed, 2 could not run).
  *
  * @module
@@ -10,9 +10,10 @@ import { parseArgs } from "node:util";
 import { SchemaPinError } from "../errors.ts";
 import { type FlagTable, parseOptions, rewriteDeprecatedFlags } from "./flags.ts";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
-import { EXIT_USAGE, exitCodeOfError } from "./exit_codes.ts";
+import { didYouMean } from "./suggest.ts";
+import { EXIT_USAGE, exitCodeOfError } from "../exit_codes.ts";
 
-export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit_codes.ts";
 
 /** Where a command writes; tests pass buffers, the CLI passes the process streams. */
 export interface CliIO {
@@ -75,9 +76,6 @@ export class UsageError extends Error {
     this.name = "UsageError";
   }
 }
-
-/** Options accepted by {@linkcode parseCommandArgs}: a flag table (lib/cli/flags.ts). */
-export type { FlagTable, OptionSpec } from "./flags.ts";
 
 /** The value parsed for one flag of a table. */
 type FlagValue<F> = F extends { readonly type: "string" }
@@ -165,7 +163,7 @@ export function notice(text: string): void {
 /**
  * Maps an error thrown by a command to the message printed on stderr and the exit code:
  * usage errors exit 2; a {@linkcode SchemaPinError} exits with its code's row of the table
- * (lib/cli/exit_codes.ts, `details.remote` counting as published). Anything else is a bug
+ * (lib/exit_codes.ts, `details.remote` counting as published). Anything else is a bug
  * and is reported as an internal error (exit 2) without a stack trace unless SCHEMAPIN_DEBUG.
  *
  * @example
@@ -210,4 +208,34 @@ export function requirePositionals(
     );
   }
   return positionals;
+}
+
+/**
+ * The subcommand of a command with subcommands — the first of `args`, one of `names` — and the
+ * arguments after it; else a usage error: `<command>: expected a subcommand (see --help)`
+ * (`missing` replaces ` (see --help)`), or `<command>: unknown subcommand "X"; did you mean
+ * …? (a, b, …)`.
+ *
+ * @example
+ * ```ts
+ * import { splitSubcommand } from "./command.ts";
+ * const { sub, rest } = splitSubcommand("dns", ["check", "example.com"], ["record", "check"]);
+ * // sub "check", rest ["example.com"]
+ * ```
+ */
+export function splitSubcommand<N extends string>(
+  command: string,
+  args: readonly string[],
+  names: readonly N[],
+  missing = " (see --help)",
+): { sub: N; rest: string[] } {
+  const [sub, ...rest] = args;
+  if (sub === undefined) throw new UsageError(`${command}: expected a subcommand${missing}`);
+  if (!(names as readonly string[]).includes(sub)) {
+    throw new UsageError(
+      `${command}: unknown subcommand ${JSON.stringify(sub)}${didYouMean(sub, names)} ` +
+        `(${names.join(", ")})`,
+    );
+  }
+  return { sub: sub as N, rest };
 }

@@ -8,6 +8,7 @@ import { isSha256Ref } from "../crypto/fingerprint.ts";
 import { discoveryKeyOf, fetchDiscoveryKey } from "../discovery/published_key.ts";
 import { checkDomain } from "../dns/domain.ts";
 import { dnsTxtVerdict, lookupDnsTxt } from "../dns/check.ts";
+import { dnsCheckFields, type ExpectedDnsKey } from "../dns/check_fields.ts";
 import { checkDnsKid, dnsLookupName, formatDnsTxtRecord } from "../dns/txt.ts";
 import {
   type CliIO,
@@ -15,12 +16,13 @@ import {
   EXIT_FAILED,
   EXIT_OK,
   parseCommandArgs,
+  requirePositionals,
+  splitSubcommand,
   UsageError,
 } from "./command.ts";
-import { exitCodeFor } from "./exit_codes.ts";
+import { exitCodeFor } from "../exit_codes.ts";
 import { jsonOutput } from "./json_output.ts";
 import { loadKeyForPublicKey } from "./private_key.ts";
-import { didYouMean } from "./suggest.ts";
 import {
   describeDnsCheck,
   httpsOptions,
@@ -149,7 +151,7 @@ async function expectedFingerprint(
   },
   domain: string,
   io: CliIO,
-): Promise<{ fingerprint: string; source: string } | undefined> {
+): Promise<ExpectedDnsKey | undefined> {
   if (values.key !== undefined) {
     const key = await loadKeyForPublicKey(values.key, io, {
       command: "dns check",
@@ -177,9 +179,7 @@ async function expectedFingerprint(
 
 async function runCheck(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("dns check", args, CHECK_FLAGS);
-  if (positionals.length !== 1) {
-    throw new UsageError(`dns check: expected DOMAIN, got ${positionals.length} argument(s)`);
-  }
+  requirePositionals("dns check", positionals, 1, "DOMAIN");
   const dc = checkDomain(
     positionals[0].endsWith(".") ? positionals[0].slice(0, -1) : positionals[0],
   );
@@ -215,22 +215,10 @@ async function runCheck(args: string[], io: CliIO): Promise<number> {
     ...(server ? { nameServer: server } : {}),
     ...(timeoutMs ? { timeoutMs } : {}),
   });
-  const { ok, decision, error } = dnsTxtVerdict(lookup, expected?.fingerprint);
+  const verdict = dnsTxtVerdict(lookup, expected?.fingerprint);
+  const { ok, decision } = verdict;
   if (json) {
-    await io.stdout(jsonOutput("dns.check", {
-      ok,
-      ...(error ? { error } : {}),
-      name: lookup.name,
-      server: lookup.server,
-      state: decision?.check.state ?? lookup.state,
-      ...(lookup.text !== undefined ? { record: lookup.text } : {}),
-      ...(lookup.record ? { fingerprint: lookup.record.fp } : {}),
-      ...(lookup.record?.kid !== undefined ? { kid: lookup.record.kid } : {}),
-      ...(lookup.reason !== undefined ? { reason: lookup.reason } : {}),
-      records: lookup.records,
-      candidates: lookup.candidates,
-      ...(expected ? { expected: expected.fingerprint, expected_source: expected.source } : {}),
-    }));
+    await io.stdout(jsonOutput("dns.check", dnsCheckFields(lookup, verdict, expected)));
     return ok ? EXIT_OK : EXIT_FAILED;
   }
   switch (lookup.state) {
@@ -248,7 +236,7 @@ async function runCheck(args: string[], io: CliIO): Promise<number> {
       await io.stdout(`MALFORMED ${lookup.name}: ${JSON.stringify(lookup.text)}\n`);
       await io.stderr(`error: DISCOVERY_INVALID: ${lookup.reason}\n`);
       // §17.2 "present and malformed": a published record, so a failed check (the table's
-      // published origin, lib/cli/exit_codes.ts), not a bad input of the user's.
+      // published origin, lib/exit_codes.ts), not a bad input of the user's.
       return exitCodeFor("DISCOVERY_INVALID", "published");
     case "present":
       break;
@@ -279,15 +267,12 @@ export const dnsCommand: Command = {
   help: HELP,
   flags: [{ name: "record", flags: RECORD_FLAGS }, { name: "check", flags: CHECK_FLAGS }],
   async run(args, io) {
-    const [sub, ...rest] = args;
-    if (sub === "record") return await runRecord(rest, io);
-    if (sub === "check") return await runCheck(rest, io);
-    throw new UsageError(
-      sub === undefined
-        ? "dns: expected a subcommand: record or check"
-        : `dns: unknown subcommand ${JSON.stringify(sub)}${
-          didYouMean(sub, ["record", "check"])
-        } (record, check)`,
+    const { sub, rest } = splitSubcommand(
+      "dns",
+      args,
+      ["record", "check"],
+      ": record or check",
     );
+    return await (sub === "record" ? runRecord : runCheck)(rest, io);
   },
 };

@@ -8,7 +8,9 @@
  * - on failure an `error` object `{ "code", "message" }` with the spec's (or the project's)
  *   error code; a command that could not run at all prints only
  *   `{ "format": "schemapin.error/1", "ok": false, "error": { … } }`;
- * - every name snake_case, like the spec's own documents.
+ * - every name snake_case, like the spec's own documents (the fields of a library result are
+ *   built beside it: lib/json/result_fields.ts, lib/trust/json_fields.ts,
+ *   lib/contractpin/json_fields.ts).
  *
  * The shapes are published as JSON Schemas in `schemas/cli/` (one per format), and
  * tests/cli/json_output_test.ts runs every command with `--json` and validates what it prints
@@ -28,20 +30,8 @@ export const ERROR_FORMAT = `schemapin.error/${CLI_JSON_VERSION}`;
 export type JsonOutputFields = { readonly ok: boolean } & Record<string, unknown>;
 
 /**
- * The `format` value for a command: `schemapin.<name>/1`.
- *
- * @example
- * ```ts
- * import { formatName } from "./json_output.ts";
- * formatName("contract.verify"); // "schemapin.contract.verify/1"
- * ```
- */
-export function formatName(name: string): string {
-  return `schemapin.${name}/${CLI_JSON_VERSION}`;
-}
-
-/**
- * Serialises a `--json` result: `format` first, then the fields (which start with `ok`).
+ * Serialises a `--json` result: `format` (`schemapin.<name>/1`) first, then the fields (which
+ * start with `ok`).
  *
  * @example
  * ```ts
@@ -51,7 +41,8 @@ export function formatName(name: string): string {
  * ```
  */
 export function jsonOutput(name: string, fields: JsonOutputFields): string {
-  return JSON.stringify({ format: formatName(name), ...fields }, null, 2) + "\n";
+  return JSON.stringify({ format: `schemapin.${name}/${CLI_JSON_VERSION}`, ...fields }, null, 2) +
+    "\n";
 }
 
 /**
@@ -67,107 +58,6 @@ export function jsonOutput(name: string, fields: JsonOutputFields): string {
 export function jsonError(code: string, message: string): string {
   return JSON.stringify({ format: ERROR_FORMAT, ok: false, error: { code, message } }, null, 2) +
     "\n";
-}
-
-/**
- * A camelCase name in snake_case (`errorCode` → `error_code`, `keyFingerprint` →
- * `key_fingerprint`); names already in snake_case are unchanged.
- *
- * @example
- * ```ts
- * import { snakeCase } from "./json_output.ts";
- * snakeCase("signerKid"); // "signer_kid"
- * ```
- */
-export function snakeCase(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
-}
-
-/**
- * The `--json` fields of a library verification result: `ok` from `valid`, `error` from
- * `errorCode`/`errorMessage`, then the fields named in `keys`, in that order, renamed to
- * snake_case and left out when undefined (one level: nested values such as a DNS cross-check or
- * a list of changes are already snake_case or single words).
- *
- * @example
- * ```ts
- * import { verificationFields } from "./json_output.ts";
- * verificationFields(
- *   { valid: false, errorCode: "SIGNATURE_INVALID", errorMessage: "bad", toolId: "t" },
- *   ["toolId"],
- * );
- * // { ok: false, error: { code: "SIGNATURE_INVALID", message: "bad" }, tool_id: "t" }
- * ```
- */
-export function verificationFields<R extends VerificationLike>(
-  result: R,
-  keys: readonly (keyof R & string)[],
-): JsonOutputFields {
-  const out: Record<string, unknown> = { ok: result.valid };
-  if (!result.valid || result.errorCode !== undefined) {
-    const code = result.errorCode ?? "VERIFICATION_FAILED";
-    out.error = { code, message: result.errorMessage ?? code };
-  }
-  for (const k of keys) if (result[k] !== undefined) out[snakeCase(k)] = result[k];
-  return out as JsonOutputFields;
-}
-
-/**
- * The `developer_name` of a verify command's `--json`: the discovery document's, or `null` when
- * none is known — a key given with `--public-key` has no discovery document, and the name the
- * CLI gives it for the terminal (`(--public-key FILE)`, the source in parentheses) is not one.
- *
- * @example
- * ```ts
- * import { developerNameJson } from "./json_output.ts";
- * developerNameJson({ developerName: "(--public-key pub.pem)", discoverySource: "--public-key pub.pem" });
- * // null
- * ```
- */
-export function developerNameJson(
-  result: { readonly developerName?: string; readonly discoverySource?: string },
-): string | null {
-  const name = result.developerName;
-  if (name === undefined || name === "") return null;
-  return result.discoverySource !== undefined && name === `(${result.discoverySource})`
-    ? null
-    : name;
-}
-
-/**
- * The one `signature_format` vocabulary of the verify commands' `--json`: `"bare"` for a bare
- * Base64 schema signature, `"document"` for a 1.4 signature document (schema or skill),
- * `"legacy"` for a pre-1.4 (1.3) skill signature document. The skill library's algorithm
- * names (`"1.4"`, `"legacy"`) are mapped here.
- *
- * @example
- * ```ts
- * import { signatureFormatJson } from "./json_output.ts";
- * signatureFormatJson("1.4"); // "document"
- * ```
- */
-export function signatureFormatJson(
-  format: string | undefined,
-): "bare" | "document" | "legacy" | undefined {
-  switch (format) {
-    case undefined:
-      return undefined;
-    case "bare":
-    case "legacy":
-      return format;
-    default:
-      return "document"; // "document", or the skill algorithm "1.4"
-  }
-}
-
-/** What {@linkcode verificationFields} reads from a library result. */
-export interface VerificationLike {
-  /** The library's success flag. */
-  readonly valid: boolean;
-  /** The spec's error code of a failure. */
-  readonly errorCode?: string;
-  /** A readable reason. */
-  readonly errorMessage?: string;
 }
 
 /**

@@ -159,7 +159,6 @@ export async function runCli(given: string[], io: CliIO): Promise<number> {
     }
   } catch (e) {
     const { code, message } = describeError(e);
-    // Under --json the error is also the result on stdout (ARCHITECTURE.md, "How a command is built").
     await printJsonError(given, undefined, e, io);
     await io.stderr(message + "\n");
     if (Deno.env.get("SCHEMAPIN_DEBUG") && e instanceof Error) await io.stderr(`${e.stack}\n`);

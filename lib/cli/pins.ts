@@ -29,6 +29,8 @@ import {
   EXIT_FAILED,
   EXIT_OK,
   parseCommandArgs,
+  requirePositionals,
+  splitSubcommand,
   UsageError,
 } from "./command.ts";
 import { documentText, failureFields, jsonOutput } from "./json_output.ts";
@@ -37,7 +39,6 @@ import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { jsonFlag, PASSPHRASE_FLAGS, PIN_FLAGS } from "./flag_groups.ts";
 import { writeFileAtomic } from "./io.ts";
 import { readJsonFile, sourceName } from "./schema_inputs.ts";
-import { didYouMean } from "./suggest.ts";
 
 /** `--pin-store FILE`, which every subcommand takes. */
 const STORE_FLAGS = { "pin-store": PIN_FLAGS["pin-store"] } as const satisfies FlagTable;
@@ -169,11 +170,9 @@ type AnyTable =
 
 type Values = ReturnType<typeof parseCommandArgs<AnyTable>>["values"];
 
+/** The one positional argument of `pins <sub>`, named `what` in the usage error. */
 function one(positionals: string[], sub: string, what: string): string {
-  if (positionals.length !== 1) {
-    throw new UsageError(`pins ${sub}: expected ${what}, got ${positionals.length} argument(s)`);
-  }
-  return positionals[0];
+  return requirePositionals(`pins ${sub}`, positionals, 1, what)[0];
 }
 
 /**
@@ -231,7 +230,7 @@ function line(r: PinRecord): string {
   return `${r.toolId}@${r.domain}  ${r.fingerprint}  ${r.source}  ${r.pinnedAt}`;
 }
 
-const SUBCOMMANDS = Object.keys(TABLES);
+const SUBCOMMANDS = Object.keys(TABLES) as (keyof typeof TABLES)[];
 
 /** The `pins` command. */
 export const pinsCommand: Command = {
@@ -240,15 +239,8 @@ export const pinsCommand: Command = {
   help: HELP,
   flags: Object.entries(TABLES).map(([name, flags]) => ({ name, flags })),
   async run(args, io) {
-    const [sub, ...rest] = args;
-    if (sub === undefined) throw new UsageError("pins: expected a subcommand (see --help)");
-    if (!SUBCOMMANDS.includes(sub)) {
-      throw new UsageError(
-        `pins: unknown subcommand ${JSON.stringify(sub)}${didYouMean(sub, SUBCOMMANDS)} ` +
-          `(${SUBCOMMANDS.join(", ")})`,
-      );
-    }
-    const table = TABLES[sub as keyof typeof TABLES] as AnyTable;
+    const { sub, rest } = splitSubcommand("pins", args, SUBCOMMANDS);
+    const table = TABLES[sub] as AnyTable;
     const { values, positionals } = parseCommandArgs(`pins ${sub}`, rest, table);
     const store = new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
     switch (sub) {
@@ -405,8 +397,6 @@ export const pinsCommand: Command = {
         );
         return EXIT_OK;
       }
-      default: // unreachable: SUBCOMMANDS was checked above
-        throw new UsageError(`pins: unknown subcommand ${JSON.stringify(sub)}`);
     }
   },
 };

@@ -170,19 +170,6 @@ export const COMMAND_ENTRIES: readonly CommandEntry[] = [
 ];
 
 /**
- * The command named `name`, loaded, or `undefined` when there is none.
- *
- * @example
- * ```ts ignore
- * const command = await loadCommand("verify-schema");
- * ```
- */
-export async function loadCommand(name: string): Promise<Command | undefined> {
-  const entry = COMMAND_ENTRIES.find((c) => c.name === name);
-  return entry === undefined ? undefined : await entry.load();
-}
-
-/**
  * Every command, loaded (completions, tests), in the order `--help` lists them.
  *
  * @example

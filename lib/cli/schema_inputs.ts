@@ -31,7 +31,7 @@ import {
   type TrustSource,
 } from "../trust/load.ts";
 import { type CliIO, UsageError } from "./command.ts";
-import { exitCodeFor, exitCodeOfError } from "./exit_codes.ts";
+import { exitCodeFor, exitCodeOfError } from "../exit_codes.ts";
 import { jsonError } from "./json_output.ts";
 import { readInput } from "./io.ts";
 import { lineageStoreFromFlags } from "./lineage_store.ts";
@@ -370,7 +370,7 @@ export async function printVerifyNotes(
 /**
  * The exit code of a finished verification: 0 valid; 1 for a failure reported by the DNS
  * cross-check (the published record is not the user's input); else the verdict row of the
- * error code in the table of lib/cli/exit_codes.ts — 2 when an input the user gave could not
+ * error code in the table of lib/exit_codes.ts — 2 when an input the user gave could not
  * be used (unreadable, not JSON, a malformed local discovery, revocation, bundle or signature
  * file), else 1.
  */

@@ -18,14 +18,9 @@ import {
   type TrustedVerifier,
 } from "../trust/verify.ts";
 import { type CliIO, EXIT_OK, EXIT_USAGE, UsageError } from "./command.ts";
-import {
-  developerNameJson,
-  jsonError,
-  jsonOutput,
-  type JsonOutputFields,
-  signatureFormatJson,
-  verificationFields,
-} from "./json_output.ts";
+import { verificationFields } from "../json/result_fields.ts";
+import { developerNameJson, signatureFormatJson } from "../trust/json_fields.ts";
+import { jsonError, jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { printLineage } from "./lineage_store.ts";
 import { lineageReportJson } from "../schema/lineage_json.ts";
 import { count, type Progress } from "./progress.ts";

@@ -20,13 +20,13 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { WELL_KNOWN_PATH } from "../discovery/well_known.ts";
-import { BUNDLE_PATH, DEFAULT_REVOCATION_PATH, loadPublishedDocuments } from "../trust/publish.ts";
 import {
-  accessLogLine,
-  respondStatic,
-  type StaticDocument,
-  staticDocument,
-} from "../http/static.ts";
+  BUNDLE_PATH,
+  DEFAULT_REVOCATION_PATH,
+  loadPublishedDocuments,
+  type PublishedDocument,
+} from "../trust/publish.ts";
+import { accessLogLine, listenStatic } from "../http/static.ts";
 import { checkTlsPem } from "../http/tls_pem.ts";
 import {
   type CliIO,
@@ -37,7 +37,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
-import { ListenerFailure, listenHttp } from "../http/server.ts";
+import { ListenerFailure } from "../http/server.ts";
 import { LineLog } from "../http/line_log.ts";
 import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
 import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
@@ -107,17 +107,16 @@ Example:
 `;
 
 /**
- * The routes: path → document, validated (malformed: `INPUT_INVALID`, exit 2; a declared
+ * The documents to serve, validated (malformed: `INPUT_INVALID`, exit 2; a declared
  * revocation endpoint without --revocation: a usage error).
  */
-async function loadRoutes(values: {
+async function loadDocuments(values: {
   discovery?: string;
   revocation?: string;
   bundle?: string;
-}, io: CliIO): Promise<Map<string, StaticDocument>> {
-  let documents;
+}, io: CliIO): Promise<PublishedDocument[]> {
   try {
-    documents = await loadPublishedDocuments(
+    return await loadPublishedDocuments(
       { discovery: values.discovery!, revocation: values.revocation, bundle: values.bundle },
       (path) => readInput(path, io),
       (message) => io.stderr(`warning: ${message}\n`),
@@ -130,7 +129,6 @@ async function loadRoutes(values: {
         "with --revocation FILE (clients fail closed without it)",
     );
   }
-  return new Map(documents.map((d) => [d.path, staticDocument(d.bytes, d.cacheControl)]));
 }
 
 function parsePort(text: string | undefined): number {
@@ -160,44 +158,32 @@ export const serveCommand: Command = {
     const port = parsePort(values.port);
     const limits = parseServerLimits("serve", values, true);
     const hostname = values.hostname ?? "0.0.0.0";
-    const routes = await loadRoutes(values, io);
+    const documents = await loadDocuments(values, io);
     const cert = await readTextInput(values["tls-cert"]!, io);
     const key = await readTextInput(values["tls-key"]!, io);
     checkTlsPem(cert, key, `--tls-cert ${values["tls-cert"]}`, `--tls-key ${values["tls-key"]}`);
 
     const log = new LineLog({ name: "schemapin serve", write: (t) => io.stderr(t) });
-    const accessLog = values["access-log"] === true;
-    let server: ReturnType<typeof listenHttp>;
-    try {
-      server = listenHttp({
-        hostname,
-        port,
-        tls: { cert, key },
-        limits,
-        onEvent: (message) => log.line(`schemapin serve: ${message}\n`),
-        onError: (e) => {
-          log.line(`error: ${(e as Error)?.message ?? e}\n`);
-          return new Response("internal error\n", { status: 500 });
-        },
-        handler: accessLog
-          ? (request, info) => {
-            const response = respondStatic(routes, request);
-            log.line(accessLogLine(request, info.remoteAddr.hostname, response, new Date()));
-            return response;
-          }
-          : (request) => respondStatic(routes, request),
-      });
-    } catch (e) {
-      throw new SchemaPinError(
-        "INPUT_INVALID",
-        `cannot serve on ${hostname}:${port}: ${(e as Error).message}`,
-      );
-    }
+    const server = listenStatic({
+      hostname,
+      port,
+      tls: { cert, key },
+      limits,
+      documents,
+      onEvent: (message) => log.line(`schemapin serve: ${message}\n`),
+      onError: (e) => log.line(`error: ${(e as Error)?.message ?? e}\n`),
+      ...(values["access-log"] === true
+        ? {
+          onResponse: (request: Request, client: string, response: Response) =>
+            log.line(accessLogLine(request, client, response, new Date())),
+        }
+        : {}),
+    });
     const addr = server.addr;
     const shown = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
     log.line(
       `schemapin serve: listening on https://${shown}:${addr.port}/ ` +
-        `(${[...routes.keys()].join(", ")})\n`,
+        `(${documents.map((d) => d.path).join(", ")})\n`,
     );
 
     const signals: Deno.Signal[] = Deno.build.os === "windows"

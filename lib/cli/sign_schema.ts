@@ -18,7 +18,7 @@ import {
 } from "./command.ts";
 import { isSshAgentKey, privateKeyOf } from "../keys/signer.ts";
 import { AtomicBatchWriter, removeDeadWriterTempFiles } from "../runtime/atomic_write.ts";
-import { exitCodeOfError } from "./exit_codes.ts";
+import { exitCodeOfError } from "../exit_codes.ts";
 import { failureFields, jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
 import { progressLine } from "./progress.ts";
@@ -303,7 +303,7 @@ async function signBatch(
   const progress = progressLine(io, ctx.quiet);
   const results: Record<string, unknown>[] = [];
   let failed = 0;
-  // The batch's exit code: the worst of its failures' rows in lib/cli/exit_codes.ts.
+  // The batch's exit code: the worst of its failures' rows in lib/exit_codes.ts.
   let worst: number = EXIT_OK;
   const key = privateKeyOf(signer);
   try {

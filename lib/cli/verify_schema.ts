@@ -42,7 +42,7 @@ import {
   printVerdict,
   trustedResultJson,
 } from "./schema_report.ts";
-import { exitCodeOfError } from "./exit_codes.ts";
+import { exitCodeOfError } from "../exit_codes.ts";
 import { readInput } from "./io.ts";
 import { type Progress, progressLine } from "./progress.ts";
 import { type PromptLine, terminalPrompt } from "./prompt.ts";

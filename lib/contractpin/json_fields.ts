@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { verificationFields } from "../json/result_fields.ts";
 import type { Discovery, SkippedServer } from "./discover.ts";
 import type { ToolHiddenTextFinding } from "./hidden_text.ts";
 import type { InitOutcome, InitResult } from "./init.ts";
@@ -57,10 +58,8 @@ export function lockSignatureJson(check: LockSignatureCheck): Record<string, unk
   };
   const r = check.result;
   if (!r) return out;
-  if (!r.valid || r.errorCode !== undefined) {
-    const code = r.errorCode ?? "VERIFICATION_FAILED";
-    out.error = { code, message: r.errorMessage ?? code };
-  }
+  const { error } = verificationFields(r, []);
+  if (error !== undefined) out.error = error;
   for (const [key, name] of SIGNATURE_FIELDS) if (r[key] !== undefined) out[name] = r[key];
   if (r.schemaHash !== undefined) out.lock_hash = r.schemaHash;
   return out;

@@ -2,12 +2,15 @@
  * Serving a few fixed JSON documents (`schemapin serve`): each path answers with its bytes
  * exactly as given, as `application/json; charset=utf-8`, with `X-Content-Type-Options: nosniff`,
  * an `ETag` (SHA-256 of the bytes; `If-None-Match` → 304) and the document's `Cache-Control`.
- * GET and HEAD only (405 otherwise), 404 for every other path, no redirects. Nothing here knows
- * what the documents are.
+ * GET and HEAD only (405 otherwise), 404 for every other path, no redirects, over the server of
+ * lib/http/server.ts ({@linkcode listenStatic}). Nothing here knows what the documents are.
  *
  * @module
  */
 import { sha256, toHex } from "../crypto/hash.ts";
+import { SchemaPinError } from "../errors.ts";
+import { checkArg } from "../arguments.ts";
+import { type HttpServer, listenHttp, type ServerLimits } from "./server.ts";
 
 /** One document to serve. */
 export interface StaticDocument {
@@ -108,4 +111,84 @@ export function accessLogLine(
   const size = response.headers.get("content-length") ?? "-";
   return `${now.toISOString()} ${client} ${request.method} ${JSON.stringify(path)} ` +
     `${response.status} ${size}\n`;
+}
+
+/** How {@linkcode listenStatic} serves. */
+export interface StaticServerOptions {
+  /** Address to listen on. */
+  readonly hostname: string;
+  /** Port (0: any free port). */
+  readonly port: number;
+  /** PEM certificate chain and (unencrypted) key. */
+  readonly tls: { readonly cert: string; readonly key: string };
+  /** Limits (defaults: `DEFAULT_SERVER_LIMITS` of lib/http/server.ts). */
+  readonly limits?: Partial<ServerLimits>;
+  /** The documents, each at its URL path. */
+  readonly documents: readonly {
+    readonly path: string;
+    readonly bytes: Uint8Array;
+    readonly cacheControl: string;
+  }[];
+  /** Told of every answered request, with the client's address (an access log). */
+  readonly onResponse?: (request: Request, client: string, response: Response) => void;
+  /** A sentence about the server itself (out of file descriptors, …). */
+  readonly onEvent?: (message: string) => void;
+  /** Told of an error while answering (the client gets a 500). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * Serves `documents` over HTTPS ({@linkcode respondStatic} for each request) until the
+ * server's `shutdown`. A listener that cannot start (an address in use or not local, a
+ * certificate or key TLS refuses) is `INPUT_INVALID` naming the address.
+ *
+ * @example
+ * ```ts ignore
+ * import { listenStatic } from "./static.ts";
+ * const server = listenStatic({
+ *   hostname: "127.0.0.1",
+ *   port: 8443,
+ *   tls: { cert, key },
+ *   documents: [{ path: "/doc.json", bytes: new TextEncoder().encode("{}"), cacheControl: "no-cache" }],
+ * });
+ * await server.shutdown(5_000);
+ * ```
+ */
+export function listenStatic(options: StaticServerOptions): HttpServer {
+  checkArg("listenStatic", "options", options, "object");
+  const { hostname, port, tls, documents, onResponse, onError } = options;
+  checkArg("listenStatic", "options.hostname", hostname, "string");
+  checkArg("listenStatic", "options.port", port, "number");
+  checkArg("listenStatic", "options.tls", tls, "object");
+  checkArg("listenStatic", "options.tls.cert", tls.cert, "string");
+  checkArg("listenStatic", "options.tls.key", tls.key, "string");
+  checkArg("listenStatic", "options.documents", documents, "array");
+  const routes = new Map(
+    documents.map((d) => [d.path, staticDocument(d.bytes, d.cacheControl)] as const),
+  );
+  try {
+    return listenHttp({
+      hostname,
+      port,
+      tls,
+      ...(options.limits !== undefined ? { limits: options.limits } : {}),
+      ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
+      onError: (e) => {
+        onError?.(e);
+        return new Response("internal error\n", { status: 500 });
+      },
+      handler: onResponse
+        ? (request, info) => {
+          const response = respondStatic(routes, request);
+          onResponse(request, info.remoteAddr.hostname, response);
+          return response;
+        }
+        : (request) => respondStatic(routes, request),
+    });
+  } catch (e) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      `cannot serve on ${hostname}:${port}: ${(e as Error).message}`,
+    );
+  }
 }

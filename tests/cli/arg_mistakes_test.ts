@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { parseArgs } from "node:util";
 import { describeArgsMistake, parseArgsErrorMessage } from "../../lib/cli/arg_mistakes.ts";
-import type { OptionSpec } from "../../lib/cli/command.ts";
+import type { OptionSpec } from "../../lib/cli/flags.ts";
 import { COMMAND_ENTRIES } from "../../lib/cli/registry.ts";
 import { completionSpec } from "../../lib/cli/completions.ts";
 import { runInProcess } from "./run.ts";

@@ -1,7 +1,8 @@
 // `schemapin completions bash|zsh|fish`: generated from the commands' flag tables; each script
 // is valid for its shell and the bash one is exercised for real.
 import assert from "node:assert/strict";
-import type { Command, FlagTable, SubcommandFlags } from "../../lib/cli/command.ts";
+import type { Command, SubcommandFlags } from "../../lib/cli/command.ts";
+import type { FlagTable } from "../../lib/cli/flags.ts";
 import { loadCommands } from "../../lib/cli/registry.ts";
 
 const COMMANDS = await loadCommands();

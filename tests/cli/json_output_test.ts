@@ -11,14 +11,7 @@ import { runInProcess } from "./run.ts";
 import { SCHEMA_DIR, schemaValidators } from "./json_schemas.ts";
 import { type JsonScenario, jsonScenarios, prepareJsonScenarios } from "./json_scenarios.ts";
 import { COMMAND_ENTRIES } from "../../lib/cli/registry.ts";
-import {
-  errorCodeOf,
-  jsonError,
-  jsonOutput,
-  snakeCase,
-  verificationFields,
-  wantsJson,
-} from "../../lib/cli/json_output.ts";
+import { errorCodeOf, jsonError, jsonOutput, wantsJson } from "../../lib/cli/json_output.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { UsageError } from "../../lib/cli/command.ts";
 
@@ -206,20 +199,6 @@ Deno.test("json_output: helpers", () => {
     format: "schemapin.error/1",
     ok: false,
     error: { code: "USAGE", message: "m" },
-  });
-  assert.equal(snakeCase("keyFingerprint"), "key_fingerprint");
-  assert.equal(snakeCase("tool_id"), "tool_id");
-  assert.deepEqual(
-    verificationFields(
-      { valid: false, errorCode: "SIGNATURE_INVALID", errorMessage: "bad", toolId: "t", x: 1 },
-      ["toolId"],
-    ),
-    { ok: false, error: { code: "SIGNATURE_INVALID", message: "bad" }, tool_id: "t" },
-  );
-  // A failure without a code still carries an error.
-  assert.deepEqual(verificationFields({ valid: false }, []), {
-    ok: false,
-    error: { code: "VERIFICATION_FAILED", message: "VERIFICATION_FAILED" },
   });
   assert.equal(errorCodeOf(new SchemaPinError("IO_FAILED", "x")), "IO_FAILED");
   assert.equal(errorCodeOf(new UsageError("x")), "USAGE");

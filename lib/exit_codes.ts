@@ -1,8 +1,9 @@
 /**
  * The CLI's exit codes and the one table from error code to exit code (ARCHITECTURE.md,
- * "Exit codes"). Every path of the CLI that turns a {@linkcode SchemaPinError} or a failed
- * verification's `errorCode` into an exit code asks this module: the error printed by
- * lib/cli/main.ts, the input failures and verification results of the verify commands
+ * "Exit codes"), kept beside the error codes of lib/errors.ts so that a new code cannot be
+ * added without its exit code. Every path of the CLI that turns a {@linkcode SchemaPinError}
+ * or a failed verification's `errorCode` into an exit code asks this module: the error printed
+ * by lib/cli/main.ts, the input failures and verification results of the verify commands
  * (lib/cli/schema_inputs.ts), the bundle commands and the batch verifier.
  *
  * The contract: `0` success or verified; `1` verification failed (the command ran and
@@ -11,7 +12,7 @@
  *
  * @module
  */
-import type { ErrorCode } from "../errors.ts";
+import { type ErrorCode, SchemaPinError } from "./errors.ts";
 
 /** Exit code: success or verified. */
 export const EXIT_OK = 0;
@@ -95,6 +96,20 @@ export const ERROR_EXIT_CODES: Readonly<Record<ErrorCode, ExitCodeRow>> = {
  */
 export type FailureOrigin = "input" | "verdict" | "published";
 
+const ORIGINS: readonly string[] = ["input", "verdict", "published"];
+
+/**
+ * `INPUT_INVALID` for an argument of `fn` that is not what it must be, in lib/arguments.ts'
+ * words; not that module itself, because this one loads at every start of the CLI and
+ * tests/cli/registry_test.ts keeps that set small.
+ */
+function misuse(fn: string, name: string, expected: string): SchemaPinError {
+  return new SchemaPinError("INPUT_INVALID", `${fn}: ${name} must be ${expected}`, {
+    function: fn,
+    argument: name,
+  });
+}
+
 /**
  * The exit code of an error code, from {@linkcode ERROR_EXIT_CODES}; a code the table lacks
  * (none today: the table test loops over every code) is a failed check, 1.
@@ -110,6 +125,12 @@ export function exitCodeFor(
   code: string | undefined,
   origin: FailureOrigin = "input",
 ): FailureExitCode {
+  if (code !== undefined && typeof code !== "string") {
+    throw misuse("exitCodeFor", "code", "a string or undefined");
+  }
+  if (!ORIGINS.includes(origin)) {
+    throw misuse("exitCodeFor", "origin", `one of ${ORIGINS.join(", ")}`);
+  }
   if (origin === "published") return EXIT_FAILED;
   const row = code === undefined ? undefined : ERROR_EXIT_CODES[code as ErrorCode];
   if (row === undefined || !Object.hasOwn(ERROR_EXIT_CODES, code!)) return EXIT_FAILED;
@@ -123,12 +144,15 @@ export function exitCodeFor(
  * @example
  * ```ts
  * import { exitCodeOfError } from "./exit_codes.ts";
- * import { SchemaPinError } from "../errors.ts";
+ * import { SchemaPinError } from "./errors.ts";
  * exitCodeOfError(new SchemaPinError("DISCOVERY_INVALID", "bad", { remote: true })); // 1
  * ```
  */
 export function exitCodeOfError(
   e: { readonly code: string; readonly details?: Readonly<Record<string, unknown>> },
 ): FailureExitCode {
+  if (typeof e !== "object" || e === null || typeof e.code !== "string") {
+    throw misuse("exitCodeOfError", "e", "an error with a string code");
+  }
   return exitCodeFor(e.code, e.details?.remote === true ? "published" : "input");
 }
