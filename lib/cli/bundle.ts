@@ -5,14 +5,13 @@
  *
  * @module
  */
-import { type CliIO, type Command, UsageError } from "./command.ts";
+import { type CliIO, type Command, splitSubcommand } from "./command.ts";
 import { ADD_FLAGS, CREATE_FLAGS, runBundleAdd, runBundleCreate } from "./bundle_create.ts";
 import { runBundleSign, SIGN_FLAGS } from "./bundle_sign.ts";
 import { runBundleVerify, VERIFY_FLAGS } from "./bundle_verify.ts";
 import { MERGE_FLAGS, runBundleMerge } from "./bundle_merge.ts";
 import { runBundleShow, SHOW_FLAGS } from "./bundle_show.ts";
 import { optionList } from "./flags.ts";
-import { didYouMean } from "./suggest.ts";
 
 const HELP = `schemapin bundle — offline trust bundles, signed bundles and their authorities
 
@@ -106,16 +105,7 @@ export const bundleCommand: Command = {
     { name: "show", flags: SHOW_FLAGS },
   ],
   run(args, io) {
-    const [sub, ...rest] = args;
-    if (sub === undefined) throw new UsageError("bundle: expected a subcommand (see --help)");
-    const run = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
-    if (!run) {
-      throw new UsageError(
-        `bundle: unknown subcommand ${JSON.stringify(sub)}${
-          didYouMean(sub, Object.keys(SUBCOMMANDS))
-        } (${Object.keys(SUBCOMMANDS).join(", ")})`,
-      );
-    }
-    return run(rest, io);
+    const { sub, rest } = splitSubcommand("bundle", args, Object.keys(SUBCOMMANDS));
+    return SUBCOMMANDS[sub](rest, io);
   },
 };

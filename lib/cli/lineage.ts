@@ -7,12 +7,18 @@
  */
 import { type LineageRecord, lineageRecordToJson, LineageStore } from "../pins/lineage.ts";
 import { parsePinKey } from "../pins/store.ts";
-import { type Command, EXIT_FAILED, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
+import {
+  type Command,
+  EXIT_FAILED,
+  EXIT_OK,
+  parseCommandArgs,
+  splitSubcommand,
+  UsageError,
+} from "./command.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { jsonFlag, PIN_FLAGS } from "./flag_groups.ts";
 import { failureFields, jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { lineageStorePath } from "./lineage_store.ts";
-import { didYouMean } from "./suggest.ts";
 
 /** The store flags every subcommand takes. */
 const STORE_FLAGS = {
@@ -32,7 +38,7 @@ const TABLES = {
   show: { ...STORE_FLAGS, ...jsonFlag("schemapin.lineage.show/1") },
   reset: { ...STORE_FLAGS, ...jsonFlag("schemapin.lineage.reset/1") },
 } as const satisfies Record<string, FlagTable>;
-const SUBCOMMANDS = Object.keys(TABLES);
+const SUBCOMMANDS = Object.keys(TABLES) as (keyof typeof TABLES)[];
 
 const HELP = `schemapin lineage — the latest known release of each tool (SchemaPin §18.4)
 
@@ -81,15 +87,8 @@ export const lineageCommand: Command = {
   help: HELP,
   flags: Object.entries(TABLES).map(([name, flags]) => ({ name, flags })),
   async run(args, io) {
-    const [sub, ...rest] = args;
-    if (sub === undefined) throw new UsageError("lineage: expected a subcommand (see --help)");
-    if (!SUBCOMMANDS.includes(sub)) {
-      throw new UsageError(
-        `lineage: unknown subcommand ${JSON.stringify(sub)}${didYouMean(sub, SUBCOMMANDS)} ` +
-          `(${SUBCOMMANDS.join(", ")})`,
-      );
-    }
-    const table = TABLES[sub as keyof typeof TABLES];
+    const { sub, rest } = splitSubcommand("lineage", args, SUBCOMMANDS);
+    const table = TABLES[sub];
     const { values, positionals } = parseCommandArgs(`lineage ${sub}`, rest, table);
     if (values["lineage-store"] !== undefined && values["pin-store"] !== undefined) {
       throw new UsageError(

@@ -16,6 +16,7 @@ const SUGGESTED: [string[], string][] = [
   [["pins", "lst"], 'error: pins: unknown subcommand "lst"; did you mean list?'],
   [["pins", "lst", "--zz"], 'error: pins: unknown subcommand "lst"; did you mean list?'],
   [["dns", "chek"], 'error: dns: unknown subcommand "chek"; did you mean check?'],
+  [["lineage", "shwo"], 'error: lineage: unknown subcommand "shwo"; did you mean show?'],
   [["guard", "wrp"], 'error: guard: unknown subcommand "wrp"; did you mean wrap?'],
   [["help", "verfy-schema"], 'error: unknown command "verfy-schema"; did you mean verify-schema?'],
 ];
@@ -44,6 +45,10 @@ const NOT_SUGGESTED: [string[], string][] = [
     ["pins", "frobnicate"],
     'error: pins: unknown subcommand "frobnicate" (list, show, add, rotate, remove, export, ' +
     "import)\n(see --help)\n",
+  ],
+  [
+    ["lineage", "frobnicate"],
+    'error: lineage: unknown subcommand "frobnicate" (list, show, reset)\n(see --help)\n',
   ],
   [
     ["dns", "frobnicate"],
