@@ -25,7 +25,6 @@ import {
   limitsFrom,
   MCP_LIMIT_FLAGS,
   parseWithTokens,
-  printWarnings,
 } from "./contract_shared.ts";
 import { warnStaleLockSignature } from "./lock_signature.ts";
 import { discoveryEnvironment, printDiscovery, printSkipped } from "./contract_discover.ts";
@@ -130,7 +129,8 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     ));
 
   for (const o of result.outcomes) {
-    await printWarnings(io, o.name, o.warnings);
+    // secret warnings (never the secret)
+    for (const w of o.warnings) await io.stderr(`warning: server ${o.name}: ${w.message}\n`);
     if (o.skipped) {
       if (!json) await printSkipped(io, o.skipped.name, o.skipped.from, o.skipped.reason);
       continue;
