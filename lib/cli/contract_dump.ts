@@ -18,6 +18,7 @@ import {
   MCP_LIMIT_FLAGS,
   MCP_TIMEOUT_FLAGS,
   parseWithTokens,
+  printServerFailure,
 } from "./contract_shared.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 import type { FlagTable } from "./flags.ts";
@@ -107,11 +108,7 @@ export async function runContractDump(args: string[], io: CliIO): Promise<number
   }, limits);
   if (!live.ok) {
     const message = `${live.failure.message}; ${out === "-" ? "nothing" : out} was not written`;
-    await io.stderr(`error: ${message}\n`);
-    if (live.failure.stderr) {
-      const tail = live.failure.stderr.trimEnd().split("\n").slice(-15);
-      await io.stderr(tail.map((l) => `  | ${l}\n`).join(""));
-    }
+    await printServerFailure(io, message, live.failure.stderr);
     if (values.json) {
       await io.stdout(jsonOutput("contract.dump", {
         ok: false,

@@ -25,6 +25,7 @@ import {
   limitsFrom,
   MCP_LIMIT_FLAGS,
   parseWithTokens,
+  printServerFailure,
 } from "./contract_shared.ts";
 import { warnStaleLockSignature } from "./lock_signature.ts";
 import { discoveryEnvironment, printDiscovery, printSkipped } from "./contract_discover.ts";
@@ -136,11 +137,7 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
       continue;
     }
     if (!o.ok) {
-      await io.stderr(`error: ${o.failure.message}\n`);
-      if (o.failure.stderr) {
-        const tail = o.failure.stderr.trimEnd().split("\n").slice(-15);
-        await io.stderr(tail.map((l) => `  | ${l}\n`).join(""));
-      }
+      await printServerFailure(io, o.failure.message, o.failure.stderr);
       continue;
     }
     for (const n of o.notices) await io.stderr(`note: server ${o.name}: ${n.message}\n`);

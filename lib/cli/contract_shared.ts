@@ -230,6 +230,15 @@ export function limitsFrom(
   return asUsage(command, () => runLimits(values));
 }
 
+/**
+ * The option list of `table` without the flags of `shared` (the limits and the signature
+ * check are listed once, in their own sections of the help).
+ */
+export function ownOptions(table: FlagTable, ...shared: FlagTable[]): string {
+  const own = Object.entries(table).filter(([name]) => !shared.some((g) => Object.hasOwn(g, name)));
+  return optionList(Object.fromEntries(own));
+}
+
 /** The help's option list of the limits. */
 export const LIMITS_HELP = optionList(MCP_LIMIT_FLAGS);
 
@@ -262,4 +271,17 @@ export function contractFiles(io: CliIO): ContractFiles {
     exists,
     write: (path, text) => writeFileAtomic(path, text, { overwrite: true }),
   };
+}
+
+/** A server that failed, on stderr: `message`, then the last 15 lines of its stderr. */
+export async function printServerFailure(
+  io: CliIO,
+  message: string,
+  stderr: string | undefined,
+): Promise<void> {
+  await io.stderr(`error: ${message}\n`);
+  if (stderr) {
+    const tail = stderr.trimEnd().split("\n").slice(-15);
+    await io.stderr(tail.map((l) => `  | ${l}\n`).join(""));
+  }
 }
