@@ -1,6 +1,6 @@
 /**
- * The `--json` fields of `contract init`, `verify` and `approve`: what each operation's result
- * (lib/contractpin/init.ts, verify_lock.ts, approve_lock.ts) becomes in the command's output,
+ * The `--json` fields of `contract init`, `verify`, `approve` and `dump`: what each operation's
+ * result (lib/contractpin/init.ts, verify_lock.ts, approve_lock.ts, run.ts) becomes in the command's output,
  * `ok` first, an `error` `{ code, message }` on failure, every name snake_case like the
  * spec's documents. The CLI adds `format` and prints them (lib/cli/json_output.ts); the shapes
  * are published in `schemas/cli/`.
@@ -15,6 +15,7 @@ import type { LockSignatureResult } from "./lock_signature.ts";
 import type { LockSignatureCheck } from "./lock_signature_check.ts";
 import type { VerifyReport } from "./report.ts";
 import type { ApproveResult } from "./approve_lock.ts";
+import type { DumpResult } from "./run.ts";
 import { approvableChanges, approveCommand, type ApproveCommandOptions } from "./approve.ts";
 
 /** The fields of one `--json` output: `ok` first (the CLI puts `format` before it). */
@@ -272,5 +273,41 @@ export function approveJsonFields(result: ApproveResult): JsonFields {
       })),
     })),
     problems: problems.map((p) => ({ server: p.server, message: p.message })),
+  };
+}
+
+/**
+ * The `--json` fields of `contract dump` (`schemapin.contract.dump/1`): the server and the file
+ * written (`-`: stdout), and what the dump holds — the count of each kind (`null` for a kind
+ * the server does not offer), whether it serves instructions, the protocol version and the
+ * tools' digest; when the server failed, `ok` false with the `error` (`SERVER_FAILED`,
+ * `message` the one reported).
+ *
+ * @example
+ * ```ts ignore
+ * import { dumpJsonFields } from "./json_fields.ts";
+ * const dump = await dumpServer(target);
+ * console.log(JSON.stringify(dumpJsonFields(target.name, "fs.json", dump)));
+ * ```
+ */
+export function dumpJsonFields(
+  server: string,
+  out: string,
+  result: DumpResult,
+  message = result.ok ? "" : result.failure.message,
+): JsonFields {
+  if (!result.ok) return { ok: false, error: { code: "SERVER_FAILED", message }, server, out };
+  const { listing } = result;
+  return {
+    ok: true,
+    server,
+    out,
+    tool_count: listing.tools.length,
+    prompt_count: listing.prompts?.length ?? null,
+    resource_count: listing.resources?.length ?? null,
+    resource_template_count: listing.resourceTemplates?.length ?? null,
+    instructions: listing.instructions === undefined ? null : listing.instructions !== null,
+    protocol_version: listing.protocolVersion ?? null,
+    tools_digest: result.list.digest,
   };
 }

@@ -117,6 +117,9 @@ export async function runUntilStopped(
  * {@linkcode runUntilStopped} does: the {@linkcode ListenerFailure} when the listener failed
  * for good first, else `undefined`. The signal listeners are removed before it returns.
  *
+ * @throws {SchemaPinError} `INPUT_INVALID` for a `guard` that is not an object; what the
+ *   guard's run throws besides a listener failure
+ *
  * @example
  * ```ts ignore
  * const failure = await runUntilSignalled(guard);
@@ -124,6 +127,7 @@ export async function runUntilStopped(
  * ```
  */
 export async function runUntilSignalled(guard: HttpGuard): Promise<ListenerFailure | undefined> {
+  checkArg("runUntilSignalled", "guard", guard, "object");
   let stop = () => {};
   const interrupted = new Promise<void>((r) => stop = r);
   const signals: Signal[] = isWindows ? ["SIGINT"] : ["SIGINT", "SIGTERM"];

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import {
   approveJsonFields,
+  dumpJsonFields,
   initJsonFields,
   lockSignatureJson,
   verifyChangesJson,
@@ -16,6 +17,7 @@ import type { LockSignatureCheck } from "../../lib/contractpin/lock_signature_ch
 import type { InitResult } from "../../lib/contractpin/init.ts";
 import type { ApproveResult } from "../../lib/contractpin/approve_lock.ts";
 import type { PlannedChange } from "../../lib/contractpin/approve.ts";
+import type { DumpResult } from "../../lib/contractpin/run.ts";
 
 const NOT_CHECKED: LockSignatureCheck = {
   status: "not_checked",
@@ -313,4 +315,66 @@ Deno.test("approveJsonFields: a tool change has no kind", () => {
   const out = approveJsonFields(approveResult({ changes: [c], left: [c], ok: false }));
   assert.equal("kind" in (out.changes as object[])[0], false);
   assert.deepEqual(out.error, { code: "CONTRACT_DRIFT", message: "1 change(s) left unapproved" });
+});
+
+/** A dump of `listing` (only the fields dumpJsonFields reads). */
+function dumpOf(listing: Record<string, unknown>): DumpResult {
+  return {
+    ok: true,
+    listing: { tools: [], notices: [], ...listing },
+    list: { digest: "sha256:ab" },
+  } as unknown as DumpResult;
+}
+
+Deno.test("contract dump --json: counts, null for a kind not offered, instructions", () => {
+  assert.deepEqual(
+    dumpJsonFields(
+      "fs",
+      "fs.json",
+      dumpOf({
+        tools: [{}, {}],
+        prompts: [],
+        resources: [{}],
+        instructions: "use it",
+        protocolVersion: "2025-06-18",
+      }),
+    ),
+    {
+      ok: true,
+      server: "fs",
+      out: "fs.json",
+      tool_count: 2,
+      prompt_count: 0,
+      resource_count: 1,
+      resource_template_count: null,
+      instructions: true,
+      protocol_version: "2025-06-18",
+      tools_digest: "sha256:ab",
+    },
+  );
+  const bare = dumpJsonFields("fs", "-", dumpOf({ instructions: null }));
+  assert.equal(bare.instructions, false);
+  assert.equal(bare.prompt_count, null);
+  assert.equal(bare.protocol_version, null);
+  assert.equal(dumpJsonFields("fs", "-", dumpOf({})).instructions, null);
+});
+
+Deno.test("contract dump --json: a server that failed is ok false with SERVER_FAILED", () => {
+  const failed = {
+    ok: false,
+    failure: { kind: "startup", message: "server fs: could not start" },
+  } as unknown as DumpResult;
+  assert.deepEqual(dumpJsonFields("fs", "fs.json", failed), {
+    ok: false,
+    error: { code: "SERVER_FAILED", message: "server fs: could not start" },
+    server: "fs",
+    out: "fs.json",
+  });
+  // The message as the command reported it, when given.
+  const said = dumpJsonFields("fs", "-", failed, "server fs: could not start; nothing was written");
+  assert.deepEqual(said.error, {
+    code: "SERVER_FAILED",
+    message: "server fs: could not start; nothing was written",
+  });
+  assert.equal("tool_count" in said, false);
 });

@@ -81,3 +81,12 @@ Deno.test("runUntilSignalled: any other error of the guard is thrown", async () 
   const { guard } = fakeGuard(Promise.reject(new TypeError("bug")));
   await assert.rejects(runUntilSignalled(guard), TypeError);
 });
+
+Deno.test("runUntilSignalled: a guard that is not an object is INPUT_INVALID", async () => {
+  for (const guard of [undefined, null, "guard"]) {
+    await assert.rejects(
+      runUntilSignalled(guard as never),
+      (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID",
+    );
+  }
+});
