@@ -8,6 +8,7 @@
 import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import { LOCK_SIGNATURE_TOOL_ID } from "../contractpin/lock_signature.ts";
 import { signLockFile } from "../contractpin/sign_lock.ts";
+import { signJsonFields } from "../contractpin/json_fields.ts";
 import { lockSignatureFile } from "../contractpin/lock_signature_check.ts";
 import { type CliIO, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
@@ -80,7 +81,7 @@ export async function runContractSign(args: string[], io: CliIO): Promise<number
   // The one rule for outputs (lib/cli/flags.ts): an existing signature is replaced only with
   // --force — checked before the key (and its passphrase) is asked for.
   const force = values.force === true;
-  const { document, signer } = await signLockFile(
+  const signed = await signLockFile(
     { lockPath, sigPath, force, options },
     {
       read: (path) => readInput(path, io),
@@ -89,17 +90,11 @@ export async function runContractSign(args: string[], io: CliIO): Promise<number
     () => loadSigner(values.key!, io, { command: CMD, passphraseFile: values["passphrase-file"] }),
   );
   if (values.json) {
-    await io.stdout(jsonOutput("contract.sign", {
-      ok: true,
-      lock: lockPath,
-      signature_file: sigPath,
-      lock_hash: document.schema_hash,
-      key_fingerprint: signer.publicKey.fingerprint,
-      document,
-    }));
+    await io.stdout(jsonOutput("contract.sign", signJsonFields(lockPath, sigPath, signed)));
   } else if (!values.quiet) {
     await io.stdout(
-      `signed ${lockPath} (${document.schema_hash}) with ${signer.publicKey.fingerprint}\n` +
+      `signed ${lockPath} (${signed.document.schema_hash}) with ` +
+        `${signed.signer.publicKey.fingerprint}\n` +
         `wrote ${sigPath}\n`,
     );
   }

@@ -6,7 +6,6 @@
  */
 import { basename } from "node:path";
 import { SchemaPinError } from "../errors.ts";
-import { checkDomain } from "../dns/domain.ts";
 import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import { ServerFailure } from "../mcp/errors.ts";
 import { parseEndpoint } from "../contractpin/secrets.ts";
@@ -21,7 +20,13 @@ import {
 import type { GuardMode } from "../guard/policy.ts";
 import { runStdioGuard } from "../guard/stdio.ts";
 import { type CliIO, type Command, EXIT_FAILED, parseCommandArgs, UsageError } from "./command.ts";
-import { checkTrustFlags, reportInputFailure, trustEnv, type TrustPlan } from "./schema_inputs.ts";
+import {
+  checkTrustFlags,
+  reportInputFailure,
+  requireDomainFlag,
+  trustEnv,
+  type TrustPlan,
+} from "./schema_inputs.ts";
 import { describeFsError, readInput } from "./io.ts";
 import { LOCK_TRUST_FLAGS, printLockSignatureNotes } from "./lock_signature.ts";
 import { runGuardWrap, UNWRAP_FLAGS, WRAP_FLAGS, WRAP_HELP } from "./guard_wrap.ts";
@@ -296,11 +301,7 @@ export const guardCommand: Command = {
           `guard: ${values.signatures ? "--signatures" : "--require-signed-lock"} needs --domain D`,
         );
       }
-      const dc = checkDomain(values.domain);
-      if (!dc.ok) {
-        throw new UsageError(`guard: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
-      }
-      plan = checkTrustFlags("guard", values, dc.domain, own);
+      plan = checkTrustFlags("guard", values, requireDomainFlag("guard", values.domain), own);
     }
     if (!values.signatures && (values.lineage || values["lineage-store"] !== undefined)) {
       throw new UsageError(

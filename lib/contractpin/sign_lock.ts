@@ -40,6 +40,23 @@ export interface SignLockFileRequest {
   readonly options?: LockSignOptions;
 }
 
+/**
+ * What {@linkcode signLockFile} wrote: the signature document, and the signer that made it.
+ *
+ * @example
+ * ```ts ignore
+ * import type { SignedLockFile } from "./sign_lock.ts";
+ * const { document, signer }: SignedLockFile = await signLockFile(request, files, loadSigner);
+ * console.log(document.schema_hash, signer.publicKey.fingerprint);
+ * ```
+ */
+export interface SignedLockFile {
+  /** The signature document written. */
+  readonly document: SchemaSignatureDocument;
+  /** The signer that made it (its public key names the key). */
+  readonly signer: Signer;
+}
+
 /** True when something is at `path` (a dangling symbolic link counts). */
 function present(path: string): boolean {
   try {
@@ -79,7 +96,7 @@ export async function signLockFile(
   request: SignLockFileRequest,
   files: Pick<ContractFiles, "read" | "write">,
   loadSigner: () => Promise<Signer>,
-): Promise<{ document: SchemaSignatureDocument; signer: Signer }> {
+): Promise<SignedLockFile> {
   checkArg("signLockFile", "request", request, "object");
   checkArg("signLockFile", "request.lockPath", request.lockPath, "string");
   checkArg("signLockFile", "request.sigPath", request.sigPath, "string");

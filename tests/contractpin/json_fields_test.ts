@@ -9,9 +9,12 @@ import {
   dumpJsonFields,
   initJsonFields,
   lockSignatureJson,
+  toolListDigestJson,
   verifyChangesJson,
   verifyJsonFields,
 } from "../../lib/contractpin/json_fields.ts";
+import { digestToolList } from "../../lib/contractpin/digest.ts";
+import type { JsonValue } from "../../lib/json/types.ts";
 import { finishReport, type ServerReport } from "../../lib/contractpin/report.ts";
 import type { LockSignatureCheck } from "../../lib/contractpin/lock_signature_check.ts";
 import type { InitResult } from "../../lib/contractpin/init.ts";
@@ -377,4 +380,26 @@ Deno.test("contract dump --json: a server that failed is ok false with SERVER_FA
     message: "server fs: could not start; nothing was written",
   });
   assert.equal("tool_count" in said, false);
+});
+
+Deno.test("contract digest --json: each tool's digest and field digests by name", () => {
+  const list = digestToolList([
+    { name: "echo", description: "says it back", inputSchema: { type: "object" } },
+  ] as JsonValue[]);
+  const fields = toolListDigestJson("tools.json", list);
+  const echo = [...list.tools.values()][0];
+  assert.deepEqual(Object.keys(fields), ["ok", "file", "kind", "tool_count", "digest", "tools"]);
+  assert.equal(fields.tool_count, 1);
+  assert.equal(fields.digest, list.digest);
+  assert.deepEqual(fields.tools, { echo: { digest: echo.digest, fields: echo.fields } });
+  assert.match(echo.fields.description, /^sha256:[0-9a-f]{64}$/);
+});
+
+Deno.test("contract digest --json: an empty list has no tools, and its own digest", () => {
+  const list = digestToolList([]);
+  const fields = toolListDigestJson("-", list);
+  assert.deepEqual(fields.tools, {});
+  assert.equal(fields.tool_count, 0);
+  assert.equal(fields.file, "-");
+  assert.match(String(fields.digest), /^sha256:[0-9a-f]{64}$/);
 });

@@ -11,6 +11,7 @@ import { buildLock, lockServerEntry, serializeLock } from "../../lib/contractpin
 import { digestToolList } from "../../lib/contractpin/digest.ts";
 import { verifyLockSignature } from "../../lib/contractpin/lock_signature.ts";
 import { signLockFile } from "../../lib/contractpin/sign_lock.ts";
+import { signJsonFields } from "../../lib/contractpin/json_fields.ts";
 import { parseJson } from "../../lib/json/parse.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
 import { MemoryPinStore } from "../../lib/pins/store.ts";
@@ -42,11 +43,12 @@ function setup(dir: string) {
 Deno.test("signLockFile: writes a signature document of the lock that verifies", async () => {
   await withTempDir(async (dir) => {
     const { files, loadSigner, lockPath, sigPath } = setup(dir);
-    const { document } = await signLockFile(
+    const signed = await signLockFile(
       { lockPath, sigPath, options: { domain: "example.com" } },
       files,
       loadSigner,
     );
+    const { document } = signed;
     const written = parseJson(await Deno.readFile(sigPath), sigPath);
     assert.deepEqual(written, JSON.parse(JSON.stringify(document)));
     const result = await verifyLockSignature({
@@ -58,6 +60,15 @@ Deno.test("signLockFile: writes a signature document of the lock that verifies",
       trustFirstUse: true,
     });
     assert.equal(result.valid, true, result.errorMessage);
+    // contract sign --json: the hash signed and the key, from the result.
+    assert.deepEqual(signJsonFields(lockPath, sigPath, signed), {
+      ok: true,
+      lock: lockPath,
+      signature_file: sigPath,
+      lock_hash: result.schemaHash,
+      key_fingerprint: SIGNER.publicKey.fingerprint,
+      document,
+    });
   });
 });
 
