@@ -1,7 +1,7 @@
 /**
  * `schemapin contract sign` (issue 17 item 2): writes `<lock>.sig`, a SchemaPin 1.4 signature
- * document over the lock (lib/contractpin/sign_lock.ts, `signLockFile`); and the help of the check that
- * `contract verify --require-signed-lock` makes of it (lib/cli/lock_signature.ts).
+ * document over the lock (lib/contractpin/sign_lock.ts, `signLockFile`); and the help of the
+ * check that `contract verify --require-signed-lock` makes of it (lib/cli/lock_signature.ts).
  *
  * @module
  */
