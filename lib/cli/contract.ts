@@ -18,7 +18,7 @@ import { jsonError, wantsJson } from "./json_output.ts";
 import { CONTRACT_DIGEST_FLAGS, runContractDigest } from "./contract_digest.ts";
 import { CONTRACT_DUMP_FLAGS, CONTRACT_DUMP_USAGE, runContractDump } from "./contract_dump.ts";
 import { CONTRACT_INIT_FLAGS, runContractInit } from "./contract_init.ts";
-import { LIMITS_HELP, MCP_LIMIT_FLAGS, MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
+import { LIMITS_HELP, MCP_LIMIT_FLAGS, MCP_TIMEOUT_FLAGS, ownOptions } from "./contract_shared.ts";
 import { CONTRACT_VERIFY_FLAGS, runContractVerify } from "./contract_verify.ts";
 import {
   CONTRACT_SIGN_FLAGS,
@@ -28,7 +28,7 @@ import {
 } from "./contract_sign.ts";
 import { LOCK_TRUST_FLAGS } from "./lock_signature.ts";
 import { CONTRACT_APPROVE_FLAGS, runContractApprove } from "./contract_approve.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { optionList } from "./flags.ts";
 import { didYouMean } from "./suggest.ts";
 
 /** The flags of each subcommand, in help order (the completions read them). */
@@ -40,15 +40,6 @@ const SUBCOMMAND_FLAGS = [
   { name: "digest", flags: CONTRACT_DIGEST_FLAGS },
   { name: "dump", flags: CONTRACT_DUMP_FLAGS },
 ] as const;
-
-/**
- * The option list of `table` without the flags of `shared` (the limits and the signature
- * check are listed once, in their own sections).
- */
-function ownOptions(table: FlagTable, ...shared: FlagTable[]): string {
-  const own = Object.entries(table).filter(([name]) => !shared.some((g) => Object.hasOwn(g, name)));
-  return optionList(Object.fromEntries(own));
-}
 
 const HELP =
   `schemapin contract — pin the contracts (description, schemas, annotations) of MCP tools

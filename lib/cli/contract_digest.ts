@@ -8,6 +8,7 @@ import { canonicalizeJcs } from "../json/canonical_jcs.ts";
 import { parseJson } from "../json/parse.ts";
 import { projectContract } from "../contractpin/contract.ts";
 import { digestJson, digestSavedToolList } from "../contractpin/digest.ts";
+import { toolListDigestJson } from "../contractpin/json_fields.ts";
 import { type CliIO, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { booleanFlag, type FlagTable } from "./flags.ts";
@@ -73,16 +74,7 @@ export async function runContractDigest(args: string[], io: CliIO): Promise<numb
   const { list, notices } = await digestSavedToolList(value, source);
   for (const n of notices) await io.stderr(`warning: ${n}\n`);
   if (values.json) {
-    const out: Record<string, { digest: string; fields: Record<string, string> }> = {};
-    for (const t of list.tools.values()) out[t.name] = { digest: t.digest, fields: t.fields };
-    await io.stdout(jsonOutput("contract.digest", {
-      ok: true,
-      file: source,
-      kind: "tools/list",
-      tool_count: list.tools.size,
-      digest: list.digest,
-      tools: out,
-    }));
+    await io.stdout(jsonOutput("contract.digest", toolListDigestJson(source, list)));
   } else {
     let text = "";
     for (const t of list.tools.values()) text += `tool    ${t.digest}  ${t.name}\n`;

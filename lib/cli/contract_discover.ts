@@ -6,34 +6,27 @@
  *
  * @module
  */
-import { isAbsolute, resolve } from "node:path";
-import type {
-  ClientConfigLocation,
-  Discovery,
-  DiscoveryEnvironment,
+import {
+  type ClientConfigLocation,
+  type Discovery,
+  type DiscoveryEnvironment,
+  discoveryEnvironmentOf,
 } from "../contractpin/discover.ts";
+import { isUsageError } from "../contractpin/files.ts";
 import type { EnvLookup } from "../contractpin/secrets.ts";
 import type { CliIO } from "./command.ts";
 import { UsageError } from "./command.ts";
 
-/** The discovery environment of this process: `$HOME` (`%USERPROFILE%`), the platform. */
+/**
+ * The discovery environment of this process (lib/contractpin/discover.ts,
+ * `discoveryEnvironmentOf`); no home folder is a usage error of `--discover`.
+ */
 export function discoveryEnvironment(projectDir: string, env: EnvLookup): DiscoveryEnvironment {
-  const windows = Deno.build.os === "windows";
-  const home = (windows ? env("USERPROFILE") ?? env("HOME") : env("HOME")) ?? "";
-  if (home === "" || !isAbsolute(home)) {
-    throw new UsageError(
-      `contract init --discover: the home folder is unknown (${
-        windows ? "%USERPROFILE%" : "$HOME"
-      } is not set to an absolute path)`,
-    );
+  try {
+    return discoveryEnvironmentOf(projectDir, env, Deno.build.os);
+  } catch (e) {
+    throw isUsageError(e) ? new UsageError(`contract init --discover: ${e.message}`) : e;
   }
-  return {
-    home,
-    platform: Deno.build.os,
-    projectDir: resolve(projectDir),
-    appData: env("APPDATA") || undefined,
-    xdgConfigHome: env("XDG_CONFIG_HOME") || undefined,
-  };
 }
 
 function plural(n: number, word: string): string {

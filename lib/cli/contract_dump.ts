@@ -9,6 +9,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { dumpServer } from "../contractpin/run.ts";
+import { dumpJsonFields } from "../contractpin/json_fields.ts";
 import type { ToolListing } from "../mcp/session.ts";
 import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import {
@@ -18,6 +19,7 @@ import {
   MCP_LIMIT_FLAGS,
   MCP_TIMEOUT_FLAGS,
   parseWithTokens,
+  printServerFailure,
 } from "./contract_shared.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 import { type FlagTable, valueFlag } from "./flags.ts";
@@ -103,18 +105,9 @@ export async function runContractDump(args: string[], io: CliIO): Promise<number
   }, limits);
   if (!live.ok) {
     const message = `${live.failure.message}; ${out === "-" ? "nothing" : out} was not written`;
-    await io.stderr(`error: ${message}\n`);
-    if (live.failure.stderr) {
-      const tail = live.failure.stderr.trimEnd().split("\n").slice(-15);
-      await io.stderr(tail.map((l) => `  | ${l}\n`).join(""));
-    }
+    await printServerFailure(io, message, live.failure.stderr);
     if (values.json) {
-      await io.stdout(jsonOutput("contract.dump", {
-        ok: false,
-        error: { code: "SERVER_FAILED", message },
-        server: target.name,
-        out,
-      }));
+      await io.stdout(jsonOutput("contract.dump", dumpJsonFields(target.name, out, live, message)));
     }
     return EXIT_FAILED;
   }
@@ -128,18 +121,7 @@ export async function runContractDump(args: string[], io: CliIO): Promise<number
   }
   const summary = `saved ${target.name}: ${counts(listing)}`;
   if (values.json) {
-    await io.stdout(jsonOutput("contract.dump", {
-      ok: true,
-      server: target.name,
-      out,
-      tool_count: listing.tools.length,
-      prompt_count: listing.prompts?.length ?? null,
-      resource_count: listing.resources?.length ?? null,
-      resource_template_count: listing.resourceTemplates?.length ?? null,
-      instructions: listing.instructions === undefined ? null : listing.instructions !== null,
-      protocol_version: listing.protocolVersion ?? null,
-      tools_digest: live.list.digest,
-    }));
+    await io.stdout(jsonOutput("contract.dump", dumpJsonFields(target.name, out, live)));
   } else if (out === "-") {
     await io.stderr(`${summary}\n`);
   } else {

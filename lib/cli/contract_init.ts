@@ -25,7 +25,7 @@ import {
   limitsFrom,
   MCP_LIMIT_FLAGS,
   parseWithTokens,
-  printWarnings,
+  printServerFailure,
 } from "./contract_shared.ts";
 import { warnStaleLockSignature } from "./lock_signature.ts";
 import { discoveryEnvironment, printDiscovery, printSkipped } from "./contract_discover.ts";
@@ -114,17 +114,14 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     ));
 
   for (const o of result.outcomes) {
-    await printWarnings(io, o.name, o.warnings);
+    // secret warnings (never the secret)
+    for (const w of o.warnings) await io.stderr(`warning: server ${o.name}: ${w.message}\n`);
     if (o.skipped) {
       if (!json) await printSkipped(io, o.skipped.name, o.skipped.from, o.skipped.reason);
       continue;
     }
     if (!o.ok) {
-      await io.stderr(`error: ${o.failure.message}\n`);
-      if (o.failure.stderr) {
-        const tail = o.failure.stderr.trimEnd().split("\n").slice(-15);
-        await io.stderr(tail.map((l) => `  | ${l}\n`).join(""));
-      }
+      await printServerFailure(io, o.failure.message, o.failure.stderr);
       continue;
     }
     for (const n of o.notices) await io.stderr(`note: server ${o.name}: ${n.message}\n`);

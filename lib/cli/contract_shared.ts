@@ -2,8 +2,8 @@
  * Helpers shared by the `schemapin contract` subcommands: strict option parsing (with token
  * order, so a `--header` belongs to the `--http` before it), the run-time limits, and the
  * CLI's side of the library's inputs — the files (lib/cli/io.ts) the contract operations read
- * and write, the lock, snapshot and client config read with errors that name the file, and
- * the library's usage errors as the CLI's.
+ * and write, the machine the client configs are read on — and the library's usage errors as
+ * the CLI's.
  *
  * @module
  */
@@ -17,13 +17,8 @@ import {
 } from "./flags.ts";
 import { parseArgs } from "node:util";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
-import {
-  type ConfigContext,
-  configContextFor as contextFor,
-  type ConfigHost,
-} from "../contractpin/config.ts";
+import type { ConfigHost } from "../contractpin/config.ts";
 import { type ContractFiles, isUsageError } from "../contractpin/files.ts";
-import { type ContractLock, lockRelative, readLock as readLockFile } from "../contractpin/lock.ts";
 import {
   type CommandLineServers,
   type ServerOption,
@@ -35,8 +30,6 @@ import {
   DEFAULT_STARTUP_TIMEOUT_MS,
 } from "../mcp/session.ts";
 import { DEFAULT_CONCURRENCY, runLimits, type RunOptions } from "../contractpin/run.ts";
-import type { SecretWarning } from "../contractpin/secrets.ts";
-import type { ReadInput } from "../schema/input.ts";
 import type { CliIO } from "./command.ts";
 import { notice, UsageError } from "./command.ts";
 import { exists, readInput, writeFileAtomic } from "./io.ts";
@@ -103,9 +96,6 @@ export const CONTRACT_SERVER_FLAGS = {
       "of this command line; recorded in the lock",
   ),
 } as const satisfies FlagTable;
-
-/** The servers of a command line (CONTRACT_SERVER_FLAGS), in order, with their headers. */
-export type { CommandLineServers };
 
 /** The parse of a table that includes CONTRACT_SERVER_FLAGS, as parseWithTokens returns it. */
 interface ServerFlagParse {
@@ -220,13 +210,17 @@ export function limitsFrom(
   return asUsage(command, () => runLimits(values));
 }
 
+/**
+ * The option list of `table` without the flags of `shared` (the limits and the signature
+ * check are listed once, in their own sections of the help).
+ */
+export function ownOptions(table: FlagTable, ...shared: FlagTable[]): string {
+  const own = Object.entries(table).filter(([name]) => !shared.some((g) => Object.hasOwn(g, name)));
+  return optionList(Object.fromEntries(own));
+}
+
 /** The help's option list of the limits. */
 export const LIMITS_HELP = optionList(MCP_LIMIT_FLAGS);
-
-/** Reads and validates a lock file (missing or corrupt: exit 2). */
-export function readLock(path: string, io: CliIO): Promise<ContractLock> {
-  return readLockFile(path, reader(io));
-}
 
 /**
  * The home folder and platform of this process, for the client configs' variables.
@@ -243,25 +237,6 @@ export function configHost(): ConfigHost {
 }
 
 /**
- * How the variables of the client config at `path` resolve on this machine
- * (lib/contractpin/config.ts, `configContextFor`).
- */
-export function configContextFor(path: string, project = "."): ConfigContext {
-  return contextFor(path, project, configHost());
-}
-
-/**
- * A path as stored in the lock: relative to the lock's folder (so the lock works from any
- * working directory), absolute paths and `${VAR}` templates kept as given.
- */
-export { lockRelative };
-
-/** Reads a file of the CLI (`-` is stdin), errors naming it (lib/cli/io.ts). */
-function reader(io: CliIO): ReadInput {
-  return (path) => readInput(path, io);
-}
-
-/**
  * The files of the contract operations (lib/contractpin/files.ts) as the CLI has them: inputs
  * read with `readInput` (`-` is stdin), outputs replaced atomically.
  *
@@ -272,17 +247,21 @@ function reader(io: CliIO): ReadInput {
  */
 export function contractFiles(io: CliIO): ContractFiles {
   return {
-    read: reader(io),
+    read: (path) => readInput(path, io),
     exists,
     write: (path, text) => writeFileAtomic(path, text, { overwrite: true }),
   };
 }
 
-/** Prints secret warnings (never the secret) to stderr. */
-export async function printWarnings(
+/** A server that failed, on stderr: `message`, then the last 15 lines of its stderr. */
+export async function printServerFailure(
   io: CliIO,
-  server: string,
-  warnings: readonly SecretWarning[],
+  message: string,
+  stderr: string | undefined,
 ): Promise<void> {
-  for (const w of warnings) await io.stderr(`warning: server ${server}: ${w.message}\n`);
+  await io.stderr(`error: ${message}\n`);
+  if (stderr) {
+    const tail = stderr.trimEnd().split("\n").slice(-15);
+    await io.stderr(tail.map((l) => `  | ${l}\n`).join(""));
+  }
 }

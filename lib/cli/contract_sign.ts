@@ -1,20 +1,19 @@
 /**
  * `schemapin contract sign` (issue 17 item 2): writes `<lock>.sig`, a SchemaPin 1.4 signature
- * document over the lock (lib/contractpin/lock_signature.ts); and the help of the check that
- * `contract verify --require-signed-lock` makes of it (lib/cli/lock_signature.ts).
+ * document over the lock (lib/contractpin/sign_lock.ts, `signLockFile`); and the help of the
+ * check that `contract verify --require-signed-lock` makes of it (lib/cli/lock_signature.ts).
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
-import { parseJson } from "../json/parse.ts";
-import { formatSchemaSignatureDocument } from "../schema/document.ts";
-import { DEFAULT_LOCK_FILE, parseLock } from "../contractpin/lock.ts";
-import { LOCK_SIGNATURE_TOOL_ID, signLockWithSigner } from "../contractpin/lock_signature.ts";
-import { lockSignaturePath } from "../contractpin/lock_signature_check.ts";
+import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
+import { LOCK_SIGNATURE_TOOL_ID } from "../contractpin/lock_signature.ts";
+import { signLockFile } from "../contractpin/sign_lock.ts";
+import { signJsonFields } from "../contractpin/json_fields.ts";
+import { lockSignatureFile } from "../contractpin/lock_signature_check.ts";
 import { type CliIO, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import { describeFsError, readInput, writeFileAtomic } from "./io.ts";
-import { parseWithTokens } from "./contract_shared.ts";
+import { readInput, writeFileAtomic } from "./io.ts";
+import { asUsage, parseWithTokens } from "./contract_shared.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { loadSigner } from "./private_key.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
@@ -55,9 +54,6 @@ export const CONTRACT_SIGN_FLAGS = {
   ...QUIET_FLAGS,
 } as const satisfies FlagTable;
 
-// ---------------------------------------------------------------------------------------------
-// contract sign
-
 /** Runs `schemapin contract sign`. */
 export async function runContractSign(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseWithTokens(CMD, args, CONTRACT_SIGN_FLAGS);
@@ -71,57 +67,26 @@ export async function runContractSign(args: string[], io: CliIO): Promise<number
   if (lockPath === "-" || lockPath === "") {
     throw new UsageError(`${CMD}: --lock must name the lock file (the signature goes next to it)`);
   }
-  if (values.signature === "" || values.signature === "-") {
-    throw new UsageError(`${CMD}: --signature must name a file`);
-  }
-  const sigPath = values.signature ?? lockSignaturePath(lockPath);
+  const sigPath = asUsage(CMD, () => lockSignatureFile(lockPath, values.signature));
   const now = Math.floor(Date.now() / 1000) * 1000; // whole seconds in signed_at
   const options = signatureMetadata(CMD, values, now);
   // The one rule for outputs (lib/cli/flags.ts): an existing signature is replaced only with
   // --force — checked before the key (and its passphrase) is asked for.
-  if (!values.force) {
-    let present = false;
-    try {
-      Deno.lstatSync(sigPath);
-      present = true;
-    } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) {
-        throw new SchemaPinError("IO_FAILED", `cannot check ${sigPath}: ${describeFsError(e)}`, {
-          path: sigPath,
-        });
-      }
-    }
-    if (present) {
-      throw new SchemaPinError(
-        "IO_FAILED",
-        `${sigPath} already exists; nothing was written — add --force to replace it`,
-        { path: sigPath },
-      );
-    }
-  }
-  const bytes = await readInput(lockPath, io);
-  parseLock(bytes, lockPath); // a corrupt lock is bad input (exit 2), naming the file
-  const lock = parseJson(bytes, lockPath);
-  const signer = await loadSigner(values.key, io, {
-    command: CMD,
-    passphraseFile: values["passphrase-file"],
-  });
-  const document = await signLockWithSigner(lock, signer, options);
-  await writeFileAtomic(sigPath, formatSchemaSignatureDocument(document), {
-    overwrite: values.force === true,
-  });
+  const force = values.force === true;
+  const signed = await signLockFile(
+    { lockPath, sigPath, force, options },
+    {
+      read: (path) => readInput(path, io),
+      write: (path, text) => writeFileAtomic(path, text, { overwrite: force }),
+    },
+    () => loadSigner(values.key!, io, { command: CMD, passphraseFile: values["passphrase-file"] }),
+  );
   if (values.json) {
-    await io.stdout(jsonOutput("contract.sign", {
-      ok: true,
-      lock: lockPath,
-      signature_file: sigPath,
-      lock_hash: document.schema_hash,
-      key_fingerprint: signer.publicKey.fingerprint,
-      document,
-    }));
+    await io.stdout(jsonOutput("contract.sign", signJsonFields(lockPath, sigPath, signed)));
   } else if (!values.quiet) {
     await io.stdout(
-      `signed ${lockPath} (${document.schema_hash}) with ${signer.publicKey.fingerprint}\n` +
+      `signed ${lockPath} (${signed.document.schema_hash}) with ` +
+        `${signed.signer.publicKey.fingerprint}\n` +
         `wrote ${sigPath}\n`,
     );
   }

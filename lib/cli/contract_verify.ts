@@ -37,10 +37,12 @@ import {
 } from "./contract_shared.ts";
 import type { LockSignatureCheck } from "../contractpin/lock_signature_check.ts";
 import {
-  LOCK_TRUST_FLAGS,
   lockSignatureGithubLine,
   lockSignatureLine,
   lockSignatureSarif,
+} from "../contractpin/lock_signature_report.ts";
+import {
+  LOCK_TRUST_FLAGS,
   planLockSignature,
   printLockSignatureNotes,
   runLockSignatureCheck,

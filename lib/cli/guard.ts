@@ -6,24 +6,29 @@
  */
 import { basename } from "node:path";
 import { SchemaPinError } from "../errors.ts";
-import { checkDomain } from "../dns/domain.ts";
 import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import { ServerFailure } from "../mcp/errors.ts";
 import { parseEndpoint } from "../contractpin/secrets.ts";
 import { AuditLog, openAuditSink } from "../guard/audit.ts";
 import { prepareGuard } from "../guard/setup.ts";
-import { isLoopbackHost } from "../guard/http.ts";
 import {
-  runUntilStopped,
+  parseListenAddress,
+  runUntilSignalled,
   startListeningGuard,
   type UpstreamTransportChoice,
 } from "../guard/listen.ts";
 import type { GuardMode } from "../guard/policy.ts";
 import { runStdioGuard } from "../guard/stdio.ts";
 import { type CliIO, type Command, EXIT_FAILED, parseCommandArgs, UsageError } from "./command.ts";
-import { checkTrustFlags, reportInputFailure, trustEnv, type TrustPlan } from "./schema_inputs.ts";
+import {
+  checkTrustFlags,
+  reportInputFailure,
+  requireDomainFlag,
+  trustEnv,
+  type TrustPlan,
+} from "./schema_inputs.ts";
 import { describeFsError, readInput } from "./io.ts";
-import { LOCK_TRUST_FLAGS, lockSignatureLine, printLockSignatureNotes } from "./lock_signature.ts";
+import { LOCK_TRUST_FLAGS, printLockSignatureNotes } from "./lock_signature.ts";
 import { runGuardWrap, UNWRAP_FLAGS, WRAP_FLAGS, WRAP_HELP } from "./guard_wrap.ts";
 import { didYouMean } from "./suggest.ts";
 import { LineLog } from "../http/line_log.ts";
@@ -31,7 +36,7 @@ import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
 import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { LINEAGE_FLAGS, NETWORK_TIMEOUT_FLAGS } from "./flag_groups.ts";
 import { lineageStoreFromFlags } from "./lineage_store.ts";
-import { MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
+import { asUsage, MCP_TIMEOUT_FLAGS, ownOptions } from "./contract_shared.ts";
 
 /** The connection limits of --listen (no TLS: no handshake timeout). */
 const { "handshake-timeout": _tls, ...LISTEN_LIMIT_FLAGS } = SERVER_LIMIT_FLAGS;
@@ -89,13 +94,6 @@ export const GUARD_FLAGS = {
   "list-timeout": valueFlag("SECONDS", "seconds for each tools/list answer (default 30)"),
   ...LISTEN_LIMIT_FLAGS,
 } as const satisfies FlagTable;
-
-/** The option list of `table` without the flags of `shared` (listed in their own section). */
-function ownOptions(table: FlagTable, shared: FlagTable): string {
-  return optionList(
-    Object.fromEntries(Object.entries(table).filter(([name]) => !Object.hasOwn(shared, name))),
-  );
-}
 
 const HELP = `schemapin guard — check every tools/list live, between an MCP client and server
 
@@ -175,21 +173,6 @@ function seconds(flag: string, text: string | undefined): number | undefined {
   return n * 1000;
 }
 
-function parseListen(text: string, allowRemote: boolean): { hostname: string; port: number } {
-  const m = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(text);
-  if (!m || Number(m[2]) > 65535) {
-    throw new UsageError(`guard: --listen expects HOST:PORT or PORT (got ${JSON.stringify(text)})`);
-  }
-  const hostname = (m[1] ?? "127.0.0.1").replace(/^\[|\]$/g, "");
-  if (!isLoopbackHost(hostname) && !allowRemote) {
-    throw new UsageError(
-      `guard: --listen ${hostname} is not a loopback address; the guard listens on loopback ` +
-        `only unless --allow-remote is given (anyone who can reach it can use the server)`,
-    );
-  }
-  return { hostname, port: Number(m[2]) };
-}
-
 /** The lock's only server, when --server is not given; a usage error when it has several. */
 function onlyServer(file: string): (names: readonly string[]) => string {
   return (names) => {
@@ -249,7 +232,9 @@ export const guardCommand: Command = {
       }
       if (values["allow-remote"]) throw new UsageError("guard: --allow-remote goes with --listen");
     }
-    const listen = http ? parseListen(values.listen!, values["allow-remote"] === true) : undefined;
+    const listen = http
+      ? asUsage("guard", () => parseListenAddress(values.listen!, values["allow-remote"] === true))
+      : undefined;
     if (http) {
       try {
         parseEndpoint(values.upstream!);
@@ -294,11 +279,7 @@ export const guardCommand: Command = {
           `guard: ${values.signatures ? "--signatures" : "--require-signed-lock"} needs --domain D`,
         );
       }
-      const dc = checkDomain(values.domain);
-      if (!dc.ok) {
-        throw new UsageError(`guard: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
-      }
-      plan = checkTrustFlags("guard", values, dc.domain, own);
+      plan = checkTrustFlags("guard", values, requireDomainFlag("guard", values.domain), own);
     }
     if (!values.signatures && (values.lineage || values["lineage-store"] !== undefined)) {
       throw new UsageError(
@@ -346,9 +327,8 @@ export const guardCommand: Command = {
       if (e instanceof UsageError) throw e;
       return await reportInputFailure(e, false, io);
     }
-    const { lock, signatures, lockSignature: check } = setup;
+    const { lock, lockSignature: check } = setup;
     // --require-signed-lock: exit 1 when the lock's signature does not verify.
-    let lockSigned = "";
     if (check) {
       await printLockSignatureNotes(check, io, "guard: ");
       if (check.status !== "valid") {
@@ -358,7 +338,6 @@ export const guardCommand: Command = {
         );
         return EXIT_FAILED;
       }
-      lockSigned = lockSignatureLine(check);
     }
     for (const w of setup.trustWarnings) await io.stderr(`warning: guard: ${w}\n`);
     const serverName = values.server ?? lock?.serverName ??
@@ -382,13 +361,7 @@ export const guardCommand: Command = {
     }
     const log = new AuditLog(serverName, mode, sink);
     const core = setup.core({ mode, log, serverName });
-    const checks = [
-      lock ? `lock ${lock.file} (${lock.serverName})` : "",
-      lockSigned,
-      signatures ? `signatures of ${signatures.domain}` : "",
-    ]
-      .filter(Boolean).join(" and ");
-    log.record({ decision: "started", message: `checking ${checks}` });
+    log.record({ decision: "started", message: `checking ${setup.checks}` });
 
     if (listen && stderrLog) {
       // The guard's own lines share the bounded queue with the audit log (when it is stderr).
@@ -414,16 +387,7 @@ export const guardCommand: Command = {
           new URL(values.upstream!).origin
         }, ${transport === "sse" ? "legacy HTTP+SSE" : "Streamable HTTP"})\n`,
       );
-      let stop = () => {};
-      const interrupted = new Promise<void>((r) => stop = r);
-      const sigs: Deno.Signal[] = Deno.build.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-      for (const s of sigs) Deno.addSignalListener(s, stop);
-      let failure;
-      try {
-        failure = await runUntilStopped(guard, interrupted);
-      } finally {
-        for (const s of sigs) Deno.removeSignalListener(s, stop);
-      }
+      const failure = await runUntilSignalled(guard);
       if (failure) {
         // Not exit 2: the setup was good, the listener failed while running.
         log.record({ decision: "stopped", exit_code: EXIT_FAILED, message: failure.message });

@@ -8,26 +8,26 @@
  *
  * @module
  */
-import { isAbsolute, resolve } from "node:path";
+import { resolve } from "node:path";
 import { shellQuote } from "../contractpin/display_text.ts";
 import { SchemaPinError } from "../errors.ts";
-import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
+import { configContextFor } from "../contractpin/config.ts";
+import { DEFAULT_LOCK_FILE, readLock } from "../contractpin/lock.ts";
 import type { GuardInvocation } from "../guard/wrap.ts";
 import {
   applyWrap,
-  type ClientConfigFile,
   type ConfigFiles,
-  parseClientConfigFile,
   planWrap,
+  readClientConfigFile,
   unwrapConfigFile,
   type WrapProblem,
   writeWrappedConfig,
 } from "../guard/wrap_config.ts";
 import { type CliIO, EXIT_OK, EXIT_USAGE, parseCommandArgs, UsageError } from "./command.ts";
-import { configContextFor, readLock } from "./contract_shared.ts";
-import { describeFsError, exists, readInput, writeFileAtomic } from "./io.ts";
+import { configHost } from "./contract_shared.ts";
+import { exists, readInput, writeFileAtomic } from "./io.ts";
 import { booleanFlag, type FlagTable, valueFlag } from "./flags.ts";
-import { type EnvLookup, findSchemapinOnPath } from "./schemapin_path.ts";
+import { type EnvLookup, findSchemapinOnPath, schemapinProgram } from "../guard/schemapin_path.ts";
 
 /** The loopback port of the first wrapped HTTP server (the next ones count up). */
 export const DEFAULT_GUARD_PORT = 8931;
@@ -89,25 +89,6 @@ export const WRAP_FLAGS = {
 /** The flags of `guard unwrap`. */
 export const UNWRAP_FLAGS = { ...PROJECT_FLAGS } as const satisfies FlagTable;
 
-/** Reads a config for editing: where it really is, its mode, its text and entries. */
-async function readConfigFile(
-  path: string,
-  project: string,
-  io: CliIO,
-): Promise<ClientConfigFile> {
-  const bytes = await readInput(path, io);
-  let real: string, mode: number;
-  try {
-    real = await Deno.realPath(path);
-    mode = (await Deno.stat(real)).mode ?? 0o644;
-  } catch (e) {
-    throw new SchemaPinError("IO_FAILED", `cannot inspect ${path}: ${describeFsError(e)}`, {
-      path,
-    });
-  }
-  return parseClientConfigFile(bytes, { path, real, mode }, configContextFor(path, project));
-}
-
 /** The config and its backup, written atomically (temporary file + rename). */
 function configFiles(io: CliIO): ConfigFiles {
   return {
@@ -160,8 +141,9 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
   const configPath = positionals[0];
   const project = values.project ?? ".";
   const lockPath = resolve(values.lock ?? DEFAULT_LOCK_FILE);
-  const file = await readConfigFile(configPath, project, io);
-  const lock = await readLock(values.lock ?? DEFAULT_LOCK_FILE, io);
+  const context = configContextFor(configPath, project, configHost());
+  const file = await readClientConfigFile(configPath, configFiles(io).read, context);
+  const lock = await readLock(values.lock ?? DEFAULT_LOCK_FILE, (p) => readInput(p, io));
   let plan;
   try {
     plan = planWrap(file, lock, { lockPath, firstPort, ...(mode ? { mode } : {}) });
@@ -214,11 +196,9 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
   }
 
   // The command the client runs, looked up only when something is to be written.
-  const program = given !== undefined
-    ? [/[/\\]/.test(given) && !isAbsolute(given) ? resolve(given) : given]
-    : defaultSchemapinCommand();
+  const program = given !== undefined ? [schemapinProgram(given)] : defaultSchemapinCommand();
   const inv: GuardInvocation = { program, lockPath, ...(mode ? { mode } : {}) };
-  const result = applyWrap(file, plan.edits, inv, configContextFor(configPath, project));
+  const result = applyWrap(file, plan.edits, inv, context);
   const { backupWritten, backupPath } = await writeWrappedConfig(
     file,
     result.text,
@@ -255,7 +235,8 @@ async function unwrap(args: string[], io: CliIO): Promise<number> {
     throw new UsageError(`guard unwrap: expected one CONFIG file, got ${positionals.length}`);
   }
   const configPath = positionals[0];
-  const file = await readConfigFile(configPath, values.project ?? ".", io);
+  const context = configContextFor(configPath, values.project ?? ".", configHost());
+  const file = await readClientConfigFile(configPath, configFiles(io).read, context);
   const result = await unwrapConfigFile(file, configFiles(io));
   if (result.unwrapped.length === 0) {
     await io.stdout(

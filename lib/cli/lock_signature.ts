@@ -4,8 +4,8 @@
  * rewrite a lock: its flags and their plan, the run of a planned check with the flags' options
  * (an input that cannot be used reported with its exit code), the stderr notes and the
  * stale-signature warning. The line, SARIF result and GitHub command are the library's
- * (lib/contractpin/lock_signature_report.ts), re-exported here; the `lock_signature` JSON
- * object is lib/contractpin/json_fields.ts's.
+ * (lib/contractpin/lock_signature_report.ts); the `lock_signature` JSON object is
+ * lib/contractpin/json_fields.ts's.
  *
  * @module
  */
@@ -17,12 +17,7 @@ import {
   type LockSignaturePlan,
   runLockSignatureCheck as runCheck,
 } from "../contractpin/lock_signature_check.ts";
-import {
-  lockSignatureFailure,
-  lockSignatureGithubLine,
-  lockSignatureLine,
-  lockSignatureSarif,
-} from "../contractpin/lock_signature_report.ts";
+import { lockSignatureFailure } from "../contractpin/lock_signature_report.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
 import type { LoadedTrust } from "../trust/load.ts";
 import { type CliIO, UsageError } from "./command.ts";
@@ -47,8 +42,6 @@ import {
   PIN_FLAGS,
   VERIFY_DOMAIN_FLAGS,
 } from "./flag_groups.ts";
-
-export { lockSignatureGithubLine, lockSignatureLine, lockSignatureSarif };
 
 /**
  * The flags of a lock-signature check (`contract verify --require-signed-lock`, `guard

@@ -1,10 +1,12 @@
 /**
  * The connection limits of the two long-running servers (`schemapin serve`,
- * `schemapin guard --listen`) as CLI flags: parsing, and the lines of their `--help`.
+ * `schemapin guard --listen`) as CLI flags: their table, and their values as usage errors.
  *
  * @module
  */
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "../http/server.ts";
+import { serverLimitsFrom, type ServerLimitsText } from "../http/server_limits.ts";
+import { isUsageError } from "../contractpin/files.ts";
 import { UsageError } from "./command.ts";
 import { type FlagTable, valueFlag } from "./flags.ts";
 
@@ -41,20 +43,9 @@ export const SERVER_LIMIT_FLAGS = {
   ),
 } as const satisfies FlagTable;
 
-function seconds(command: string, flag: string, text: string): number {
-  const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
-  if (!(n >= 0.01 && n <= 86_400)) {
-    throw new UsageError(
-      `${command}: --${flag} must be a number of seconds from 0.01 to 86400 (got ${
-        JSON.stringify(text)
-      })`,
-    );
-  }
-  return Math.round(n * 1000);
-}
-
 /**
- * The limits given by the flags, the defaults for the others.
+ * The limits given by the flags, the defaults for the others (lib/http/server_limits.ts); a
+ * value that cannot be used is a usage error of `command`.
  *
  * @example
  * ```ts ignore
@@ -63,33 +54,12 @@ function seconds(command: string, flag: string, text: string): number {
  */
 export function parseServerLimits(
   command: string,
-  values: Partial<Record<keyof typeof SERVER_LIMIT_FLAGS, string | undefined>>,
+  values: ServerLimitsText,
   tls: boolean,
 ): ServerLimits {
-  const limits = { ...DEFAULT_SERVER_LIMITS };
-  const max = values["max-connections"];
-  if (max !== undefined) {
-    if (!/^\d{1,7}$/.test(max) || Number(max) < 1 || Number(max) > 1_000_000) {
-      throw new UsageError(
-        `${command}: --max-connections must be a whole number from 1 to 1000000 (got ${
-          JSON.stringify(max)
-        })`,
-      );
-    }
-    limits.maxConnections = Number(max);
+  try {
+    return serverLimitsFrom(values, tls);
+  } catch (e) {
+    throw isUsageError(e) ? new UsageError(`${command}: ${e.message}`) : e;
   }
-  if (values["handshake-timeout"] !== undefined) {
-    if (!tls) throw new UsageError(`${command}: --handshake-timeout applies to TLS only`);
-    limits.handshakeTimeoutMs = seconds(command, "handshake-timeout", values["handshake-timeout"]);
-  }
-  if (values["header-timeout"] !== undefined) {
-    limits.headerTimeoutMs = seconds(command, "header-timeout", values["header-timeout"]);
-  }
-  if (values["idle-timeout"] !== undefined) {
-    limits.idleTimeoutMs = seconds(command, "idle-timeout", values["idle-timeout"]);
-  }
-  if (values["request-timeout"] !== undefined) {
-    limits.requestTimeoutMs = seconds(command, "request-timeout", values["request-timeout"]);
-  }
-  return limits;
 }

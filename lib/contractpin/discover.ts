@@ -25,7 +25,7 @@
 import { dirname, isAbsolute, posix, resolve, win32 } from "node:path";
 import { SchemaPinError } from "../errors.ts";
 import { type ConfigContext, type ConfigEntry, parseClientConfig } from "./config.ts";
-import type { ContractFiles } from "./files.ts";
+import { type ContractFiles, usageError } from "./files.ts";
 import { prepareTarget, type ServerTarget } from "./live.ts";
 import { lockRelative } from "./lock.ts";
 import { type EnvLookup, processEnv, sanitizeIdentity } from "./secrets.ts";
@@ -67,6 +67,49 @@ export interface DiscoveryEnvironment {
   readonly appData?: string;
   /** `$XDG_CONFIG_HOME` on Linux (default `<home>/.config`). */
   readonly xdgConfigHome?: string;
+}
+
+/**
+ * The discovery environment of a process on `platform` (`Deno.build.os`) whose environment
+ * is `env`: the home folder (`$HOME`; on Windows `%USERPROFILE%`, else `$HOME`), `%APPDATA%`,
+ * `$XDG_CONFIG_HOME` (empty: unset), and `projectDir` made absolute.
+ *
+ * @throws {SchemaPinError} a usage error (`details.usage`, ./files.ts) when the home folder is
+ *   not set to an absolute path; `INPUT_INVALID` for arguments of the wrong type
+ *
+ * @example
+ * ```ts
+ * import { discoveryEnvironmentOf } from "./discover.ts";
+ * const env = (name: string) => (name === "HOME" ? "/home/me" : undefined);
+ * discoveryEnvironmentOf("/src/app", env, "linux");
+ * // { home: "/home/me", platform: "linux", projectDir: "/src/app", appData: undefined,
+ * //   xdgConfigHome: undefined }
+ * ```
+ */
+export function discoveryEnvironmentOf(
+  projectDir: string,
+  env: EnvLookup,
+  platform: string,
+): DiscoveryEnvironment {
+  checkArg("discoveryEnvironmentOf", "projectDir", projectDir, "string");
+  checkArg("discoveryEnvironmentOf", "env", env, "function");
+  checkArg("discoveryEnvironmentOf", "platform", platform, "string");
+  const windows = platform === "windows";
+  const home = (windows ? env("USERPROFILE") ?? env("HOME") : env("HOME")) ?? "";
+  if (home === "" || !isAbsolute(home)) {
+    throw usageError(
+      `the home folder is unknown (${
+        windows ? "%USERPROFILE%" : "$HOME"
+      } is not set to an absolute path)`,
+    );
+  }
+  return {
+    home,
+    platform,
+    projectDir: resolve(projectDir),
+    appData: env("APPDATA") || undefined,
+    xdgConfigHome: env("XDG_CONFIG_HOME") || undefined,
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The `--json` fields of `contract init`, `verify` and `approve`: what each operation's result
- * (lib/contractpin/init.ts, verify_lock.ts, approve_lock.ts) becomes in the command's output,
+ * The `--json` fields of `contract init`, `verify`, `approve`, `sign`, `dump` and `digest`:
+ * what each operation's result (lib/contractpin/init.ts, verify_lock.ts, approve_lock.ts,
+ * sign_lock.ts, run.ts, digest.ts) becomes in the command's output,
  * `ok` first, an `error` `{ code, message }` on failure, every name snake_case like the
  * spec's documents. The CLI adds `format` and prints them (lib/cli/json_output.ts); the shapes
  * are published in `schemas/cli/`.
@@ -16,6 +17,9 @@ import type { LockSignatureResult } from "./lock_signature.ts";
 import type { LockSignatureCheck } from "./lock_signature_check.ts";
 import type { VerifyReport } from "./report.ts";
 import type { ApproveResult } from "./approve_lock.ts";
+import type { DumpResult } from "./run.ts";
+import type { DigestedToolList } from "./digest.ts";
+import type { SignedLockFile } from "./sign_lock.ts";
 import { approvableChanges, approveCommand, type ApproveCommandOptions } from "./approve.ts";
 
 /** The fields of one `--json` output: `ok` first (the CLI puts `format` before it). */
@@ -271,5 +275,88 @@ export function approveJsonFields(result: ApproveResult): JsonFields {
       })),
     })),
     problems: problems.map((p) => ({ server: p.server, message: p.message })),
+  };
+}
+
+/**
+ * The `--json` fields of `contract dump` (`schemapin.contract.dump/1`): the server and the file
+ * written (`-`: stdout), and what the dump holds — the count of each kind (`null` for a kind
+ * the server does not offer), whether it serves instructions, the protocol version and the
+ * tools' digest; when the server failed, `ok` false with the `error` (`SERVER_FAILED`,
+ * `message` the one reported).
+ *
+ * @example
+ * ```ts ignore
+ * import { dumpJsonFields } from "./json_fields.ts";
+ * const dump = await dumpServer(target);
+ * console.log(JSON.stringify(dumpJsonFields(target.name, "fs.json", dump)));
+ * ```
+ */
+export function dumpJsonFields(
+  server: string,
+  out: string,
+  result: DumpResult,
+  message = result.ok ? "" : result.failure.message,
+): JsonFields {
+  if (!result.ok) return { ok: false, error: { code: "SERVER_FAILED", message }, server, out };
+  const { listing } = result;
+  return {
+    ok: true,
+    server,
+    out,
+    tool_count: listing.tools.length,
+    prompt_count: listing.prompts?.length ?? null,
+    resource_count: listing.resources?.length ?? null,
+    resource_template_count: listing.resourceTemplates?.length ?? null,
+    instructions: listing.instructions === undefined ? null : listing.instructions !== null,
+    protocol_version: listing.protocolVersion ?? null,
+    tools_digest: result.list.digest,
+  };
+}
+
+/**
+ * The `--json` fields of `contract digest` for a saved `tools/list` result
+ * (`schemapin.contract.digest/1`, kind `tools/list`): the server digest, and each tool's
+ * digest and field digests by name.
+ *
+ * @example
+ * ```ts ignore
+ * import { toolListDigestJson } from "./json_fields.ts";
+ * const { list } = await digestSavedToolList(value, "tools.json");
+ * console.log(JSON.stringify(toolListDigestJson("tools.json", list)));
+ * ```
+ */
+export function toolListDigestJson(file: string, list: DigestedToolList): JsonFields {
+  const tools: Record<string, { digest: string; fields: Record<string, string> }> = {};
+  for (const t of list.tools.values()) tools[t.name] = { digest: t.digest, fields: t.fields };
+  return {
+    ok: true,
+    file,
+    kind: "tools/list",
+    tool_count: list.tools.size,
+    digest: list.digest,
+    tools,
+  };
+}
+
+/**
+ * The `--json` fields of `contract sign` (`schemapin.contract.sign/1`): the lock and the
+ * signature file written, the hash signed, the key's fingerprint and the document itself.
+ *
+ * @example
+ * ```ts ignore
+ * import { signJsonFields } from "./json_fields.ts";
+ * const signed = await signLockFile(request, files, loadSigner);
+ * console.log(JSON.stringify(signJsonFields(request.lockPath, request.sigPath, signed)));
+ * ```
+ */
+export function signJsonFields(lock: string, sigPath: string, signed: SignedLockFile): JsonFields {
+  return {
+    ok: true,
+    lock,
+    signature_file: sigPath,
+    lock_hash: signed.document.schema_hash,
+    key_fingerprint: signed.signer.publicKey.fingerprint,
+    document: signed.document,
   };
 }

@@ -6,12 +6,54 @@
  *
  * @module
  */
+import { usageError } from "../contractpin/files.ts";
+import { checkArg } from "../arguments.ts";
 import { ListenerFailure } from "../http/server.ts";
-import { type HttpGuard, type HttpGuardOptions, startHttpGuard } from "./http.ts";
+import { isWindows, onSignal, type Signal } from "../runtime/process.ts";
+import { type HttpGuard, type HttpGuardOptions, isLoopbackHost, startHttpGuard } from "./http.ts";
 import { detectUpstreamTransport, startLegacySseGuard } from "./legacy_sse.ts";
 
 /** The upstream transports of an HTTP guard; `auto` detects it. */
 export type UpstreamTransportChoice = "auto" | "streamable-http" | "sse";
+
+/**
+ * The address of `--listen`: `HOST:PORT` or `PORT` (host 127.0.0.1; an IPv6 host in brackets).
+ * The guard listens on loopback only unless `allowRemote`: anyone who can reach it can use the
+ * server behind it.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` with `details.usage` (lib/contractpin/files.ts) for
+ *   text that is not an address, or a host that is not loopback without `allowRemote`;
+ *   `INPUT_INVALID` for arguments of the wrong type
+ *
+ * @example
+ * ```ts
+ * import { parseListenAddress } from "./listen.ts";
+ * parseListenAddress("8931", false); // { hostname: "127.0.0.1", port: 8931 }
+ * parseListenAddress("[::1]:0", false); // { hostname: "::1", port: 0 }
+ * ```
+ */
+export function parseListenAddress(
+  text: string,
+  allowRemote: boolean,
+): { hostname: string; port: number } {
+  checkArg("parseListenAddress", "text", text, "string");
+  checkArg("parseListenAddress", "allowRemote", allowRemote, "boolean");
+  const m = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(text);
+  if (!m || Number(m[2]) > 65535) {
+    throw usageError(`--listen expects HOST:PORT or PORT (got ${JSON.stringify(text)})`, {
+      option: "listen",
+    });
+  }
+  const hostname = (m[1] ?? "127.0.0.1").replace(/^\[|\]$/g, "");
+  if (!isLoopbackHost(hostname) && !allowRemote) {
+    throw usageError(
+      `--listen ${hostname} is not a loopback address; the guard listens on loopback only ` +
+        `unless --allow-remote is given (anyone who can reach it can use the server)`,
+      { option: "listen" },
+    );
+  }
+  return { hostname, port: Number(m[2]) };
+}
 
 /** How long `auto` waits for the upstream to show which transport it speaks. */
 const DETECT_TIMEOUT_MS = 5_000;
@@ -67,5 +109,32 @@ export async function runUntilStopped(
   } catch (e) {
     if (e instanceof ListenerFailure) return e;
     throw e;
+  }
+}
+
+/**
+ * Runs `guard` until this process receives SIGINT or SIGTERM (SIGINT only on Windows), as
+ * {@linkcode runUntilStopped} does: the {@linkcode ListenerFailure} when the listener failed
+ * for good first, else `undefined`. The signal listeners are removed before it returns.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for a `guard` that is not an object; what the
+ *   guard's run throws besides a listener failure
+ *
+ * @example
+ * ```ts ignore
+ * const failure = await runUntilSignalled(guard);
+ * if (failure) console.error(failure.message);
+ * ```
+ */
+export async function runUntilSignalled(guard: HttpGuard): Promise<ListenerFailure | undefined> {
+  checkArg("runUntilSignalled", "guard", guard, "object");
+  let stop = () => {};
+  const interrupted = new Promise<void>((r) => stop = r);
+  const signals: Signal[] = isWindows ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  const listeners = signals.map((s) => onSignal(s, stop));
+  try {
+    return await runUntilStopped(guard, interrupted);
+  } finally {
+    for (const off of listeners) off();
   }
 }

@@ -18,6 +18,7 @@ import {
   type LockSignatureVerifyOptions,
   runLockSignatureCheck,
 } from "../contractpin/lock_signature_check.ts";
+import { lockSignatureLine } from "../contractpin/lock_signature_report.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
 import {
   type LoadedTrust,
@@ -81,6 +82,11 @@ export interface GuardSetup {
   readonly signatures?: ToolTrust;
   /** Warnings of loading the trust documents for the signatures. */
   readonly trustWarnings: readonly string[];
+  /**
+   * What the guard checks, for its `started` audit line: the lock entry, the lock's valid
+   * signature and the tools' signatures, joined by ` and ` (empty when none).
+   */
+  readonly checks: string;
   /** The guard core for these checks (the policy per client capabilities included). */
   core(options: { mode: GuardMode; log: AuditLog; serverName: string }): GuardCore;
 }
@@ -169,6 +175,11 @@ export async function prepareGuard(
     lockSignature,
     signatures,
     trustWarnings: signatures ? loaded?.trust.warnings ?? [] : [],
+    checks: [
+      lock ? `lock ${lock.file} (${lock.serverName})` : "",
+      lockSignature?.status === "valid" ? lockSignatureLine(lockSignature) : "",
+      signatures ? `signatures of ${signatures.domain}` : "",
+    ].filter(Boolean).join(" and "),
     core: ({ mode, log, serverName }) => {
       const variantPolicies = new Map(
         [...variants].map((

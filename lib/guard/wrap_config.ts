@@ -10,6 +10,8 @@
  */
 import { dirname, isAbsolute, resolve } from "node:path";
 import { SchemaPinError } from "../errors.ts";
+import { checkArg } from "../arguments.ts";
+import { describeFsError } from "../runtime/fs.ts";
 import {
   type ConfigContext,
   type ConfigEntry,
@@ -74,6 +76,44 @@ export function parseClientConfigFile(
   const { doc, entries } = parseClientConfig(bytes, file.path, context);
   const text = new TextDecoder().decode(bytes);
   return { path: file.path, real: file.real, mode: file.mode & 0o777, text, doc, entries };
+}
+
+/**
+ * Reads the client config at `path` for editing: its bytes with `read` (errors name the file),
+ * the file it leads to (a symlinked config is edited where it lives) and its permission bits,
+ * parsed as {@linkcode parseClientConfigFile} does.
+ *
+ * @throws {SchemaPinError} what `read` throws; `IO_FAILED` when the file cannot be inspected;
+ *   as {@linkcode parseClientConfigFile}; `INPUT_INVALID` for arguments of the wrong type
+ *
+ * @example
+ * ```ts ignore
+ * import { readClientConfigFile } from "./wrap_config.ts";
+ * const config = await readClientConfigFile(".cursor/mcp.json", (p) => Deno.readFile(p), {
+ *   projectDir: ".",
+ * });
+ * config.entries.map((e) => e.name); // ["acme"]
+ * ```
+ */
+export async function readClientConfigFile(
+  path: string,
+  read: ConfigFiles["read"],
+  context: ConfigContext,
+): Promise<ClientConfigFile> {
+  checkArg("readClientConfigFile", "path", path, "string");
+  checkArg("readClientConfigFile", "read", read, "function");
+  checkArg("readClientConfigFile", "context", context, "object");
+  const bytes = await read(path);
+  let real: string, mode: number;
+  try {
+    real = await Deno.realPath(path);
+    mode = (await Deno.stat(real)).mode ?? 0o644;
+  } catch (e) {
+    throw new SchemaPinError("IO_FAILED", `cannot inspect ${path}: ${describeFsError(e)}`, {
+      path,
+    });
+  }
+  return parseClientConfigFile(bytes, { path, real, mode }, context);
 }
 
 /** The object at `path` in `doc`, if there is one. */

@@ -6,11 +6,13 @@
  * and Cline configs, the ones that cannot run skipped with their reason.
  */
 import assert from "node:assert/strict";
+import { SchemaPinError } from "../../lib/errors.ts";
 import { join } from "node:path";
 import type { ConfigEntry } from "../../lib/contractpin/config.ts";
 import {
   type ClientConfigLocation,
   clientConfigLocations,
+  discoveryEnvironmentOf,
   planDiscovery,
 } from "../../lib/contractpin/discover.ts";
 import {
@@ -372,4 +374,54 @@ Deno.test("discover: a literal credential in a discovered command is skipped, no
       ],
     );
   });
+});
+
+Deno.test("discoveryEnvironmentOf: the home folder, APPDATA and XDG_CONFIG_HOME by platform", () => {
+  const table: Record<string, string> = {
+    HOME: "/home/me",
+    USERPROFILE: "/c/Users/me", // absolute as this platform's node:path judges it
+    APPDATA: "C:\\Users\\me\\AppData\\Roaming",
+    XDG_CONFIG_HOME: "",
+  };
+  const env = (n: string) => table[n];
+  assert.deepEqual(discoveryEnvironmentOf("/src/app", env, "linux"), {
+    home: "/home/me",
+    platform: "linux",
+    projectDir: "/src/app",
+    appData: "C:\\Users\\me\\AppData\\Roaming",
+    xdgConfigHome: undefined,
+  });
+  // Windows reads %USERPROFILE% first, then $HOME.
+  assert.equal(discoveryEnvironmentOf(".", env, "windows").home, "/c/Users/me");
+  assert.equal(
+    discoveryEnvironmentOf(".", (n) => n === "HOME" ? "/h" : undefined, "windows").home,
+    "/h",
+  );
+});
+
+Deno.test("discoveryEnvironmentOf: no home folder, or a relative one, is a usage error", () => {
+  const cases: [Record<string, string>, string, string][] = [
+    [{}, "linux", "$HOME"],
+    [{ HOME: "home/me" }, "darwin", "$HOME"],
+    [{ HOME: "" }, "linux", "$HOME"],
+    [{}, "windows", "%USERPROFILE%"],
+  ];
+  for (const [table, platform, name] of cases) {
+    assert.throws(
+      () => discoveryEnvironmentOf(".", (n) => table[n], platform),
+      (e) =>
+        e instanceof SchemaPinError && e.details.usage === true &&
+        e.message === `the home folder is unknown (${name} is not set to an absolute path)`,
+    );
+  }
+});
+
+Deno.test("discoveryEnvironmentOf: arguments of the wrong type are INPUT_INVALID", () => {
+  const env = () => "/home/me";
+  for (const args of [[undefined, env, "linux"], [".", "HOME", "linux"], [".", env, 1]]) {
+    assert.throws(
+      () => (discoveryEnvironmentOf as (...a: unknown[]) => unknown)(...args),
+      (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID" && !e.details.usage,
+    );
+  }
 });

@@ -6,16 +6,21 @@
 import assert from "node:assert/strict";
 import {
   approveJsonFields,
+  dumpJsonFields,
   initJsonFields,
   lockSignatureJson,
+  toolListDigestJson,
   verifyChangesJson,
   verifyJsonFields,
 } from "../../lib/contractpin/json_fields.ts";
+import { digestToolList } from "../../lib/contractpin/digest.ts";
+import type { JsonValue } from "../../lib/json/types.ts";
 import { finishReport, type ServerReport } from "../../lib/contractpin/report.ts";
 import type { LockSignatureCheck } from "../../lib/contractpin/lock_signature_check.ts";
 import type { InitResult } from "../../lib/contractpin/init.ts";
 import type { ApproveResult } from "../../lib/contractpin/approve_lock.ts";
 import type { PlannedChange } from "../../lib/contractpin/approve.ts";
+import type { DumpResult } from "../../lib/contractpin/run.ts";
 
 const NOT_CHECKED: LockSignatureCheck = {
   status: "not_checked",
@@ -313,4 +318,88 @@ Deno.test("approveJsonFields: a tool change has no kind", () => {
   const out = approveJsonFields(approveResult({ changes: [c], left: [c], ok: false }));
   assert.equal("kind" in (out.changes as object[])[0], false);
   assert.deepEqual(out.error, { code: "CONTRACT_DRIFT", message: "1 change(s) left unapproved" });
+});
+
+/** A dump of `listing` (only the fields dumpJsonFields reads). */
+function dumpOf(listing: Record<string, unknown>): DumpResult {
+  return {
+    ok: true,
+    listing: { tools: [], notices: [], ...listing },
+    list: { digest: "sha256:ab" },
+  } as unknown as DumpResult;
+}
+
+Deno.test("contract dump --json: counts, null for a kind not offered, instructions", () => {
+  assert.deepEqual(
+    dumpJsonFields(
+      "fs",
+      "fs.json",
+      dumpOf({
+        tools: [{}, {}],
+        prompts: [],
+        resources: [{}],
+        instructions: "use it",
+        protocolVersion: "2025-06-18",
+      }),
+    ),
+    {
+      ok: true,
+      server: "fs",
+      out: "fs.json",
+      tool_count: 2,
+      prompt_count: 0,
+      resource_count: 1,
+      resource_template_count: null,
+      instructions: true,
+      protocol_version: "2025-06-18",
+      tools_digest: "sha256:ab",
+    },
+  );
+  const bare = dumpJsonFields("fs", "-", dumpOf({ instructions: null }));
+  assert.equal(bare.instructions, false);
+  assert.equal(bare.prompt_count, null);
+  assert.equal(bare.protocol_version, null);
+  assert.equal(dumpJsonFields("fs", "-", dumpOf({})).instructions, null);
+});
+
+Deno.test("contract dump --json: a server that failed is ok false with SERVER_FAILED", () => {
+  const failed = {
+    ok: false,
+    failure: { kind: "startup", message: "server fs: could not start" },
+  } as unknown as DumpResult;
+  assert.deepEqual(dumpJsonFields("fs", "fs.json", failed), {
+    ok: false,
+    error: { code: "SERVER_FAILED", message: "server fs: could not start" },
+    server: "fs",
+    out: "fs.json",
+  });
+  // The message as the command reported it, when given.
+  const said = dumpJsonFields("fs", "-", failed, "server fs: could not start; nothing was written");
+  assert.deepEqual(said.error, {
+    code: "SERVER_FAILED",
+    message: "server fs: could not start; nothing was written",
+  });
+  assert.equal("tool_count" in said, false);
+});
+
+Deno.test("contract digest --json: each tool's digest and field digests by name", () => {
+  const list = digestToolList([
+    { name: "echo", description: "says it back", inputSchema: { type: "object" } },
+  ] as JsonValue[]);
+  const fields = toolListDigestJson("tools.json", list);
+  const echo = [...list.tools.values()][0];
+  assert.deepEqual(Object.keys(fields), ["ok", "file", "kind", "tool_count", "digest", "tools"]);
+  assert.equal(fields.tool_count, 1);
+  assert.equal(fields.digest, list.digest);
+  assert.deepEqual(fields.tools, { echo: { digest: echo.digest, fields: echo.fields } });
+  assert.match(echo.fields.description, /^sha256:[0-9a-f]{64}$/);
+});
+
+Deno.test("contract digest --json: an empty list has no tools, and its own digest", () => {
+  const list = digestToolList([]);
+  const fields = toolListDigestJson("-", list);
+  assert.deepEqual(fields.tools, {});
+  assert.equal(fields.tool_count, 0);
+  assert.equal(fields.file, "-");
+  assert.match(String(fields.digest), /^sha256:[0-9a-f]{64}$/);
 });

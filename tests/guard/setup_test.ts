@@ -43,6 +43,7 @@ Deno.test("guard setup: the named entry and its variants by client capabilities"
     );
     assert.equal(setup.signatures, undefined);
     assert.deepEqual(setup.trustWarnings, []);
+    assert.equal(setup.checks, `lock ${dir}/l.lock (a)`);
     const log = new AuditLog("a", "enforce", () => {});
     assert.equal(setup.core({ mode: "enforce", log, serverName: "a" }).mode, "enforce");
   });
@@ -95,6 +96,8 @@ Deno.test("guard setup: the lock's signature first; when it fails, nothing else 
     const refused = await prepareGuard(options, env);
     assert.equal(refused.lockSignature?.status, "invalid");
     assert.equal(refused.signatures, undefined);
+    // A signature that did not verify is not among the checks (the guard does not start).
+    assert.equal(refused.checks, `lock ${dir}/l.lock (a)`);
 
     sign(SIGNER);
     const ok = await prepareGuard(options, env);
@@ -102,5 +105,19 @@ Deno.test("guard setup: the lock's signature first; when it fails, nothing else 
     assert.equal(ok.signatures?.domain, DOMAIN);
     assert.equal(ok.signatures?.trustFirstUse, true);
     assert.equal(ok.signatures?.sources?.discovery, `${dir}/d.json`);
+    assert.match(
+      ok.checks,
+      new RegExp(
+        `^lock ${dir}/l\\.lock \\(a\\) and lock signature: ok ${dir}/l\\.lock\\.sig: signed by ` +
+          `sha256:[0-9a-f]{64} for contractpin:lock@${DOMAIN} \\(pinned on first use\\) and ` +
+          `signatures of ${DOMAIN}$`,
+      ),
+    );
   });
+});
+
+Deno.test("guard setup: no lock and no signatures: nothing to list among the checks", async () => {
+  const setup = await prepareGuard({}, env);
+  assert.equal(setup.lock, undefined);
+  assert.equal(setup.checks, "");
 });

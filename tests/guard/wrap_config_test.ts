@@ -16,6 +16,7 @@ import {
   lockIdentityOf,
   parseClientConfigFile,
   planWrap,
+  readClientConfigFile,
   unwrapConfigFile,
   wrappedEntry,
   writeWrappedConfig,
@@ -174,4 +175,58 @@ Deno.test("wrap: the edit reads back, the backup is written once, unwrap restore
   const none = memoryFiles();
   assert.deepEqual((await unwrapConfigFile(config, none.api)).unwrapped, []);
   assert.equal(none.files.size, 0);
+});
+
+Deno.test("readClientConfigFile: reads a symlinked config where it lives, with its mode", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "schemapin-test-" });
+  try {
+    const real = `${dir}/real.json`;
+    await Deno.writeTextFile(real, CONFIG, { mode: 0o640 });
+    await Deno.symlink(real, `${dir}/link.json`);
+    const config = await readClientConfigFile(`${dir}/link.json`, (p) => Deno.readFile(p), {
+      projectDir: dir,
+    });
+    assert.equal(config.path, `${dir}/link.json`);
+    assert.equal(config.real, await Deno.realPath(real));
+    assert.equal(config.mode, 0o640);
+    assert.deepEqual(config.entries.map((e) => e.name), ["fs", "web", "new", "off", "vars"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("readClientConfigFile: a missing file, a dangling link and a bad config fail", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "schemapin-test-" });
+  try {
+    // What `read` throws is passed on (the CLI's names the file).
+    await assert.rejects(
+      readClientConfigFile(`${dir}/none.json`, () => Promise.reject(new Error("no such file")), {}),
+      /no such file/,
+    );
+    // Read, but not found where it leads: IO_FAILED naming the path.
+    await Deno.symlink(`${dir}/gone.json`, `${dir}/dangling.json`);
+    await assert.rejects(
+      readClientConfigFile(`${dir}/dangling.json`, () => Promise.resolve(enc.encode(CONFIG)), {}),
+      (e) =>
+        (e as SchemaPinError).code === "IO_FAILED" &&
+        (e as SchemaPinError).message.startsWith(`cannot inspect ${dir}/dangling.json: `),
+    );
+    await Deno.writeTextFile(`${dir}/bad.json`, "{");
+    await assert.rejects(
+      readClientConfigFile(`${dir}/bad.json`, (p) => Deno.readFile(p), {}),
+      (e) => (e as SchemaPinError).code === "JSON_INVALID",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("readClientConfigFile: arguments of the wrong type are INPUT_INVALID", async () => {
+  const read = (p: string) => Deno.readFile(p);
+  for (const args of [[undefined, read, {}], ["c.json", undefined, {}], ["c.json", read, null]]) {
+    await assert.rejects(
+      (readClientConfigFile as (...a: unknown[]) => Promise<unknown>)(...args),
+      (e) => (e as SchemaPinError).code === "INPUT_INVALID",
+    );
+  }
 });

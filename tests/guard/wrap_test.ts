@@ -17,8 +17,9 @@ import {
 import { sanitizeIdentity } from "../../lib/contractpin/secrets.ts";
 import { parseJsonc } from "../../lib/json/jsonc.ts";
 import type { JsonObject } from "../../lib/json/types.ts";
-import { configContextFor } from "../../lib/cli/contract_shared.ts";
-import { findSchemapinOnPath } from "../../lib/cli/schemapin_path.ts";
+import { configContextFor } from "../../lib/contractpin/config.ts";
+import { configHost } from "../../lib/cli/contract_shared.ts";
+import { findSchemapinOnPath } from "../../lib/guard/schemapin_path.ts";
 import { runCliProcess, schemapinTaskFlags } from "../cli/run.ts";
 import { CHILD_ENV } from "../process.ts";
 import { connectSdk, eventually } from "./helpers.ts";
@@ -63,7 +64,7 @@ async function lockFor(
   const { entries } = parseClientConfig(
     await Deno.readFile(config),
     config,
-    configContextFor(config, project),
+    configContextFor(config, project, configHost()),
   );
   const servers: Record<string, LockServer> = {};
   for (const e of entries) {

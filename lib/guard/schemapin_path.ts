@@ -8,8 +8,20 @@
  * @module
  */
 import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
+import { checkArg } from "../arguments.ts";
 
-/** One `schemapin` seen on PATH. */
+/**
+ * One `schemapin` seen on PATH.
+ *
+ * @example
+ * ```ts
+ * import type { PathCandidate } from "./schemapin_path.ts";
+ * const seen: PathCandidate = {
+ *   path: "/tmp/_npx/1/schemapin",
+ *   rejected: "inside a package-manager cache (_npx/)",
+ * };
+ * ```
+ */
 export interface PathCandidate {
   /** Its absolute path, as found (symlinks not followed). */
   readonly path: string;
@@ -17,13 +29,31 @@ export interface PathCandidate {
   readonly rejected?: string;
 }
 
-/** What the PATH search found: the path to use (if any) and every candidate seen, in order. */
+/**
+ * What the PATH search found: the path to use (if any) and every candidate seen, in order.
+ *
+ * @example
+ * ```ts
+ * import type { SchemapinOnPath } from "./schemapin_path.ts";
+ * const found: SchemapinOnPath = { path: "/usr/local/bin/schemapin", candidates: [] };
+ * ```
+ */
 export interface SchemapinOnPath {
+  /** The first candidate that is not inside a cache; absent when there is none. */
   readonly path?: string;
+  /** Every candidate seen, in PATH order, up to and including `path`. */
   readonly candidates: readonly PathCandidate[];
 }
 
-/** The environment the search reads (`Deno.env.get` in the CLI; a table in the tests). */
+/**
+ * The environment the search reads (`Deno.env.get` in the CLI; a table in the tests).
+ *
+ * @example
+ * ```ts
+ * import type { EnvLookup } from "./schemapin_path.ts";
+ * const env: EnvLookup = (name) => ({ PATH: "/usr/bin" } as Record<string, string>)[name];
+ * ```
+ */
 export type EnvLookup = (name: string) => string | undefined;
 
 /** Path segments that only occur inside package-manager caches and installs of a project. */
@@ -53,8 +83,21 @@ function cacheRoots(env: EnvLookup): string[] {
  * Why `path` (absolute) lies in a package-manager cache, or undefined when it does not.
  * `denoPath` is this process's Deno when it runs from source (`deno run … cli.ts`): a path
  * equal to it, or in its folder, is the runtime the cache brought, not a schemapin.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for arguments of the wrong type
+ *
+ * @example
+ * ```ts
+ * import { cacheReason } from "./schemapin_path.ts";
+ * cacheReason("/tmp/_npx/1/bin/schemapin", () => undefined);
+ * // "inside a package-manager cache (_npx/)"
+ * cacheReason("/usr/local/bin/schemapin", () => undefined); // undefined
+ * ```
  */
 export function cacheReason(path: string, env: EnvLookup, denoPath?: string): string | undefined {
+  checkArg("cacheReason", "path", path, "string");
+  checkArg("cacheReason", "env", env, "function");
+  checkArg("cacheReason", "denoPath", denoPath, "string", true);
   const segments = path.split(/[/\\]/);
   const segment = segments.find((s) => CACHE_SEGMENTS.has(s));
   if (segment !== undefined) return `inside a package-manager cache (${segment}${sep})`;
@@ -82,11 +125,22 @@ function isExecutableFile(path: string, windows: boolean): boolean {
  * Searches PATH for `schemapin` as `command -v` does (each entry in order; an empty entry is the
  * current folder) and returns the first candidate that is not inside a package-manager cache,
  * with every candidate seen. On Windows the names of PATHEXT are tried as well.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for arguments of the wrong type
+ *
+ * @example
+ * ```ts ignore
+ * import { findSchemapinOnPath } from "./schemapin_path.ts";
+ * const found = findSchemapinOnPath((n) => Deno.env.get(n), { denoPath: Deno.execPath() });
+ * found.path; // "/home/me/.local/bin/schemapin", or undefined
+ * ```
  */
 export function findSchemapinOnPath(
   env: EnvLookup,
   options: { cwd?: string; denoPath?: string; windows?: boolean } = {},
 ): SchemapinOnPath {
+  checkArg("findSchemapinOnPath", "env", env, "function");
+  checkArg("findSchemapinOnPath", "options", options, "object");
   const windows = options.windows ?? Deno.build.os === "windows";
   const cwd = options.cwd ?? Deno.cwd();
   const names = windows
@@ -109,4 +163,23 @@ export function findSchemapinOnPath(
     }
   }
   return { candidates };
+}
+
+/**
+ * The program of `--schemapin-command` as a client config should hold it: a path with a folder
+ * in it made absolute (the client does not start in this folder), a bare name kept for the
+ * client's own PATH lookup.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for a `given` that is not a string
+ *
+ * @example
+ * ```ts
+ * import { schemapinProgram } from "./schemapin_path.ts";
+ * schemapinProgram("schemapin"); // "schemapin"
+ * schemapinProgram("/opt/bin/schemapin"); // "/opt/bin/schemapin"
+ * ```
+ */
+export function schemapinProgram(given: string): string {
+  checkArg("schemapinProgram", "given", given, "string");
+  return /[/\\]/.test(given) && !isAbsolute(given) ? resolve(given) : given;
 }

@@ -1,0 +1,92 @@
+/**
+ * The connection limits of a server ({@linkcode ServerLimits}, lib/http/server.ts) from their
+ * text (`serve` and `guard --listen` take them as flags, in seconds): the values checked, the
+ * defaults for those not given.
+ *
+ * @module
+ */
+import { SchemaPinError } from "../errors.ts";
+import { checkArg } from "../arguments.ts";
+import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server.ts";
+
+/**
+ * The limits as text, by option name: a count of connections, and seconds for the timeouts.
+ *
+ * @example
+ * ```ts
+ * import type { ServerLimitsText } from "./server_limits.ts";
+ * const given: ServerLimitsText = { "max-connections": "64", "idle-timeout": "5" };
+ * ```
+ */
+export interface ServerLimitsText {
+  /** Most connections open at once: a whole number from 1 to 1000000. */
+  readonly "max-connections"?: string;
+  /** Seconds for a TLS handshake (a server with TLS only). */
+  readonly "handshake-timeout"?: string;
+  /** Seconds for a request's headers to arrive. */
+  readonly "header-timeout"?: string;
+  /** Seconds a keep-alive connection waits for its next request. */
+  readonly "idle-timeout"?: string;
+  /** Seconds a request's headers and body may take to arrive in all. */
+  readonly "request-timeout"?: string;
+}
+
+/** An error about how a limit was given (`details.usage`: the CLI reports a usage error). */
+function limitError(option: string, message: string): SchemaPinError {
+  return new SchemaPinError("INPUT_INVALID", message, { usage: true, option });
+}
+
+function seconds(option: string, text: string): number {
+  const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 0.01 && n <= 86_400)) {
+    throw limitError(
+      option,
+      `--${option} must be a number of seconds from 0.01 to 86400 (got ${JSON.stringify(text)})`,
+    );
+  }
+  return Math.round(n * 1000);
+}
+
+/**
+ * The limits given in `values`, the defaults ({@linkcode DEFAULT_SERVER_LIMITS}) for the
+ * others; `tls` says whether the server has a TLS handshake to time.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` with `details.usage` and `details.option` for a
+ *   value out of range, or a handshake timeout without TLS; `INPUT_INVALID` for arguments of
+ *   the wrong type
+ *
+ * @example
+ * ```ts
+ * import { serverLimitsFrom } from "./server_limits.ts";
+ * serverLimitsFrom({ "idle-timeout": "5" }, true).idleTimeoutMs; // 5000
+ * ```
+ */
+export function serverLimitsFrom(values: ServerLimitsText, tls: boolean): ServerLimits {
+  checkArg("serverLimitsFrom", "values", values, "object");
+  checkArg("serverLimitsFrom", "tls", tls, "boolean");
+  const limits = { ...DEFAULT_SERVER_LIMITS };
+  const max = values["max-connections"];
+  if (max !== undefined) {
+    if (!/^\d{1,7}$/.test(max) || Number(max) < 1 || Number(max) > 1_000_000) {
+      throw limitError(
+        "max-connections",
+        `--max-connections must be a whole number from 1 to 1000000 (got ${JSON.stringify(max)})`,
+      );
+    }
+    limits.maxConnections = Number(max);
+  }
+  if (values["handshake-timeout"] !== undefined) {
+    if (!tls) throw limitError("handshake-timeout", "--handshake-timeout applies to TLS only");
+    limits.handshakeTimeoutMs = seconds("handshake-timeout", values["handshake-timeout"]);
+  }
+  if (values["header-timeout"] !== undefined) {
+    limits.headerTimeoutMs = seconds("header-timeout", values["header-timeout"]);
+  }
+  if (values["idle-timeout"] !== undefined) {
+    limits.idleTimeoutMs = seconds("idle-timeout", values["idle-timeout"]);
+  }
+  if (values["request-timeout"] !== undefined) {
+    limits.requestTimeoutMs = seconds("request-timeout", values["request-timeout"]);
+  }
+  return limits;
+}

@@ -1,0 +1,105 @@
+/**
+ * Finding the `schemapin` a client config should start (lib/guard/schemapin_path.ts): the PATH
+ * search, why a candidate inside a cache is passed over, and how a given program is kept. The
+ * command that writes it is tested in wrap_test.ts.
+ */
+import assert from "node:assert/strict";
+import { join, resolve } from "node:path";
+import { SchemaPinError } from "../../lib/errors.ts";
+import {
+  cacheReason,
+  findSchemapinOnPath,
+  schemapinProgram,
+} from "../../lib/guard/schemapin_path.ts";
+import { withTempDir } from "../cli/run.ts";
+
+const none = () => undefined;
+
+async function program(folder: string, mode = 0o755): Promise<string> {
+  await Deno.mkdir(folder, { recursive: true });
+  const path = join(folder, "schemapin");
+  await Deno.writeTextFile(path, "#!/bin/sh\nexit 0\n", { mode });
+  return path;
+}
+
+Deno.test("findSchemapinOnPath: the first executable outside a cache, in PATH order", async () => {
+  await withTempDir(async (dir) => {
+    const cached = await program(join(dir, "node_modules", ".bin"));
+    const good = await program(join(dir, "bin"));
+    const later = await program(join(dir, "later"));
+    const env = (
+      n: string,
+    ) => (n === "PATH" ? [cached, good, later].map((p) => join(p, "..")).join(":") : undefined);
+    const found = findSchemapinOnPath(env, { windows: false });
+    assert.equal(found.path, good);
+    assert.deepEqual(found.candidates, [
+      { path: cached, rejected: "inside a package-manager cache (node_modules/)" },
+      { path: good },
+    ]);
+  });
+});
+
+Deno.test("findSchemapinOnPath: no usable candidate — not executable, only cached, no PATH", async () => {
+  await withTempDir(async (dir) => {
+    const plain = await program(join(dir, "plain"), 0o644);
+    const cached = await program(join(dir, "_npx", "1"));
+    const env = (
+      n: string,
+    ) => (n === "PATH" ? `${join(plain, "..")}:${join(cached, "..")}` : undefined);
+    const found = findSchemapinOnPath(env, { windows: false });
+    assert.equal(found.path, undefined);
+    assert.deepEqual(found.candidates.map((c) => c.path), [cached]);
+    assert.deepEqual(findSchemapinOnPath(none, { windows: false }), { candidates: [] });
+  });
+});
+
+Deno.test("findSchemapinOnPath: arguments of the wrong type are INPUT_INVALID", () => {
+  for (const [env, options] of [[undefined, {}], ["PATH", {}], [none, null]] as const) {
+    assert.throws(
+      () => findSchemapinOnPath(env as never, options as never),
+      (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID",
+    );
+  }
+});
+
+Deno.test("cacheReason: a path inside a cache named by its segment or by the environment", () => {
+  assert.equal(
+    cacheReason("/home/me/.npm/_npx/1/schemapin", none),
+    "inside a package-manager cache (.npm/)",
+  );
+  const env = (n: string) => (n === "DENO_DIR" ? "/var/deno" : undefined);
+  assert.equal(cacheReason("/var/deno/bin/schemapin", env), "inside a cache folder (/var/deno)");
+  assert.equal(cacheReason("/opt/deno", none, "/opt/deno"), "the Deno runtime of this process");
+});
+
+Deno.test("cacheReason: a path outside every cache, or only beside one, has no reason", () => {
+  assert.equal(cacheReason("/usr/local/bin/schemapin", none), undefined);
+  const env = (n: string) => (n === "DENO_DIR" ? "/var/deno" : undefined);
+  assert.equal(cacheReason("/var/deno-other/schemapin", env), undefined);
+  assert.equal(cacheReason("/opt/bin/schemapin", none, "/opt/deno"), undefined);
+  assert.equal(cacheReason("/opt/bin/schemapin", () => "relative/cache"), undefined);
+});
+
+Deno.test("cacheReason: arguments of the wrong type are INPUT_INVALID", () => {
+  for (const args of [[undefined, none], ["/x", "env"], ["/x", none, 1]] as const) {
+    assert.throws(
+      () => (cacheReason as (...a: unknown[]) => unknown)(...args),
+      (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID",
+    );
+  }
+});
+
+Deno.test("schemapinProgram: a relative path is made absolute; a name or absolute path kept", () => {
+  assert.equal(schemapinProgram("bin/schemapin"), resolve("bin/schemapin"));
+  assert.equal(schemapinProgram("schemapin"), "schemapin");
+  assert.equal(schemapinProgram("/opt/bin/schemapin"), "/opt/bin/schemapin");
+});
+
+Deno.test("schemapinProgram: a program that is not a string is INPUT_INVALID", () => {
+  for (const given of [undefined, null, 1]) {
+    assert.throws(
+      () => schemapinProgram(given as never),
+      (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID",
+    );
+  }
+});

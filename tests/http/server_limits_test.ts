@@ -1,0 +1,83 @@
+/**
+ * The connection limits from their text (lib/http/server_limits.ts): the values in range, the
+ * defaults, and each value refused with the option it names. `serve` and `guard --listen`
+ * report these as usage errors (tests/cli/serve_test.ts, tests/guard/listen_limits_test.ts).
+ */
+import assert from "node:assert/strict";
+import { SchemaPinError } from "../../lib/errors.ts";
+import { DEFAULT_SERVER_LIMITS } from "../../lib/http/server.ts";
+import { serverLimitsFrom, type ServerLimitsText } from "../../lib/http/server_limits.ts";
+
+Deno.test("serverLimitsFrom: nothing given is the defaults", () => {
+  assert.deepEqual(serverLimitsFrom({}, false), DEFAULT_SERVER_LIMITS);
+});
+
+Deno.test("serverLimitsFrom: seconds become milliseconds; the bounds are accepted", () => {
+  assert.deepEqual(
+    serverLimitsFrom({
+      "max-connections": "1000000",
+      "handshake-timeout": "0.01",
+      "header-timeout": "86400",
+      "idle-timeout": "5",
+      "request-timeout": "1.5",
+    }, true),
+    {
+      maxConnections: 1_000_000,
+      handshakeTimeoutMs: 10,
+      headerTimeoutMs: 86_400_000,
+      idleTimeoutMs: 5000,
+      requestTimeoutMs: 1500,
+    },
+  );
+});
+
+Deno.test("serverLimitsFrom: a value out of range is a usage error naming its option", () => {
+  const cases: [ServerLimitsText, string][] = [
+    [
+      { "max-connections": "0" },
+      '--max-connections must be a whole number from 1 to 1000000 (got "0")',
+    ],
+    [
+      { "max-connections": "1e3" },
+      '--max-connections must be a whole number from 1 to 1000000 (got "1e3")',
+    ],
+    [
+      { "header-timeout": "0.001" },
+      '--header-timeout must be a number of seconds from 0.01 to 86400 (got "0.001")',
+    ],
+    [
+      { "idle-timeout": "86401" },
+      '--idle-timeout must be a number of seconds from 0.01 to 86400 (got "86401")',
+    ],
+    [
+      { "request-timeout": "-1" },
+      '--request-timeout must be a number of seconds from 0.01 to 86400 (got "-1")',
+    ],
+  ];
+  for (const [values, message] of cases) {
+    assert.throws(() => serverLimitsFrom(values, true), (e) => {
+      assert.ok(e instanceof SchemaPinError);
+      assert.equal(e.code, "INPUT_INVALID");
+      assert.equal(e.message, message);
+      assert.equal(e.details.usage, true);
+      assert.equal(e.details.option, Object.keys(values)[0]);
+      return true;
+    });
+  }
+});
+
+Deno.test("serverLimitsFrom: a handshake timeout without TLS is refused", () => {
+  assert.throws(
+    () => serverLimitsFrom({ "handshake-timeout": "5" }, false),
+    (e) => e instanceof SchemaPinError && e.message === "--handshake-timeout applies to TLS only",
+  );
+});
+
+Deno.test("serverLimitsFrom: arguments of the wrong type are INPUT_INVALID", () => {
+  for (const [values, tls] of [[undefined, true], [null, true], [{}, "yes"]]) {
+    assert.throws(
+      () => serverLimitsFrom(values as never, tls as never),
+      (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID" && !e.details.usage,
+    );
+  }
+});
