@@ -10,7 +10,8 @@
  * ```
  * @module
  */
-import type { Command, FlagTable, SubcommandFlags } from "../lib/cli/command.ts";
+import type { Command, SubcommandFlags } from "../lib/cli/command.ts";
+import type { FlagTable } from "../lib/cli/flags.ts";
 import { flagTerm } from "../lib/cli/flags.ts";
 import { loadCommands } from "../lib/cli/registry.ts";
 

@@ -9,6 +9,12 @@ import type { CliIO } from "./command.ts";
 /** Reads one answer line from the user, or `undefined` when there is no terminal to ask. */
 export type PromptLine = (question: string, io: CliIO) => Promise<string | undefined>;
 
+/** What a verify command needs from its environment (tests replace the prompt). */
+export interface VerifyCommandDeps {
+  /** How to ask the user to confirm a first-use key. */
+  readonly prompt: PromptLine;
+}
+
 /**
  * Asks on the process terminal (stdin and stderr both TTYs); otherwise no prompt.
  *

@@ -45,7 +45,7 @@ import {
 import { exitCodeOfError } from "../exit_codes.ts";
 import { readInput } from "./io.ts";
 import { type Progress, progressLine } from "./progress.ts";
-import { type PromptLine, terminalPrompt } from "./prompt.ts";
+import { terminalPrompt, type VerifyCommandDeps } from "./prompt.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import {
   DNS_FLAGS,
@@ -199,17 +199,11 @@ const RESULT_KEYS = [
   "dns",
 ] as const satisfies readonly (keyof TrustedSchemaResult)[];
 
-/** What the command needs from its environment (tests replace the prompt). */
-export interface VerifySchemaDeps {
-  /** How to ask the user to confirm a first-use key. */
-  prompt: PromptLine;
-}
-
 /**
  * Builds the `verify-schema` command with the given prompt (the real CLI asks on the
  * terminal).
  */
-export function makeVerifySchemaCommand(deps: VerifySchemaDeps): Command {
+export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
   return {
     name: "verify-schema",
     summary: "verify a schema signature (discovery file, bundle, folder or HTTPS; pins, DNS)",

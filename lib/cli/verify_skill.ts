@@ -21,7 +21,7 @@ import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
 import { confirmFirstUseWith, resultExitCode, sourceName } from "./schema_inputs.ts";
 import { openVerification, printVerdict, trustedResultJson } from "./schema_report.ts";
-import { type PromptLine, terminalPrompt } from "./prompt.ts";
+import { terminalPrompt, type VerifyCommandDeps } from "./prompt.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import {
   DNS_FLAGS,
@@ -127,14 +127,8 @@ const RESULT_KEYS = [
   "dns",
 ] as const satisfies readonly (keyof TrustedSkillResult)[];
 
-/** What the command needs from its environment (tests replace the prompt). */
-export interface VerifySkillDeps {
-  /** How to ask the user to confirm a first-use key. */
-  prompt: PromptLine;
-}
-
 /** Builds the `verify-skill` command with the given prompt. */
-export function makeVerifySkillCommand(deps: VerifySkillDeps): Command {
+export function makeVerifySkillCommand(deps: VerifyCommandDeps): Command {
   return {
     name: "verify-skill",
     summary: "verify a signed skill folder (lists tampered files; file, bundle, HTTPS, DNS)",
