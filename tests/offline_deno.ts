@@ -14,6 +14,32 @@ import { join } from "node:path";
 import { denoCommand } from "./process.ts";
 import type { ConnectProxy } from "./fixtures/network/proxy.ts";
 
+/**
+ * The npm registry, as a CONNECT target. Deno 2.9 may ask it for a package document it does not
+ * need to run (the publish dates its default minimum-dependency-age policy reads; see
+ * denoland/deno#35834 and #36525), even when the lock file and the cache hold every package;
+ * whether the request goes out before a short process exits is a matter of timing. The proxy
+ * refuses it like any other, so a run that really needed it fails: tests allow this target and
+ * still prove that nothing was downloaded.
+ */
+export const NPM_REGISTRY_CONNECT = "registry.npmjs.org:443";
+
+/**
+ * The CONNECTs in `connects` to a target not in `allowed`, in order.
+ *
+ * @example
+ * ```ts ignore
+ * connectsBeyond(["registry.npmjs.org:443", "example.com:443"], [NPM_REGISTRY_CONNECT]);
+ * // ["example.com:443"]
+ * ```
+ */
+export function connectsBeyond(
+  connects: readonly string[],
+  allowed: readonly string[],
+): string[] {
+  return connects.filter((c) => !allowed.includes(c));
+}
+
 /** Where `deno info --json` says each npm package of `entry`'s graph sits in the cache. */
 export async function npmPackagesOf(
   entry: string,

@@ -12,6 +12,7 @@ import {
   writeFileAtomic as writeFileAtomicOnce,
   type WriteOptions,
 } from "../runtime/atomic_write.ts";
+import { readTextInput as readText } from "../schema/input.ts";
 
 /** A short reason for a file-system error (lib/runtime/fs.ts), for messages naming the path. */
 export { describeFsError };
@@ -48,13 +49,8 @@ export async function readInput(path: string, io: CliIO): Promise<Uint8Array> {
  * const pem = await readTextInput("key.pem", io);
  * ```
  */
-export async function readTextInput(path: string, io: CliIO): Promise<string> {
-  const bytes = await readInput(path, io);
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new SchemaPinError("INPUT_INVALID", `${path} is not valid UTF-8 text`, { path });
-  }
+export function readTextInput(path: string, io: CliIO): Promise<string> {
+  return readText(path, (p) => readInput(p, io));
 }
 
 /**
