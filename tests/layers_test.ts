@@ -223,6 +223,56 @@ Deno.test("the published entry points import lib/ files but nothing from lib/cli
   }
 });
 
+/**
+ * Every import of a command module (one `lib/cli/registry.ts` loads) by another file of lib/,
+ * one line each: a command is loaded only by the registry, so no command imports another
+ * (ARCHITECTURE.md, "How a command is built", step 1) and no library file imports one.
+ */
+function commandImportProblems(graph: Graph, commands: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const [file, deps] of graph) {
+    if (file === "cli/registry.ts") continue;
+    for (const dep of deps) {
+      if (dep !== file && commands.includes(dep)) problems.push(`${file} imports ${dep}`);
+    }
+  }
+  return problems.sort();
+}
+
+/** The command modules `lib/cli/registry.ts` loads (its literal `import("./x.ts")` calls). */
+async function commandModules(): Promise<string[]> {
+  const text = await Deno.readTextFile(new URL("cli/registry.ts", lib));
+  return [...text.matchAll(/\bimport\("\.\/([a-z_]+\.ts)"\)/g)].map((m) => `cli/${m[1]}`);
+}
+
+Deno.test("lib/cli: a command module is imported by the registry only, never by another command", async () => {
+  const { lib } = await importGraph();
+  const commands = await commandModules();
+  assert.ok(commands.length >= 20, `the registry loads ${commands.length} commands`);
+  for (const c of commands) assert.ok(lib.has(c), `${c} is a file of lib/`);
+  assert.deepEqual(commandImportProblems(lib, commands), []);
+  // The graph is the real one: commands import their shared, non-command helpers.
+  assert.ok(lib.get("cli/verify_schema.ts")?.includes("cli/schema_report.ts"));
+});
+
+Deno.test("the command check finds a command importing another, and a library file importing one", () => {
+  const commands = ["cli/verify_schema.ts", "cli/verify_skill.ts", "cli/guard.ts"];
+  const graph = new Map<string, string[]>([
+    ["cli/registry.ts", [...commands]],
+    ["cli/verify_skill.ts", ["cli/verify_schema.ts", "cli/schema_report.ts"]],
+    ["cli/verify_schema.ts", ["cli/schema_report.ts", "cli/verify_schema.ts"]],
+    ["cli/guard.ts", ["cli/lock_signature.ts"]],
+    ["guard/setup.ts", ["cli/guard.ts"]],
+  ]);
+  assert.deepEqual(commandImportProblems(graph, commands), [
+    "cli/verify_skill.ts imports cli/verify_schema.ts",
+    "guard/setup.ts imports cli/guard.ts",
+  ]);
+  graph.delete("cli/verify_skill.ts");
+  graph.delete("guard/setup.ts");
+  assert.deepEqual(commandImportProblems(graph, commands), []);
+});
+
 Deno.test("the layer check finds an upward import, a folder cycle, a file cycle, a new folder", () => {
   const graph = new Map<string, string[]>([
     ["json/parse.ts", ["errors.ts"]],
