@@ -7,15 +7,14 @@
  * @module
  */
 import { checkArg } from "../arguments.ts";
-import { SchemaPinError } from "../errors.ts";
-import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
+import type { PublicKey } from "../crypto/keys.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
 import {
   findRevokedKey,
   parseRevocationDocument,
   type RevocationDocument,
 } from "../revocation/document.ts";
-import { type ReadInput, readJsonInput, readTextInput, sourceName } from "../schema/input.ts";
+import { type ReadInput, readJsonInput, readPublicKeyInput, sourceName } from "../schema/input.ts";
 import {
   type BundleAuthorityStore,
   FileBundleAuthorityStore,
@@ -141,18 +140,10 @@ export async function readAuthorityKeyFiles(
   checkArg("readAuthorityKeyFiles", "files.publicKey", files.publicKey, "string");
   checkArg("readAuthorityKeyFiles", "files.revocation", files.revocation, "string", true);
   checkArg("readAuthorityKeyFiles", "read", read, "function");
-  const path = files.publicKey;
-  const source = sourceName(path);
-  const pem = await readTextInput(path, read);
-  if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
-    throw new SchemaPinError(
-      "KEY_INVALID",
-      `--public-key ${source} holds a private key; verifying needs only the public key: ` +
-        "give the authority's public key (`openssl pkey -in KEY -pubout` derives it)",
-      { path },
-    );
-  }
-  const key = parsePublicKeyPem(pem, `--public-key ${source}`);
+  const key = await readPublicKeyInput(files.publicKey, read, {
+    flag: "--public-key",
+    advice: "give the authority's public key (`openssl pkey -in KEY -pubout` derives it)",
+  });
   if (files.revocation === undefined) return { key };
   const revocationSource = sourceName(files.revocation);
   const document = parseRevocationDocument(

@@ -11,6 +11,7 @@ import { checkArg } from "../arguments.ts";
 import { SchemaPinError } from "../errors.ts";
 import { type Base64Problem, scanBase64 } from "../crypto/base64.ts";
 import { decodeEcdsaDer } from "../crypto/der.ts";
+import { parsePublicKeyPem, type PublicKey } from "../crypto/keys.ts";
 import { pemInsteadOf, pemLabelOf } from "../crypto/pem.ts";
 import { parseJson } from "../json/parse.ts";
 import type { JsonValue } from "../json/types.ts";
@@ -186,6 +187,42 @@ export async function readTextInput(path: string, read: ReadInput): Promise<stri
   } catch {
     throw new SchemaPinError("INPUT_INVALID", `${path} is not valid UTF-8 text`, { path });
   }
+}
+
+/**
+ * Reads the explicit public key `path` given as `flag` (`--public-key`) through `read`: a PEM
+ * public key, parsed and checked as P-256. A private key is refused as such — verifying needs
+ * only the public half — with `advice` on where to get it; errors name the flag and the file.
+ *
+ * @throws {SchemaPinError} `KEY_INVALID` for a private key or a key that is not P-256;
+ *   `INPUT_INVALID` for text that is not UTF-8; what `read` throws.
+ *
+ * @example
+ * ```ts ignore
+ * import { readPublicKeyInput } from "./input.ts";
+ * const key = await readPublicKeyInput("public.pem", (p) => Deno.readFile(p), {
+ *   flag: "--public-key",
+ *   advice: "give public.pem",
+ * });
+ * ```
+ */
+export async function readPublicKeyInput(
+  path: string,
+  read: ReadInput,
+  options: { readonly flag: string; readonly advice: string },
+): Promise<PublicKey> {
+  checkArg("readPublicKeyInput", "path", path, "string");
+  checkArg("readPublicKeyInput", "options", options, "object");
+  const named = `${options.flag} ${sourceName(path)}`;
+  const pem = await readTextInput(path, read);
+  if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
+    throw new SchemaPinError(
+      "KEY_INVALID",
+      `${named} holds a private key; verifying needs only the public key: ${options.advice}`,
+      { path },
+    );
+  }
+  return parsePublicKeyPem(pem, named);
 }
 
 /** What {@linkcode inspectInlineSignature} found out about a value given as a signature. */

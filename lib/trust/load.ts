@@ -14,7 +14,6 @@
  * @module
  */
 import { SchemaPinError } from "../errors.ts";
-import { parsePublicKeyPem } from "../crypto/keys.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import { parseRevocationDocument } from "../revocation/document.ts";
 import { defaultPinStorePath, FilePinStore, type PinRecord, type PinStore } from "../pins/store.ts";
@@ -44,6 +43,7 @@ import { dnsBeforePinHook } from "../schema/resolver_verify.ts";
 import {
   type ReadInput,
   readJsonInput,
+  readPublicKeyInput,
   readTextInput,
   requireDirectory,
   sourceName,
@@ -405,17 +405,11 @@ async function prepareTrust(plan: TrustPlan, env: TrustEnv): Promise<PreparedTru
   });
   if (plan.publicKey !== undefined) {
     const source = sourceName(plan.publicKey);
-    const pem = await readTextInput(plan.publicKey, env.read);
-    if (/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/.test(pem)) {
-      throw new SchemaPinError(
-        "KEY_INVALID",
-        `--public-key ${source} holds a private key; verifying needs only the public key: ` +
-          "give public.pem (`schemapin keygen` writes it; `openssl pkey -in KEY -pubout` " +
-          "derives it), and keep the private key off this machine",
-        { path: plan.publicKey },
-      );
-    }
-    const key = parsePublicKeyPem(pem, `--public-key ${source}`);
+    const key = await readPublicKeyInput(plan.publicKey, env.read, {
+      flag: "--public-key",
+      advice: "give public.pem (`schemapin keygen` writes it; `openssl pkey -in KEY -pubout` " +
+        "derives it), and keep the private key off this machine",
+    });
     const trust: TrustInputs = {
       discovery: {
         schema_version: "1.4",
