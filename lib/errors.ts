@@ -104,3 +104,31 @@ export class SchemaPinError extends Error {
 export function isSchemaPinError(e: unknown, code?: ErrorCode): e is SchemaPinError {
   return e instanceof SchemaPinError && (code === undefined || e.code === code);
 }
+
+/**
+ * An error about how an operation was asked (servers named twice, nothing to pin, an option that
+ * does not fit the others, no passphrase source) rather than about a file or a server:
+ * `INPUT_INVALID` with `details.usage` true, which the CLI reports as a usage error (exit 2).
+ *
+ * @example
+ * ```ts
+ * import { usageError } from "./errors.ts";
+ * usageError("no servers to pin").details; // { usage: true }
+ * ```
+ */
+export function usageError(message: string, details: ErrorDetails = {}): SchemaPinError {
+  return new SchemaPinError("INPUT_INVALID", message, { ...details, usage: true });
+}
+
+/**
+ * True when `e` is an error about how the operation was asked ({@linkcode usageError}).
+ *
+ * @example
+ * ```ts
+ * import { isUsageError, usageError } from "./errors.ts";
+ * isUsageError(usageError("no servers to pin")); // true
+ * ```
+ */
+export function isUsageError(e: unknown): e is SchemaPinError {
+  return e instanceof SchemaPinError && e.details.usage === true;
+}

@@ -7,7 +7,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { SchemaPinError } from "../errors.ts";
+import { isUsageError, SchemaPinError } from "../errors.ts";
 import { type FlagTable, parseOptions, rewriteDeprecatedFlags } from "./flags.ts";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
 import { didYouMean } from "./suggest.ts";
@@ -74,6 +74,32 @@ export class UsageError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "UsageError";
+  }
+}
+
+/**
+ * Runs a library step of `command`: an error it throws about how it was asked
+ * (`usageError` of lib/errors.ts, `details.usage`) becomes a {@linkcode UsageError} of
+ * `command` (exit 2, "see --help"); any other error, or a result, passes through. `step` may
+ * return a promise.
+ *
+ * @example
+ * ```ts ignore
+ * const result = await asUsage("contract init", () => initLock(request, contractFiles(io)));
+ * ```
+ */
+export function asUsage<T>(command: string, step: () => T): T {
+  const usageOf = (e: unknown) => isUsageError(e) ? new UsageError(`${command}: ${e.message}`) : e;
+  try {
+    const result = step();
+    if (result instanceof Promise) {
+      return result.catch((e) => {
+        throw usageOf(e);
+      }) as T;
+    }
+    return result;
+  } catch (e) {
+    throw usageOf(e);
   }
 }
 
@@ -169,7 +195,7 @@ export function notice(text: string): void {
  * @example
  * ```ts
  * import { describeError } from "./command.ts";
- * import { SchemaPinError } from "../errors.ts";
+ * import { isUsageError, SchemaPinError } from "../errors.ts";
  * describeError(new SchemaPinError("JSON_INVALID", "bad")); // { code: 2, message: "error: JSON_INVALID: bad" }
  * ```
  */

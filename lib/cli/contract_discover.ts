@@ -12,21 +12,19 @@ import {
   type DiscoveryEnvironment,
   discoveryEnvironmentOf,
 } from "../contractpin/discover.ts";
-import { isUsageError } from "../contractpin/files.ts";
 import type { EnvLookup } from "../contractpin/secrets.ts";
 import type { CliIO } from "./command.ts";
-import { UsageError } from "./command.ts";
+import { asUsage } from "./command.ts";
 
 /**
  * The discovery environment of this process (lib/contractpin/discover.ts,
  * `discoveryEnvironmentOf`); no home folder is a usage error of `--discover`.
  */
 export function discoveryEnvironment(projectDir: string, env: EnvLookup): DiscoveryEnvironment {
-  try {
-    return discoveryEnvironmentOf(projectDir, env, Deno.build.os);
-  } catch (e) {
-    throw isUsageError(e) ? new UsageError(`contract init --discover: ${e.message}`) : e;
-  }
+  return asUsage(
+    "contract init --discover",
+    () => discoveryEnvironmentOf(projectDir, env, Deno.build.os),
+  );
 }
 
 function plural(n: number, word: string): string {

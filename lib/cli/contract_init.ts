@@ -12,12 +12,11 @@ import { initJsonFields } from "../contractpin/json_fields.ts";
 import { describeHiddenText } from "../contractpin/hidden_text.ts";
 import { instructionsDigest, SURFACE_KINDS } from "../contractpin/surface.ts";
 import { processEnv } from "../contractpin/secrets.ts";
-import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
+import { asUsage, type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { booleanFlag, type FlagTable, valueFlag } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import {
-  asUsage,
   commandLineServers,
   configHost,
   CONTRACT_SERVER_FLAGS,

@@ -18,7 +18,7 @@ import {
 import { parseArgs } from "node:util";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
 import type { ConfigHost } from "../contractpin/config.ts";
-import { type ContractFiles, isUsageError } from "../contractpin/files.ts";
+import type { ContractFiles } from "../contractpin/files.ts";
 import {
   type CommandLineServers,
   type ServerOption,
@@ -33,6 +33,7 @@ import { DEFAULT_CONCURRENCY, runLimits, type RunOptions } from "../contractpin/
 import type { CliIO } from "./command.ts";
 import { notice, UsageError } from "./command.ts";
 import { exists, readInput, writeFileAtomic } from "./io.ts";
+import { asUsage } from "./command.ts";
 
 /**
  * The MCP timeouts (`--startup-timeout`, `--timeout`): seconds for a server to start, and for
@@ -137,35 +138,6 @@ export function commandLineServers(
       cwd: values.cwd,
       clientCapabilities: values["client-capabilities"],
     }, relative));
-}
-
-/**
- * Runs a library step of `cmd`; an error it throws about how it was asked
- * (lib/contractpin/files.ts, `usageError`) becomes a usage error of `cmd` (exit 2, "see
- * --help").
- *
- * @example
- * ```ts ignore
- * const result = await asUsage("contract init", () => initLock(request, contractFiles(io)));
- * ```
- */
-export function asUsage<T>(cmd: string, step: () => T): T {
-  try {
-    const result = step();
-    if (result instanceof Promise) {
-      return result.catch((e) => {
-        throw usageOf(cmd, e);
-      }) as T;
-    }
-    return result;
-  } catch (e) {
-    throw usageOf(cmd, e);
-  }
-}
-
-/** `e` as a usage error of `cmd` when it is one (lib/contractpin/files.ts), else itself. */
-function usageOf(cmd: string, e: unknown): unknown {
-  return isUsageError(e) ? new UsageError(`${cmd}: ${e.message}`) : e;
 }
 
 /**

@@ -19,7 +19,14 @@ import {
 } from "../guard/listen.ts";
 import type { GuardMode } from "../guard/policy.ts";
 import { runStdioGuard } from "../guard/stdio.ts";
-import { type CliIO, type Command, EXIT_FAILED, parseCommandArgs, UsageError } from "./command.ts";
+import {
+  asUsage,
+  type CliIO,
+  type Command,
+  EXIT_FAILED,
+  parseCommandArgs,
+  UsageError,
+} from "./command.ts";
 import {
   checkTrustFlags,
   reportInputFailure,
@@ -36,7 +43,7 @@ import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
 import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { LINEAGE_FLAGS, NETWORK_TIMEOUT_FLAGS } from "./flag_groups.ts";
 import { lineageStoreFromFlags } from "./lineage_store.ts";
-import { asUsage, MCP_TIMEOUT_FLAGS, ownOptions } from "./contract_shared.ts";
+import { MCP_TIMEOUT_FLAGS, ownOptions } from "./contract_shared.ts";
 
 /** The connection limits of --listen (no TLS: no handshake timeout). */
 const { "handshake-timeout": _tls, ...LISTEN_LIMIT_FLAGS } = SERVER_LIMIT_FLAGS;

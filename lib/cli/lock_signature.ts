@@ -20,8 +20,7 @@ import {
 import { lockSignatureFailure } from "../contractpin/lock_signature_report.ts";
 import type { SchemaVerificationResult } from "../schema/verify.ts";
 import type { LoadedTrust } from "../trust/load.ts";
-import { type CliIO, UsageError } from "./command.ts";
-import { asUsage } from "./contract_shared.ts";
+import { asUsage, type CliIO, UsageError } from "./command.ts";
 import {
   checkTrustFlags,
   confirmFirstUseWith,

@@ -11,7 +11,6 @@
  */
 import type { PrivateKey, PublicKey } from "../crypto/keys.ts";
 import type { Signer } from "../crypto/signer.ts";
-import { SchemaPinError } from "../errors.ts";
 import {
   type KeySpecOptions,
   loadPrivateKeyWithPassphrase,
@@ -22,7 +21,7 @@ import { isSshAgentKey, SSH_AGENT_KEY_PREFIX } from "../keys/signer.ts";
 import { lookUpPassphrase } from "../keys/passphrase.ts";
 import { readHiddenLine } from "../keys/hidden_line.ts";
 import { sourceName } from "../schema/input.ts";
-import { type CliIO, UsageError } from "./command.ts";
+import { asUsage, type CliIO, UsageError } from "./command.ts";
 import { readInput } from "./io.ts";
 
 /**
@@ -90,18 +89,6 @@ function cliKeyOptions(io: CliIO, sources: PassphraseSources): KeySpecOptions {
     onWarning: (message) => io.stderr(`warning: ${message}\n`),
     otherwise: sources.otherwise,
   };
-}
-
-/** Runs `step`; the usage mistakes of lib/keys/ (`details.usage`) become usage errors of `command`. */
-async function asUsage<T>(command: string, step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (e) {
-    if (e instanceof SchemaPinError && e.details.usage === true) {
-      throw new UsageError(`${command}: ${e.message}`);
-    }
-    throw e;
-  }
 }
 
 /**

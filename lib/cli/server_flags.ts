@@ -6,8 +6,7 @@
  */
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "../http/server.ts";
 import { serverLimitsFrom, type ServerLimitsText } from "../http/server_limits.ts";
-import { isUsageError } from "../contractpin/files.ts";
-import { UsageError } from "./command.ts";
+import { asUsage } from "./command.ts";
 import { type FlagTable, valueFlag } from "./flags.ts";
 
 const s = (ms: number) => `${ms / 1000}`;
@@ -57,9 +56,5 @@ export function parseServerLimits(
   values: ServerLimitsText,
   tls: boolean,
 ): ServerLimits {
-  try {
-    return serverLimitsFrom(values, tls);
-  } catch (e) {
-    throw isUsageError(e) ? new UsageError(`${command}: ${e.message}`) : e;
-  }
+  return asUsage(command, () => serverLimitsFrom(values, tls));
 }

@@ -23,9 +23,9 @@
  * @module
  */
 import { dirname, isAbsolute, posix, resolve, win32 } from "node:path";
-import { SchemaPinError } from "../errors.ts";
+import { SchemaPinError, usageError } from "../errors.ts";
 import { type ConfigContext, type ConfigEntry, parseClientConfig } from "./config.ts";
-import { type ContractFiles, usageError } from "./files.ts";
+import type { ContractFiles } from "./files.ts";
 import { prepareTarget, type ServerTarget } from "./live.ts";
 import { lockRelative } from "./lock.ts";
 import { type EnvLookup, processEnv, sanitizeIdentity } from "./secrets.ts";
@@ -74,7 +74,7 @@ export interface DiscoveryEnvironment {
  * is `env`: the home folder (`$HOME`; on Windows `%USERPROFILE%`, else `$HOME`), `%APPDATA%`,
  * `$XDG_CONFIG_HOME` (empty: unset), and `projectDir` made absolute.
  *
- * @throws {SchemaPinError} a usage error (`details.usage`, ./files.ts) when the home folder is
+ * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) when the home folder is
  *   not set to an absolute path; `INPUT_INVALID` for arguments of the wrong type
  *
  * @example

@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { type ErrorDetails, SchemaPinError } from "../errors.ts";
 import type { ReadInput } from "../schema/input.ts";
 
 /**
@@ -32,32 +31,4 @@ export interface ContractFiles {
   readonly exists: (path: string) => Promise<boolean>;
   /** Replaces `path` with `text` atomically: a failed write leaves the old file whole. */
   readonly write: (path: string, text: string) => Promise<void>;
-}
-
-/**
- * An error about how an operation was asked — servers named twice, nothing to pin, an option
- * that does not fit the others — rather than about a file or a server: `INPUT_INVALID` with
- * `details.usage` true (the CLI reports it as a usage error, {@linkcode isUsageError}).
- *
- * @example
- * ```ts
- * import { usageError } from "./files.ts";
- * usageError("no servers to pin").details; // { usage: true }
- * ```
- */
-export function usageError(message: string, details: ErrorDetails = {}): SchemaPinError {
-  return new SchemaPinError("INPUT_INVALID", message, { ...details, usage: true });
-}
-
-/**
- * True when `e` is an error about how the operation was asked ({@linkcode usageError}).
- *
- * @example
- * ```ts
- * import { isUsageError, usageError } from "./files.ts";
- * isUsageError(usageError("no servers to pin")); // true
- * ```
- */
-export function isUsageError(e: unknown): e is SchemaPinError {
-  return e instanceof SchemaPinError && e.details.usage === true;
 }

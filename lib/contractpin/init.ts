@@ -8,7 +8,7 @@
  * @module
  */
 import { dirname, resolve } from "node:path";
-import { SchemaPinError } from "../errors.ts";
+import { SchemaPinError, usageError } from "../errors.ts";
 import { checkArg } from "../arguments.ts";
 import { type ConfigHost, readConfig } from "./config.ts";
 import {
@@ -18,7 +18,7 @@ import {
   type DiscoveryEnvironment,
   type SkippedServer,
 } from "./discover.ts";
-import { type ContractFiles, usageError } from "./files.ts";
+import type { ContractFiles } from "./files.ts";
 import type { ServerTarget } from "./live.ts";
 import {
   buildLock,

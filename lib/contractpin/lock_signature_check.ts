@@ -8,8 +8,7 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
-import { usageError } from "./files.ts";
+import { SchemaPinError, usageError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import { describeFsError, isNotFound, readFile, stat } from "../runtime/fs.ts";
 import type { FirstUseInfo } from "../schema/flow.ts";
@@ -49,7 +48,7 @@ export function lockSignaturePath(lockPath: string): string {
  * ({@linkcode lockSignaturePath}). A lock read from stdin (`-`) has no file to sit next to,
  * so its signature must be named; stdin cannot be both.
  *
- * @throws {SchemaPinError} a usage error (`details.usage`, lib/contractpin/files.ts) for a
+ * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) for a
  *   `signature` that names no file, or a lock read from stdin without one
  *
  * @example

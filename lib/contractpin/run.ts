@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
+import { SchemaPinError, usageError } from "../errors.ts";
 import { type DigestedToolList, digestToolList } from "./digest.ts";
 import { enumerateTarget, type PreparedTarget, prepareTarget, type ServerTarget } from "./live.ts";
 import {
@@ -35,7 +35,6 @@ import {
   type ListOptions,
   type ToolListing,
 } from "../mcp/session.ts";
-import { usageError } from "./files.ts";
 import { VERSION } from "../version.ts";
 import { dumpOfListing } from "../mcp/file.ts";
 import { finishReport, type ServerReport, type VerifyReport } from "./report.ts";
@@ -112,7 +111,7 @@ function positive(flag: string, value: string | undefined, integer: boolean) {
  * The {@linkcode RunOptions} limits of a command line's text (seconds there, milliseconds
  * inside), the defaults for those not given, and this release as the client version.
  *
- * @throws {SchemaPinError} a usage error (lib/contractpin/files.ts, `usageError`) naming the
+ * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) naming the
  *   option whose value is not a positive number (integer for pages and concurrency)
  *
  * @example

@@ -4,15 +4,14 @@
  * command (`--server NAME -- CMD…` with `--env` and `--cwd`), with the client capabilities to
  * announce — turned into server targets. The options come in the order given, because a
  * `--header` belongs to the `--http` before it. Errors about the options are usage errors
- * (lib/contractpin/files.ts, `usageError`) naming the option.
+ * (`usageError` of lib/errors.ts) naming the option.
  *
  * @module
  */
 import type { ServerTarget } from "./live.ts";
 import { normalizeClientCapabilities } from "./lock.ts";
 import { type HeaderTemplate, parseHeader } from "./secrets.ts";
-import { usageError } from "./files.ts";
-import { SchemaPinError } from "../errors.ts";
+import { SchemaPinError, usageError } from "../errors.ts";
 
 /** One server option of a command line, as given (`NAME=URL`, `NAME=PATH`, `Name: value`). */
 export interface ServerOption {

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { usageError } from "../contractpin/files.ts";
 import { checkArg } from "../arguments.ts";
+import { usageError } from "../errors.ts";
 import { ListenerFailure } from "../http/server.ts";
 import { isWindows, onSignal, type Signal } from "../runtime/process.ts";
 import { type HttpGuard, type HttpGuardOptions, isLoopbackHost, startHttpGuard } from "./http.ts";
@@ -21,7 +21,7 @@ export type UpstreamTransportChoice = "auto" | "streamable-http" | "sse";
  * The guard listens on loopback only unless `allowRemote`: anyone who can reach it can use the
  * server behind it.
  *
- * @throws {SchemaPinError} `INPUT_INVALID` with `details.usage` (lib/contractpin/files.ts) for
+ * @throws {SchemaPinError} `INPUT_INVALID` with `details.usage` (`usageError` of lib/errors.ts) for
  *   text that is not an address, or a host that is not loopback without `allowRemote`;
  *   `INPUT_INVALID` for arguments of the wrong type
  *

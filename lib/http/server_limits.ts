@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
+import { usageError } from "../errors.ts";
 import { checkArg } from "../arguments.ts";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server.ts";
 
@@ -31,17 +31,12 @@ export interface ServerLimitsText {
   readonly "request-timeout"?: string;
 }
 
-/** An error about how a limit was given (`details.usage`: the CLI reports a usage error). */
-function limitError(option: string, message: string): SchemaPinError {
-  return new SchemaPinError("INPUT_INVALID", message, { usage: true, option });
-}
-
 function seconds(option: string, text: string): number {
   const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
   if (!(n >= 0.01 && n <= 86_400)) {
-    throw limitError(
-      option,
+    throw usageError(
       `--${option} must be a number of seconds from 0.01 to 86400 (got ${JSON.stringify(text)})`,
+      { option },
     );
   }
   return Math.round(n * 1000);
@@ -68,15 +63,17 @@ export function serverLimitsFrom(values: ServerLimitsText, tls: boolean): Server
   const max = values["max-connections"];
   if (max !== undefined) {
     if (!/^\d{1,7}$/.test(max) || Number(max) < 1 || Number(max) > 1_000_000) {
-      throw limitError(
-        "max-connections",
+      throw usageError(
         `--max-connections must be a whole number from 1 to 1000000 (got ${JSON.stringify(max)})`,
+        { option: "max-connections" },
       );
     }
     limits.maxConnections = Number(max);
   }
   if (values["handshake-timeout"] !== undefined) {
-    if (!tls) throw limitError("handshake-timeout", "--handshake-timeout applies to TLS only");
+    if (!tls) {
+      throw usageError("--handshake-timeout applies to TLS only", { option: "handshake-timeout" });
+    }
     limits.handshakeTimeoutMs = seconds("handshake-timeout", values["handshake-timeout"]);
   }
   if (values["header-timeout"] !== undefined) {

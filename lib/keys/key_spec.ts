@@ -14,7 +14,7 @@
 import type { PrivateKey, PublicKey } from "../crypto/keys.ts";
 import type { Signer } from "../crypto/signer.ts";
 import { checkArg, checkMethods } from "../arguments.ts";
-import { SchemaPinError } from "../errors.ts";
+import { SchemaPinError, usageError } from "../errors.ts";
 import { lookUpPassphrase, type PassphraseLookup } from "./passphrase.ts";
 import {
   type KeyFileOptions,
@@ -178,11 +178,10 @@ export async function loadSignerWithPassphrase(
   }
   const label = options.label ?? spec;
   if (options.passphraseFile !== undefined) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
+    throw usageError(
       `--passphrase-file does not go with ${label}: the SSH agent holds the key and asks ` +
         "for its own passphrase or PIN",
-      { usage: true, key: spec },
+      { key: spec },
     );
   }
   let agent: Signer;

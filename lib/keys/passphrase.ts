@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
+import { SchemaPinError, usageError } from "../errors.ts";
 import { readEnv } from "../runtime/fs.ts";
 import { passphraseFromFile, type ReadBytes } from "./private_key.ts";
 
@@ -65,11 +65,6 @@ export function readEnvironment(name: string): string | undefined {
   }
 }
 
-/** A usage mistake of the passphrase's sources (`details.usage`). */
-function usage(message: string): SchemaPinError {
-  return new SchemaPinError("INPUT_INVALID", message, { usage: true });
-}
-
 /**
  * Gets a passphrase from the passphrase file, else `SCHEMAPIN_PASSPHRASE`, else the prompt
  * (asking twice when `confirm`, for a new key).
@@ -107,7 +102,7 @@ export async function lookUpPassphrase(
   const fromEnv = getEnv(PASSPHRASE_ENV);
   if (fromEnv !== undefined) {
     if (fromEnv === "") {
-      throw usage(`${PASSPHRASE_ENV} is set but empty; set it to the passphrase or unset it`);
+      throw usageError(`${PASSPHRASE_ENV} is set but empty; set it to the passphrase or unset it`);
     }
     return fromEnv;
   }
@@ -115,17 +110,17 @@ export async function lookUpPassphrase(
     confirm ? `New passphrase for ${purpose}: ` : `Passphrase for ${purpose}: `,
   );
   if (first === undefined) {
-    throw usage(
+    throw usageError(
       `${purpose} needs a passphrase: give --passphrase-file FILE or set ` +
         `${PASSPHRASE_ENV} (there is no terminal to ask on)` +
         (lookup.otherwise !== undefined ? `; ${lookup.otherwise}` : ""),
     );
   }
-  if (first === "") throw usage("the passphrase is empty");
+  if (first === "") throw usageError("the passphrase is empty");
   if (confirm) {
     const again = await lookup.prompt(`Repeat the passphrase: `);
-    if (again === undefined) throw usage("passphrase entry cancelled");
-    if (again !== first) throw usage("the two passphrases differ; nothing was written");
+    if (again === undefined) throw usageError("passphrase entry cancelled");
+    if (again !== first) throw usageError("the two passphrases differ; nothing was written");
   }
   return first;
 }

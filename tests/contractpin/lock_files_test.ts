@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { serversFromSpecs } from "../../lib/contractpin/server_specs.ts";
-import { type ContractFiles, isUsageError } from "../../lib/contractpin/files.ts";
+import type { ContractFiles } from "../../lib/contractpin/files.ts";
+import { isUsageError } from "../../lib/errors.ts";
 import { initLock } from "../../lib/contractpin/init.ts";
 import { approveLock } from "../../lib/contractpin/approve_lock.ts";
 import {

@@ -4,7 +4,7 @@
 // "<command>: --flag must be …" (exit 2; tests/cli/usage_before_network_test.ts runs it).
 import assert from "node:assert/strict";
 import { DEFAULT_CONCURRENCY, runLimits } from "../../lib/contractpin/run.ts";
-import { isUsageError } from "../../lib/contractpin/files.ts";
+import { isUsageError } from "../../lib/errors.ts";
 import {
   DEFAULT_MAX_PAGES,
   DEFAULT_REQUEST_TIMEOUT_MS,
