@@ -30,6 +30,7 @@ import {
   parseTimeoutFlag,
   readJsonFile,
   reportInputFailure,
+  requireDomainFlag,
   sourceName,
 } from "./schema_inputs.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
@@ -111,11 +112,7 @@ async function runRecord(args: string[], io: CliIO): Promise<number> {
   }
   let name: string | undefined;
   if (values.domain !== undefined) {
-    const dc = checkDomain(values.domain);
-    if (!dc.ok) {
-      throw new UsageError(`dns record: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
-    }
-    name = dnsLookupName(dc.domain);
+    name = dnsLookupName(requireDomainFlag("dns record", values.domain));
   }
   const key = await loadKeyForPublicKey(values.key, io, {
     command: "dns record",

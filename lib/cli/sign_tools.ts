@@ -125,7 +125,7 @@ export const signToolsCommand: Command = {
     }
     const now = Math.floor(Date.now() / 1000) * 1000;
     const signOptions: SignToolListOptions = { domain, signedAt: now };
-    const expiresAt = expiryOption("sign-tools", values, now, "30d, 12h, 2w or 1d12h");
+    const expiresAt = expiryOption("sign-tools", values, now);
     if (expiresAt !== undefined) signOptions.expiresAt = expiresAt;
     // Checked before the server is started (signing would refuse them only afterwards).
     for (const flag of ["signer-kid", "schema-version"] as const) {

@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { checkDomain } from "../dns/domain.ts";
 import { signatureExpiry } from "../time/expiry.ts";
 import { UsageError } from "./command.ts";
+import { requireDomainFlag } from "./schema_inputs.ts";
 
 /** The flag values read by {@linkcode signatureMetadata}. */
 export interface SignatureMetadataFlags {
@@ -45,20 +45,13 @@ export function signatureMetadata(
   if (expiresAt !== undefined) options.expiresAt = expiresAt;
   if (values["signer-kid"] === "") throw new UsageError(`${command}: --signer-kid is empty`);
   if (values["signer-kid"] !== undefined) options.signerKid = values["signer-kid"];
-  if (values.domain !== undefined) {
-    const dc = checkDomain(values.domain);
-    if (!dc.ok) {
-      throw new UsageError(`${command}: --domain ${JSON.stringify(values.domain)}: ${dc.reason}`);
-    }
-    options.domain = dc.domain;
-  }
+  if (values.domain !== undefined) options.domain = requireDomainFlag(command, values.domain);
   return options;
 }
 
 /**
  * The `expires_at` that `--expires-in` or `--expires-at` asks for at `now` (`signatureExpiry`
  * of lib/time/expiry.ts), `undefined` for none; a `UsageError` naming the flag otherwise.
- * `durations` are the examples the duration message gives.
  *
  * @example
  * ```ts ignore
@@ -69,7 +62,6 @@ export function expiryOption(
   command: string,
   values: Pick<SignatureMetadataFlags, "expires-in" | "expires-at">,
   now: number,
-  durations = "30d, 12h, 90m, 2w or 1d12h",
 ): number | string | undefined {
   const expiry = signatureExpiry(
     { expiresIn: values["expires-in"], expiresAt: values["expires-at"] },
@@ -83,7 +75,7 @@ export function expiryOption(
       throw new UsageError(
         `${command}: --expires-in ${
           JSON.stringify(values["expires-in"])
-        } is not a duration like ${durations}`,
+        } is not a duration like 30d, 12h, 90m, 2w or 1d12h`,
       );
     case "time":
       throw new UsageError(
