@@ -10,7 +10,7 @@ import { SchemaPinError } from "../errors.ts";
 import { checkArg } from "../arguments.ts";
 import type { Signer } from "../crypto/signer.ts";
 import { parseJson } from "../json/parse.ts";
-import { describeFsError, isNotFound, lstatSync } from "../runtime/fs.ts";
+import { exists } from "../runtime/atomic_write.ts";
 import { formatSchemaSignatureDocument, type SchemaSignatureDocument } from "../schema/document.ts";
 import type { ContractFiles } from "./files.ts";
 import { parseLock } from "./lock.ts";
@@ -57,19 +57,6 @@ export interface SignedLockFile {
   readonly signer: Signer;
 }
 
-/** True when something is at `path` (a dangling symbolic link counts). */
-function present(path: string): boolean {
-  try {
-    lstatSync(path);
-    return true;
-  } catch (e) {
-    if (isNotFound(e)) return false;
-    throw new SchemaPinError("IO_FAILED", `cannot check ${path}: ${describeFsError(e)}`, {
-      path,
-    });
-  }
-}
-
 /**
  * Signs the lock at `request.lockPath` into `request.sigPath`: an existing signature file is
  * refused unless `force` — checked before `loadSigner` is called, so no passphrase is asked
@@ -103,7 +90,7 @@ export async function signLockFile(
   checkArg("signLockFile", "files", files, "object");
   checkArg("signLockFile", "loadSigner", loadSigner, "function");
   const { lockPath, sigPath } = request;
-  if (request.force !== true && present(sigPath)) {
+  if (request.force !== true && await exists(sigPath)) {
     throw new SchemaPinError(
       "IO_FAILED",
       `${sigPath} already exists; nothing was written — add --force to replace it`,
