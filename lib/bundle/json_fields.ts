@@ -52,16 +52,16 @@ export function bundleDomains(bundle: TrustBundle): BundleDomains {
   };
 }
 
-/** The fields of a verification printed by `--json`, in order, with their JSON names. */
-const VERIFICATION_FIELDS: readonly (readonly [keyof TrustBundleVerification, string])[] = [
-  ["failedStep", "failed_step"],
-  ["kid", "kid"],
-  ["fingerprint", "fingerprint"],
-  ["expectedFingerprint", "expected_fingerprint"],
-  ["firstUse", "first_use"],
-  ["signedAt", "signed_at"],
-  ["expiresAt", "expires_at"],
-];
+/** The fields of a verification printed by `--json`, in order (snake_case in the output). */
+const VERIFICATION_KEYS = [
+  "failedStep",
+  "kid",
+  "fingerprint",
+  "expectedFingerprint",
+  "firstUse",
+  "signedAt",
+  "expiresAt",
+] as const satisfies readonly (keyof TrustBundleVerification)[];
 
 /**
  * The `--json` fields of a bundle verification (`bundle verify`, and each input of
@@ -89,17 +89,16 @@ export function bundleVerificationJson(
 ): { ok: boolean } & Record<string, unknown> {
   checkArg("bundleVerificationJson", "source", source, "string");
   checkArg("bundleVerificationJson", "result", result, "object");
-  const out: { ok: boolean } & Record<string, unknown> = {
-    ...verificationFields(result, []),
+  const { ok, error, ...fields } = verificationFields(result, [...VERIFICATION_KEYS]);
+  return {
+    ok,
+    ...(error !== undefined ? { error } : {}),
     file: source,
+    ...fields,
+    ...(result.verified ? bundleDomains(result.verified.bundle) : {}),
+    warnings: result.warnings,
+    ...(result.unprotectedFields ? { unprotected_fields: result.unprotectedFields } : {}),
   };
-  for (const [key, name] of VERIFICATION_FIELDS) {
-    if (result[key] !== undefined) out[name] = result[key];
-  }
-  if (result.verified) Object.assign(out, bundleDomains(result.verified.bundle));
-  out.warnings = result.warnings;
-  if (result.unprotectedFields) out.unprotected_fields = result.unprotectedFields;
-  return out;
 }
 
 /** The fingerprint of a PEM key in a bundle, or null when it does not parse (not verified). */
