@@ -4,7 +4,7 @@
  * added without its exit code. Every path of the CLI that turns a {@linkcode SchemaPinError}
  * or a failed verification's `errorCode` into an exit code asks this module: the error printed
  * by lib/cli/main.ts, the input failures and verification results of the verify commands
- * (lib/cli/schema_inputs.ts), the bundle commands and the batch verifier.
+ * ({@linkcode resultExitCode}), the bundle commands and the batch verifier.
  *
  * The contract: `0` success or verified; `1` verification failed (the command ran and
  * rejected what it was asked to check); `2` could not run (bad arguments, an unreadable or
@@ -155,4 +155,33 @@ export function exitCodeOfError(
     throw misuse("exitCodeOfError", "e", "an error with a string code");
   }
   return exitCodeFor(e.code, e.details?.remote === true ? "published" : "input");
+}
+
+/**
+ * The exit code of a finished verification: 0 valid; 1 for a failure reported by the DNS
+ * cross-check (the published record is not the user's input); else the verdict row of the
+ * error code in {@linkcode ERROR_EXIT_CODES} — 2 when an input the user gave could not be used
+ * (unreadable, not JSON, a malformed local discovery, revocation, bundle or signature file),
+ * else 1.
+ *
+ * @example
+ * ```ts
+ * import { resultExitCode } from "./exit_codes.ts";
+ * resultExitCode({ valid: false, errorCode: "SIGNATURE_INVALID" }); // 1
+ * resultExitCode({ valid: false, errorCode: "JSON_INVALID" }); // 2
+ * ```
+ */
+export function resultExitCode(
+  result: {
+    readonly valid: boolean;
+    readonly errorCode?: string;
+    readonly dns?: { state: string };
+  },
+): number {
+  if (result.valid) return EXIT_OK;
+  const dnsState = result.dns?.state;
+  if (dnsState === "mismatch" || dnsState === "malformed" || dnsState === "lookup_failed") {
+    return exitCodeFor(result.errorCode, "published");
+  }
+  return exitCodeFor(result.errorCode, "verdict");
 }

@@ -1,114 +1,30 @@
 /**
  * What the bundle commands share, and what `verify-schema` / `verify-skill --bundle FILE`
- * use: the authority allow-list flags (`--authority KID=FP`, `--authority-key KID=PEM`,
- * `--authority-store FILE`) a signed bundle is verified against (§21.4; the store is
- * lib/bundle/verify_key.ts, the bundle is loaded by lib/trust/load.ts), reading a bundle file
- * (lib/bundle/file.ts) through the CLI's reader, and the hint and notes of a verification.
+ * use: the authority allow-list of the `--authority…` flags a signed bundle is verified
+ * against (§21.4; lib/bundle/authority_options.ts), reading a bundle file (lib/bundle/file.ts)
+ * through the CLI's reader, and the hint and notes of a verification.
  *
  * @module
  */
-import { parsePublicKeyPem } from "../crypto/keys.ts";
-import { isSha256Ref } from "../crypto/fingerprint.ts";
+import { type AuthorityOptionValues, authorityStoreFrom } from "../bundle/authority_options.ts";
 import type { BundleAuthorityStore } from "../bundle/authority.ts";
-import { checkKid } from "../bundle/bundle.ts";
 import { readTrustBundleFile } from "../bundle/file.ts";
 import type { TrustBundleVerification } from "../bundle/verify.ts";
-import { authorityAllowList } from "../bundle/verify_key.ts";
 import { sourceName } from "../schema/input.ts";
-import { type CliIO, UsageError } from "./command.ts";
-import { readInput, readTextInput } from "./io.ts";
-
-/** The flag values {@linkcode authorityStoreFromFlags} reads. */
-export interface AuthorityFlagValues {
-  /** `--authority KID=FINGERPRINT`, repeatable. */
-  authority?: string[];
-  /** `--authority-key KID=PEM`, repeatable. */
-  "authority-key"?: string[];
-  /** `--authority-store FILE`. */
-  "authority-store"?: string;
-  /** `--trust-first-use-authority` (verify-schema, verify-skill). */
-  "trust-first-use-authority"?: boolean;
-}
-
-/** True when any allow-list flag was given. */
-export function hasAuthorityFlags(values: AuthorityFlagValues): boolean {
-  return (values.authority?.length ?? 0) + (values["authority-key"]?.length ?? 0) > 0 ||
-    values["authority-store"] !== undefined || values["trust-first-use-authority"] === true;
-}
-
-/** A usage error when allow-list flags are given without `--bundle`. */
-export function rejectAuthorityFlags(command: string, values: AuthorityFlagValues): void {
-  if (hasAuthorityFlags(values)) {
-    throw new UsageError(
-      `${command}: --authority, --authority-key, --authority-store and ` +
-        "--trust-first-use-authority go with --bundle FILE",
-    );
-  }
-}
-
-function splitPair(command: string, flag: string, value: string, what: string): [string, string] {
-  const at = value.indexOf("=");
-  if (at <= 0 || at === value.length - 1) {
-    throw new UsageError(`${command}: ${flag} ${JSON.stringify(value)} is not KID=${what}`);
-  }
-  const kid = value.slice(0, at);
-  const problem = checkKid(kid);
-  if (problem) throw new UsageError(`${command}: ${flag} ${JSON.stringify(value)}: ${problem}`);
-  return [kid, value.slice(at + 1)];
-}
+import { asUsage, type CliIO } from "./command.ts";
+import { readInput } from "./io.ts";
 
 /**
- * Checks the form of every `--authority KID=FINGERPRINT` and `--authority-key KID=PEM` value
- * without reading a file, so a malformed one is a usage error before anything is fetched,
- * written or read ({@linkcode authorityStoreFromFlags} repeats the checks and reads the keys).
+ * The allow-list for one run (`authorityStoreFrom` of lib/bundle/authority_options.ts), its
+ * files read through `io`: a kid given twice is a usage error; a command-line fingerprint
+ * that contradicts the store is `KEY_PIN_MISMATCH` (exit 1).
  */
-export function checkAuthorityFlags(command: string, values: AuthorityFlagValues): void {
-  for (const v of values.authority ?? []) {
-    const [, fp] = splitPair(command, "--authority", v, "FINGERPRINT");
-    if (!isSha256Ref(fp)) {
-      throw new UsageError(
-        `${command}: --authority ${JSON.stringify(v)}: the fingerprint must be sha256: and 64 ` +
-          `lower-case hex digits (see \`schemapin fingerprint\`)`,
-      );
-    }
-  }
-  for (const v of values["authority-key"] ?? []) splitPair(command, "--authority-key", v, "PEM");
-}
-
-/**
- * The allow-list for one run (lib/bundle/verify_key.ts): the `--authority-store` file when
- * given (with the command-line authorities seeded into it), else an in-memory store holding
- * only the command-line authorities. A kid given twice is a usage error; a command-line
- * fingerprint that contradicts the store is `KEY_PIN_MISMATCH` (exit 1).
- */
-export async function authorityStoreFromFlags(
+export function authorityStoreFromFlags(
   command: string,
-  values: AuthorityFlagValues,
+  values: AuthorityOptionValues,
   io: CliIO,
 ): Promise<{ store: BundleAuthorityStore; persisted: boolean }> {
-  const given = new Map<string, string>();
-  const add = (kid: string, fingerprint: string, flag: string) => {
-    const previous = given.get(kid);
-    if (previous !== undefined) {
-      throw new UsageError(
-        `${command}: authority ${JSON.stringify(kid)} is given twice` +
-          (previous === fingerprint ? "" : " with different keys") + ` (${flag})`,
-      );
-    }
-    given.set(kid, fingerprint);
-  };
-  checkAuthorityFlags(command, values);
-  for (const v of values.authority ?? []) {
-    const [kid, fp] = splitPair(command, "--authority", v, "FINGERPRINT");
-    add(kid, fp, "--authority");
-  }
-  for (const v of values["authority-key"] ?? []) {
-    const [kid, path] = splitPair(command, "--authority-key", v, "PEM");
-    const key = parsePublicKeyPem(await readTextInput(path, io), sourceName(path));
-    add(kid, key.fingerprint, "--authority-key");
-  }
-  const file = values["authority-store"];
-  return { store: await authorityAllowList(given, file), persisted: file !== undefined };
+  return asUsage(command, () => authorityStoreFrom(values, (p) => readInput(p, io)));
 }
 
 /** Reads a bundle file strictly (`JSON_INVALID` / `IO_FAILED` name the file). */

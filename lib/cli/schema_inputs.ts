@@ -2,42 +2,44 @@
  * Input helpers shared by the schema commands (sign-schema, verify-schema, well-known,
  * revoke, pins, chain): read a JSON or PEM file with errors naming it, check a batch's
  * `--pattern`; and what the verify commands share: their key-source flags checked into the
- * trust plan that lib/trust/load.ts loads (lib/trust/verify.ts verifies with it), the exit
- * code of a verification, and the texts of its warnings, failures and first-use question.
+ * trust plan of lib/trust/plan.ts that lib/trust/load.ts loads (lib/trust/verify.ts verifies
+ * with it), and the texts of its warnings, failures and first-use question.
  *
  * @module
  */
 import { shellLine } from "../contractpin/display_text.ts";
 import { SchemaPinError } from "../errors.ts";
 import type { JsonValue } from "../json/types.ts";
-import {
-  type AuthorityFlagValues,
-  authorityStoreFromFlags,
-  checkAuthorityFlags,
-  hasAuthorityFlags,
-  rejectAuthorityFlags,
-} from "./bundle_trust.ts";
+import { authorityStoreFromFlags } from "./bundle_trust.ts";
 import type { FirstUseInfo, OfflineVerificationResult } from "../schema/flow.ts";
-import { checkDomain } from "../dns/domain.ts";
 import type { HttpsFetchOptions } from "../discovery/http.ts";
 import type { DnsCrossCheck } from "../dns/check.ts";
-import { type DnsServer, parseDnsServer } from "../dns/resolve.ts";
+import { describeDnsCheck } from "../dns/check_text.ts";
+import type { DnsServer } from "../dns/resolve.ts";
 import { readJsonInput, sourceName } from "../schema/input.ts";
+import { describeVerifyWarning } from "../schema/warning_text.ts";
 import { globToRegExp } from "../schema/batch.ts";
+import { domainOption } from "../trust/domain.ts";
 import {
   httpsFetchOptions,
   type TrustEnv,
   type TrustPlan as LibraryTrustPlan,
-  type TrustSource,
 } from "../trust/load.ts";
-import { type CliIO, UsageError } from "./command.ts";
-import { exitCodeFor, exitCodeOfError } from "../exit_codes.ts";
+import {
+  dnsServerOption,
+  planTrust,
+  timeoutOption,
+  type TrustOptionValues,
+} from "../trust/plan.ts";
+import { asUsage, type CliIO, UsageError } from "./command.ts";
+import { exitCodeOfError, resultExitCode } from "../exit_codes.ts";
 import { jsonError } from "./json_output.ts";
 import { readInput } from "./io.ts";
 import { lineageStoreFromFlags } from "./lineage_store.ts";
 import type { TrustedVerifierOptions } from "../trust/verify.ts";
 
-export { sourceName };
+// Moved to the library; re-exported for the commands that import them from here.
+export { describeDnsCheck, describeVerifyWarning, resultExitCode, sourceName };
 
 /**
  * Reads and strictly parses a JSON file; `JSON_INVALID` / `IO_FAILED` name the file and say
@@ -70,67 +72,13 @@ export function checkPatternFlag(pattern: string): string {
 
 // ---------------------------------------------------------------------------------------------
 // Shared by verify-schema and verify-skill: the trust inputs (discovery document or bundle,
-// revocation document), the exit code of a failed verification, input failures, warning texts
-// and the first-use question.
+// revocation document), input failures, warning texts and the first-use question.
 
-/**
- * The key-source options of the verify commands (`--authority…` options: a signed `--bundle`
- * must verify against them, §21.4).
- */
-export interface TrustOptionValues extends AuthorityFlagValues {
-  /** `--discovery FILE`. */
-  discovery?: string;
-  /** `--bundle FILE`. */
-  bundle?: string;
-  /** `--well-known`. */
-  "well-known"?: boolean;
-  /** `--resolver-dir DIR`. */
-  "resolver-dir"?: string;
-  /** `--revocation FILE`. */
-  revocation?: string;
-  /** `--ca-file FILE` (extra CA certificates for --well-known). */
-  "ca-file"?: string;
-  /** `--timeout SECONDS` (network connect/read and DNS deadlines). */
-  timeout?: string;
-  /** `--dns` (DNS TXT cross-check, §17). */
-  dns?: boolean;
-  /** `--dns-server IP[:PORT]`. */
-  "dns-server"?: string;
-  /** `--allow-missing-revocation`. */
-  "allow-missing-revocation"?: boolean;
-  /** `--public-key FILE`: an explicit trust anchor, never pinned. */
-  "public-key"?: string;
-  /** `--pin-store FILE` (refused with `--public-key`). */
-  "pin-store"?: string;
-  /** `--trust-first-use` (refused with `--public-key`). */
-  "trust-first-use"?: boolean;
-}
+export type { TrustOptionValues };
 
-/** The source flags that can form a chain, in the order they appear in `args`. */
-function chainOrder(args: readonly string[], values: TrustOptionValues): TrustSource[] {
-  const flags = (["bundle", "resolver-dir", "well-known"] as const).filter((f) =>
-    f === "well-known" ? values["well-known"] === true : values[f as "bundle"] !== undefined
-  );
-  const at = (flag: string) => {
-    const i = args.findIndex((a) => a === `--${flag}` || a.startsWith(`--${flag}=`));
-    return i < 0 ? Number.MAX_SAFE_INTEGER : i;
-  };
-  return flags.sort((a, b) => at(a) - at(b));
-}
-
-/**
- * Parses `--timeout SECONDS` (0 < s ≤ 600, decimals allowed) into milliseconds; a usage
- * error otherwise.
- */
+/** `--timeout SECONDS` in milliseconds (`timeoutOption` of lib/trust/plan.ts); a usage error. */
 export function parseTimeoutFlag(command: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const s = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
-  if (!(s > 0 && s <= 600)) {
-    throw new UsageError(
-      `${command}: --timeout ${JSON.stringify(text)} must be a number of seconds, > 0 and ≤ 600`,
-    );
-  }
-  return Math.round(s * 1000);
+  return asUsage(command, () => timeoutOption(text));
 }
 
 /** The `--well-known` fetch options: `--timeout` and the `--ca-file` HTTP client (close it). */
@@ -143,11 +91,7 @@ export async function httpsOptions(
   return await httpsFetchOptions({ timeoutMs, caFile: values["ca-file"] }, (p) => readInput(p, io));
 }
 
-/**
- * The key-source and DNS flags of a verify command, checked by {@linkcode checkTrustFlags}:
- * the library's plan (lib/trust/load.ts) of what loading the trust will read
- * and fetch, with the flags it came from.
- */
+/** The trust plan of a verify command (lib/trust/load.ts), with the flags it came from. */
 export interface TrustPlan extends LibraryTrustPlan {
   /** The command, for messages. */
   readonly command: string;
@@ -156,11 +100,9 @@ export interface TrustPlan extends LibraryTrustPlan {
 }
 
 /**
- * Checks every key-source and DNS flag of `command` — which sources, their combinations,
- * `--timeout`, `--dns-server`, the form of the `--authority…` values — without reading a file
- * or touching the network: a usage error here means nothing was fetched, read or written.
- * Commands call it before anything else that has effects; lib/trust/load.ts
- * then loads what it describes.
+ * Checks every key-source and DNS flag of `command` (`planTrust` of lib/trust/plan.ts) without
+ * reading a file or touching the network: a usage error here means nothing was fetched, read
+ * or written. Commands call it before anything else that has effects.
  *
  * @example
  * ```ts ignore
@@ -173,83 +115,9 @@ export function checkTrustFlags(
   domain: string,
   args: readonly string[] = [],
 ): TrustPlan {
-  const chain = chainOrder(args, values);
-  const publicKey = values["public-key"];
-  if (publicKey !== undefined) {
-    const others = [
-      ...(values.discovery !== undefined ? ["--discovery"] : []),
-      ...chain.map((f) => `--${f}`),
-    ];
-    if (others.length > 0) {
-      throw new UsageError(
-        `${command}: --public-key is the key source; it does not go with ${others.join(", ")}`,
-      );
-    }
-    if (publicKey === "") throw new UsageError(`${command}: --public-key needs a path`);
-    for (const flag of ["pin-store", "trust-first-use"] as const) {
-      if (values[flag] !== undefined) {
-        throw new UsageError(
-          `${command}: --${flag} does not go with --public-key (an explicit key is never pinned)`,
-        );
-      }
-    }
-  } else if (values.discovery !== undefined ? chain.length > 0 : chain.length === 0) {
-    throw new UsageError(
-      `${command}: give exactly one key source (--discovery FILE or --public-key FILE), or ` +
-        "one or more of " +
-        "--bundle FILE, --resolver-dir DIR and --well-known (a chain, in the order given)",
-    );
-  }
-  if (!values["well-known"]) {
-    for (const flag of ["ca-file"] as const) {
-      if (values[flag] !== undefined) {
-        throw new UsageError(`${command}: --${flag} goes with --well-known`);
-      }
-    }
-    if (values.timeout !== undefined && !values.dns) {
-      throw new UsageError(`${command}: --timeout goes with --well-known or --dns`);
-    }
-  }
-  const timeoutMs = parseTimeoutFlag(command, values.timeout);
-  if (values.discovery !== undefined || values.bundle === undefined) {
-    rejectAuthorityFlags(command, values);
-  }
-  if (
-    values.discovery === undefined && publicKey === undefined && values.revocation !== undefined
-  ) {
-    throw new UsageError(
-      `${command}: --revocation goes with --discovery or --public-key; a bundle, ` +
-        "--resolver-dir and " +
-        "--well-known supply their own revocation documents",
-    );
-  }
-  checkAuthorityFlags(command, values);
-  for (const flag of ["discovery", "revocation", "bundle", "resolver-dir", "ca-file"] as const) {
-    if (values[flag] === "") throw new UsageError(`${command}: --${flag} needs a path`);
-  }
-  const server = parseDnsServerFlag(command, values);
-  const dns = values.dns
-    ? { ...(server ? { server } : {}), ...(timeoutMs ? { timeoutMs } : {}) }
-    : undefined;
-  return {
-    command,
-    values,
-    domain,
-    chain,
-    publicKey,
-    discovery: values.discovery,
-    revocation: values.revocation,
-    bundle: values.bundle,
-    resolverDir: values["resolver-dir"],
-    caFile: values["ca-file"],
-    httpsTimeoutMs: timeoutMs,
-    requireSignedBundle: hasAuthorityFlags(values),
-    allowFirstUseAuthority: values["trust-first-use-authority"] === true,
-    allowMissingRevocation: values["allow-missing-revocation"] === true,
-    dns,
-    // A PEM key given as --discovery: say so, and where a key goes (guard takes no key file).
-    keyFlag: command === "guard" ? undefined : "--public-key",
-  };
+  const plan = asUsage(command, () => planTrust(values, domain, args));
+  // guard takes no key file: a PEM key given as its --discovery names no flag.
+  return { ...plan, command, values, keyFlag: command === "guard" ? undefined : plan.keyFlag };
 }
 
 /**
@@ -308,12 +176,7 @@ export function verifierOptions(
  * ```
  */
 export function requireDomainFlag(command: string, value: string | undefined): string {
-  if (value === undefined) throw new UsageError(`${command}: --domain D is required`);
-  const dc = checkDomain(value);
-  if (!dc.ok) {
-    throw new UsageError(`${command}: --domain ${JSON.stringify(value)}: ${dc.reason}`);
-  }
-  return dc.domain;
+  return asUsage(command, () => domainOption(value));
 }
 
 /** `--dns-server`, parsed; a usage error when malformed or given without `--dns`. */
@@ -322,30 +185,7 @@ export function parseDnsServerFlag(
   values: { dns?: boolean; "dns-server"?: string },
   requireDns = true,
 ): DnsServer | undefined {
-  const text = values["dns-server"];
-  if (text === undefined) return undefined;
-  if (requireDns && !values.dns) throw new UsageError(`${command}: --dns-server goes with --dns`);
-  try {
-    return parseDnsServer(text);
-  } catch (e) {
-    throw new UsageError(`${command}: --dns-server: ${(e as Error).message}`);
-  }
-}
-
-/** One line describing a DNS cross-check, for the text output. */
-export function describeDnsCheck(check: DnsCrossCheck): string {
-  switch (check.state) {
-    case "absent":
-      return `dns: no ${check.name} TXT record (absent: no effect)`;
-    case "match":
-      return `dns: ${check.name} publishes ${check.fingerprint}: matches`;
-    case "mismatch":
-      return `dns: ${check.name} publishes ${check.fingerprint}: MISMATCH`;
-    case "malformed":
-      return `dns: ${check.name} is malformed: ${check.reason}`;
-    case "lookup_failed":
-      return `dns: ${check.name} could not be looked up (${check.server}): ${check.reason}`;
-  }
+  return asUsage(command, () => dnsServerOption(values, requireDns));
 }
 
 /**
@@ -368,24 +208,6 @@ export async function printVerifyNotes(
 }
 
 /**
- * The exit code of a finished verification: 0 valid; 1 for a failure reported by the DNS
- * cross-check (the published record is not the user's input); else the verdict row of the
- * error code in the table of lib/exit_codes.ts — 2 when an input the user gave could not
- * be used (unreadable, not JSON, a malformed local discovery, revocation, bundle or signature
- * file), else 1.
- */
-export function resultExitCode(
-  result: OfflineVerificationResult & { dns?: DnsCrossCheck },
-): number {
-  if (result.valid) return 0;
-  const dnsState = result.dns?.state;
-  if (dnsState === "mismatch" || dnsState === "malformed" || dnsState === "lookup_failed") {
-    return exitCodeFor(result.errorCode, "published");
-  }
-  return exitCodeFor(result.errorCode, "verdict");
-}
-
-/**
  * Reports an input that could not be loaded (before any verification); returns the exit code.
  * Anything but a `SchemaPinError` (a usage error included) is thrown again.
  */
@@ -399,42 +221,6 @@ export async function reportInputFailure(e: unknown, json: boolean, io: CliIO): 
   // A network document that is unreachable or malformed is a verification failure (exit 1),
   // not a bad input of the user's: the table's "published" origin.
   return exitCodeOfError(e);
-}
-
-const VERIFY_WARNINGS: Record<string, string> = {
-  signature_expired: "the signature has expired; accepted only because of --allow-expired",
-  signature_expires_at_unparseable:
-    "expires_at is not a valid RFC 3339 time; accepted only because of --allow-expired",
-  unprotected_fields: "the signature document has fields its signature does not cover",
-  revocation_document_missing:
-    "the discovery document declares a revocation_endpoint whose document was not checked",
-  discovery_schema_version_newer:
-    "the discovery document has a newer schema_version than this verifier knows (read as 1.4)",
-  signature_version_newer:
-    "the signature document has a newer schemapin_version than this verifier knows",
-  revocation_endpoint_unreachable:
-    "the declared revocation_endpoint could not be fetched; accepted only because of " +
-    "--allow-missing-revocation",
-  dns_multiple_records:
-    "several _schemapin TXT records carry v=schemapin1; the first one was used (§17.1)",
-  dns_lookup_failed: "the DNS TXT record could not be looked up; not cross-checked",
-  legacy_signature_format:
-    "legacy signature format (schemapin_version below 1.4): only the file contents are " +
-    "signed, none of the metadata (skill_name, domain, signed_at, expires_at, versions, " +
-    "manifest); it cannot anchor lineage — ask the publisher to re-sign with SchemaPin 1.4",
-  legacy_nested_signature_files:
-    "legacy signature format: nested .schemapin.sig files are not covered by the signature " +
-    "(the 1.3 algorithm leaves that name out at every depth, as the reference SDKs do; §4b); " +
-    "their contents are not verified",
-};
-
-/** The human text of a verification warning code. */
-export function describeVerifyWarning(code: string, unprotectedFields?: readonly string[]): string {
-  const base = VERIFY_WARNINGS[code] ?? code;
-  if (code === "unprotected_fields" && unprotectedFields) {
-    return `${base}: ${unprotectedFields.join(", ")} (ignored)`;
-  }
-  return base;
 }
 
 /**

@@ -2,27 +2,25 @@
  * What verify-schema and verify-skill share around their one library call: the order in which
  * their inputs are read and their flags checked ({@linkcode openVerification}), their domain
  * ({@linkcode resolveSignedDomain}: `--domain` or the one a signed 1.4 document names), and how a
- * result is rendered — the `--json` fields ({@linkcode trustedResultJson}) and the text
- * verdict ({@linkcode printVerdict}). And what the batches of sign-schema and verify-schema
+ * result is rendered: the text verdict ({@linkcode printVerdict}; the `--json` fields are
+ * lib/trust/result_json.ts). And what the batches of sign-schema and verify-schema
  * share: the progress line ({@linkcode batchProgress}) and the end ({@linkcode finishBatch}):
  * the files skipped, the error of a batch that matched nothing, the summary.
  *
  * @module
  */
-import { checkDomain } from "../dns/domain.ts";
+import { resultExitCode } from "../exit_codes.ts";
 import { defaultPinStorePath } from "../pins/store.ts";
+import { verificationDomain } from "../trust/domain.ts";
 import {
   loadTrustedVerifier,
   type TrustedSchemaResult,
   type TrustedSkillResult,
   type TrustedVerifier,
 } from "../trust/verify.ts";
-import { type CliIO, EXIT_OK, EXIT_USAGE, UsageError } from "./command.ts";
-import { verificationFields } from "../json/result_fields.ts";
-import { developerNameJson, signatureFormatJson } from "../trust/json_fields.ts";
-import { jsonError, jsonOutput, type JsonOutputFields } from "./json_output.ts";
+import { asUsage, type CliIO, EXIT_OK, EXIT_USAGE } from "./command.ts";
+import { jsonError, jsonOutput } from "./json_output.ts";
 import { printLineage } from "./lineage_store.ts";
-import { lineageReportJson } from "../schema/lineage_json.ts";
 import { count, type Progress } from "./progress.ts";
 import {
   checkTrustFlags,
@@ -30,10 +28,12 @@ import {
   printVerifyNotes,
   reportInputFailure,
   requireDomainFlag,
-  resultExitCode,
   type TrustOptionValues,
   verifierOptions,
 } from "./schema_inputs.ts";
+
+// Moved to lib/trust/result_json.ts; re-exported for the verify commands that import it here.
+export { trustedResultFields as trustedResultJson } from "../trust/result_json.ts";
 
 /** The flags of a verify command that {@linkcode openVerification} reads. */
 export type VerifyFlagValues = TrustOptionValues & {
@@ -97,10 +97,8 @@ export async function openVerification(
 }
 
 /**
- * The domain of a verification (issue 25 item 4), to verify against: `flag` (checked and normalised as `--domain` always is) or,
- * without it, `named` (the document's domain: `signedDocumentDomain` of lib/skill/document.ts).
- * Throws a {@linkcode UsageError} (exit 2) when neither is there, when `named` is not a usable
- * domain and no `--domain` was given, or when both are there and differ (after normalisation).
+ * The domain of a verification: `flag` (`--domain`) or the one the document names
+ * (`verificationDomain` of lib/trust/domain.ts); a usage error (exit 2) otherwise.
  *
  * @example
  * ```ts
@@ -114,51 +112,7 @@ export function resolveSignedDomain(
   flag: string | undefined,
   named: string | undefined,
 ): string {
-  if (flag === undefined) {
-    if (named === undefined) {
-      throw new UsageError(
-        `${command}: --domain D is required: the signature does not name its domain`,
-      );
-    }
-    const dc = checkDomain(named);
-    if (!dc.ok) {
-      throw new UsageError(
-        `${command}: --domain D is required: the signature document's domain ` +
-          `${JSON.stringify(named)} is not usable (${dc.reason})`,
-      );
-    }
-    return dc.domain;
-  }
-  const domain = requireDomainFlag(command, flag);
-  if (named !== undefined) {
-    const dc = checkDomain(named);
-    const normalised = dc.ok ? dc.domain : named.toLowerCase();
-    if (normalised !== domain) {
-      throw new UsageError(
-        `${command}: --domain ${domain} differs from the domain the signature document names ` +
-          `(${JSON.stringify(named)}); leave --domain out to use the document's`,
-      );
-    }
-  }
-  return domain;
-}
-
-/**
- * A verification result as printed by `--json`: the fields named in `keys` (the parsed
- * document is left out), `developer_name` null for a key without a discovery document, one
- * `signature_format` vocabulary for schemas and skills, and what lineage decided.
- */
-export function trustedResultJson<R extends TrustedSchemaResult | TrustedSkillResult>(
-  result: R,
-  keys: readonly (keyof R & string)[],
-): JsonOutputFields {
-  const fields = verificationFields(result, keys) as Record<string, unknown>;
-  if ("developer_name" in fields) fields.developer_name = developerNameJson(result);
-  if ("signature_format" in fields) {
-    fields.signature_format = signatureFormatJson(result.signatureFormat);
-  }
-  if (result.lineage !== undefined) fields.lineage = lineageReportJson(result.lineage);
-  return fields as JsonOutputFields;
+  return asUsage(command, () => verificationDomain(flag, named));
 }
 
 /** What {@linkcode printVerdict} says about a result. */
