@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { signatureExpiry } from "../time/expiry.ts";
-import { UsageError } from "./command.ts";
+import { expiryFromOptions } from "../time/expiry.ts";
+import { asUsage, UsageError } from "./command.ts";
 import { requireDomainFlag } from "./schema_inputs.ts";
 
 /** The flag values read by {@linkcode signatureMetadata}. */
@@ -50,8 +50,9 @@ export function signatureMetadata(
 }
 
 /**
- * The `expires_at` that `--expires-in` or `--expires-at` asks for at `now` (`signatureExpiry`
- * of lib/time/expiry.ts), `undefined` for none; a `UsageError` naming the flag otherwise.
+ * The `expires_at` that `--expires-in` or `--expires-at` asks for at `now`
+ * (`expiryFromOptions` of lib/time/expiry.ts), `undefined` for none; a `UsageError` naming the
+ * flag otherwise.
  *
  * @example
  * ```ts ignore
@@ -63,27 +64,5 @@ export function expiryOption(
   values: Pick<SignatureMetadataFlags, "expires-in" | "expires-at">,
   now: number,
 ): number | string | undefined {
-  const expiry = signatureExpiry(
-    { expiresIn: values["expires-in"], expiresAt: values["expires-at"] },
-    now,
-  );
-  if (expiry.ok) return expiry.expiresAt;
-  switch (expiry.problem) {
-    case "both":
-      throw new UsageError(`${command}: give --expires-in or --expires-at, not both`);
-    case "duration":
-      throw new UsageError(
-        `${command}: --expires-in ${
-          JSON.stringify(values["expires-in"])
-        } is not a duration like 30d, 12h, 90m, 2w or 1d12h`,
-      );
-    case "time":
-      throw new UsageError(
-        `${command}: --expires-at ${
-          JSON.stringify(values["expires-at"])
-        } is not a strict RFC 3339 time like 2026-11-01T10:00:00Z`,
-      );
-    case "past":
-      throw new UsageError(`${command}: --expires-at is in the past`);
-  }
+  return asUsage(command, () => expiryFromOptions(values, now));
 }

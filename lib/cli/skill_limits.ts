@@ -4,13 +4,13 @@
  *
  * @module
  */
-import { parseByteSize, parseEntryCount } from "../skill/limits.ts";
+import { skillLimitsFrom } from "../skill/limits.ts";
 import type { SkillLimits } from "../skill/walk.ts";
-import { UsageError } from "./command.ts";
+import { asUsage } from "./command.ts";
 
 /**
- * The caps given with `--max-entries N` and `--max-bytes SIZE` (`parseEntryCount` and
- * `parseByteSize` of lib/skill/limits.ts); a usage error naming the flag otherwise.
+ * The caps given with `--max-entries N` and `--max-bytes SIZE` (`skillLimitsFrom` of
+ * lib/skill/limits.ts); a usage error naming the flag otherwise.
  *
  * @example
  * ```ts
@@ -22,22 +22,5 @@ export function limitsFromArgs(
   command: string,
   values: { "max-entries"?: string; "max-bytes"?: string },
 ): SkillLimits {
-  const limits: SkillLimits = {};
-  const entries = values["max-entries"];
-  if (entries !== undefined) {
-    limits.maxEntries = parseEntryCount(entries);
-    if (limits.maxEntries === undefined) {
-      throw new UsageError(`${command}: --max-entries must be a positive integer`);
-    }
-  }
-  const bytes = values["max-bytes"];
-  if (bytes !== undefined) {
-    limits.maxBytes = parseByteSize(bytes);
-    if (limits.maxBytes === undefined) {
-      throw new UsageError(
-        `${command}: --max-bytes must be a size in bytes, or with K, M or G (e.g. 512M)`,
-      );
-    }
-  }
-  return limits;
+  return asUsage(command, () => skillLimitsFrom(values));
 }

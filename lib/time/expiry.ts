@@ -5,6 +5,7 @@
  * @module
  */
 import { checkArg } from "../arguments.ts";
+import { usageError } from "../errors.ts";
 import { parseDuration, parseRfc3339 } from "./rfc3339.ts";
 
 /** The expiry asked for, as text: at most one of the two. */
@@ -63,4 +64,46 @@ export function signatureExpiry(request: ExpiryRequest, now: number): SignatureE
     return ms <= now ? { ok: false, problem: "past" } : { ok: true, expiresAt };
   }
   return { ok: true };
+}
+
+/**
+ * The `expires_at` that the options `--expires-in` or `--expires-at` ask for at `now`
+ * ({@linkcode signatureExpiry}), `undefined` for none.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` with `details.usage` naming the option: both given,
+ *   a bad duration or time, a time in the past.
+ *
+ * @example
+ * ```ts
+ * import { expiryFromOptions } from "./expiry.ts";
+ * expiryFromOptions({ "expires-in": "1h" }, 0); // 3600000
+ * ```
+ */
+export function expiryFromOptions(
+  values: { readonly "expires-in"?: string; readonly "expires-at"?: string },
+  now: number,
+): number | string | undefined {
+  checkArg("expiryFromOptions", "values", values, "object");
+  const expiresIn = values["expires-in"];
+  const expiresAt = values["expires-at"];
+  const expiry = signatureExpiry({ expiresIn, expiresAt }, now);
+  if (expiry.ok) return expiry.expiresAt;
+  switch (expiry.problem) {
+    case "both":
+      throw usageError("give --expires-in or --expires-at, not both");
+    case "duration":
+      throw usageError(
+        `--expires-in ${JSON.stringify(expiresIn)} is not a duration like 30d, 12h, 90m, 2w ` +
+          "or 1d12h",
+        { option: "expires-in" },
+      );
+    case "time":
+      throw usageError(
+        `--expires-at ${JSON.stringify(expiresAt)} is not a strict RFC 3339 time like ` +
+          "2026-11-01T10:00:00Z",
+        { option: "expires-at" },
+      );
+    case "past":
+      throw usageError("--expires-at is in the past", { option: "expires-at" });
+  }
 }
