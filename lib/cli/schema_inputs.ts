@@ -17,7 +17,7 @@ import type { DnsCrossCheck } from "../dns/check.ts";
 import { describeDnsCheck } from "../dns/check_text.ts";
 import type { DnsServer } from "../dns/resolve.ts";
 import { readJsonInput, sourceName } from "../schema/input.ts";
-import { describeVerifyWarning } from "../schema/warning_text.ts";
+import { describeVerifyWarning } from "../schema/verify_notes.ts";
 import { globToRegExp } from "../schema/batch.ts";
 import { domainOption } from "../trust/domain.ts";
 import {

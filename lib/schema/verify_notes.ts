@@ -39,7 +39,7 @@ const VERIFY_WARNINGS: Record<string, string> = {
  *
  * @example
  * ```ts
- * import { describeVerifyWarning } from "./warning_text.ts";
+ * import { describeVerifyWarning } from "./verify_notes.ts";
  * describeVerifyWarning("unprotected_fields", ["note"]);
  * // "the signature document has fields its signature does not cover: note (ignored)"
  * ```
