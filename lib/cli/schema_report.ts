@@ -10,6 +10,7 @@
  * @module
  */
 import { resultExitCode } from "../exit_codes.ts";
+import { batchFields, type BatchOutcome } from "../schema/batch_json.ts";
 import { defaultPinStorePath } from "../pins/store.ts";
 import { verificationDomain } from "../trust/domain.ts";
 import {
@@ -180,23 +181,17 @@ export function batchProgress(
     );
 }
 
-/** A finished batch, for {@linkcode finishBatch}. */
-export interface FinishedBatch {
+/** A finished batch (its JSON fields: lib/schema/batch_json.ts), for {@linkcode finishBatch}. */
+export interface FinishedBatch extends BatchOutcome {
   /** `sign-schema` or `verify-schema`. */
   readonly command: string;
-  /** `signed` or `verified`: the summary's count of successes. */
-  readonly verb: string;
   /** `--batch DIR` and `--pattern GLOB`. */
   readonly dir: string;
   readonly pattern: string;
-  /** The files listed (`total`), how many failed, and the worst exit code of a failure. */
-  readonly total: number;
-  readonly failed: number;
+  /** The worst exit code of a failure. */
   readonly worst: number;
   /** The entries not regular files, skipped. */
   readonly skipped: readonly string[];
-  /** The `--json` result of each file. */
-  readonly results: readonly Record<string, unknown>[];
   /** With `--json`, one object on stdout; else `line` (the summary). */
   readonly json: boolean;
   readonly line: string;
@@ -218,15 +213,7 @@ export async function finishBatch(batch: FinishedBatch, io: CliIO): Promise<numb
     return EXIT_USAGE;
   }
   if (json) {
-    await io.stdout(jsonOutput(`${batch.command}.batch`, {
-      ok: failed === 0,
-      ...(failed === 0 ? {} : {
-        // Each result carries its own error.
-        error: { code: "BATCH_FAILED", message: `${failed} of ${total} file(s) not ${batch.verb}` },
-      }),
-      summary: { total, [batch.verb]: total - failed, failed },
-      results: batch.results,
-    }));
+    await io.stdout(jsonOutput(`${batch.command}.batch`, batchFields(batch)));
   } else {
     await io.stdout(batch.line);
   }
