@@ -1,7 +1,7 @@
 /**
  * How a schema verification was asked for, checked before anything is read: which signature
  * options go together ({@linkcode checkSchemaVerifyRequest}), a tool id given for the pin
- * ({@linkcode checkToolIdOption}), and a signature given inline as Base64 rather than as a file
+ * ({@linkcode checkToolIdOption}, also a skill folder's), and a signature given inline as Base64 rather than as a file
  * ({@linkcode inlineSignature}). Mistakes are usage errors naming the `verify-schema` option.
  *
  * @module
