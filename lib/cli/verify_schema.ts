@@ -7,14 +7,13 @@
  * @module
  */
 import type { JsonValue } from "../json/types.ts";
+import { type BatchListing, readSchemaSignature, schemaToolId } from "../schema/batch.ts";
+import { sourceName } from "../schema/input.ts";
 import {
-  type BatchListing,
-  listBatch,
-  readSchemaSignature,
-  schemaToolId,
-} from "../schema/batch.ts";
-import { requireDirectory, sourceName } from "../schema/input.ts";
-import { checkSchemaVerifyRequest, inlineSignature } from "../schema/verify_request.ts";
+  checkSchemaVerifyRequest,
+  inlineSignature,
+  listVerifyBatch,
+} from "../schema/verify_request.ts";
 import { batchThreadsSetting } from "../schema/batch_pool.ts";
 import { signedDocumentDomain } from "../skill/document.ts";
 import type { TrustedVerifier } from "../trust/verify.ts";
@@ -189,12 +188,7 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
         },
         rest: async (checkNamed) => {
           if (file === undefined) {
-            listing = listBatch(batch!, pattern);
-            // A mistyped --signature-dir is the user's input error (exit 2), not every schema
-            // of the batch "unsigned" (exit 1).
-            if (values["signature-dir"] !== undefined) {
-              await requireDirectory("--signature-dir", values["signature-dir"]);
-            }
+            listing = await listVerifyBatch(batch!, pattern, values["signature-dir"]);
             return;
           }
           schema = await readJsonFile(file, io, "schema");

@@ -2,13 +2,15 @@
  * How a schema verification was asked for, checked before anything is read: which signature
  * options go together ({@linkcode checkSchemaVerifyRequest}), a tool id given for the pin
  * ({@linkcode checkToolIdOption}, also a skill folder's), and a signature given inline as Base64 rather than as a file
- * ({@linkcode inlineSignature}). Mistakes are usage errors naming the `verify-schema` option.
+ * ({@linkcode inlineSignature}), and the folder of a batch ({@linkcode listVerifyBatch}).
+ * Mistakes are usage errors naming the `verify-schema` option.
  *
  * @module
  */
 import { usageError } from "../errors.ts";
 import { checkToolId } from "../pins/store.ts";
-import { inspectInlineSignature } from "./input.ts";
+import { type BatchListing, listBatch } from "./batch.ts";
+import { inspectInlineSignature, requireDirectory } from "./input.ts";
 
 /** The signature options of a schema verification, by their `verify-schema` names. */
 export interface SchemaVerifyRequest {
@@ -116,4 +118,28 @@ export async function inlineSignature(
   return inline.path === "none" && inline.derSignature
     ? { value: signature, deprecated: true }
     : { deprecated: false };
+}
+
+/**
+ * The schemas of a verify batch: `dir` listed for `pattern` (`listBatch` of
+ * lib/schema/batch.ts), and `signatureDir`, when given, checked to be a folder — a mistyped
+ * one is the user's input error, not every schema of the batch unsigned.
+ *
+ * @throws {SchemaPinError} `IO_FAILED` naming a folder that cannot be listed or is not one;
+ *   `INPUT_INVALID` for a pattern that is not a file-name pattern.
+ *
+ * @example
+ * ```ts ignore
+ * import { listVerifyBatch } from "./verify_request.ts";
+ * const { files } = await listVerifyBatch("schemas", "*.json", "sigs");
+ * ```
+ */
+export async function listVerifyBatch(
+  dir: string,
+  pattern: string,
+  signatureDir: string | undefined,
+): Promise<BatchListing> {
+  const listing = listBatch(dir, pattern);
+  if (signatureDir !== undefined) await requireDirectory("--signature-dir", signatureDir);
+  return listing;
 }

@@ -8,6 +8,7 @@ import {
   checkSchemaVerifyRequest,
   checkToolIdOption,
   inlineSignature,
+  listVerifyBatch,
 } from "../../lib/schema/verify_request.ts";
 import { rejectsWith, throwsWith } from "../schema_pin_error.ts";
 import { SIGNER, toolSchema } from "./_fixtures.ts";
@@ -110,4 +111,32 @@ Deno.test("inlineSignature: --signature-base64 that is not Base64 names the offs
     /^--signature-base64 is not Base64 \(.* at offset 3\); give the Base64 signature, or --signature FILE for a file$/,
   );
   assert.ok(isUsageError(e));
+});
+
+Deno.test("listVerifyBatch: the schemas matching the pattern; a signature folder that is one", async () => {
+  await withTempDir(async (dir) => {
+    Deno.writeTextFileSync(`${dir}/a.json`, "{}");
+    Deno.writeTextFileSync(`${dir}/b.txt`, "");
+    Deno.mkdirSync(`${dir}/sigs`);
+    assert.deepEqual((await listVerifyBatch(dir, "*.json", undefined)).files, ["a.json"]);
+    assert.deepEqual((await listVerifyBatch(dir, "*.json", `${dir}/sigs`)).files, ["a.json"]);
+  });
+});
+
+Deno.test("listVerifyBatch: a missing folder, a signature folder that is not one, a bad pattern", async () => {
+  await withTempDir(async (dir) => {
+    Deno.writeTextFileSync(`${dir}/a.json`, "{}");
+    await rejectsWith(listVerifyBatch(`${dir}/none`, "*.json", undefined), "IO_FAILED");
+    await rejectsWith(
+      listVerifyBatch(dir, "*.json", `${dir}/nosigs`),
+      "IO_FAILED",
+      /--signature-dir/,
+    );
+    await rejectsWith(
+      listVerifyBatch(dir, "*.json", `${dir}/a.json`),
+      "IO_FAILED",
+      /--signature-dir/,
+    );
+    await rejectsWith(listVerifyBatch(dir, "a/*.json", undefined), "INPUT_INVALID");
+  });
 });
