@@ -208,18 +208,10 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
 
       if (file === undefined) {
         // A batch reads the store once and writes its first-use pins together (lib/pins/batch.ts).
+        const input = { dir: batch!, listing: listing!, read, confirmFirstUse };
         const sigDir = values["signature-dir"] ?? batch!;
-        const input = { dir: batch!, listing: listing!, sigDir, read, confirmFirstUse };
-        return await verifyBatch(
-          verifier,
-          { ...input, threads: threadsSetting },
-          {
-            ...values,
-            pattern,
-          },
-          progress!,
-          io,
-        );
+        const ctx = { ...values, pattern, progress: progress! };
+        return await verifyBatch(verifier, { ...input, sigDir, threads: threadsSetting }, ctx, io);
       }
       const result = await verifier.verifySchema({
         schema,
@@ -255,10 +247,10 @@ export const verifySchemaCommand: Command = makeVerifySchemaCommand({ prompt: te
 async function verifyBatch(
   verifier: TrustedVerifier,
   input: Omit<VerifyFolderInput, "onItem" | "onProgress" | "onWarning">,
-  ctx: { pattern: string; json?: boolean; quiet?: boolean },
-  progress: Progress,
+  ctx: { pattern: string; json?: boolean; quiet?: boolean; progress: Progress },
   io: CliIO,
 ): Promise<number> {
+  const { progress } = ctx;
   const outcome = await verifySchemaFolder(verifier, {
     ...input,
     onItem: async ({ path, result, error }) => {
