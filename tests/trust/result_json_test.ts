@@ -75,22 +75,12 @@ Deno.test("verdictExitCode: 0 valid, 1 a rejected signature or a published DNS f
   assert.equal(verdictExitCode({ ...failed, errorCode: "DISCOVERY_INVALID" }), 2);
 });
 
-Deno.test("the result builders refuse what is not a result", () => {
+Deno.test("trustedSchemaJson refuses what is not a verification result", () => {
   for (const bad of [undefined, null, "valid"]) {
     throwsWith(
       () => trustedSchemaJson(bad as unknown as TrustedSchemaResult),
       "INPUT_INVALID",
       /trustedSchemaJson: result must be an object/,
-    );
-    throwsWith(
-      () => trustedSkillJson(bad as unknown as TrustedSkillResult),
-      "INPUT_INVALID",
-      /trustedSkillJson: result must be an object/,
-    );
-    throwsWith(
-      () => verdictExitCode(bad as unknown as TrustedSchemaResult),
-      "INPUT_INVALID",
-      /verdictExitCode: result must be an object/,
     );
   }
   throwsWith(
@@ -98,4 +88,24 @@ Deno.test("the result builders refuse what is not a result", () => {
     "INPUT_INVALID",
     /verificationFields: result must be a verification result/,
   );
+});
+
+Deno.test("trustedSkillJson refuses what is not a verification result", () => {
+  for (const bad of [undefined, null, 1]) {
+    throwsWith(
+      () => trustedSkillJson(bad as unknown as TrustedSkillResult),
+      "INPUT_INVALID",
+      /trustedSkillJson: result must be an object/,
+    );
+  }
+});
+
+Deno.test("verdictExitCode refuses what is not a verification result", () => {
+  for (const bad of [undefined, null, "valid"]) {
+    throwsWith(
+      () => verdictExitCode(bad as unknown as TrustedSchemaResult),
+      "INPUT_INVALID",
+      /verdictExitCode: result must be an object/,
+    );
+  }
 });

@@ -75,16 +75,44 @@ Deno.test("verifySchemaFolder: an empty listing verifies nothing", async () => {
   });
 });
 
-Deno.test("verifySchemaFolder refuses a verifier or a listing that is not one", async () => {
+Deno.test("verifySchemaFolder: a listed schema that is gone is its own failure, exit 2", async () => {
   await withTempDir(async (dir) => {
-    const verifier = await verifierIn(dir);
-    const input = { dir, listing: { files: [], skipped: [] }, sigDir: dir, read };
+    const outcome = await verifySchemaFolder(await verifierIn(dir), {
+      dir,
+      listing: { files: ["gone.json"], skipped: [] },
+      sigDir: dir,
+      read,
+    });
+    assert.equal(outcome.failed, 1);
+    assert.equal(outcome.worst, 2);
+    assert.deepEqual(outcome.results[0], {
+      file: `${dir}/gone.json`,
+      ok: false,
+      error: { code: "IO_FAILED", message: `cannot read ${dir}/gone.json` },
+    });
+  });
+});
+
+Deno.test("verifySchemaFolder refuses a verifier that is not one", async () => {
+  await withTempDir(async (dir) => {
     await assert.rejects(
-      () => verifySchemaFolder({} as never, input),
+      () =>
+        verifySchemaFolder({} as never, {
+          dir,
+          listing: { files: [], skipped: [] },
+          sigDir: dir,
+          read,
+        }),
       /verifySchemaFolder: verifier must be a verifier/,
     );
+  });
+});
+
+Deno.test("verifySchemaFolder refuses a listing that is not one", async () => {
+  await withTempDir(async (dir) => {
+    const verifier = await verifierIn(dir);
     await assert.rejects(
-      () => verifySchemaFolder(verifier, { ...input, listing: undefined as never }),
+      () => verifySchemaFolder(verifier, { dir, listing: undefined as never, sigDir: dir, read }),
       (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID",
     );
   });
