@@ -178,6 +178,9 @@ export function resultExitCode(
     readonly dns?: { state: string };
   },
 ): number {
+  if (typeof result !== "object" || result === null) {
+    throw misuse("resultExitCode", "result", "an object");
+  }
   if (result.valid) return EXIT_OK;
   const dnsState = result.dns?.state;
   if (dnsState === "mismatch" || dnsState === "malformed" || dnsState === "lookup_failed") {

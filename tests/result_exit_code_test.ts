@@ -33,3 +33,13 @@ Deno.test("resultExitCode: a failure the DNS cross-check reported is published (
   );
   throwsWith(() => resultExitCode({ valid: false, errorCode: 5 as never }), "INPUT_INVALID");
 });
+
+Deno.test("resultExitCode refuses what is not a verification result", () => {
+  for (const bad of [undefined, null, "valid"]) {
+    throwsWith(
+      () => resultExitCode(bad as never),
+      "INPUT_INVALID",
+      /resultExitCode: result must be an object/,
+    );
+  }
+});

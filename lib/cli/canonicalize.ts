@@ -4,9 +4,7 @@
  * @module
  */
 import { parseJson } from "../json/parse.ts";
-import { canonicalizeSchemapinV1Bytes, SCHEMAPIN_V1 } from "../json/canonical_schemapin.ts";
-import { canonicalizeJcsBytes, CONTRACTPIN_CANONICAL_JSON_1 } from "../json/canonical_jcs.ts";
-import { sha256Hex } from "../crypto/hash.ts";
+import { canonicalForm, canonicalFormJson } from "../schema/canonical_form.ts";
 import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { sourceName } from "../schema/input.ts";
@@ -50,19 +48,12 @@ export const canonicalizeCommand: Command = {
     const { values, positionals } = parseCommandArgs("canonicalize", args, FLAGS);
     const [file] = requirePositionals("canonicalize", positionals, 1, "FILE or -");
     const value = parseJson(await readInput(file, io), sourceName(file));
-    const bytes = values.contract
-      ? canonicalizeJcsBytes(value)
-      : canonicalizeSchemapinV1Bytes(value);
-    if (values.json) {
-      await io.stdout(jsonOutput("canonicalize", {
-        ok: true,
-        canonicalization: values.contract ? CONTRACTPIN_CANONICAL_JSON_1 : SCHEMAPIN_V1,
-        canonical: new TextDecoder().decode(bytes),
-        sha256: `sha256:${sha256Hex(bytes)}`,
-      }));
-    } else {
-      await io.stdout(bytes);
-    }
+    const form = canonicalForm(value, values.contract === true);
+    await io.stdout(
+      values.json
+        ? jsonOutput("canonicalize", { ok: true, ...canonicalFormJson(form) })
+        : form.bytes,
+    );
     return EXIT_OK;
   },
 };

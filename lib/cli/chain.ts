@@ -3,11 +3,9 @@
  *
  * @module
  */
-import { type LineageSignature, verifyChain } from "../pins/lineage.ts";
+import { checkChainFiles } from "../schema/chain_files.ts";
 import { chainCheckJson } from "../schema/lineage_json.ts";
-import { lineageSignatureOf } from "../schema/lineage_document.ts";
 import {
-  type CliIO,
   type Command,
   EXIT_FAILED,
   EXIT_OK,
@@ -16,7 +14,7 @@ import {
 } from "./command.ts";
 import { sourceName } from "../schema/input.ts";
 import { jsonOutput } from "./json_output.ts";
-import { readJsonFile } from "./schema_inputs.ts";
+import { readInput } from "./io.ts";
 import { type FlagTable, optionList } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 
@@ -45,10 +43,6 @@ Example:
   schemapin chain tool-v2.json.sig tool-v1.json.sig
 `;
 
-async function readDocument(path: string, io: CliIO): Promise<LineageSignature> {
-  return lineageSignatureOf(await readJsonFile(path, io, "signature document"), sourceName(path));
-}
-
 /** The `chain` command. */
 export const chainCommand: Command = {
   name: "chain",
@@ -63,9 +57,7 @@ export const chainCommand: Command = {
       2,
       "CURRENT.sig PREVIOUS.sig",
     );
-    const current = await readDocument(currentPath, io);
-    const previous = await readDocument(previousPath, io);
-    const check = verifyChain(current, previous);
+    const check = await checkChainFiles(currentPath, previousPath, (p) => readInput(p, io));
     if (values.json) {
       await io.stdout(jsonOutput("chain", chainCheckJson(check)));
     } else if (check.valid) {

@@ -5,6 +5,7 @@
  */
 import { showPath } from "../skill/fs.ts";
 import { hashSkillDir } from "../skill/hash.ts";
+import { skillHashJson } from "../skill/hash_json.ts";
 import { skillProgress } from "./progress.ts";
 import { limitsFromArgs } from "./skill_limits.ts";
 import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
@@ -63,13 +64,7 @@ export const hashSkillCommand: Command = {
       progress.done();
     }
     if (values.json) {
-      await io.stdout(jsonOutput("hash-skill", {
-        ok: true,
-        skill_hash: hash.skillHash,
-        files: hash.entries.length,
-        total_bytes: hash.totalBytes,
-        file_manifest: hash.manifest,
-      }));
+      await io.stdout(jsonOutput("hash-skill", { ok: true, ...skillHashJson(hash) }));
     } else {
       const lines = quiet ? [] : hash.entries.map((e) => `${e.digest}  ${showPath(e.path)}\n`);
       lines.push(

@@ -33,9 +33,6 @@ import {
   verifierOptions,
 } from "./schema_inputs.ts";
 
-// Moved to lib/trust/result_json.ts; re-exported for the verify commands that import it here.
-export { trustedResultFields as trustedResultJson } from "../trust/result_json.ts";
-
 /** The flags of a verify command that {@linkcode openVerification} reads. */
 export type VerifyFlagValues = TrustOptionValues & {
   domain?: string;

@@ -5,10 +5,8 @@
  *
  * @module
  */
-import type { Signer } from "../crypto/signer.ts";
-import type { SchemaDocumentOptions } from "../schema/document.ts";
-import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
 import {
+  asUsage,
   type CliIO,
   type Command,
   EXIT_OK,
@@ -16,10 +14,8 @@ import {
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import { isSshAgentKey, privateKeyOf } from "../keys/signer.ts";
-import { AtomicBatchWriter, removeDeadWriterTempFiles } from "../runtime/atomic_write.ts";
-import { exitCodeOfError } from "../exit_codes.ts";
-import { failureFields, jsonOutput } from "./json_output.ts";
+import { isSshAgentKey } from "../keys/signer.ts";
+import { jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
 import { progressLine } from "./progress.ts";
 import { checkPatternFlag, readJsonFile, sourceName } from "./schema_inputs.ts";
@@ -27,11 +23,11 @@ import { loadSigner } from "./private_key.ts";
 import { batchProgress, finishBatch } from "./schema_report.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { signOneWithSigner } from "../schema/sign_one.ts";
-import { signSchemaBatch } from "../schema/batch.ts";
+import { type SignFolderOptions, signSchemaFolder } from "../schema/sign_folder.ts";
 import {
-  prepareSignBatch,
+  chooseSignatureFormat,
   refuseFormatSwitch,
-  type SignatureFormat,
+  schemaDocumentOptions,
 } from "../schema/sign_output.ts";
 import { batchThreadsSetting } from "../schema/batch_pool.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
@@ -117,73 +113,8 @@ Examples:
   schemapin sign-schema tool.json --key ssh-agent:$HOME/.ssh/id_ecdsa.pub --out tool.json.sig
 `;
 
-type Values = ReturnType<typeof parseCommandArgs<typeof ALL_FLAGS>>["values"];
-
 /** The flags that only a 1.4 document carries. */
 const DOCUMENT_ONLY_FLAGS = Object.keys(METADATA_FLAGS) as (keyof typeof METADATA_FLAGS)[];
-
-/**
- * The format to write: `--format` when given (`bare` with a metadata flag is a usage error
- * naming them), else inferred — `document` when a metadata flag is given (`inferred` is then
- * true: the caller says so on stderr), else `bare`.
- *
- * @example
- * ```ts
- * import { chooseSignatureFormat } from "./sign_schema.ts";
- * chooseSignatureFormat({ domain: "example.com" }); // { format: "document", inferred: true }
- * chooseSignatureFormat({ format: "bare" }); // { format: "bare", inferred: false }
- * ```
- */
-export function chooseSignatureFormat(
-  values: { readonly format?: string } & { readonly [flag: string]: unknown },
-): { format: SignatureFormat; inferred: boolean } {
-  const given = DOCUMENT_ONLY_FLAGS.filter((k) => values[k] !== undefined).map((k) => `--${k}`);
-  if (values.format === undefined) {
-    return given.length > 0
-      ? { format: "document", inferred: true }
-      : { format: "bare", inferred: false };
-  }
-  if (values.format !== "bare" && values.format !== "document") {
-    throw new UsageError(
-      `sign-schema: --format ${JSON.stringify(values.format)}: give bare or document`,
-    );
-  }
-  if (values.format === "bare" && given.length > 0) {
-    throw new UsageError(
-      `sign-schema: --format bare does not go with ${given.join(", ")} (a 1.4 document's ` +
-        "fields); use --format document",
-    );
-  }
-  return { format: values.format, inferred: false };
-}
-
-/** The document options asked for on the command line, or undefined for a bare signature. */
-function documentOptions(
-  values: Values,
-  format: SignatureFormat,
-  now: number,
-): SchemaDocumentOptions | undefined {
-  if (format === "bare") return undefined;
-  const options: SchemaDocumentOptions = signatureMetadata("sign-schema", values, now);
-  // Checked here, not only when the first schema is signed: a --batch run creates --out-dir.
-  if (values["schema-version"] === "") {
-    throw new UsageError("sign-schema: --schema-version is empty");
-  }
-  if (values["previous-hash"] !== undefined && !isSha256Ref(values["previous-hash"])) {
-    throw new UsageError(
-      `sign-schema: --previous-hash ${JSON.stringify(values["previous-hash"])} ${
-        describeBadSha256Ref(values["previous-hash"])
-      }`,
-    );
-  }
-  if (values["schema-version"] !== undefined) options.schemaVersion = values["schema-version"];
-  if (values["previous-hash"] !== undefined) options.previousHash = values["previous-hash"];
-  return options;
-}
-
-function loadKey(keyArg: string, io: CliIO, passphraseFile?: string): Promise<Signer> {
-  return loadSigner(keyArg, io, { command: "sign-schema", passphraseFile });
-}
 
 /** The `sign-schema` command. */
 export const signSchemaCommand: Command = {
@@ -203,9 +134,25 @@ export const signSchemaCommand: Command = {
     if (!values.key) {
       throw new UsageError("sign-schema: --key PRIVATE.pem is required (or ssh-agent:PUBFILE)");
     }
-    const { format, inferred } = chooseSignatureFormat(values);
+    const loadKey = () =>
+      loadSigner(values.key!, io, {
+        command: "sign-schema",
+        passphraseFile: values["passphrase-file"],
+      });
+    const given = DOCUMENT_ONLY_FLAGS.filter((k) => values[k] !== undefined).map((k) => `--${k}`);
+    const { format, inferred } = asUsage(
+      "sign-schema",
+      () => chooseSignatureFormat(values.format, given),
+    );
     const now = Math.floor(Date.now() / 1000) * 1000; // whole seconds in signed_at
-    const docOptions = documentOptions(values, format, now);
+    const docOptions = format === "bare"
+      ? undefined
+      : asUsage("sign-schema", () =>
+        schemaDocumentOptions(
+          signatureMetadata("sign-schema", values, now),
+          values["schema-version"],
+          values["previous-hash"],
+        ));
     if (inferred) {
       await io.stderr(
         "note: sign-schema: writing a 1.4 signature document (--format document); pass " +
@@ -229,22 +176,27 @@ export const signSchemaCommand: Command = {
       }
       if (!outDir) throw new UsageError("sign-schema: --batch needs --out-dir DIR");
       const threads = batchThreadsSetting(); // refused before the key is even read
-      const signer = await loadKey(values.key, io, values["passphrase-file"]);
+      const signer = await loadKey();
       if (isSshAgentKey(values.key) && threads !== undefined && threads > 0) {
         await io.stderr(
           "note: sign-schema: a key held by the SSH agent signs on the main thread; " +
             "SCHEMAPIN_BATCH_THREADS is not used\n",
         );
       }
-      return await signBatch(values.batch, values.pattern ?? "*.json", outDir, signer, {
-        docOptions,
-        format,
-        json: values.json === true,
-        quiet: values.quiet === true,
-        force: values.force === true,
+      return await signBatch(
+        {
+          dir: values.batch,
+          pattern: values.pattern ?? "*.json",
+          outDir,
+          format,
+          force: values.force === true,
+          signer,
+          docOptions,
+          threads,
+        },
+        values,
         io,
-        threads,
-      });
+      );
     }
     if (values["out-dir"] !== undefined) {
       throw new UsageError(
@@ -258,7 +210,7 @@ export const signSchemaCommand: Command = {
     if (values.out !== undefined && values.force !== true) {
       await refuseFormatSwitch(values.out, format);
     }
-    const signer = await loadKey(values.key, io, values["passphrase-file"]);
+    const signer = await loadKey();
     const schema = await readJsonFile(file, io, "schema");
     const signed = await signOneWithSigner(schema, signer, docOptions, sourceName(file));
     if (values.out !== undefined) {
@@ -275,68 +227,26 @@ export const signSchemaCommand: Command = {
   },
 };
 
+/** `--batch`: the folder signed, each file reported as it is written, then the summary. */
 async function signBatch(
-  dir: string,
-  pattern: string,
-  outDir: string,
-  signer: Signer,
-  ctx: {
-    docOptions: SchemaDocumentOptions | undefined;
-    format: SignatureFormat;
-    json: boolean;
-    quiet: boolean;
-    force: boolean;
-    io: CliIO;
-    /** `SCHEMAPIN_BATCH_THREADS`, read when the command started. */
-    threads: number | undefined;
-  },
+  target: Omit<SignFolderOptions, "read" | "onItem" | "onProgress" | "onWarning">,
+  ctx: { json?: boolean; quiet?: boolean },
+  io: CliIO,
 ): Promise<number> {
-  const { io } = ctx;
-  const { files, skipped } = await prepareSignBatch({
-    dir,
-    pattern: checkPatternFlag(pattern),
-    outDir,
-    format: ctx.format,
-    force: ctx.force,
-  });
-  removeDeadWriterTempFiles(outDir); // left by a batch that was killed before it committed
   const progress = progressLine(io, ctx.quiet);
-  const results: Record<string, unknown>[] = [];
-  let failed = 0;
-  // The batch's exit code: the worst of its failures' rows in lib/exit_codes.ts.
-  let worst: number = EXIT_OK;
-  const key = privateKeyOf(signer);
+  let outcome;
   try {
     // Results in order; a signed file is reported once its commit made it durable.
-    await signSchemaBatch({
-      dir,
-      files,
-      outDir,
-      // A key from a file signs on worker threads when the batch is large; a key held by an
-      // SSH agent is not in this process and signs on this thread, one request per schema.
-      ...(key !== undefined ? { key } : { signer }),
-      docOptions: ctx.docOptions,
+    outcome = await signSchemaFolder({
+      ...target,
+      pattern: checkPatternFlag(target.pattern),
       read: (path) => readInput(path, io),
-      writer: new AtomicBatchWriter(),
-      threads: ctx.threads,
-      onResults: async (items) => {
+      onItem: async (item) => {
         progress.clear();
-        for (const item of items) {
-          if (item.error !== undefined) {
-            failed++;
-            worst = Math.max(worst, exitCodeOfError(item.error));
-            results.push({
-              file: item.path,
-              ...failureFields(item.error.code, item.error.message),
-            });
-            if (!ctx.json) {
-              await io.stderr(`error: ${item.path}: ${item.error.code}: ${item.error.message}\n`);
-            }
-            continue;
-          }
-          results.push({ file: item.path, ok: true, ...item.json, out: item.out });
-          if (!ctx.json && !ctx.quiet) await io.stdout(`signed ${item.path} -> ${item.out}\n`);
-        }
+        if (ctx.json) return;
+        if (item.error !== undefined) {
+          await io.stderr(`error: ${item.path}: ${item.error.code}: ${item.error.message}\n`);
+        } else if (!ctx.quiet) await io.stdout(`signed ${item.path} -> ${item.out}\n`);
       },
       onProgress: batchProgress("sign-schema", progress),
       onWarning: (line) => (progress.clear(), io.stderr(line)),
@@ -344,18 +254,15 @@ async function signBatch(
   } finally {
     progress.clear();
   }
+  const { total, failed } = outcome;
   return await finishBatch({
     command: "sign-schema",
     verb: "signed",
-    dir,
-    pattern,
-    total: files.length,
-    failed,
-    worst,
-    skipped,
-    results,
-    json: ctx.json,
-    line: `${files.length - failed} of ${files.length} schema(s) signed` +
+    dir: target.dir,
+    pattern: target.pattern,
+    ...outcome,
+    json: ctx.json === true,
+    line: `${total - failed} of ${total} schema(s) signed` +
       (failed ? `, ${failed} failed\n` : "\n"),
   }, io);
 }

@@ -20,7 +20,7 @@ import {
 } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput } from "./io.ts";
-import { signatureMetadata } from "./signature_options.ts";
+import { expiryOption } from "./signature_options.ts";
 import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
 import { loadSigner } from "./private_key.ts";
@@ -116,10 +116,7 @@ export const signSkillCommand: Command = {
     }
     const limits = limitsFromArgs("sign-skill", values);
     const now = Math.floor(Date.now() / 1000) * 1000; // signed_at in whole seconds
-    const { domain: _domain, ...metadata } = signatureMetadata("sign-skill", {
-      "expires-in": values["expires-in"],
-      "expires-at": values["expires-at"],
-    }, now);
+    const metadata = { signedAt: now, expiresAt: expiryOption("sign-skill", values, now) };
     // Everything that can fail cheaply fails before the folder is hashed.
     const signer = await loadSigner(values.key, io, {
       command: "sign-skill",

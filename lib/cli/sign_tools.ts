@@ -6,17 +6,11 @@
  *
  * @module
  */
-import { enumerateTarget, prepareTarget } from "../contractpin/live.ts";
 import { ServerFailure } from "../mcp/errors.ts";
-import { readSavedToolListing } from "../mcp/saved_tools.ts";
-import type { ToolListing } from "../mcp/session.ts";
+import { signedToolListDocument, signToolListWithSigner } from "../guard/signatures.ts";
+import { checkToolsSource, listToolsToSign, toolListSignOptions } from "../guard/sign_tools.ts";
 import {
-  signedToolListDocument,
-  type SignToolListOptions,
-  signToolListWithSigner,
-} from "../guard/signatures.ts";
-import { VERSION } from "../version.ts";
-import {
+  asUsage,
   type CliIO,
   type Command,
   EXIT_FAILED,
@@ -29,7 +23,7 @@ import { loadSigner } from "./private_key.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { FORCE_FLAGS, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
 import { MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
-import { requireDomainFlag, sourceName } from "./schema_inputs.ts";
+import { requireDomainFlag } from "./schema_inputs.ts";
 import { expiryOption } from "./signature_options.ts";
 
 const { domain: _domain, ...SIGNATURE_EXPIRY_FLAGS } = SIGNATURE_METADATA_FLAGS;
@@ -113,51 +107,36 @@ export const signToolsCommand: Command = {
       throw new UsageError("sign-tools: --key PRIVATE.pem is required (or ssh-agent:PUBFILE)");
     }
     const domain = requireDomainFlag("sign-tools", values.domain);
-    const live = values.server !== undefined;
-    if (live === (values.file !== undefined)) {
-      throw new UsageError("sign-tools: give exactly one of --server NAME -- CMD… and --file FILE");
-    }
-    if (live && (command.length === 0 || command[0] === "")) {
-      throw new UsageError(`sign-tools: --server ${values.server} needs the command after --`);
-    }
-    if (!live && command.length > 0) {
-      throw new UsageError("sign-tools: a command after -- goes with --server");
-    }
+    const source = { server: values.server, file: values.file, command };
+    asUsage("sign-tools", () => checkToolsSource(source));
     const now = Math.floor(Date.now() / 1000) * 1000;
-    const signOptions: SignToolListOptions = { domain, signedAt: now };
-    const expiresAt = expiryOption("sign-tools", values, now);
-    if (expiresAt !== undefined) signOptions.expiresAt = expiresAt;
-    // Checked before the server is started (signing would refuse them only afterwards).
-    for (const flag of ["signer-kid", "schema-version"] as const) {
-      if (values[flag] === "") throw new UsageError(`sign-tools: --${flag} is empty`);
-    }
-    if (values["signer-kid"] !== undefined) signOptions.signerKid = values["signer-kid"];
-    if (values["schema-version"] !== undefined) {
-      signOptions.schemaVersion = values["schema-version"];
-    }
+    const signOptions = asUsage("sign-tools", () =>
+      toolListSignOptions({
+        domain,
+        signedAt: now,
+        expiresAt: expiryOption("sign-tools", values, now),
+        signerKid: values["signer-kid"],
+        schemaVersion: values["schema-version"],
+      }));
     const startupTimeoutMs = seconds("startup-timeout", values["startup-timeout"]);
     const requestTimeoutMs = seconds("timeout", values.timeout);
     const signer = await loadSigner(values.key, io, {
       command: "sign-tools",
       passphraseFile: values["passphrase-file"],
     });
-
-    let listing: ToolListing;
-    const where = live ? `server ${values.server}` : sourceName(values.file!);
-    if (live) {
-      try {
-        listing = await enumerateTarget(
-          prepareTarget({ name: values.server!, identity: { transport: "stdio", command } }),
-          { startupTimeoutMs, requestTimeoutMs, clientVersion: VERSION },
-        );
-      } catch (e) {
-        if (!(e instanceof ServerFailure)) throw e;
-        await io.stderr(`error: ${e.message}\n${e.stderr ? `server stderr:\n${e.stderr}\n` : ""}`);
-        return EXIT_FAILED;
-      }
-    } else {
-      listing = await readSavedToolListing(values.file!, () => io.readStdin());
+    let listed;
+    try {
+      listed = await listToolsToSign(source, {
+        startupTimeoutMs,
+        requestTimeoutMs,
+        readStdin: () => io.readStdin(),
+      });
+    } catch (e) {
+      if (!(e instanceof ServerFailure)) throw e;
+      await io.stderr(`error: ${e.message}\n${e.stderr ? `server stderr:\n${e.stderr}\n` : ""}`);
+      return EXIT_FAILED;
     }
+    const { listing, where } = listed;
     for (const notice of listing.notices) await io.stderr(`notice: ${where}: ${notice}\n`);
     const signed = await signToolListWithSigner(listing.tools, signer, signOptions);
     const text = JSON.stringify(signedToolListDocument(signed), null, 2) + "\n";

@@ -7,42 +7,35 @@
  * @module
  */
 import type { JsonValue } from "../json/types.ts";
-import { checkToolId } from "../pins/store.ts";
+import { type BatchListing, readSchemaSignature, schemaToolId } from "../schema/batch.ts";
+import { sourceName } from "../schema/input.ts";
 import {
-  type BatchListing,
-  listBatch,
-  readSchemaSignature,
-  schemaToolId,
-  type VerifiedBatchItem,
-} from "../schema/batch.ts";
-import { inspectInlineSignature, requireDirectory, sourceName } from "../schema/input.ts";
+  checkSchemaVerifyRequest,
+  inlineSignature,
+  listVerifyBatch,
+} from "../schema/verify_request.ts";
 import { batchThreadsSetting } from "../schema/batch_pool.ts";
 import { signedDocumentDomain } from "../skill/document.ts";
-import type { TrustedBatchInput, TrustedSchemaResult, TrustedVerifier } from "../trust/verify.ts";
+import type { TrustedVerifier } from "../trust/verify.ts";
+import { trustedSchemaJson } from "../trust/result_json.ts";
+import { resultExitCode } from "../exit_codes.ts";
+import { type VerifyFolderInput, verifySchemaFolder } from "../trust/verify_folder.ts";
 import {
+  asUsage,
   type CliIO,
   type Command,
-  EXIT_OK,
   parseCommandArgs,
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import { failureFields, jsonOutput } from "./json_output.ts";
+import { jsonOutput } from "./json_output.ts";
 import {
   checkPatternFlag,
   confirmFirstUseWith,
   describeVerifyWarning,
   readJsonFile,
-  resultExitCode,
 } from "./schema_inputs.ts";
-import {
-  batchProgress,
-  finishBatch,
-  openVerification,
-  printVerdict,
-  trustedResultJson,
-} from "./schema_report.ts";
-import { exitCodeOfError } from "../exit_codes.ts";
+import { batchProgress, finishBatch, openVerification, printVerdict } from "./schema_report.ts";
 import { readInput } from "./io.ts";
 import { type Progress, progressLine } from "./progress.ts";
 import { terminalPrompt, type VerifyCommandDeps } from "./prompt.ts";
@@ -143,63 +136,6 @@ Examples:
 `;
 
 /**
- * `--signature-base64` takes the Base64 text itself; a value naming an existing file is the
- * usual mistake for `--signature FILE` — a usage error (exit 2), not `SIGNATURE_INVALID`
- * (exit 1).
- */
-async function refuseFileAsSignature(value: string): Promise<void> {
-  if (value.trim() === "") throw new UsageError("verify-schema: --signature-base64 is empty");
-  const inline = await inspectInlineSignature(value);
-  if (inline.path === "file") {
-    throw new UsageError(
-      `verify-schema: --signature-base64 takes the Base64 signature itself, and ${value} is a ` +
-        `file; give --signature ${value}`,
-    );
-  }
-  // The value is the user's argument, not a publisher's file: text that is not Base64 at all
-  // is a bad argument (exit 2); a well-formed signature that does not verify stays exit 1.
-  const scanned = inline.base64Problem;
-  if (scanned !== undefined) {
-    throw new UsageError(
-      `verify-schema: --signature-base64 is not Base64 (${scanned.problem} at offset ` +
-        `${scanned.offset}); give the Base64 signature, or --signature FILE for a file`,
-    );
-  }
-}
-
-/**
- * Whether `--signature VALUE` is the old inline Base64 form (kept for one release): VALUE is
- * not an existing path and is Base64 that decodes to a DER ECDSA signature. Anything else is a
- * file name (a missing one is exit 2, naming it).
- */
-async function isInlineBase64(value: string): Promise<boolean> {
-  const inline = await inspectInlineSignature(value);
-  return inline.path === "none" && inline.derSignature;
-}
-
-/** The fields of a result printed by `--json` (the parsed document is left out). */
-const RESULT_KEYS = [
-  "domain",
-  "toolId",
-  "developerName",
-  "keyFingerprint",
-  "keyPinning",
-  "pinnedFingerprint",
-  "signatureFormat",
-  "schemaHash",
-  "signedAt",
-  "signerKid",
-  "expired",
-  "expiresAt",
-  "schemaVersion",
-  "previousHash",
-  "warnings",
-  "unprotectedFields",
-  "discoverySource",
-  "dns",
-] as const satisfies readonly (keyof TrustedSchemaResult)[];
-
-/**
  * Builds the `verify-schema` command with the given prompt (the real CLI asks on the
  * terminal).
  */
@@ -211,48 +147,33 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
     flags: FLAGS,
     async run(args, io) {
       const { values, positionals } = parseCommandArgs("verify-schema", args, FLAGS);
-      const json = values.json === true;
       const batch = values.batch;
+      const pattern = values.pattern ?? "*.json";
       let file: string | undefined;
       let threadsSetting: number | undefined;
       if (batch !== undefined) {
         if (positionals.length > 0) throw new UsageError("verify-schema: --batch takes no SCHEMA");
-        for (const k of ["signature", "signature-base64", "tool-id"] as const) {
-          if (values[k] !== undefined) {
-            throw new UsageError(`verify-schema: --${k} does not go with --batch`);
-          }
-        }
-        checkPatternFlag(values.pattern ?? "*.json");
-        threadsSetting = batchThreadsSetting();
       } else {
         if (values.pattern !== undefined || values["signature-dir"] !== undefined) {
           throw new UsageError("verify-schema: --pattern and --signature-dir go with --batch");
         }
         [file] = requirePositionals("verify-schema", positionals, 1, "one SCHEMA.json (or -)");
-        if ((values.signature === undefined) === (values["signature-base64"] === undefined)) {
-          throw new UsageError(
-            "verify-schema: give exactly one of --signature FILE and --signature-base64 B64",
-          );
-        }
-        if (file === "-" && values.signature === "-") {
-          throw new UsageError("verify-schema: the schema and the signature cannot both be stdin");
-        }
-        if (values["tool-id"] !== undefined) {
-          const problem = checkToolId(values["tool-id"]);
-          if (problem) throw new UsageError(`verify-schema: --tool-id: ${problem}`);
-        }
+      }
+      asUsage("verify-schema", () => checkSchemaVerifyRequest({ ...values, schema: file }));
+      if (batch !== undefined) {
+        checkPatternFlag(pattern);
+        threadsSetting = batchThreadsSetting();
       }
       // An inline Base64 signature: --signature-base64, or (one release) --signature B64.
-      let inline: string | undefined;
-      if (values["signature-base64"] !== undefined) {
-        await refuseFileAsSignature(values["signature-base64"]);
-        inline = values["signature-base64"];
-      } else if (values.signature !== undefined && await isInlineBase64(values.signature)) {
+      const { value: inline, deprecated } = await asUsage(
+        "verify-schema",
+        () => inlineSignature(values["signature-base64"], values.signature),
+      );
+      if (deprecated) {
         await io.stderr(
           "note: verify-schema: --signature with a Base64 value is deprecated; use " +
             "--signature-base64\n",
         );
-        inline = values.signature;
       }
 
       // The local inputs, then the trust documents (the only step that may use the network).
@@ -268,12 +189,7 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
         },
         rest: async (checkNamed) => {
           if (file === undefined) {
-            listing = listBatch(batch!, values.pattern ?? "*.json");
-            // A mistyped --signature-dir is the user's input error (exit 2), not every schema
-            // of the batch "unsigned" (exit 1).
-            if (values["signature-dir"] !== undefined) {
-              await requireDirectory("--signature-dir", values["signature-dir"]);
-            }
+            listing = await listVerifyBatch(batch!, pattern, values["signature-dir"]);
             return;
           }
           schema = await readJsonFile(file, io, "schema");
@@ -293,18 +209,10 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
 
       if (file === undefined) {
         // A batch reads the store once and writes its first-use pins together (lib/pins/batch.ts).
-        return await verifyBatch(batch!, values.pattern ?? "*.json", listing!, verifier, {
-          json,
-          quiet,
-          io,
-          progress: progress!,
-          options: {
-            sigDir: values["signature-dir"] ?? batch!,
-            read,
-            confirmFirstUse,
-            threads: threadsSetting,
-          },
-        });
+        const input = { dir: batch!, listing: listing!, read, confirmFirstUse };
+        const sigDir = values["signature-dir"] ?? batch!;
+        const ctx = { ...values, pattern, progress: progress! };
+        return await verifyBatch(verifier, { ...input, sigDir, threads: threadsSetting }, ctx, io);
       }
       const result = await verifier.verifySchema({
         schema,
@@ -317,7 +225,7 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
           : "--signature-base64",
       });
       if (values.json) {
-        await io.stdout(jsonOutput("verify-schema", trustedResultJson(result, RESULT_KEYS)));
+        await io.stdout(jsonOutput("verify-schema", trustedSchemaJson(result)));
         return resultExitCode(result);
       }
       return await printVerdict(result, {
@@ -336,78 +244,46 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
 /** The `verify-schema` command (asks on the terminal on first use). */
 export const verifySchemaCommand: Command = makeVerifySchemaCommand({ prompt: terminalPrompt });
 
+/** `--batch`: each schema reported as it is verified, then the summary. */
 async function verifyBatch(
-  dir: string,
-  pattern: string,
-  { files, skipped }: BatchListing,
   verifier: TrustedVerifier,
-  ctx: {
-    json: boolean;
-    quiet: boolean;
-    io: CliIO;
-    progress: Progress;
-    options: Omit<TrustedBatchInput, "dir" | "files" | "onResults" | "onProgress" | "onWarning">;
-  },
+  input: Omit<VerifyFolderInput, "onItem" | "onProgress" | "onWarning">,
+  ctx: { pattern: string; json?: boolean; quiet?: boolean; progress: Progress },
+  io: CliIO,
 ): Promise<number> {
-  const { io, progress } = ctx;
-  const results: Record<string, unknown>[] = [];
-  let worst = EXIT_OK;
-  let verified = 0;
-
-  const report = async ({ path, sigPath, result: verifiedResult, error }: VerifiedBatchItem) => {
-    const result = verifiedResult as TrustedSchemaResult | undefined;
-    let entry: Record<string, unknown>;
-    let code: number;
-    if (result !== undefined) {
-      entry = { file: path, signature_file: sigPath, ...trustedResultJson(result, RESULT_KEYS) };
-      code = resultExitCode(result);
-      if (!ctx.json) {
-        if (!result.valid) {
-          await io.stdout(`FAIL ${path}: ${result.errorCode}: ${result.errorMessage}\n`);
-        } else if (!ctx.quiet) {
-          await io.stdout(`OK   ${path} (${result.toolId}@${result.domain})\n`);
-        }
-        for (const w of result.warnings) {
-          await io.stderr(
-            `warning: ${path}: ${describeVerifyWarning(w, result.unprotectedFields)}\n`,
-          );
-        }
-      }
-    } else {
-      const e = error!;
-      code = exitCodeOfError(e);
-      entry = { file: path, ...failureFields(e.code, e.message) };
-      if (!ctx.json) await io.stdout(`FAIL ${path}: ${e.code}: ${e.message}\n`);
-    }
-    if (code === EXIT_OK) verified++;
-    worst = Math.max(worst, code);
-    results.push(entry);
-  };
-
-  await verifier.verifySchemaBatch({
-    ...ctx.options,
-    dir,
-    files,
-    onResults: async (items) => {
+  const { progress } = ctx;
+  const outcome = await verifySchemaFolder(verifier, {
+    ...input,
+    onItem: async ({ path, result, error }) => {
       progress.clear();
-      for (const item of items) await report(item);
+      if (ctx.json) return;
+      if (result === undefined) {
+        await io.stdout(`FAIL ${path}: ${error!.code}: ${error!.message}\n`);
+        return;
+      }
+      if (!result.valid) {
+        await io.stdout(`FAIL ${path}: ${result.errorCode}: ${result.errorMessage}\n`);
+      } else if (!ctx.quiet) {
+        await io.stdout(`OK   ${path} (${result.toolId}@${result.domain})\n`);
+      }
+      for (const w of result.warnings) {
+        await io.stderr(
+          `warning: ${path}: ${describeVerifyWarning(w, result.unprotectedFields)}\n`,
+        );
+      }
     },
     onProgress: batchProgress("verify-schema", progress),
     onWarning: (line) => (progress.clear(), io.stderr(line)),
   });
   progress.clear();
-  const failed = files.length - verified;
+  const { total, failed } = outcome;
   return await finishBatch({
     command: "verify-schema",
     verb: "verified",
-    dir,
-    pattern,
-    total: files.length,
-    failed,
-    worst,
-    skipped,
-    results,
-    json: ctx.json,
-    line: `${verified} of ${files.length} schema(s) verified, ${failed} failed\n`,
+    dir: input.dir,
+    pattern: ctx.pattern,
+    ...outcome,
+    json: ctx.json === true,
+    line: `${total - failed} of ${total} schema(s) verified, ${failed} failed\n`,
   }, io);
 }

@@ -7,20 +7,20 @@
  *
  * @module
  */
-import { checkToolId } from "../pins/store.ts";
 import { showPath } from "../skill/fs.ts";
-import { checkSkillRoot } from "../skill/walk.ts";
 import { describeChanges } from "../skill/manifest.ts";
-import { signedDocumentDomain } from "../skill/document.ts";
-import { peekFolderSignature, readSkillSignatureFile } from "../skill/verify.ts";
+import { readLocalSkillSignature } from "../skill/local_signature.ts";
+import { checkToolIdOption } from "../schema/verify_request.ts";
 import type { TrustedSkillResult } from "../trust/verify.ts";
-import { type Command, parseCommandArgs, requirePositionals, UsageError } from "./command.ts";
+import { trustedSkillJson } from "../trust/result_json.ts";
+import { resultExitCode } from "../exit_codes.ts";
+import { asUsage, type Command, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput } from "./io.ts";
 import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
-import { confirmFirstUseWith, resultExitCode, sourceName } from "./schema_inputs.ts";
-import { openVerification, printVerdict, trustedResultJson } from "./schema_report.ts";
+import { confirmFirstUseWith, sourceName } from "./schema_inputs.ts";
+import { openVerification, printVerdict } from "./schema_report.ts";
 import { terminalPrompt, type VerifyCommandDeps } from "./prompt.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import {
@@ -98,35 +98,6 @@ Examples:
       --ca-file corp-ca.pem --trust-first-use
 `;
 
-/** The fields of a result printed by `--json`, in order (the parsed document is left out). */
-const RESULT_KEYS = [
-  "domain",
-  "toolId",
-  "skillName",
-  "developerName",
-  "keyFingerprint",
-  "keyPinning",
-  "pinnedFingerprint",
-  "signatureFormat",
-  "skillHash",
-  "files",
-  "totalBytes",
-  "changes",
-  "unsignedFiles",
-  "signedAt",
-  "signerKid",
-  "expired",
-  "expiresAt",
-  "schemaVersion",
-  "previousHash",
-  "lineageAnchor",
-  "signsLegacyHash",
-  "warnings",
-  "unprotectedFields",
-  "discoverySource",
-  "dns",
-] as const satisfies readonly (keyof TrustedSkillResult)[];
-
 /** Builds the `verify-skill` command with the given prompt. */
 export function makeVerifySkillCommand(deps: VerifyCommandDeps): Command {
   return {
@@ -137,21 +108,14 @@ export function makeVerifySkillCommand(deps: VerifyCommandDeps): Command {
     async run(args, io) {
       const { values, positionals } = parseCommandArgs("verify-skill", args, FLAGS);
       const [dir] = requirePositionals("verify-skill", positionals, 1, "DIR");
-      if (values["tool-id"] !== undefined) {
-        const problem = checkToolId(values["tool-id"]);
-        if (problem) throw new UsageError(`verify-skill: --tool-id: ${problem}`);
-      }
+      asUsage("verify-skill", () => checkToolIdOption(values["tool-id"]));
       const limits = limitsFromArgs("verify-skill", values);
       let signature: unknown;
       // The local inputs (the folder must exist) and the domain the signature names.
       const readLocal = async () => {
-        checkSkillRoot(dir);
-        if (values.signature === undefined) return signedDocumentDomain(peekFolderSignature(dir));
-        // A malformed file the user named is an input error (exit 2, naming the file and
-        // the field), as verify-schema --signature; the folder's own .schemapin.sig
-        // stays part of what is verified (a broken one is SIGNATURE_INVALID, exit 1).
-        signature = await readSkillSignatureFile(values.signature, (p) => readInput(p, io));
-        return signedDocumentDomain(signature);
+        const local = await readLocalSkillSignature(dir, values.signature, (p) => readInput(p, io));
+        signature = local.signature;
+        return local.domain;
       };
       const opened = await openVerification("verify-skill", values, args, io, {
         named: readLocal,
@@ -183,7 +147,7 @@ export function makeVerifySkillCommand(deps: VerifyCommandDeps): Command {
         progress.done();
       }
       if (values.json) {
-        await io.stdout(jsonOutput("verify-skill", trustedResultJson(result, RESULT_KEYS)));
+        await io.stdout(jsonOutput("verify-skill", trustedSkillJson(result)));
         return resultExitCode(result);
       }
       const legacy = result.signatureFormat === "legacy" ? ", legacy format" : "";

@@ -1,12 +1,16 @@
 /**
- * Where `sign-schema` writes, checked before anything is written: an existing signature file
- * is never replaced by one of the other format unnoticed ({@linkcode refuseFormatSwitch}), and
- * a batch without `force` replaces nothing ({@linkcode prepareSignBatch}: listed, checked, then
- * its output folder created).
+ * What `sign-schema` writes and where, checked before anything is written: the format asked
+ * for ({@linkcode chooseSignatureFormat}) and a 1.4 document's options
+ * ({@linkcode schemaDocumentOptions}); an existing signature file is never replaced by one of
+ * the other format unnoticed ({@linkcode refuseFormatSwitch}), and a batch without `force`
+ * replaces nothing ({@linkcode prepareSignBatch}: listed, checked, then its output folder
+ * created).
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
+import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
+import { SchemaPinError, usageError } from "../errors.ts";
+import type { SchemaDocumentOptions } from "./document.ts";
 import { describeFsError, isNotFound, lstatSync, mkdirAll, readFile } from "../runtime/fs.ts";
 import { type BatchListing, joinPath, listBatch } from "./batch.ts";
 
@@ -17,6 +21,74 @@ const FORMAT_NAMES: Record<SignatureFormat, string> = {
   bare: "a bare Base64 signature (--format bare)",
   document: "a 1.4 signature document (--format document)",
 };
+
+/**
+ * The format to write: `format` when given (`bare` with document metadata is a usage error
+ * naming it), else inferred — `document` when `metadata` (the names of the 1.4 document's
+ * fields asked for, e.g. `--domain`) is not empty (`inferred` is then true: the caller says
+ * so), else `bare`.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` (a usage error) for another format, or `bare` with
+ *   metadata.
+ *
+ * @example
+ * ```ts
+ * import { chooseSignatureFormat } from "./sign_output.ts";
+ * chooseSignatureFormat(undefined, ["--domain"]); // { format: "document", inferred: true }
+ * chooseSignatureFormat("bare", []); // { format: "bare", inferred: false }
+ * ```
+ */
+export function chooseSignatureFormat(
+  format: string | undefined,
+  metadata: readonly string[],
+): { format: SignatureFormat; inferred: boolean } {
+  if (format === undefined) {
+    return metadata.length > 0
+      ? { format: "document", inferred: true }
+      : { format: "bare", inferred: false };
+  }
+  if (format !== "bare" && format !== "document") {
+    throw usageError(`--format ${JSON.stringify(format)}: give bare or document`);
+  }
+  if (format === "bare" && metadata.length > 0) {
+    throw usageError(
+      `--format bare does not go with ${metadata.join(", ")} (a 1.4 document's fields); ` +
+        "use --format document",
+    );
+  }
+  return { format, inferred: false };
+}
+
+/**
+ * The options of a 1.4 document: `metadata` (signing time, expiry, domain, key id) with the
+ * `--schema-version` and `--previous-hash` asked for, checked before anything is signed (a
+ * batch creates its output folder first).
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` (a usage error) for an empty schema version or a
+ *   previous hash that is not a `sha256:` reference.
+ *
+ * @example
+ * ```ts
+ * import { schemaDocumentOptions } from "./sign_output.ts";
+ * schemaDocumentOptions({ signedAt: Date.now() }, "2.1.0", undefined).schemaVersion; // "2.1.0"
+ * ```
+ */
+export function schemaDocumentOptions(
+  metadata: SchemaDocumentOptions,
+  schemaVersion: string | undefined,
+  previousHash: string | undefined,
+): SchemaDocumentOptions {
+  if (schemaVersion === "") throw usageError("--schema-version is empty");
+  if (previousHash !== undefined && !isSha256Ref(previousHash)) {
+    throw usageError(
+      `--previous-hash ${JSON.stringify(previousHash)} ${describeBadSha256Ref(previousHash)}`,
+    );
+  }
+  const options = { ...metadata };
+  if (schemaVersion !== undefined) options.schemaVersion = schemaVersion;
+  if (previousHash !== undefined) options.previousHash = previousHash;
+  return options;
+}
 
 /**
  * The format of an existing signature file (a JSON document or bare Base64), or undefined

@@ -1,40 +1,116 @@
 /**
- * A trusted verification's result (lib/trust/verify.ts) as the verify commands' JSON shows it:
- * the result's own fields (lib/json/result_fields.ts) with the developer's name and the
- * signature format of lib/trust/json_fields.ts, and what lineage decided
- * (lib/schema/lineage_json.ts).
+ * A trusted verification's result (lib/trust/verify.ts) as the JSON fields the verify commands
+ * print: the fields of a schema's or a skill folder's result, in order (the parsed document is
+ * left out), with `developer_name` and `signature_format` as lib/trust/json_fields.ts gives
+ * them and what lineage decided. Its exit code is `resultExitCode` of lib/exit_codes.ts.
  *
  * @module
  */
+import { checkArg } from "../arguments.ts";
 import { verificationFields } from "../json/result_fields.ts";
 import { lineageReportJson } from "../schema/lineage_json.ts";
 import { developerNameJson, signatureFormatJson } from "./json_fields.ts";
 import type { TrustedSchemaResult, TrustedSkillResult } from "./verify.ts";
 
-/**
- * The JSON fields of `result`: `ok`, the error, the fields named in `keys` (the parsed document
- * is left out), `developer_name` null for a key without a discovery document, one
- * `signature_format` vocabulary for schemas and skills, and `lineage` when lineage was checked.
- *
- * @throws {SchemaPinError} `INPUT_INVALID` when `result` is not a verification result or
- *   `keys` not a list of names (`verificationFields`).
- *
- * @example
- * ```ts ignore
- * import { trustedResultFields } from "./result_json.ts";
- * trustedResultFields(result, ["toolId", "domain", "signatureFormat"]);
- * // { ok: true, tool_id: "t", domain: "example.com", signature_format: "document" }
- * ```
- */
-export function trustedResultFields<R extends TrustedSchemaResult | TrustedSkillResult>(
+/** The fields of a schema's result, in order. */
+const SCHEMA_KEYS = [
+  "domain",
+  "toolId",
+  "developerName",
+  "keyFingerprint",
+  "keyPinning",
+  "pinnedFingerprint",
+  "signatureFormat",
+  "schemaHash",
+  "signedAt",
+  "signerKid",
+  "expired",
+  "expiresAt",
+  "schemaVersion",
+  "previousHash",
+  "warnings",
+  "unprotectedFields",
+  "discoverySource",
+  "dns",
+] as const satisfies readonly (keyof TrustedSchemaResult)[];
+
+/** The fields of a skill folder's result, in order. */
+const SKILL_KEYS = [
+  "domain",
+  "toolId",
+  "skillName",
+  "developerName",
+  "keyFingerprint",
+  "keyPinning",
+  "pinnedFingerprint",
+  "signatureFormat",
+  "skillHash",
+  "files",
+  "totalBytes",
+  "changes",
+  "unsignedFiles",
+  "signedAt",
+  "signerKid",
+  "expired",
+  "expiresAt",
+  "schemaVersion",
+  "previousHash",
+  "lineageAnchor",
+  "signsLegacyHash",
+  "warnings",
+  "unprotectedFields",
+  "discoverySource",
+  "dns",
+] as const satisfies readonly (keyof TrustedSkillResult)[];
+
+function trustedFields<R extends TrustedSchemaResult | TrustedSkillResult>(
+  fn: string,
   result: R,
   keys: readonly (keyof R & string)[],
 ): { readonly ok: boolean } & Record<string, unknown> {
-  const fields: { ok: boolean } & Record<string, unknown> = verificationFields(result, keys);
+  checkArg(fn, "result", result, "object");
+  const fields = verificationFields(result, keys) as Record<string, unknown>;
   if ("developer_name" in fields) fields.developer_name = developerNameJson(result);
   if ("signature_format" in fields) {
     fields.signature_format = signatureFormatJson(result.signatureFormat);
   }
   if (result.lineage !== undefined) fields.lineage = lineageReportJson(result.lineage);
-  return fields;
+  return fields as { readonly ok: boolean } & Record<string, unknown>;
+}
+
+/**
+ * The JSON fields of a schema verified with trust: `ok`, `error` on failure, then `domain`,
+ * `tool_id`, … `dns` (snake_case, undefined ones left out), `developer_name` null for a key
+ * without a discovery document, and `lineage` when lineage was enforced.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` when `result` is not a verification result.
+ *
+ * @example
+ * ```ts ignore
+ * import { trustedSchemaJson } from "./result_json.ts";
+ * const fields = trustedSchemaJson(await verifier.verifySchema(input)); // { ok: true, domain, tool_id, … }
+ * ```
+ */
+export function trustedSchemaJson(
+  result: TrustedSchemaResult,
+): { readonly ok: boolean } & Record<string, unknown> {
+  return trustedFields("trustedSchemaJson", result, SCHEMA_KEYS);
+}
+
+/**
+ * The JSON fields of a skill folder verified with trust, as {@linkcode trustedSchemaJson}
+ * with the skill's own (`skill_name`, `skill_hash`, `files`, `changes`, …).
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` when `result` is not a verification result.
+ *
+ * @example
+ * ```ts ignore
+ * import { trustedSkillJson } from "./result_json.ts";
+ * const fields = trustedSkillJson(await verifier.verifySkill({ dir: "pdf-tools" }));
+ * ```
+ */
+export function trustedSkillJson(
+  result: TrustedSkillResult,
+): { readonly ok: boolean } & Record<string, unknown> {
+  return trustedFields("trustedSkillJson", result, SKILL_KEYS);
 }

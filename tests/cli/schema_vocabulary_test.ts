@@ -2,12 +2,11 @@
 // used when --domain is absent (a different --domain is a usage error), sign-schema --format
 // (never switched silently; a file of the other format is not replaced without --force),
 // sign-schema --batch --out-dir, and the old spellings kept for one release with a note.
+// chooseSignatureFormat itself: tests/schema/sign_output_test.ts.
 import assert from "node:assert/strict";
 import { privateKeyToPem } from "../../lib/crypto/keys.ts";
-import { chooseSignatureFormat } from "../../lib/cli/sign_schema.ts";
 import { resolveSignedDomain } from "../../lib/cli/schema_report.ts";
 import { signedDocumentDomain } from "../../lib/skill/document.ts";
-import { UsageError } from "../../lib/cli/command.ts";
 import { discoveryFor, SIGNER, toolSchema } from "../schema/_fixtures.ts";
 import { runInProcess, withTempDir } from "./run.ts";
 
@@ -20,37 +19,6 @@ async function inputs(dir: string): Promise<{ key: string; pub: string; schema: 
   await Deno.writeTextFile(`${dir}/tool.json`, JSON.stringify(toolSchema()));
   return { key: `${dir}/private.pem`, pub: `${dir}/public.pem`, schema: `${dir}/tool.json` };
 }
-
-Deno.test("chooseSignatureFormat: explicit, inferred, and refused combinations", () => {
-  assert.deepEqual(chooseSignatureFormat({}), { format: "bare", inferred: false });
-  assert.deepEqual(chooseSignatureFormat({ domain: DOMAIN }), {
-    format: "document",
-    inferred: true,
-  });
-  assert.deepEqual(chooseSignatureFormat({ "expires-in": "30d" }), {
-    format: "document",
-    inferred: true,
-  });
-  assert.deepEqual(chooseSignatureFormat({ format: "document" }), {
-    format: "document",
-    inferred: false,
-  });
-  assert.deepEqual(chooseSignatureFormat({ format: "document", domain: DOMAIN }), {
-    format: "document",
-    inferred: false,
-  });
-  assert.deepEqual(chooseSignatureFormat({ format: "bare" }), { format: "bare", inferred: false });
-  assert.throws(
-    () => chooseSignatureFormat({ format: "bare", domain: DOMAIN, "signer-kid": "k" }),
-    (e) =>
-      e instanceof UsageError &&
-      /--format bare does not go with --domain, --signer-kid/.test(e.message),
-  );
-  assert.throws(
-    () => chooseSignatureFormat({ format: "json" }),
-    (e) => e instanceof UsageError && /--format "json": give bare or document/.test(e.message),
-  );
-});
 
 Deno.test("resolveSignedDomain / signedDocumentDomain", () => {
   assert.equal(signedDocumentDomain({ schemapin_version: "1.4", domain: DOMAIN }), DOMAIN);

@@ -1,63 +1,80 @@
-// A trusted verification's result as the verify commands' JSON shows it
-// (trustedResultFields, lib/trust/result_json.ts).
+// A trusted verification's result as the verify commands' JSON fields
+// (lib/trust/result_json.ts), without the CLI.
 import assert from "node:assert/strict";
-import { trustedResultFields } from "../../lib/trust/result_json.ts";
-import type { TrustedSchemaResult } from "../../lib/trust/verify.ts";
+import type { TrustedSchemaResult, TrustedSkillResult } from "../../lib/trust/verify.ts";
+import { trustedSchemaJson, trustedSkillJson } from "../../lib/trust/result_json.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
-const FP = "sha256:" + "c".repeat(64);
+const VALID = {
+  valid: true,
+  domain: "example.com",
+  toolId: "calculate_sum",
+  developerName: "(--public-key pub.pem)",
+  discoverySource: "--public-key pub.pem",
+  keyFingerprint: "sha256:ab",
+  keyPinning: "pinned",
+  signatureFormat: "bare",
+  warnings: [],
+  expired: false,
+  document: { not: "printed" },
+} as unknown as TrustedSchemaResult;
 
-function result(fields: Partial<TrustedSchemaResult>): TrustedSchemaResult {
-  return {
-    valid: true,
-    toolId: "calc",
-    domain: "example.com",
-    warnings: [],
-    signatureFormat: "document",
-    keyFingerprint: FP,
-    ...fields,
-  } as TrustedSchemaResult;
-}
-
-Deno.test("trustedResultFields: the named fields, snake_case, with the format and lineage", () => {
-  const r = result({
-    developerName: "Acme",
-    lineage: { status: "anchored", hash: FP, store: "lineage.json" },
-  });
-  assert.deepEqual(
-    trustedResultFields(r, ["toolId", "developerName", "signatureFormat", "keyFingerprint"]),
-    {
-      ok: true,
-      tool_id: "calc",
-      developer_name: "Acme",
-      signature_format: "document",
-      key_fingerprint: FP,
-      lineage: { status: "anchored", hash: FP, store: "lineage.json" },
-    },
-  );
-  // A bare signature keeps its name; no lineage, no field.
-  assert.deepEqual(trustedResultFields(result({ signatureFormat: "bare" }), ["signatureFormat"]), {
-    ok: true,
-    signature_format: "bare",
-  });
+Deno.test("trustedSchemaJson: the result's fields in order, snake_case, no document", () => {
+  const fields = trustedSchemaJson(VALID);
+  assert.deepEqual(Object.keys(fields), [
+    "ok",
+    "domain",
+    "tool_id",
+    "developer_name",
+    "key_fingerprint",
+    "key_pinning",
+    "signature_format",
+    "expired",
+    "warnings",
+    "discovery_source",
+  ]);
+  assert.equal(fields.developer_name, null, "a --public-key key has no developer name");
+  assert.equal(fields.signature_format, "bare");
 });
 
-Deno.test("trustedResultFields: a failure, a --public-key key with no developer name", () => {
-  const r = result({
+Deno.test("trustedSkillJson: a skill's 1.4 algorithm is a document; failures carry the error", () => {
+  const fields = trustedSkillJson({
+    ...VALID,
     valid: false,
     errorCode: "SIGNATURE_INVALID",
-    errorMessage: "bad",
-    developerName: "(--public-key pub.pem)",
-    discoverySource: "--public-key pub.pem",
-  });
-  assert.deepEqual(trustedResultFields(r, ["developerName"]), {
-    ok: false,
-    error: { code: "SIGNATURE_INVALID", message: "bad" },
-    developer_name: null,
-  });
+    errorMessage: "tampered",
+    skillName: "pdf-tools",
+    signatureFormat: "1.4",
+    files: 2,
+  } as unknown as TrustedSkillResult);
+  assert.deepEqual(fields.error, { code: "SIGNATURE_INVALID", message: "tampered" });
+  assert.equal(fields.ok, false);
+  assert.equal(fields.signature_format, "document");
+  assert.equal(fields.skill_name, "pdf-tools");
+  assert.equal(fields.files, 2);
 });
 
-Deno.test("trustedResultFields: not a result, or keys that are not names, is misuse", () => {
-  throwsWith(() => trustedResultFields({} as never, []), "INPUT_INVALID");
-  throwsWith(() => trustedResultFields(result({}), "toolId" as never), "INPUT_INVALID");
+Deno.test("trustedSchemaJson refuses what is not a verification result", () => {
+  for (const bad of [undefined, null, "valid"]) {
+    throwsWith(
+      () => trustedSchemaJson(bad as unknown as TrustedSchemaResult),
+      "INPUT_INVALID",
+      /trustedSchemaJson: result must be an object/,
+    );
+  }
+  throwsWith(
+    () => trustedSchemaJson({ toolId: "t" } as unknown as TrustedSchemaResult),
+    "INPUT_INVALID",
+    /verificationFields: result must be a verification result/,
+  );
+});
+
+Deno.test("trustedSkillJson refuses what is not a verification result", () => {
+  for (const bad of [undefined, null, 1]) {
+    throwsWith(
+      () => trustedSkillJson(bad as unknown as TrustedSkillResult),
+      "INPUT_INVALID",
+      /trustedSkillJson: result must be an object/,
+    );
+  }
 });

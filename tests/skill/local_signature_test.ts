@@ -1,0 +1,59 @@
+// The local inputs of a skill verification (lib/skill/local_signature.ts): the folder must be
+// one; its own .schemapin.sig is only looked at for the domain, a file given instead is read
+// and checked now.
+import assert from "node:assert/strict";
+import { rejectsWith } from "../schema_pin_error.ts";
+import { generateKeyPair } from "../../lib/crypto/keys.ts";
+import { formatSkillSignatureDocument } from "../../lib/skill/document.ts";
+import { signSkillDir } from "../../lib/skill/sign.ts";
+import { readLocalSkillSignature } from "../../lib/skill/local_signature.ts";
+import { withTempDir } from "../cli/run.ts";
+
+const key = generateKeyPair();
+const read = (path: string) => Deno.readFile(path);
+
+async function signed(dir: string): Promise<string> {
+  Deno.writeTextFileSync(`${dir}/SKILL.md`, "---\nname: demo\n---\n");
+  const { document } = await signSkillDir(dir, key, { domain: "example.com" });
+  return formatSkillSignatureDocument(document);
+}
+
+Deno.test("readLocalSkillSignature: the folder's own document gives only its domain", async () => {
+  await withTempDir(async (dir) => {
+    assert.deepEqual(await readLocalSkillSignature(dir, undefined, read), { domain: undefined });
+    Deno.writeTextFileSync(`${dir}/.schemapin.sig`, await signed(dir));
+    assert.deepEqual(await readLocalSkillSignature(dir, undefined, read), {
+      domain: "example.com",
+    });
+    Deno.writeTextFileSync(`${dir}/.schemapin.sig`, "{broken");
+    assert.deepEqual(await readLocalSkillSignature(dir, undefined, read), { domain: undefined });
+  });
+});
+
+Deno.test("readLocalSkillSignature: a file given instead is read and returned", async () => {
+  await withTempDir(async (dir) => {
+    Deno.writeTextFileSync(`${dir}/other.sig`, await signed(dir));
+    const local = await readLocalSkillSignature(dir, `${dir}/other.sig`, read);
+    assert.equal(local.domain, "example.com");
+    assert.equal((local.signature as { domain: string }).domain, "example.com");
+  });
+});
+
+Deno.test("readLocalSkillSignature: a missing folder or a folder that is a file is refused", async () => {
+  await withTempDir(async (dir) => {
+    await assert.rejects(() => readLocalSkillSignature(`${dir}/none`, undefined, read));
+    Deno.writeTextFileSync(`${dir}/file`, "x");
+    await assert.rejects(() => readLocalSkillSignature(`${dir}/file`, undefined, read));
+    await rejectsWith(readLocalSkillSignature("", undefined, read), "INPUT_INVALID", /empty/);
+  });
+});
+
+Deno.test("readLocalSkillSignature: a malformed or missing file given is an input error", async () => {
+  await withTempDir(async (dir) => {
+    Deno.writeTextFileSync(`${dir}/bad.sig`, "{not json");
+    await rejectsWith(readLocalSkillSignature(dir, `${dir}/bad.sig`, read), "JSON_INVALID");
+    Deno.writeTextFileSync(`${dir}/doc.sig`, JSON.stringify({ schemapin_version: "1.4" }));
+    await rejectsWith(readLocalSkillSignature(dir, `${dir}/doc.sig`, read), "INPUT_INVALID");
+    await assert.rejects(() => readLocalSkillSignature(dir, `${dir}/missing.sig`, read));
+  });
+});
