@@ -23,7 +23,7 @@ import {
   contractFiles,
   limitsFrom,
   MCP_LIMIT_FLAGS,
-  parseWithTokens,
+  parseContractArgs,
   printServerFailure,
 } from "./contract_shared.ts";
 import { warnStaleLockSignature } from "./lock_signature.ts";
@@ -63,13 +63,7 @@ export const CONTRACT_INIT_FLAGS = {
 
 /** Runs `schemapin contract init`. */
 export async function runContractInit(args: string[], io: CliIO): Promise<number> {
-  const dash = args.indexOf("--");
-  const optionArgs = dash < 0 ? args : args.slice(0, dash);
-  const command = dash < 0 ? undefined : args.slice(dash + 1);
-  const { values, positionals, tokens } = parseWithTokens(CMD, optionArgs, CONTRACT_INIT_FLAGS);
-  if (positionals.length) {
-    throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
-  }
+  const { values, tokens, command } = parseContractArgs(CMD, args, CONTRACT_INIT_FLAGS, true);
   const limits = limitsFrom(CMD, values);
   if (values.snapshot !== undefined && values["no-snapshot"]) {
     throw new UsageError(`${CMD}: --snapshot FILE and --no-snapshot contradict each other`);

@@ -171,6 +171,26 @@ export function parseWithTokens<T extends FlagTable>(
 }
 
 /**
+ * {@linkcode parseWithTokens} for a `contract` subcommand that takes no positional argument (one
+ * is a usage error); with `withCommand`, the words after `--` are the stdio server's command.
+ */
+export function parseContractArgs<T extends FlagTable>(
+  command: string,
+  args: string[],
+  table: T,
+  withCommand = false,
+): ReturnType<typeof parseWithTokens<T>> & { command?: string[] } {
+  const dash = withCommand ? args.indexOf("--") : -1;
+  const parsed = parseWithTokens(command, dash < 0 ? args : args.slice(0, dash), table);
+  if (parsed.positionals.length) {
+    throw new UsageError(
+      `${command}: unexpected argument ${JSON.stringify(parsed.positionals[0])}`,
+    );
+  }
+  return dash < 0 ? parsed : { ...parsed, command: args.slice(dash + 1) };
+}
+
+/**
  * Reads the limit options into {@linkcode RunOptions} (seconds on the command line,
  * milliseconds inside; lib/contractpin/run.ts, `runLimits`); a value that is not a positive
  * number is a usage error of `command`.
