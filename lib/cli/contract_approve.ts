@@ -194,14 +194,8 @@ export async function approveWith(
   const json = values.json === true;
   const yes = values.yes === true;
   const interactive = terminal.interactive && !yes && !json;
-  const { tools, others } = asUsage(CMD, () =>
-    approveTargets({
-      tool: values.tool,
-      prompt: values.prompt,
-      resource: values.resource,
-      resource_template: values["resource-template"],
-      instructions: values.instructions,
-    }));
+  const resource_template = values["resource-template"];
+  const { tools, others } = asUsage(CMD, () => approveTargets({ ...values, resource_template }));
 
   const result = await asUsage(CMD, () =>
     approveLock(

@@ -27,7 +27,8 @@ import {
   printServerFailure,
 } from "./contract_shared.ts";
 import { warnStaleLockSignature } from "./lock_signature.ts";
-import { discoveryEnvironment, printDiscovery, printSkipped } from "./contract_discover.ts";
+import { printDiscovery, printSkipped } from "./contract_discover.ts";
+import { discoveryEnvironmentOf } from "../contractpin/discover.ts";
 
 const CMD = "contract init";
 
@@ -83,6 +84,13 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     command,
     (path) => lockRelative(path, lockPath),
   );
+  // The discovery environment of this process (no home folder is a usage error).
+  const discover = values.discover
+    ? asUsage(
+      `${CMD} --discover`,
+      () => discoveryEnvironmentOf(values.project ?? ".", processEnv, Deno.build.os),
+    )
+    : undefined;
   const result = await asUsage(CMD, () =>
     initLock(
       {
@@ -91,9 +99,7 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
         given,
         config: values.config,
         configHost: configHost(),
-        ...(values.discover
-          ? { discover: discoveryEnvironment(values.project ?? ".", processEnv) }
-          : {}),
+        ...(discover ? { discover } : {}),
         snapshot: values["no-snapshot"] ? null : values.snapshot,
         strictText: values["strict-text"] === true,
       },

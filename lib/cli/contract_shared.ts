@@ -17,7 +17,6 @@ import {
 } from "./flags.ts";
 import { parseArgs } from "node:util";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
-import type { ConfigHost } from "../contractpin/config.ts";
 import type { ContractFiles } from "../contractpin/files.ts";
 import {
   type CommandLineServers,
@@ -214,19 +213,8 @@ export function ownOptions(table: FlagTable, ...shared: FlagTable[]): string {
 /** The help's option list of the limits. */
 export const LIMITS_HELP = optionList(MCP_LIMIT_FLAGS);
 
-/**
- * The home folder and platform of this process, for the client configs' variables.
- *
- * @example
- * ```ts ignore
- * const servers = await readConfig(".mcp.json", (p) => readInput(p, io), configHost());
- * ```
- */
-export function configHost(): ConfigHost {
-  const windows = Deno.build.os === "windows";
-  const home = Deno.env.get(windows ? "USERPROFILE" : "HOME");
-  return { ...(home ? { home } : {}), windows };
-}
+/** The home folder and platform of this process, for the client configs' variables. */
+export { processConfigHost as configHost } from "../contractpin/config.ts";
 
 /**
  * The files of the contract operations (lib/contractpin/files.ts) as the CLI has them: inputs
