@@ -189,8 +189,6 @@ export async function approveWith(
   const { values } = parseContractArgs(CMD, args, CONTRACT_APPROVE_FLAGS);
   const limits = limitsFrom(CMD, values);
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
-  const headers = (values.header ?? []).map(parseHeader);
-  const servers = values.server ?? [];
   const json = values.json === true;
   const yes = values.yes === true;
   const interactive = terminal.interactive && !yes && !json;
@@ -204,8 +202,8 @@ export async function approveWith(
         snapshot: values.snapshot,
         config: values.config,
         configHost: configHost(),
-        headers,
-        servers,
+        headers: (values.header ?? []).map(parseHeader),
+        servers: values.server ?? [],
         tools,
         others,
         yes,

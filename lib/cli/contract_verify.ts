@@ -99,7 +99,6 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
     args,
     lockPath,
   );
-  const headers = (values.header ?? []).map(parseHeader);
   const json = format === "json";
   let failure: number | undefined; // the exit code of a signature input that was reported
   let result: VerifyFileResult;
@@ -113,7 +112,7 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
         configHost: configHost(),
         select: values.server,
         allowNew: values["allow-new"] === true,
-        headers,
+        headers: (values.header ?? []).map(parseHeader),
         strictText: values["strict-text"] === true,
       },
       contractFiles(io),
