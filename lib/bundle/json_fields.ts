@@ -181,7 +181,15 @@ export function bundleVerificationJson(
  * @example
  * ```ts
  * import { bundleMergeJson } from "./json_fields.ts";
- * const failed = { valid: false, errorCode: "BUNDLE_UNSIGNED", errorMessage: "a.json is not signed", failedStep: 1, firstUse: false, warnings: [] };
+ * import type { TrustBundleVerification } from "./verify.ts";
+ * const failed: TrustBundleVerification = {
+ *   valid: false,
+ *   errorCode: "BUNDLE_UNSIGNED",
+ *   errorMessage: "a.json is not signed",
+ *   failedStep: 1,
+ *   firstUse: false,
+ *   warnings: [],
+ * };
  * bundleMergeJson("m.json", ["a.json"], { results: [failed] }).ok; // false
  * ```
  */
