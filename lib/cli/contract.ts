@@ -18,7 +18,7 @@ import { jsonError, wantsJson } from "./json_output.ts";
 import { CONTRACT_DIGEST_FLAGS, runContractDigest } from "./contract_digest.ts";
 import { CONTRACT_DUMP_FLAGS, CONTRACT_DUMP_USAGE, runContractDump } from "./contract_dump.ts";
 import { CONTRACT_INIT_FLAGS, runContractInit } from "./contract_init.ts";
-import { LIMITS_HELP, MCP_LIMIT_FLAGS, MCP_TIMEOUT_FLAGS, ownOptions } from "./contract_shared.ts";
+import { MCP_LIMIT_FLAGS, MCP_TIMEOUT_FLAGS, ownOptions } from "./contract_shared.ts";
 import { CONTRACT_VERIFY_FLAGS, runContractVerify } from "./contract_verify.ts";
 import {
   CONTRACT_SIGN_FLAGS,
@@ -115,7 +115,7 @@ ${ownOptions(CONTRACT_DUMP_FLAGS, MCP_TIMEOUT_FLAGS, { "max-pages": MCP_LIMIT_FL
 ${VERIFY_SIGNATURE_HELP}
 
 Limits (init, verify, approve; dump takes all but --concurrency):
-${LIMITS_HELP}
+${optionList(MCP_LIMIT_FLAGS)}
 
 Exit codes: 0 every server matches; 1 drift, added/removed tool, or a server could not be
 reached (init: a server could not be pinned); 2 bad arguments, missing or corrupt lock,

@@ -210,9 +210,6 @@ export function ownOptions(table: FlagTable, ...shared: FlagTable[]): string {
   return optionList(Object.fromEntries(own));
 }
 
-/** The help's option list of the limits. */
-export const LIMITS_HELP = optionList(MCP_LIMIT_FLAGS);
-
 /** The home folder and platform of this process, for the client configs' variables. */
 export { processConfigHost as configHost } from "../contractpin/config.ts";
 
