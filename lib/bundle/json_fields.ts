@@ -13,6 +13,7 @@ import { verificationFields } from "../json/result_fields.ts";
 import { parsePublicKeyPem } from "../crypto/keys.ts";
 import { isSignedTrustBundle, type TrustBundle } from "./bundle.ts";
 import type { TrustBundleVerification } from "./verify.ts";
+import type { VerifiedMerge } from "./verify_merge.ts";
 
 /** The domains a bundle holds documents for, and those it holds revocations for. */
 export interface BundleDomains {
@@ -49,6 +50,77 @@ export function bundleDomains(bundle: TrustBundle): BundleDomains {
   return {
     documents: bundle.documents.map((d) => d.domain),
     revocations: bundle.revocations.map((r) => r.domain),
+  };
+}
+
+/**
+ * The `--json` fields of a bundle written by `bundle create` or `bundle add`: `ok`, `out` (the
+ * file), its version, `created_at` and domains.
+ *
+ * @example
+ * ```ts
+ * import { createTrustBundle } from "./bundle.ts";
+ * import { bundleSummaryJson } from "./json_fields.ts";
+ * bundleSummaryJson(createTrustBundle("2026-01-01T00:00:00Z"), "b.json").documents; // []
+ * ```
+ */
+export function bundleSummaryJson(
+  bundle: TrustBundle,
+  out: string,
+): { ok: true } & Record<string, unknown> {
+  checkBundle("bundleSummaryJson", bundle);
+  checkArg("bundleSummaryJson", "out", out, "string");
+  return {
+    ok: true,
+    out,
+    schemapin_bundle_version: bundle.schemapin_bundle_version,
+    created_at: bundle.created_at,
+    ...bundleDomains(bundle),
+  };
+}
+
+/**
+ * The `--json` fields of `bundle sign`: `ok`, `out` (the file written), the authority's `kid`
+ * and key `fingerprint`, `signed_at`, `expires_at` when set, and the domains.
+ *
+ * @example
+ * ```ts
+ * import { signedBundleJson } from "./json_fields.ts";
+ * const signed = {
+ *   schemapin_bundle_version: "1.4",
+ *   created_at: "2026-01-01T00:00:00Z",
+ *   documents: [],
+ *   revocations: [],
+ *   bundle_authority: { kid: "acme", public_key_pem: "…" },
+ *   signed_at: "2026-01-02T00:00:00Z",
+ * };
+ * signedBundleJson("b.json", signed, "sha256:…").kid; // "acme"
+ * ```
+ */
+export function signedBundleJson(
+  out: string,
+  signed: TrustBundle,
+  fingerprint: string,
+): { ok: true } & Record<string, unknown> {
+  checkBundle("signedBundleJson", signed);
+  checkArg("signedBundleJson", "out", out, "string");
+  checkArg("signedBundleJson", "fingerprint", fingerprint, "string");
+  if (signed.bundle_authority === undefined || signed.signed_at === undefined) {
+    throw new SchemaPinError(
+      "INPUT_INVALID",
+      "signedBundleJson: signed must be a signed trust bundle (with bundle_authority and " +
+        "signed_at)",
+      { function: "signedBundleJson", argument: "signed" },
+    );
+  }
+  return {
+    ok: true,
+    out,
+    kid: signed.bundle_authority.kid,
+    fingerprint,
+    signed_at: signed.signed_at,
+    ...(signed.expires_at !== undefined ? { expires_at: signed.expires_at } : {}),
+    ...bundleDomains(signed),
   };
 }
 
@@ -99,6 +171,42 @@ export function bundleVerificationJson(
     warnings: result.warnings,
     ...(result.unprotectedFields ? { unprotected_fields: result.unprotectedFields } : {}),
   };
+}
+
+/**
+ * The `--json` fields of `bundle merge`: `ok`, the `error` of the input that stopped the merge,
+ * `out`, each input's verification (`sources[i]` the name of `merge.results[i]`'s bundle, as
+ * {@linkcode bundleVerificationJson}) and, when merged, the merged bundle's domains.
+ *
+ * @example
+ * ```ts
+ * import { bundleMergeJson } from "./json_fields.ts";
+ * import type { TrustBundleVerification } from "./verify.ts";
+ * const failed: TrustBundleVerification = {
+ *   valid: false,
+ *   errorCode: "BUNDLE_UNSIGNED",
+ *   errorMessage: "a.json is not signed",
+ *   failedStep: 1,
+ *   firstUse: false,
+ *   warnings: [],
+ * };
+ * bundleMergeJson("m.json", ["a.json"], { results: [failed] }).ok; // false
+ * ```
+ */
+export function bundleMergeJson(
+  out: string,
+  sources: readonly string[],
+  merge: VerifiedMerge,
+): { ok: boolean } & Record<string, unknown> {
+  checkArg("bundleMergeJson", "out", out, "string");
+  checkArg("bundleMergeJson", "sources", sources, "array");
+  checkArg("bundleMergeJson", "merge", merge, "object");
+  const { results, merged } = merge;
+  const inputs = results.map((r, i) => bundleVerificationJson(sources[i], r));
+  if (merged !== undefined) return { ok: true, out, inputs, ...bundleDomains(merged) };
+  const failed = results[results.length - 1];
+  const error = { code: failed.errorCode!, message: failed.errorMessage! };
+  return { ok: false, error, out, inputs };
 }
 
 /** The fingerprint of a PEM key in a bundle, or null when it does not parse (not verified). */

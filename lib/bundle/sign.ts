@@ -16,6 +16,7 @@ import {
   type TrustBundle,
   trustBundleSigningInput,
 } from "./bundle.ts";
+import { asBundleInputError, parseTrustBundleFile } from "./file.ts";
 
 function timestamp(value: string | Date | number, what: string): { text: string; ms: number } {
   if (typeof value === "string") {
@@ -105,6 +106,54 @@ export async function signTrustBundleWithSigner(
   const out = unsignedTrustBundle(bundle, signer.publicKey, kid, signedAt, expiresAt);
   out.signature = await signDocumentWithSigner(trustBundleSigningInput(out), signer);
   return out;
+}
+
+/** What {@linkcode signTrustBundleFile} made. */
+export interface SignedBundleFile {
+  /** The signed bundle. */
+  readonly bundle: TrustBundle;
+  /** The kid of the signature the file carried before, now replaced. */
+  readonly replacedKid?: string;
+}
+
+/**
+ * Signs the bundle read from the user's file `path` (`value`, as `readTrustBundleFile` of
+ * lib/bundle/file.ts returns it) with {@linkcode signTrustBundleWithSigner}: a malformed
+ * bundle is bad input naming the file (`INPUT_INVALID`), and the kid of a signature the file
+ * already carried is returned, since it is replaced.
+ *
+ * @throws {SchemaPinError} as {@linkcode signTrustBundleWithSigner}, with `DISCOVERY_INVALID`
+ *   about the file reported as `INPUT_INVALID`.
+ *
+ * @example
+ * ```ts
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { privateKeySigner } from "../crypto/signer.ts";
+ * import { createTrustBundle } from "./bundle.ts";
+ * import { signTrustBundleFile } from "./sign.ts";
+ * const signer = privateKeySigner(generateKeyPair());
+ * const { bundle, replacedKid } = await signTrustBundleFile(
+ *   createTrustBundle(), "b.json", signer, "authority-2026", new Date(),
+ * );
+ * bundle.bundle_authority?.kid; // "authority-2026"; replacedKid: undefined
+ * ```
+ */
+export async function signTrustBundleFile(
+  value: unknown,
+  path: string,
+  signer: Signer,
+  kid: string,
+  signedAt: string | Date | number,
+  expiresAt?: string | Date | number,
+): Promise<SignedBundleFile> {
+  const bundle = parseTrustBundleFile(value, path);
+  const replacedKid = bundle.bundle_authority?.kid;
+  try {
+    const signed = await signTrustBundleWithSigner(bundle, signer, kid, signedAt, expiresAt);
+    return { bundle: signed, ...(replacedKid !== undefined ? { replacedKid } : {}) };
+  } catch (e) {
+    throw asBundleInputError(e);
+  }
 }
 
 function checkKidArg(kid: string): void {

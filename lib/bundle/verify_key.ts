@@ -7,6 +7,7 @@
  * @module
  */
 import { checkArg } from "../arguments.ts";
+import { usageError } from "../errors.ts";
 import type { PublicKey } from "../crypto/keys.ts";
 import { isJsonObject, ownField } from "../json/object.ts";
 import {
@@ -99,6 +100,40 @@ export async function verifyTrustBundleWithKey(
       `${revocation.source} (${revoked.reason}, ${revoked.revoked_at})`,
     verified: undefined,
   };
+}
+
+/**
+ * Checks the options of a verification with an explicit authority key (`bundle verify
+ * --public-key FILE [--revocation FILE]`): the key is the only trusted authority, so it does
+ * not go with the allow-list options given (`allowList`, their names as the caller spells
+ * them), and a revocation document goes with it only.
+ *
+ * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) naming the options.
+ *
+ * @example
+ * ```ts
+ * import { checkAuthorityKeyOptions } from "./verify_key.ts";
+ * checkAuthorityKeyOptions({ publicKey: "authority.pem", allowList: [] }); // fine
+ * ```
+ */
+export function checkAuthorityKeyOptions(options: {
+  readonly publicKey?: string;
+  readonly revocation?: string;
+  readonly allowList: readonly string[];
+}): void {
+  const { publicKey, revocation, allowList } = options;
+  if (publicKey !== undefined) {
+    if (allowList.length > 0) {
+      throw usageError(
+        `--public-key is the trusted authority key; it does not go with ${allowList.join(", ")}`,
+        { option: "public-key" },
+      );
+    }
+    if (publicKey === "") throw usageError("--public-key needs a path", { option: "public-key" });
+  } else if (revocation !== undefined) {
+    throw usageError("--revocation goes with --public-key", { option: "revocation" });
+  }
+  if (revocation === "") throw usageError("--revocation needs a path", { option: "revocation" });
 }
 
 /** The files of {@linkcode readAuthorityKeyFiles}. */

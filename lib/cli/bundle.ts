@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type CliIO, type Command, splitSubcommand } from "./command.ts";
+import { type Command, splitSubcommand } from "./command.ts";
 import { ADD_FLAGS, CREATE_FLAGS, runBundleAdd, runBundleCreate } from "./bundle_create.ts";
 import { runBundleSign, SIGN_FLAGS } from "./bundle_sign.ts";
 import { runBundleVerify, VERIFY_FLAGS } from "./bundle_verify.ts";
@@ -82,30 +82,25 @@ Examples:
       --authority-key partner=partner.pem --precedence acme,partner
 `;
 
-const SUBCOMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
-  create: runBundleCreate,
-  add: runBundleAdd,
-  sign: runBundleSign,
-  verify: runBundleVerify,
-  merge: runBundleMerge,
-  show: runBundleShow,
-};
+/** Each subcommand's run and flag table, in the order of the help. */
+const SUBCOMMANDS = {
+  create: { run: runBundleCreate, flags: CREATE_FLAGS },
+  add: { run: runBundleAdd, flags: ADD_FLAGS },
+  sign: { run: runBundleSign, flags: SIGN_FLAGS },
+  verify: { run: runBundleVerify, flags: VERIFY_FLAGS },
+  merge: { run: runBundleMerge, flags: MERGE_FLAGS },
+  show: { run: runBundleShow, flags: SHOW_FLAGS },
+} as const;
 
 /** The `bundle` command. */
 export const bundleCommand: Command = {
   name: "bundle",
   summary: "trust bundles: create, add, sign, verify (authority allow-list), merge, show",
   help: HELP,
-  flags: [
-    { name: "create", flags: CREATE_FLAGS },
-    { name: "add", flags: ADD_FLAGS },
-    { name: "sign", flags: SIGN_FLAGS },
-    { name: "verify", flags: VERIFY_FLAGS },
-    { name: "merge", flags: MERGE_FLAGS },
-    { name: "show", flags: SHOW_FLAGS },
-  ],
+  flags: Object.entries(SUBCOMMANDS).map(([name, { flags }]) => ({ name, flags })),
   run(args, io) {
-    const { sub, rest } = splitSubcommand("bundle", args, Object.keys(SUBCOMMANDS));
-    return SUBCOMMANDS[sub](rest, io);
+    const names = Object.keys(SUBCOMMANDS) as (keyof typeof SUBCOMMANDS)[];
+    const { sub, rest } = splitSubcommand("bundle", args, names);
+    return SUBCOMMANDS[sub].run(rest, io);
   },
 };

@@ -7,14 +7,23 @@
 import { createTrustBundle, type TrustBundle } from "../bundle/bundle.ts";
 import {
   addFilesToBundle,
+  bundleDocumentFiles,
+  bundleOutputPath,
   formatTrustBundle,
   parseUnsignedTrustBundleFile,
 } from "../bundle/file.ts";
-import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
-import { jsonOutput, type JsonOutputFields } from "./json_output.ts";
+import {
+  asUsage,
+  type CliIO,
+  EXIT_OK,
+  parseCommandArgs,
+  requirePositionals,
+  UsageError,
+} from "./command.ts";
+import { jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
 import { readBundleFile } from "./bundle_trust.ts";
-import { bundleDomains } from "../bundle/json_fields.ts";
+import { bundleDomains, bundleSummaryJson } from "../bundle/json_fields.ts";
 import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 
@@ -47,14 +56,6 @@ export const ADD_FLAGS = {
   ...jsonFlag(`schemapin.bundle.add/1: ${SUMMARY_FORMAT}`),
 } as const satisfies FlagTable;
 
-function domainFile(command: string, flag: string, value: string): [string, string] {
-  const at = value.indexOf("=");
-  if (at <= 0 || at === value.length - 1) {
-    throw new UsageError(`${command}: ${flag} ${JSON.stringify(value)} is not DOMAIN=FILE`);
-  }
-  return [value.slice(0, at), value.slice(at + 1)];
-}
-
 /** The documents of --discovery and --revocation (DOMAIN=FILE each), added to `start`. */
 async function addDocuments(
   command: string,
@@ -63,21 +64,8 @@ async function addDocuments(
   replace: boolean,
   io: CliIO,
 ): Promise<TrustBundle> {
-  const files = {
-    discovery: (values.discovery ?? []).map((v) => domainFile(command, "--discovery", v)),
-    revocation: (values.revocation ?? []).map((v) => domainFile(command, "--revocation", v)),
-  };
+  const files = asUsage(command, () => bundleDocumentFiles(values));
   return await addFilesToBundle(start, files, (p) => readInput(p, io), { replace });
-}
-
-function summary(bundle: TrustBundle, out: string): JsonOutputFields {
-  return {
-    ok: true,
-    out,
-    schemapin_bundle_version: bundle.schemapin_bundle_version,
-    created_at: bundle.created_at,
-    ...bundleDomains(bundle),
-  };
 }
 
 function describe(verb: string, bundle: TrustBundle, out: string): string {
@@ -100,7 +88,7 @@ export async function runBundleCreate(args: string[], io: CliIO): Promise<number
   });
   await io.stdout(
     values.json
-      ? jsonOutput("bundle.create", summary(bundle, values.out))
+      ? jsonOutput("bundle.create", bundleSummaryJson(bundle, values.out))
       : describe("created", bundle, values.out),
   );
   return EXIT_OK;
@@ -109,17 +97,11 @@ export async function runBundleCreate(args: string[], io: CliIO): Promise<number
 /** `bundle add BUNDLE [--discovery DOMAIN=FILE …] [--revocation DOMAIN=FILE …]`. */
 export async function runBundleAdd(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("bundle add", args, ADD_FLAGS);
-  if (positionals.length !== 1) {
-    throw new UsageError(`bundle add: expected one BUNDLE, got ${positionals.length} argument(s)`);
-  }
+  const [file] = requirePositionals("bundle add", positionals, 1, "one BUNDLE");
   if ((values.discovery?.length ?? 0) + (values.revocation?.length ?? 0) === 0) {
     throw new UsageError("bundle add: give at least one --discovery or --revocation");
   }
-  const file = positionals[0];
-  const out = values.out ?? (file === "-" ? undefined : file);
-  if (out === undefined && values.json) {
-    throw new UsageError("bundle add: the bundle goes to stdout; give --out FILE to use --json");
-  }
+  const out = asUsage("bundle add", () => bundleOutputPath(file, values.out, values.json === true));
   const value = await readBundleFile(file, io);
   const start = parseUnsignedTrustBundleFile(value, file);
   const bundle = await addDocuments("bundle add", start, values, values.replace === true, io);
@@ -132,7 +114,9 @@ export async function runBundleAdd(args: string[], io: CliIO): Promise<number> {
     overwrite: out === file || values.force === true,
   });
   await io.stdout(
-    values.json ? jsonOutput("bundle.add", summary(bundle, out)) : describe("updated", bundle, out),
+    values.json
+      ? jsonOutput("bundle.add", bundleSummaryJson(bundle, out))
+      : describe("updated", bundle, out),
   );
   return EXIT_OK;
 }

@@ -4,12 +4,12 @@
  *
  * @module
  */
-import { checkKid } from "../bundle/bundle.ts";
 import { formatTrustBundle } from "../bundle/file.ts";
-import { bundleDomains, bundleVerificationJson } from "../bundle/json_fields.ts";
+import { bundleDomains, bundleMergeJson } from "../bundle/json_fields.ts";
+import { parseAuthorityPrecedence } from "../bundle/merge.ts";
 import { verifyAndMergeTrustBundles } from "../bundle/verify_merge.ts";
 import { sourceName } from "../schema/input.ts";
-import { type CliIO, EXIT_OK, notice, parseCommandArgs, UsageError } from "./command.ts";
+import { asUsage, type CliIO, EXIT_OK, notice, parseCommandArgs, UsageError } from "./command.ts";
 import { exitCodeFor } from "../exit_codes.ts";
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
@@ -40,23 +40,6 @@ export const MERGE_FLAGS = {
   "trust-first-use": { type: "boolean", help: "", deprecated: "trust-first-use-authority" },
 } as const satisfies FlagTable;
 
-function parsePrecedence(text: string | undefined): string[] {
-  if (text === undefined) return [];
-  const kids = text.split(",");
-  const seen = new Set<string>();
-  for (const kid of kids) {
-    const problem = checkKid(kid);
-    if (problem) {
-      throw new UsageError(`bundle merge: --precedence ${JSON.stringify(text)}: ${problem}`);
-    }
-    if (seen.has(kid)) {
-      throw new UsageError(`bundle merge: --precedence lists ${JSON.stringify(kid)} twice`);
-    }
-    seen.add(kid);
-  }
-  return kids;
-}
-
 /** `bundle merge --out OUT IN… [--precedence KID,…]` with the authority options of verify. */
 export async function runBundleMerge(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("bundle merge", args, MERGE_FLAGS);
@@ -79,7 +62,7 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
   if (inputs.includes(out)) {
     throw new UsageError(`bundle merge: OUT ${out} is also an input; write to a new file`);
   }
-  const precedence = parsePrecedence(values.precedence);
+  const precedence = asUsage("bundle merge", () => parseAuthorityPrecedence(values.precedence));
   const json = values.json === true;
   let merge;
   let persisted = false;
@@ -100,17 +83,12 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
     return await reportInputFailure(e, json, io);
   }
   const { results, merged } = merge;
-  const reports = results.map((r, i) => bundleVerificationJson(sourceName(inputs[i]), r));
+  const sources = inputs.map(sourceName);
   if (merged === undefined) {
     // Only verified bundles may be merged (§21.4): one failure stops the merge.
     const result = results[results.length - 1];
     if (json) {
-      await io.stdout(jsonOutput("bundle.merge", {
-        ok: false,
-        error: { code: result.errorCode!, message: result.errorMessage! },
-        out,
-        inputs: reports,
-      }));
+      await io.stdout(jsonOutput("bundle.merge", bundleMergeJson(out, sources, merge)));
     } else {
       await io.stderr(`error: ${result.errorCode}: ${result.errorMessage}\n`);
       await io.stderr(verificationHint(result));
@@ -126,7 +104,7 @@ export async function runBundleMerge(args: string[], io: CliIO): Promise<number>
   const domains = bundleDomains(merged);
   await io.stdout(
     json
-      ? jsonOutput("bundle.merge", { ok: true, out, inputs: reports, ...domains })
+      ? jsonOutput("bundle.merge", bundleMergeJson(out, sources, merge))
       : `merged ${inputs.length} verified bundle(s) into ${out} (unsigned; sign it before ` +
         `sharing)\ndocuments: ${list(domains.documents)}\n` +
         `revocations: ${list(domains.revocations)}\n`,

@@ -6,7 +6,7 @@
 import { bundleContentsJson } from "../bundle/json_fields.ts";
 import { parseTrustBundleFile } from "../bundle/file.ts";
 import { sourceName } from "../schema/input.ts";
-import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
+import { type CliIO, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readBundleFile } from "./bundle_trust.ts";
 import type { FlagTable } from "./flags.ts";
@@ -23,10 +23,7 @@ export const SHOW_FLAGS = {
 /** `bundle show BUNDLE [--json]`. */
 export async function runBundleShow(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("bundle show", args, SHOW_FLAGS);
-  if (positionals.length !== 1) {
-    throw new UsageError(`bundle show: expected one BUNDLE, got ${positionals.length} argument(s)`);
-  }
-  const file = positionals[0];
+  const [file] = requirePositionals("bundle show", positionals, 1, "one BUNDLE");
   const value = await readBundleFile(file, io);
   const contents = bundleContentsJson(value, parseTrustBundleFile(value, file));
   if (values.json) {

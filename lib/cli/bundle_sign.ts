@@ -4,15 +4,22 @@
  * @module
  */
 import { checkKid } from "../bundle/bundle.ts";
-import { signTrustBundleWithSigner } from "../bundle/sign.ts";
+import { signTrustBundleFile } from "../bundle/sign.ts";
 import { signatureMetadata } from "./signature_options.ts";
-import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
+import {
+  asUsage,
+  type CliIO,
+  EXIT_OK,
+  parseCommandArgs,
+  requirePositionals,
+  UsageError,
+} from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { writeFileAtomic } from "./io.ts";
 import { sourceName } from "../schema/input.ts";
-import { bundleDomains } from "../bundle/json_fields.ts";
+import { signedBundleJson } from "../bundle/json_fields.ts";
 import { readBundleFile } from "./bundle_trust.ts";
-import { asBundleInputError, formatTrustBundle, parseTrustBundleFile } from "../bundle/file.ts";
+import { bundleOutputPath, formatTrustBundle } from "../bundle/file.ts";
 import { loadSigner } from "./private_key.ts";
 import { booleanFlag, type FlagTable, valueFlag } from "./flags.ts";
 import { jsonFlag, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
@@ -52,9 +59,7 @@ export const SIGN_FLAGS = {
  */
 export async function runBundleSign(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("bundle sign", args, SIGN_FLAGS);
-  if (positionals.length !== 1) {
-    throw new UsageError(`bundle sign: expected one BUNDLE, got ${positionals.length} argument(s)`);
-  }
+  const [file] = requirePositionals("bundle sign", positionals, 1, "one BUNDLE");
   if (values.key === undefined) {
     throw new UsageError("bundle sign: --key PRIVATE.pem is required (or ssh-agent:PUBFILE)");
   }
@@ -66,28 +71,27 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
     "expires-in": values["expires-in"],
     "expires-at": values["expires-at"],
   }, now);
-  const file = positionals[0];
-  const out = values.out ?? (file === "-" ? undefined : file);
-  if (out === undefined && values.json) {
-    throw new UsageError("bundle sign: the bundle goes to stdout; give --out FILE to use --json");
-  }
+  const out = asUsage(
+    "bundle sign",
+    () => bundleOutputPath(file, values.out, values.json === true),
+  );
   const signer = await loadSigner(values.key, io, {
     command: "bundle sign",
     passphraseFile: values["passphrase-file"],
   });
   const value = await readBundleFile(file, io);
-  const bundle = parseTrustBundleFile(value, file);
-  const replaced = bundle.bundle_authority?.kid;
-  let signed;
-  try {
-    signed = await signTrustBundleWithSigner(bundle, signer, values.kid, now, expiresAt);
-  } catch (e) {
-    throw asBundleInputError(e);
-  }
-  if (replaced !== undefined) {
+  const { bundle: signed, replacedKid } = await signTrustBundleFile(
+    value,
+    file,
+    signer,
+    values.kid,
+    now,
+    expiresAt,
+  );
+  if (replacedKid !== undefined) {
     await io.stderr(
-      `note: ${sourceName(file)} was signed by ${JSON.stringify(replaced)}; that signature is ` +
-        `replaced\n`,
+      `note: ${sourceName(file)} was signed by ${JSON.stringify(replacedKid)}; that signature ` +
+        `is replaced\n`,
     );
   }
   if (out === undefined) {
@@ -98,19 +102,11 @@ export async function runBundleSign(args: string[], io: CliIO): Promise<number> 
   await writeFileAtomic(out, formatTrustBundle(signed), {
     overwrite: out === file || values.force === true,
   });
-  const result = {
-    ok: true,
-    out,
-    kid: values.kid,
-    fingerprint: signer.publicKey.fingerprint,
-    signed_at: signed.signed_at,
-    ...(signed.expires_at !== undefined ? { expires_at: signed.expires_at } : {}),
-    ...bundleDomains(signed),
-  };
+  const fingerprint = signer.publicKey.fingerprint;
   await io.stdout(
     values.json
-      ? jsonOutput("bundle.sign", result)
-      : `signed ${out} as ${values.kid} (${result.fingerprint})` +
+      ? jsonOutput("bundle.sign", signedBundleJson(out, signed, fingerprint))
+      : `signed ${out} as ${values.kid} (${fingerprint})` +
         (signed.expires_at ? `, expires ${signed.expires_at}` : "") + "\n",
   );
   return EXIT_OK;

@@ -6,9 +6,13 @@
  */
 import { bundleDomains, bundleVerificationJson } from "../bundle/json_fields.ts";
 import { type TrustBundleVerification, verifyTrustBundle } from "../bundle/verify.ts";
-import { readAuthorityKeyFiles, verifyTrustBundleWithKey } from "../bundle/verify_key.ts";
+import {
+  checkAuthorityKeyOptions,
+  readAuthorityKeyFiles,
+  verifyTrustBundleWithKey,
+} from "../bundle/verify_key.ts";
 import { sourceName } from "../schema/input.ts";
-import { type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
+import { asUsage, type CliIO, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { reportInputFailure } from "./schema_inputs.ts";
 import {
@@ -49,31 +53,14 @@ export const VERIFY_FLAGS = {
 export async function runBundleVerify(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("bundle verify", args, VERIFY_FLAGS);
   const publicKey = values["public-key"];
-  if (publicKey !== undefined) {
-    const others = ([
-      "authority",
-      "authority-key",
-      "authority-store",
-      "trust-first-use-authority",
-    ] as const)
+  const allowList =
+    (["authority", "authority-key", "authority-store", "trust-first-use-authority"] as const)
       .filter((f) => values[f] !== undefined).map((f) => `--${f}`);
-    if (others.length > 0) {
-      throw new UsageError(
-        `bundle verify: --public-key is the trusted authority key; it does not go with ` +
-          others.join(", "),
-      );
-    }
-    if (publicKey === "") throw new UsageError("bundle verify: --public-key needs a path");
-  } else if (values.revocation !== undefined) {
-    throw new UsageError("bundle verify: --revocation goes with --public-key");
-  }
-  if (values.revocation === "") throw new UsageError("bundle verify: --revocation needs a path");
-  if (positionals.length !== 1) {
-    throw new UsageError(
-      `bundle verify: expected one BUNDLE, got ${positionals.length} argument(s)`,
-    );
-  }
-  const file = positionals[0];
+  asUsage(
+    "bundle verify",
+    () => checkAuthorityKeyOptions({ publicKey, revocation: values.revocation, allowList }),
+  );
+  const [file] = requirePositionals("bundle verify", positionals, 1, "one BUNDLE");
   const json = values.json === true;
   let result: TrustBundleVerification;
   let persisted = false;

@@ -18,7 +18,7 @@ import { jsonError, wantsJson } from "./json_output.ts";
 import { CONTRACT_DIGEST_FLAGS, runContractDigest } from "./contract_digest.ts";
 import { CONTRACT_DUMP_FLAGS, CONTRACT_DUMP_USAGE, runContractDump } from "./contract_dump.ts";
 import { CONTRACT_INIT_FLAGS, runContractInit } from "./contract_init.ts";
-import { LIMITS_HELP, MCP_LIMIT_FLAGS, MCP_TIMEOUT_FLAGS, ownOptions } from "./contract_shared.ts";
+import { MCP_LIMIT_FLAGS, MCP_TIMEOUT_FLAGS, ownOptions } from "./contract_shared.ts";
 import { CONTRACT_VERIFY_FLAGS, runContractVerify } from "./contract_verify.ts";
 import {
   CONTRACT_SIGN_FLAGS,
@@ -31,15 +31,15 @@ import { CONTRACT_APPROVE_FLAGS, runContractApprove } from "./contract_approve.t
 import { optionList } from "./flags.ts";
 import { didYouMean } from "./suggest.ts";
 
-/** The flags of each subcommand, in help order (the completions read them). */
-const SUBCOMMAND_FLAGS = [
-  { name: "init", flags: CONTRACT_INIT_FLAGS },
-  { name: "verify", flags: CONTRACT_VERIFY_FLAGS },
-  { name: "sign", flags: CONTRACT_SIGN_FLAGS },
-  { name: "approve", flags: CONTRACT_APPROVE_FLAGS },
-  { name: "digest", flags: CONTRACT_DIGEST_FLAGS },
-  { name: "dump", flags: CONTRACT_DUMP_FLAGS },
-] as const;
+/** Each subcommand's run and flag table, in help order (the completions read the tables). */
+const SUBCOMMANDS = {
+  init: { run: runContractInit, flags: CONTRACT_INIT_FLAGS },
+  verify: { run: runContractVerify, flags: CONTRACT_VERIFY_FLAGS },
+  sign: { run: runContractSign, flags: CONTRACT_SIGN_FLAGS },
+  approve: { run: runContractApprove, flags: CONTRACT_APPROVE_FLAGS },
+  digest: { run: runContractDigest, flags: CONTRACT_DIGEST_FLAGS },
+  dump: { run: runContractDump, flags: CONTRACT_DUMP_FLAGS },
+} as const;
 
 const HELP =
   `schemapin contract — pin the contracts (description, schemas, annotations) of MCP tools
@@ -115,7 +115,7 @@ ${ownOptions(CONTRACT_DUMP_FLAGS, MCP_TIMEOUT_FLAGS, { "max-pages": MCP_LIMIT_FL
 ${VERIFY_SIGNATURE_HELP}
 
 Limits (init, verify, approve; dump takes all but --concurrency):
-${LIMITS_HELP}
+${optionList(MCP_LIMIT_FLAGS)}
 
 Exit codes: 0 every server matches; 1 drift, added/removed tool, or a server could not be
 reached (init: a server could not be pinned); 2 bad arguments, missing or corrupt lock,
@@ -137,15 +137,6 @@ Examples:
       npx -y @modelcontextprotocol/server-everything
 `;
 
-const SUBCOMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
-  init: runContractInit,
-  verify: runContractVerify,
-  sign: runContractSign,
-  approve: runContractApprove,
-  digest: runContractDigest,
-  dump: runContractDump,
-};
-
 /**
  * The `contract` command group.
  *
@@ -158,7 +149,7 @@ export const contractCommand: Command = {
   name: "contract",
   summary: "pin MCP tool contracts in contractpin.lock and verify live servers against it",
   help: HELP,
-  flags: SUBCOMMAND_FLAGS,
+  flags: Object.entries(SUBCOMMANDS).map(([name, { flags }]) => ({ name, flags })),
   async run(args: string[], io: CliIO): Promise<number> {
     const [sub, ...rest] = args;
     if (sub === undefined) {
@@ -169,7 +160,9 @@ export const contractCommand: Command = {
       await io.stdout(HELP);
       return EXIT_OK;
     }
-    const run = Object.hasOwn(SUBCOMMANDS, sub) ? SUBCOMMANDS[sub] : undefined;
+    const run = Object.hasOwn(SUBCOMMANDS, sub)
+      ? SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS].run
+      : undefined;
     if (!run) {
       const names = Object.keys(SUBCOMMANDS);
       throw new UsageError(

@@ -18,7 +18,8 @@ import { SchemaPinError } from "../errors.ts";
 import {
   APPROVE_FLAGS,
   approveCommands,
-  type ApproveTarget,
+  approveTargets,
+  isYes,
   type PlannedChange,
 } from "../contractpin/approve.ts";
 import { approveLock } from "../contractpin/approve_lock.ts";
@@ -27,7 +28,7 @@ import { itemLabel } from "../contractpin/surface.ts";
 import { escapeInvisible, shellLine } from "../contractpin/display_text.ts";
 import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
-import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
+import { asUsage, type CliIO, EXIT_FAILED, EXIT_OK } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
@@ -36,7 +37,7 @@ import {
   contractFiles,
   limitsFrom,
   MCP_LIMIT_FLAGS,
-  parseWithTokens,
+  parseContractArgs,
 } from "./contract_shared.ts";
 import { warnStaleLockSignature } from "./lock_signature.ts";
 
@@ -80,17 +81,9 @@ export interface ApproveTerminal {
   ask(question: string): Promise<string | undefined>;
 }
 
-/**
- * The process terminal: interactive when stdin and stdout are TTYs; colour there unless
- * NO_COLOR is set (https://no-color.org).
- *
- * @example
- * ```ts ignore
- * const terminal = processTerminal();
- * if (terminal.interactive) await terminal.ask("approve? [y/N] ");
- * ```
- */
-export function processTerminal(): ApproveTerminal {
+/** The process terminal: interactive when stdin and stdout are TTYs; colour there unless
+ * NO_COLOR is set (https://no-color.org). */
+function processTerminal(): ApproveTerminal {
   const interactive = Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
   const noColor = (Deno.env.get("NO_COLOR") ?? "") !== "";
   let ended = false;
@@ -130,22 +123,9 @@ export function runContractApprove(args: string[], io: CliIO): Promise<number> {
   return approveWith(args, io, processTerminal());
 }
 
-/**
- * `y` or `yes` (any case, surrounding blanks ignored) approves; anything else does not, and
- * end of input (`undefined`) is no.
- *
- * @example
- * ```ts
- * import { isYes } from "./contract_approve.ts";
- * isYes("Y"); // true
- * isYes("yes please"); // false
- * ```
- */
-export function isYes(answer: string | undefined): boolean {
-  return answer !== undefined && /^\s*y(es)?\s*$/i.test(answer);
-}
-
-const RED = "\x1b[31m", GREEN = "\x1b[32m", CYAN = "\x1b[36m", RESET = "\x1b[0m";
+const RESET = "\x1b[0m";
+/** The colour of a diff line by how it starts (the file headers stay plain). */
+const PAINTS = [["+++", ""], ["---", ""], ["+", "\x1b[32m"], ["-", "\x1b[31m"], ["@@", "\x1b[36m"]];
 
 /** `server/item` of a change, its invisible characters shown as code points. */
 function nameOf(c: PlannedChange): string {
@@ -174,15 +154,7 @@ function renderChange(c: PlannedChange, color: boolean): string {
   if (c.diff) {
     for (const raw of c.diff.trimEnd().split("\n")) {
       const l = escapeInvisible(raw);
-      const paint = !color || l.startsWith("+++") || l.startsWith("---")
-        ? ""
-        : l.startsWith("+")
-        ? GREEN
-        : l.startsWith("-")
-        ? RED
-        : l.startsWith("@@")
-        ? CYAN
-        : "";
+      const paint = color ? PAINTS.find(([start]) => l.startsWith(start))?.[1] ?? "" : "";
       lines.push("    " + (paint ? paint + l + RESET : l));
     }
   } else if (c.change === "drifted") {
@@ -214,77 +186,53 @@ export async function approveWith(
   io: CliIO,
   terminal: ApproveTerminal,
 ): Promise<number> {
-  const { values, positionals } = parseWithTokens(CMD, args, CONTRACT_APPROVE_FLAGS);
-  if (positionals.length) {
-    throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
-  }
+  const { values } = parseContractArgs(CMD, args, CONTRACT_APPROVE_FLAGS);
   const limits = limitsFrom(CMD, values);
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
-  const headers = (values.header ?? []).map(parseHeader);
-  const tools = values.tool ?? [];
-  const servers = values.server ?? [];
   const json = values.json === true;
   const yes = values.yes === true;
   const interactive = terminal.interactive && !yes && !json;
-  if (tools.some((t) => t === "")) throw new UsageError(`${CMD}: --tool needs a tool name`);
-  const others: ApproveTarget[] = [];
-  for (
-    const [flag, kind, what] of [
-      ["prompt", "prompt", "a prompt name"],
-      ["resource", "resource", "a resource URI"],
-      ["resource-template", "resource_template", "a URI template"],
-    ] as const
-  ) {
-    for (const key of values[flag] ?? []) {
-      if (key === "") throw new UsageError(`${CMD}: --${flag} needs ${what}`);
-      others.push({ kind, key });
-    }
-  }
-  if (values.instructions) others.push({ kind: "instructions", key: "instructions" });
-  // approve rewrites the lock and the snapshot in place: both must be files.
-  for (const [flag, path] of [["--lock", lockPath], ["--snapshot", values.snapshot]]) {
-    if (path === "-" || path === "") {
-      throw new UsageError(`${CMD}: ${flag} must name a file (approve rewrites it in place)`);
-    }
-  }
+  const resource_template = values["resource-template"];
+  const { tools, others } = asUsage(CMD, () => approveTargets({ ...values, resource_template }));
 
-  const result = await approveLock(
-    {
-      lockPath,
-      snapshot: values.snapshot,
-      config: values.config,
-      configHost: configHost(),
-      headers,
-      servers,
-      tools,
-      others,
-      yes,
-    },
-    contractFiles(io),
-    {
-      ...limits,
-      onSnapshotIgnored: (message) =>
-        io.stderr(`warning: snapshot ignored, diffs unavailable: ${message}\n`),
-      // Servers that could not be checked or approved are said first, whatever is refused next.
-      onPlan: async (_changes, problems) => {
-        if (!json) { for (const p of problems) await io.stderr(`error: ${p.message}\n`); }
+  const result = await asUsage(CMD, () =>
+    approveLock(
+      {
+        lockPath,
+        snapshot: values.snapshot,
+        config: values.config,
+        configHost: configHost(),
+        headers: (values.header ?? []).map(parseHeader),
+        servers: values.server ?? [],
+        tools,
+        others,
+        yes,
       },
-      ...(interactive
-        ? {
-          ask: async (c: PlannedChange) => {
-            await io.stdout(renderChange(c, terminal.color));
-            const answer = await terminal.ask(`approve ${nameOf(c)}? [y/N] `);
-            if (answer === undefined) await io.stdout("\n");
-            return isYes(answer);
-          },
-        }
-        : {}),
-      onApproved: async (c) => {
-        const flag = APPROVE_FLAGS[c.kind ?? "tool"];
-        if (!json) await io.stdout(renderChange(c, false) + `    approved (--yes ${flag})\n`);
+      contractFiles(io),
+      {
+        ...limits,
+        onSnapshotIgnored: (message) =>
+          io.stderr(`warning: snapshot ignored, diffs unavailable: ${message}\n`),
+        // Servers that could not be checked or approved are said first, whatever is refused next.
+        onPlan: async (_changes, problems) => {
+          if (!json) { for (const p of problems) await io.stderr(`error: ${p.message}\n`); }
+        },
+        ...(interactive
+          ? {
+            ask: async (c: PlannedChange) => {
+              await io.stdout(renderChange(c, terminal.color));
+              const answer = await terminal.ask(`approve ${nameOf(c)}? [y/N] `);
+              if (answer === undefined) await io.stdout("\n");
+              return isYes(answer);
+            },
+          }
+          : {}),
+        onApproved: async (c) => {
+          const flag = APPROVE_FLAGS[c.kind ?? "tool"];
+          if (!json) await io.stdout(renderChange(c, false) + `    approved (--yes ${flag})\n`);
+        },
       },
-    },
-  );
+    ));
   const { changes, problems, approved, left, written, ok } = result;
   if (result.refused) {
     // Not a terminal (or --json): only --yes with explicit names approves, never a bare run.

@@ -7,9 +7,9 @@
 import { canonicalizeJcs } from "../json/canonical_jcs.ts";
 import { parseJson } from "../json/parse.ts";
 import { projectContract } from "../contractpin/contract.ts";
-import { digestJson, digestSavedToolList } from "../contractpin/digest.ts";
+import { digestJson, digestSavedToolList, digestSubjectOf } from "../contractpin/digest.ts";
 import { toolListDigestJson } from "../contractpin/json_fields.ts";
-import { type CliIO, EXIT_OK, UsageError } from "./command.ts";
+import { asUsage, type CliIO, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { booleanFlag, type FlagTable } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
@@ -38,21 +38,14 @@ export async function runContractDigest(args: string[], io: CliIO): Promise<numb
       `${CMD}: expected FILE (or - for stdin), got ${positionals.length} arguments`,
     );
   }
-  if (values["tool-definition"] && values.raw) {
-    throw new UsageError(`${CMD}: --tool-definition and --raw exclude each other`);
-  }
-  if (values.canonical && !values["tool-definition"] && !values.raw) {
-    throw new UsageError(`${CMD}: --canonical needs --tool-definition or --raw`);
-  }
-  if (values.canonical && values.json) {
-    throw new UsageError(`${CMD}: --canonical prints bytes; it does not combine with --json`);
-  }
+  const toolDefinition = values["tool-definition"];
+  const kind = asUsage(CMD, () => digestSubjectOf({ ...values, toolDefinition }));
   const [file] = positionals;
   const source = file === "-" ? "stdin" : file;
   const value = parseJson(await readInput(file, io), source);
 
-  if (values["tool-definition"] || values.raw) {
-    const subject = values["tool-definition"] ? projectContract(value, source) : value;
+  if (kind !== "list") {
+    const subject = kind === "tool" ? projectContract(value, source) : value;
     if (values.canonical) {
       await io.stdout(canonicalizeJcs(subject));
       return EXIT_OK;
@@ -63,7 +56,7 @@ export async function runContractDigest(args: string[], io: CliIO): Promise<numb
         ? jsonOutput("contract.digest", {
           ok: true,
           file: source,
-          kind: values["tool-definition"] ? "tool" : "raw",
+          kind,
           digest,
         })
         : digest + "\n",

@@ -1,31 +1,12 @@
 /**
- * `contract init --discover`, the terminal's side: the discovery environment of this process
- * (home folder, platform, project folder) and the lines that say what was found and what is
- * skipped. Reading the configs and planning their servers is the library's
+ * `contract init --discover`, the terminal's side: the lines that say what was found and what
+ * is skipped. Reading the configs and planning their servers is the library's
  * (lib/contractpin/discover.ts, `discoverServers`).
  *
  * @module
  */
-import {
-  type ClientConfigLocation,
-  type Discovery,
-  type DiscoveryEnvironment,
-  discoveryEnvironmentOf,
-} from "../contractpin/discover.ts";
-import type { EnvLookup } from "../contractpin/secrets.ts";
+import type { ClientConfigLocation, Discovery } from "../contractpin/discover.ts";
 import type { CliIO } from "./command.ts";
-import { asUsage } from "./command.ts";
-
-/**
- * The discovery environment of this process (lib/contractpin/discover.ts,
- * `discoveryEnvironmentOf`); no home folder is a usage error of `--discover`.
- */
-export function discoveryEnvironment(projectDir: string, env: EnvLookup): DiscoveryEnvironment {
-  return asUsage(
-    "contract init --discover",
-    () => discoveryEnvironmentOf(projectDir, env, Deno.build.os),
-  );
-}
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;

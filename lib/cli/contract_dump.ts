@@ -11,14 +11,15 @@ import { SchemaPinError } from "../errors.ts";
 import { dumpServer } from "../contractpin/run.ts";
 import { dumpJsonFields } from "../contractpin/json_fields.ts";
 import type { ToolListing } from "../mcp/session.ts";
-import { type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
+import { asUsage, type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
+import { oneServerTarget } from "../contractpin/server_specs.ts";
 import {
   commandLineServers,
   CONTRACT_SERVER_FLAGS,
   limitsFrom,
   MCP_LIMIT_FLAGS,
   MCP_TIMEOUT_FLAGS,
-  parseWithTokens,
+  parseContractArgs,
   printServerFailure,
 } from "./contract_shared.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
@@ -61,13 +62,7 @@ function counts(listing: ToolListing): string {
 
 /** Runs `schemapin contract dump`. */
 export async function runContractDump(args: string[], io: CliIO): Promise<number> {
-  const dash = args.indexOf("--");
-  const optionArgs = dash < 0 ? args : args.slice(0, dash);
-  const command = dash < 0 ? undefined : args.slice(dash + 1);
-  const { values, positionals, tokens } = parseWithTokens(CMD, optionArgs, CONTRACT_DUMP_FLAGS);
-  if (positionals.length) {
-    throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
-  }
+  const { values, tokens, command } = parseContractArgs(CMD, args, CONTRACT_DUMP_FLAGS, true);
   const limits = limitsFrom(CMD, values);
   const out = values.out;
   if (out === undefined || out === "") {
@@ -77,19 +72,7 @@ export async function runContractDump(args: string[], io: CliIO): Promise<number
     throw new UsageError(`${CMD}: --json prints a summary; with --out - stdout is the dump`);
   }
   const given = commandLineServers(CMD, { values, tokens }, command);
-  if (given.targets.length !== 1) {
-    throw new UsageError(
-      `${CMD}: ` +
-        (given.targets.length === 0
-          ? "no server given: give --server NAME -- CMD, --http NAME=URL, --sse NAME=URL or " +
-            "--file NAME=PATH"
-          : `dumps one server at a time (got ${given.targets.map((t) => t.name).join(", ")})`),
-    );
-  }
-  const target = given.targets[0];
-  if (given.globalHeaders.length && target.identity.transport !== "http") {
-    throw new UsageError(`${CMD}: --header given but there is no HTTP server`);
-  }
+  const target = asUsage(CMD, () => oneServerTarget(given));
   // Refused before the server is started: nothing to learn from it when the file stays.
   if (out !== "-" && !values.force && await exists(out)) {
     throw new SchemaPinError(
@@ -98,11 +81,7 @@ export async function runContractDump(args: string[], io: CliIO): Promise<number
       { path: out },
     );
   }
-  const live = await dumpServer({
-    ...target,
-    headers: [...given.globalHeaders, ...(given.perServer.get(target.name) ?? [])],
-    ...(given.capabilities ? { clientCapabilities: given.capabilities } : {}),
-  }, limits);
+  const live = await dumpServer(target, limits);
   if (!live.ok) {
     const message = `${live.failure.message}; ${out === "-" ? "nothing" : out} was not written`;
     await printServerFailure(io, message, live.failure.stderr);

@@ -23,11 +23,12 @@ import {
   contractFiles,
   limitsFrom,
   MCP_LIMIT_FLAGS,
-  parseWithTokens,
+  parseContractArgs,
   printServerFailure,
 } from "./contract_shared.ts";
 import { warnStaleLockSignature } from "./lock_signature.ts";
-import { discoveryEnvironment, printDiscovery, printSkipped } from "./contract_discover.ts";
+import { printDiscovery, printSkipped } from "./contract_discover.ts";
+import { discoveryEnvironmentOf } from "../contractpin/discover.ts";
 
 const CMD = "contract init";
 
@@ -63,13 +64,7 @@ export const CONTRACT_INIT_FLAGS = {
 
 /** Runs `schemapin contract init`. */
 export async function runContractInit(args: string[], io: CliIO): Promise<number> {
-  const dash = args.indexOf("--");
-  const optionArgs = dash < 0 ? args : args.slice(0, dash);
-  const command = dash < 0 ? undefined : args.slice(dash + 1);
-  const { values, positionals, tokens } = parseWithTokens(CMD, optionArgs, CONTRACT_INIT_FLAGS);
-  if (positionals.length) {
-    throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
-  }
+  const { values, tokens, command } = parseContractArgs(CMD, args, CONTRACT_INIT_FLAGS, true);
   const limits = limitsFrom(CMD, values);
   if (values.snapshot !== undefined && values["no-snapshot"]) {
     throw new UsageError(`${CMD}: --snapshot FILE and --no-snapshot contradict each other`);
@@ -89,6 +84,13 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     command,
     (path) => lockRelative(path, lockPath),
   );
+  // The discovery environment of this process (no home folder is a usage error).
+  const discover = values.discover
+    ? asUsage(
+      `${CMD} --discover`,
+      () => discoveryEnvironmentOf(values.project ?? ".", processEnv, Deno.build.os),
+    )
+    : undefined;
   const result = await asUsage(CMD, () =>
     initLock(
       {
@@ -97,9 +99,7 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
         given,
         config: values.config,
         configHost: configHost(),
-        ...(values.discover
-          ? { discover: discoveryEnvironment(values.project ?? ".", processEnv) }
-          : {}),
+        ...(discover ? { discover } : {}),
         snapshot: values["no-snapshot"] ? null : values.snapshot,
         strictText: values["strict-text"] === true,
       },

@@ -17,7 +17,6 @@ import {
 } from "./flags.ts";
 import { parseArgs } from "node:util";
 import { parseArgsErrorMessage } from "./arg_mistakes.ts";
-import type { ConfigHost } from "../contractpin/config.ts";
 import type { ContractFiles } from "../contractpin/files.ts";
 import {
   type CommandLineServers,
@@ -171,6 +170,26 @@ export function parseWithTokens<T extends FlagTable>(
 }
 
 /**
+ * {@linkcode parseWithTokens} for a `contract` subcommand that takes no positional argument (one
+ * is a usage error); with `withCommand`, the words after `--` are the stdio server's command.
+ */
+export function parseContractArgs<T extends FlagTable>(
+  command: string,
+  args: string[],
+  table: T,
+  withCommand = false,
+): ReturnType<typeof parseWithTokens<T>> & { command?: string[] } {
+  const dash = withCommand ? args.indexOf("--") : -1;
+  const parsed = parseWithTokens(command, dash < 0 ? args : args.slice(0, dash), table);
+  if (parsed.positionals.length) {
+    throw new UsageError(
+      `${command}: unexpected argument ${JSON.stringify(parsed.positionals[0])}`,
+    );
+  }
+  return dash < 0 ? parsed : { ...parsed, command: args.slice(dash + 1) };
+}
+
+/**
  * Reads the limit options into {@linkcode RunOptions} (seconds on the command line,
  * milliseconds inside; lib/contractpin/run.ts, `runLimits`); a value that is not a positive
  * number is a usage error of `command`.
@@ -191,22 +210,8 @@ export function ownOptions(table: FlagTable, ...shared: FlagTable[]): string {
   return optionList(Object.fromEntries(own));
 }
 
-/** The help's option list of the limits. */
-export const LIMITS_HELP = optionList(MCP_LIMIT_FLAGS);
-
-/**
- * The home folder and platform of this process, for the client configs' variables.
- *
- * @example
- * ```ts ignore
- * const servers = await readConfig(".mcp.json", (p) => readInput(p, io), configHost());
- * ```
- */
-export function configHost(): ConfigHost {
-  const windows = Deno.build.os === "windows";
-  const home = Deno.env.get(windows ? "USERPROFILE" : "HOME");
-  return { ...(home ? { home } : {}), windows };
-}
+/** The home folder and platform of this process, for the client configs' variables. */
+export { processConfigHost as configHost } from "../contractpin/config.ts";
 
 /**
  * The files of the contract operations (lib/contractpin/files.ts) as the CLI has them: inputs

@@ -13,7 +13,7 @@ import { lockSignatureFile } from "../contractpin/lock_signature_check.ts";
 import { asUsage, type CliIO, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
-import { parseWithTokens } from "./contract_shared.ts";
+import { parseContractArgs } from "./contract_shared.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { loadSigner } from "./private_key.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
@@ -56,10 +56,7 @@ export const CONTRACT_SIGN_FLAGS = {
 
 /** Runs `schemapin contract sign`. */
 export async function runContractSign(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseWithTokens(CMD, args, CONTRACT_SIGN_FLAGS);
-  if (positionals.length) {
-    throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
-  }
+  const { values } = parseContractArgs(CMD, args, CONTRACT_SIGN_FLAGS);
   if (!values.key) {
     throw new UsageError(`${CMD}: --key PRIVATE.pem is required (or ssh-agent:PUBFILE)`);
   }

@@ -12,19 +12,16 @@ import {
   formatGithub,
   formatHuman,
   formatSarif,
+  reportFormat,
   type VerifyReport,
 } from "../contractpin/report.ts";
 import { type VerifyFileResult, verifyLockFile } from "../contractpin/verify_lock.ts";
-import {
-  approvableChanges,
-  type ApproveCommandOptions,
-  approveCommands,
-} from "../contractpin/approve.ts";
+import { type ApproveCommandOptions, reportApproveCommands } from "../contractpin/approve.ts";
 import { verifyJsonFields } from "../contractpin/json_fields.ts";
 import { escapeInvisible, shellLine } from "../contractpin/display_text.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
 import { VERSION } from "../version.ts";
-import { type CliIO, EXIT_FAILED, UsageError } from "./command.ts";
+import { asUsage, type CliIO, EXIT_FAILED } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
@@ -33,9 +30,8 @@ import {
   contractFiles,
   limitsFrom,
   MCP_LIMIT_FLAGS,
-  parseWithTokens,
+  parseContractArgs,
 } from "./contract_shared.ts";
-import type { LockSignatureCheck } from "../contractpin/lock_signature_check.ts";
 import {
   lockSignatureGithubLine,
   lockSignatureLine,
@@ -89,22 +85,10 @@ export const CONTRACT_VERIFY_FLAGS = {
   "require-signature": { type: "boolean", help: "", deprecated: "require-signed-lock" },
 } as const satisfies FlagTable;
 
-const FORMATS = ["human", "json", "sarif", "github"];
-
 /** Runs `schemapin contract verify`. */
 export async function runContractVerify(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseWithTokens(CMD, args, CONTRACT_VERIFY_FLAGS);
-  if (positionals.length) {
-    throw new UsageError(`${CMD}: unexpected argument ${JSON.stringify(positionals[0])}`);
-  }
-  let format = values.format ?? (values.json ? "json" : "human");
-  if (!FORMATS.includes(format)) {
-    throw new UsageError(`${CMD}: --format must be one of ${FORMATS.join(", ")} (got ${format})`);
-  }
-  if (values.json && values.format !== undefined && values.format !== "json") {
-    throw new UsageError(`${CMD}: --json and --format ${values.format} contradict each other`);
-  }
-  if (values.json) format = "json";
+  const { values } = parseContractArgs(CMD, args, CONTRACT_VERIFY_FLAGS);
+  const format = asUsage(CMD, () => reportFormat(values.format, values.json === true));
   const limits = limitsFrom(CMD, values);
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
   const sigPlan = planLockSignature(
@@ -115,7 +99,6 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
     args,
     lockPath,
   );
-  const headers = (values.header ?? []).map(parseHeader);
   const json = format === "json";
   let failure: number | undefined; // the exit code of a signature input that was reported
   let result: VerifyFileResult;
@@ -129,7 +112,7 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
         configHost: configHost(),
         select: values.server,
         allowNew: values["allow-new"] === true,
-        headers,
+        headers: (values.header ?? []).map(parseHeader),
         strictText: values["strict-text"] === true,
       },
       contractFiles(io),
@@ -161,13 +144,13 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
     throw e;
   }
   const { report, lockText, signature: signed } = result;
-  if (signed.status === "invalid") {
-    return await reportUnsigned(report, signed, format, io);
-  }
-  if (Object.keys(result.lock.servers).length === 0) {
+  // A lock whose signature failed (issue 17 item 2): no server was contacted, so `servers` is
+  // empty and the result is a failure (`exit_code` 1, `error` the signature's).
+  const unsigned = signed.status === "invalid";
+  if (!unsigned && Object.keys(result.lock.servers).length === 0) {
     await io.stderr(`warning: ${lockPath} pins no servers; nothing was checked\n`);
   }
-
+  const notContacted = "the lock signature did not verify; no server was contacted";
   // The approve commands name the snapshot and client config this run used.
   const from: ApproveCommandOptions = { snapshot: values.snapshot, config: values.config };
   switch (format) {
@@ -175,50 +158,27 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
       await io.stdout(jsonOutput("contract.verify", verifyJsonFields(report, signed, from)));
       break;
     case "sarif":
-      await io.stdout(formatSarif(report, lockText, VERSION, lockSignatureSarif(signed)));
-      break;
-    case "github":
-      await io.stdout(lockSignatureGithubLine(signed) + formatGithub(report, lockText));
-      break;
-    default:
       await io.stdout(
-        (signed.status === "valid" ? lockSignatureLine(signed) + "\n" : "") +
-          formatHuman(report, { diffs: !values["no-diff"] }) + approveLines(report, from),
+        formatSarif(report, unsigned ? "" : lockText, VERSION, lockSignatureSarif(signed)),
       );
-  }
-  return report.exit_code;
-}
-
-/**
- * The report of a lock whose signature failed (issue 17 item 2): no server was contacted, so
- * `servers` is empty and the result is a failure (`exit_code` 1, `error` the signature's).
- */
-async function reportUnsigned(
-  report: VerifyReport,
-  signed: LockSignatureCheck,
-  format: string,
-  io: CliIO,
-): Promise<number> {
-  switch (format) {
-    case "json":
-      await io.stdout(jsonOutput("contract.verify", verifyJsonFields(report, signed)));
-      break;
-    case "sarif":
-      await io.stdout(formatSarif(report, "", VERSION, lockSignatureSarif(signed)));
       break;
     case "github":
       await io.stdout(
         lockSignatureGithubLine(signed) +
-          `contract verify: FAIL — the lock signature did not verify; no server was contacted ` +
-          `(exit 1)\n`,
+          (unsigned
+            ? `contract verify: FAIL — ${notContacted} (exit 1)\n`
+            : formatGithub(report, lockText)),
       );
       break;
     default:
       await io.stdout(
-        `${lockSignatureLine(signed, false)}\n` +
-          `FAIL: the lock signature did not verify; no server was contacted\n`,
+        unsigned
+          ? `${lockSignatureLine(signed, false)}\nFAIL: ${notContacted}\n`
+          : (signed.status === "valid" ? lockSignatureLine(signed) + "\n" : "") +
+            formatHuman(report, { diffs: !values["no-diff"] }) + approveLines(report, from),
       );
   }
+  if (!unsigned) return report.exit_code;
   await printLockSignatureNotes(signed, io);
   return EXIT_FAILED;
 }
@@ -228,9 +188,6 @@ class SignatureInputReported extends Error {}
 
 /** The human report's last lines: the approve command for the changes found, per server. */
 function approveLines(report: VerifyReport, from: ApproveCommandOptions): string {
-  const changes = report.servers.flatMap((s) =>
-    approvableChanges(s).map((c) => ({ ...c, server: s.name }))
-  );
-  return approveCommands(report.lock, changes, { ...from, yes: false })
+  return reportApproveCommands(report, { ...from, yes: false })
     .map(({ argv }) => `review and approve: ${escapeInvisible(shellLine(argv))}\n`).join("");
 }

@@ -60,30 +60,7 @@ export const LOCK_TRUST_FLAGS = {
 } as const satisfies FlagTable;
 
 /** The flag values a lock-signature check reads. */
-export type LockTrustValues = TrustOptionValues & {
-  domain?: string;
-  "allow-expired"?: boolean;
-};
-
-/**
- * Checks the key-source flags of a lock-signature check (`--domain` required) without reading
- * anything. `values.timeout` is not a network deadline here (contract verify's `--timeout`
- * is the MCP one), so it is left out of the plan.
- */
-export function checkLockTrustFlags(
-  command: string,
-  values: LockTrustValues,
-  args: readonly string[],
-): TrustPlan {
-  const domain = requireDomainFlag(command, values.domain);
-  return checkTrustFlags(command, { ...values, timeout: undefined }, domain, args);
-}
-
-/** The trust flags given in `values` (for "goes with --require-signed-lock" errors). */
-export function givenLockTrustFlags(values: object): string[] {
-  const v = values as Record<string, unknown>;
-  return Object.keys(LOCK_TRUST_FLAGS).filter((k) => v[k] !== undefined);
-}
+type LockTrustValues = TrustOptionValues & { domain?: string; "allow-expired"?: boolean };
 
 /**
  * The lock-signature flags of `command`, checked without reading anything: with
@@ -99,17 +76,18 @@ export function planLockSignature(
   lockPath: string,
 ): LockSignaturePlan<TrustPlan> {
   if (!required) {
-    const given = [
-      ...givenLockTrustFlags(values),
-      ...(values.signature !== undefined ? ["signature"] : []),
-    ];
+    const v = values as Record<string, unknown>;
+    const given = [...Object.keys(LOCK_TRUST_FLAGS), "signature"].filter((k) => v[k] !== undefined);
     if (given.length > 0) {
       throw new UsageError(`${command}: --${given[0]} goes with ${requireFlag}`);
     }
     return { required, sigPath: lockSignaturePath(lockPath) };
   }
   const sigPath = asUsage(command, () => lockSignatureFile(lockPath, values.signature));
-  const plan = checkLockTrustFlags(command, values, args);
+  const domain = requireDomainFlag(command, values.domain);
+  // `values.timeout` is not a network deadline here (contract verify's `--timeout` is the MCP
+  // one), so it is left out of the plan.
+  const plan = checkTrustFlags(command, { ...values, timeout: undefined }, domain, args);
   return { required, sigPath, plan };
 }
 
@@ -145,12 +123,7 @@ export async function warnStaleLockSignature(
 export async function runLockSignatureCheck(
   sig: LockSignaturePlan<TrustPlan>,
   ctx: {
-    values: {
-      "pin-store"?: string;
-      "trust-first-use"?: boolean;
-      "allow-expired"?: boolean;
-      "allow-missing-revocation"?: boolean;
-    };
+    values: LockTrustValues;
     lockBytes: Uint8Array;
     lockPath: string;
     io: CliIO;

@@ -6,7 +6,7 @@
  */
 import { SchemaPinError } from "../errors.ts";
 import { discoveryKeyOf } from "../discovery/published_key.ts";
-import { isSha256Ref } from "../crypto/fingerprint.ts";
+import { type PinKey, pinKeyFrom } from "../pins/key_source.ts";
 import { checkDomain } from "../dns/domain.ts";
 import {
   defaultPinStorePath,
@@ -24,6 +24,7 @@ import {
   seedPin,
 } from "../pins/store.ts";
 import {
+  asUsage,
   type CliIO,
   type Command,
   EXIT_FAILED,
@@ -175,37 +176,22 @@ function one(positionals: string[], sub: string, what: string): string {
   return requirePositionals(`pins ${sub}`, positionals, 1, what)[0];
 }
 
-/**
- * The key of add and rotate, from exactly one of --fingerprint, --key, --discovery; with
- * --discovery, also the old keys that document revokes (its `revoked_keys`).
- */
-async function keyFrom(
-  values: Values,
-  sub: string,
-  io: CliIO,
-): Promise<{ fingerprint: string; revokedKeys: readonly string[] }> {
-  const given = ["fingerprint", "key", "discovery"].filter((k) => values[k as keyof Values]);
-  if (given.length !== 1) {
-    throw new UsageError(`pins ${sub}: give exactly one of --fingerprint, --key, --discovery`);
-  }
-  if (values.fingerprint !== undefined) {
-    if (!isSha256Ref(values.fingerprint)) {
-      throw new UsageError(
-        `pins ${sub}: --fingerprint must be sha256: and 64 lower-case hex digits`,
-      );
-    }
-    return { fingerprint: values.fingerprint, revokedKeys: [] };
-  }
-  if (values.key !== undefined) {
-    const key = await loadKeyForPublicKey(values.key, io, {
-      command: `pins ${sub}`,
-      passphraseFile: values["passphrase-file"],
-    });
-    return { fingerprint: key.fingerprint, revokedKeys: [] };
-  }
-  const file = values.discovery!;
-  const value = await readJsonFile(file, io, "discovery document", "--key");
-  return discoveryKeyOf(value, sourceName(file));
+/** The key of add and rotate (lib/pins/key_source.ts), the files read as the CLI reads them. */
+function keyFrom(values: Values, sub: string, io: CliIO): Promise<PinKey> {
+  const command = `pins ${sub}`;
+  return asUsage(command, () =>
+    pinKeyFrom(values, {
+      key: (path) =>
+        loadKeyForPublicKey(path, io, {
+          command,
+          passphraseFile: values["passphrase-file"],
+        }),
+      discovery: async (path) =>
+        discoveryKeyOf(
+          await readJsonFile(path, io, "discovery document", "--key"),
+          sourceName(path),
+        ),
+    }));
 }
 
 /** ` (the old key is revoked by …)` when the new key's discovery document revokes `old`. */

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
+import { SchemaPinError, usageError } from "../errors.ts";
 import { checkArg } from "../arguments.ts";
 import type { DigestedTool, DigestedToolList } from "./digest.ts";
 import { findHiddenText, type HiddenTextFinding } from "./hidden_text.ts";
@@ -22,7 +22,7 @@ import {
   type LockTool,
   recomputeServerDigest,
 } from "./lock.ts";
-import type { ServerReport } from "./report.ts";
+import type { ServerReport, VerifyReport } from "./report.ts";
 import { type ContractSnapshot, snapshotServer, type SnapshotTool } from "./snapshot.ts";
 import { compareSurface, compareTools, removedDiffs, surfaceDiffs, toolDiffs } from "./verify.ts";
 import {
@@ -617,6 +617,70 @@ export const APPROVE_FLAGS: Readonly<Record<ItemKind, string>> = {
   instructions: "--instructions",
 };
 
+/**
+ * A person's answer to `approve? [y/N]`: `y` or `yes` (any case, surrounding blanks ignored)
+ * approves; anything else does not, and end of input (`undefined`) is no.
+ *
+ * @example
+ * ```ts
+ * import { isYes } from "./approve.ts";
+ * isYes("Y"); // true
+ * isYes("yes please"); // false
+ * ```
+ */
+export function isYes(answer: string | undefined): boolean {
+  return answer !== undefined && /^\s*y(es)?\s*$/i.test(answer);
+}
+
+/** The names `contract approve` was given, by kind (each kind's option of APPROVE_FLAGS). */
+export interface ApproveNames {
+  /** `--tool NAME`, repeatable. */
+  readonly tool?: readonly string[];
+  /** `--prompt NAME`, repeatable. */
+  readonly prompt?: readonly string[];
+  /** `--resource URI`, repeatable. */
+  readonly resource?: readonly string[];
+  /** `--resource-template TEMPLATE`, repeatable. */
+  readonly resource_template?: readonly string[];
+  /** `--instructions`. */
+  readonly instructions?: boolean;
+}
+
+/** What the key of each kind is, for the message of an empty one. */
+const KEY_NAMES = [
+  ["prompt", "a prompt name"],
+  ["resource", "a resource URI"],
+  ["resource_template", "a URI template"],
+] as const;
+
+/**
+ * The changes `names` allows `approveLock` (lib/contractpin/approve_lock.ts) to approve: the tool names, and the
+ * prompts, resources, templates and instructions as targets, in that order.
+ *
+ * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) for an empty name,
+ *   naming its option.
+ *
+ * @example
+ * ```ts
+ * import { approveTargets } from "./approve.ts";
+ * approveTargets({ tool: ["fetch"], instructions: true }).others;
+ * // [{ kind: "instructions", key: "instructions" }]
+ * ```
+ */
+export function approveTargets(names: ApproveNames): { tools: string[]; others: ApproveTarget[] } {
+  const tools = [...names.tool ?? []];
+  if (tools.includes("")) throw usageError("--tool needs a tool name", { option: "tool" });
+  const others: ApproveTarget[] = [];
+  for (const [kind, what] of KEY_NAMES) {
+    for (const key of names[kind] ?? []) {
+      if (key === "") throw usageError(`${APPROVE_FLAGS[kind]} needs ${what}`, { option: kind });
+      others.push({ kind, key });
+    }
+  }
+  if (names.instructions) others.push({ kind: "instructions", key: "instructions" });
+  return { tools, others };
+}
+
 function targetArgs(t: ApproveTarget): string[] {
   return t.kind === "instructions" ? ["--instructions"] : [APPROVE_FLAGS[t.kind], t.key];
 }
@@ -667,6 +731,27 @@ export function approveCommand(
     ...tools.flatMap((t) => typeof t === "string" ? ["--tool", t] : targetArgs(t)),
     ...(yes ? ["--yes"] : []),
   ];
+}
+
+/**
+ * The `schemapin contract approve` commands ({@linkcode approveCommands}) for every change of a
+ * verify report that can be approved ({@linkcode approvableChanges}), one per server.
+ *
+ * @example
+ * ```ts ignore
+ * import { reportApproveCommands } from "./approve.ts";
+ * for (const { argv } of reportApproveCommands(report, { yes: false })) console.log(argv.join(" "));
+ * ```
+ */
+export function reportApproveCommands(
+  report: VerifyReport,
+  options: ApproveCommandOptions = {},
+): { server: string; argv: string[] }[] {
+  checkArg("reportApproveCommands", "report", report, "object");
+  const changes = report.servers.flatMap((s) =>
+    approvableChanges(s).map((c) => ({ ...c, server: s.name }))
+  );
+  return approveCommands(report.lock, changes, options);
 }
 
 /**

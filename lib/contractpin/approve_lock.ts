@@ -10,7 +10,7 @@
  * @module
  */
 import { dirname, resolve } from "node:path";
-import { SchemaPinError } from "../errors.ts";
+import { SchemaPinError, usageError } from "../errors.ts";
 import { checkArg } from "../arguments.ts";
 import {
   applyApproval,
@@ -99,7 +99,8 @@ export interface ApproveResult {
  * again just before writing: a lock changed during the review (another approve, an init, a
  * checkout) is never overwritten.
  *
- * @throws {SchemaPinError} `INPUT_INVALID` for names that match no change (or several servers'),
+ * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) for a lock or snapshot
+ *   that is not a file (stdin, `-`, or empty); `INPUT_INVALID` for names that match no change (or several servers'),
  *   `--tool` names missing with `yes`, an unknown server, a lock changed during the review (nothing
  *   written); `IO_FAILED` and the parse errors for a lock, snapshot or config that cannot be used
  *
@@ -123,6 +124,12 @@ export async function approveLock(
   checkArg("approveLock", "files", files, "object");
   checkArg("approveLock", "options", options, "object");
   const { lockPath } = request;
+  // approve rewrites the lock and the snapshot in place: both must be files.
+  for (const [option, path] of [["lock", lockPath], ["snapshot", request.snapshot]]) {
+    if (path === "-" || path === "") {
+      throw usageError(`--${option} must name a file (approve rewrites it in place)`, { option });
+    }
+  }
   const tools = request.tools ?? [];
   const others = request.others ?? [];
   const servers = request.servers ?? [];

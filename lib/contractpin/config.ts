@@ -29,6 +29,8 @@ import type { ServerTarget } from "./live.ts";
 import { type EnvLookup, parseEndpoint, parseHeader, processEnv } from "./secrets.ts";
 import { checkArg } from "../arguments.ts";
 import type { ReadInput } from "../schema/input.ts";
+import { readEnv } from "../runtime/fs.ts";
+import { isWindows } from "../runtime/process.ts";
 
 /** How the variables of a client config resolve (all optional). */
 export interface ConfigContext {
@@ -466,6 +468,21 @@ export interface ConfigHost {
   readonly home?: string;
   /** Windows: `${pathSeparator}` is a backslash. */
   readonly windows?: boolean;
+}
+
+/**
+ * The machine this process runs on, for the client configs' variables: the home folder
+ * (`$HOME`, on Windows `%USERPROFILE%`; none when unset or empty) and the platform.
+ *
+ * @example
+ * ```ts
+ * import { processConfigHost } from "./config.ts";
+ * processConfigHost().windows; // false on Linux and macOS
+ * ```
+ */
+export function processConfigHost(): ConfigHost {
+  const home = readEnv(isWindows ? "USERPROFILE" : "HOME");
+  return { ...(home ? { home } : {}), windows: isWindows };
 }
 
 /**

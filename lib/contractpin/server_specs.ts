@@ -183,3 +183,39 @@ export function serversFromSpecs(
   }
   return { targets, globalHeaders, perServer, ...(capabilities ? { capabilities } : {}) };
 }
+
+/**
+ * The one server of a command line that names exactly one (`contract dump`), with its headers
+ * (those for every HTTP server first) and the client capabilities given.
+ *
+ * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) when no server or
+ *   several are given, or `--header` without an HTTP server.
+ *
+ * @example
+ * ```ts
+ * import { oneServerTarget, serversFromSpecs } from "./server_specs.ts";
+ * const given = serversFromSpecs({ options: [{ option: "http", value: "s=https://x.test/mcp" }] });
+ * oneServerTarget(given).name; // "s"
+ * ```
+ */
+export function oneServerTarget(given: CommandLineServers): ServerTarget {
+  const { targets, globalHeaders, perServer, capabilities } = given;
+  if (targets.length !== 1) {
+    throw usageError(
+      targets.length === 0
+        ? "no server given: give --server NAME -- CMD, --http NAME=URL, --sse NAME=URL or " +
+          "--file NAME=PATH"
+        : `dumps one server at a time (got ${targets.map((t) => t.name).join(", ")})`,
+      { option: "server" },
+    );
+  }
+  const target = targets[0];
+  if (globalHeaders.length && target.identity.transport !== "http") {
+    throw usageError("--header given but there is no HTTP server", { option: "header" });
+  }
+  return {
+    ...target,
+    headers: [...globalHeaders, ...(perServer.get(target.name) ?? [])],
+    ...(capabilities ? { clientCapabilities: capabilities } : {}),
+  };
+}

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import {
   applyApproval,
   approveCommand,
+  isYes,
   planApproval,
   type PlannedChange,
   selectChanges,
@@ -26,7 +27,6 @@ import {
   snapshotServer,
 } from "../../lib/contractpin/snapshot.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { isYes } from "../../lib/cli/contract_approve.ts";
 
 const OBJ = { type: "object" };
 const PINNED = [
