@@ -35,6 +35,9 @@ const LAYERS: readonly (readonly string[])[] = [
     // loading a signing key (a PEM file, encrypted or not, or ssh-agent:PUBFILE): it needs
     // crypto/, ssh_agent/ and runtime/, and every signing operation above may use it
     "keys",
+    // the command-line toolkit (flag tables, parse mistakes, did-you-mean, completion scripts):
+    // it knows nothing of schemapin and needs only node:util, so it sits with the foundations
+    "args",
   ],
   // where keys and trust come from; the MCP client stack (JSON-RPC, stdio, Streamable HTTP,
   // SSE, legacy HTTP+SSE, the protocol conversation) that contractpin and guard both use

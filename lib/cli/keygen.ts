@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { generateKeyPair } from "../crypto/keys.ts";
 import { DEFAULT_PBKDF2_ITERATIONS } from "../crypto/encrypted_key.ts";
-import { keyPairPaths, refuseExistingKeyFiles, writeKeyPairFiles } from "../keys/key_files.ts";
+import { keyPairPaths } from "../keys/key_files.ts";
+import { createKeyPairFiles } from "../discovery/key_pair.ts";
 import {
   type Command,
   EXIT_OK,
@@ -17,9 +17,8 @@ import {
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import { documentText, jsonOutput } from "./json_output.ts";
+import { jsonOutput } from "./json_output.ts";
 import { withForceHint } from "./io.ts";
-import { buildDiscoveryDocument } from "../discovery/document.ts";
 import { readPassphrase } from "./private_key.ts";
 import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { FORCE_FLAGS, jsonFlag, PASSPHRASE_FLAGS } from "./flag_groups.ts";
@@ -90,9 +89,6 @@ export const keygenCommand: Command = {
     requirePositionals("keygen", positionals, 0, "no positional arguments");
     const dir = values["out-dir"];
     if (!dir) throw new UsageError("keygen: --out-dir DIR is required");
-    const paths = keyPairPaths(dir, values["write-discovery"] === true);
-    const { privatePath, publicPath, discoveryPath: wellKnownPath } = paths;
-    const force = values.force === true;
     if (values["write-discovery"] && values.developer === undefined) {
       throw new UsageError("keygen: --write-discovery needs --developer NAME");
     }
@@ -109,45 +105,25 @@ export const keygenCommand: Command = {
     if (!encrypt && values["passphrase-file"] !== undefined) {
       throw new UsageError("keygen: --passphrase-file and --unencrypted exclude each other");
     }
-    if (!force) {
-      try {
-        await refuseExistingKeyFiles(paths);
-      } catch (e) {
-        throw withForceHint(e);
-      }
-    }
-    // The discovery document checks --developer and --contact: built before the
-    // passphrase is asked for and before anything is created.
-    const key = generateKeyPair();
-    const discovery = wellKnownPath
-      ? documentText(buildDiscoveryDocument({
-        publicKey: key.publicKey,
-        developerName: values.developer!,
-        contact: values.contact,
-      }))
-      : undefined;
-    // Asked before anything is created, so a refused passphrase leaves nothing behind.
-    const passphrase = encrypt
-      ? await readPassphrase(
-        io,
-        {
-          command: "keygen",
-          passphraseFile: values["passphrase-file"],
-          otherwise: "or give --unencrypted to write the key NOT encrypted",
-        },
-        privatePath,
-        true,
-      )
-      : undefined;
+    const { privatePath, publicPath } = keyPairPaths(dir, false);
+    const sources = {
+      command: "keygen",
+      passphraseFile: values["passphrase-file"],
+      otherwise: "or give --unencrypted to write the key NOT encrypted",
+    };
+    let created;
     try {
-      await writeKeyPairFiles(dir, key, {
-        ...(passphrase !== undefined ? { passphrase } : {}),
-        ...(discovery !== undefined ? { discovery } : {}),
-        overwrite: force,
+      created = await createKeyPairFiles(dir, {
+        ...(encrypt ? { passphrase: () => readPassphrase(io, sources, privatePath, true) } : {}),
+        ...(values["write-discovery"]
+          ? { discovery: { developerName: values.developer!, contact: values.contact } }
+          : {}),
+        overwrite: values.force === true,
       });
     } catch (e) {
       throw withForceHint(e);
     }
+    const { key, paths: { discoveryPath: wellKnownPath } } = created;
     if (!encrypt) {
       await io.stderr(
         `warning: ${privatePath} is NOT encrypted (--unencrypted): anyone who can read it ` +

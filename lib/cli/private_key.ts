@@ -121,11 +121,15 @@ export async function readPassphrase(
   );
 }
 
-/** `--key -` and `--passphrase-file -` cannot both read stdin. */
-function checkStdin(path: string, sources: PassphraseSources): void {
+/**
+ * The options of lib/keys/key_spec.ts for `--key PATH`; `--key -` and `--passphrase-file -`
+ * cannot both read stdin.
+ */
+function keyFileOptions(path: string, io: CliIO, sources: PassphraseSources): KeySpecOptions {
   if (path === "-" && sources.passphraseFile === "-") {
     throw new UsageError(`${sources.command}: --key and --passphrase-file cannot both be stdin`);
   }
+  return { ...cliKeyOptions(io, sources), keySource: sourceName(path) };
 }
 
 /**
@@ -148,12 +152,8 @@ export async function loadPrivateKey(
   io: CliIO,
   sources: PassphraseSources,
 ): Promise<PrivateKey> {
-  checkStdin(path, sources);
-  return await asUsage(sources.command, () =>
-    loadPrivateKeyWithPassphrase(path, {
-      ...cliKeyOptions(io, sources),
-      keySource: sourceName(path),
-    }));
+  const options = keyFileOptions(path, io, sources);
+  return await asUsage(sources.command, () => loadPrivateKeyWithPassphrase(path, options));
 }
 
 /**
@@ -174,12 +174,8 @@ export async function loadKeyForPublicKey(
   io: CliIO,
   sources: PassphraseSources,
 ): Promise<PublicKey> {
-  checkStdin(path, sources);
-  return await asUsage(sources.command, () =>
-    loadPublicKeyWithPassphrase(path, {
-      ...cliKeyOptions(io, sources),
-      keySource: sourceName(path),
-    }));
+  const options = keyFileOptions(path, io, sources);
+  return await asUsage(sources.command, () => loadPublicKeyWithPassphrase(path, options));
 }
 
 /**
@@ -209,9 +205,7 @@ export async function loadSigner(
   sources: PassphraseSources,
   options: { readonly timeoutMs?: number } = {},
 ): Promise<Signer> {
-  if (!isSshAgentKey(keyArg)) {
-    checkStdin(keyArg, sources);
-  } else if (["", "-"].includes(keyArg.slice(SSH_AGENT_KEY_PREFIX.length))) {
+  if (isSshAgentKey(keyArg) && ["", "-"].includes(keyArg.slice(SSH_AGENT_KEY_PREFIX.length))) {
     throw new UsageError(
       `${sources.command}: --key ${keyArg}: give the key's public half as a file: ` +
         "ssh-agent:KEY.pub (its OpenSSH .pub line, `ssh-add -L` shows it) or ssh-agent:KEY.pem " +
@@ -220,8 +214,7 @@ export async function loadSigner(
   }
   return await asUsage(sources.command, () =>
     loadSignerWithPassphrase(keyArg, {
-      ...cliKeyOptions(io, sources),
-      keySource: sourceName(keyArg),
+      ...keyFileOptions(keyArg, io, sources),
       label: `--key ${keyArg}`,
       ...options,
     }));

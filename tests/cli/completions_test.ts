@@ -6,7 +6,8 @@ import type { FlagTable } from "../../lib/cli/flags.ts";
 import { loadCommands } from "../../lib/cli/registry.ts";
 
 const COMMANDS = await loadCommands();
-import { completionScript, completionSpec, SHELLS } from "../../lib/cli/completions.ts";
+import { completionScript, completionSpec } from "../../lib/cli/completions.ts";
+import { SHELLS } from "../../lib/args/completions.ts";
 import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
 import { childCommand } from "../process.ts";
 import { ignoreWithout } from "../required_tool.ts";
