@@ -138,3 +138,32 @@ export async function runUntilSignalled(guard: HttpGuard): Promise<ListenerFailu
     for (const off of listeners) off();
   }
 }
+
+/**
+ * Runs the HTTP guard until this process receives SIGINT or SIGTERM: started as
+ * {@linkcode startListeningGuard} does, its address, upstream and transport reported through
+ * `onEvent` (`listening on URL (upstream ORIGIN, Streamable HTTP)`), then run as
+ * {@linkcode runUntilSignalled} does: the {@linkcode ListenerFailure} when the listener failed
+ * for good, else `undefined`.
+ *
+ * @throws {SchemaPinError} what starting the guard throws; what its run throws besides a
+ *   listener failure
+ *
+ * @example
+ * ```ts ignore
+ * const failure = await runListeningGuard({
+ *   upstream: "https://mcp.example.com/mcp", port: 8931, core, serverName: "acme",
+ *   onEvent: (message) => console.error(message),
+ * });
+ * ```
+ */
+export async function runListeningGuard(
+  options: ListeningGuardOptions,
+): Promise<ListenerFailure | undefined> {
+  const { guard, transport } = await startListeningGuard(options);
+  options.onEvent?.(
+    `listening on ${guard.url} (upstream ${new URL(options.upstream).origin}, ` +
+      `${transport === "sse" ? "legacy HTTP+SSE" : "Streamable HTTP"})`,
+  );
+  return await runUntilSignalled(guard);
+}
