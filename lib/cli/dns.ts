@@ -4,13 +4,12 @@
  *
  * @module
  */
-import { isSha256Ref } from "../crypto/fingerprint.ts";
 import { discoveryKeyOf, fetchDiscoveryKey } from "../discovery/published_key.ts";
-import { checkDomain } from "../dns/domain.ts";
 import { dnsTxtVerdict, lookupDnsTxt } from "../dns/check.ts";
 import { dnsCheckFields, type ExpectedDnsKey } from "../dns/check_fields.ts";
-import { checkDnsKid, dnsLookupName, formatDnsTxtRecord } from "../dns/txt.ts";
+import { checkDnsCheckOptions, dnsRecordToPublish } from "../dns/options.ts";
 import {
+  asUsage,
   type CliIO,
   type Command,
   EXIT_FAILED,
@@ -30,7 +29,6 @@ import {
   parseTimeoutFlag,
   readJsonFile,
   reportInputFailure,
-  requireDomainFlag,
   sourceName,
 } from "./schema_inputs.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
@@ -106,32 +104,18 @@ async function runRecord(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("dns record", args, RECORD_FLAGS);
   if (positionals.length > 0) throw new UsageError("dns record: takes no positional arguments");
   if (values.key === undefined) throw new UsageError("dns record: --key KEY.pem is required");
-  if (values.kid !== undefined) {
-    const problem = checkDnsKid(values.kid);
-    if (problem) throw new UsageError(`dns record: --kid: ${problem}`);
-  }
-  let name: string | undefined;
-  if (values.domain !== undefined) {
-    name = dnsLookupName(requireDomainFlag("dns record", values.domain));
-  }
-  const key = await loadKeyForPublicKey(values.key, io, {
-    command: "dns record",
-    passphraseFile: values["passphrase-file"],
-  });
-  const value = formatDnsTxtRecord(key.fingerprint, values.kid);
-  if (values.json) {
-    await io.stdout(jsonOutput("dns.record", {
-      ok: true,
-      ...(name ? { name } : {}),
-      value,
-      fingerprint: key.fingerprint,
-      ...(values.kid !== undefined ? { kid: values.kid } : {}),
-    }));
-  } else if (name) {
-    await io.stdout(`${name}. IN TXT "${value}"\n`);
-  } else {
-    await io.stdout(value + "\n");
-  }
+  const record = await asUsage(
+    "dns record",
+    () =>
+      dnsRecordToPublish(values, async () =>
+        (await loadKeyForPublicKey(values.key!, io, {
+          command: "dns record",
+          passphraseFile: values["passphrase-file"],
+        })).fingerprint),
+  );
+  if (values.json) await io.stdout(jsonOutput("dns.record", { ok: true, ...record }));
+  else if (record.name) await io.stdout(`${record.name}. IN TXT "${record.value}"\n`);
+  else await io.stdout(record.value + "\n");
   return EXIT_OK;
 }
 
@@ -177,27 +161,7 @@ async function expectedFingerprint(
 async function runCheck(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("dns check", args, CHECK_FLAGS);
   requirePositionals("dns check", positionals, 1, "DOMAIN");
-  const dc = checkDomain(
-    positionals[0].endsWith(".") ? positionals[0].slice(0, -1) : positionals[0],
-  );
-  if (!dc.ok) throw new UsageError(`dns check: ${JSON.stringify(positionals[0])}: ${dc.reason}`);
-  const domain = dc.domain;
-  const given = ["key", "fingerprint", "discovery", "well-known"].filter((k) =>
-    values[k as keyof typeof values] !== undefined
-  );
-  if (given.length > 1) {
-    throw new UsageError(
-      `dns check: give at most one of --key, --fingerprint, --discovery, --well-known`,
-    );
-  }
-  if (values["ca-file"] !== undefined && !values["well-known"]) {
-    throw new UsageError("dns check: --ca-file goes with --well-known");
-  }
-  if (values.fingerprint !== undefined && !isSha256Ref(values.fingerprint)) {
-    throw new UsageError(
-      "dns check: --fingerprint must be sha256: and 64 lower-case hex digits",
-    );
-  }
+  const domain = asUsage("dns check", () => checkDnsCheckOptions(positionals[0], values));
   const server = parseDnsServerFlag("dns check", values, false);
   const timeoutMs = parseTimeoutFlag("dns check", values.timeout);
   const json = values.json === true;
