@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { discoveryKeyOf, fetchDiscoveryKey } from "../discovery/published_key.ts";
+import { expectedDnsKey } from "../discovery/published_key.ts";
 import { dnsTxtVerdict, lookupDnsTxt } from "../dns/check.ts";
-import { dnsCheckFields, type ExpectedDnsKey } from "../dns/check_fields.ts";
+import { dnsCheckFields } from "../dns/check_fields.ts";
 import { checkDnsCheckOptions, dnsRecordToPublish } from "../dns/options.ts";
 import {
   asUsage,
@@ -119,45 +119,6 @@ async function runRecord(args: string[], io: CliIO): Promise<number> {
   return EXIT_OK;
 }
 
-/** The key to compare with: from --key, --fingerprint, --discovery or --well-known (or none). */
-async function expectedFingerprint(
-  values: {
-    key?: string;
-    fingerprint?: string;
-    discovery?: string;
-    "well-known"?: boolean;
-    "ca-file"?: string;
-    timeout?: string;
-    "passphrase-file"?: string;
-  },
-  domain: string,
-  io: CliIO,
-): Promise<ExpectedDnsKey | undefined> {
-  if (values.key !== undefined) {
-    const key = await loadKeyForPublicKey(values.key, io, {
-      command: "dns check",
-      passphraseFile: values["passphrase-file"],
-    });
-    return { fingerprint: key.fingerprint, source: sourceName(values.key) };
-  }
-  if (values.fingerprint !== undefined) {
-    return { fingerprint: values.fingerprint, source: "--fingerprint" };
-  }
-  if (values.discovery !== undefined) {
-    const value = await readJsonFile(values.discovery, io, "discovery document", "--key");
-    return discoveryKeyOf(value, sourceName(values.discovery));
-  }
-  if (values["well-known"]) {
-    const options = await httpsOptions("dns check", values, io);
-    try {
-      return await fetchDiscoveryKey(domain, options);
-    } finally {
-      options.client?.close();
-    }
-  }
-  return undefined;
-}
-
 async function runCheck(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("dns check", args, CHECK_FLAGS);
   requirePositionals("dns check", positionals, 1, "DOMAIN");
@@ -167,7 +128,16 @@ async function runCheck(args: string[], io: CliIO): Promise<number> {
   const json = values.json === true;
   let expected;
   try {
-    expected = await expectedFingerprint(values, domain, io);
+    expected = await expectedDnsKey(values, domain, {
+      keyFingerprint: async (path) =>
+        (await loadKeyForPublicKey(path, io, {
+          command: "dns check",
+          passphraseFile: values["passphrase-file"],
+        })).fingerprint,
+      readJson: (path) => readJsonFile(path, io, "discovery document", "--key"),
+      https: () => httpsOptions("dns check", values, io),
+      name: sourceName,
+    });
   } catch (e) {
     if (e instanceof UsageError) throw e;
     return await reportInputFailure(e, json, io);

@@ -12,6 +12,7 @@ import {
   EXIT_FAILED,
   EXIT_OK,
   parseCommandArgs,
+  requirePositionals,
   splitSubcommand,
   UsageError,
 } from "./command.ts";
@@ -71,15 +72,6 @@ function line(r: LineageRecord): string {
   return `${r.toolId}@${r.domain}  ${r.latestHash}  ${r.schemaVersion ?? "-"}  ${r.updatedAt}`;
 }
 
-function one(positionals: string[], sub: string): string {
-  if (positionals.length !== 1) {
-    throw new UsageError(
-      `lineage ${sub}: expected TOOL_ID@DOMAIN, got ${positionals.length} argument(s)`,
-    );
-  }
-  return positionals[0];
-}
-
 /** The `lineage` command. */
 export const lineageCommand: Command = {
   name: "lineage",
@@ -107,7 +99,9 @@ export const lineageCommand: Command = {
       else await io.stdout(records.map(line).join("\n") + "\n");
       return EXIT_OK;
     }
-    const { toolId, domain } = parsePinKey(one(positionals, sub));
+    const { toolId, domain } = parsePinKey(
+      requirePositionals(`lineage ${sub}`, positionals, 1, "TOOL_ID@DOMAIN")[0],
+    );
     const record = await store.get(toolId, domain);
     const missing = async (message: string) => {
       if (json) await out(failureFields("LINEAGE_NOT_FOUND", message));
