@@ -5,7 +5,7 @@
  * @module
  */
 import { ServerFailure } from "../mcp/errors.ts";
-import { checkGuardOptions, guardServerName, openGuardAuditLog } from "../guard/options.ts";
+import { checkGuardOptions, startGuardCore } from "../guard/options.ts";
 import { prepareGuard } from "../guard/setup.ts";
 import { runListeningGuard } from "../guard/listen.ts";
 import { runStdioGuard } from "../guard/stdio.ts";
@@ -225,16 +225,14 @@ export const guardCommand: Command = {
       }
     }
     for (const w of setup.trustWarnings) await io.stderr(`warning: guard: ${w}\n`);
-    const serverName = guardServerName(run, setup.lock);
 
     // --listen without --log: stderr through a bounded queue, so that a stderr nobody reads
     // neither blocks the guard (the sink of the stdio guard writes synchronously) nor grows.
     const stderrLog = run.listen
       ? new LineLog({ name: "schemapin guard", write: (t) => io.stderr(t) })
       : undefined;
-    const log = openGuardAuditLog(run, serverName, stderrLog && ((line) => stderrLog.line(line)));
-    const core = setup.core({ mode: run.mode, log, serverName });
-    log.record({ decision: "started", message: `checking ${setup.checks}` });
+    const sink = stderrLog && ((line: string) => stderrLog.line(line));
+    const { core, serverName } = startGuardCore(run, setup, sink);
     const { startupTimeoutMs, requestTimeoutMs } = run;
 
     if (run.listen && stderrLog) {
@@ -254,7 +252,6 @@ export const guardCommand: Command = {
       });
       if (failure) {
         // Not exit 2: the setup was good, the listener failed while running.
-        log.record({ decision: "stopped", exit_code: EXIT_FAILED, message: failure.message });
         say(
           `error: schemapin guard: the listener failed while running, exiting with status 1 ` +
             `(a runtime failure, not a bad setup; restart it): ${failure.message}\n`,
@@ -262,7 +259,6 @@ export const guardCommand: Command = {
         await stderrLog.close(1000);
         return EXIT_FAILED;
       }
-      log.record({ decision: "stopped" });
       await stderrLog.close(1000);
       return 0;
     }
@@ -276,7 +272,7 @@ export const guardCommand: Command = {
       });
     } catch (e) {
       if (!(e instanceof ServerFailure)) throw e;
-      log.record({ decision: "server_failed", message: e.message });
+      core.log.record({ decision: "server_failed", message: e.message });
       await io.stderr(`error: ${e.message}\n`);
       return EXIT_FAILED;
     }

@@ -1,20 +1,13 @@
 /**
- * `schemapin serve`: the publisher's `.well-known` server — serves a discovery document at
- * `/.well-known/schemapin.json`, its revocation document at the path its
- * `revocation_endpoint` names, and optionally a trust bundle, over HTTPS (HTTP/1.1, with the
- * server of lib/http/server.ts: connection cap, timeouts, survives running out of file
- * descriptors; why not `Deno.serve` is written there).
- *
- * The files are validated at start (lib/trust/publish.ts: a malformed document is exit 2, never
- * served) and served byte for byte as written (lib/http/static.ts). GET and HEAD only; `application/json; charset=utf-8`,
- * `X-Content-Type-Options: nosniff`, an `ETag` (SHA-256 of the bytes, `If-None-Match` → 304),
- * `Cache-Control: public, max-age=300` for the discovery document and bundle and `no-cache`
- * for the revocation document (clients revalidate, so a revocation propagates at once). No
- * redirects, 404 for every other path, 405 for other methods. With `--access-log`, one line
- * per request on stderr, through a bounded queue (lib/http/line_log.ts: a stderr nobody reads
- * costs dropped lines, counted and reported, never memory or a stuck shutdown).
- * SIGINT/SIGTERM stop it gracefully (in-flight requests get 5 s), exit 0; a listener that
- * fails for good while serving is exit 1 (a runtime failure: a supervisor restarts it).
+ * `schemapin serve`: the publisher's `.well-known` server — a discovery document at
+ * `/.well-known/schemapin.json`, its revocation document at the path its `revocation_endpoint`
+ * names, and optionally a trust bundle, over HTTPS. The documents are validated at start and
+ * given their paths and caching (lib/trust/publish.ts: a malformed one is exit 2, never served),
+ * then served byte for byte (lib/http/static.ts: headers, ETag, 404/405) by the server of
+ * lib/http/server.ts (connection cap, timeouts, survives running out of file descriptors). With
+ * `--access-log`, one line per request on stderr through a bounded queue (lib/http/line_log.ts).
+ * SIGINT/SIGTERM stop it gracefully (in-flight requests get 5 s), exit 0; a listener that fails
+ * for good while serving is exit 1 (lib/http/until_signal.ts; a supervisor restarts it).
  *
  * @module
  */

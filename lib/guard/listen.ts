@@ -113,7 +113,9 @@ export async function runUntilSignalled(guard: HttpGuard): Promise<ListenerFailu
  * {@linkcode startListeningGuard} does, its address, upstream and transport reported through
  * `onEvent` (`listening on URL (upstream ORIGIN, Streamable HTTP)`), then run as
  * {@linkcode runUntilSignalled} does: the {@linkcode ListenerFailure} when the listener failed
- * for good, else `undefined`.
+ * for good, else `undefined`. Its end is the `stopped` line of the core's audit log (with exit
+ * code 1 and the failure's message when the listener failed: a runtime failure, not a bad
+ * setup).
  *
  * @throws {SchemaPinError} what starting the guard throws; what its run throws besides a
  *   listener failure
@@ -134,5 +136,11 @@ export async function runListeningGuard(
     `listening on ${guard.url} (upstream ${new URL(options.upstream).origin}, ` +
       `${transport === "sse" ? "legacy HTTP+SSE" : "Streamable HTTP"})`,
   );
-  return await runUntilSignalled(guard);
+  const failure = await runUntilSignalled(guard);
+  options.core.log.record(
+    failure
+      ? { decision: "stopped", exit_code: 1, message: failure.message }
+      : { decision: "stopped" },
+  );
+  return failure;
 }

@@ -20,7 +20,8 @@ import type { TrustPlan } from "../trust/load.ts";
 import { AuditLog, type AuditSink, openAuditSink } from "./audit.ts";
 import { parseListenAddress, type UpstreamTransportChoice } from "./listen.ts";
 import type { GuardMode, LockPolicy } from "./policy.ts";
-import type { GuardSetupOptions } from "./setup.ts";
+import type { GuardSetup, GuardSetupOptions } from "./setup.ts";
+import type { GuardCore } from "./core.ts";
 
 /** The options of a guard run as text, by option name (as `schemapin guard` takes them). */
 export interface GuardOptionsText extends ServerLimitsText {
@@ -306,4 +307,30 @@ export function openGuardAuditLog(run: GuardRun, serverName: string, stderr?: Au
     throw new SchemaPinError("IO_FAILED", `cannot open --log ${run.log}: ${describeFsError(e)}`);
   }
   return new AuditLog(serverName, run.mode, sink);
+}
+
+/**
+ * The guard core of a run: the server's name ({@linkcode guardServerName}), its audit log
+ * opened ({@linkcode openGuardAuditLog}), the core for what `setup` checks, and the log's
+ * `started` line saying what that is.
+ *
+ * @throws {SchemaPinError} as {@linkcode openGuardAuditLog}
+ *
+ * @example
+ * ```ts ignore
+ * import { startGuardCore } from "./options.ts";
+ * const { core, serverName } = startGuardCore(run, await prepareGuard(run.setup, env));
+ * ```
+ */
+export function startGuardCore(
+  run: GuardRun,
+  setup: GuardSetup,
+  stderr?: AuditSink,
+): { core: GuardCore; serverName: string } {
+  checkArg("startGuardCore", "setup", setup, "object");
+  const serverName = guardServerName(run, setup.lock);
+  const log = openGuardAuditLog(run, serverName, stderr);
+  const core = setup.core({ mode: run.mode, log, serverName });
+  log.record({ decision: "started", message: `checking ${setup.checks}` });
+  return { core, serverName };
 }

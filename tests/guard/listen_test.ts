@@ -101,8 +101,8 @@ Deno.test("runUntilSignalled: a guard that is not an object is INPUT_INVALID", a
 });
 
 /** The options of a listening guard in front of an upstream nobody answers at. */
-function listening(events: string[], hostname = "127.0.0.1") {
-  const log = new AuditLog("fx", "audit", () => {});
+function listening(events: string[], hostname = "127.0.0.1", audit: string[] = []) {
+  const log = new AuditLog("fx", "audit", (line) => void audit.push(line));
   const policy = new GuardPolicy({
     lock: {
       serverName: "fx",
@@ -127,8 +127,9 @@ Deno.test({
   ignore: Deno.build.os === "windows",
   fn: async () => {
     const events: string[] = [];
+    const audit: string[] = [];
     const alive = setTimeout(() => {}, 10_000);
-    const run = runListeningGuard(listening(events));
+    const run = runListeningGuard(listening(events, "127.0.0.1", audit));
     try {
       while (events.length === 0) await new Promise((r) => setTimeout(r, 10));
       assert.match(
@@ -140,11 +141,17 @@ Deno.test({
     } finally {
       clearTimeout(alive);
     }
+    // The end of the run is the audit log's last line, without an exit code.
+    const last = JSON.parse(audit.at(-1)!);
+    assert.equal(last.decision, "stopped");
+    assert.equal(last.exit_code, undefined);
   },
 });
 
 Deno.test("runListeningGuard: a guard that cannot start throws, and says nothing", async () => {
   const events: string[] = [];
-  await assert.rejects(runListeningGuard(listening(events, "192.0.2.1")));
+  const audit: string[] = [];
+  await assert.rejects(runListeningGuard(listening(events, "192.0.2.1", audit)));
   assert.deepEqual(events.filter((e) => e.startsWith("listening on")), []);
+  assert.deepEqual(audit, [], "never started: no stopped line");
 });

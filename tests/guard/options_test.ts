@@ -10,11 +10,15 @@ import {
   type GuardOptionsText,
   guardServerName,
   openGuardAuditLog,
+  startGuardCore,
 } from "../../lib/guard/options.ts";
+import { prepareGuard } from "../../lib/guard/setup.ts";
 import { DEFAULT_SERVER_LIMITS } from "../../lib/http/server.ts";
 import { LineageStore } from "../../lib/pins/lineage.ts";
 import type { TrustPlan } from "../../lib/trust/load.ts";
 import { withTempDir } from "../cli/run.ts";
+import { buildLock, lockServerEntry, serializeLock } from "../../lib/contractpin/lock.ts";
+import { digestToolList } from "../../lib/contractpin/digest.ts";
 
 const PLAN = { domain: "example.com" } as TrustPlan;
 const STDIO: GuardOptionsContext = {
@@ -227,4 +231,54 @@ Deno.test("openGuardAuditLog: a file that cannot be opened is IO_FAILED; bad arg
     );
   }
   assert.throws(() => guardServerName(undefined as never), SchemaPinError);
+});
+
+Deno.test("startGuardCore: the core under the server's name, its log started with the checks", async () => {
+  await withTempDir(async (dir) => {
+    const lock = `${dir}/contractpin.lock`;
+    Deno.writeTextFileSync(
+      lock,
+      serializeLock(buildLock({
+        acme: lockServerEntry(
+          { transport: "stdio", command: ["node", "a.js"] },
+          digestToolList([]),
+        ),
+      })),
+    );
+    const run = checkGuardOptions({ lock, mode: "filter" }, STDIO);
+    const setup = await prepareGuard(run.setup, { read: (p) => Deno.readFile(p) });
+    const lines: string[] = [];
+    const { core, serverName } = startGuardCore(run, setup, (l) => lines.push(l));
+    assert.equal(serverName, "acme", "the lock entry's name");
+    assert.equal(core.mode, "filter");
+    assert.equal(lines.length, 1);
+    const started = JSON.parse(lines[0]);
+    assert.equal(started.decision, "started");
+    assert.equal(started.message, `checking lock ${lock} (acme)`);
+  });
+});
+
+Deno.test("startGuardCore: an unopenable log throws and nothing is started; bad setup", async () => {
+  await withTempDir(async (dir) => {
+    const lock = `${dir}/contractpin.lock`;
+    Deno.writeTextFileSync(
+      lock,
+      serializeLock(buildLock({
+        acme: lockServerEntry(
+          { transport: "stdio", command: ["node", "a.js"] },
+          digestToolList([]),
+        ),
+      })),
+    );
+    const run = checkGuardOptions({ lock, log: `${dir}/no/such/dir/audit.jsonl` }, STDIO);
+    const setup = await prepareGuard(run.setup, { read: (p) => Deno.readFile(p) });
+    assert.throws(
+      () => startGuardCore(run, setup),
+      (e) => e instanceof SchemaPinError && e.code === "IO_FAILED",
+    );
+    assert.throws(
+      () => startGuardCore(run, undefined as never),
+      (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID",
+    );
+  });
 });
