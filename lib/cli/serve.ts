@@ -27,7 +27,7 @@ import { readInput, readTextInput } from "./io.ts";
 import { runUntilSignalled } from "../http/until_signal.ts";
 import { LineLog } from "../http/line_log.ts";
 import { SERVER_LIMIT_FLAGS } from "./server_flags.ts";
-import { serverLimitsFrom } from "../http/server_limits.ts";
+import { listenPortFrom, serverLimitsFrom } from "../http/server_limits.ts";
 import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
 
 /** Milliseconds requests in progress get after SIGINT/SIGTERM. */
@@ -94,14 +94,6 @@ Example:
       --tls-cert /etc/ssl/tools.example.com.pem --tls-key /etc/ssl/tools.example.com.key --port 443
 `;
 
-function parsePort(text: string | undefined): number {
-  if (text === undefined) return 8443;
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) {
-    throw new UsageError(`serve: --port ${JSON.stringify(text)} is not a port number (0–65535)`);
-  }
-  return Number(text);
-}
-
 /** The `serve` command. */
 export const serveCommand: Command = {
   name: "serve",
@@ -118,7 +110,7 @@ export const serveCommand: Command = {
     for (const flag of ["revocation", "bundle"] as const) {
       if (values[flag] === "-") throw new UsageError(`serve: --${flag} must be a file, not stdin`);
     }
-    const port = parsePort(values.port);
+    const port = asUsage("serve", () => listenPortFrom(values.port, 8443));
     const limits = asUsage("serve", () => serverLimitsFrom(values, true));
     const hostname = values.hostname ?? "0.0.0.0";
     // Validated: malformed is INPUT_INVALID (exit 2); a declared endpoint without --revocation
