@@ -142,10 +142,7 @@ async function runCheck(args: string[], io: CliIO): Promise<number> {
     if (e instanceof UsageError) throw e;
     return await reportInputFailure(e, json, io);
   }
-  const lookup = await lookupDnsTxt(domain, {
-    ...(server ? { nameServer: server } : {}),
-    ...(timeoutMs ? { timeoutMs } : {}),
-  });
+  const lookup = await lookupDnsTxt(domain, { nameServer: server, timeoutMs });
   const verdict = dnsTxtVerdict(lookup, expected?.fingerprint);
   const { ok, decision } = verdict;
   if (json) {
