@@ -145,7 +145,9 @@ function checkTransport(values: GuardOptionsText, command: readonly string[]): G
     }
     if (values["allow-remote"]) throw usageError("--allow-remote goes with --listen");
   }
-  const address = http ? parseListenAddress(values.listen!, values["allow-remote"] === true) : {};
+  const address = http
+    ? parseListenAddress(values.listen!, values["allow-remote"] === true)
+    : undefined;
   if (http) {
     try {
       parseEndpoint(values.upstream!);
@@ -170,10 +172,9 @@ function checkTransport(values: GuardOptionsText, command: readonly string[]): G
     }
   }
   const limits = serverLimitsFrom(values, false);
-  if (!http) return undefined;
-  const { hostname, port } = address as { hostname: string; port: number };
+  if (!address) return undefined;
   const upstream = values.upstream!;
-  return { hostname, port, upstream, transport: transport as UpstreamTransportChoice, limits };
+  return { ...address, upstream, transport: transport as UpstreamTransportChoice, limits };
 }
 
 /**
