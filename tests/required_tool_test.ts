@@ -14,10 +14,11 @@ const repo = new URL("../", import.meta.url);
 const NOT_A_TOOL: Record<string, string> = {
   // The runtime deno compile embeds is downloaded, not installed; the skip names the path.
   "tests/cli/compile_test.ts": "denort.runtime === undefined",
-  // POSIX signals (the CLI's and the guard's run until a signal): Windows has no SIGTERM to
-  // send; CI runs Linux.
+  // POSIX signals (the CLI's, the guard's and the servers' run until a signal): Windows has no
+  // SIGTERM to send; CI runs Linux.
   "tests/cli/interrupt_test.ts": 'Deno.build.os === "windows"',
   "tests/guard/listen_test.ts": 'Deno.build.os === "windows"',
+  "tests/http/until_signal_test.ts": 'Deno.build.os === "windows"',
 };
 
 async function* testFiles(dir: URL): AsyncGenerator<URL> {

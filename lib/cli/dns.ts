@@ -4,13 +4,12 @@
  *
  * @module
  */
-import { isSha256Ref } from "../crypto/fingerprint.ts";
-import { discoveryKeyOf, fetchDiscoveryKey } from "../discovery/published_key.ts";
-import { checkDomain } from "../dns/domain.ts";
+import { expectedDnsKey } from "../discovery/published_key.ts";
 import { dnsTxtVerdict, lookupDnsTxt } from "../dns/check.ts";
-import { dnsCheckFields, type ExpectedDnsKey } from "../dns/check_fields.ts";
-import { checkDnsKid, dnsLookupName, formatDnsTxtRecord } from "../dns/txt.ts";
+import { dnsCheckFields } from "../dns/check_fields.ts";
+import { checkDnsCheckOptions, dnsRecordToPublish } from "../dns/options.ts";
 import {
+  asUsage,
   type CliIO,
   type Command,
   EXIT_FAILED,
@@ -30,7 +29,6 @@ import {
   parseTimeoutFlag,
   readJsonFile,
   reportInputFailure,
-  requireDomainFlag,
   sourceName,
 } from "./schema_inputs.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
@@ -106,112 +104,45 @@ async function runRecord(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("dns record", args, RECORD_FLAGS);
   if (positionals.length > 0) throw new UsageError("dns record: takes no positional arguments");
   if (values.key === undefined) throw new UsageError("dns record: --key KEY.pem is required");
-  if (values.kid !== undefined) {
-    const problem = checkDnsKid(values.kid);
-    if (problem) throw new UsageError(`dns record: --kid: ${problem}`);
-  }
-  let name: string | undefined;
-  if (values.domain !== undefined) {
-    name = dnsLookupName(requireDomainFlag("dns record", values.domain));
-  }
-  const key = await loadKeyForPublicKey(values.key, io, {
-    command: "dns record",
-    passphraseFile: values["passphrase-file"],
-  });
-  const value = formatDnsTxtRecord(key.fingerprint, values.kid);
-  if (values.json) {
-    await io.stdout(jsonOutput("dns.record", {
-      ok: true,
-      ...(name ? { name } : {}),
-      value,
-      fingerprint: key.fingerprint,
-      ...(values.kid !== undefined ? { kid: values.kid } : {}),
-    }));
-  } else if (name) {
-    await io.stdout(`${name}. IN TXT "${value}"\n`);
-  } else {
-    await io.stdout(value + "\n");
-  }
+  const record = await asUsage(
+    "dns record",
+    () =>
+      dnsRecordToPublish(values, async () =>
+        (await loadKeyForPublicKey(values.key!, io, {
+          command: "dns record",
+          passphraseFile: values["passphrase-file"],
+        })).fingerprint),
+  );
+  if (values.json) await io.stdout(jsonOutput("dns.record", { ok: true, ...record }));
+  else if (record.name) await io.stdout(`${record.name}. IN TXT "${record.value}"\n`);
+  else await io.stdout(record.value + "\n");
   return EXIT_OK;
-}
-
-/** The key to compare with: from --key, --fingerprint, --discovery or --well-known (or none). */
-async function expectedFingerprint(
-  values: {
-    key?: string;
-    fingerprint?: string;
-    discovery?: string;
-    "well-known"?: boolean;
-    "ca-file"?: string;
-    timeout?: string;
-    "passphrase-file"?: string;
-  },
-  domain: string,
-  io: CliIO,
-): Promise<ExpectedDnsKey | undefined> {
-  if (values.key !== undefined) {
-    const key = await loadKeyForPublicKey(values.key, io, {
-      command: "dns check",
-      passphraseFile: values["passphrase-file"],
-    });
-    return { fingerprint: key.fingerprint, source: sourceName(values.key) };
-  }
-  if (values.fingerprint !== undefined) {
-    return { fingerprint: values.fingerprint, source: "--fingerprint" };
-  }
-  if (values.discovery !== undefined) {
-    const value = await readJsonFile(values.discovery, io, "discovery document", "--key");
-    return discoveryKeyOf(value, sourceName(values.discovery));
-  }
-  if (values["well-known"]) {
-    const options = await httpsOptions("dns check", values, io);
-    try {
-      return await fetchDiscoveryKey(domain, options);
-    } finally {
-      options.client?.close();
-    }
-  }
-  return undefined;
 }
 
 async function runCheck(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseCommandArgs("dns check", args, CHECK_FLAGS);
   requirePositionals("dns check", positionals, 1, "DOMAIN");
-  const dc = checkDomain(
-    positionals[0].endsWith(".") ? positionals[0].slice(0, -1) : positionals[0],
-  );
-  if (!dc.ok) throw new UsageError(`dns check: ${JSON.stringify(positionals[0])}: ${dc.reason}`);
-  const domain = dc.domain;
-  const given = ["key", "fingerprint", "discovery", "well-known"].filter((k) =>
-    values[k as keyof typeof values] !== undefined
-  );
-  if (given.length > 1) {
-    throw new UsageError(
-      `dns check: give at most one of --key, --fingerprint, --discovery, --well-known`,
-    );
-  }
-  if (values["ca-file"] !== undefined && !values["well-known"]) {
-    throw new UsageError("dns check: --ca-file goes with --well-known");
-  }
-  if (values.fingerprint !== undefined && !isSha256Ref(values.fingerprint)) {
-    throw new UsageError(
-      "dns check: --fingerprint must be sha256: and 64 lower-case hex digits",
-    );
-  }
+  const domain = asUsage("dns check", () => checkDnsCheckOptions(positionals[0], values));
   const server = parseDnsServerFlag("dns check", values, false);
   const timeoutMs = parseTimeoutFlag("dns check", values.timeout);
   const json = values.json === true;
   let expected;
   try {
-    expected = await expectedFingerprint(values, domain, io);
+    expected = await expectedDnsKey(values, domain, {
+      keyFingerprint: async (path) =>
+        (await loadKeyForPublicKey(path, io, {
+          command: "dns check",
+          passphraseFile: values["passphrase-file"],
+        })).fingerprint,
+      readJson: (path) => readJsonFile(path, io, "discovery document", "--key"),
+      https: () => httpsOptions("dns check", values, io),
+      name: sourceName,
+    });
   } catch (e) {
     if (e instanceof UsageError) throw e;
     return await reportInputFailure(e, json, io);
   }
-  const lookup = await lookupDnsTxt(domain, {
-    ...(server ? { nameServer: server } : {}),
-    ...(timeoutMs ? { timeoutMs } : {}),
-  });
+  const lookup = await lookupDnsTxt(domain, { nameServer: server, timeoutMs });
   const verdict = dnsTxtVerdict(lookup, expected?.fingerprint);
   const { ok, decision } = verdict;
   if (json) {

@@ -4,20 +4,10 @@
  *
  * @module
  */
-import { basename } from "node:path";
-import { SchemaPinError } from "../errors.ts";
-import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import { ServerFailure } from "../mcp/errors.ts";
-import { parseEndpoint } from "../contractpin/secrets.ts";
-import { AuditLog, openAuditSink } from "../guard/audit.ts";
+import { checkGuardOptions, startGuardCore } from "../guard/options.ts";
 import { prepareGuard } from "../guard/setup.ts";
-import {
-  parseListenAddress,
-  runUntilSignalled,
-  startListeningGuard,
-  type UpstreamTransportChoice,
-} from "../guard/listen.ts";
-import type { GuardMode } from "../guard/policy.ts";
+import { runListeningGuard } from "../guard/listen.ts";
 import { runStdioGuard } from "../guard/stdio.ts";
 import {
   asUsage,
@@ -34,12 +24,12 @@ import {
   trustEnv,
   type TrustPlan,
 } from "./schema_inputs.ts";
-import { describeFsError, readInput } from "./io.ts";
+import { readInput } from "./io.ts";
 import { LOCK_TRUST_FLAGS, printLockSignatureNotes } from "./lock_signature.ts";
 import { runGuardWrap, UNWRAP_FLAGS, WRAP_FLAGS, WRAP_HELP } from "./guard_wrap.ts";
 import { didYouMean } from "./suggest.ts";
 import { LineLog } from "../http/line_log.ts";
-import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
+import { SERVER_LIMIT_FLAGS } from "./server_flags.ts";
 import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { LINEAGE_FLAGS, NETWORK_TIMEOUT_FLAGS } from "./flag_groups.ts";
 import { lineageStoreFromFlags } from "./lineage_store.ts";
@@ -169,26 +159,7 @@ Examples:
 `;
 
 /** The verification flags (those of verify-schema): they go with --signatures. */
-const TRUST_FLAGS = Object.keys(GUARD_TRUST_FLAGS) as (keyof typeof GUARD_TRUST_FLAGS)[];
-
-function seconds(flag: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) {
-    throw new UsageError(`guard: --${flag} must be a positive number of seconds (got ${text})`);
-  }
-  return n * 1000;
-}
-
-/** The lock's only server, when --server is not given; a usage error when it has several. */
-function onlyServer(file: string): (names: readonly string[]) => string {
-  return (names) => {
-    throw new UsageError(
-      `guard: ${file} pins ${names.length} servers; choose one with --server NAME` +
-        (names.length ? ` (${names.join(", ")})` : ""),
-    );
-  };
-}
+const TRUST_FLAGS = Object.keys(GUARD_TRUST_FLAGS);
 
 /** The `guard` command. */
 export const guardCommand: Command = {
@@ -207,7 +178,6 @@ export const guardCommand: Command = {
     }
     const dash = args.indexOf("--");
     const own = dash < 0 ? args : args.slice(0, dash);
-    const command = dash < 0 ? [] : args.slice(dash + 1);
     const { values, positionals } = parseCommandArgs("guard", own, GUARD_FLAGS);
     if (positionals.length > 0) {
       const hint = didYouMean(positionals[0], ["wrap", "unwrap"]);
@@ -219,122 +189,30 @@ export const guardCommand: Command = {
             `a server command goes after --)`,
       );
     }
-    const mode = (values.mode ?? "enforce") as GuardMode;
-    if (!["enforce", "filter", "audit"].includes(mode)) {
-      throw new UsageError(`guard: --mode must be enforce, filter or audit (got ${values.mode})`);
-    }
-    const http = values.listen !== undefined || values.upstream !== undefined;
-    if (http) {
-      if (values.listen === undefined || values.upstream === undefined) {
-        throw new UsageError("guard: --listen and --upstream go together");
-      }
-      if (command.length > 0) {
-        throw new UsageError("guard: give either a command after -- or --listen/--upstream");
-      }
-    } else {
-      if (command.length === 0 || command[0] === "") {
-        throw new UsageError(
-          "guard: the server command goes after -- (or use --listen/--upstream)",
-        );
-      }
-      if (values["allow-remote"]) throw new UsageError("guard: --allow-remote goes with --listen");
-    }
-    const listen = http
-      ? asUsage("guard", () => parseListenAddress(values.listen!, values["allow-remote"] === true))
-      : undefined;
-    if (http) {
-      try {
-        parseEndpoint(values.upstream!);
-      } catch (e) {
-        throw new UsageError(`guard: --upstream: ${(e as Error).message}`);
-      }
-    }
-    const upstreamTransport = values["upstream-transport"] ?? "auto";
-    if (!["auto", "streamable-http", "sse"].includes(upstreamTransport)) {
-      throw new UsageError(
-        `guard: --upstream-transport expects auto, streamable-http or sse ` +
-          `(got ${JSON.stringify(upstreamTransport)})`,
-      );
-    }
-    if (values["upstream-transport"] !== undefined && !http) {
-      throw new UsageError("guard: --upstream-transport goes with --listen/--upstream");
-    }
-    for (
-      const flag of [
-        "max-connections",
-        "header-timeout",
-        "idle-timeout",
-        "request-timeout",
-      ] as const
-    ) {
-      if (values[flag] !== undefined && !http) {
-        throw new UsageError(`guard: --${flag} goes with --listen`);
-      }
-    }
-    const limits = parseServerLimits("guard", values, false);
-    const startupTimeoutMs = seconds("startup-timeout", values["startup-timeout"]);
-    const requestTimeoutMs = seconds("list-timeout", values["list-timeout"]);
+    let plan: TrustPlan | undefined; // the CLI's plan: trustEnv reads its authority flags
+    const run = asUsage("guard", () =>
+      checkGuardOptions(values, {
+        command: dash < 0 ? [] : args.slice(dash + 1),
+        trustOptions: TRUST_FLAGS,
+        trustPlan: () =>
+          plan = checkTrustFlags("guard", values, requireDomainFlag("guard", values.domain), own),
+        lineage: () => lineageStoreFromFlags(values),
+      }));
 
-    // Signatures: the trust inputs of verify-schema. Every flag is checked here; the
-    // documents are loaded after the lock, so that nothing is fetched before all of the
-    // arguments and local inputs are known to be good.
-    let plan: TrustPlan | undefined;
-    const signedLock = values["require-signed-lock"] === true;
-    if (values.signatures || signedLock) {
-      if (values.domain === undefined) {
-        throw new UsageError(
-          `guard: ${values.signatures ? "--signatures" : "--require-signed-lock"} needs --domain D`,
-        );
-      }
-      plan = checkTrustFlags("guard", values, requireDomainFlag("guard", values.domain), own);
-    }
-    if (!values.signatures && (values.lineage || values["lineage-store"] !== undefined)) {
-      throw new UsageError(
-        `guard: --${values.lineage ? "lineage" : "lineage-store"} goes with --signatures`,
-      );
-    }
-    if (!(values.signatures || signedLock)) {
-      for (const flag of TRUST_FLAGS) {
-        if (values[flag] !== undefined) {
-          throw new UsageError(`guard: --${flag} goes with --signatures or --require-signed-lock`);
-        }
-      }
-    }
-
-    // The lock (with --lock, or by default when signatures are not asked for), the trust
-    // documents (loaded once, for the lock's signature and the tools' signatures alike), and
-    // --require-signed-lock's check, before anything is started (lib/guard/setup.ts).
-    const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
-    const withLock = values.lock !== undefined || !values.signatures || signedLock;
-    if (withLock && signedLock && lockPath === "-") {
-      throw new UsageError(
-        "guard: --require-signed-lock needs --lock FILE (its signature is FILE.sig)",
-      );
-    }
-    const lineage = lineageStoreFromFlags(values);
+    // The lock, the trust documents (loaded once, for the lock's signature and the tools'
+    // signatures alike), and --require-signed-lock's check, before anything is started.
     let setup;
     try {
-      setup = await prepareGuard({
-        ...(withLock
-          ? { lock: { path: lockPath, server: values.server, chooseServer: onlyServer(lockPath) } }
-          : {}),
-        trust: plan,
-        requireSignedLock: signedLock,
-        signatures: values.signatures === true,
-        verify: {
-          pinStore: values["pin-store"],
-          trustFirstUse: values["trust-first-use"] === true,
-          allowExpired: values["allow-expired"] === true,
-          allowMissingRevocation: values["allow-missing-revocation"] === true,
-        },
-        strictText: values["strict-text"] === true,
-        ...(lineage ? { lineage } : {}),
-      }, plan ? trustEnv(plan, io) : { read: (path) => readInput(path, io) });
+      setup = await asUsage(
+        "guard",
+        () =>
+          prepareGuard(run.setup, plan ? trustEnv(plan, io) : { read: (p) => readInput(p, io) }),
+      );
     } catch (e) {
       if (e instanceof UsageError) throw e;
       return await reportInputFailure(e, false, io);
     }
-    const { lock, lockSignature: check } = setup;
+    const check = setup.lockSignature;
     // --require-signed-lock: exit 1 when the lock's signature does not verify.
     if (check) {
       await printLockSignatureNotes(check, io, "guard: ");
@@ -347,57 +225,33 @@ export const guardCommand: Command = {
       }
     }
     for (const w of setup.trustWarnings) await io.stderr(`warning: guard: ${w}\n`);
-    const serverName = values.server ?? lock?.serverName ??
-      (http ? new URL(values.upstream!).host : basename(command[0]));
 
     // --listen without --log: stderr through a bounded queue, so that a stderr nobody reads
     // neither blocks the guard (the sink of the stdio guard writes synchronously) nor grows.
-    const stderrLog = listen
+    const stderrLog = run.listen
       ? new LineLog({ name: "schemapin guard", write: (t) => io.stderr(t) })
       : undefined;
-    let sink;
-    try {
-      sink = stderrLog && values.log === undefined
-        ? (line: string) => stderrLog.line(line)
-        : openAuditSink(values.log);
-    } catch (e) {
-      throw new SchemaPinError(
-        "IO_FAILED",
-        `cannot open --log ${values.log}: ${describeFsError(e)}`,
-      );
-    }
-    const log = new AuditLog(serverName, mode, sink);
-    const core = setup.core({ mode, log, serverName });
-    log.record({ decision: "started", message: `checking ${setup.checks}` });
+    const sink = stderrLog && ((line: string) => stderrLog.line(line));
+    const { core, serverName } = startGuardCore(run, setup, sink);
+    const { startupTimeoutMs, requestTimeoutMs } = run;
 
-    if (listen && stderrLog) {
+    if (run.listen && stderrLog) {
       // The guard's own lines share the bounded queue with the audit log (when it is stderr).
       const say = (text: string) => stderrLog.line(text);
       // auto: a GET that opens an event stream starting with `endpoint` is a legacy server.
-      const { guard, transport } = await startListeningGuard({
-        upstream: values.upstream!,
-        hostname: listen.hostname,
-        port: listen.port,
+      const failure = await runListeningGuard({
+        ...run.listen,
         core,
         serverName,
         startupTimeoutMs,
         requestTimeoutMs,
-        limits,
         onEvent: (message) => say(`schemapin guard: ${message}\n`),
-        transport: upstreamTransport as UpstreamTransportChoice,
       }).catch(async (e) => {
         await stderrLog.close(1000); // the lines so far, before the error
         throw e;
       });
-      say(
-        `schemapin guard: listening on ${guard.url} (upstream ${
-          new URL(values.upstream!).origin
-        }, ${transport === "sse" ? "legacy HTTP+SSE" : "Streamable HTTP"})\n`,
-      );
-      const failure = await runUntilSignalled(guard);
       if (failure) {
         // Not exit 2: the setup was good, the listener failed while running.
-        log.record({ decision: "stopped", exit_code: EXIT_FAILED, message: failure.message });
         say(
           `error: schemapin guard: the listener failed while running, exiting with status 1 ` +
             `(a runtime failure, not a bad setup; restart it): ${failure.message}\n`,
@@ -405,13 +259,12 @@ export const guardCommand: Command = {
         await stderrLog.close(1000);
         return EXIT_FAILED;
       }
-      log.record({ decision: "stopped" });
       await stderrLog.close(1000);
       return 0;
     }
     try {
       return await runStdioGuard({
-        command,
+        command: run.command,
         core,
         serverName,
         startupTimeoutMs,
@@ -419,7 +272,7 @@ export const guardCommand: Command = {
       });
     } catch (e) {
       if (!(e instanceof ServerFailure)) throw e;
-      log.record({ decision: "server_failed", message: e.message });
+      core.log.record({ decision: "server_failed", message: e.message });
       await io.stderr(`error: ${e.message}\n`);
       return EXIT_FAILED;
     }

@@ -1,57 +1,34 @@
 /**
  * `schemapin guard wrap CONFIG` / `schemapin guard unwrap CONFIG`: put the guard in front of
  * every server of an MCP client config (each with its contractpin.lock entry), and take it
- * out again. What is wrapped, with which lock entry and port, the read-back check of the edit
- * and the backup are lib/guard/wrap_config.ts (the text edits lib/guard/wrap.ts); this file
- * parses the flags, reads the inputs, writes atomically (temporary file + rename; nothing is
- * written when anything is wrong) and prints what was done.
+ * out again. What is wrapped, with which lock entry and port, the read-back check of the edit,
+ * the backup and the schemapin the client starts are lib/guard/wrap_config.ts (the text edits
+ * lib/guard/wrap.ts); this file parses the flags, gives it the files (written atomically:
+ * temporary file + rename; nothing is written when anything is wrong) and prints what was done.
  *
  * @module
  */
-import { resolve } from "node:path";
 import { shellQuote } from "../contractpin/display_text.ts";
-import { SchemaPinError } from "../errors.ts";
 import { configContextFor } from "../contractpin/config.ts";
-import { DEFAULT_LOCK_FILE, readLock } from "../contractpin/lock.ts";
-import type { GuardInvocation } from "../guard/wrap.ts";
 import {
-  applyWrap,
   type ConfigFiles,
-  planWrap,
+  DEFAULT_GUARD_PORT,
+  describeWrapProblem,
   readClientConfigFile,
   unwrapConfigFile,
-  type WrapProblem,
-  writeWrappedConfig,
+  wrapConfigFile,
 } from "../guard/wrap_config.ts";
-import { type CliIO, EXIT_OK, EXIT_USAGE, parseCommandArgs, UsageError } from "./command.ts";
+import {
+  asUsage,
+  type CliIO,
+  EXIT_OK,
+  EXIT_USAGE,
+  parseCommandArgs,
+  UsageError,
+} from "./command.ts";
 import { configHost } from "./contract_shared.ts";
 import { exists, readInput, writeFileAtomic } from "./io.ts";
 import { booleanFlag, type FlagTable, valueFlag } from "./flags.ts";
-import { type EnvLookup, findSchemapinOnPath, schemapinProgram } from "../guard/schemapin_path.ts";
-
-/** The loopback port of the first wrapped HTTP server (the next ones count up). */
-export const DEFAULT_GUARD_PORT = 8931;
-
-/**
- * How a client starts schemapin: the `schemapin` found on PATH (its absolute path, as
- * `command -v` finds it), never a path inside a package-manager cache nor the Deno runtime of
- * this process — both vanish when the cache is cleaned. None usable: a usage error naming
- * --schemapin-command and what was found.
- */
-export function defaultSchemapinCommand(env: EnvLookup = (n) => Deno.env.get(n)): string[] {
-  const found = findSchemapinOnPath(env, {
-    denoPath: Deno.build.standalone ? undefined : Deno.execPath(),
-  });
-  if (found.path !== undefined) return [found.path];
-  const seen = found.candidates.length === 0
-    ? "no schemapin on PATH"
-    : `only ${found.candidates.map((c) => `${c.path} (${c.rejected})`).join(", ")}, which ` +
-      "a client config cannot rely on: it disappears when that cache is cleaned";
-  throw new UsageError(
-    `guard wrap: ${seen}; install schemapin on PATH (e.g. the compiled binary in ` +
-      "~/.local/bin), or give the command the client should run with --schemapin-command PATH",
-  );
-}
 
 const PROJECT_FLAGS = {
   project: valueFlag(
@@ -98,19 +75,9 @@ function configFiles(io: CliIO): ConfigFiles {
   };
 }
 
-/** Why an entry cannot run through the guard, with what to do about it. */
-function describeProblem(p: WrapProblem, configPath: string, lockPath: string): string {
-  switch (p.kind) {
-    case "unusable":
-      return p.problem;
-    case "not_pinned":
-      return `not pinned in ${lockPath}; pin it first: schemapin contract init --force --config ` +
-        `${shellQuote(configPath)} (or --discover)`;
-    case "pinned_differently":
-      return `${lockPath} pins ${p.candidates.join(", ")} from a different definition; re-pin ` +
-        `it: schemapin contract init --force --config ${shellQuote(configPath)}`;
-    case "url_variable":
-      return "its URL holds a variable; the guard's --upstream needs the URL itself";
+async function printDroppedComments(entries: readonly string[], io: CliIO): Promise<void> {
+  for (const p of entries) {
+    await io.stdout(`note: comments inside the replaced members of ${p} were dropped\n`);
   }
 }
 
@@ -128,31 +95,19 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
   if (positionals.length !== 1) {
     throw new UsageError(`guard wrap: expected one CONFIG file, got ${positionals.length}`);
   }
-  const mode = values.mode;
-  if (mode !== undefined && !["enforce", "filter", "audit"].includes(mode)) {
-    throw new UsageError(`guard wrap: --mode must be enforce, filter or audit (got ${mode})`);
-  }
-  const firstPort = values.port === undefined ? DEFAULT_GUARD_PORT : Number(values.port);
-  if (!Number.isInteger(firstPort) || firstPort < 1 || firstPort > 65535) {
-    throw new UsageError(`guard wrap: --port must be a port number (got ${values.port})`);
-  }
-  const given = values["schemapin-command"];
-  if (given === "") throw new UsageError("guard wrap: --schemapin-command is empty");
   const configPath = positionals[0];
-  const project = values.project ?? ".";
-  const lockPath = resolve(values.lock ?? DEFAULT_LOCK_FILE);
-  const context = configContextFor(configPath, project, configHost());
-  const file = await readClientConfigFile(configPath, configFiles(io).read, context);
-  const lock = await readLock(values.lock ?? DEFAULT_LOCK_FILE, (p) => readInput(p, io));
-  let plan;
-  try {
-    plan = planWrap(file, lock, { lockPath, firstPort, ...(mode ? { mode } : {}) });
-  } catch (e) {
-    if (e instanceof SchemaPinError && e.details.noPortLeft === true) {
-      throw new UsageError("guard wrap: no port left above --port");
-    }
-    throw e;
-  }
+  const result = await asUsage("guard wrap", () =>
+    wrapConfigFile({
+      configPath,
+      context: configContextFor(configPath, values.project ?? ".", configHost()),
+      lock: values.lock,
+      mode: values.mode,
+      port: values.port,
+      partial: values.partial === true,
+      schemapinCommand: values["schemapin-command"],
+      env: (name) => Deno.env.get(name),
+    }, configFiles(io)));
+  const { plan, lockPath, written } = result;
 
   const lines: string[] = [];
   const problems: string[] = [];
@@ -174,13 +129,13 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
         );
         break;
       case "unguarded": {
-        const reason = describeProblem(o.problem, configPath, lockPath);
+        const reason = describeWrapProblem(o.problem, configPath, lockPath);
         if (o.disabled) lines.push(`left ${o.name} as it is (disabled): ${reason}`);
         else problems.push(`${o.name}: ${reason}`);
       }
     }
   }
-  if (problems.length > 0 && !values.partial) {
+  if (result.blocked) {
     await io.stderr(
       `error: guard wrap: ${problems.length} server(s) of ${configPath} cannot run through the ` +
         `guard; nothing was written:\n${problems.map((p) => `  ${p}\n`).join("")}` +
@@ -189,41 +144,27 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
     return EXIT_USAGE;
   }
   for (const p of problems) lines.push(`left ${p.replace(":", " unguarded:")}`);
-  if (plan.edits.length === 0) {
-    await io.stdout(lines.map((l) => l + "\n").join(""));
+  await io.stdout(lines.map((l) => l + "\n").join(""));
+  if (!written) {
     await io.stdout(`nothing to change in ${configPath}\n`);
     return EXIT_OK;
   }
-
-  // The command the client runs, looked up only when something is to be written.
-  const program = given !== undefined ? [schemapinProgram(given)] : defaultSchemapinCommand();
-  const inv: GuardInvocation = { program, lockPath, ...(mode ? { mode } : {}) };
-  const result = applyWrap(file, plan.edits, inv, context);
-  const { backupWritten, backupPath } = await writeWrappedConfig(
-    file,
-    result.text,
-    plan.hadWrapped,
-    configFiles(io),
-  );
-
-  await io.stdout(lines.map((l) => l + "\n").join(""));
-  for (const p of result.droppedComments) {
-    await io.stdout(`note: comments inside the replaced members of ${p} were dropped\n`);
-  }
+  await printDroppedComments(written.droppedComments, io);
   const httpStarts = plan.outcomes.flatMap((o) =>
     o.status === "wrapped" && o.transport === "http" ? [o.guardArgs] : []
   );
   if (httpStarts.length > 0) {
     await io.stdout(
       `HTTP servers: a client cannot start their guards; start each (and keep it running):\n` +
-        httpStarts.map((c) => `  ${[...program, ...c].map(shellQuote).join(" ")}\n`).join(""),
+        httpStarts.map((c) => `  ${[...written.program, ...c].map(shellQuote).join(" ")}\n`)
+          .join(""),
     );
   }
   await io.stdout(
     `wrote ${configPath}` +
-      (backupWritten
-        ? ` (backup: ${backupPath})`
-        : ` (backup of the unwrapped file kept: ${backupPath})`) +
+      (written.backupWritten
+        ? ` (backup: ${written.backupPath})`
+        : ` (backup of the unwrapped file kept: ${written.backupPath})`) +
       `; restart the client. Undo: schemapin guard unwrap ${shellQuote(configPath)}\n`,
   );
   return EXIT_OK;
@@ -248,9 +189,7 @@ async function unwrap(args: string[], io: CliIO): Promise<number> {
   for (const { name, wrapped } of result.unwrapped) {
     await io.stdout(`unwrapped ${name}: ${wrapped.shown}\n`);
   }
-  for (const p of result.droppedComments) {
-    await io.stdout(`note: comments inside the replaced members of ${p} were dropped\n`);
-  }
+  await printDroppedComments(result.droppedComments, io);
   await io.stdout(
     result.exact
       ? `restored ${configPath} exactly as it was before wrapping (from ${result.backupPath})\n`

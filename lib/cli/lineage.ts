@@ -12,6 +12,7 @@ import {
   EXIT_FAILED,
   EXIT_OK,
   parseCommandArgs,
+  requirePositionals,
   splitSubcommand,
   UsageError,
 } from "./command.ts";
@@ -71,15 +72,6 @@ function line(r: LineageRecord): string {
   return `${r.toolId}@${r.domain}  ${r.latestHash}  ${r.schemaVersion ?? "-"}  ${r.updatedAt}`;
 }
 
-function one(positionals: string[], sub: string): string {
-  if (positionals.length !== 1) {
-    throw new UsageError(
-      `lineage ${sub}: expected TOOL_ID@DOMAIN, got ${positionals.length} argument(s)`,
-    );
-  }
-  return positionals[0];
-}
-
 /** The `lineage` command. */
 export const lineageCommand: Command = {
   name: "lineage",
@@ -107,32 +99,30 @@ export const lineageCommand: Command = {
       else await io.stdout(records.map(line).join("\n") + "\n");
       return EXIT_OK;
     }
-    const { toolId, domain } = parsePinKey(one(positionals, sub));
-    const record = await store.get(toolId, domain);
+    const { toolId, domain } = parsePinKey(
+      requirePositionals(`lineage ${sub}`, positionals, 1, "TOOL_ID@DOMAIN")[0],
+    );
     const missing = async (message: string) => {
       if (json) await out(failureFields("LINEAGE_NOT_FOUND", message));
       await io.stderr(message + "\n");
       return EXIT_FAILED;
     };
     if (sub === "show") {
+      const record = await store.get(toolId, domain);
       if (!record) return await missing(`${toolId}@${domain} has no lineage in ${store.path}`);
       await (json
         ? out({ ok: true, record: lineageRecordToJson(record) })
         : io.stdout(line(record) + "\n"));
       return EXIT_OK;
     }
-    if (!(await store.remove(toolId, domain))) {
-      return await missing(
-        `${toolId}@${domain} has no lineage in ${store.path}; nothing to reset`,
-      );
+    const previous = await store.remove(toolId, domain);
+    if (!previous) {
+      return await missing(`${toolId}@${domain} has no lineage in ${store.path}; nothing to reset`);
     }
-    if (json) {
-      await out({ ok: true, ...(record ? { previous: lineageRecordToJson(record) } : {}) });
-    }
+    if (json) await out({ ok: true, previous: lineageRecordToJson(previous) });
     await io.stderr(
-      `reset the lineage of ${toolId}@${domain}` +
-        (record ? ` (was ${record.latestHash})` : "") +
-        `; the next verified release anchors it\n`,
+      `reset the lineage of ${toolId}@${domain} (was ${previous.latestHash}); the next ` +
+        `verified release anchors it\n`,
     );
     return EXIT_OK;
   },

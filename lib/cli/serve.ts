@@ -1,35 +1,22 @@
 /**
- * `schemapin serve`: the publisher's `.well-known` server — serves a discovery document at
- * `/.well-known/schemapin.json`, its revocation document at the path its
- * `revocation_endpoint` names, and optionally a trust bundle, over HTTPS (HTTP/1.1, with the
- * server of lib/http/server.ts: connection cap, timeouts, survives running out of file
- * descriptors; why not `Deno.serve` is written there).
- *
- * The files are validated at start (lib/trust/publish.ts: a malformed document is exit 2, never
- * served) and served byte for byte as written (lib/http/static.ts). GET and HEAD only; `application/json; charset=utf-8`,
- * `X-Content-Type-Options: nosniff`, an `ETag` (SHA-256 of the bytes, `If-None-Match` → 304),
- * `Cache-Control: public, max-age=300` for the discovery document and bundle and `no-cache`
- * for the revocation document (clients revalidate, so a revocation propagates at once). No
- * redirects, 404 for every other path, 405 for other methods. With `--access-log`, one line
- * per request on stderr, through a bounded queue (lib/http/line_log.ts: a stderr nobody reads
- * costs dropped lines, counted and reported, never memory or a stuck shutdown).
- * SIGINT/SIGTERM stop it gracefully (in-flight requests get 5 s), exit 0; a listener that
- * fails for good while serving is exit 1 (a runtime failure: a supervisor restarts it).
+ * `schemapin serve`: the publisher's `.well-known` server — a discovery document at
+ * `/.well-known/schemapin.json`, its revocation document at the path its `revocation_endpoint`
+ * names, and optionally a trust bundle, over HTTPS. The documents are validated at start and
+ * given their paths and caching (lib/trust/publish.ts: a malformed one is exit 2, never served),
+ * then served byte for byte (lib/http/static.ts: headers, ETag, 404/405) by the server of
+ * lib/http/server.ts (connection cap, timeouts, survives running out of file descriptors). With
+ * `--access-log`, one line per request on stderr through a bounded queue (lib/http/line_log.ts).
+ * SIGINT/SIGTERM stop it gracefully (in-flight requests get 5 s), exit 0; a listener that fails
+ * for good while serving is exit 1 (lib/http/until_signal.ts; a supervisor restarts it).
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
 import { WELL_KNOWN_PATH } from "../discovery/well_known.ts";
-import {
-  BUNDLE_PATH,
-  DEFAULT_REVOCATION_PATH,
-  loadPublishedDocuments,
-  type PublishedDocument,
-} from "../trust/publish.ts";
+import { BUNDLE_PATH, DEFAULT_REVOCATION_PATH, loadPublishedDocuments } from "../trust/publish.ts";
 import { accessLogLine, listenStatic } from "../http/static.ts";
 import { checkTlsPem } from "../http/tls_pem.ts";
 import {
-  type CliIO,
+  asUsage,
   type Command,
   EXIT_FAILED,
   EXIT_OK,
@@ -37,9 +24,10 @@ import {
   UsageError,
 } from "./command.ts";
 import { readInput, readTextInput } from "./io.ts";
-import { ListenerFailure } from "../http/server.ts";
+import { runUntilSignalled } from "../http/until_signal.ts";
 import { LineLog } from "../http/line_log.ts";
-import { parseServerLimits, SERVER_LIMIT_FLAGS } from "./server_flags.ts";
+import { SERVER_LIMIT_FLAGS } from "./server_flags.ts";
+import { listenPortFrom, serverLimitsFrom } from "../http/server_limits.ts";
 import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
 
 /** Milliseconds requests in progress get after SIGINT/SIGTERM. */
@@ -106,39 +94,6 @@ Example:
       --tls-cert /etc/ssl/tools.example.com.pem --tls-key /etc/ssl/tools.example.com.key --port 443
 `;
 
-/**
- * The documents to serve, validated (malformed: `INPUT_INVALID`, exit 2; a declared
- * revocation endpoint without --revocation: a usage error).
- */
-async function loadDocuments(values: {
-  discovery?: string;
-  revocation?: string;
-  bundle?: string;
-}, io: CliIO): Promise<PublishedDocument[]> {
-  try {
-    return await loadPublishedDocuments(
-      { discovery: values.discovery!, revocation: values.revocation, bundle: values.bundle },
-      (path) => readInput(path, io),
-      (message) => io.stderr(`warning: ${message}\n`),
-    );
-  } catch (e) {
-    const endpoint = e instanceof SchemaPinError ? e.details.revocationEndpoint : undefined;
-    if (endpoint === undefined) throw e;
-    throw new UsageError(
-      `serve: ${values.discovery} declares revocation_endpoint ${endpoint}; give its document ` +
-        "with --revocation FILE (clients fail closed without it)",
-    );
-  }
-}
-
-function parsePort(text: string | undefined): number {
-  if (text === undefined) return 8443;
-  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) {
-    throw new UsageError(`serve: --port ${JSON.stringify(text)} is not a port number (0–65535)`);
-  }
-  return Number(text);
-}
-
 /** The `serve` command. */
 export const serveCommand: Command = {
   name: "serve",
@@ -155,10 +110,22 @@ export const serveCommand: Command = {
     for (const flag of ["revocation", "bundle"] as const) {
       if (values[flag] === "-") throw new UsageError(`serve: --${flag} must be a file, not stdin`);
     }
-    const port = parsePort(values.port);
-    const limits = parseServerLimits("serve", values, true);
+    const port = asUsage("serve", () => listenPortFrom(values.port, 8443));
+    const limits = asUsage("serve", () => serverLimitsFrom(values, true));
     const hostname = values.hostname ?? "0.0.0.0";
-    const documents = await loadDocuments(values, io);
+    // Validated: malformed is INPUT_INVALID (exit 2); a declared endpoint without --revocation
+    // is a usage error.
+    const documents = await asUsage("serve", () =>
+      loadPublishedDocuments(
+        {
+          discovery: values.discovery!,
+          revocation: values.revocation,
+          bundle: values.bundle,
+          revocationOption: "--revocation",
+        },
+        (path) => readInput(path, io),
+        (message) => io.stderr(`warning: ${message}\n`),
+      ));
     const cert = await readTextInput(values["tls-cert"]!, io);
     const key = await readTextInput(values["tls-key"]!, io);
     checkTlsPem(cert, key, `--tls-cert ${values["tls-cert"]}`, `--tls-key ${values["tls-key"]}`);
@@ -179,31 +146,16 @@ export const serveCommand: Command = {
         }
         : {}),
     });
-    const addr = server.addr;
-    const shown = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
-    log.line(
-      `schemapin serve: listening on https://${shown}:${addr.port}/ ` +
-        `(${documents.map((d) => d.path).join(", ")})\n`,
-    );
 
-    const signals: Deno.Signal[] = Deno.build.os === "windows"
-      ? ["SIGINT", "SIGBREAK"]
-      : ["SIGINT", "SIGTERM"];
-    const stop = () => void server.shutdown(SHUTDOWN_GRACE_MS);
-    for (const s of signals) Deno.addSignalListener(s, stop);
-    try {
-      await server.finished;
-    } catch (e) {
-      if (!(e instanceof ListenerFailure)) throw e;
+    const failure = await runUntilSignalled(server, { graceMs: SHUTDOWN_GRACE_MS });
+    if (failure) {
       // Not exit 2: the setup was good, the listener failed while serving.
       await log.close(
         LOG_FLUSH_MS,
         `error: schemapin serve: the listener failed while serving, exiting with status 1 ` +
-          `(a runtime failure, not a bad setup; restart it): ${e.message}\n`,
+          `(a runtime failure, not a bad setup; restart it): ${failure.message}\n`,
       );
       return EXIT_FAILED;
-    } finally {
-      for (const s of signals) Deno.removeSignalListener(s, stop);
     }
     await log.close(LOG_FLUSH_MS, "schemapin serve: stopped\n");
     return EXIT_OK;

@@ -1,12 +1,11 @@
 /**
  * The connection limits of the two long-running servers (`schemapin serve`,
- * `schemapin guard --listen`) as CLI flags: their table, and their values as usage errors.
+ * `schemapin guard --listen`) as CLI flags; their values are checked by `serverLimitsFrom`
+ * (lib/http/server_limits.ts).
  *
  * @module
  */
-import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "../http/server.ts";
-import { serverLimitsFrom, type ServerLimitsText } from "../http/server_limits.ts";
-import { asUsage } from "./command.ts";
+import { DEFAULT_SERVER_LIMITS } from "../http/server.ts";
 import { type FlagTable, valueFlag } from "./flags.ts";
 
 const s = (ms: number) => `${ms / 1000}`;
@@ -41,20 +40,3 @@ export const SERVER_LIMIT_FLAGS = {
       `they drip (default ${s(DEFAULT_SERVER_LIMITS.requestTimeoutMs)})`,
   ),
 } as const satisfies FlagTable;
-
-/**
- * The limits given by the flags, the defaults for the others (lib/http/server_limits.ts); a
- * value that cannot be used is a usage error of `command`.
- *
- * @example
- * ```ts ignore
- * parseServerLimits("serve", { "idle-timeout": "5" }, true); // idleTimeoutMs 5000
- * ```
- */
-export function parseServerLimits(
-  command: string,
-  values: ServerLimitsText,
-  tls: boolean,
-): ServerLimits {
-  return asUsage(command, () => serverLimitsFrom(values, tls));
-}

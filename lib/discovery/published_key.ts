@@ -1,11 +1,15 @@
 /**
  * The key a domain publishes in its discovery document, read from a saved copy or fetched
  * from `.well-known` (`schemapin dns check --discovery/--well-known`, `schemapin pins add` and
- * `pins rotate --discovery`): the document validated, its key parsed, and the keys it revokes.
+ * `pins rotate --discovery`): the document validated, its key parsed, and the keys it revokes;
+ * and the key `dns check` compares a record with.
  *
  * @module
  */
+import { checkArg } from "../arguments.ts";
 import { SchemaPinError } from "../errors.ts";
+import type { ExpectedDnsKey } from "../dns/check_fields.ts";
+import type { DnsCheckOptions } from "../dns/options.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "./document.ts";
 import type { HttpsFetchOptions } from "./http.ts";
 import { WellKnownResolver } from "./well_known.ts";
@@ -64,5 +68,70 @@ export async function fetchDiscoveryKey(
       throw new SchemaPinError(e.code, e.message, { ...e.details, remote: true });
     }
     throw e;
+  }
+}
+
+/** How {@linkcode expectedDnsKey} reads the key sources (the caller's files and prompts). */
+export interface DnsKeySources {
+  /** The fingerprint of the key file at `path` (public or private PEM). */
+  keyFingerprint(path: string): Promise<string>;
+  /** The parsed JSON of the discovery document at `path`. */
+  readJson(path: string): Promise<unknown>;
+  /** The options of the `.well-known` fetch (its `client` is closed after the fetch). */
+  https(): Promise<HttpsFetchOptions>;
+  /** How a file is named in messages and as the key's source. */
+  name(path: string): string;
+}
+
+/**
+ * The key a domain's DNS record is compared with (`dns check`), from the one source given in
+ * `options` — a key file, a fingerprint, a discovery document file, or the domain's live
+ * `.well-known` document — or `undefined` when none is given. Check `options` first
+ * (`checkDnsCheckOptions` of lib/dns/options.ts).
+ *
+ * @throws {SchemaPinError} what `sources` throw; as {@linkcode discoveryKeyOf} and
+ *   {@linkcode fetchDiscoveryKey}; `INPUT_INVALID` for arguments of the wrong type
+ *
+ * @example
+ * ```ts ignore
+ * import { expectedDnsKey } from "./published_key.ts";
+ * const expected = await expectedDnsKey({ discovery: "schemapin.json" }, "example.com", {
+ *   keyFingerprint: () => Promise.reject(new Error("not asked")),
+ *   readJson: async (p) => JSON.parse(await Deno.readTextFile(p)),
+ *   https: () => Promise.resolve({}),
+ *   name: (p) => p,
+ * });
+ * expected?.source; // "schemapin.json"
+ * ```
+ */
+export async function expectedDnsKey(
+  options: DnsCheckOptions,
+  domain: string,
+  sources: DnsKeySources,
+): Promise<ExpectedDnsKey | undefined> {
+  checkArg("expectedDnsKey", "options", options, "object");
+  checkArg("expectedDnsKey", "domain", domain, "string");
+  checkArg("expectedDnsKey", "sources", sources, "object");
+  if (options.key !== undefined) {
+    return {
+      fingerprint: await sources.keyFingerprint(options.key),
+      source: sources.name(options.key),
+    };
+  }
+  if (options.fingerprint !== undefined) {
+    return { fingerprint: options.fingerprint, source: "--fingerprint" };
+  }
+  if (options.discovery !== undefined) {
+    return discoveryKeyOf(
+      await sources.readJson(options.discovery),
+      sources.name(options.discovery),
+    );
+  }
+  if (!options["well-known"]) return undefined;
+  const https = await sources.https();
+  try {
+    return await fetchDiscoveryKey(domain, https);
+  } finally {
+    https.client?.close();
   }
 }

@@ -8,8 +8,9 @@
  */
 import { checkArg } from "../arguments.ts";
 import { usageError } from "../errors.ts";
-import { ListenerFailure } from "../http/server.ts";
-import { isWindows, onSignal, type Signal } from "../runtime/process.ts";
+import type { ListenerFailure } from "../http/server.ts";
+import { runUntilSignalled as runServerUntilSignalled } from "../http/until_signal.ts";
+import { isWindows } from "../runtime/process.ts";
 import { type HttpGuard, type HttpGuardOptions, isLoopbackHost, startHttpGuard } from "./http.ts";
 import { detectUpstreamTransport, startLegacySseGuard } from "./legacy_sse.ts";
 
@@ -88,34 +89,10 @@ export async function startListeningGuard(
 }
 
 /**
- * Waits until `guard` has stopped: `stop` resolving shuts it down (open requests get their
- * grace). Returns the {@linkcode ListenerFailure} when the listener failed for good while
- * running instead — a runtime failure, not a bad setup.
- *
- * @example
- * ```ts ignore
- * const failure = await runUntilStopped(guard, interrupted);
- * if (failure) console.error(failure.message);
- * ```
- */
-export async function runUntilStopped(
-  guard: HttpGuard,
-  stop: Promise<unknown>,
-): Promise<ListenerFailure | undefined> {
-  const stopped = stop.then(() => guard.shutdown());
-  try {
-    await Promise.race([guard.finished, stopped]);
-    return undefined;
-  } catch (e) {
-    if (e instanceof ListenerFailure) return e;
-    throw e;
-  }
-}
-
-/**
  * Runs `guard` until this process receives SIGINT or SIGTERM (SIGINT only on Windows), as
- * {@linkcode runUntilStopped} does: the {@linkcode ListenerFailure} when the listener failed
- * for good first, else `undefined`. The signal listeners are removed before it returns.
+ * `runUntilSignalled` of lib/http/until_signal.ts does: the {@linkcode ListenerFailure} when the
+ * listener failed for good first, else `undefined`. The signal listeners are removed before it
+ * returns.
  *
  * @throws {SchemaPinError} `INPUT_INVALID` for a `guard` that is not an object; what the
  *   guard's run throws besides a listener failure
@@ -128,13 +105,42 @@ export async function runUntilStopped(
  */
 export async function runUntilSignalled(guard: HttpGuard): Promise<ListenerFailure | undefined> {
   checkArg("runUntilSignalled", "guard", guard, "object");
-  let stop = () => {};
-  const interrupted = new Promise<void>((r) => stop = r);
-  const signals: Signal[] = isWindows ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
-  const listeners = signals.map((s) => onSignal(s, stop));
-  try {
-    return await runUntilStopped(guard, interrupted);
-  } finally {
-    for (const off of listeners) off();
-  }
+  return await runServerUntilSignalled(guard, { signals: isWindows ? ["SIGINT"] : undefined });
+}
+
+/**
+ * Runs the HTTP guard until this process receives SIGINT or SIGTERM: started as
+ * {@linkcode startListeningGuard} does, its address, upstream and transport reported through
+ * `onEvent` (`listening on URL (upstream ORIGIN, Streamable HTTP)`), then run as
+ * {@linkcode runUntilSignalled} does: the {@linkcode ListenerFailure} when the listener failed
+ * for good, else `undefined`. Its end is the `stopped` line of the core's audit log (with exit
+ * code 1 and the failure's message when the listener failed: a runtime failure, not a bad
+ * setup).
+ *
+ * @throws {SchemaPinError} what starting the guard throws; what its run throws besides a
+ *   listener failure
+ *
+ * @example
+ * ```ts ignore
+ * const failure = await runListeningGuard({
+ *   upstream: "https://mcp.example.com/mcp", port: 8931, core, serverName: "acme",
+ *   onEvent: (message) => console.error(message),
+ * });
+ * ```
+ */
+export async function runListeningGuard(
+  options: ListeningGuardOptions,
+): Promise<ListenerFailure | undefined> {
+  const { guard, transport } = await startListeningGuard(options);
+  options.onEvent?.(
+    `listening on ${guard.url} (upstream ${new URL(options.upstream).origin}, ` +
+      `${transport === "sse" ? "legacy HTTP+SSE" : "Streamable HTTP"})`,
+  );
+  const failure = await runUntilSignalled(guard);
+  options.core.log.record(
+    failure
+      ? { decision: "stopped", exit_code: 1, message: failure.message }
+      : { decision: "stopped" },
+  );
+  return failure;
 }

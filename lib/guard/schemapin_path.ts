@@ -9,6 +9,7 @@
  */
 import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
 import { checkArg } from "../arguments.ts";
+import { usageError } from "../errors.ts";
 
 /**
  * One `schemapin` seen on PATH.
@@ -182,4 +183,33 @@ export function findSchemapinOnPath(
 export function schemapinProgram(given: string): string {
   checkArg("schemapinProgram", "given", given, "string");
   return /[/\\]/.test(given) && !isAbsolute(given) ? resolve(given) : given;
+}
+
+/**
+ * How a client config starts schemapin when `--schemapin-command` is not given: the
+ * `schemapin` found on PATH ({@linkcode findSchemapinOnPath}; neither one inside a
+ * package-manager cache nor the Deno runtime of this process, both vanish when the cache is
+ * cleaned).
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` with `details.usage` when none is usable, naming
+ *   what was found and `--schemapin-command`; `INPUT_INVALID` for arguments of the wrong type
+ *
+ * @example
+ * ```ts ignore
+ * import { defaultSchemapinProgram } from "./schemapin_path.ts";
+ * defaultSchemapinProgram((name) => Deno.env.get(name)); // ["/home/me/.local/bin/schemapin"]
+ * ```
+ */
+export function defaultSchemapinProgram(env: EnvLookup, denoPath?: string): string[] {
+  const found = findSchemapinOnPath(env, { denoPath });
+  if (found.path !== undefined) return [found.path];
+  const seen = found.candidates.length === 0
+    ? "no schemapin on PATH"
+    : `only ${found.candidates.map((c) => `${c.path} (${c.rejected})`).join(", ")}, which ` +
+      "a client config cannot rely on: it disappears when that cache is cleaned";
+  throw usageError(
+    `${seen}; install schemapin on PATH (e.g. the compiled binary in ` +
+      "~/.local/bin), or give the command the client should run with --schemapin-command PATH",
+    { option: "schemapin-command" },
+  );
 }

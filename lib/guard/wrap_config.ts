@@ -9,7 +9,7 @@
  * @module
  */
 import { dirname, isAbsolute, resolve } from "node:path";
-import { SchemaPinError } from "../errors.ts";
+import { SchemaPinError, usageError } from "../errors.ts";
 import { checkArg } from "../arguments.ts";
 import { describeFsError } from "../runtime/fs.ts";
 import {
@@ -20,8 +20,15 @@ import {
   readGuardedUrl,
 } from "../contractpin/config.ts";
 import type { ServerTarget } from "../contractpin/live.ts";
-import { type ContractLock, identityOf, type ServerIdentity } from "../contractpin/lock.ts";
+import {
+  type ContractLock,
+  DEFAULT_LOCK_FILE,
+  identityOf,
+  readLock,
+  type ServerIdentity,
+} from "../contractpin/lock.ts";
 import { redactCommand, redactUrl, sanitizeIdentity } from "../contractpin/secrets.ts";
+import { shellQuote } from "../contractpin/display_text.ts";
 import { sameIdentity } from "../contractpin/verify.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import {
@@ -32,6 +39,7 @@ import {
   wrapConfigText,
   type WrapEdit,
 } from "./wrap.ts";
+import { defaultSchemapinProgram, type EnvLookup, schemapinProgram } from "./schemapin_path.ts";
 
 /** The suffix of the backup written next to a config before its first change. */
 export const BACKUP_SUFFIX = ".schemapin.bak";
@@ -203,6 +211,33 @@ export type WrapProblem =
   | { readonly kind: "pinned_differently"; readonly candidates: readonly string[] }
   /** Its URL holds a `${VAR}`: the guard's upstream needs the URL itself. */
   | { readonly kind: "url_variable" };
+
+/**
+ * Why an entry cannot run through the guard, with what to do about it (`configPath` and
+ * `lockPath` as the user knows them).
+ *
+ * @example
+ * ```ts
+ * import { describeWrapProblem } from "./wrap_config.ts";
+ * describeWrapProblem({ kind: "url_variable" }, "mcp.json", "/p/contractpin.lock");
+ * // "its URL holds a variable; the guard's --upstream needs the URL itself"
+ * ```
+ */
+export function describeWrapProblem(p: WrapProblem, configPath: string, lockPath: string): string {
+  checkArg("describeWrapProblem", "p", p, "object");
+  switch (p.kind) {
+    case "unusable":
+      return p.problem;
+    case "not_pinned":
+      return `not pinned in ${lockPath}; pin it first: schemapin contract init --force --config ` +
+        `${shellQuote(configPath)} (or --discover)`;
+    case "pinned_differently":
+      return `${lockPath} pins ${p.candidates.join(", ")} from a different definition; re-pin ` +
+        `it: schemapin contract init --force --config ${shellQuote(configPath)}`;
+    case "url_variable":
+      return "its URL holds a variable; the guard's --upstream needs the URL itself";
+  }
+}
 
 /** What wrapping decided about one entry, in the config's order. */
 export type WrapOutcome =
@@ -509,4 +544,112 @@ export async function unwrapConfigFile(
     backupPath,
     backupExists,
   };
+}
+
+/** The loopback port of the first wrapped HTTP server (the next ones count up). */
+export const DEFAULT_GUARD_PORT = 8931;
+
+/** What `guard wrap` is asked, as given (see {@linkcode wrapConfigFile}). */
+export interface WrapRequest {
+  /** The client config. */
+  readonly configPath: string;
+  /** How its paths and variables are read. */
+  readonly context: ConfigContext;
+  /** The lock (default `contractpin.lock`). */
+  readonly lock?: string;
+  /** `--mode` of every guard: enforce, filter or audit (default: the guard's own). */
+  readonly mode?: string;
+  /** The loopback port of the first HTTP server's guard, as text (default 8931). */
+  readonly port?: string;
+  /** Wrap the servers that can be and leave the others (else one that cannot stops the wrap). */
+  readonly partial?: boolean;
+  /** How the client starts schemapin (default: the one on PATH, looked up with `env`). */
+  readonly schemapinCommand?: string;
+  /** The environment (PATH and the caches' variables). */
+  readonly env: EnvLookup;
+}
+
+/** What {@linkcode wrapConfigFile} decided and did. */
+export interface WrapResult {
+  /** The config as read. */
+  readonly config: ClientConfigFile;
+  /** The lock's absolute path. */
+  readonly lockPath: string;
+  /** What was decided entry by entry. */
+  readonly plan: WrapPlan;
+  /** An entry that is not disabled cannot run through the guard, and `partial` was not asked. */
+  readonly blocked: boolean;
+  /** What was written; absent when nothing was (blocked, or nothing to change). */
+  readonly written?: {
+    /** The command that starts schemapin in the wrapped entries. */
+    readonly program: readonly string[];
+    /** The backup was written (else the one of the unwrapped file was kept). */
+    readonly backupWritten: boolean;
+    readonly backupPath: string;
+    /** Entries whose replaced members held comments that are gone. */
+    readonly droppedComments: readonly string[];
+  };
+}
+
+/**
+ * Puts the guard in front of the servers of a client config: the request checked (mode, port,
+ * an empty schemapin command: usage errors), the config and the lock read, the wrap planned
+ * ({@linkcode planWrap}), and unless an entry blocks it or nothing changes, the command that
+ * starts schemapin looked up, the edit applied and checked ({@linkcode applyWrap}) and written
+ * with its backup ({@linkcode writeWrappedConfig}).
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` with `details.usage` for a request that cannot be
+ *   used, no port left, or no usable schemapin on PATH; what reading the config or the lock
+ *   throws; `INPUT_INVALID` for arguments of the wrong type
+ *
+ * @example
+ * ```ts ignore
+ * import { wrapConfigFile } from "./wrap_config.ts";
+ * const result = await wrapConfigFile({
+ *   configPath: ".cursor/mcp.json",
+ *   context: { projectDir: "." },
+ *   env: (name) => Deno.env.get(name),
+ * }, files);
+ * if (result.blocked) console.error("nothing was written");
+ * ```
+ */
+export async function wrapConfigFile(
+  request: WrapRequest,
+  files: ConfigFiles,
+): Promise<WrapResult> {
+  checkArg("wrapConfigFile", "request", request, "object");
+  checkArg("wrapConfigFile", "files", files, "object");
+  const { mode, port, schemapinCommand: given } = request;
+  if (mode !== undefined && !["enforce", "filter", "audit"].includes(mode)) {
+    throw usageError(`--mode must be enforce, filter or audit (got ${mode})`, { option: "mode" });
+  }
+  const firstPort = port === undefined ? DEFAULT_GUARD_PORT : Number(port);
+  if (!Number.isInteger(firstPort) || firstPort < 1 || firstPort > 65535) {
+    throw usageError(`--port must be a port number (got ${port})`, { option: "port" });
+  }
+  if (given === "") throw usageError("--schemapin-command is empty");
+  const lockFile = request.lock ?? DEFAULT_LOCK_FILE;
+  const lockPath = resolve(lockFile);
+  const config = await readClientConfigFile(request.configPath, files.read, request.context);
+  const lock = await readLock(lockFile, files.read);
+  let plan;
+  try {
+    plan = planWrap(config, lock, { lockPath, firstPort, ...(mode ? { mode } : {}) });
+  } catch (e) {
+    if (e instanceof SchemaPinError && e.details.noPortLeft === true) {
+      throw usageError("no port left above --port", { option: "port" });
+    }
+    throw e;
+  }
+  const blocked = !request.partial &&
+    plan.outcomes.some((o) => o.status === "unguarded" && !o.disabled);
+  if (blocked || plan.edits.length === 0) return { config, lockPath, plan, blocked };
+  // The command the client runs, looked up only when something is to be written.
+  const program = given !== undefined
+    ? [schemapinProgram(given)]
+    : defaultSchemapinProgram(request.env, Deno.build.standalone ? undefined : Deno.execPath());
+  const invocation: GuardInvocation = { program, lockPath, ...(mode ? { mode } : {}) };
+  const { text, droppedComments } = applyWrap(config, plan.edits, invocation, request.context);
+  const backup = await writeWrappedConfig(config, text, plan.hadWrapped, files);
+  return { config, lockPath, plan, blocked, written: { program, ...backup, droppedComments } };
 }

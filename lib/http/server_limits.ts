@@ -1,7 +1,7 @@
 /**
  * The connection limits of a server ({@linkcode ServerLimits}, lib/http/server.ts) from their
  * text (`serve` and `guard --listen` take them as flags, in seconds): the values checked, the
- * defaults for those not given.
+ * defaults for those not given; and the port `serve` listens on.
  *
  * @module
  */
@@ -86,4 +86,30 @@ export function serverLimitsFrom(values: ServerLimitsText, tls: boolean): Server
     limits.requestTimeoutMs = seconds("request-timeout", values["request-timeout"]);
   }
   return limits;
+}
+
+/**
+ * The TCP port a server listens on, given as text (`--port`): a whole number from 0 (any free
+ * port) to 65535, or `fallback` when not given.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` with `details.usage` for text that is not a port;
+ *   `INPUT_INVALID` for arguments of the wrong type
+ *
+ * @example
+ * ```ts
+ * import { listenPortFrom } from "./server_limits.ts";
+ * listenPortFrom(undefined, 8443); // 8443
+ * listenPortFrom("0", 8443); // 0
+ * ```
+ */
+export function listenPortFrom(text: string | undefined, fallback: number): number {
+  checkArg("listenPortFrom", "text", text, "string", true);
+  checkArg("listenPortFrom", "fallback", fallback, "number");
+  if (text === undefined) return fallback;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) {
+    throw usageError(`--port ${JSON.stringify(text)} is not a port number (0–65535)`, {
+      option: "port",
+    });
+  }
+  return Number(text);
 }

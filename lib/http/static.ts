@@ -131,7 +131,10 @@ export interface StaticServerOptions {
   }[];
   /** Told of every answered request, with the client's address (an access log). */
   readonly onResponse?: (request: Request, client: string, response: Response) => void;
-  /** A sentence about the server itself (out of file descriptors, …). */
+  /**
+   * A sentence about the server itself: where it listens once started (`listening on
+   * https://HOST:PORT/ (PATHS)`), out of file descriptors, ….
+   */
   readonly onEvent?: (message: string) => void;
   /** Told of an error while answering (the client gets a 500). */
   readonly onError?: (error: unknown) => void;
@@ -166,8 +169,9 @@ export function listenStatic(options: StaticServerOptions): HttpServer {
   const routes = new Map(
     documents.map((d) => [d.path, staticDocument(d.bytes, d.cacheControl)] as const),
   );
+  let server: HttpServer;
   try {
-    return listenHttp({
+    server = listenHttp({
       hostname,
       port,
       tls,
@@ -191,4 +195,10 @@ export function listenStatic(options: StaticServerOptions): HttpServer {
       `cannot serve on ${hostname}:${port}: ${(e as Error).message}`,
     );
   }
+  const addr = server.addr;
+  const shown = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  options.onEvent?.(
+    `listening on https://${shown}:${addr.port}/ (${documents.map((d) => d.path).join(", ")})`,
+  );
+  return server;
 }

@@ -642,14 +642,19 @@ export class LineageStore {
     });
   }
 
-  /** Forgets the lineage of `toolId@domain`; returns whether there was one. */
-  async remove(toolId: string, domain: string): Promise<boolean> {
+  /**
+   * Forgets the lineage of `toolId@domain` (`lineage reset`, the operator's override after
+   * inspection: the next verified release anchors it anew); returns the record it had, read in
+   * the same transaction, or `undefined` when there was none.
+   */
+  async remove(toolId: string, domain: string): Promise<LineageRecord | undefined> {
     const dc = checkDomain(domain);
     if (!dc.ok) throw new SchemaPinError("INPUT_INVALID", `invalid domain: ${dc.reason}`);
     const key = pinKey(toolId, dc.domain);
     return await this.#records.transact((map) => {
-      const had = map.delete(key);
-      return { changed: had, result: had };
+      const had = map.get(key);
+      map.delete(key);
+      return { changed: had !== undefined, result: had };
     });
   }
 }

@@ -14,8 +14,8 @@ import process from "node:process";
 import { Readable, Writable } from "node:stream";
 import { isDeno } from "./fs.ts";
 
-/** The signals the library sends or listens to. */
-export type Signal = "SIGINT" | "SIGTERM" | "SIGKILL" | "SIGHUP" | "SIGQUIT";
+/** The signals the library sends or listens to (SIGBREAK: Ctrl-Break, Windows only). */
+export type Signal = "SIGINT" | "SIGTERM" | "SIGKILL" | "SIGHUP" | "SIGQUIT" | "SIGBREAK";
 
 /** How a child ended, as `Deno.CommandStatus` reports it on every runtime. */
 export interface ChildStatus {

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
+import { SchemaPinError, usageError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import { WELL_KNOWN_PATH } from "../discovery/well_known.ts";
@@ -41,6 +41,12 @@ export interface PublishedFiles {
   readonly revocation?: string;
   /** A trust bundle. */
   readonly bundle?: string;
+  /**
+   * The option that names the revocation document (`--revocation`): when given, a declared
+   * endpoint without its document is a usage error (`usageError` of lib/errors.ts) telling
+   * the user to give it with this option.
+   */
+  readonly revocationOption?: string;
 }
 
 /** One validated document and where it is published. */
@@ -87,8 +93,8 @@ function validated<T>(check: () => T): T {
  * placed at {@linkcode DEFAULT_REVOCATION_PATH}, where clients will not look: `warn` says so.
  *
  * @throws {SchemaPinError} `INPUT_INVALID` for a malformed document, two documents on one path,
- *   or a `revocation_endpoint` without its revocation document (`details.revocationEndpoint`);
- *   what `read` throws.
+ *   or a `revocation_endpoint` without its revocation document (`details.revocationEndpoint`;
+ *   with `files.revocationOption`, also `details.usage`); what `read` throws.
  *
  * @example
  * ```ts ignore
@@ -132,6 +138,12 @@ export async function loadPublishedDocuments(
       );
     }
     documents.push({ path, bytes: revocation.bytes, cacheControl: REVALIDATED });
+  } else if (endpoint !== undefined && files.revocationOption !== undefined) {
+    throw usageError(
+      `${files.discovery} declares revocation_endpoint ${endpoint}; give its document with ` +
+        `${files.revocationOption} FILE (clients fail closed without it)`,
+      { path: files.discovery, revocationEndpoint: endpoint },
+    );
   } else if (endpoint !== undefined) {
     throw new SchemaPinError(
       "INPUT_INVALID",

@@ -6,7 +6,16 @@ import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { ListenerFailure } from "../../lib/http/server.ts";
 import type { HttpGuard } from "../../lib/guard/http.ts";
-import { parseListenAddress, runUntilSignalled } from "../../lib/guard/listen.ts";
+import {
+  parseListenAddress,
+  runListeningGuard,
+  runUntilSignalled,
+} from "../../lib/guard/listen.ts";
+import { AuditLog } from "../../lib/guard/audit.ts";
+import { GuardCore } from "../../lib/guard/core.ts";
+import { GuardPolicy } from "../../lib/guard/policy.ts";
+import { lockServerEntry } from "../../lib/contractpin/lock.ts";
+import { digestToolList } from "../../lib/contractpin/digest.ts";
 
 Deno.test("parseListenAddress: PORT, HOST:PORT and [IPv6]:PORT on loopback", () => {
   assert.deepEqual(parseListenAddress("8931", false), { hostname: "127.0.0.1", port: 8931 });
@@ -89,4 +98,60 @@ Deno.test("runUntilSignalled: a guard that is not an object is INPUT_INVALID", a
       (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID",
     );
   }
+});
+
+/** The options of a listening guard in front of an upstream nobody answers at. */
+function listening(events: string[], hostname = "127.0.0.1", audit: string[] = []) {
+  const log = new AuditLog("fx", "audit", (line) => void audit.push(line));
+  const policy = new GuardPolicy({
+    lock: {
+      serverName: "fx",
+      entry: lockServerEntry({ transport: "file", path: "x" }, digestToolList([])),
+      file: "/abs/l.lock",
+    },
+  });
+  const core = new GuardCore({ policy, mode: "audit", log, serverName: "fx" });
+  return {
+    upstream: "http://127.0.0.1:9/mcp",
+    hostname,
+    port: 0,
+    core,
+    serverName: "fx",
+    transport: "streamable-http" as const,
+    onEvent: (m: string) => events.push(m),
+  };
+}
+
+Deno.test({
+  name: "runListeningGuard: says where it listens, then runs until SIGTERM",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    const events: string[] = [];
+    const audit: string[] = [];
+    const alive = setTimeout(() => {}, 10_000);
+    const run = runListeningGuard(listening(events, "127.0.0.1", audit));
+    try {
+      while (events.length === 0) await new Promise((r) => setTimeout(r, 10));
+      assert.match(
+        events[0],
+        /^listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(upstream http:\/\/127\.0\.0\.1:9, Streamable HTTP\)$/,
+      );
+      Deno.kill(Deno.pid, "SIGTERM");
+      assert.equal(await run, undefined);
+    } finally {
+      clearTimeout(alive);
+    }
+    // The end of the run is the audit log's last line, without an exit code.
+    const last = JSON.parse(audit.at(-1)!);
+    assert.equal(last.decision, "stopped");
+    assert.equal(last.exit_code, undefined);
+  },
+});
+
+Deno.test("runListeningGuard: a guard that cannot start throws, and says nothing", async () => {
+  const events: string[] = [];
+  const audit: string[] = [];
+  await assert.rejects(runListeningGuard(listening(events, "192.0.2.1", audit)));
+  assert.deepEqual(events.filter((e) => e.startsWith("listening on")), []);
+  assert.deepEqual(audit, [], "never started: no stopped line");
 });

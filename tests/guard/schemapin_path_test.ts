@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import { SchemaPinError } from "../../lib/errors.ts";
 import {
   cacheReason,
+  defaultSchemapinProgram,
   findSchemapinOnPath,
   schemapinProgram,
 } from "../../lib/guard/schemapin_path.ts";
@@ -102,4 +103,40 @@ Deno.test("schemapinProgram: a program that is not a string is INPUT_INVALID", (
       (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID",
     );
   }
+});
+
+Deno.test("defaultSchemapinProgram: the schemapin on PATH, as a program", async () => {
+  await withTempDir(async (dir) => {
+    const good = await program(join(dir, "bin"));
+    const env = (n: string) => (n === "PATH" ? join(good, "..") : undefined);
+    assert.deepEqual(defaultSchemapinProgram(env), [good]);
+  });
+});
+
+Deno.test("defaultSchemapinProgram: none, or only cached ones, is a usage error saying so", async () => {
+  await withTempDir(async (dir) => {
+    assert.throws(
+      () => defaultSchemapinProgram(none),
+      (e) =>
+        e instanceof SchemaPinError && e.details.usage === true &&
+        e.message === "no schemapin on PATH; install schemapin on PATH (e.g. the compiled " +
+            "binary in ~/.local/bin), or give the command the client should run with " +
+            "--schemapin-command PATH",
+    );
+    const cached = await program(join(dir, "_npx", "1"));
+    const env = (n: string) => (n === "PATH" ? join(cached, "..") : undefined);
+    assert.throws(
+      () => defaultSchemapinProgram(env),
+      (e) =>
+        e instanceof SchemaPinError && e.details.usage === true &&
+        e.message.startsWith(
+          `only ${cached} (inside a package-manager cache (_npx/)), which a client config ` +
+            "cannot rely on",
+        ),
+    );
+    assert.throws(
+      () => defaultSchemapinProgram("PATH" as never),
+      (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID" && !e.details.usage,
+    );
+  });
 });

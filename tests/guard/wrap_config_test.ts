@@ -6,21 +6,30 @@
  */
 import assert from "node:assert/strict";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
-import { buildLock, type LockServer, lockServerEntry } from "../../lib/contractpin/lock.ts";
-import type { SchemaPinError } from "../../lib/errors.ts";
+import {
+  buildLock,
+  type LockServer,
+  lockServerEntry,
+  serializeLock,
+} from "../../lib/contractpin/lock.ts";
+import { SchemaPinError } from "../../lib/errors.ts";
 import {
   applyWrap,
   BACKUP_SUFFIX,
   type ClientConfigFile,
   type ConfigFiles,
+  describeWrapProblem,
   lockIdentityOf,
   parseClientConfigFile,
   planWrap,
   readClientConfigFile,
   unwrapConfigFile,
+  wrapConfigFile,
   wrappedEntry,
+  type WrapRequest,
   writeWrappedConfig,
 } from "../../lib/guard/wrap_config.ts";
+import { withTempDir } from "../cli/run.ts";
 
 const CONFIG = `{
   // servers
@@ -229,4 +238,162 @@ Deno.test("readClientConfigFile: arguments of the wrong type are INPUT_INVALID",
       (e) => (e as SchemaPinError).code === "INPUT_INVALID",
     );
   }
+});
+
+Deno.test("describeWrapProblem: why an entry cannot run through the guard, and what to do", () => {
+  const lock = "/proj/contractpin.lock";
+  assert.equal(
+    describeWrapProblem({ kind: "unusable", problem: "no command" }, "c.json", lock),
+    "no command",
+  );
+  assert.equal(
+    describeWrapProblem({ kind: "not_pinned" }, "my config.json", lock),
+    `not pinned in ${lock}; pin it first: schemapin contract init --force --config ` +
+      "'my config.json' (or --discover)",
+  );
+  assert.equal(
+    describeWrapProblem({ kind: "pinned_differently", candidates: ["a", "a@2"] }, "c.json", lock),
+    `${lock} pins a, a@2 from a different definition; re-pin it: schemapin contract init ` +
+      "--force --config c.json",
+  );
+  assert.match(describeWrapProblem({ kind: "url_variable" }, "c.json", lock), /^its URL holds/);
+});
+
+Deno.test("describeWrapProblem: a problem that is not an object is INPUT_INVALID", () => {
+  for (const p of [undefined, "not_pinned"]) {
+    assert.throws(
+      () => describeWrapProblem(p as never, "c.json", "l.lock"),
+      (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID",
+    );
+  }
+});
+
+const SMALL = `{
+  "mcpServers": {
+    "fs": { "command": "npx", "args": ["-y", "server-fs"] },
+    "web": { "url": "https://mcp.example.test/mcp" },
+    "new": { "command": "node", "args": ["new.js"] }
+  }
+}
+`;
+
+/** SMALL and a lock pinning fs and web, on disk; the files as the CLI has them. */
+async function onDisk(
+  dir: string,
+  text = SMALL,
+  names: Record<string, string> = { fs: "fs", web: "web" },
+) {
+  const configPath = `${dir}/mcp.json`;
+  await Deno.writeTextFile(configPath, text);
+  const context = { projectDir: dir };
+  const parsed = parseClientConfigFile(enc.encode(text), {
+    path: configPath,
+    real: configPath,
+    mode: 0o644,
+  }, context);
+  await Deno.writeTextFile(
+    `${dir}/contractpin.lock`,
+    serializeLock(lockOf(parsed, names)),
+  );
+  const files: ConfigFiles = {
+    exists: (p) => Deno.stat(p).then(() => true, () => false),
+    read: (p) => Deno.readFile(p),
+    write: (p, text, mode) => Deno.writeTextFile(p, text, { mode }),
+  };
+  const request: WrapRequest = {
+    configPath,
+    context,
+    lock: `${dir}/contractpin.lock`,
+    schemapinCommand: "/opt/bin/schemapin",
+    env: () => undefined,
+  };
+  return { configPath, files, request };
+}
+
+Deno.test("wrapConfigFile: blocked by an unpinned server; --partial wraps the others", async () => {
+  await withTempDir(async (dir) => {
+    const { configPath, files, request } = await onDisk(dir);
+    const blocked = await wrapConfigFile(request, files);
+    assert.equal(blocked.blocked, true);
+    assert.equal(blocked.written, undefined);
+    assert.equal(blocked.lockPath, `${dir}/contractpin.lock`);
+    assert.equal(await Deno.readTextFile(configPath), SMALL, "nothing written");
+    const partial = await wrapConfigFile({ ...request, partial: true, port: "9100" }, files);
+    assert.equal(partial.blocked, false);
+    assert.deepEqual(partial.written, {
+      program: ["/opt/bin/schemapin"],
+      backupWritten: true,
+      backupPath: (await Deno.realPath(configPath)) + BACKUP_SUFFIX,
+      droppedComments: [],
+    });
+    assert.equal(await Deno.readTextFile(partial.written!.backupPath), SMALL);
+    const web = partial.plan.outcomes.find((o) => o.name === "web");
+    assert.equal(web?.status === "wrapped" && web.transport === "http" && web.port, 9100);
+    // Again: everything pinned is wrapped already; nothing to change, nothing written.
+    const again = await wrapConfigFile({ ...request, partial: true }, files);
+    assert.equal(again.written, undefined);
+    assert.equal(again.blocked, false);
+  });
+});
+
+Deno.test("wrapConfigFile: the schemapin on PATH when no command is given", async () => {
+  await withTempDir(async (dir) => {
+    const { files, request } = await onDisk(dir);
+    await Deno.mkdir(`${dir}/bin`);
+    await Deno.writeTextFile(`${dir}/bin/schemapin`, "#!/bin/sh\n", { mode: 0o755 });
+    const env = (n: string) => (n === "PATH" ? `${dir}/bin` : undefined);
+    const { schemapinCommand: _, ...rest } = request;
+    const result = await wrapConfigFile({ ...rest, env, partial: true }, files);
+    assert.deepEqual(result.written?.program, [`${dir}/bin/schemapin`]);
+  });
+});
+
+Deno.test("wrapConfigFile: requests that cannot be used are usage errors; a missing lock is not", async () => {
+  await withTempDir(async (dir) => {
+    const { files, request } = await onDisk(dir);
+    const cases: [Partial<WrapRequest>, string][] = [
+      [{ mode: "block" }, "--mode must be enforce, filter or audit (got block)"],
+      [{ port: "0" }, "--port must be a port number (got 0)"],
+      [{ port: "8931.5" }, "--port must be a port number (got 8931.5)"],
+      [{ schemapinCommand: "" }, "--schemapin-command is empty"],
+    ];
+    for (const [change, message] of cases) {
+      await assert.rejects(
+        wrapConfigFile({ ...request, ...change }, files),
+        (e) => e instanceof SchemaPinError && e.details.usage === true && e.message === message,
+        message,
+      );
+    }
+    // No usable schemapin on PATH: a usage error naming --schemapin-command.
+    const { schemapinCommand: _, ...noCommand } = request;
+    await assert.rejects(
+      wrapConfigFile({ ...noCommand, partial: true }, files),
+      (e) =>
+        e instanceof SchemaPinError && e.details.usage === true &&
+        e.message.startsWith("no schemapin on PATH; install schemapin on PATH") &&
+        e.message.endsWith("--schemapin-command PATH"),
+    );
+    assert.equal(await Deno.readTextFile(request.configPath), SMALL, "nothing written");
+    await assert.rejects(
+      wrapConfigFile({ ...request, lock: `${dir}/none.lock` }, files),
+      (e) => !(e instanceof SchemaPinError && e.details.usage === true),
+    );
+    const two = SMALL.replace(
+      '"new": { "command": "node", "args": ["new.js"] }',
+      '"new": { "url": "https://b.example.test/mcp" }',
+    );
+    const full = await onDisk(dir, two, { web: "web", new: "new" });
+    await assert.rejects(
+      wrapConfigFile({ ...full.request, port: "65535", partial: true }, full.files),
+      (e) =>
+        e instanceof SchemaPinError && e.details.usage === true &&
+        e.message === "no port left above --port",
+    );
+    for (const [r, f] of [[undefined, files], [request, null]]) {
+      await assert.rejects(
+        wrapConfigFile(r as never, f as never),
+        (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID" && !e.details.usage,
+      );
+    }
+  });
 });

@@ -1,12 +1,16 @@
 /**
- * The connection limits from their text (lib/http/server_limits.ts): the values in range, the
- * defaults, and each value refused with the option it names. `serve` and `guard --listen`
+ * The connection limits and the port from their text (lib/http/server_limits.ts): the values
+ * in range, the defaults, and each value refused with the option it names. `serve` and `guard --listen`
  * report these as usage errors (tests/cli/serve_test.ts, tests/guard/listen_limits_test.ts).
  */
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { DEFAULT_SERVER_LIMITS } from "../../lib/http/server.ts";
-import { serverLimitsFrom, type ServerLimitsText } from "../../lib/http/server_limits.ts";
+import {
+  listenPortFrom,
+  serverLimitsFrom,
+  type ServerLimitsText,
+} from "../../lib/http/server_limits.ts";
 
 Deno.test("serverLimitsFrom: nothing given is the defaults", () => {
   assert.deepEqual(serverLimitsFrom({}, false), DEFAULT_SERVER_LIMITS);
@@ -77,6 +81,31 @@ Deno.test("serverLimitsFrom: arguments of the wrong type are INPUT_INVALID", () 
   for (const [values, tls] of [[undefined, true], [null, true], [{}, "yes"]]) {
     assert.throws(
       () => serverLimitsFrom(values as never, tls as never),
+      (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID" && !e.details.usage,
+    );
+  }
+});
+
+Deno.test("listenPortFrom: 0 to 65535, or the fallback when not given", () => {
+  assert.equal(listenPortFrom(undefined, 8443), 8443);
+  assert.equal(listenPortFrom("0", 8443), 0);
+  assert.equal(listenPortFrom("443", 8443), 443);
+  assert.equal(listenPortFrom("65535", 8443), 65535);
+});
+
+Deno.test("listenPortFrom: text that is not a port is a usage error; misuse is not", () => {
+  for (const text of ["", "-1", "65536", "8443.0", "0x10", "123456", " 80"]) {
+    assert.throws(
+      () => listenPortFrom(text, 8443),
+      (e) =>
+        e instanceof SchemaPinError && e.details.usage === true &&
+        e.message === `--port ${JSON.stringify(text)} is not a port number (0–65535)`,
+      text,
+    );
+  }
+  for (const [text, fallback] of [[80, 8443], ["80", "8443"]]) {
+    assert.throws(
+      () => listenPortFrom(text as never, fallback as never),
       (e) => e instanceof SchemaPinError && e.code === "INPUT_INVALID" && !e.details.usage,
     );
   }

@@ -45,15 +45,34 @@ Deno.test("listenStatic: serves each document at its path and tells onResponse",
   }
 });
 
+Deno.test("listenStatic: says where it listens, with the paths it serves", async () => {
+  const events: string[] = [];
+  const server = listenStatic(options({
+    hostname: "::1",
+    documents: [DOC, { ...DOC, path: "/other.json" }],
+    onEvent: (m) => events.push(m),
+  }));
+  try {
+    assert.deepEqual(events, [
+      `listening on https://[::1]:${server.addr.port}/ (/doc.json, /other.json)`,
+    ]);
+  } finally {
+    await server.shutdown(1_000);
+    await server.finished;
+  }
+});
+
 Deno.test("listenStatic: an address already in use is INPUT_INVALID naming it", async () => {
   const first = listenStatic(options());
   try {
     const port = first.addr.port;
+    const events: string[] = [];
     throwsWith(
-      () => listenStatic(options({ port })),
+      () => listenStatic(options({ port, onEvent: (m) => events.push(m) })),
       "INPUT_INVALID",
       new RegExp(`^cannot serve on 127\\.0\\.0\\.1:${port}: `),
     );
+    assert.deepEqual(events, [], "no listening line for a server that did not start");
   } finally {
     await first.shutdown(1_000);
     await first.finished;

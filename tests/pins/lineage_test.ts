@@ -233,7 +233,10 @@ Deno.test("LineageStore rejects forks, rollbacks, missing links, non-increasing 
   // Operator override after inspection.
   await store.override("t", "example.com", sig(H("9")));
   assert.equal((await store.get("t", "example.com"))?.latestHash, H("9"));
-  assert.equal(await store.remove("t", "example.com"), true);
+  assert.equal((await store.remove("t", "example.com"))?.latestHash, H("9"), "the record it had");
+  assert.equal(await store.get("t", "example.com"), undefined);
+  assert.equal(await store.remove("t", "example.com"), undefined, "none left to remove");
+  await assert.rejects(() => store.remove("t", "not a domain"), (e) => isSchemaPinError(e));
 });
 
 Deno.test("LineageStore persists to a file with the same locked format", async () => {

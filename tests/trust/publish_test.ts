@@ -105,8 +105,30 @@ Deno.test("publish: bad setups are INPUT_INVALID naming the file, before anythin
       { discovery: "d.json" },
       filesOf({ "d.json": discoveryFor(SIGNER, { revocation_endpoint: endpoint }) }),
     ),
-    (e: SchemaPinError) => e.details.revocationEndpoint === endpoint,
+    (e: SchemaPinError) => e.details.revocationEndpoint === endpoint && !e.details.usage,
   );
+});
+
+Deno.test("publish: with the revocation option named, a missing document is a usage error", async () => {
+  const endpoint = "https://tools.example.test/keys/revoked.json";
+  const files = filesOf({
+    "d.json": discoveryFor(SIGNER, { revocation_endpoint: endpoint }),
+    "r.json": REVOCATION,
+  });
+  await assert.rejects(
+    loadPublishedDocuments({ discovery: "d.json", revocationOption: "--revocation" }, files),
+    (e) =>
+      e instanceof SchemaPinError && e.code === "INPUT_INVALID" && e.details.usage === true &&
+      e.details.revocationEndpoint === endpoint &&
+      e.message === `d.json declares revocation_endpoint ${endpoint}; give its document with ` +
+          "--revocation FILE (clients fail closed without it)",
+  );
+  // Given: served as without the option.
+  const docs = await loadPublishedDocuments(
+    { discovery: "d.json", revocation: "r.json", revocationOption: "--revocation" },
+    files,
+  );
+  assert.deepEqual(docs.map((d) => d.path), ["/.well-known/schemapin.json", "/keys/revoked.json"]);
 });
 
 Deno.test("static: 200 with ETag, 304 on If-None-Match, HEAD without body, 404, 405", async () => {
