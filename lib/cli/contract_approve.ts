@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { processConfigHost } from "../contractpin/config.ts";
 import { SchemaPinError } from "../errors.ts";
 import {
   APPROVE_FLAGS,
@@ -33,7 +34,6 @@ import { jsonOutput } from "./json_output.ts";
 import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import {
-  configHost,
   contractFiles,
   limitsFrom,
   MCP_LIMIT_FLAGS,
@@ -201,7 +201,7 @@ export async function approveWith(
         lockPath,
         snapshot: values.snapshot,
         config: values.config,
-        configHost: configHost(),
+        configHost: processConfigHost(),
         headers: (values.header ?? []).map(parseHeader),
         servers: values.server ?? [],
         tools,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { processConfigHost } from "../contractpin/config.ts";
 import { DEFAULT_LOCK_FILE, lockRelative, type LockServer } from "../contractpin/lock.ts";
 import { initLock } from "../contractpin/init.ts";
 import { initJsonFields } from "../contractpin/json_fields.ts";
@@ -18,7 +19,6 @@ import { booleanFlag, type FlagTable, valueFlag } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import {
   commandLineServers,
-  configHost,
   CONTRACT_SERVER_FLAGS,
   contractFiles,
   limitsFrom,
@@ -98,7 +98,7 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
         force: values.force === true,
         given,
         config: values.config,
-        configHost: configHost(),
+        configHost: processConfigHost(),
         ...(discover ? { discover } : {}),
         snapshot: values["no-snapshot"] ? null : values.snapshot,
         strictText: values["strict-text"] === true,

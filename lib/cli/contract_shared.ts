@@ -211,7 +211,6 @@ export function ownOptions(table: FlagTable, ...shared: FlagTable[]): string {
 }
 
 /** The home folder and platform of this process, for the client configs' variables. */
-export { processConfigHost as configHost } from "../contractpin/config.ts";
 
 /**
  * The files of the contract operations (lib/contractpin/files.ts) as the CLI has them: inputs

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { processConfigHost } from "../contractpin/config.ts";
 import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import {
   formatGithub,
@@ -26,7 +27,6 @@ import { jsonOutput } from "./json_output.ts";
 import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import {
-  configHost,
   contractFiles,
   limitsFrom,
   MCP_LIMIT_FLAGS,
@@ -109,7 +109,7 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
         snapshot: values.snapshot,
         noDiff: values["no-diff"] === true,
         config: values.config,
-        configHost: configHost(),
+        configHost: processConfigHost(),
         select: values.server,
         allowNew: values["allow-new"] === true,
         headers: (values.header ?? []).map(parseHeader),

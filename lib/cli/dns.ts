@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { sourceName } from "../schema/input.ts";
+import { describeDnsCheck } from "../dns/check_text.ts";
 import { expectedDnsKey } from "../discovery/published_key.ts";
 import { dnsTxtVerdict, lookupDnsTxt } from "../dns/check.ts";
 import { dnsCheckFields } from "../dns/check_fields.ts";
@@ -23,13 +25,11 @@ import { exitCodeFor } from "../exit_codes.ts";
 import { jsonOutput } from "./json_output.ts";
 import { loadKeyForPublicKey } from "./private_key.ts";
 import {
-  describeDnsCheck,
   httpsOptions,
   parseDnsServerFlag,
   parseTimeoutFlag,
   readJsonFile,
   reportInputFailure,
-  sourceName,
 } from "./schema_inputs.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import {

@@ -9,7 +9,7 @@
  * @module
  */
 import { shellQuote } from "../contractpin/display_text.ts";
-import { configContextFor } from "../contractpin/config.ts";
+import { configContextFor, processConfigHost } from "../contractpin/config.ts";
 import {
   type ConfigFiles,
   DEFAULT_GUARD_PORT,
@@ -26,7 +26,6 @@ import {
   parseCommandArgs,
   UsageError,
 } from "./command.ts";
-import { configHost } from "./contract_shared.ts";
 import { exists, readInput, writeFileAtomic } from "./io.ts";
 import { booleanFlag, type FlagTable, valueFlag } from "./flags.ts";
 
@@ -99,7 +98,7 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
   const result = await asUsage("guard wrap", () =>
     wrapConfigFile({
       configPath,
-      context: configContextFor(configPath, values.project ?? ".", configHost()),
+      context: configContextFor(configPath, values.project ?? ".", processConfigHost()),
       lock: values.lock,
       mode: values.mode,
       port: values.port,
@@ -176,7 +175,7 @@ async function unwrap(args: string[], io: CliIO): Promise<number> {
     throw new UsageError(`guard unwrap: expected one CONFIG file, got ${positionals.length}`);
   }
   const configPath = positionals[0];
-  const context = configContextFor(configPath, values.project ?? ".", configHost());
+  const context = configContextFor(configPath, values.project ?? ".", processConfigHost());
   const file = await readClientConfigFile(configPath, configFiles(io).read, context);
   const result = await unwrapConfigFile(file, configFiles(io));
   if (result.unwrapped.length === 0) {

@@ -9,6 +9,9 @@
  *
  * @module
  */
+import type { TrustOptionValues } from "../trust/plan.ts";
+import { describeVerifyWarning } from "../schema/verify_notes.ts";
+import { describeDnsCheck } from "../dns/check_text.ts";
 import { LOCK_SIGNATURE_TOOL_ID } from "../contractpin/lock_signature.ts";
 import {
   type LockSignatureCheck,
@@ -24,13 +27,10 @@ import { asUsage, type CliIO, UsageError } from "./command.ts";
 import {
   checkTrustFlags,
   confirmFirstUseWith,
-  describeDnsCheck,
-  describeVerifyWarning,
   failureHint,
   reportInputFailure,
   requireDomainFlag,
   trustEnv,
-  type TrustOptionValues,
   type TrustPlan,
 } from "./schema_inputs.ts";
 import type { FlagTable } from "./flags.ts";

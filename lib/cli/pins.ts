@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { sourceName } from "../schema/input.ts";
 import { SchemaPinError } from "../errors.ts";
 import { discoveryKeyOf } from "../discovery/published_key.ts";
 import { type PinKey, pinKeyFrom } from "../pins/key_source.ts";
@@ -39,7 +40,7 @@ import { loadKeyForPublicKey } from "./private_key.ts";
 import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
 import { jsonFlag, PASSPHRASE_FLAGS, PIN_FLAGS } from "./flag_groups.ts";
 import { writeFileAtomic } from "./io.ts";
-import { readJsonFile, sourceName } from "./schema_inputs.ts";
+import { readJsonFile } from "./schema_inputs.ts";
 
 /** `--pin-store FILE`, which every subcommand takes. */
 const STORE_FLAGS = { "pin-store": PIN_FLAGS["pin-store"] } as const satisfies FlagTable;

@@ -16,7 +16,7 @@ import type { HttpsFetchOptions } from "../discovery/http.ts";
 import type { DnsCrossCheck } from "../dns/check.ts";
 import { describeDnsCheck } from "../dns/check_text.ts";
 import type { DnsServer } from "../dns/resolve.ts";
-import { readJsonInput, sourceName } from "../schema/input.ts";
+import { readJsonInput } from "../schema/input.ts";
 import { describeVerifyWarning } from "../schema/verify_notes.ts";
 import { globToRegExp } from "../schema/batch.ts";
 import { domainOption } from "../trust/domain.ts";
@@ -32,14 +32,13 @@ import {
   type TrustOptionValues,
 } from "../trust/plan.ts";
 import { asUsage, type CliIO, UsageError } from "./command.ts";
-import { exitCodeOfError, resultExitCode } from "../exit_codes.ts";
+import { exitCodeOfError } from "../exit_codes.ts";
 import { jsonError } from "./json_output.ts";
 import { readInput } from "./io.ts";
 import { lineageStoreFromFlags } from "./lineage_store.ts";
 import type { TrustedVerifierOptions } from "../trust/verify.ts";
 
 // Moved to the library; re-exported for the commands that import them from here.
-export { describeDnsCheck, describeVerifyWarning, resultExitCode, sourceName };
 
 /**
  * Reads and strictly parses a JSON file; `JSON_INVALID` / `IO_FAILED` name the file and say
@@ -73,8 +72,6 @@ export function checkPatternFlag(pattern: string): string {
 // ---------------------------------------------------------------------------------------------
 // Shared by verify-schema and verify-skill: the trust inputs (discovery document or bundle,
 // revocation document), input failures, warning texts and the first-use question.
-
-export type { TrustOptionValues };
 
 /** `--timeout SECONDS` in milliseconds (`timeoutOption` of lib/trust/plan.ts); a usage error. */
 export function parseTimeoutFlag(command: string, text: string | undefined): number | undefined {

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import type { TrustOptionValues } from "../trust/plan.ts";
 import { resultExitCode } from "../exit_codes.ts";
 import { batchFields, type BatchOutcome } from "../schema/batch_json.ts";
 import { defaultPinStorePath } from "../pins/store.ts";
@@ -29,7 +30,6 @@ import {
   printVerifyNotes,
   reportInputFailure,
   requireDomainFlag,
-  type TrustOptionValues,
   verifierOptions,
 } from "./schema_inputs.ts";
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { sourceName } from "../schema/input.ts";
 import {
   asUsage,
   type CliIO,
@@ -18,7 +19,7 @@ import { isSshAgentKey } from "../keys/signer.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
 import { progressLine } from "./progress.ts";
-import { checkPatternFlag, readJsonFile, sourceName } from "./schema_inputs.ts";
+import { checkPatternFlag, readJsonFile } from "./schema_inputs.ts";
 import { loadSigner } from "./private_key.ts";
 import { batchProgress, finishBatch } from "./schema_report.ts";
 import { signatureMetadata } from "./signature_options.ts";

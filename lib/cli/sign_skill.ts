@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { sourceName } from "../schema/input.ts";
 import { showPath } from "../skill/fs.ts";
 import {
   previousHashOf,
@@ -24,7 +25,7 @@ import { expiryOption } from "./signature_options.ts";
 import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
 import { loadSigner } from "./private_key.ts";
-import { requireDomainFlag, sourceName } from "./schema_inputs.ts";
+import { requireDomainFlag } from "./schema_inputs.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";
 import {
   jsonFlag,

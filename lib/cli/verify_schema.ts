@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { describeVerifyWarning } from "../schema/verify_notes.ts";
 import type { JsonValue } from "../json/types.ts";
 import { type BatchListing, readSchemaSignature, schemaToolId } from "../schema/batch.ts";
 import { sourceName } from "../schema/input.ts";
@@ -29,12 +30,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import {
-  checkPatternFlag,
-  confirmFirstUseWith,
-  describeVerifyWarning,
-  readJsonFile,
-} from "./schema_inputs.ts";
+import { checkPatternFlag, confirmFirstUseWith, readJsonFile } from "./schema_inputs.ts";
 import { batchProgress, finishBatch, openVerification, printVerdict } from "./schema_report.ts";
 import { readInput } from "./io.ts";
 import { type Progress, progressLine } from "./progress.ts";

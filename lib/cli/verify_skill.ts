@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { sourceName } from "../schema/input.ts";
 import { showPath } from "../skill/fs.ts";
 import { describeChanges } from "../skill/manifest.ts";
 import { readLocalSkillSignature } from "../skill/local_signature.ts";
@@ -19,7 +20,7 @@ import { jsonOutput } from "./json_output.ts";
 import { readInput } from "./io.ts";
 import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
-import { confirmFirstUseWith, sourceName } from "./schema_inputs.ts";
+import { confirmFirstUseWith } from "./schema_inputs.ts";
 import { openVerification, printVerdict } from "./schema_report.ts";
 import { terminalPrompt, type VerifyCommandDeps } from "./prompt.ts";
 import { type FlagTable, optionList, valueFlag } from "./flags.ts";

@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { describeError } from "../../lib/cli/command.ts";
 import { ERROR_EXIT_CODES } from "../../lib/exit_codes.ts";
-import { reportInputFailure, resultExitCode } from "../../lib/cli/schema_inputs.ts";
+import { reportInputFailure } from "../../lib/cli/schema_inputs.ts";
+import { resultExitCode } from "../../lib/exit_codes.ts";
 import type { CliIO } from "../../lib/cli/command.ts";
 import { runInProcess, withTempDir } from "./run.ts";
 

@@ -18,7 +18,7 @@ import { sanitizeIdentity } from "../../lib/contractpin/secrets.ts";
 import { parseJsonc } from "../../lib/json/jsonc.ts";
 import type { JsonObject } from "../../lib/json/types.ts";
 import { configContextFor } from "../../lib/contractpin/config.ts";
-import { configHost } from "../../lib/cli/contract_shared.ts";
+import { processConfigHost as configHost } from "../../lib/contractpin/config.ts";
 import { findSchemapinOnPath } from "../../lib/guard/schemapin_path.ts";
 import { runCliProcess, schemapinTaskFlags } from "../cli/run.ts";
 import { CHILD_ENV } from "../process.ts";
