@@ -1,6 +1,6 @@
 /**
  * Writes the generated part of docs/cli-vocabulary.md from the commands' flag tables
- * (lib/cli/flags.ts): one row per flag name with what it takes, what it means and the
+ * (lib/args/flags.ts): one row per flag name with what it takes, what it means and the
  * commands that take it, then the deprecated spellings. tests/cli/cli_vocabulary_test.ts
  * fails when the file differs from what this prints.
  *
@@ -11,8 +11,8 @@
  * @module
  */
 import type { Command, SubcommandFlags } from "../lib/cli/command.ts";
-import type { FlagTable } from "../lib/cli/flags.ts";
-import { flagTerm } from "../lib/cli/flags.ts";
+import type { FlagTable } from "../lib/args/flags.ts";
+import { flagTerm } from "../lib/args/flags.ts";
 import { loadCommands } from "../lib/cli/registry.ts";
 
 /** The markers between which the generated tables sit in docs/cli-vocabulary.md. */

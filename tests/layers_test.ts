@@ -227,6 +227,43 @@ Deno.test("the published entry points import lib/ files but nothing from lib/cli
 });
 
 /**
+ * The imports that break the rule of lib/args/ (ARCHITECTURE.md, "Layers"): it is the CLI's
+ * toolkit and knows nothing of schemapin, so it imports only its own files, and only lib/cli/
+ * imports it.
+ */
+function argsImportProblems(graph: Graph): string[] {
+  const problems: string[] = [];
+  for (const [file, deps] of graph) {
+    for (const dep of deps) {
+      const inArgs = (f: string) => f.startsWith("args/");
+      if (inArgs(file) && !inArgs(dep)) problems.push(`${file} imports ${dep}`);
+      if (inArgs(dep) && !inArgs(file) && !file.startsWith("cli/")) {
+        problems.push(`${file} imports ${dep}`);
+      }
+    }
+  }
+  return problems.sort();
+}
+
+Deno.test("lib/args imports only itself and is imported only by lib/cli", async () => {
+  const { lib } = await importGraph();
+  assert.deepEqual(argsImportProblems(lib), []);
+  assert.ok(lib.get("cli/command.ts")?.includes("args/flags.ts"), "the graph is the real one");
+});
+
+Deno.test("the lib/args check finds an import out of it and an import into it from the library", () => {
+  const graph: Graph = new Map([
+    ["args/flags.ts", ["args/suggest.ts", "errors.ts"]],
+    ["schema/flow.ts", ["args/flags.ts"]],
+    ["cli/main.ts", ["args/suggest.ts"]],
+  ]);
+  assert.deepEqual(argsImportProblems(graph), [
+    "args/flags.ts imports errors.ts",
+    "schema/flow.ts imports args/flags.ts",
+  ]);
+});
+
+/**
  * Every import of a command module (one `lib/cli/registry.ts` loads) by another file of lib/,
  * one line each: a command is loaded only by the registry, so no command imports another
  * (ARCHITECTURE.md, "How a command is built", step 1) and no library file imports one.

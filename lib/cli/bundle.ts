@@ -11,7 +11,7 @@ import { runBundleSign, SIGN_FLAGS } from "./bundle_sign.ts";
 import { runBundleVerify, VERIFY_FLAGS } from "./bundle_verify.ts";
 import { MERGE_FLAGS, runBundleMerge } from "./bundle_merge.ts";
 import { runBundleShow, SHOW_FLAGS } from "./bundle_show.ts";
-import { optionList } from "./flags.ts";
+import { optionList } from "../args/flags.ts";
 
 const HELP = `schemapin bundle — offline trust bundles, signed bundles and their authorities
 

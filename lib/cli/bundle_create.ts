@@ -24,7 +24,7 @@ import { jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
 import { readBundleFile } from "./bundle_trust.ts";
 import { bundleDomains, bundleSummaryJson } from "../bundle/json_fields.ts";
-import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
+import { booleanFlag, type FlagTable, listFlag, valueFlag } from "../args/flags.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 
 /**

@@ -20,7 +20,7 @@ import {
   verificationHint,
   verificationNotes,
 } from "./bundle_trust.ts";
-import { type FlagTable, valueFlag } from "./flags.ts";
+import { type FlagTable, valueFlag } from "../args/flags.ts";
 import { AUTHORITY_FLAGS, FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 
 /** The flags of `bundle merge`. */

@@ -9,7 +9,7 @@ import { sourceName } from "../schema/input.ts";
 import { type CliIO, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readBundleFile } from "./bundle_trust.ts";
-import type { FlagTable } from "./flags.ts";
+import type { FlagTable } from "../args/flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 
 /** The flags of `bundle show`. */

@@ -21,7 +21,7 @@ import { signedBundleJson } from "../bundle/json_fields.ts";
 import { readBundleFile } from "./bundle_trust.ts";
 import { bundleOutputPath, formatTrustBundle } from "../bundle/file.ts";
 import { loadSigner } from "./private_key.ts";
-import { booleanFlag, type FlagTable, valueFlag } from "./flags.ts";
+import { booleanFlag, type FlagTable, valueFlag } from "../args/flags.ts";
 import { jsonFlag, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
 
 /** The flags of `bundle sign`. */

@@ -23,7 +23,7 @@ import {
 } from "./bundle_trust.ts";
 import { readInput } from "./io.ts";
 import { exitCodeFor } from "../exit_codes.ts";
-import type { FlagTable } from "./flags.ts";
+import type { FlagTable } from "../args/flags.ts";
 import { AUTHORITY_FLAGS, jsonFlag, KEY_SOURCE_FLAGS } from "./flag_groups.ts";
 
 /** The `--json` format of `bundle verify` (and of each input of `bundle merge`). */

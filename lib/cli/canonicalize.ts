@@ -9,7 +9,7 @@ import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./c
 import { jsonOutput } from "./json_output.ts";
 import { sourceName } from "../schema/input.ts";
 import { readInput } from "./io.ts";
-import { booleanFlag, type FlagTable, optionList } from "./flags.ts";
+import { booleanFlag, type FlagTable, optionList } from "../args/flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 
 const FLAGS = {

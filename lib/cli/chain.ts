@@ -15,7 +15,7 @@ import {
 import { sourceName } from "../schema/input.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput } from "./io.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, optionList } from "../args/flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 
 const FLAGS = {

@@ -8,9 +8,9 @@
  */
 import { parseArgs } from "node:util";
 import { isUsageError, SchemaPinError } from "../errors.ts";
-import { type FlagTable, parseOptions, rewriteDeprecatedFlags } from "./flags.ts";
-import { parseArgsErrorMessage } from "./arg_mistakes.ts";
-import { didYouMean } from "./suggest.ts";
+import { type FlagTable, parseOptions, rewriteDeprecatedFlags } from "../args/flags.ts";
+import { parseArgsErrorMessage } from "../args/mistakes.ts";
+import { didYouMean } from "../args/suggest.ts";
 import { EXIT_USAGE, exitCodeOfError } from "../exit_codes.ts";
 
 export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit_codes.ts";
@@ -39,7 +39,7 @@ export interface SubcommandFlags {
    * without a subcommand word, in a command that has both (`schemapin guard -- CMD`).
    */
   readonly name: string;
-  /** Its flags (lib/cli/flags.ts). */
+  /** Its flags (lib/args/flags.ts). */
   readonly flags: FlagTable;
 }
 
@@ -52,7 +52,7 @@ export interface Command {
   /** Full `--help` text, with at least one example; its option lists come from the tables. */
   readonly help: string;
   /**
-   * The command's flag table (lib/cli/flags.ts), or one per subcommand: the parser, the help's
+   * The command's flag table (lib/args/flags.ts), or one per subcommand: the parser, the help's
    * option list and the completions are generated from it.
    */
   readonly flags: FlagTable | readonly SubcommandFlags[];
@@ -120,7 +120,7 @@ export interface ParsedArgs<T extends FlagTable> {
 /**
  * Parses a command's arguments strictly against its flag table; unknown options (with a
  * did-you-mean) and missing values become {@linkcode UsageError}s in our words naming the
- * command and the flag (lib/cli/arg_mistakes.ts), never parseArgs' own message. Deprecated
+ * command and the flag (lib/args/mistakes.ts), never parseArgs' own message. Deprecated
  * spellings are rewritten first, each with a note on stderr.
  *
  * @example

@@ -1,13 +1,13 @@
 /**
  * `schemapin completions bash|zsh|fish`: a shell completion script generated from the command
  * registry. Subcommands (`bundle sign`, `pins add`, …) and each command's flags are read from
- * the commands' flag tables (lib/cli/flags.ts), the same tables the parser and the help's
+ * the commands' flag tables (lib/args/flags.ts), the same tables the parser and the help's
  * option lists are generated from, so a new flag is completed as soon as it exists; the
  * scripts themselves are written by lib/args/completions.ts.
  *
  * @module
  */
-import { type FlagTable, offeredFlags } from "./flags.ts";
+import { type FlagTable, offeredFlags } from "../args/flags.ts";
 import { type CompletionSpec, type Shell, SHELLS, shellScript } from "../args/completions.ts";
 import {
   type Command,
@@ -19,7 +19,7 @@ import {
 } from "./command.ts";
 
 /**
- * What is completed for a command, read from its flag tables (lib/cli/flags.ts): the flags of
+ * What is completed for a command, read from its flag tables (lib/args/flags.ts): the flags of
  * the command, or the subcommands with the flags of each; `--help` everywhere.
  *
  * @example

@@ -28,8 +28,8 @@ import {
 } from "./contract_sign.ts";
 import { LOCK_TRUST_FLAGS } from "./lock_signature.ts";
 import { CONTRACT_APPROVE_FLAGS, runContractApprove } from "./contract_approve.ts";
-import { optionList } from "./flags.ts";
-import { didYouMean } from "./suggest.ts";
+import { optionList } from "../args/flags.ts";
+import { didYouMean } from "../args/suggest.ts";
 
 /** Each subcommand's run and flag table, in help order (the completions read the tables). */
 const SUBCOMMANDS = {

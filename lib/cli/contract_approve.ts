@@ -31,7 +31,7 @@ import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
 import { asUsage, type CliIO, EXIT_FAILED, EXIT_OK } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
+import { booleanFlag, type FlagTable, listFlag, valueFlag } from "../args/flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import {
   contractFiles,

@@ -11,7 +11,7 @@ import { digestJson, digestSavedToolList, digestSubjectOf } from "../contractpin
 import { toolListDigestJson } from "../contractpin/json_fields.ts";
 import { asUsage, type CliIO, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import { booleanFlag, type FlagTable } from "./flags.ts";
+import { booleanFlag, type FlagTable } from "../args/flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import { readInput } from "./io.ts";
 import { parseWithTokens } from "./contract_shared.ts";

@@ -23,7 +23,7 @@ import {
   printServerFailure,
 } from "./contract_shared.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
-import { type FlagTable, valueFlag } from "./flags.ts";
+import { type FlagTable, valueFlag } from "../args/flags.ts";
 import { exists, writeFileAtomic } from "./io.ts";
 import { jsonOutput } from "./json_output.ts";
 

@@ -15,7 +15,7 @@ import { instructionsDigest, SURFACE_KINDS } from "../contractpin/surface.ts";
 import { processEnv } from "../contractpin/secrets.ts";
 import { asUsage, type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import { booleanFlag, type FlagTable, valueFlag } from "./flags.ts";
+import { booleanFlag, type FlagTable, valueFlag } from "../args/flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import {
   commandLineServers,

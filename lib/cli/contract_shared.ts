@@ -14,9 +14,9 @@ import {
   parseOptions,
   rewriteDeprecatedFlags,
   valueFlag,
-} from "./flags.ts";
+} from "../args/flags.ts";
 import { parseArgs } from "node:util";
-import { parseArgsErrorMessage } from "./arg_mistakes.ts";
+import { parseArgsErrorMessage } from "../args/mistakes.ts";
 import type { ContractFiles } from "../contractpin/files.ts";
 import {
   type CommandLineServers,
@@ -155,7 +155,7 @@ export function parseWithTokens<T extends FlagTable>(
 > {
   const rewritten = rewriteDeprecatedFlags(command, args, table);
   for (const note of rewritten.notes) notice(`note: ${note}\n`);
-  const spec = parseOptions(table); // with -f for --force, -k for --key (lib/cli/flags.ts)
+  const spec = parseOptions(table); // with -f for --force, -k for --key (lib/args/flags.ts)
   try {
     return parseArgs({
       args: rewritten.args,

@@ -16,7 +16,7 @@ import { readInput, writeFileAtomic } from "./io.ts";
 import { parseContractArgs } from "./contract_shared.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { loadSigner } from "./private_key.ts";
-import { type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import {
   FORCE_FLAGS,
   jsonFlag,
@@ -67,7 +67,7 @@ export async function runContractSign(args: string[], io: CliIO): Promise<number
   const sigPath = asUsage(CMD, () => lockSignatureFile(lockPath, values.signature));
   const now = Math.floor(Date.now() / 1000) * 1000; // whole seconds in signed_at
   const options = signatureMetadata(CMD, values, now);
-  // The one rule for outputs (lib/cli/flags.ts): an existing signature is replaced only with
+  // The one rule for outputs (lib/args/flags.ts): an existing signature is replaced only with
   // --force — checked before the key (and its passphrase) is asked for.
   const force = values.force === true;
   const signed = await signLockFile(

@@ -24,7 +24,7 @@ import { parseHeader } from "../contractpin/secrets.ts";
 import { VERSION } from "../version.ts";
 import { asUsage, type CliIO, EXIT_FAILED } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
+import { booleanFlag, type FlagTable, listFlag, valueFlag } from "../args/flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import {
   contractFiles,

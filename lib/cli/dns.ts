@@ -31,7 +31,7 @@ import {
   readJsonFile,
   reportInputFailure,
 } from "./schema_inputs.ts";
-import { type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import {
   DNS_FLAGS,
   jsonFlag,

@@ -7,7 +7,7 @@ import { publicKeyFromAnyPem } from "../keys/private_key.ts";
 import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { sourceName } from "../schema/input.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, optionList } from "../args/flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import { readTextInput } from "./io.ts";
 

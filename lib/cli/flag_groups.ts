@@ -1,11 +1,11 @@
 /**
- * The flag groups commands build their tables from (lib/cli/flags.ts): one entry per flag
+ * The flag groups commands build their tables from (lib/args/flags.ts): one entry per flag
  * name, so a flag means the same in every command that takes it (docs/cli-vocabulary.md is
  * generated from these tables by scripts/cli_vocabulary.ts).
  *
  * @module
  */
-import { booleanFlag, type FlagTable, listFlag, valueFlag } from "./flags.ts";
+import { booleanFlag, type FlagTable, listFlag, valueFlag } from "../args/flags.ts";
 
 /** `--json`: the result as JSON on stdout (`help` names the command's format). */
 export function jsonFlag(

@@ -27,10 +27,10 @@ import {
 import { readInput } from "./io.ts";
 import { LOCK_TRUST_FLAGS, printLockSignatureNotes } from "./lock_signature.ts";
 import { runGuardWrap, UNWRAP_FLAGS, WRAP_FLAGS, WRAP_HELP } from "./guard_wrap.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean } from "../args/suggest.ts";
 import { LineLog } from "../http/line_log.ts";
 import { SERVER_LIMIT_FLAGS } from "./server_flags.ts";
-import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { booleanFlag, type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import { LINEAGE_FLAGS, NETWORK_TIMEOUT_FLAGS } from "./flag_groups.ts";
 import { lineageStoreFromFlags } from "./lineage_store.ts";
 import { MCP_TIMEOUT_FLAGS, ownOptions } from "./contract_shared.ts";

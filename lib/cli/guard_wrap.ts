@@ -27,7 +27,7 @@ import {
   UsageError,
 } from "./command.ts";
 import { exists, readInput, writeFileAtomic } from "./io.ts";
-import { booleanFlag, type FlagTable, valueFlag } from "./flags.ts";
+import { booleanFlag, type FlagTable, valueFlag } from "../args/flags.ts";
 
 const PROJECT_FLAGS = {
   project: valueFlag(

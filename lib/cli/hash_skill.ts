@@ -10,7 +10,7 @@ import { skillProgress } from "./progress.ts";
 import { limitsFromArgs } from "./skill_limits.ts";
 import { type Command, EXIT_OK, parseCommandArgs, requirePositionals } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
-import { type FlagTable, optionList } from "./flags.ts";
+import { type FlagTable, optionList } from "../args/flags.ts";
 import { jsonFlag, LIMIT_FLAGS, QUIET_FLAGS } from "./flag_groups.ts";
 
 const FLAGS = {

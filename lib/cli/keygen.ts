@@ -20,7 +20,7 @@ import {
 import { jsonOutput } from "./json_output.ts";
 import { withForceHint } from "./io.ts";
 import { readPassphrase } from "./private_key.ts";
-import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { booleanFlag, type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import { FORCE_FLAGS, jsonFlag, PASSPHRASE_FLAGS } from "./flag_groups.ts";
 
 const FLAGS = {

@@ -16,7 +16,7 @@ import {
   splitSubcommand,
   UsageError,
 } from "./command.ts";
-import { type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import { jsonFlag, PIN_FLAGS } from "./flag_groups.ts";
 import { failureFields, jsonOutput, type JsonOutputFields } from "./json_output.ts";
 import { lineageStorePath } from "./lineage_store.ts";

@@ -33,7 +33,7 @@ import {
   trustEnv,
   type TrustPlan,
 } from "./schema_inputs.ts";
-import type { FlagTable } from "./flags.ts";
+import type { FlagTable } from "../args/flags.ts";
 import {
   DNS_FLAGS,
   EXPIRY_FLAGS,

@@ -15,9 +15,9 @@ import {
   type SubcommandFlags,
   UsageError,
 } from "./command.ts";
-import { type FlagTable, offeredFlags } from "./flags.ts";
+import { type FlagTable, offeredFlags } from "../args/flags.ts";
 import { COMMAND_ENTRIES, COMMAND_GROUPS, type CommandGroup } from "./registry.ts";
-import { didYouMean } from "./suggest.ts";
+import { didYouMean } from "../args/suggest.ts";
 
 /** Flags every command that has them takes, accepted before the command too. */
 const GLOBAL_FLAGS: ReadonlySet<string> = new Set(["-q", "--quiet", "--json"]);

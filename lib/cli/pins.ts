@@ -37,7 +37,7 @@ import {
 } from "./command.ts";
 import { documentText, failureFields, jsonOutput } from "./json_output.ts";
 import { loadKeyForPublicKey } from "./private_key.ts";
-import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { booleanFlag, type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import { jsonFlag, PASSPHRASE_FLAGS, PIN_FLAGS } from "./flag_groups.ts";
 import { writeFileAtomic } from "./io.ts";
 import { readJsonFile } from "./schema_inputs.ts";

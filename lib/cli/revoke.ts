@@ -15,7 +15,7 @@ import { documentText } from "./json_output.ts";
 import { loadKeyForPublicKey } from "./private_key.ts";
 import { exists, writeFileAtomic } from "./io.ts";
 import { readJsonFile, requireDomainFlag } from "./schema_inputs.ts";
-import { type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import { PASSPHRASE_FLAGS } from "./flag_groups.ts";
 
 const FLAGS = {

@@ -28,7 +28,7 @@ import { runUntilSignalled } from "../http/until_signal.ts";
 import { LineLog } from "../http/line_log.ts";
 import { SERVER_LIMIT_FLAGS } from "./server_flags.ts";
 import { listenPortFrom, serverLimitsFrom } from "../http/server_limits.ts";
-import { booleanFlag, type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { booleanFlag, type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 
 /** Milliseconds requests in progress get after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 5_000;

@@ -6,7 +6,7 @@
  * @module
  */
 import { DEFAULT_SERVER_LIMITS } from "../http/server.ts";
-import { type FlagTable, valueFlag } from "./flags.ts";
+import { type FlagTable, valueFlag } from "../args/flags.ts";
 
 const s = (ms: number) => `${ms / 1000}`;
 

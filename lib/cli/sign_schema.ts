@@ -31,7 +31,7 @@ import {
   schemaDocumentOptions,
 } from "../schema/sign_output.ts";
 import { batchThreadsSetting } from "../schema/batch_pool.ts";
-import { type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import {
   FORCE_FLAGS,
   jsonFlag,

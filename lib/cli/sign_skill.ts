@@ -26,7 +26,7 @@ import { limitsFromArgs } from "./skill_limits.ts";
 import { skillProgress } from "./progress.ts";
 import { loadSigner } from "./private_key.ts";
 import { requireDomainFlag } from "./schema_inputs.ts";
-import { type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import {
   jsonFlag,
   KEY_FLAGS,

@@ -20,7 +20,7 @@ import {
 } from "./command.ts";
 import { writeFileAtomic } from "./io.ts";
 import { loadSigner } from "./private_key.ts";
-import { type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import { FORCE_FLAGS, KEY_FLAGS, SIGNATURE_METADATA_FLAGS } from "./flag_groups.ts";
 import { MCP_TIMEOUT_FLAGS } from "./contract_shared.ts";
 import { requireDomainFlag } from "./schema_inputs.ts";

@@ -35,7 +35,7 @@ import { batchProgress, finishBatch, openVerification, printVerdict } from "./sc
 import { readInput } from "./io.ts";
 import { type Progress, progressLine } from "./progress.ts";
 import { terminalPrompt, type VerifyCommandDeps } from "./prompt.ts";
-import { type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import {
   DNS_FLAGS,
   EXPIRY_FLAGS,

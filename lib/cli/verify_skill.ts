@@ -23,7 +23,7 @@ import { skillProgress } from "./progress.ts";
 import { confirmFirstUseWith } from "./schema_inputs.ts";
 import { openVerification, printVerdict } from "./schema_report.ts";
 import { terminalPrompt, type VerifyCommandDeps } from "./prompt.ts";
-import { type FlagTable, optionList, valueFlag } from "./flags.ts";
+import { type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import {
   DNS_FLAGS,
   EXPIRY_FLAGS,

@@ -14,7 +14,7 @@ import {
 import { documentText } from "./json_output.ts";
 import { loadKeyForPublicKey } from "./private_key.ts";
 import { writeFileAtomic } from "./io.ts";
-import { type FlagTable, listFlag, optionList, valueFlag } from "./flags.ts";
+import { type FlagTable, listFlag, optionList, valueFlag } from "../args/flags.ts";
 import { FORCE_FLAGS, PASSPHRASE_FLAGS } from "./flag_groups.ts";
 
 const FLAGS = {

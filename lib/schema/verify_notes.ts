@@ -45,7 +45,7 @@ const VERIFY_WARNINGS: Record<string, string> = {
  * ```
  */
 export function describeVerifyWarning(code: string, unprotectedFields?: readonly string[]): string {
-  const base = VERIFY_WARNINGS[code] ?? code;
+  const base = Object.hasOwn(VERIFY_WARNINGS, code) ? VERIFY_WARNINGS[code] : code;
   if (code === "unprotected_fields" && unprotectedFields) {
     return `${base}: ${unprotectedFields.join(", ")} (ignored)`;
   }

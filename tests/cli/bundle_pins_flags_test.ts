@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { runInProcess, withTempDir } from "./run.ts";
 import { completionSpec } from "../../lib/cli/completions.ts";
-import { optionList } from "../../lib/cli/flags.ts";
+import { optionList } from "../../lib/args/flags.ts";
 import { bundleCommand } from "../../lib/cli/bundle.ts";
 import { pinsCommand } from "../../lib/cli/pins.ts";
 import { VERIFY_FLAGS } from "../../lib/cli/bundle_verify.ts";

@@ -2,7 +2,7 @@
 // is valid for its shell and the bash one is exercised for real.
 import assert from "node:assert/strict";
 import type { Command, SubcommandFlags } from "../../lib/cli/command.ts";
-import type { FlagTable } from "../../lib/cli/flags.ts";
+import type { FlagTable } from "../../lib/args/flags.ts";
 import { loadCommands } from "../../lib/cli/registry.ts";
 
 const COMMANDS = await loadCommands();

@@ -14,7 +14,7 @@ import {
   SHORT_FLAGS,
   valueFlag,
   withShortFlags,
-} from "../../lib/cli/flags.ts";
+} from "../../lib/args/flags.ts";
 import { COMMAND_ENTRIES } from "../../lib/cli/registry.ts";
 
 const TOOL = JSON.stringify({ name: "calc", description: "adds", inputSchema: { type: "object" } });

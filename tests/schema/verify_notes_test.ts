@@ -30,3 +30,9 @@ Deno.test("describeVerifyWarning: an unknown code is shown as itself, fields or 
   assert.equal(describeVerifyWarning("something_new", ["a"]), "something_new");
   assert.equal(describeVerifyWarning(""), "");
 });
+
+Deno.test("describeVerifyWarning: a code named like an Object property is shown as itself", () => {
+  for (const code of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
+    assert.equal(describeVerifyWarning(code), code);
+  }
+});

@@ -25,7 +25,7 @@ function shown(rawName: string, name: string): string {
  *
  * @example
  * ```ts
- * import { describeArgsMistake } from "./arg_mistakes.ts";
+ * import { describeArgsMistake } from "./mistakes.ts";
  * describeArgsMistake("keygen", ["--ouput", "k"], { out: { type: "string" } });
  * // "keygen: unknown option --ouput; did you mean --out?"
  * describeArgsMistake("keygen", ["--out"], { out: { type: "string" } });
@@ -77,7 +77,7 @@ export function describeArgsMistake(
  *
  * @example
  * ```ts
- * import { parseArgsErrorMessage } from "./arg_mistakes.ts";
+ * import { parseArgsErrorMessage } from "./mistakes.ts";
  * const e = Object.assign(new TypeError("Unknown option '-x'. To specify …"), {
  *   code: "ERR_PARSE_ARGS_UNKNOWN_OPTION",
  * });

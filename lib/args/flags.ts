@@ -1,21 +1,19 @@
 /**
- * The flag table: every command declares its flags once, as a {@linkcode FlagTable} built from
- * the shared groups of lib/cli/flag_groups.ts and its own entries, and everything else is
- * generated from it (issue 25 item 1):
+ * Flag tables: a command declares its flags once, as a {@linkcode FlagTable}, and everything
+ * else is generated from it:
  *
  * - the parser's options (`node:util` parseArgs, through {@linkcode parseOptions});
  * - the option list of `--help` ({@linkcode optionList});
- * - the shell completions (lib/cli/completions.ts reads the command's tables);
- * - the vocabulary table of docs/cli-vocabulary.md (scripts/cli_vocabulary.ts).
+ * - the flags a shell completes ({@linkcode offeredFlags}, for lib/args/completions.ts).
  *
- * One rule for names (docs/cli-vocabulary.md): `-o, --out FILE` the file a command writes,
- * `--out-dir DIR` the folder it writes into, `-k, --key` the signing key, `-q, --quiet`,
- * `-f, --force` (replace an existing output). A flag name has one meaning in every command
- * (tests/cli/flag_table_test.ts checks that a name has one value kind everywhere).
+ * It knows nothing of the commands: lib/cli/flag_groups.ts and the command modules build
+ * schemapin's tables, and docs/cli-vocabulary.md lists them. The conventional short forms
+ * (`-o, --out`, `-k, --key`, `-q, --quiet`, `-f, --force`) are added to the flags that have
+ * those names.
  *
  * Old spellings keep working for one release: an entry with `deprecated: "new-name"` is
- * rewritten to the new flag before parsing, with a note on stderr, and is shown in neither
- * the help nor the completions.
+ * rewritten to the new flag before parsing, with a note, and is shown in neither the help nor
+ * the completions.
  *
  * @module
  */
