@@ -233,18 +233,20 @@ Deno.test("openGuardAuditLog: a file that cannot be opened is IO_FAILED; bad arg
   assert.throws(() => guardServerName(undefined as never), SchemaPinError);
 });
 
+/** A lock of one stdio server `acme` with no tools, written to `<dir>/contractpin.lock`. */
+function writeAcmeLock(dir: string): string {
+  const lock = `${dir}/contractpin.lock`;
+  const entry = lockServerEntry(
+    { transport: "stdio", command: ["node", "a.js"] },
+    digestToolList([]),
+  );
+  Deno.writeTextFileSync(lock, serializeLock(buildLock({ acme: entry })));
+  return lock;
+}
+
 Deno.test("startGuardCore: the core under the server's name, its log started with the checks", async () => {
   await withTempDir(async (dir) => {
-    const lock = `${dir}/contractpin.lock`;
-    Deno.writeTextFileSync(
-      lock,
-      serializeLock(buildLock({
-        acme: lockServerEntry(
-          { transport: "stdio", command: ["node", "a.js"] },
-          digestToolList([]),
-        ),
-      })),
-    );
+    const lock = writeAcmeLock(dir);
     const run = checkGuardOptions({ lock, mode: "filter" }, STDIO);
     const setup = await prepareGuard(run.setup, { read: (p) => Deno.readFile(p) });
     const lines: string[] = [];
@@ -260,16 +262,7 @@ Deno.test("startGuardCore: the core under the server's name, its log started wit
 
 Deno.test("startGuardCore: an unopenable log throws and nothing is started; bad setup", async () => {
   await withTempDir(async (dir) => {
-    const lock = `${dir}/contractpin.lock`;
-    Deno.writeTextFileSync(
-      lock,
-      serializeLock(buildLock({
-        acme: lockServerEntry(
-          { transport: "stdio", command: ["node", "a.js"] },
-          digestToolList([]),
-        ),
-      })),
-    );
+    const lock = writeAcmeLock(dir);
     const run = checkGuardOptions({ lock, log: `${dir}/no/such/dir/audit.jsonl` }, STDIO);
     const setup = await prepareGuard(run.setup, { read: (p) => Deno.readFile(p) });
     assert.throws(

@@ -14,6 +14,21 @@ import { withTempDir } from "../cli/run.ts";
 
 const read = (path: string) => Deno.readFile(path);
 
+type Request = Parameters<typeof signSchemaFolder>[0];
+
+/** A bare-signature request for `<dir>/in` into `<dir>/sigs`, with `over` on top. */
+function request(dir: string, over: Partial<Request> = {}): Request {
+  return {
+    dir: `${dir}/in`,
+    pattern: "*.json",
+    outDir: `${dir}/sigs`,
+    format: "bare",
+    signer: keySigner(SIGNER),
+    read,
+    ...over,
+  };
+}
+
 function schemas(dir: string): void {
   Deno.mkdirSync(`${dir}/in`);
   Deno.writeTextFileSync(`${dir}/in/a.json`, JSON.stringify(toolSchema("a")));
@@ -75,14 +90,7 @@ Deno.test("signSchemaFolder: an existing signature file stops the batch before i
     Deno.mkdirSync(`${dir}/sigs`);
     Deno.writeTextFileSync(`${dir}/sigs/a.json.sig`, "old\n");
     await rejectsWith(
-      signSchemaFolder({
-        dir: `${dir}/in`,
-        pattern: "*.json",
-        outDir: `${dir}/sigs`,
-        format: "bare",
-        signer: keySigner(SIGNER),
-        read,
-      }),
+      signSchemaFolder(request(dir)),
       "IO_FAILED",
       /1 signature file\(s\) already exist .*add --force to replace them/,
     );
@@ -94,25 +102,11 @@ Deno.test("signSchemaFolder: an existing signature file stops the batch before i
 Deno.test("signSchemaFolder: a missing folder or a signer that is not one is refused", async () => {
   await withTempDir(async (dir) => {
     await rejectsWith(
-      signSchemaFolder({
-        dir: `${dir}/none`,
-        pattern: "*.json",
-        outDir: `${dir}/sigs`,
-        format: "bare",
-        signer: keySigner(SIGNER),
-        read,
-      }),
+      signSchemaFolder(request(dir, { dir: `${dir}/none` })),
       "IO_FAILED",
     );
     await rejectsWith(
-      signSchemaFolder({
-        dir: `${dir}`,
-        pattern: "*.json",
-        outDir: `${dir}/sigs`,
-        format: "bare",
-        signer: SIGNER as never,
-        read,
-      }),
+      signSchemaFolder(request(dir, { dir, signer: SIGNER as never })),
       "INPUT_INVALID",
       /signSchemaFolder: options\.signer must be a Signer/,
     );
