@@ -115,6 +115,18 @@ export interface ParsedArgs<T extends FlagTable> {
   readonly values: { -readonly [K in keyof T]?: FlagValue<T[K]> };
   /** The arguments that are not flags, in order. */
   readonly positionals: string[];
+  /** Every option and positional in the order given (parseArgs' tokens). */
+  readonly tokens: readonly ArgToken[];
+}
+
+/** One option or positional of a command line, in order (from parseArgs' tokens). */
+export interface ArgToken {
+  /** `option`, `positional` or `option-terminator`. */
+  readonly kind: string;
+  /** An option's long name. */
+  readonly name?: string;
+  /** An option's value. */
+  readonly value?: string;
 }
 
 /**
@@ -140,13 +152,14 @@ export function parseCommandArgs<T extends FlagTable>(
   for (const note of rewritten.notes) notice(`note: ${note}\n`);
   const spec = parseOptions(table);
   try {
-    const { values, positionals } = parseArgs({
+    const { values, positionals, tokens } = parseArgs({
       args: rewritten.args,
       options: spec,
       allowPositionals: true,
       strict: true,
+      tokens: true,
     });
-    return { values: values as ParsedArgs<T>["values"], positionals };
+    return { values: values as ParsedArgs<T>["values"], positionals, tokens };
   } catch (e) {
     throw new UsageError(parseArgsErrorMessage(command, rewritten.args, spec, e));
   }

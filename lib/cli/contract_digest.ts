@@ -9,12 +9,11 @@ import { parseJson } from "../json/parse.ts";
 import { projectContract } from "../contractpin/contract.ts";
 import { digestJson, digestSavedToolList, digestSubjectOf } from "../contractpin/digest.ts";
 import { toolListDigestJson } from "../contractpin/json_fields.ts";
-import { asUsage, type CliIO, EXIT_OK, UsageError } from "./command.ts";
+import { asUsage, type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { booleanFlag, type FlagTable } from "../args/flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
 import { readInput } from "./io.ts";
-import { parseWithTokens } from "./contract_shared.ts";
 
 const CMD = "contract digest";
 
@@ -32,7 +31,7 @@ export const CONTRACT_DIGEST_FLAGS = {
 
 /** Runs `schemapin contract digest`. */
 export async function runContractDigest(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseWithTokens(CMD, args, CONTRACT_DIGEST_FLAGS);
+  const { values, positionals } = parseCommandArgs(CMD, args, CONTRACT_DIGEST_FLAGS);
   if (positionals.length !== 1) {
     throw new UsageError(
       `${CMD}: expected FILE (or - for stdin), got ${positionals.length} arguments`,

@@ -7,16 +7,7 @@
  *
  * @module
  */
-import {
-  type FlagTable,
-  listFlag,
-  optionList,
-  parseOptions,
-  rewriteDeprecatedFlags,
-  valueFlag,
-} from "../args/flags.ts";
-import { parseArgs } from "node:util";
-import { parseArgsErrorMessage } from "../args/mistakes.ts";
+import { type FlagTable, listFlag, optionList, valueFlag } from "../args/flags.ts";
 import type { ContractFiles } from "../contractpin/files.ts";
 import {
   type CommandLineServers,
@@ -29,10 +20,15 @@ import {
   DEFAULT_STARTUP_TIMEOUT_MS,
 } from "../mcp/session.ts";
 import { DEFAULT_CONCURRENCY, runLimits, type RunOptions } from "../contractpin/run.ts";
-import type { CliIO } from "./command.ts";
-import { notice, UsageError } from "./command.ts";
+import {
+  type ArgToken,
+  asUsage,
+  type CliIO,
+  parseCommandArgs,
+  type ParsedArgs,
+  UsageError,
+} from "./command.ts";
 import { exists, readInput, writeFileAtomic } from "./io.ts";
-import { asUsage } from "./command.ts";
 
 /**
  * The MCP timeouts (`--startup-timeout`, `--timeout`): seconds for a server to start, and for
@@ -97,7 +93,7 @@ export const CONTRACT_SERVER_FLAGS = {
   ),
 } as const satisfies FlagTable;
 
-/** The parse of a table that includes CONTRACT_SERVER_FLAGS, as parseWithTokens returns it. */
+/** The parse of a table that includes CONTRACT_SERVER_FLAGS, as parseCommandArgs returns it. */
 interface ServerFlagParse {
   readonly values: {
     server?: string;
@@ -105,7 +101,7 @@ interface ServerFlagParse {
     cwd?: string;
     "client-capabilities"?: string;
   };
-  readonly tokens?: readonly { kind: string; name?: string; value?: string }[];
+  readonly tokens?: readonly ArgToken[];
 }
 
 const SERVER_OPTIONS: readonly string[] = ["http", "sse", "header", "file"];
@@ -140,37 +136,7 @@ export function commandLineServers(
 }
 
 /**
- * Strict parseArgs of a flag table with tokens (so a `--header` belongs to the `--http`
- * before it); deprecated spellings are rewritten first, each with a note on stderr, and
- * errors become usage errors naming the subcommand.
- */
-export function parseWithTokens<T extends FlagTable>(
-  command: string,
-  args: string[],
-  table: T,
-): ReturnType<
-  typeof parseArgs<
-    { args: string[]; options: T; allowPositionals: true; strict: true; tokens: true }
-  >
-> {
-  const rewritten = rewriteDeprecatedFlags(command, args, table);
-  for (const note of rewritten.notes) notice(`note: ${note}\n`);
-  const spec = parseOptions(table); // with -f for --force, -k for --key (lib/args/flags.ts)
-  try {
-    return parseArgs({
-      args: rewritten.args,
-      options: spec as T,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
-  } catch (e) {
-    throw new UsageError(parseArgsErrorMessage(command, rewritten.args, spec, e));
-  }
-}
-
-/**
- * {@linkcode parseWithTokens} for a `contract` subcommand that takes no positional argument (one
+ * `parseCommandArgs` (lib/cli/command.ts) for a `contract` subcommand that takes no positional argument (one
  * is a usage error); with `withCommand`, the words after `--` are the stdio server's command.
  */
 export function parseContractArgs<T extends FlagTable>(
@@ -178,9 +144,9 @@ export function parseContractArgs<T extends FlagTable>(
   args: string[],
   table: T,
   withCommand = false,
-): ReturnType<typeof parseWithTokens<T>> & { command?: string[] } {
+): ParsedArgs<T> & { command?: string[] } {
   const dash = withCommand ? args.indexOf("--") : -1;
-  const parsed = parseWithTokens(command, dash < 0 ? args : args.slice(0, dash), table);
+  const parsed = parseCommandArgs(command, dash < 0 ? args : args.slice(0, dash), table);
   if (parsed.positionals.length) {
     throw new UsageError(
       `${command}: unexpected argument ${JSON.stringify(parsed.positionals[0])}`,
