@@ -125,26 +125,56 @@ Deno.test("slow clients: body and trailer drips lose their connections at the re
   }
 });
 
+/** The kernel's TCP sockets (IPv4 and IPv6) by inode: their local port and state. */
+function tcpSockets(): Map<string, { port: number; state: string }> {
+  const out = new Map<string, { port: number; state: string }>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    for (const line of Deno.readTextFileSync(table).split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10) continue;
+      const local = f[1].split(":");
+      out.set(f[9], { port: parseInt(local[local.length - 1], 16), state: f[3] });
+    }
+  }
+  return out;
+}
+
+/** ESTABLISHED and CLOSE_WAIT in /proc/net/tcp: a connection the peer still has, or just ended. */
+const LIVE_STATES = new Set(["01", "08"]);
+
 /**
- * Open sockets of a process (`ls -l /proc/PID/fd`: reading /proc needs --allow-all). Sockets
- * only: Deno opens its cache files lazily, and they are not connections.
+ * The sockets of a process (`ls -l /proc/PID/fd`: reading /proc needs --allow-all): all of
+ * them, and its live client connections on `port` (in the kernel's table as ESTABLISHED or
+ * CLOSE_WAIT). A connection the server has closed can keep its descriptor for a moment after
+ * the kernel has finished with it (Deno releases it when the connection's pending read is
+ * dropped, on a later turn of the event loop): it counts in `all`, never in `live`.
  */
-async function fds(pid: number): Promise<number> {
+async function sockets(pid: number, port: number): Promise<{ all: number; live: number }> {
   const out = await childCommand("ls", { args: ["-l", `/proc/${pid}/fd`] }).output();
-  return new TextDecoder().decode(out.stdout).split("\n").filter((l) => l.includes("socket:"))
-    .length;
+  const inodes = [...new TextDecoder().decode(out.stdout).matchAll(/socket:\[(\d+)\]/g)].map(
+    (m) => m[1],
+  );
+  const tcp = tcpSockets();
+  const live = inodes.filter((i) => {
+    const s = tcp.get(i);
+    return s !== undefined && s.port === port && LIVE_STATES.has(s.state);
+  }).length;
+  return { all: inodes.length, live };
 }
 
 /**
- * 32 drippers against a server process with --max-connections 8: its sockets stay near 8 (a
- * closed connection's socket may linger a moment on a busy machine), never one per client.
+ * 32 drippers against a server process with --max-connections 8: it never holds more than 8
+ * live client connections (one per client would be 32), and once they are all cut every
+ * descriptor is released (no leak). The descriptors of connections it has just closed are
+ * released on a later turn of its event loop: on a busy machine a burst of them is seen at
+ * once (seen: 10 and 13 besides the 8 live), so they bound nothing and are not counted.
  */
 async function dripAgainst(
   server: ServerProcess,
   connect: () => Promise<Deno.Conn>,
 ): Promise<void> {
-  const before = await fds(server.pid);
-  let most = before;
+  const before = await sockets(server.pid, server.port);
+  let mostLive = before.live;
   const drippers = [];
   try {
     for (let i = 0; i < 32; i++) {
@@ -155,7 +185,7 @@ async function dripAgainst(
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        most = Math.max(most, await fds(server.pid));
+        mostLive = Math.max(mostLive, (await sockets(server.pid, server.port)).live);
         await sleep(50);
       }
     })();
@@ -165,8 +195,15 @@ async function dripAgainst(
   } finally {
     for (const d of drippers) d.stop();
   }
-  // 8 client connections, and a few closed ones in passing; never one per client (32).
-  assert.ok(most - before <= 16, `sockets went from ${before} to ${most}`);
+  assert.equal(before.live, 0, "no client connection before the drippers");
+  assert.ok(mostLive <= 8, `${mostLive} live connections with --max-connections 8`);
+  // Every cut connection's descriptor is released: back to where it started, within seconds.
+  let after = await sockets(server.pid, server.port);
+  for (let i = 0; i < 100 && after.all > before.all; i++) {
+    await sleep(50);
+    after = await sockets(server.pid, server.port);
+  }
+  assert.ok(after.all <= before.all, `sockets went from ${before.all} to ${after.all} and stayed`);
 }
 
 Deno.test("slow clients: schemapin serve --max-connections 8 --request-timeout 1 cuts 32 drippers; sockets stay bounded", async () => {
