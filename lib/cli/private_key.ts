@@ -122,10 +122,11 @@ export async function readPassphrase(
 }
 
 /**
- * The options of lib/keys/key_spec.ts for `--key PATH`; `--key -` and `--passphrase-file -`
- * cannot both read stdin.
+ * The options of lib/keys/key_spec.ts for `--key PATH`; an empty PATH is a usage error, and
+ * `--key -` and `--passphrase-file -` cannot both read stdin.
  */
 function keyFileOptions(path: string, io: CliIO, sources: PassphraseSources): KeySpecOptions {
+  if (path === "") throw new UsageError(`${sources.command}: --key needs a path`);
   if (path === "-" && sources.passphraseFile === "-") {
     throw new UsageError(`${sources.command}: --key and --passphrase-file cannot both be stdin`);
   }

@@ -663,3 +663,33 @@ Deno.test("every command that takes --key reads a keygen --encrypt key from --pa
     assert.ok(pins.includes(fp), "pins add pinned the key's fingerprint");
   });
 });
+
+Deno.test("an empty --key is a usage error naming the flag in every command that loads a key", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/tools.json`, JSON.stringify({ tools: [] }));
+    await Deno.writeTextFile(`${dir}/bundle.json`, "{}");
+    const cases: [string[], string][] = [
+      [
+        ["sign-tools", "--key", "", "--domain", "example.com", "--file", `${dir}/tools.json`],
+        "sign-tools",
+      ],
+      [["bundle", "sign", `${dir}/bundle.json`, "--kid", "k1", "--key", ""], "bundle sign"],
+    ];
+    for (const [args, command] of cases) {
+      const r = await runInProcess(args);
+      assert.equal(r.code, 2, args.join(" "));
+      assert.match(r.stderr, new RegExp(`error: ${command}: --key needs a path`), r.stderr);
+      assert.doesNotMatch(r.stderr, /Empty path/);
+    }
+  });
+  const io: CliIO = {
+    stdout: () => Promise.resolve(),
+    stderr: () => Promise.resolve(),
+    readStdin: () => Promise.resolve(new Uint8Array()),
+    stderrIsTerminal: false,
+  };
+  await assert.rejects(
+    loadPrivateKey("", io, { command: "sign-schema" }),
+    (e) => e instanceof UsageError && e.message === "sign-schema: --key needs a path",
+  );
+});
