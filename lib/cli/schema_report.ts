@@ -11,7 +11,7 @@
  */
 import type { TrustOptionValues } from "../trust/plan.ts";
 import { resultExitCode } from "../exit_codes.ts";
-import { batchFields, type BatchOutcome } from "../schema/batch_json.ts";
+import type { BatchOutcome } from "../schema/batch_outcome.ts";
 import { defaultPinStorePath } from "../pins/store.ts";
 import { verificationDomain } from "../trust/domain.ts";
 import {
@@ -178,17 +178,17 @@ export function batchProgress(
     );
 }
 
-/** A finished batch (its JSON fields: lib/schema/batch_json.ts), for {@linkcode finishBatch}. */
-export interface FinishedBatch extends BatchOutcome {
+/** A finished batch, for {@linkcode finishBatch}. */
+export interface FinishedBatch {
   /** `sign-schema` or `verify-schema`. */
   readonly command: string;
+  /** `signed` or `verified`: the summary's count of successes. */
+  readonly verb: string;
   /** `--batch DIR` and `--pattern GLOB`. */
   readonly dir: string;
   readonly pattern: string;
-  /** The worst exit code of a failure. */
-  readonly worst: number;
-  /** The entries not regular files, skipped. */
-  readonly skipped: readonly string[];
+  /** What the library reported (lib/schema/batch_outcome.ts). */
+  readonly outcome: BatchOutcome;
   /** With `--json`, one object on stdout; else `line` (the summary). */
   readonly json: boolean;
   readonly line: string;
@@ -199,20 +199,20 @@ export interface FinishedBatch extends BatchOutcome {
  * exit 2 when nothing matched the pattern, the worst failure's code, else 0.
  */
 export async function finishBatch(batch: FinishedBatch, io: CliIO): Promise<number> {
-  const { total, failed, json } = batch;
-  for (const path of batch.skipped) {
+  const { json, outcome } = batch;
+  for (const path of outcome.skipped) {
     await io.stderr(`warning: skipped ${path} (not a regular file)\n`);
   }
-  if (total === 0) {
+  if (outcome.total === 0) {
     const message = `no file in ${batch.dir} matches ${JSON.stringify(batch.pattern)}`;
     if (json) await io.stdout(jsonError("INPUT_INVALID", message));
     await io.stderr(`error: ${message}\n`);
     return EXIT_USAGE;
   }
   if (json) {
-    await io.stdout(jsonOutput(`${batch.command}.batch`, batchFields(batch)));
+    await io.stdout(jsonOutput(`${batch.command}.batch`, outcome.fields(batch.verb)));
   } else {
     await io.stdout(batch.line);
   }
-  return failed > 0 ? batch.worst : EXIT_OK;
+  return outcome.failed > 0 ? outcome.worst : EXIT_OK;
 }

@@ -261,7 +261,7 @@ async function signBatch(
     verb: "signed",
     dir: target.dir,
     pattern: target.pattern,
-    ...outcome,
+    outcome,
     json: ctx.json === true,
     line: `${total - failed} of ${total} schema(s) signed` +
       (failed ? `, ${failed} failed\n` : "\n"),

@@ -278,7 +278,7 @@ async function verifyBatch(
     verb: "verified",
     dir: input.dir,
     pattern: ctx.pattern,
-    ...outcome,
+    outcome,
     json: ctx.json === true,
     line: `${total - failed} of ${total} schema(s) verified, ${failed} failed\n`,
   }, io);

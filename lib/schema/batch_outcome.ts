@@ -1,7 +1,8 @@
 /**
  * What a finished batch reports (`sign-schema --batch`, `verify-schema --batch`): each file's
  * result as JSON fields, in order, how many failed and the worst exit code of a failure (its
- * row in lib/exit_codes.ts).
+ * row in lib/exit_codes.ts), and the batch's JSON fields (`.batch` formats, the schemas in
+ * `schemas/cli/`).
  *
  * @module
  */
@@ -19,6 +20,7 @@ import { EXIT_OK, exitCodeOfError } from "../exit_codes.ts";
  * outcome.add({ file: "a.json", ok: true }, 0);
  * outcome.add({ file: "b.json", ok: false }, 1);
  * outcome.failed; // 1
+ * outcome.fields("verified").summary; // { total: 2, verified: 1, failed: 1 }
  * ```
  */
 export class BatchOutcome {
@@ -42,6 +44,24 @@ export class BatchOutcome {
     if (code === EXIT_OK) return;
     this.failed++;
     this.worst = Math.max(this.worst, code);
+  }
+
+  /**
+   * The batch's JSON fields: `ok` when no file failed, else a `BATCH_FAILED` error counting
+   * them; the `summary` (`total`, the count of `verb` — `signed` or `verified` — and `failed`)
+   * and the `results`.
+   */
+  fields(verb: string): { readonly ok: boolean } & Record<string, unknown> {
+    checkArg("BatchOutcome.fields", "verb", verb, "string");
+    const { total, failed } = this;
+    return {
+      ok: failed === 0,
+      ...(failed === 0 ? {} : {
+        error: { code: "BATCH_FAILED", message: `${failed} of ${total} file(s) not ${verb}` },
+      }),
+      summary: { total, [verb]: total - failed, failed },
+      results: this.results,
+    };
   }
 
   /** Adds a file that could not be handled: `{file, ok: false, error: {code, message}}`. */

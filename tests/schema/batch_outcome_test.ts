@@ -43,3 +43,26 @@ Deno.test("BatchOutcome.add refuses an entry that is not an object", () => {
   }
   assert.equal(outcome.results.length, 0);
 });
+
+Deno.test("BatchOutcome.fields: every file done is ok, with the summary and the results", () => {
+  const outcome = new BatchOutcome(1, []);
+  outcome.add({ file: "a.json", ok: true }, 0);
+  const fields = outcome.fields("verified");
+  assert.deepEqual(fields, {
+    ok: true,
+    summary: { total: 1, verified: 1, failed: 0 },
+    results: [{ file: "a.json", ok: true }],
+  });
+  assert.deepEqual(Object.keys(fields), ["ok", "summary", "results"]);
+});
+
+Deno.test("BatchOutcome.fields: a failed file makes a BATCH_FAILED error counting them", () => {
+  const outcome = new BatchOutcome(3, []);
+  outcome.add({ file: "a.json", ok: false }, 1);
+  outcome.add({ file: "b.json", ok: false }, 2);
+  const fields = outcome.fields("signed");
+  assert.deepEqual(fields.error, { code: "BATCH_FAILED", message: "2 of 3 file(s) not signed" });
+  assert.deepEqual(fields.summary, { total: 3, signed: 1, failed: 2 });
+  assert.deepEqual(Object.keys(fields), ["ok", "error", "summary", "results"]);
+  assert.throws(() => outcome.fields(undefined as never), /BatchOutcome\.fields: verb/);
+});
