@@ -19,7 +19,7 @@ import type { DnsServer } from "../dns/resolve.ts";
 import { readJsonInput } from "../schema/input.ts";
 import { describeVerifyWarning } from "../schema/verify_notes.ts";
 import { globToRegExp } from "../schema/batch.ts";
-import { domainOption } from "../trust/domain.ts";
+import { domainOption } from "../dns/domain.ts";
 import {
   httpsFetchOptions,
   type TrustEnv,

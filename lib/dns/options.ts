@@ -9,7 +9,7 @@
 import { checkArg } from "../arguments.ts";
 import { isSha256Ref } from "../crypto/fingerprint.ts";
 import { usageError } from "../errors.ts";
-import { checkDomain } from "./domain.ts";
+import { checkDomain, domainOption } from "./domain.ts";
 import { checkDnsKid, dnsLookupName, formatDnsTxtRecord } from "./txt.ts";
 
 /** The record to publish at `_schemapin.{domain}`, as `dns record` prints it (§17.1). */
@@ -52,11 +52,7 @@ export async function dnsRecordToPublish(
   if (problem) throw usageError(`--kid: ${problem}`, { option: "kid" });
   let name: string | undefined;
   if (domain !== undefined) {
-    const dc = checkDomain(domain);
-    if (!dc.ok) {
-      throw usageError(`--domain ${JSON.stringify(domain)}: ${dc.reason}`, { option: "domain" });
-    }
-    name = dnsLookupName(dc.domain);
+    name = dnsLookupName(domainOption(domain));
   }
   const fingerprint = await fingerprintOf();
   const value = formatDnsTxtRecord(fingerprint, kid);

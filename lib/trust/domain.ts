@@ -1,33 +1,13 @@
 /**
  * The domain a verification is for (§9): the one given as `--domain`, checked and in the form
- * pins are keyed by, or the one a signed 1.4 document names, and never two that differ. A
- * missing or unusable domain is a `usageError` naming the option.
+ * pins are keyed by (`domainOption` of lib/dns/domain.ts), or the one a signed 1.4 document
+ * names, and never two that differ. A missing or unusable domain is a `usageError` naming the
+ * option.
  *
  * @module
  */
-import { checkDomain } from "../dns/domain.ts";
+import { checkDomain, domainOption } from "../dns/domain.ts";
 import { usageError } from "../errors.ts";
-
-/**
- * `--domain D`, validated (§9) and normalised.
- *
- * @throws {SchemaPinError} `INPUT_INVALID` with `details.usage` when it is missing or not a
- *   host name.
- *
- * @example
- * ```ts
- * import { domainOption } from "./domain.ts";
- * domainOption("Example.COM"); // "example.com"
- * ```
- */
-export function domainOption(value: string | undefined): string {
-  if (value === undefined) throw usageError("--domain D is required", { option: "domain" });
-  const dc = checkDomain(value);
-  if (!dc.ok) {
-    throw usageError(`--domain ${JSON.stringify(value)}: ${dc.reason}`, { option: "domain" });
-  }
-  return dc.domain;
-}
 
 /**
  * The domain of a verification (issue 25 item 4), to verify against: `given` (checked and

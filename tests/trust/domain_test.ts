@@ -2,7 +2,8 @@
 // one the signed document names, never two that differ; every refusal is a usage error.
 import assert from "node:assert/strict";
 import { isUsageError } from "../../lib/errors.ts";
-import { domainOption, verificationDomain } from "../../lib/trust/domain.ts";
+import { domainOption } from "../../lib/dns/domain.ts";
+import { verificationDomain } from "../../lib/trust/domain.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 function refused(f: () => unknown, message: string): void {
