@@ -40,16 +40,9 @@ Deno.test("signSchemaFolder: each schema signed and counted in order; a bad one 
   await withTempDir(async (dir) => {
     schemas(dir);
     const seen: SignedBatchItem[] = [];
-    const outcome = await signSchemaFolder({
-      dir: `${dir}/in`,
-      pattern: "*.json",
-      outDir: `${dir}/sigs`,
-      format: "bare",
-      signer: keySigner(SIGNER),
-      read,
-      threads: 0,
-      onItem: (item) => void seen.push(item),
-    });
+    const outcome = await signSchemaFolder(
+      request(dir, { threads: 0, onItem: (item) => void seen.push(item) }),
+    );
     assert.deepEqual(seen.map((i) => i.path), ["a", "b", "c"].map((n) => `${dir}/in/${n}.json`));
     assert.equal(outcome.total, 3);
     assert.equal(outcome.failed, 1);
@@ -68,15 +61,11 @@ Deno.test("signSchemaFolder: a signer without its key in this process signs too 
   await withTempDir(async (dir) => {
     schemas(dir);
     Deno.removeSync(`${dir}/in/b.json`);
-    const outcome = await signSchemaFolder({
-      dir: `${dir}/in`,
-      pattern: "*.json",
-      outDir: `${dir}/sigs`,
+    const outcome = await signSchemaFolder(request(dir, {
       format: "document",
       signer: privateKeySigner(SIGNER), // not keySigner: no private key to hand to threads
       docOptions: { domain: "example.com", signedAt: 1_700_000_000_000 },
-      read,
-    });
+    }));
     assert.equal(outcome.failed, 0);
     const doc = JSON.parse(Deno.readTextFileSync(`${dir}/sigs/c.json.sig`));
     assert.equal(doc.domain, "example.com");

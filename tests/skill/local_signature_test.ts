@@ -3,20 +3,9 @@
 // and checked now.
 import assert from "node:assert/strict";
 import { rejectsWith } from "../schema_pin_error.ts";
-import { generateKeyPair } from "../../lib/crypto/keys.ts";
-import { formatSkillSignatureDocument } from "../../lib/skill/document.ts";
-import { signSkillDir } from "../../lib/skill/sign.ts";
 import { readLocalSkillSignature } from "../../lib/skill/local_signature.ts";
 import { withTempDir } from "../cli/run.ts";
-
-const key = generateKeyPair();
-const read = (path: string) => Deno.readFile(path);
-
-async function signed(dir: string): Promise<string> {
-  Deno.writeTextFileSync(`${dir}/SKILL.md`, "---\nname: demo\n---\n");
-  const { document } = await signSkillDir(dir, key, { domain: "example.com" });
-  return formatSkillSignatureDocument(document);
-}
+import { read, signed } from "./_signed.ts";
 
 Deno.test("readLocalSkillSignature: the folder's own document gives only its domain", async () => {
   await withTempDir(async (dir) => {

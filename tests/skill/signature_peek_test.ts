@@ -3,20 +3,9 @@
 // verification), and a signature document given as a file of its own, checked as an input.
 import assert from "node:assert/strict";
 import { rejectsWith } from "../schema_pin_error.ts";
-import { generateKeyPair } from "../../lib/crypto/keys.ts";
-import { formatSkillSignatureDocument } from "../../lib/skill/document.ts";
-import { signSkillDir } from "../../lib/skill/sign.ts";
 import { peekFolderSignature, readSkillSignatureFile } from "../../lib/skill/verify.ts";
 import { withTempDir } from "../cli/run.ts";
-
-const key = generateKeyPair();
-const read = (path: string) => Deno.readFile(path);
-
-async function signed(dir: string): Promise<string> {
-  Deno.writeTextFileSync(`${dir}/SKILL.md`, "---\nname: demo\n---\n");
-  const { document } = await signSkillDir(dir, key, { domain: "example.com" });
-  return formatSkillSignatureDocument(document);
-}
+import { read, signed } from "./_signed.ts";
 
 Deno.test("peekFolderSignature: the folder's own document, with or without a trailing slash", async () => {
   await withTempDir(async (dir) => {
