@@ -105,6 +105,7 @@ async function wrap(args: string[], io: CliIO): Promise<number> {
       partial: values.partial === true,
       schemapinCommand: values["schemapin-command"],
       env: (name) => Deno.env.get(name),
+      denoPath: Deno.build.standalone ? undefined : Deno.execPath(),
     }, configFiles(io)));
   const { plan, lockPath, written } = result;
 

@@ -567,6 +567,11 @@ export interface WrapRequest {
   readonly schemapinCommand?: string;
   /** The environment (PATH and the caches' variables). */
   readonly env: EnvLookup;
+  /**
+   * The Deno executable running this schemapin, never written as the command (it vanishes with
+   * its cache); absent for a compiled binary.
+   */
+  readonly denoPath?: string;
 }
 
 /** What {@linkcode wrapConfigFile} decided and did. */
@@ -647,7 +652,7 @@ export async function wrapConfigFile(
   // The command the client runs, looked up only when something is to be written.
   const program = given !== undefined
     ? [schemapinProgram(given)]
-    : defaultSchemapinProgram(request.env, Deno.build.standalone ? undefined : Deno.execPath());
+    : defaultSchemapinProgram(request.env, request.denoPath);
   const invocation: GuardInvocation = { program, lockPath, ...(mode ? { mode } : {}) };
   const { text, droppedComments } = applyWrap(config, plan.edits, invocation, request.context);
   const backup = await writeWrappedConfig(config, text, plan.hadWrapped, files);
