@@ -103,6 +103,28 @@ export interface ListOptions {
   era?: "auto" | ProtocolEra;
   /** Enumerate tools only (no prompts, resources, resource templates). */
   toolsOnly?: boolean;
+  /**
+   * Called once the lists are complete, on the same open session, for a caller that reads more
+   * before the session is closed (the skills of SEP-2640, `lib/skill/served_fetch.ts`). A
+   * {@linkcode ServerFailure} it throws fails the enumeration as a list failure does.
+   */
+  afterList?: (session: ListedSession) => Promise<void>;
+}
+
+/** The open session {@linkcode ListOptions.afterList} is given. */
+export interface ListedSession {
+  /** Sends a request in the session's era (modern `_meta` added); resolves with its result. */
+  request(method: string, params: JsonObject): Promise<JsonObject>;
+  /** The capabilities the server declared. */
+  readonly capabilities: JsonObject;
+  /** The era of the session. */
+  readonly era: ProtocolEra;
+  /** Every page of `resources/list`; undefined when not enumerated. */
+  readonly resources?: JsonValue[];
+  /** Names the server in messages (`server files`). */
+  readonly source: string;
+  /** Most pages of a list to follow. */
+  readonly maxPages: number;
 }
 
 /** A complete tool enumeration. */
@@ -617,6 +639,16 @@ export async function listTools(
         throw failure;
       }
     }
+  }
+  if (options.afterList) {
+    await options.afterList({
+      request,
+      capabilities: caps,
+      era: opening.era,
+      resources: surface.resources,
+      source,
+      maxPages,
+    });
   }
   const out: ToolListing = {
     tools: listed.tools,
