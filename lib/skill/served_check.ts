@@ -235,7 +235,7 @@ export function checkServedSkill(
     if (read === undefined || "error" in read) {
       const why = read === undefined ? "it was not read" : read.error;
       problems.push(problem(entry, "unreadable", `listed file cannot be read: ${why}`, f.uri));
-      pinnedFiles.push({ uri: f.uri, digest: f.digest, size: f.size ?? -1 });
+      pinnedFiles.push({ uri: f.uri, digest: f.digest, size: f.size ?? 0 });
       continue;
     }
     const digest = sha256Digest(read.bytes);
@@ -359,11 +359,3 @@ export function checkPinnedSkillRead(
   return undefined;
 }
 
-/** True when `value` looks like a {@linkcode PinnedSkillFile} list (for readers of locks). */
-export function isPinnedSkillFileList(value: unknown): value is PinnedSkillFile[] {
-  return Array.isArray(value) &&
-    value.every((r) =>
-      isJsonObject(r) && typeof r.uri === "string" && typeof r.digest === "string" &&
-      typeof r.size === "number"
-    );
-}
