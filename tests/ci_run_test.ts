@@ -1,8 +1,9 @@
 // .ci/run, the CI entry point, with stand-in apt-get, npx and python3 on a PATH of its own: a
 // failed install of the test tools ends the run (exit 1, the suite never starts), a good one
 // goes on to `npx deno@… task ci` with CI=true, and tools already present are not installed
-// again. The real MCP peers (the Python MCP SDK in a venv, the conformance suite from npm) are
-// installed the same way: a failure ends the run naming them.
+// again. The real MCP peers (the Python MCP SDK and FastMCP, each in a venv, the conformance
+// suite from npm) are installed the same way: a failure ends the run naming them, and a venv
+// already holding the right version is kept (one holding another version is made again).
 import assert from "node:assert/strict";
 import { childCommand } from "./process.ts";
 
@@ -28,24 +29,34 @@ interface Run {
   stderr: string;
   apt: string[];
   npx: string[];
-  /** The calls of the stand-in python3 and of the venv's python it made. */
+  /** The calls of the stand-in python3, of the venvs' python it made, and of venvs already there. */
   python: string[];
 }
 
-/** How the stand-in python3 behaves: absent, or its venv's pip install exits `pipExit`. */
-type Python = "absent" | { pipExit: number };
+/**
+ * How the stand-in python3 behaves: absent, or its venvs' pip install exits `pipExit`
+ * (`fastmcpPipExit` for the install of fastmcp, when given).
+ */
+type Python = "absent" | { pipExit: number; fastmcpPipExit?: number };
+
+/** Where .ci/run keeps the peer venvs, under the stand-in HOME. */
+const PEERS = ".cache/schemapin-ci";
 
 /**
  * Runs .ci/run with PATH = a folder holding only `dirname`, `id`, `rm`, `mktemp` (links to the real
  * ones), a stand-in `apt-get` exiting `aptExit`, a stand-in `npx` (printing its own path, as
  * the path of whatever it was asked for), stand-ins for `present` tools, and a stand-in
  * `python3` whose `-m venv DIR` makes DIR/bin/python, a stand-in whose pip install exits
- * `python.pipExit`. Each stand-in appends its arguments and the CI variable to a log.
+ * `python.pipExit` (or `python.fastmcpPipExit` installing fastmcp). `venvs` are venvs already
+ * there (folder name under ~/.cache/schemapin-ci → the exit code of their python's `-c` version
+ * check), with a stand-in python logged as `old-python`. Each stand-in appends its arguments and
+ * the CI variable to a log.
  */
 async function ciRun(
   aptExit: number,
   present: string[] = [],
   python: Python = "absent",
+  venvs: Record<string, number> = {},
 ): Promise<Run> {
   const dir = await Deno.makeTempDir({ prefix: "schemapin-ci-run-" });
   try {
@@ -68,7 +79,9 @@ async function ciRun(
       await standIn(
         "venv-python",
         0,
-        `[ "$1 $2" = "-m pip" ] && exit ${python.pipExit}\n`,
+        `if [ "$1 $2" = "-m pip" ]; then case "$*" in *fastmcp==*) exit ${
+          python.fastmcpPipExit ?? python.pipExit
+        };; esac; exit ${python.pipExit}; fi\n`,
         `${dir}/venv-python`,
       );
       await standIn(
@@ -77,6 +90,15 @@ async function ciRun(
         `if [ "$1 $2" = "-m venv" ]; then ${which("mkdir")} -p "$3/bin" && ${
           which("cp")
         } "${dir}/venv-python" "$3/bin/python"; fi\n`,
+      );
+    }
+    for (const [name, check] of Object.entries(venvs)) {
+      await Deno.mkdir(`${dir}/${PEERS}/${name}/bin`, { recursive: true });
+      await standIn(
+        "old-python",
+        0,
+        `[ "$1" = "-c" ] && exit ${check}\n`,
+        `${dir}/${PEERS}/${name}/bin/python`,
       );
     }
     const out = await childCommand(BASH, {
@@ -92,7 +114,9 @@ async function ciRun(
       stderr: new TextDecoder().decode(out.stderr),
       apt: log.filter((l) => l.startsWith("apt-get ")),
       npx: log.filter((l) => l.startsWith("npx ")),
-      python: log.filter((l) => l.startsWith("python3 ") || l.startsWith("venv-python ")),
+      python: log.filter((l) =>
+        l.startsWith("python3 ") || l.startsWith("venv-python ") || l.startsWith("old-python ")
+      ),
     };
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -156,8 +180,27 @@ Deno.test(".ci/run: a good install goes on to the suite with CI=true; present to
   );
   assert.ok(
     r.python.some((l) =>
-      l.startsWith("venv-python CI=true -m pip install -q --retries 0") && l.endsWith("mcp==2.3.0")
+      l.startsWith("venv-python CI=true -m pip install -q --retries 0") && l.endsWith(" mcp==2.3.0")
     ),
+    r.python.join("\n"),
+  );
+  // FastMCP 4 for tests/peers/skills_fixtures_test.ts, in a venv of its own beside it.
+  assert.ok(
+    r.python.some((l) =>
+      /^python3 CI=true -m venv \S+\/\.cache\/schemapin-ci\/fastmcp-4\.0\.10$/.test(l)
+    ),
+    r.python.join("\n"),
+  );
+  assert.ok(
+    r.python.some((l) =>
+      l.startsWith("venv-python CI=true -m pip install -q --retries 0") &&
+      l.endsWith(" fastmcp==4.0.10")
+    ),
+    r.python.join("\n"),
+  );
+  // Each venv was checked for its version after the install.
+  assert.ok(
+    r.python.some((l) => /^venv-python CI=true -c .*m\.version\('fastmcp'\) != '4\.0\.10'/.test(l)),
     r.python.join("\n"),
   );
   const all = await ciRun(
@@ -175,4 +218,46 @@ Deno.test(".ci/run: the Python MCP SDK failing to install ends the run with exit
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /could not install the Python MCP SDK \(pip install mcp==2\.3\.0 into /);
   assert.ok(!r.npx.some((l) => l.includes("task ci")), "the suite must not start");
+});
+
+Deno.test(".ci/run: FastMCP failing to install ends the run with exit 1, naming it", async () => {
+  const r = await ciRun(0, [], { pipExit: 0, fastmcpPipExit: 1 });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    /could not install FastMCP \(pip install fastmcp==4\.0\.10 into \S+\/\.cache\/schemapin-ci\/fastmcp-4\.0\.10\)/,
+  );
+  assert.doesNotMatch(r.stderr, /Python MCP SDK/, "the mcp venv installed");
+  assert.ok(!r.npx.some((l) => l.includes("task ci")), "the suite must not start");
+});
+
+Deno.test(".ci/run: peer venvs of the right version are kept, one of another version is made again", async () => {
+  // Both venvs there and right: their versions are checked, no venv is made, nothing installed.
+  const kept = await ciRun(0, [], { pipExit: 0 }, {
+    "python-mcp-2.3.0": 0,
+    "fastmcp-4.0.10": 0,
+  });
+  assert.equal(kept.code, 0, kept.stderr);
+  assert.deepEqual(kept.python.filter((l) => / -m (venv|pip) /.test(l)), [], "nothing installed");
+  assert.equal(
+    kept.python.filter((l) => l.startsWith("old-python CI=true -c ")).length,
+    2,
+    kept.python.join("\n"),
+  );
+  // The FastMCP venv holds another version: it alone is made again and installed into.
+  const stale = await ciRun(0, [], { pipExit: 0 }, {
+    "python-mcp-2.3.0": 0,
+    "fastmcp-4.0.10": 1,
+  });
+  assert.equal(stale.code, 0, stale.stderr);
+  const made = stale.python.filter((l) => l.startsWith("python3 CI=true -m venv "));
+  assert.equal(made.length, 1, stale.python.join("\n"));
+  assert.match(made[0], /\/fastmcp-4\.0\.10$/);
+  assert.ok(
+    stale.python.some((l) =>
+      l.startsWith("venv-python CI=true -m pip install") && l.endsWith(" fastmcp==4.0.10")
+    ),
+    stale.python.join("\n"),
+  );
+  assert.ok(!stale.python.some((l) => l.endsWith(" mcp==2.3.0")), "the mcp venv is kept");
 });

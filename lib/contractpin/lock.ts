@@ -14,6 +14,8 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 import { CONTRACT_FIELDS, isJsonObject } from "./contract.ts";
 import { DIGEST_PATTERN, type DigestedToolList, serverDigest } from "./digest.ts";
 import { prettyJsonFile } from "./pretty.ts";
+import { parseLockSkills } from "./skills.ts";
+import { parseLockSkills } from "./skills_lock.ts";
 import { checkArg } from "../arguments.ts";
 import {
   type DigestedSurface,
@@ -210,8 +212,15 @@ const SERVER_KEYS: Record<TransportKind, string[]> = {
   file: ["path"],
 };
 /** The surface members (docs/contractpin-surface.md §4), allowed for every transport. */
-const SURFACE_SERVER_KEYS = ["instructions", ...SURFACE_KINDS];
-const COMMON_SERVER_KEYS = ["transport", "tool_count", "digest", "tools", ...SURFACE_SERVER_KEYS];
+const SURFACE_SERVER_KEYS = ["instructions", ...SURFACE_KINDS, "skills"];
+const COMMON_SERVER_KEYS = [
+  "transport",
+  "tool_count",
+  "digest",
+  "tools",
+  ...SURFACE_SERVER_KEYS,
+  "skills",
+];
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 function invalid(source: string, message: string, field?: string): SchemaPinError {
@@ -421,6 +430,8 @@ function parseSurface(v: JsonObject, entry: LockServer, source: string, at: stri
   for (const kind of SURFACE_KINDS) {
     if (Object.hasOwn(v, kind)) entry[kind] = parseSurfaceKind(kind, v[kind], source, at);
   }
+  // Skills served over MCP (docs/contractpin-skills.md): read strictly, digests recomputed.
+  if (Object.hasOwn(v, "skills")) entry.skills = parseLockSkills(v.skills, source, `${at}/skills`);
 }
 
 function parseSurfaceKind(

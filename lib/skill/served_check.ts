@@ -15,7 +15,6 @@
  * @module
  */
 import type { JsonObject, JsonValue } from "../json/types.ts";
-import { isJsonObject } from "../json/types.ts";
 import { canonicalizeJcsBytes } from "../json/canonical_jcs.ts";
 import { parseJson } from "../json/parse.ts";
 import { sha256Hex } from "../crypto/hash.ts";
@@ -358,4 +357,3 @@ export function checkPinnedSkillRead(
   }
   return undefined;
 }
-
