@@ -30,6 +30,7 @@ export type AuditDecision =
   | "refused" // enforce: this tool made the list fail
   | "filtered" // filter: this tool was withheld
   | "audited" // audit: this tool has a problem and passed
+  | "skill_unchecked" // a read of a dynamic pinned skill passed: nothing pinned to compare with
   | "warn" // hidden text in a tool's definition, reported without failing it (no --strict-text)
   | "call_refused" // a tools/call was refused
   | "client_malformed" // the client sent bytes that are not strict JSON-RPC

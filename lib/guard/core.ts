@@ -45,6 +45,7 @@ import {
 } from "./surface.ts";
 import { approveCommand } from "../contractpin/approve.ts";
 import { DEFAULT_LOCK_FILE } from "../contractpin/lock.ts";
+import { judgeSkillAnswer, SKILL_METHODS, type SkillRequest } from "./skills.ts";
 
 /**
  * JSON-RPC error code of a guard refusal (a list or call that failed the checks).
@@ -225,6 +226,8 @@ export interface PendingRequest {
   readonly method: string;
   /** The cursor of a list request (undefined: the first page). */
   readonly cursor?: string;
+  /** `params.uri` of a request about skills (`lib/guard/skills.ts`). */
+  readonly uri?: string;
   /** The session generation when it was sent. */
   readonly generation: number;
 }
@@ -407,7 +410,8 @@ function mergeVerdicts(
   problems: readonly ToolVerdict[],
 ): ToolVerdict[] {
   const out = [...(blocked ?? [])];
-  const keyOf = (v: ToolVerdict) => JSON.stringify([v.name, v.problems, v.digest ?? null]);
+  const keyOf = (v: ToolVerdict) =>
+    JSON.stringify([v.name, v.problems, v.digest ?? null, ...(v.file ? [v.file] : [])]);
   const seen = new Set(out.map(keyOf));
   for (const p of problems) {
     const k = keyOf(p);
@@ -548,12 +552,17 @@ export class GuardCore {
       const cursor = isJsonObject(params) && typeof params.cursor === "string"
         ? params.cursor
         : undefined;
+      const uri = SKILL_METHODS.has(method) && isJsonObject(params) &&
+          typeof params.uri === "string"
+        ? params.uri
+        : undefined;
       const key = idKey(message.id);
       pending.delete(key);
       if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
       pending.set(key, {
         method,
         ...(cursor !== undefined ? { cursor } : {}),
+        ...(uri !== undefined ? { uri } : {}),
         generation: session.generation,
       });
       return { forward: true, request: { id: message.id, method } };
@@ -759,6 +768,7 @@ export class GuardCore {
         tools: verdicts.map((v) => {
           const o: JsonObject = { name: v.name, problems: [...v.problems] };
           if (v.kind !== undefined) o.kind = v.kind;
+          if (v.file !== undefined) o.file = v.file;
           if (v.digest !== undefined) o.digest = v.digest;
           if (v.lockDigest !== undefined) o.lock_digest = v.lockDigest;
           if (v.changedFields) o.changed_fields = [...v.changedFields];
@@ -786,18 +796,27 @@ export class GuardCore {
     const parts: string[] = [];
     if (lockProblem) {
       const lock = this.#policyOf(session).lock;
-      const changed = verdicts.filter((v) =>
+      const changedVerdicts = verdicts.filter((v) =>
         v.problems.some((p) => p === "drifted" || p === "added" || p === "removed")
-      ).map((v) => v.kind === undefined ? v.name : { kind: v.kind, key: v.name });
+      );
+      const changed = changedVerdicts.flatMap((v) =>
+        v.kind === "skill" ? [] : [v.kind === undefined ? v.name : { kind: v.kind, key: v.name }]
+      );
+      // Skills are approved one by one with --skill URI (docs/guard.md, "Skills served over
+      // MCP").
+      const skills = [
+        ...new Set(changedVerdicts.filter((v) => v.kind === "skill").map((v) => v.name)),
+      ];
       // Issue 17 item 1: the command that shows these very changes and pins only them.
-      const approve = shellLine(
-        approveCommand(
+      const approve = shellLine([
+        ...approveCommand(
           lock?.file ?? DEFAULT_LOCK_FILE,
           lock?.serverName ?? this.#server,
           changed,
           { yes: false },
         ),
-      );
+        ...skills.flatMap((uri) => ["--skill", uri]),
+      ]);
       parts.push(
         `If these changes are expected, review and approve them with \`${approve}\`, then ` +
           `restart the client.`,
@@ -1111,6 +1130,79 @@ export class GuardCore {
   }
 
   /**
+   * The answer to a client's request about skills (`skills/list`, `skills/get`,
+   * `resources/read`, `resources/directory/read`), judged by `lib/guard/skills.ts` against the
+   * lock's pinned skills, then decided like a surface list: enforce replaces the answer with an
+   * error and stops the session; filter removes the failing skills or directory children (a
+   * read or a `skills/get` cannot be partial: refused); audit passes and logs.
+   */
+  #skillResult(
+    session: GuardSession,
+    message: JsonObject,
+    request: SkillRequest,
+  ): ServerDecision {
+    if (!Object.hasOwn(message, "result")) return PASS; // an error answer stays an error
+    const policy = this.#policyOf(session);
+    const j = judgeSkillAnswer(
+      policy.lock?.entry.skills,
+      request,
+      message.result,
+      session,
+      policy.strictText,
+    );
+    if (j === undefined) return PASS;
+    for (const note of j.notes) this.#log.record(note);
+    if (j.unpinned) {
+      if (policy.lock && !this.#warned.has("unpinned\0skills")) {
+        this.#warned.add("unpinned\0skills");
+        this.#log.record({
+          decision: "list_unpinned",
+          list: j.method,
+          message: `the lock does not pin skills: ${j.method} passes unchecked (re-run ` +
+            "`schemapin contract init` to pin them)",
+        });
+      }
+      return PASS;
+    }
+    if (j.bad !== undefined) {
+      return this.#refuseInvalid(
+        message.id,
+        j.bad,
+        `${j.what} refused: the server's answer is not what was asked (${j.bad})`,
+        j.method,
+      );
+    }
+    for (const p of j.problems) this.#logProblem(p);
+    for (const v of j.verdicts) this.#logHiddenText(v);
+    if (j.problems.length === 0 && !(session.blocked && this.#mode === "enforce")) return PASS;
+    this.#log.record({
+      decision: this.#mode === "enforce"
+        ? "list_refused"
+        : this.#mode === "filter"
+        ? "list_filtered"
+        : "list_audited",
+      list: j.method,
+      ...(j.problems.length ? { reason: describeProblems(j.problems) } : {}),
+    });
+    if (this.#mode === "audit") return PASS;
+    if (this.#mode === "enforce") {
+      return this.#blockSession(session, message.id, `${j.what} refused`, j.problems);
+    }
+    if (j.filtered) {
+      return { kind: "replace", message: { jsonrpc: "2.0", id: message.id, result: j.filtered } };
+    }
+    return {
+      kind: "replace",
+      message: errorResponse(
+        message.id,
+        GUARD_REFUSED,
+        `schemapin guard: ${j.what} refused: ${this.#listProblemSentence(session, j.problems)}`,
+        this.#errorData(j.problems),
+      ),
+    };
+  }
+
+  /**
    * Enforce: `problems` stop the session (every later call, prompt or read is refused) and the
    * server's answer `id` is replaced by an error that names them.
    */
@@ -1227,6 +1319,7 @@ export class GuardCore {
     if (request.method === "initialize" || request.method === "server/discover") {
       return this.#instructionsResult(session, message);
     }
+    if (SKILL_METHODS.has(request.method)) return this.#skillResult(session, message, request);
     return PASS; // an error answer stays an error; other answers carry no definitions
   }
 
@@ -1252,7 +1345,7 @@ export class GuardCore {
   #unmatched(message: JsonObject): ServerDecision {
     const result = message.result;
     if (!isJsonObject(result)) return PASS;
-    const members = ["tools", "prompts", "resources", "resourceTemplates"].filter((m) =>
+    const members = ["tools", "prompts", "resources", "resourceTemplates", "skills"].filter((m) =>
       Array.isArray(result[m])
     );
     if (Object.hasOwn(result, "instructions")) members.push("instructions");

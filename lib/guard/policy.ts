@@ -46,8 +46,14 @@ export interface ToolVerdict {
    * name, a resource's URI, a template's URI template, `instructions`.
    */
   readonly name: string;
-  /** What the verdict is about, when not a tool (docs/contractpin-surface.md). */
-  readonly kind?: Exclude<ItemKind, "tool">;
+  /**
+   * What the verdict is about, when not a tool (docs/contractpin-surface.md); `skill`: a skill
+   * served over MCP, `name` the URI of its `SKILL.md` (docs/guard.md, "Skills served over
+   * MCP").
+   */
+  readonly kind?: Exclude<ItemKind, "tool"> | "skill";
+  /** For a skill: the file concerned (a read, a directory child), when there is one. */
+  readonly file?: string;
   /** True when every enabled check passed. */
   readonly ok: boolean;
   /** Every failed check, in a fixed order. */
@@ -474,7 +480,9 @@ export function describeProblems(verdicts: readonly ToolVerdict[]): string {
   const groups = new Map<ToolProblem, string[]>();
   for (const v of verdicts) {
     for (const p of v.problems) {
-      let text = itemLabel(v.kind, v.name);
+      let text = v.kind === "skill"
+        ? `skill ${v.name}${v.detail !== undefined ? ` (${v.detail})` : ""}`
+        : itemLabel(v.kind, v.name);
       if (p === "drifted" && v.changedFields?.length) text += ` (${v.changedFields.join(", ")})`;
       if (p === "signature_invalid" && v.errorCode) text += ` (${v.errorCode})`;
       const list = groups.get(p) ?? [];
