@@ -21,6 +21,8 @@ import {
   MCP_TIMEOUT_FLAGS,
   parseContractArgs,
   printServerFailure,
+  SKILL_CAP_FLAGS,
+  skillOptionsFrom,
 } from "./contract_shared.ts";
 import { FORCE_FLAGS, jsonFlag } from "./flag_groups.ts";
 import { type FlagTable, valueFlag } from "../args/flags.ts";
@@ -37,6 +39,7 @@ export const CONTRACT_DUMP_FLAGS = {
   ...jsonFlag("schemapin.contract.dump/1"),
   ...MCP_TIMEOUT_FLAGS,
   "max-pages": MCP_LIMIT_FLAGS["max-pages"],
+  ...SKILL_CAP_FLAGS,
 } as const satisfies FlagTable;
 
 /** The usage lines of `contract dump` (in the contract help). */
@@ -63,7 +66,7 @@ function counts(listing: ToolListing): string {
 /** Runs `schemapin contract dump`. */
 export async function runContractDump(args: string[], io: CliIO): Promise<number> {
   const { values, tokens, command } = parseContractArgs(CMD, args, CONTRACT_DUMP_FLAGS, true);
-  const limits = limitsFrom(CMD, values);
+  const limits = { ...limitsFrom(CMD, values), skills: skillOptionsFrom(CMD, values) };
   const out = values.out;
   if (out === undefined || out === "") {
     throw new UsageError(`${CMD}: give the file to write with -o/--out FILE (- : stdout)`);

@@ -13,6 +13,7 @@ import { initJsonFields } from "../contractpin/json_fields.ts";
 import { describeHiddenText } from "../contractpin/hidden_text.ts";
 import { instructionsDigest, SURFACE_KINDS } from "../contractpin/surface.ts";
 import { processEnv } from "../contractpin/secrets.ts";
+import { escapeInvisible } from "../contractpin/display_text.ts";
 import { asUsage, type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { booleanFlag, type FlagTable, valueFlag } from "../args/flags.ts";
@@ -21,10 +22,13 @@ import {
   commandLineServers,
   CONTRACT_SERVER_FLAGS,
   contractFiles,
+  DYNAMIC_SKILL_FLAGS,
   limitsFrom,
   MCP_LIMIT_FLAGS,
   parseContractArgs,
   printServerFailure,
+  SKILL_CAP_FLAGS,
+  skillOptionsFrom,
 } from "./contract_shared.ts";
 import { warnStaleLockSignature } from "./lock_signature.ts";
 import { printDiscovery, printSkipped } from "./contract_discover.ts";
@@ -58,14 +62,17 @@ export const CONTRACT_INIT_FLAGS = {
   "strict-text": booleanFlag(
     "hidden text in a tool definition is a failure: nothing is written (exit 1)",
   ),
+  ...DYNAMIC_SKILL_FLAGS,
   ...jsonFlag("schemapin.contract.init/1"),
   ...MCP_LIMIT_FLAGS,
+  ...SKILL_CAP_FLAGS,
 } as const satisfies FlagTable;
 
 /** Runs `schemapin contract init`. */
 export async function runContractInit(args: string[], io: CliIO): Promise<number> {
   const { values, tokens, command } = parseContractArgs(CMD, args, CONTRACT_INIT_FLAGS, true);
   const limits = limitsFrom(CMD, values);
+  const skills = skillOptionsFrom(CMD, values);
   if (values.snapshot !== undefined && values["no-snapshot"]) {
     throw new UsageError(`${CMD}: --snapshot FILE and --no-snapshot contradict each other`);
   }
@@ -106,6 +113,7 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
       contractFiles(io),
       {
         ...limits,
+        skills,
         allowLiteralSecrets: values["allow-literal-secrets"] === true,
         onWarning: (message) => io.stderr(`warning: ${message}\n`),
         onDiscovery: json ? undefined : (discovery) => printDiscovery(discovery, io),
@@ -117,6 +125,13 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
     for (const w of o.warnings) await io.stderr(`warning: server ${o.name}: ${w.message}\n`);
     if (o.skipped) {
       if (!json) await printSkipped(io, o.skipped.name, o.skipped.from, o.skipped.reason);
+      continue;
+    }
+    if (!o.ok && o.skillProblems) {
+      // docs/contractpin-skills.md: one line per problem, naming the skill and the file.
+      for (const line of o.failure.message.split("\n")) {
+        await io.stderr(`error: ${escapeInvisible(line)}\n`);
+      }
       continue;
     }
     if (!o.ok) {
@@ -178,6 +193,7 @@ function surfaceCounts(s: LockServer): string {
     if (count > 0) parts.push(`${count} ${count === 1 ? noun.replace(/s$/, "") : noun}`);
   }
   if (s.instructions && s.instructions.digest !== NO_INSTRUCTIONS) parts.push("instructions");
+  if (s.skills) parts.push(`${s.skills.count} skill${s.skills.count === 1 ? "" : "s"}`);
   return parts.length ? ", " + parts.join(", ") : "";
 }
 

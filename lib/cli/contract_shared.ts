@@ -7,7 +7,12 @@
  *
  * @module
  */
-import { type FlagTable, listFlag, optionList, valueFlag } from "../args/flags.ts";
+import { booleanFlag, type FlagTable, listFlag, optionList, valueFlag } from "../args/flags.ts";
+import {
+  type SkillRunOptions,
+  skillRunOptions,
+  type SkillRunText,
+} from "../contractpin/skills_live.ts";
 import type { ContractFiles } from "../contractpin/files.ts";
 import {
   type CommandLineServers,
@@ -53,6 +58,42 @@ export const MCP_LIMIT_FLAGS = {
   "max-pages": valueFlag("N", `most tools/list pages to follow (default ${DEFAULT_MAX_PAGES})`),
   concurrency: valueFlag("N", `servers contacted at once (default ${DEFAULT_CONCURRENCY})`),
 } as const satisfies FlagTable;
+
+/**
+ * The caps of the skills served over MCP (docs/contractpin-skills.md) that every live
+ * `contract` subcommand fetches: SEP-2640's 512 files and 16 MiB per skill, and a total per
+ * server.
+ */
+export const SKILL_CAP_FLAGS = {
+  "max-skill-files": valueFlag("N", "most files of one skill served over MCP (default 512)"),
+  "max-skill-bytes": valueFlag(
+    "SIZE",
+    "most bytes of one skill served over MCP (default 16M; K, M, G suffixes)",
+  ),
+  "max-server-skill-bytes": valueFlag(
+    "SIZE",
+    "most bytes of all the skills of one server (default 256M; K, M, G suffixes)",
+  ),
+} as const satisfies FlagTable;
+
+/** `--allow-dynamic-skills` of `contract init` and `contract approve`. */
+export const DYNAMIC_SKILL_FLAGS = {
+  "allow-dynamic-skills": booleanFlag(
+    "pin a skill served without resources (a dynamic skill) by its frontmatter only, " +
+      "instead of refusing it",
+  ),
+} as const satisfies FlagTable;
+
+/**
+ * The skill options of a command line (SKILL_CAP_FLAGS, DYNAMIC_SKILL_FLAGS) as the library's
+ * `SkillRunOptions`; a usage error of `command` for a value that is not a count or size.
+ */
+export function skillOptionsFrom(
+  command: string,
+  values: SkillRunText,
+): SkillRunOptions {
+  return asUsage(command, () => skillRunOptions(values));
+}
 
 /**
  * The servers given on the command line of `contract init` and `contract dump`: a stdio

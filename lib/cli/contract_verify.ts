@@ -31,6 +31,8 @@ import {
   limitsFrom,
   MCP_LIMIT_FLAGS,
   parseContractArgs,
+  SKILL_CAP_FLAGS,
+  skillOptionsFrom,
 } from "./contract_shared.ts";
 import {
   lockSignatureGithubLine,
@@ -71,6 +73,7 @@ export const CONTRACT_VERIFY_FLAGS = {
   "no-diff": booleanFlag("no diffs in the report (the snapshot is not read)"),
   "strict-text": booleanFlag("hidden text in a live tool definition is a failure (exit 1)"),
   ...MCP_LIMIT_FLAGS,
+  ...SKILL_CAP_FLAGS,
   // Signed locks (issue 17 item 2): verify-schema's key sources; --timeout stays MCP's.
   "require-signed-lock": booleanFlag(
     "the lock must carry a valid signature (LOCK.sig) by the key of --domain, checked " +
@@ -89,7 +92,7 @@ export const CONTRACT_VERIFY_FLAGS = {
 export async function runContractVerify(args: string[], io: CliIO): Promise<number> {
   const { values } = parseContractArgs(CMD, args, CONTRACT_VERIFY_FLAGS);
   const format = asUsage(CMD, () => reportFormat(values.format, values.json === true));
-  const limits = limitsFrom(CMD, values);
+  const limits = { ...limitsFrom(CMD, values), skills: skillOptionsFrom(CMD, values) };
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
   const sigPlan = planLockSignature(
     CMD,

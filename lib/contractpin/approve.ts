@@ -615,6 +615,7 @@ export const APPROVE_FLAGS: Readonly<Record<ItemKind, string>> = {
   resource: "--resource",
   resource_template: "--resource-template",
   instructions: "--instructions",
+  skill: "--skill",
 };
 
 /**

@@ -246,7 +246,8 @@ export async function initLock(
   const skipped: SkippedServer[] = [];
   let failed = 0;
   for (const o of pinned) {
-    if (!o.ok && lenient.has(o.name)) {
+    // A server refused for its skills is never skipped: its listing lies (contractpin-skills.md).
+    if (!o.ok && lenient.has(o.name) && !o.skillProblems) {
       const d = lenient.get(o.name)!;
       const s = { name: d.configName, from: d.from, reason: o.failure.message };
       skipped.push(s);

@@ -14,7 +14,6 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 import { CONTRACT_FIELDS, isJsonObject } from "./contract.ts";
 import { DIGEST_PATTERN, type DigestedToolList, serverDigest } from "./digest.ts";
 import { prettyJsonFile } from "./pretty.ts";
-import { parseLockSkills } from "./skills.ts";
 import { parseLockSkills } from "./skills_lock.ts";
 import { checkArg } from "../arguments.ts";
 import {
@@ -213,14 +212,7 @@ const SERVER_KEYS: Record<TransportKind, string[]> = {
 };
 /** The surface members (docs/contractpin-surface.md §4), allowed for every transport. */
 const SURFACE_SERVER_KEYS = ["instructions", ...SURFACE_KINDS, "skills"];
-const COMMON_SERVER_KEYS = [
-  "transport",
-  "tool_count",
-  "digest",
-  "tools",
-  ...SURFACE_SERVER_KEYS,
-  "skills",
-];
+const COMMON_SERVER_KEYS = ["transport", "tool_count", "digest", "tools", ...SURFACE_SERVER_KEYS];
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
 function invalid(source: string, message: string, field?: string): SchemaPinError {

@@ -18,6 +18,8 @@ import { redactCommand } from "./secrets.ts";
 import { describeHiddenText, type ToolHiddenTextFinding } from "./hidden_text.ts";
 import { escapeInvisible } from "./display_text.ts";
 import { checkArg } from "../arguments.ts";
+import type { SkillsReport } from "./skills_verify.ts";
+import { SKILL_RULES, skillFindings, skillHumanLines } from "./skills_report.ts";
 import { usageError } from "../errors.ts";
 
 /**
@@ -138,6 +140,11 @@ export interface ServerReport {
   unpinned_kinds?: SurfaceMember[];
   /** Kinds the lock pins that the listing did not enumerate: a failure (cannot check). */
   unchecked_kinds?: SurfaceMember[];
+  /**
+   * Skills served over MCP, compared with the lock (docs/contractpin-skills.md); absent when
+   * the lock pins none and the server serves none.
+   */
+  skills?: SkillsReport;
 }
 
 /** A whole verify run. */
@@ -313,7 +320,11 @@ export interface Finding {
     | "resource-template-removed"
     | "instructions-drifted"
     | "kind-unchecked"
-    | "kind-unpinned";
+    | "kind-unpinned"
+    | "skill-drifted"
+    | "skill-added"
+    | "skill-removed"
+    | "skill-contradiction";
   /** `error` fails the run; `warning` and `note` do not. */
   readonly level: "error" | "warning" | "note";
   /** Server name. */
@@ -450,6 +461,7 @@ export function findings(report: VerifyReport): Finding[] {
         message: `${server}: the server instructions drifted`,
       });
     }
+    out.push(...skillFindings(server, s.skills, report.allow_new));
     if (s.unchecked_kinds?.length) {
       out.push({
         rule: "kind-unchecked",
@@ -570,6 +582,7 @@ export function formatHuman(report: VerifyReport, options: { diffs?: boolean } =
       for (const name of k.removed) lines.push(`  removed  ${itemLabel(item, name)}`);
     }
     if (s.surface?.instructions?.drifted) lines.push("  drifted  instructions");
+    lines.push(...skillHumanLines(s.skills, report.allow_new));
     if (s.unchecked_kinds?.length) {
       lines.push(
         `  not checked: ${kindList(s.unchecked_kinds)} (pinned, but not in the server listing)`,
@@ -704,6 +717,10 @@ const RULES: Record<Finding["rule"], string> = {
     "that the server listing did not enumerate, so they could not be checked.",
   "kind-unpinned": "Informational: the server serves prompts, resources, resource templates " +
     "or instructions that the lock does not pin (a lock made before they were pinned).",
+  "skill-drifted": SKILL_RULES["skill-drifted"],
+  "skill-added": SKILL_RULES["skill-added"],
+  "skill-removed": SKILL_RULES["skill-removed"],
+  "skill-contradiction": SKILL_RULES["skill-contradiction"],
 };
 
 /**

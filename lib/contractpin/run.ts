@@ -45,7 +45,12 @@ import {
   sanitizeIdentity,
   type SecretWarning,
 } from "./secrets.ts";
-import { type ContractSnapshot, snapshotServer, type SnapshotTool } from "./snapshot.ts";
+import {
+  type ContractSnapshot,
+  snapshotServer,
+  type SnapshotSkill,
+  type SnapshotTool,
+} from "./snapshot.ts";
 import {
   compareSurface,
   compareTools,
@@ -61,6 +66,19 @@ import {
   toolDiffs,
 } from "./verify.ts";
 import { checkArg } from "../arguments.ts";
+import type { ServedSkills } from "../skill/served_fetch.ts";
+import {
+  dynamicSkills,
+  findSkillsHiddenText,
+  refusingProblems,
+  skillProblemLine,
+  type SkillRunOptions,
+  withSkillFetch,
+} from "./skills_live.ts";
+import type { SkillProblem } from "../skill/served_check.ts";
+import { lockSkillsMember } from "./skills_lock.ts";
+import { compareSkills, skillDiffs, skillsPass, snapshotSkills } from "./skills_verify.ts";
+import { readDumpSkills, skillsDumpMember } from "./skills_dump.ts";
 
 /** An identity as reports show it: credentials in a stdio command hidden (§5). */
 function redactIdentity(id: ServerIdentity): ServerIdentity {
@@ -78,6 +96,11 @@ export interface RunOptions extends ListOptions {
    * refusing them (contractpin §5). Off by default.
    */
   allowLiteralSecrets?: boolean;
+  /**
+   * How skills served over MCP are fetched and pinned (docs/contractpin-skills.md): caps, and
+   * whether a dynamic skill may be pinned. Fetched with the defaults when absent.
+   */
+  skills?: SkillRunOptions;
 }
 
 /** Default number of servers contacted at once. */
@@ -160,7 +183,14 @@ export async function mapLimited<T, R>(
 
 /** A live enumeration, digested — or why it failed. */
 export type LiveResult =
-  | { ok: true; listing: ToolListing; list: DigestedToolList; surface: DigestedSurface }
+  | {
+    ok: true;
+    listing: ToolListing;
+    list: DigestedToolList;
+    surface: DigestedSurface;
+    /** The skills served (docs/contractpin-skills.md); absent when not fetched. */
+    skills?: ServedSkills;
+  }
   | { ok: false; failure: ServerFailure };
 
 /**
@@ -172,11 +202,20 @@ export type LiveResult =
  * const r = await fetchLive(prepareTarget(target), { requestTimeoutMs: 5000 });
  * ```
  */
-export async function fetchLive(target: PreparedTarget, options: ListOptions): Promise<LiveResult> {
+export async function fetchLive(
+  target: PreparedTarget,
+  options: ListOptions & { skills?: SkillRunOptions },
+): Promise<LiveResult> {
   checkArg("fetchLive", "target", target, "object");
   checkArg("fetchLive", "options", options, "object");
   try {
-    const listing = await enumerateTarget(target, options);
+    // Skills are read on the same session, after the lists (docs/contractpin-skills.md).
+    const box: { skills?: ServedSkills } = {};
+    const skillOptions = options.skills ?? {};
+    const listing = await enumerateTarget(target, withSkillFetch(options, skillOptions, box));
+    if (target.transport === "file" && !skillOptions.skip) {
+      box.skills = await readDumpSkills(target.path, `server ${target.name}`);
+    }
     let list: DigestedToolList;
     let surface: DigestedSurface;
     try {
@@ -186,7 +225,7 @@ export async function fetchLive(target: PreparedTarget, options: ListOptions): P
     } catch (e) {
       throw new ServerFailure("malformed", (e as Error).message);
     }
-    return { ok: true, listing, list, surface };
+    return { ok: true, listing, list, surface, ...(box.skills ? { skills: box.skills } : {}) };
   } catch (e) {
     if (e instanceof ServerFailure) return { ok: false, failure: e };
     throw e;
@@ -223,8 +262,23 @@ export async function dumpServer(
   checkArg("dumpServer", "options", options, "object");
   const live = await fetchLive(prepareTarget(target, options.env ?? processEnv), options);
   if (!live.ok) return live;
-  return { ...live, text: JSON.stringify(dumpOfListing(live.listing), null, 2) + "\n" };
+  // docs/contractpin-skills.md, "Dumps": a listing that contradicts its bytes is not saved.
+  const problems = refusingProblems(live.skills, true);
+  if (problems.length > 0) {
+    const message = problems.map((sp) => skillProblemLine(target.name, sp)).join("\n");
+    return { ok: false, failure: new ServerFailure("malformed", message) };
+  }
+  const dump = dumpOfListing(live.listing);
+  const skills = skillsDumpMember(live.skills);
+  if (skills) dump.skills = skills;
+  return { ...live, text: JSON.stringify(dump, null, 2) + "\n" };
 }
+
+/** The snapshot entry of one pinned server: its tools, and its skills when it serves some. */
+export type PinSnapshot = {
+  tools: Record<string, SnapshotTool>;
+  skills?: Record<string, SnapshotSkill>;
+};
 
 /** The outcome of pinning one server. */
 export type PinOutcome =
@@ -232,7 +286,7 @@ export type PinOutcome =
     ok: true;
     name: string;
     entry: LockServer;
-    snapshot: { tools: Record<string, SnapshotTool> };
+    snapshot: PinSnapshot;
     warnings: SecretWarning[];
     notices: Notice[];
     /**
@@ -241,7 +295,18 @@ export type PinOutcome =
      */
     hiddenText: ToolHiddenTextFinding[];
   }
-  | { ok: false; name: string; failure: ServerFailure; warnings: SecretWarning[] };
+  | {
+    ok: false;
+    name: string;
+    failure: ServerFailure;
+    warnings: SecretWarning[];
+    /**
+     * Set when the server was refused for its skills (docs/contractpin-skills.md): every
+     * listing that contradicts its bytes, and each dynamic skill not allowed. Never skipped as
+     * a discovered server that cannot run is.
+     */
+    skillProblems?: SkillProblem[];
+  };
 
 /**
  * Pins servers: expands and checks every target first (a missing variable is an
@@ -289,20 +354,43 @@ export async function pinServers(
     const { identity, warnings } = sanitized[i];
     const live = await fetchLive(p, options);
     if (!live.ok) return { ok: false, name: p.name, failure: live.failure, warnings };
+    // docs/contractpin-skills.md: a listing that contradicts its bytes is never pinned.
+    const skillProblems = refusingProblems(live.skills, options.skills?.allowDynamic === true);
+    if (skillProblems.length > 0) {
+      const message = skillProblems.map((sp) => skillProblemLine(p.name, sp)).join("\n");
+      return {
+        ok: false,
+        name: p.name,
+        failure: new ServerFailure("malformed", message),
+        warnings,
+        skillProblems,
+      };
+    }
     const notices: Notice[] = [
       ...live.listing.notices.map((message) => ({ kind: "listing" as const, message })),
       ...metaTextNotices(live.list),
+      ...dynamicSkills(live.skills).map((uri) => ({
+        kind: "listing" as const,
+        message: `skill ${uri} is dynamic (it lists no resources): pinned by its frontmatter ` +
+          `only (--allow-dynamic-skills)`,
+      })),
     ];
+    const entry = lockServerEntry(identity, live.list, targets[i].clientCapabilities, live.surface);
+    const skills = live.skills ? lockSkillsMember(live.skills) : undefined;
+    if (skills) entry.skills = skills;
+    const snapshot: PinSnapshot = snapshotServer(live.list);
+    if (skills) snapshot.skills = snapshotSkills(live.skills!);
     return {
       ok: true,
       name: p.name,
-      entry: lockServerEntry(identity, live.list, targets[i].clientCapabilities, live.surface),
-      snapshot: snapshotServer(live.list),
+      entry,
+      snapshot,
       warnings,
       notices,
       hiddenText: [
         ...findToolsHiddenText(live.listing.tools),
         ...findSurfaceHiddenText(live.listing),
+        ...findSkillsHiddenText(live.skills),
       ],
     };
   });
@@ -343,7 +431,12 @@ export interface VerifyRequest {
    *
    * @ignore Internal: for the CLI's contract approve; not public API.
    */
-  readonly onLive?: (server: string, live: DigestedToolList, surface: DigestedSurface) => void;
+  readonly onLive?: (
+    server: string,
+    live: DigestedToolList,
+    surface: DigestedSurface,
+    skills?: ServedSkills,
+  ) => void;
 }
 
 function emptyReport(name: string, transport: LockServer["transport"]): ServerReport {
@@ -460,7 +553,7 @@ export async function verifyLock(
         };
         return r;
       }
-      request.onLive?.(job.name, live.list, live.surface);
+      request.onLive?.(job.name, live.list, live.surface, live.skills);
       const comparison = compareTools(job.locked, live.list);
       const surface = compareSurface(job.locked, live.surface);
       r.digest.live = live.list.digest;
@@ -495,6 +588,10 @@ export async function verifyLock(
       }
       r.unpinned_kinds = surface.unpinned;
       r.unchecked_kinds = surface.unchecked;
+      // docs/contractpin-skills.md: skills compared with the lock, contradictions reported.
+      const skills = compareSkills(job.locked.skills, live.skills);
+      if (skills) r.skills = skills;
+      r.hidden_text.push(...findSkillsHiddenText(live.skills));
       r.tools = {
         drifted: comparison.drifted.map((d) => ({
           name: d.name,
@@ -526,9 +623,17 @@ export async function verifyLock(
         ...toolDiffs(comparison, request.snapshot, job.name, live.list),
         ...removedDiffs(comparison.removed, request.snapshot, job.name, job.locked),
         ...surfaceDiffs(surface, job.name, live.surface),
+        ...skillDiffs(
+          skills,
+          job.locked.skills,
+          live.skills,
+          snapshotSkillsOf(request.snapshot, job.name),
+          job.name,
+        ),
       ];
       const passes = serverPasses(comparison, request.allowNew ?? false, !r.lock_inconsistent) &&
         surfacePasses(surface, request.allowNew ?? false) &&
+        skillsPass(skills, request.allowNew ?? false) &&
         job.identityChanged === null;
       r.status = passes ? "match" : "drift";
       return r;
@@ -549,6 +654,15 @@ export async function verifyLock(
     reports,
     request.strictText ?? false,
   );
+}
+
+/** The skills of one server of a snapshot, when it has any. */
+function snapshotSkillsOf(
+  snapshot: ContractSnapshot | undefined,
+  server: string,
+): Record<string, SnapshotSkill> | undefined {
+  const servers = snapshot?.servers;
+  return servers && Object.hasOwn(servers, server) ? servers[server].skills : undefined;
 }
 
 /**

@@ -33,14 +33,31 @@ export interface SnapshotTool {
   meta_digest?: string;
 }
 
+/**
+ * One skill in a snapshot (docs/contractpin-skills.md, "Diffs"): its item digest, the
+ * frontmatter as JSON, and the text of each UTF-8 file with its digest (binary files are left
+ * out), so verify can print a line diff of a changed file.
+ */
+export interface SnapshotSkill {
+  /** The skill's item digest at pinning time. */
+  digest: string;
+  /** The frontmatter, as JSON. */
+  frontmatter: JsonObject;
+  /** UTF-8 files by URI: their digest and text. */
+  files: Record<string, { digest: string; text: string }>;
+}
+
 /** A snapshot file. */
 export interface ContractSnapshot {
   /** Format version, `"1"`. */
   contractpin_snapshot: string;
   /** The canonicalization the digests use. */
   canonicalization: string;
-  /** Per server, tools by name. */
-  servers: Record<string, { tools: Record<string, SnapshotTool> }>;
+  /** Per server, tools by name (and skills by `SKILL.md` URI, when the server serves some). */
+  servers: Record<
+    string,
+    { tools: Record<string, SnapshotTool>; skills?: Record<string, SnapshotSkill> }
+  >;
 }
 
 /**
@@ -186,12 +203,36 @@ export function parseSnapshot(bytes: Uint8Array, source: string): ContractSnapsh
       tools[tool] = t;
     }
     servers[name] = { tools };
+    if (Object.hasOwn(server, "skills")) servers[name].skills = parseSnapshotSkills(server.skills);
   }
   return {
     contractpin_snapshot: SNAPSHOT_VERSION,
     canonicalization: doc.canonicalization,
     servers,
   };
+}
+
+/**
+ * The skills of a snapshot server entry; an entry not of the shape is left out (the snapshot
+ * only ever feeds diffs, and each file is trusted only when its text hashes to the lock).
+ */
+function parseSnapshotSkills(value: JsonValue): Record<string, SnapshotSkill> {
+  const out: Record<string, SnapshotSkill> = Object.create(null);
+  if (!isJsonObject(value)) return out;
+  for (const [uri, skill] of Object.entries(value)) {
+    if (
+      !isJsonObject(skill) || typeof skill.digest !== "string" ||
+      !isJsonObject(skill.frontmatter) || !isJsonObject(skill.files)
+    ) continue;
+    const files: SnapshotSkill["files"] = Object.create(null);
+    for (const [f, e] of Object.entries(skill.files)) {
+      if (isJsonObject(e) && typeof e.digest === "string" && typeof e.text === "string") {
+        files[f] = { digest: e.digest, text: e.text };
+      }
+    }
+    out[uri] = { digest: skill.digest, frontmatter: skill.frontmatter, files };
+  }
+  return out;
 }
 
 /**

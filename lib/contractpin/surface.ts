@@ -24,7 +24,13 @@ export const SURFACE_KINDS: readonly SurfaceKind[] = ["prompts", "resources", "r
  * What a change is about, in reports and `contract approve`: a tool (contractpin spec §6), an
  * item of one surface kind, or the server instructions.
  */
-export type ItemKind = "tool" | "prompt" | "resource" | "resource_template" | "instructions";
+export type ItemKind =
+  | "tool"
+  | "prompt"
+  | "resource"
+  | "resource_template"
+  | "instructions"
+  | "skill";
 
 /** How one surface kind is projected (docs/contractpin-surface.md §2). */
 export interface SurfaceSpec {
