@@ -8,6 +8,11 @@
  * hashed stops the walk; `maxEntries`/`maxBytes` cap what is read. `verifySkillOffline` also
  * takes the files in memory (`files`) instead of a folder.
  *
+ * Skills served over MCP (SEP-2640): `skillEntryFromFolder` turns a signed folder into the
+ * entry a server lists, its signature in `_meta["dev.schemapin/signature"]`, and
+ * `verifyServedSkill` checks the bytes a host read against an entry, then verifies the
+ * signature over them.
+ *
  * @example Sign a folder and verify it
  * ```ts
  * import {
@@ -53,6 +58,19 @@ export {
   type VerifySkillOfflineOptions,
 } from "./lib/skill/verify.ts";
 export type { ManifestChanges } from "./lib/skill/manifest.ts";
+
+// Skills served over MCP (SEP-2640): a signed folder as its entry, and an entry verified
+export {
+  type SkillEntry,
+  skillEntryFromFolder,
+  type SkillEntryFromFolderOptions,
+} from "./lib/skill/served_sign.ts";
+export {
+  type ServedSkillVerificationResult,
+  verifyServedSkill,
+  type VerifyServedSkillOptions,
+} from "./lib/skill/served_verify.ts";
+export type { SkillProblem, SkillProblemKind } from "./lib/skill/served_check.ts";
 
 // The §4b hash and the folder walk, as the options and results above name them
 export type {

@@ -14,8 +14,11 @@
  * @module
  */
 
-/** The most names the entry points may export together (issue 25: "a public API a reader can hold"). */
-export const MAX_NAMES = 150;
+/**
+ * The most names the entry points may export together (issue 25: "a public API a reader can
+ * hold"); 160 since issue 35, whose skills over MCP add two functions and their types.
+ */
+export const MAX_NAMES = 160;
 
 /** The snapshot file, relative to the repository root. */
 export const SNAPSHOT_PATH = "api/exported-names.txt";

@@ -1,7 +1,8 @@
 /**
  * `schemapin verify-skill`: verification of a signed skill folder (§4b, §15.1) with trust
  * from a file, a bundle, a resolver folder or `.well-known` over HTTPS (§14), and the
- * optional DNS TXT cross-check (§17):
+ * optional DNS TXT cross-check (§17) — or of a skill served over MCP, given by its URI
+ * (lib/cli/verify_skill_mcp.ts):
  * exit 0 verified, 1 verification failed (the files that changed are listed), 2 could not
  * run (bad arguments, unreadable or malformed input, a hostile folder).
  *
@@ -15,7 +16,13 @@ import { checkToolIdOption } from "../schema/verify_request.ts";
 import type { TrustedSkillResult } from "../trust/verify.ts";
 import { trustedSkillJson } from "../trust/result_json.ts";
 import { resultExitCode } from "../exit_codes.ts";
-import { asUsage, type Command, parseCommandArgs, requirePositionals } from "./command.ts";
+import {
+  asUsage,
+  type Command,
+  parseCommandArgs,
+  requirePositionals,
+  UsageError,
+} from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput } from "./io.ts";
 import { limitsFromArgs } from "./skill_limits.ts";
@@ -23,6 +30,7 @@ import { skillProgress } from "./progress.ts";
 import { confirmFirstUseWith } from "./schema_inputs.ts";
 import { openVerification, printVerdict } from "./schema_report.ts";
 import { terminalPrompt, type VerifyCommandDeps } from "./prompt.ts";
+import { isSkillUri, runServedSkill, SERVED_SKILL_FLAGS } from "./verify_skill_mcp.ts";
 import { type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import {
   DNS_FLAGS,
@@ -52,6 +60,7 @@ const FLAGS = {
       "is exit 2",
   ),
   ...LIMIT_FLAGS,
+  ...SERVED_SKILL_FLAGS,
   ...jsonFlag("schemapin.verify-skill/1: ok, error, changes, key_pinning, …"),
   quiet: {
     ...QUIET_FLAGS.quiet,
@@ -69,6 +78,8 @@ Usage:
       [--lineage | --lineage-store FILE] [--max-entries N] [--max-bytes SIZE] [--json] [-q]
   schemapin verify-skill DIR [--domain D] --public-key PUBLIC.pem [--revocation FILE]
       [--allow-expired] [--tool-id ID] [--signature FILE] [--json] [-q]
+  schemapin verify-skill skill://NAME/SKILL.md [the same trust options, no --signature]
+      [--startup-timeout S] (-- CMD ARGS… | --http URL [--header 'NAME: VALUE']…)
   SOURCE: --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE] [--timeout S]
 
 Runs the seven steps of SchemaPin §15.1 in order, the folder hash among them, and writes a
@@ -77,6 +88,14 @@ Without --domain, D is the domain a 1.4 signature document names (one that diffe
 2); a legacy (1.3) document, or one without a domain, needs --domain D. A changed folder
 lists the files modified, added and removed; a symbolic link, FIFO, socket or device, a
 non-UTF-8 name or a folder over the caps is exit 2.
+
+A skill served over MCP (its SKILL.md URI, from the stdio server CMD ARGS… or the HTTP
+server URL; SEP-2640 skills/get, or FastMCP's skill://NAME/_manifest) is fetched, every file
+is checked against the listing (digest, size, unlisted files, frontmatter; any contradiction
+is exit 1 naming the file, nothing pinned), and the signature it carries — its
+.schemapin.sig file, or its entry's _meta["dev.schemapin/signature"] — is verified over the
+same bytes exactly as for a folder; --max-entries and --max-bytes cap the skill fetched.
+A server that fails or serves a malformed listing is exit 1.
 
 First use and lineage (--lineage) as in \`schemapin verify-schema --help\`.
 
@@ -97,6 +116,10 @@ Examples:
       --trust-first-use --lineage
   schemapin verify-skill ./pdf-tools --domain example.com --well-known --dns \\
       --ca-file corp-ca.pem --trust-first-use
+  schemapin verify-skill skill://pdf-tools/SKILL.md --discovery schemapin.json \\
+      --trust-first-use -- python skills_server.py
+  schemapin verify-skill skill://pdf-tools/SKILL.md --public-key keys/public.pem \\
+      --http https://mcp.example.com/mcp --header 'Authorization: Bearer TOKEN'
 `;
 
 /** Builds the `verify-skill` command with the given prompt. */
@@ -107,8 +130,31 @@ export function makeVerifySkillCommand(deps: VerifyCommandDeps): Command {
     help: HELP,
     flags: FLAGS,
     async run(args, io) {
+      // A skill:// URI is fetched from the MCP server after -- (or --http); a DIR as before.
+      const dash = args.indexOf("--");
+      const own = dash < 0 ? args : args.slice(0, dash);
+      const first = parseCommandArgs("verify-skill", own, FLAGS);
+      if (first.positionals.length === 1 && isSkillUri(first.positionals[0])) {
+        asUsage("verify-skill", () => checkToolIdOption(first.values["tool-id"]));
+        return await runServedSkill(
+          {
+            uri: first.positionals[0],
+            values: first.values,
+            args: own,
+            command: dash < 0 ? undefined : args.slice(dash + 1),
+            limits: limitsFromArgs("verify-skill", first.values),
+          },
+          deps,
+          io,
+        );
+      }
       const { values, positionals } = parseCommandArgs("verify-skill", args, FLAGS);
       const [dir] = requirePositionals("verify-skill", positionals, 1, "DIR");
+      for (const flag of ["http", "header", "startup-timeout"] as const) {
+        if (values[flag] !== undefined) {
+          throw new UsageError(`verify-skill: --${flag} goes with a skill:// URI, not a DIR`);
+        }
+      }
       asUsage("verify-skill", () => checkToolIdOption(values["tool-id"]));
       const limits = limitsFromArgs("verify-skill", values);
       let signature: unknown;

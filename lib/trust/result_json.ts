@@ -10,7 +10,11 @@ import { checkArg } from "../arguments.ts";
 import { verificationFields } from "../json/result_fields.ts";
 import { lineageReportJson } from "../schema/lineage_json.ts";
 import { developerNameJson, signatureFormatJson } from "./json_fields.ts";
-import type { TrustedSchemaResult, TrustedSkillResult } from "./verify.ts";
+import type {
+  TrustedSchemaResult,
+  TrustedServedSkillResult,
+  TrustedSkillResult,
+} from "./verify.ts";
 
 /** The fields of a schema's result, in order. */
 const SCHEMA_KEYS = [
@@ -113,4 +117,36 @@ export function trustedSkillJson(
   result: TrustedSkillResult,
 ): { readonly ok: boolean } & Record<string, unknown> {
   return trustedFields("trustedSkillJson", result, SKILL_KEYS);
+}
+
+/**
+ * The JSON fields of a skill served over MCP verified with trust: those of
+ * {@linkcode trustedSkillJson}, then `source: "mcp"`, `uri`, `form` (`sep-2640` or `fastmcp`),
+ * `signature_source` (`file` or `meta`, when the skill carries a signature) and `problems`
+ * (each contradiction between the listing and the bytes: `kind`, `file`, `message`).
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` when `result` is not a verification result.
+ *
+ * @example
+ * ```ts ignore
+ * import { trustedServedSkillJson } from "./result_json.ts";
+ * const fields = trustedServedSkillJson(await verifier.verifyServedSkill({ skill }));
+ * ```
+ */
+export function trustedServedSkillJson(
+  result: TrustedServedSkillResult,
+): { readonly ok: boolean } & Record<string, unknown> {
+  const fields = trustedFields("trustedServedSkillJson", result, SKILL_KEYS);
+  return {
+    ...fields,
+    source: "mcp",
+    uri: result.uri,
+    form: result.form,
+    ...(result.signatureSource ? { signature_source: result.signatureSource } : {}),
+    problems: result.problems.map((p) => ({
+      kind: p.kind,
+      ...(p.file !== undefined ? { file: p.file } : {}),
+      message: p.message,
+    })),
+  };
 }

@@ -4,7 +4,7 @@
  * record of a {@linkcode TrustPlan} once (lib/trust/load.ts: every local input is read before
  * the first request, and one that cannot be used throws before anything is verified); the
  * {@linkcode TrustedVerifier} it returns then runs the flow (§15.1) of a schema, a batch of
- * schemas or a skill folder with everything around it: the pin store (an explicit key's pins
+ * schemas, a skill folder or a skill served over MCP with everything around it: the pin store (an explicit key's pins
  * nothing and never opens the pin file), the DNS cross-check (§17) and the lineage check
  * (§18.4) before any pin is written, lineage moved forward once the verification passed, and
  * the result finished with where its trust came from.
@@ -23,6 +23,9 @@ import {
 } from "../schema/lineage_verify.ts";
 import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
 import type { SkillVerificationResult, VerifySkillOfflineOptions } from "../skill/verify.ts";
+import type { CheckedSkill } from "../skill/served_check.ts";
+import type { ServedSkillEntry } from "../skill/served_entry.ts";
+import type { ServedSkillFields } from "../skill/served_verify.ts";
 import {
   loadTrustAndDnsHook,
   type TrustEnv,
@@ -100,6 +103,22 @@ export type TrustedSkillInput = Omit<VerifySkillOfflineOptions, keyof OfflineFlo
   readonly confirmFirstUse?: ConfirmFirstUse;
 };
 
+/**
+ * A skill fetched over MCP and checked against its listing (`fetchServedSkills`,
+ * lib/skill/served_fetch.ts), to verify with {@linkcode TrustedVerifier.verifyServedSkill}.
+ */
+export interface TrustedServedSkillInput {
+  /** The skill as fetched: its entry, its checked files, the signature it carries. */
+  readonly skill: CheckedSkill & { readonly entry: ServedSkillEntry };
+  /** Pin under this tool id instead of the document's `skill_name`. */
+  readonly toolId?: string;
+  /** Asks about a first-use key. */
+  readonly confirmFirstUse?: ConfirmFirstUse;
+}
+
+/** A skill served over MCP verified with trust. */
+export type TrustedServedSkillResult = TrustedSkillResult & ServedSkillFields;
+
 /** Verifies schemas and skill folders with the trust loaded by {@linkcode loadTrustedVerifier}. */
 export interface TrustedVerifier {
   /** The trust inputs (`explicitKey` is set for an explicit public key). */
@@ -110,6 +129,13 @@ export interface TrustedVerifier {
   verifySchemaBatch(input: TrustedBatchInput): Promise<void>;
   /** Verifies a skill folder (§4b). */
   verifySkill(input: TrustedSkillInput): Promise<TrustedSkillResult>;
+  /**
+   * Verifies a skill served over MCP (§4b over the fetched bytes): a contradiction between its
+   * listing and its bytes, or no signature, fails before any key is looked at; otherwise
+   * exactly {@linkcode TrustedVerifier.verifySkill} over its files and the signature it
+   * carries (lib/skill/served_verify.ts).
+   */
+  verifyServedSkill(input: TrustedServedSkillInput): Promise<TrustedServedSkillResult>;
 }
 
 /**
@@ -152,6 +178,15 @@ export async function loadTrustedVerifier(
   const hook = lineage ? lineageBeforePinHook(lineage, dnsHook) : dnsHook;
   const finish = async <R extends LineageResultFields>(result: R): Promise<R> =>
     withTrustInputs(lineage ? await advanceLineage(lineage, result) : result, trust);
+  const verifySkill: TrustedVerifier["verifySkill"] = async (
+    { confirmFirstUse, signatureSource, ...input },
+  ) =>
+    await finish(
+      await (await import("../skill/verify.ts")).verifySkillOfflineWithHook(
+        { ...flow(confirmFirstUse, signatureSource), ...input },
+        hook,
+      ),
+    );
   return {
     trust,
     verifySchema: async ({ confirmFirstUse, signatureSource, ...input }) =>
@@ -174,12 +209,19 @@ export async function loadTrustedVerifier(
       }),
     // The skill flow is loaded only when a skill is verified: its folder walk and hashing
     // load node: modules a schema verification does not need (start-up, issue 14).
-    verifySkill: async ({ confirmFirstUse, signatureSource, ...input }) =>
-      await finish(
-        await (await import("../skill/verify.ts")).verifySkillOfflineWithHook(
-          { ...flow(confirmFirstUse, signatureSource), ...input },
-          hook,
-        ),
+    verifySkill,
+    verifyServedSkill: async ({ skill, toolId, confirmFirstUse }) =>
+      await (await import("../skill/served_verify.ts")).verifyCheckedSkill(
+        skill,
+        toolId,
+        (served) =>
+          verifySkill({
+            files: served.files,
+            signature: served.signature,
+            toolId,
+            confirmFirstUse,
+            signatureSource: served.signatureName,
+          }),
       ),
   };
 }

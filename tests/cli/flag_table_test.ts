@@ -138,6 +138,11 @@ const KIND_EXCEPTIONS: Readonly<Record<string, KindException>> = {
     reason: "bundle create/add collect many domains' documents (DOMAIN=FILE, repeatable); " +
       "the verifiers and pins add/rotate read the one document of the domain they check",
   },
+  http: {
+    kinds: ["string:NAME=URL", "string:URL"],
+    reason: "an MCP server over HTTP everywhere; contract init and dump pin several servers, so " +
+      "each is named (NAME=URL, repeatable); verify-skill fetches one skill from one server",
+  },
   revocation: {
     kinds: ["string:FILE", "string:DOMAIN=FILE"],
     reason: "bundle create/add collect many domains' revocation documents (DOMAIN=FILE, " +
