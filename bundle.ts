@@ -2,8 +2,12 @@
  * Trust bundles (SchemaPin §13, §14, §21): a set of discovery and revocation documents for
  * many domains in one file, signed by a bundle authority (1.4) or unsigned (1.2): verifying a
  * signed bundle against an allow-list of authorities (pinned on first use by opt-in), and
- * using it as the resolver of `resolveTrustDocuments` (`./discovery`). Bundles are created,
- * signed and merged with `schemapin bundle`.
+ * using it as the resolver of `resolveTrustDocuments` (`./discovery`). The §21.4 operations of
+ * an authority and of agents exchanging bundles: {@linkcode signTrustBundle},
+ * {@linkcode mergeTrustBundles} (verified bundles into one, to re-sign), and the
+ * `schemapin/trustBundle` JSON-RPC envelope ({@linkcode buildTrustBundleRequest},
+ * {@linkcode buildTrustBundleResponse}, {@linkcode parseTrustBundleResponse}); the transport
+ * is the host's. `schemapin bundle` creates, signs and merges bundle files.
  *
  * @example Verify a bundle against an allow-listed authority, then use its documents
  * ```ts
@@ -57,3 +61,18 @@ export {
   seedBundleAuthority,
 } from "./lib/bundle/authority.ts";
 export { TrustBundleResolver } from "./lib/bundle/resolver.ts";
+
+// The authority's operations (§21.4): sign, and merge verified bundles to re-sign
+export { signTrustBundle } from "./lib/bundle/sign.ts";
+export { mergeTrustBundles, type MergeTrustBundlesOptions } from "./lib/bundle/merge.ts";
+
+// The `schemapin/trustBundle` JSON-RPC envelope (§21.4): ask a peer, answer, read the answer
+export {
+  buildTrustBundleRequest,
+  buildTrustBundleResponse,
+  type JsonRpcId,
+  parseTrustBundleResponse,
+  TRUST_BUNDLE_METHOD,
+  type TrustBundleRequest,
+  type TrustBundleResponse,
+} from "./lib/bundle/jsonrpc.ts";

@@ -5,7 +5,10 @@
  * resolver — {@linkcode WellKnownResolver} (HTTPS) or `TrustBundleResolver` (`./bundle`): the
  * domain validated first, the discovery document and its key validated, the revocation document
  * from the same source, fail-closed rules applied. Standalone revocation documents are written
- * with `schemapin revoke`.
+ * with `schemapin revoke`. The second channel of §17, DNS TXT: a {@linkcode DnsTxtResolver}
+ * (any function that looks TXT records up, `resolveTxt` of `node:dns/promises` among them) or
+ * {@linkcode dnsTxtResolver}, the library's own DNS client, for `verifySchemaOfflineWithDns`
+ * (`./schema`) and `verifySkillOfflineWithDns` (`./skill`).
  *
  * @example Publish a key, and revoke the previous one in the same document
  * ```ts
@@ -73,3 +76,6 @@ export {
   type ResolveTrustOptions,
   type SchemaResolver,
 } from "./lib/discovery/resolvers.ts";
+
+// The DNS TXT records of the cross-check (§17): who looks them up
+export { type DnsTxtResolver, dnsTxtResolver } from "./lib/dns/txt_resolver.ts";

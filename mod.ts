@@ -19,6 +19,8 @@
  * - `jsr:@schemapin/schemapin/contractpin`: `contractpin.lock` — verify live MCP servers against
  *   it, contract digests
  * - `jsr:@schemapin/schemapin/guard`: the live MCP guard (stdio, HTTP)
+ * - `jsr:@schemapin/schemapin/a2a`: agent-to-agent verification — a schema verified within the
+ *   domains a calling agent trusts (§20)
  *
  * The functions exported here are also exported by their task entry point, so either import
  * works; their option and result types are in the task entry point only. The error type,

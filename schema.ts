@@ -5,9 +5,11 @@
  * `resolveTrustDocuments` of `./discovery`).
  *
  * What is here and not in `jsr:@schemapin/schemapin`: the canonical bytes and bare (1.3)
- * signatures, writing a signature document to a file, and the option and result types of
- * schema and skill verification (the skill ones extend them). Where the documents come from
- * (discovery, revocation, resolvers) is `./discovery`; pin stores are in `./pins`.
+ * signatures, writing a signature document to a file, verification with the DNS TXT
+ * cross-check of §17 ({@linkcode verifySchemaOfflineWithDns}, with a resolver you give), and
+ * the option and result types of schema and skill verification (the skill ones extend them).
+ * Where the documents come from (discovery, revocation, resolvers, DNS TXT resolvers) is
+ * `./discovery`; pin stores are in `./pins`.
  *
  * Argument order of every signing function: what is signed, then (verifying) the signature,
  * then the key, then options.
@@ -78,3 +80,7 @@ export type {
   OfflineVerificationResult,
 } from "./lib/schema/flow.ts";
 export type { StepFailure } from "./lib/errors.ts";
+
+// Verification with the DNS TXT cross-check (§17), DNS looked up by a resolver you give
+export { type DnsCrossCheckOptions, verifySchemaOfflineWithDns } from "./lib/schema/dns_verify.ts";
+export type { DnsCrossCheck } from "./lib/dns/check.ts";

@@ -82,3 +82,7 @@ export type {
   SkillHashProgress,
 } from "./lib/skill/hash.ts";
 export type { SkillLimits } from "./lib/skill/walk.ts";
+
+// Verify with the DNS TXT cross-check (§17), DNS looked up by a resolver you give (its options
+// and report types are in ./schema, the resolvers in ./discovery)
+export { verifySkillOfflineWithDns } from "./lib/skill/dns_verify.ts";

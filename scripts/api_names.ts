@@ -16,9 +16,11 @@
 
 /**
  * The most names the entry points may export together (issue 25: "a public API a reader can
- * hold"); 160 since issue 35, whose skills over MCP add two functions and their types.
+ * hold"); 160 since issue 35, whose skills over MCP add two functions and their types; 200
+ * since issue 36 put back the operations the SchemaPin specification requires of every SDK
+ * (`SPEC_REQUIRED` in tests/api_names_test.ts) with the types their signatures name.
  */
-export const MAX_NAMES = 160;
+export const MAX_NAMES = 200;
 
 /** The snapshot file, relative to the repository root. */
 export const SNAPSHOT_PATH = "api/exported-names.txt";

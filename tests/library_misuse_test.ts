@@ -15,6 +15,7 @@ import * as keys from "../keys.ts";
 import * as bundle from "../bundle.ts";
 import * as contractpin from "../contractpin.ts";
 import * as guard from "../guard.ts";
+import * as a2a from "../a2a.ts";
 import {
   addAuthorityIfAbsent,
   defaultBundleAuthorityStorePath,
@@ -198,7 +199,7 @@ import {
 } from "../lib/arguments.ts";
 
 /** The entry points (deno.json "exports"). */
-const ENTRIES = { root, schema, skill, discovery, pins, keys, bundle, contractpin, guard };
+const ENTRIES = { root, schema, skill, discovery, pins, keys, bundle, contractpin, guard, a2a };
 
 /** Functions mod.ts or contractpin.ts exported before the split (issue 16), internal now. */
 const FORMERLY_PUBLIC = {
@@ -393,6 +394,7 @@ const mod = {
   ...bundle,
   ...contractpin,
   ...guard,
+  ...a2a,
   ...FORMERLY_PUBLIC,
   ...REMOVED_IN_0_2,
 };
@@ -649,6 +651,19 @@ const TABLE: Row[] = [
     "undefined",
   ],
   [() => mod.lookupTxt(undefined as never), "lookupTxt", "name", "undefined"],
+  [() => mod.dnsTxtResolver(null as never), "dnsTxtResolver", "options", "null"],
+  [
+    () => mod.verifySchemaOfflineWithDns(undefined as never),
+    "verifySchemaOfflineWithDns",
+    "options",
+    "undefined",
+  ],
+  [
+    () => mod.verifySchemaOfflineWithDns({} as never, { resolveTxt: "1.1.1.1" as never }),
+    "verifySchemaOfflineWithDns",
+    "dns.resolveTxt",
+    "a string",
+  ],
   [() => mod.allows("example.com" as never, "example.com"), "allows", "list", "a string"],
   [() => mod.intersect([], null as never), "intersect", "rhs", "null"],
   [
@@ -834,6 +849,7 @@ const ANY_INPUT = new Set([
   "FilePinStore", // default path
   "FileBundleAuthorityStore", // default path
   "LineageStore", // default options
+  "dnsTxtResolver", // default options: the name servers of /etc/resolv.conf
   "MemoryPinStore", // empty
   "MemoryBundleAuthorityStore", // empty
   "WellKnownResolver", // default options

@@ -15,17 +15,24 @@ import { checkArg } from "../arguments.ts";
 
 /**
  * The deepest delegation chain accepted (§20.4 step 1), matching AgentPin's
- * `max_delegation_depth`; both specs move it in lockstep.
+ * `max_delegation_depth`; both specs move it in lockstep. A context whose `delegationDepth` is
+ * higher fails {@linkcode verifySchemaForA2a} with `A2A_SCOPE_VIOLATION`.
  *
- * @example
+ * @example Refuse a request before doing any work
  * ```ts
- * import { A2A_MAX_DELEGATION_DEPTH } from "./context.ts";
- * console.log(A2A_MAX_DELEGATION_DEPTH); // 3
+ * import { A2A_MAX_DELEGATION_DEPTH } from "jsr:@schemapin/schemapin/a2a";
+ *
+ * const hops = 4; // how many agents the request passed through
+ * console.log(A2A_MAX_DELEGATION_DEPTH, hops > A2A_MAX_DELEGATION_DEPTH); // 3 true
  * ```
  */
 export const A2A_MAX_DELEGATION_DEPTH = 3;
 
-/** The A2A verification context of §20.2. */
+/**
+ * The A2A verification context of §20.2: who is asking (informational) and the provider
+ * domains the calling agent trusts — typically the `AllowedDomains` of its AgentPin
+ * credential, where an empty list means *unrestricted* (§20.3).
+ */
 export interface A2aVerificationContext {
   /** URN-style id of the calling agent (informational, not validated, not used in scope). */
   readonly callerAgentId: string;
@@ -38,13 +45,14 @@ export interface A2aVerificationContext {
 }
 
 /**
- * True when the allow-list is empty, which means *unrestricted* (§20.3, §20.5).
+ * §20.5 `is_unrestricted`: true when the allow-list is empty, which means *unrestricted*
+ * (§20.3) — every provider domain is trusted.
  *
  * @example
  * ```ts
- * import { isUnrestricted } from "./context.ts";
- * isUnrestricted([]); // true
- * isUnrestricted(["example.com"]); // false
+ * import { isUnrestricted } from "jsr:@schemapin/schemapin/a2a";
+ *
+ * console.log(isUnrestricted([]), isUnrestricted(["example.com"])); // true false
  * ```
  */
 export function isUnrestricted(list: readonly string[]): boolean {
@@ -65,14 +73,15 @@ function matches(pattern: string, domain: string): boolean {
 /**
  * §20.5 `allows`: true when `list` is empty (unrestricted) or `domain` matches an entry —
  * exactly, or under a leading `*.` wildcard that matches any subdomain but not the apex.
- * Comparison is case-insensitive.
+ * Comparison is case-insensitive. This is the scope check of {@linkcode verifySchemaForA2a}.
  *
  * @example
  * ```ts
- * import { allows } from "./context.ts";
- * allows(["*.client.com"], "api.client.com"); // true
- * allows(["*.client.com"], "client.com"); // false
- * allows([], "anything.example"); // true
+ * import { allows } from "jsr:@schemapin/schemapin/a2a";
+ *
+ * console.log(allows(["*.client.com"], "api.client.com")); // true
+ * console.log(allows(["*.client.com"], "client.com")); // false: not the apex
+ * console.log(allows([], "anything.example")); // true: unrestricted
  * ```
  */
 export function allows(list: readonly string[], domain: string): boolean {
@@ -85,17 +94,20 @@ export function allows(list: readonly string[], domain: string): boolean {
 
 /**
  * §20.5 `intersect`: `lhs ∩ rhs` with the unrestricted short-circuits (`[] ∩ X = X`,
- * `X ∩ [] = X`). Entries are kept when they appear in both lists (exact, case-insensitive),
- * in `lhs` order. Documented edge case (AgentPin §4.11.4): two non-empty disjoint lists
- * intersect to `[]`, which the convention reads as *unrestricted* — so never use this for a
- * scope check; use {@linkcode allows} directly.
+ * `X ∩ [] = X`) — for narrowing a delegated allow-list to what both agents trust. Entries are
+ * kept when they appear in both lists (exact, case-insensitive), in `lhs` order. Documented
+ * edge case (AgentPin §4.11.4): two non-empty disjoint lists intersect to `[]`, which the
+ * convention reads as *unrestricted* — so never use this for a scope check; use
+ * {@linkcode allows} directly.
  *
  * @example
  * ```ts
- * import { intersect } from "./context.ts";
- * intersect([], ["a.com"]); // ["a.com"]
- * intersect(["a.com", "b.com"], ["b.com"]); // ["b.com"]
- * intersect(["a.com"], ["b.com"]); // [] — which means unrestricted!
+ * import { intersect, isUnrestricted } from "jsr:@schemapin/schemapin/a2a";
+ *
+ * console.log(intersect([], ["a.com"])); // [ "a.com" ]
+ * console.log(intersect(["a.com", "b.com"], ["b.com"])); // [ "b.com" ]
+ * const disjoint = intersect(["a.com"], ["b.com"]);
+ * if (isUnrestricted(disjoint)) console.log("nothing in common: refuse, do not widen");
  * ```
  */
 export function intersect(lhs: readonly string[], rhs: readonly string[]): string[] {
@@ -116,23 +128,24 @@ export function intersect(lhs: readonly string[], rhs: readonly string[]): strin
  * runs after the standard checks and before a first-use pin is written, so an out-of-scope
  * tool is never pinned.
  *
- * @example
+ * @example Verify a tool for a calling agent that trusts `*.example.com`
  * ```ts
+ * import { verifySchemaForA2a } from "jsr:@schemapin/schemapin/a2a";
  * import { FilePinStore } from "jsr:@schemapin/schemapin/pins";
- * import { parseJson } from "jsr:@schemapin/schemapin";
- * import { verifySchemaForA2a } from "./context.ts";
+ * import { type JsonObject, parseJson } from "jsr:@schemapin/schemapin";
+ *
  * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
  * const result = await verifySchemaForA2a(
  *   {
- *     callerAgentId: "urn:agent:planner",
+ *     callerAgentId: "urn:agentpin:client.example:planner",
  *     delegationDepth: 1,
  *     originatingDomain: "client.example",
- *     trustedDomains: ["*.example.com"],
+ *     trustedDomains: ["*.example.com"], // the caller's AllowedDomains
  *   },
  *   {
  *     schema: await read("tool.json"),
- *     signature: await read("tool.json.sig") as Record<string, unknown>,
- *     toolId: "t",
+ *     signature: await read("tool.json.sig") as JsonObject,
+ *     toolId: "add",
  *     domain: "tools.example.com",
  *     discovery: await read("schemapin.json"),
  *     pinStore: new FilePinStore(),

@@ -17,20 +17,28 @@ import { parseTrustBundle } from "./bundle.ts";
 import { checkArg } from "../arguments.ts";
 
 /**
- * The JSON-RPC method name.
+ * The JSON-RPC method name of §21.4, `"schemapin/trustBundle"`: what a responder routes to
+ * the handler that answers with {@linkcode buildTrustBundleResponse}.
  *
- * @example
+ * @example Route the method in a responder
  * ```ts
- * import { TRUST_BUNDLE_METHOD } from "./jsonrpc.ts";
- * console.log(TRUST_BUNDLE_METHOD); // "schemapin/trustBundle"
+ * import { TRUST_BUNDLE_METHOD } from "jsr:@schemapin/schemapin/bundle";
+ *
+ * const message = { jsonrpc: "2.0", id: 1, method: "schemapin/trustBundle", params: {} };
+ * if (message.method === TRUST_BUNDLE_METHOD) console.log("answer with our bundle");
  * ```
  */
 export const TRUST_BUNDLE_METHOD = "schemapin/trustBundle";
 
-/** A JSON-RPC id as used here: a string or a safe integer (never null). */
+/**
+ * A JSON-RPC id of the `schemapin/trustBundle` envelope: a string or a safe integer (never
+ * null).
+ */
 export type JsonRpcId = string | number;
 
-/** A `schemapin/trustBundle` request. */
+/**
+ * A `schemapin/trustBundle` request (§21.4), as {@linkcode buildTrustBundleRequest} builds it.
+ */
 export interface TrustBundleRequest {
   /** Always "2.0". */
   jsonrpc: "2.0";
@@ -42,7 +50,10 @@ export interface TrustBundleRequest {
   params: { domains?: string[] };
 }
 
-/** A successful `schemapin/trustBundle` response. */
+/**
+ * A successful `schemapin/trustBundle` response, as {@linkcode buildTrustBundleResponse}
+ * builds it.
+ */
 export interface TrustBundleResponse {
   /** Always "2.0". */
   jsonrpc: "2.0";
@@ -84,14 +95,18 @@ function toValue(input: unknown, what: string): unknown {
 }
 
 /**
- * Builds a `schemapin/trustBundle` request. `domains`, when given, are validated (§9) and
- * lower-cased. Throws `INPUT_INVALID` for a bad id or domain.
+ * §21.4 `build_trust_bundle_request`: the `schemapin/trustBundle` request an agent sends a
+ * peer to ask for its trust bundle. `domains`, when given, are the domains the caller needs,
+ * validated (§9) and lower-cased. Throws `INPUT_INVALID` for a bad id or domain. Sending it
+ * is the host's (any JSON-RPC transport).
  *
  * @example
  * ```ts
- * import { buildTrustBundleRequest } from "./jsonrpc.ts";
- * buildTrustBundleRequest(1);
- * // { jsonrpc: "2.0", id: 1, method: "schemapin/trustBundle", params: {} }
+ * import { buildTrustBundleRequest } from "jsr:@schemapin/schemapin/bundle";
+ *
+ * const request = buildTrustBundleRequest(1, { domains: ["Example.com"] });
+ * console.log(JSON.stringify(request));
+ * // {"jsonrpc":"2.0","id":1,"method":"schemapin/trustBundle","params":{"domains":["example.com"]}}
  * ```
  */
 export function buildTrustBundleRequest(
@@ -156,16 +171,19 @@ export function parseTrustBundleRequest(
 }
 
 /**
- * Builds the response carrying `bundle`. The bundle is checked to be a well-formed trust
- * bundle (`DISCOVERY_INVALID` otherwise) but sent unchanged, unknown fields included, so a
- * signed bundle still verifies at the other end.
+ * §21.4 `build_trust_bundle_response`: the responder's answer to the request `id`, carrying
+ * `bundle`. The bundle is checked to be a well-formed trust bundle (`DISCOVERY_INVALID`
+ * otherwise) but sent unchanged, unknown fields included, so a signed bundle still verifies
+ * at the other end. A bad id is `INPUT_INVALID`.
  *
- * @example
+ * @example Answer with the bundle this agent holds
  * ```ts
- * import { buildTrustBundleResponse } from "./jsonrpc.ts";
- * import { createTrustBundle } from "./bundle.ts";
- * buildTrustBundleResponse(1, createTrustBundle("2026-05-15T00:00:00Z")).result.bundle.created_at;
- * // "2026-05-15T00:00:00Z"
+ * import { buildTrustBundleResponse } from "jsr:@schemapin/schemapin/bundle";
+ * import { parseJson } from "jsr:@schemapin/schemapin";
+ *
+ * const bundle = parseJson(await Deno.readFile("bundle.json"), "bundle.json"); // signed
+ * const response = buildTrustBundleResponse(1, bundle); // the request's id
+ * console.log(JSON.stringify(response)); // {"jsonrpc":"2.0","id":1,"result":{"bundle":{…}}}
  * ```
  */
 export function buildTrustBundleResponse(id: JsonRpcId, bundle: unknown): TrustBundleResponse {
@@ -204,9 +222,9 @@ export function buildTrustBundleErrorResponse(
 const RESPONSE_MEMBERS = ["jsonrpc", "id", "result", "error"];
 
 /**
- * Checks a response to the request with `expectedId` and returns the bundle it carries —
- * **unverified**: pass it to `verifyTrustBundle` before use. Accepts a parsed value, JSON
- * text or bytes (parsed strictly: `JSON_INVALID`).
+ * §21.4 `parse_trust_bundle_response`: checks a response to the request with `expectedId`
+ * and returns the bundle it carries — **unverified**: pass it to `verifyTrustBundle` before
+ * use. Accepts a parsed value, JSON text or bytes (parsed strictly: `JSON_INVALID`).
  *
  * Throws `SchemaPinError`:
  * - `DISCOVERY_FETCH_FAILED` for a JSON-RPC error response (`details.rpcCode`,
@@ -216,12 +234,22 @@ const RESPONSE_MEMBERS = ["jsonrpc", "id", "result", "error"];
  *   neither of `result` and `error`, a malformed error object, a `result` without an object
  *   `bundle`, unknown members.
  *
- * @example
+ * @example Ask a peer for its bundle, then verify what it sent
  * ```ts
- * import { buildTrustBundleResponse, parseTrustBundleResponse } from "./jsonrpc.ts";
- * import { createTrustBundle } from "./bundle.ts";
- * const response = buildTrustBundleResponse(7, createTrustBundle("2026-05-15T00:00:00Z"));
- * parseTrustBundleResponse(JSON.stringify(response), 7).created_at; // "2026-05-15T00:00:00Z"
+ * import {
+ *   buildTrustBundleRequest,
+ *   MemoryBundleAuthorityStore,
+ *   parseTrustBundleResponse,
+ *   verifyTrustBundle,
+ * } from "jsr:@schemapin/schemapin/bundle";
+ *
+ * // `send` is the host's transport: one JSON-RPC message out, the reply's text back
+ * declare function send(message: string): Promise<string>;
+ * const request = buildTrustBundleRequest("req-7");
+ * const bundle = parseTrustBundleResponse(await send(JSON.stringify(request)), request.id);
+ * const authorities = new MemoryBundleAuthorityStore(); // seeded with the expected authority
+ * const verification = await verifyTrustBundle(bundle, authorities);
+ * console.log(verification.valid, verification.errorCode);
  * ```
  */
 export function parseTrustBundleResponse(

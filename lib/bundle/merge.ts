@@ -65,8 +65,9 @@ function byDomain<T extends { domain: string }>(a: T, b: T): number {
 }
 
 /**
- * Merges verified bundles into one UNSIGNED bundle (to be re-signed before redistribution),
- * keeping one discovery document and one revocation document per domain (§21.4).
+ * §21.4 `merge_trust_bundles`: merges verified bundles (say, the ones several peers sent) into
+ * one UNSIGNED bundle (to be re-signed with `signTrustBundle` before redistribution), keeping
+ * one discovery document and one revocation document per domain.
  *
  * The winner for a domain is chosen, in order, by: authority precedence (the position of the
  * bundle's verified kid in `authorityPrecedence`; unlisted kids rank last); then the newer
@@ -83,9 +84,13 @@ function byDomain<T extends { domain: string }>(a: T, b: T): number {
  * ```ts
  * import { parseJson } from "jsr:@schemapin/schemapin";
  * import { parsePrivateKeyPem } from "jsr:@schemapin/schemapin/keys";
- * import { FileBundleAuthorityStore, verifyTrustBundle } from "jsr:@schemapin/schemapin/bundle";
- * import { mergeTrustBundles } from "./merge.ts";
- * import { signTrustBundle } from "./sign.ts";
+ * import {
+ *   FileBundleAuthorityStore,
+ *   mergeTrustBundles,
+ *   signTrustBundle,
+ *   verifyTrustBundle,
+ * } from "jsr:@schemapin/schemapin/bundle";
+ *
  * const store = new FileBundleAuthorityStore();
  * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
  * const a = await verifyTrustBundle(await read("a.bundle.json"), store);

@@ -37,7 +37,8 @@ function timestamp(value: string | Date | number, what: string): { text: string;
 }
 
 /**
- * Signs a trust bundle as a bundle authority (§21.4 `sign_trust_bundle`): derives the
+ * §21.4 `sign_trust_bundle`: signs a trust bundle as a bundle authority, so agents that
+ * allow-list the authority (`seedBundleAuthority`) accept it (`verifyTrustBundle`). Derives the
  * authority public key from the private key, stamps `bundle_authority` (`kid`,
  * `public_key_pem`), `signed_at` and — when given — `expires_at`, sets
  * `schemapin_bundle_version` to "1.4", and signs the §21.3 signing input (ECDSA P-256 with
@@ -49,13 +50,25 @@ function timestamp(value: string | Date | number, what: string): { text: string;
  * verbatim and must be strict RFC 3339; `expiresAt` must be later than `signedAt`
  * (`INPUT_INVALID`). A bad key or kid: `KEY_INVALID` / `INPUT_INVALID`.
  *
- * @example
+ * @example Sign a bundle of one domain's discovery document, valid for a year
  * ```ts
- * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { createTrustBundle } from "./bundle.ts";
- * import { signTrustBundle } from "./sign.ts";
- * const signed = signTrustBundle(createTrustBundle(), generateKeyPair(), "authority-2026", new Date());
- * signed.schemapin_bundle_version; // "1.4"
+ * import { buildDiscoveryDocument } from "jsr:@schemapin/schemapin/discovery";
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin/keys";
+ * import { signTrustBundle, type TrustBundle } from "jsr:@schemapin/schemapin/bundle";
+ *
+ * const publisher = generateKeyPair();
+ * const discovery = buildDiscoveryDocument({ publicKey: publisher.publicKey, developerName: "E" });
+ * const bundle: TrustBundle = {
+ *   schemapin_bundle_version: "1.2",
+ *   created_at: "2026-05-15T00:00:00Z",
+ *   documents: [{ domain: "example.com", revoked_keys: [], ...discovery }],
+ *   revocations: [],
+ * };
+ * const authority = generateKeyPair(); // or parsePrivateKeyPem of the authority's key file
+ * const signedAt = new Date();
+ * const expiresAt = new Date(signedAt.getTime() + 365 * 24 * 3600 * 1000);
+ * const signed = signTrustBundle(bundle, authority, "authority-2026", signedAt, expiresAt);
+ * console.log(signed.schemapin_bundle_version, signed.bundle_authority?.kid); // 1.4 authority-2026
  * ```
  */
 export function signTrustBundle(

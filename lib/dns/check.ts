@@ -21,7 +21,7 @@
  * @module
  */
 import type { ErrorCode, StepFailure } from "../errors.ts";
-import { type DnsLookupOptions, lookupTxt } from "./resolve.ts";
+import { type DnsLookupOptions, type DnsLookupResult, lookupTxt } from "./resolve.ts";
 import { dnsLookupName, type DnsTxtRecord, selectDnsTxtRecord } from "./txt.ts";
 import { checkArg } from "../arguments.ts";
 
@@ -66,7 +66,24 @@ export async function lookupDnsTxt(
   options: DnsLookupOptions = {},
 ): Promise<DnsTxtLookup> {
   const name = dnsLookupName(domain);
-  const answer = await lookupTxt(name, options);
+  return lookupFromAnswer(name, await lookupTxt(name, options));
+}
+
+/**
+ * The lookup of `name` that `answer` makes: the §17.1 record selected from the TXT records
+ * answered (`absent`, `present`, `malformed`), or a `failed` lookup when there was no answer.
+ * {@linkcode lookupDnsTxt} and the caller-supplied resolvers of `lookupDnsTxtWith`
+ * (lib/dns/txt_resolver.ts) share it.
+ *
+ * @example
+ * ```ts
+ * import { lookupFromAnswer } from "./check.ts";
+ * import type { DnsLookupResult } from "./resolve.ts";
+ * const none: DnsLookupResult = { status: "answered", server: "", rcode: "NXDOMAIN", records: [] };
+ * lookupFromAnswer("_schemapin.example.com", none).state; // "absent"
+ * ```
+ */
+export function lookupFromAnswer(name: string, answer: DnsLookupResult): DnsTxtLookup {
   if (answer.status === "failed") {
     return {
       name,
@@ -107,7 +124,10 @@ export interface DnsCrossCheck {
   readonly state: "absent" | "match" | "mismatch" | "malformed" | "lookup_failed";
   /** The lookup name. */
   readonly name: string;
-  /** The name server asked. */
+  /**
+   * The name server asked (`host:port`), or `"the given resolver"` when the records came from
+   * a caller's `resolveTxt` function.
+   */
   readonly server: string;
   /** The published fingerprint (`match`, `mismatch`). */
   readonly fingerprint?: string;

@@ -17,7 +17,11 @@ import { FileKeyedRecords, type KeyedRecordCodec, MemoryKeyedRecords } from "./k
 import { checkToolId, defaultPinStorePath, pinKey } from "./store.ts";
 import { checkArg } from "../arguments.ts";
 
-/** The fields of a signature document that lineage looks at. */
+/**
+ * The fields of a signature document that lineage looks at: a schema signature document
+ * (`signSchemaDocument`, `result.document` of `verifySchemaOffline`) or a skill one
+ * (`.schemapin.sig`, `result.document` of `verifySkillOffline`) fits as it is.
+ */
 export interface LineageSignature {
   /** `"1.4"` or later for lineage; older documents are refused as anchors. */
   readonly schemapin_version: string;
@@ -31,7 +35,11 @@ export interface LineageSignature {
   readonly schema_version?: string;
 }
 
-/** The result of {@linkcode verifyChain}. */
+/**
+ * The result of {@linkcode verifyChain}: valid (with the current hash), or why not —
+ * `no_previous_hash` and `mismatch` (the two failures of §18.3, the mismatch with both
+ * values), or `legacy` (a document below 1.4 cannot chain).
+ */
 export type ChainCheck =
   | { readonly valid: true; readonly hash: string }
   | {
@@ -89,14 +97,24 @@ export function signatureHash(signature: LineageSignature, what = "signature"): 
  * through one would rest on unsigned values. Both signatures must have been verified
  * independently first; otherwise the check means nothing.
  *
- * @example
+ * @example Check that release 2 names release 1 as its predecessor
  * ```ts
- * import { verifyChain } from "./lineage.ts";
- * const a = "sha256:" + "a".repeat(64), b = "sha256:" + "b".repeat(64);
- * verifyChain({ schemapin_version: "1.4", schema_hash: b, previous_hash: a }, {
- *   schemapin_version: "1.4",
- *   schema_hash: a,
- * }).valid; // true
+ * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+ * import { signSchemaDocument } from "jsr:@schemapin/schemapin/schema";
+ * import { verifyChain } from "jsr:@schemapin/schemapin/pins";
+ *
+ * const key = generateKeyPair();
+ * const v1 = signSchemaDocument({ name: "calc", description: "v1" }, key, {
+ *   schemaVersion: "1.0.0",
+ * });
+ * const v2 = signSchemaDocument({ name: "calc", description: "v2" }, key, {
+ *   schemaVersion: "1.1.0",
+ *   previousHash: v1.schema_hash,
+ * });
+ * // Both documents verified with verifySchemaOffline first: the chain check is metadata only.
+ * const chain = verifyChain(v2, v1);
+ * if (!chain.valid) console.error(chain.reason, chain.message);
+ * console.log(chain.valid); // true
  * ```
  */
 export function verifyChain(current: LineageSignature, previous: LineageSignature): ChainCheck {
@@ -203,7 +221,7 @@ export interface LineageRecord {
   readonly latestHash: string;
   /** The latest accepted `schema_version`, when the signature had one. */
   readonly schemaVersion?: string;
-  /** Earlier accepted hashes, newest first (at most {@linkcode LINEAGE_HISTORY_MAX}). */
+  /** Earlier accepted hashes, newest first (at most 64). */
   readonly history: readonly string[];
   /** When the record last changed, RFC 3339. */
   readonly updatedAt: string;
@@ -492,23 +510,34 @@ export interface LineageRequest {
  * Per-tool lineage (§18.4), keyed by `tool_id@domain`, persisted as JSON with the same
  * locked, atomic writes as the pin store (or kept in memory).
  *
- * @example
+ * The spec's `check_and_advance(tool_id, domain, signature)` is
+ * {@linkcode LineageStore.checkAndAdvance} `(toolId, domain, signature)`; call it with a
+ * signature document only after it verified.
+ *
+ * @example Anchor on release 1, advance to release 2, refuse a fork
  * ```ts
  * import { generateKeyPair } from "jsr:@schemapin/schemapin";
- * import { LineageStore } from "./lineage.ts";
- * import { schemaHash } from "../schema/document.ts";
  * import { signSchemaDocument } from "jsr:@schemapin/schemapin/schema";
+ * import { LineageStore } from "jsr:@schemapin/schemapin/pins";
+ *
  * const key = generateKeyPair();
- * const v1 = { name: "calc", description: "v1" };
- * const first = signSchemaDocument(v1, key, { schemaVersion: "1.0.0" });
+ * const first = signSchemaDocument({ name: "calc", description: "v1" }, key, {
+ *   schemaVersion: "1.0.0",
+ * });
  * const second = signSchemaDocument({ name: "calc", description: "v2" }, key, {
  *   schemaVersion: "1.1.0",
- *   previousHash: schemaHash(v1),
+ *   previousHash: first.schema_hash,
  * });
+ * const fork = signSchemaDocument({ name: "calc", description: "evil" }, key, {
+ *   schemaVersion: "9.0.0",
+ * });
+ * // Each document verified with verifySchemaOffline first; memory: true for a test,
+ * // a path (default ~/.schemapin/lineage.json) to keep the lineage between runs.
  * const lineage = new LineageStore({ memory: true });
- * await lineage.checkAndAdvance("calc", "example.com", first); // { status: "anchored", … }
- * const outcome = await lineage.checkAndAdvance("calc", "example.com", second);
- * console.log(outcome.status); // "advanced"
+ * console.log((await lineage.checkAndAdvance("calc", "example.com", first)).status); // anchored
+ * console.log((await lineage.checkAndAdvance("calc", "example.com", second)).status); // advanced
+ * const refused = await lineage.checkAndAdvance("calc", "example.com", fork);
+ * if (refused.status === "rejected") console.log(refused.reason); // missing_previous_hash
  * ```
  */
 export class LineageStore {
@@ -559,15 +588,27 @@ export class LineageStore {
    * {@linkcode checkAndAdvance} for several signatures in one transaction (one lock, at most
    * one rewrite of the file): each is decided in order against the store as the ones before it
    * left it, so the same tool twice is anchored, then unchanged or advanced. The outcomes are
-   * in the order of `requests`. A batch of verifications commits its advances this way
-   * ({@linkcode LineageBatch}) instead of rewriting the whole file once per schema.
+   * in the order of `requests`. A batch of verifications commits its advances this way instead
+   * of rewriting the whole file once per schema.
    *
    * @example
-   * ```ts ignore
+   * ```ts
+   * import { generateKeyPair } from "jsr:@schemapin/schemapin";
+   * import { signSchemaDocument } from "jsr:@schemapin/schemapin/schema";
+   * import { LineageStore } from "jsr:@schemapin/schemapin/pins";
+   *
+   * const key = generateKeyPair();
+   * const v1 = signSchemaDocument({ name: "calc" }, key, { schemaVersion: "1.0.0" });
+   * const v2 = signSchemaDocument({ name: "calc", description: "2" }, key, {
+   *   schemaVersion: "2.0.0",
+   *   previousHash: v1.schema_hash,
+   * });
+   * const store = new LineageStore({ path: "lineage.json" });
    * const [first, second] = await store.checkAndAdvanceMany([
    *   { toolId: "calc", domain: "example.com", signature: v1 },
    *   { toolId: "calc", domain: "example.com", signature: v2 },
-   * ]); // "anchored", then "advanced"
+   * ]);
+   * console.log(first.status, second.status); // anchored advanced
    * ```
    */
   async checkAndAdvanceMany(

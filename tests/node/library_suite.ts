@@ -6,7 +6,9 @@
  * a schema, hash, sign and verify a real skill folder (a symbolic link refused), a signed
  * folder turned into its SEP-2640 entry and verified from the bytes a host read, the file pin
  * store under two concurrent writers (two processes and two handles in one), trust bundles,
- * a contract digest, and `verifyLock` against a stdio server written in JavaScript.
+ * the operations the spec requires of every SDK (A2A, the trustBundle envelope and a merge, a
+ * chain and lineage, the DNS cross-check with a resolver function), a contract digest, and
+ * `verifyLock` against a stdio server written in JavaScript.
  *
  * Run with `SCHEMAPIN_SUITE_WRITER=<pins.json>:<prefix>:<count>`, the file is instead one of
  * the concurrent pin-store writers (it registers no test).
@@ -38,18 +40,26 @@ import {
   skillEntryFromFolder,
   verifyServedSkill,
 } from "../../skill.ts";
-import { FilePinStore, seedPin } from "../../pins.ts";
+import { FilePinStore, LineageStore, seedPin, verifyChain } from "../../pins.ts";
 import {
+  buildTrustBundleRequest,
+  buildTrustBundleResponse,
   MemoryBundleAuthorityStore,
+  mergeTrustBundles,
+  parseTrustBundleResponse,
   seedBundleAuthority,
+  signTrustBundle,
   verifyTrustBundle,
 } from "../../bundle.ts";
+import { allows, intersect, verifySchemaForA2a } from "../../a2a.ts";
+import { verifySchemaOfflineWithDns } from "../../schema.ts";
+import { type DnsTxtResolver, dnsTxtResolver } from "../../discovery.ts";
+import { SchemaPinError } from "../../mod.ts";
 import { digestToolList, type LockServer, parseLock, verifyLock } from "../../contractpin.ts";
 // What the CLI does with the library's internals since issue 25 (not on the entry points):
-// hash a skill folder, create and sign a bundle, pin a server into a lock.
+// hash a skill folder, create a bundle, pin a server into a lock.
 import { hashSkillDir } from "../../lib/skill/hash.ts";
 import { createTrustBundle } from "../../lib/bundle/bundle.ts";
-import { signTrustBundle } from "../../lib/bundle/sign.ts";
 import { buildLock, serializeLock } from "../../lib/contractpin/lock.ts";
 import { pinServers } from "../../lib/contractpin/run.ts";
 
@@ -255,6 +265,142 @@ if (process.env.SCHEMAPIN_SUITE_WRITER) {
     assert.equal(verified.valid, true, JSON.stringify(verified));
     const tampered = { ...signed, created_at: "2027-01-01T00:00:00Z" };
     assert.equal((await verifyTrustBundle(tampered, store)).valid, false);
+  });
+
+  // The operations the spec requires of every SDK (issue 36), one call of each group at least.
+  test("A2A (§20): a tool in the caller's scope verifies, one outside is refused unpinned", async () => {
+    const key = generateKeyPair();
+    const schema = { name: "add", description: "Adds" };
+    const request = (domain: string, pinStore = new MemoryPinStore()) => ({
+      schema,
+      signature: signSchemaDocument(schema, key, { domain }),
+      toolId: "add",
+      domain,
+      discovery: buildDiscoveryDocument({ publicKey: key.publicKey, developerName: "Ex" }),
+      pinStore,
+      trustFirstUse: true,
+    });
+    const trustedDomains = intersect(["*.example.com", "b.example"], ["*.example.com"]);
+    assert.deepEqual(trustedDomains, ["*.example.com"]);
+    assert.equal(allows(trustedDomains, "example.com"), false);
+    const caller = {
+      callerAgentId: "urn:agentpin:client.example:a",
+      delegationDepth: 1,
+      originatingDomain: "client.example",
+      trustedDomains,
+    };
+    assert.equal((await verifySchemaForA2a(caller, request("tools.example.com"))).valid, true);
+    const pins = new MemoryPinStore();
+    const out = await verifySchemaForA2a(caller, request("b.example", pins));
+    assert.equal(out.errorCode, "A2A_SCOPE_VIOLATION");
+    assert.deepEqual(await pins.list(), []);
+    const deep = await verifySchemaForA2a(
+      { ...caller, delegationDepth: 4 },
+      request("x.example.com"),
+    );
+    assert.equal(deep.errorCode, "A2A_SCOPE_VIOLATION");
+  });
+
+  test("trust bundles (§21.4): the schemapin/trustBundle envelope, a merge, a wrong id refused", async () => {
+    const authority = generateKeyPair();
+    const dev = generateKeyPair();
+    const bundle = createTrustBundle("2026-01-01T00:00:00Z");
+    bundle.documents.push({
+      domain: "example.com",
+      revoked_keys: [],
+      ...buildDiscoveryDocument({ publicKey: dev.publicKey, developerName: "Ex" }),
+    });
+    const signed = signTrustBundle(bundle, authority, "node", "2026-01-01T00:00:00Z");
+    const request = buildTrustBundleRequest("r1", { domains: ["example.com"] });
+    const reply = JSON.stringify(buildTrustBundleResponse(request.id, signed));
+    const received = parseTrustBundleResponse(reply, request.id);
+    const store = new MemoryBundleAuthorityStore();
+    await seedBundleAuthority(store, "node", authority.publicKey.fingerprint);
+    const verification = await verifyTrustBundle(received, store);
+    assert.equal(verification.valid, true, verification.errorMessage);
+    const merged = mergeTrustBundles([verification.verified!]);
+    assert.equal(merged.documents.length, 1);
+    assert.equal((await verifyTrustBundle(merged, store)).errorCode, "BUNDLE_UNSIGNED");
+    assert.throws(
+      () => parseTrustBundleResponse(reply, "r2"),
+      (e: unknown) => e instanceof SchemaPinError && e.code === "DISCOVERY_INVALID",
+    );
+  });
+
+  test("version chains (§18): verifyChain and a LineageStore file; a fork is refused", async () => {
+    const key = generateKeyPair();
+    const v1 = signSchemaDocument({ name: "calc", description: "1" }, key, {
+      schemaVersion: "1.0.0",
+    });
+    const v2 = signSchemaDocument({ name: "calc", description: "2" }, key, {
+      schemaVersion: "2.0.0",
+      previousHash: v1.schema_hash,
+    });
+    assert.equal(verifyChain(v2, v1).valid, true);
+    const unchained = verifyChain(v1, v2);
+    assert.equal(unchained.valid === false && unchained.reason, "no_previous_hash");
+    const dir = await tempDir();
+    try {
+      const lineage = new LineageStore({ path: join(dir, "lineage.json") });
+      assert.equal((await lineage.checkAndAdvance("calc", "example.com", v1)).status, "anchored");
+      assert.equal((await lineage.checkAndAdvance("calc", "example.com", v2)).status, "advanced");
+      const fork = signSchemaDocument({ name: "calc", description: "x" }, key, {
+        previousHash: v1.schema_hash,
+      });
+      const refused = await lineage.checkAndAdvance("calc", "example.com", fork);
+      assert.equal(refused.status === "rejected" && refused.reason, "fork");
+      const file = JSON.parse(await readFile(join(dir, "lineage.json"), "utf8"));
+      assert.equal(file.lineage[0].latest_hash, v2.schema_hash);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("DNS TXT (§17) with a resolver function: match, mismatch unpinned, node:dns codes", async () => {
+    const key = generateKeyPair();
+    const schema = { name: "add", description: "Adds" };
+    const options = (pinStore = new MemoryPinStore()) => ({
+      schema,
+      signature: signSchemaDocument(schema, key, { domain: "example.com" }),
+      toolId: "add",
+      domain: "example.com",
+      discovery: buildDiscoveryDocument({ publicKey: key.publicKey, developerName: "Ex" }),
+      pinStore,
+      trustFirstUse: true,
+    });
+    const names: string[] = [];
+    const publishing = (fp: string): DnsTxtResolver => (name) => {
+      names.push(name);
+      return Promise.resolve([["v=schemapin1; ", `fp=${fp}`]]);
+    };
+    const ok = await verifySchemaOfflineWithDns(options(), {
+      resolveTxt: publishing(key.publicKey.fingerprint),
+    });
+    assert.equal(ok.valid, true, ok.errorMessage);
+    assert.equal(ok.dns?.state, "match");
+    assert.deepEqual(names, ["_schemapin.example.com"]);
+    const pins = new MemoryPinStore();
+    const bad = await verifySchemaOfflineWithDns(options(pins), {
+      resolveTxt: publishing(generateKeyPair().publicKey.fingerprint),
+    });
+    assert.equal(bad.errorCode, "DOMAIN_MISMATCH");
+    assert.deepEqual(await pins.list(), []);
+    // How node:dns answers NXDOMAIN (absent: no effect) and SERVFAIL (no answer: fails closed).
+    const nxdomain = Object.assign(new Error("queryTxt ENOTFOUND"), { code: "ENOTFOUND" });
+    const absent = await verifySchemaOfflineWithDns(options(), {
+      resolveTxt: () => Promise.reject(nxdomain),
+    });
+    assert.equal(absent.valid, true, absent.errorMessage);
+    const servfail = Object.assign(new Error("queryTxt ESERVFAIL"), { code: "ESERVFAIL" });
+    const failed = await verifySchemaOfflineWithDns(options(), {
+      resolveTxt: () => Promise.reject(servfail),
+    });
+    assert.equal(failed.errorCode, "DISCOVERY_FETCH_FAILED");
+    // The library's own DNS client is Deno's: elsewhere it says to pass a resolver.
+    const denoOnly = (e: unknown) =>
+      e instanceof SchemaPinError && e.code === "INPUT_INVALID" && /node:dns/.test(e.message);
+    assert.throws(() => dnsTxtResolver(), denoOnly);
+    await assert.rejects(verifySchemaOfflineWithDns(options()), denoOnly);
   });
 
   test("contractpin: digest, pin and verify a stdio server written for Node", async () => {
