@@ -42,12 +42,14 @@ export {
   type DigestedToolList,
   digestToolList,
 } from "./lib/contractpin/digest.ts";
-export type { SnapshotTool } from "./lib/contractpin/snapshot.ts";
+export type { SnapshotSkill, SnapshotTool } from "./lib/contractpin/snapshot.ts";
 
 // The lock file (§5)
 export {
   type ContractLock,
   type LockServer,
+  type LockSkill,
+  type LockSkills,
   type LockSurface,
   type LockSurfaceItem,
   type LockSurfaceKind,
@@ -61,7 +63,16 @@ export {
 export { type RunOptions, verifyLock, type VerifyRequest } from "./lib/contractpin/run.ts";
 export type { ServerTarget } from "./lib/contractpin/live.ts";
 export type { EnvLookup, HeaderTemplate } from "./lib/contractpin/secrets.ts";
-export type { ListOptions, ProtocolEra } from "./lib/mcp/session.ts";
+export type { ListedSession, ListOptions, ProtocolEra } from "./lib/mcp/session.ts";
+
+// Skills served over MCP, as the lock, the run options and the report carry them
+export type { SkillRunOptions } from "./lib/contractpin/skills_live.ts";
+export type { SkillFetchOptions } from "./lib/skill/served_fetch.ts";
+export type {
+  DriftedSkill,
+  SkillContradiction,
+  SkillsReport,
+} from "./lib/contractpin/skills_verify.ts";
 export type { ContractSnapshot } from "./lib/contractpin/snapshot.ts";
 export type { ItemKind, PinnedProtocol, SurfaceKind } from "./lib/contractpin/surface.ts";
 export type { Notice, SurfaceMember, ToolDiff } from "./lib/contractpin/verify.ts";
