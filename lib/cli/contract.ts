@@ -62,8 +62,9 @@ Usage:
       [--expires-in DURATION | --expires-at TIME] [--signature FILE] [-f/--force] [--json]
       [-q/--quiet]
   schemapin contract approve [--lock FILE] [--server NAME]… [--tool NAME]… [--prompt NAME]…
-      [--resource URI]… [--resource-template TEMPLATE]… [--instructions] [--yes]
-      [--snapshot FILE] [--config FILE] [--header 'Name: value']… [--json] [limits]
+      [--resource URI]… [--resource-template TEMPLATE]… [--instructions] [--skill URI]…
+      [--allow-dynamic-skills] [--yes] [--snapshot FILE] [--config FILE]
+      [--header 'Name: value']… [--json] [limits]
   schemapin contract digest FILE [--json] [--tool-definition | --raw] [--canonical]
 ${CONTRACT_DUMP_USAGE}
 
@@ -78,8 +79,10 @@ verify   compares live servers with the lock: drifted (with the changed fields),
 approve  shows each change as verify finds it (the diff, hidden text as code points) and pins
          only what is approved: asked per change on a terminal (approve? [y/N]); elsewhere
          only with --yes and the names (--tool, --prompt, --resource, --resource-template,
-         --instructions; --server for a name that changed on several), never implicitly.
-         A lock changed during the review is not overwritten (exit 2: approve again).
+         --instructions, --skill; --server for a name that changed on several), never
+         implicitly. A lock changed during the review is not overwritten (exit 2: approve
+         again); a skill is pinned from the bytes shown, and refused (exit 1, nothing
+         written) when its listing contradicts its bytes or it changed before the write.
 ${CONTRACT_SIGN_HELP}
 digest   prints tool and server digests of a saved tools/list result ({"tools":[…]}, a
          JSON-RPC response, or an array of pages).

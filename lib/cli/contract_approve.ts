@@ -7,7 +7,8 @@
  * it (the same `verifyLock`, identities and config handling, contractpin spec §6). The review
  * — planning, selecting, applying, refusing a lock changed underneath — is the library's
  * (lib/contractpin/approve_lock.ts, `approveLock`); this file parses the flags, asks on the
- * terminal and prints.
+ * terminal and prints. A skill served over MCP (`--skill URI`, docs/contractpin-skills.md) is
+ * shown with the line diffs of its files and pinned from the bytes shown.
  *
  * Exit codes: 0 nothing is left unapproved; 1 changes (or an unreachable server) remain, so
  * CI keeps failing; 2 bad input, including a refusal to approve without explicit names.
@@ -35,10 +36,14 @@ import { booleanFlag, type FlagTable, listFlag, valueFlag } from "../args/flags.
 import { jsonFlag } from "./flag_groups.ts";
 import {
   contractFiles,
+  DYNAMIC_SKILL_FLAGS,
   limitsFrom,
   MCP_LIMIT_FLAGS,
   parseContractArgs,
+  SKILL_CAP_FLAGS,
+  skillOptionsFrom,
 } from "./contract_shared.ts";
+import { skillTargets } from "../contractpin/skills_approve.ts";
 import { warnStaleLockSignature } from "./lock_signature.ts";
 
 const CMD = "contract approve";
@@ -60,6 +65,9 @@ export const CONTRACT_APPROVE_FLAGS = {
     "approve the change of this resource template; repeatable",
   ),
   instructions: booleanFlag("approve the change of the server instructions"),
+  // docs/contractpin-skills.md, "Approve": a skill served over MCP, re-pinned from live.
+  skill: listFlag("URI", "approve the change of this skill (its SKILL.md URI); repeatable"),
+  ...DYNAMIC_SKILL_FLAGS,
   yes: booleanFlag("approve the named changes without asking (off a terminal: required)"),
   snapshot: valueFlag("FILE", "the snapshot to diff against and update (default next to the lock)"),
   config: valueFlag("FILE", "run the servers as this MCP client config defines them"),
@@ -69,6 +77,7 @@ export const CONTRACT_APPROVE_FLAGS = {
   ),
   ...jsonFlag("schemapin.contract.approve/1"),
   ...MCP_LIMIT_FLAGS,
+  ...SKILL_CAP_FLAGS,
 } as const satisfies FlagTable;
 
 /** Where approve asks its questions: the process terminal, or none. */
@@ -187,13 +196,17 @@ export async function approveWith(
   terminal: ApproveTerminal,
 ): Promise<number> {
   const { values } = parseContractArgs(CMD, args, CONTRACT_APPROVE_FLAGS);
-  const limits = limitsFrom(CMD, values);
+  const limits = { ...limitsFrom(CMD, values), skills: skillOptionsFrom(CMD, values) };
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
   const json = values.json === true;
   const yes = values.yes === true;
   const interactive = terminal.interactive && !yes && !json;
   const resource_template = values["resource-template"];
-  const { tools, others } = asUsage(CMD, () => approveTargets({ ...values, resource_template }));
+  const { tools, others } = asUsage(CMD, () => {
+    const targets = approveTargets({ ...values, resource_template });
+    return { ...targets, others: [...targets.others, ...skillTargets(values.skill)] };
+  });
+  let shown = 0; // the problems printed before anything was asked
 
   const result = await asUsage(CMD, () =>
     approveLock(
@@ -215,7 +228,10 @@ export async function approveWith(
           io.stderr(`warning: snapshot ignored, diffs unavailable: ${message}\n`),
         // Servers that could not be checked or approved are said first, whatever is refused next.
         onPlan: async (_changes, problems) => {
-          if (!json) { for (const p of problems) await io.stderr(`error: ${p.message}\n`); }
+          if (!json) {
+            for (const p of problems) await io.stderr(`error: ${escapeInvisible(p.message)}\n`);
+          }
+          shown = problems.length;
         },
         ...(interactive
           ? {
@@ -247,6 +263,12 @@ export async function approveWith(
         changes.map(listLine).join("\n"),
       { reason: "not_interactive" },
     );
+  }
+  // Problems found after the review (a skill that changed before the write) are said too.
+  if (!json) {
+    for (const p of problems.slice(shown)) {
+      await io.stderr(`error: ${escapeInvisible(p.message)}\n`);
+    }
   }
   await warnStaleLockSignature(result.staleSignature, lockPath, io);
 

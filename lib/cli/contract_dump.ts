@@ -11,6 +11,7 @@ import { SchemaPinError } from "../errors.ts";
 import { dumpServer } from "../contractpin/run.ts";
 import { dumpJsonFields } from "../contractpin/json_fields.ts";
 import type { ToolListing } from "../mcp/session.ts";
+import type { ServedSkills } from "../skill/served_fetch.ts";
 import { asUsage, type CliIO, EXIT_FAILED, EXIT_OK, UsageError } from "./command.ts";
 import { oneServerTarget } from "../contractpin/server_specs.ts";
 import {
@@ -47,7 +48,8 @@ export const CONTRACT_DUMP_USAGE =
   `  schemapin contract dump (--server NAME [--env NAME[=VALUE]]… [--cwd DIR] -- CMD ARGS… |
       --http NAME=URL [--header 'Name: value']… | --sse NAME=URL | --file NAME=PATH)
       [--client-capabilities roots,sampling,…] -o/--out FILE|- [-f/--force] [--json]
-      [--startup-timeout SECONDS] [--timeout SECONDS] [--max-pages N]`;
+      [--startup-timeout SECONDS] [--timeout SECONDS] [--max-pages N] [--max-skill-files N]
+      [--max-skill-bytes SIZE] [--max-server-skill-bytes SIZE]`;
 
 /** `4 tools, 2 prompts, 1 resource, 0 resource templates, instructions` of a listing. */
 function counts(listing: ToolListing): string {
@@ -61,6 +63,13 @@ function counts(listing: ToolListing): string {
   if (typeof listing.instructions === "string") parts.push("instructions");
   else if (listing.instructions === null) parts.push("no instructions");
   return parts.join(", ");
+}
+
+/** `, 2 skills` when the server serves skills (docs/contractpin-skills.md, "Dumps"); else "". */
+function skillCount(skills: ServedSkills | undefined): string {
+  if (!skills || skills.form === "none") return "";
+  const n = skills.skills.length;
+  return `, ${n} skill${n === 1 ? "" : "s"}`;
 }
 
 /** Runs `schemapin contract dump`. */
@@ -101,7 +110,7 @@ export async function runContractDump(args: string[], io: CliIO): Promise<number
   } else {
     await writeFileAtomic(out, text, { overwrite: values.force === true });
   }
-  const summary = `saved ${target.name}: ${counts(listing)}`;
+  const summary = `saved ${target.name}: ${counts(listing)}${skillCount(live.skills)}`;
   if (values.json) {
     await io.stdout(jsonOutput("contract.dump", dumpJsonFields(target.name, out, live)));
   } else if (out === "-") {

@@ -28,6 +28,15 @@ import { verifyLock } from "./run.ts";
 import { serializeSnapshot } from "./snapshot.ts";
 import { type LockFileOptions, type LockFileRequest, readLockInputs } from "./verify_lock.ts";
 import type { DigestedSurface } from "./surface.ts";
+import type { ServedSkills } from "../skill/served_fetch.ts";
+import {
+  applySkillApproval,
+  checkSkillNames,
+  isSkillChange,
+  planSkillChanges,
+  recheckSkillChanges,
+  skillServerProblems,
+} from "./skills_approve.ts";
 
 /** What {@linkcode approveLock} reviews, and which changes it may approve. */
 export interface ApproveRequest extends LockFileRequest {
@@ -35,7 +44,7 @@ export interface ApproveRequest extends LockFileRequest {
   readonly servers?: readonly string[];
   /** The tools whose changes may be approved (with `yes`, every one must be named). */
   readonly tools?: readonly string[];
-  /** The prompts, resources, templates and instructions whose changes may be approved. */
+  /** The prompts, resources, templates, instructions and skills whose changes may be approved. */
   readonly others?: readonly ApproveTarget[];
   /** Approve the named changes without asking. */
   readonly yes?: boolean;
@@ -73,7 +82,10 @@ export interface ApproveResult {
   readonly snapshotPath: string | null;
   /** Every change of the servers reviewed, in lock order. */
   readonly changes: readonly PlannedChange[];
-  /** The servers that could not be checked or approved. */
+  /**
+   * The servers that could not be checked or approved (a skills listing that contradicts its
+   * bytes among them), and the approved skills refused just before writing (nothing written).
+   */
   readonly problems: readonly ApproveProblem[];
   /** The changes approved (and written). */
   readonly approved: readonly PlannedChange[];
@@ -95,14 +107,18 @@ export interface ApproveResult {
 /**
  * Reviews the changes of the live servers against the lock and applies the approved ones:
  * each touched server's `tool_count` and digest are recomputed, every other entry is kept
- * byte for byte, the snapshot is written before the lock. The lock's bytes are compared
- * again just before writing: a lock changed during the review (another approve, an init, a
- * checkout) is never overwritten.
+ * byte for byte, the snapshot is written before the lock. A skill (docs/contractpin-skills.md,
+ * "Approve") is pinned from the very fetch that was reviewed, and fetched once more before
+ * writing: one that is not the reviewed skill any more refuses the write. The lock's bytes are
+ * compared again just before writing: a lock changed during the review (another approve, an
+ * init, a checkout) is never overwritten.
  *
  * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) for a lock or snapshot
- *   that is not a file (stdin, `-`, or empty); `INPUT_INVALID` for names that match no change (or several servers'),
- *   `--tool` names missing with `yes`, an unknown server, a lock changed during the review (nothing
- *   written); `IO_FAILED` and the parse errors for a lock, snapshot or config that cannot be used
+ *   that is not a file (stdin, `-`, or empty), or a `--skill` that no selected server serves
+ *   and the lock does not pin; `INPUT_INVALID` for names that match no change (or several
+ *   servers'), `--tool` names missing with `yes`, an unknown server, a lock changed during the
+ *   review (nothing written); `IO_FAILED` and the parse errors for a lock, snapshot or config
+ *   that cannot be used
  *
  * @example
  * ```ts ignore
@@ -149,7 +165,8 @@ export async function approveLock(
   // The live lists, enumerated and classified exactly as `contract verify` does it.
   const lives = new Map<string, DigestedToolList>();
   const surfaces = new Map<string, DigestedSurface>();
-  const report = await verifyLock({
+  const skills = new Map<string, ServedSkills | undefined>();
+  const verifyRequest = {
     lock,
     lockPath,
     baseDir: dirname(resolve(lockPath)),
@@ -158,18 +175,39 @@ export async function approveLock(
     snapshotPath: snapshot && !snapshotNew ? snapshotPath : undefined,
     headers: request.headers ? [...request.headers] : undefined,
     configured,
-    onLive: (name, live, surface) => {
+  };
+  const report = await verifyLock({
+    ...verifyRequest,
+    onLive: (name, live, surface, served) => {
       lives.set(name, live);
       surfaces.set(name, surface);
+      skills.set(name, served);
     },
   }, options);
+  // docs/contractpin-skills.md, "Approve": a --skill no selected server serves, nor the lock pins.
+  const pinnedServers = report.servers.map((s) => s.name).filter((n) =>
+    Object.hasOwn(lock.servers, n)
+  );
+  checkSkillNames(others, lock, pinnedServers, skills, lockPath);
 
   const problems: ApproveProblem[] = [];
   const planned = new Map<string, DigestedToolList>();
+  // Skills the servers serve whose listing contradicts its bytes (docs/contractpin-skills.md):
+  // the server is refused whole, as an unreachable one is; so are its --skill names.
+  const refusedSkills = new Set<string>();
   for (const s of report.servers) {
     const problem = approvalProblem(s, lockPath);
+    const skillProblems = problem ? [] : skillServerProblems(s.name, s.skills, skills.get(s.name));
     if (problem) problems.push({ server: s.name, message: problem });
-    else if (lives.has(s.name)) planned.set(s.name, lives.get(s.name)!);
+    for (const message of skillProblems) problems.push({ server: s.name, message });
+    if (skillProblems.length > 0) {
+      for (const uri of Object.keys(lock.servers[s.name]?.skills?.items ?? {})) {
+        refusedSkills.add(uri);
+      }
+      for (const k of skills.get(s.name)?.skills ?? []) refusedSkills.add(k.pinned.uri);
+    } else if (!problem && lives.has(s.name)) {
+      planned.set(s.name, lives.get(s.name)!);
+    }
     if (!problem && s.unchecked_kinds?.length) {
       // docs/contractpin-surface.md §6: a pinned kind the listing lacks is not "nothing left".
       problems.push({
@@ -180,7 +218,13 @@ export async function approveLock(
       });
     }
   }
-  const changes = planApproval(lock, planned, snapshotNew ? undefined : snapshot, surfaces);
+  const reviewSnapshot = snapshotNew ? undefined : snapshot;
+  const changes = withSkillChanges(
+    lock,
+    planApproval(lock, planned, reviewSnapshot, surfaces),
+    (name) => planSkillChanges(name, lock.servers[name], skills.get(name), reviewSnapshot),
+    [...planned.keys()],
+  );
   await options.onPlan?.(changes, problems);
   const result = (
     fields: Pick<ApproveResult, "approved" | "refused" | "written"> & Partial<ApproveResult>,
@@ -204,8 +248,12 @@ export async function approveLock(
 
   // Nothing changed (e.g. the same approval run again): nothing to select, nothing refused.
   let considered: PlannedChange[] = changes;
-  if (changes.length > 0 && (tools.length > 0 || others.length > 0 || yes)) {
-    considered = selectChanges(changes, tools, servers, others);
+  // A --skill of a server refused for its skills is that server's failure (exit 1), not a name.
+  const named = others.filter((t) => !(t.kind === "skill" && refusedSkills.has(t.key)));
+  if (tools.length === 0 && named.length === 0 && others.length > 0) {
+    considered = [];
+  } else if (changes.length > 0 && (tools.length > 0 || named.length > 0 || yes)) {
+    considered = selectChanges(changes, tools, servers, named);
   }
   const approved: PlannedChange[] = [];
   for (const c of considered) {
@@ -218,7 +266,28 @@ export async function approveLock(
   }
   if (approved.length === 0) return result({ approved, refused: false, written: false });
 
-  const applied = applyApproval(lock, snapshot, approved);
+  // docs/contractpin-skills.md, "Approve": the skills approved are fetched once more; one that
+  // is not the skill reviewed (or a dynamic one not allowed) refuses the approval, unwritten.
+  const skillApproved = approved.filter(isSkillChange);
+  if (skillApproved.length > 0) {
+    const again = new Map<string, ServedSkills | undefined>();
+    await verifyLock({
+      ...verifyRequest,
+      select: [...new Set(skillApproved.map((c) => c.server))],
+      onLive: (name, _live, _surface, served) => again.set(name, served),
+    }, options);
+    const refusals = recheckSkillChanges(
+      skillApproved,
+      again,
+      options.skills?.allowDynamic === true,
+    );
+    if (refusals.length > 0) {
+      problems.push(...refusals);
+      return result({ approved: [], refused: false, written: false });
+    }
+  }
+  const base = applyApproval(lock, snapshot, approved.filter((c) => !isSkillChange(c)));
+  const applied = applySkillApproval(base.lock, base.snapshot, skillApproved);
   await refuseIfChanged(lockPath, lockBytes, files);
   // The snapshot first: verify trusts a snapshot entry only where it matches the lock, so a
   // failure between the two writes can never make a diff lie.
@@ -232,6 +301,23 @@ export async function approveLock(
     snapshotPath: applied.snapshot ? snapshotPath : null,
     ...(staleSignature ? { staleSignature } : {}),
   });
+}
+
+/** The changes of each server in lock order: its tools' and surface's, then its skills'. */
+function withSkillChanges(
+  lock: { servers: Record<string, unknown> },
+  changes: readonly PlannedChange[],
+  skillChanges: (server: string) => PlannedChange[],
+  planned: readonly string[],
+): PlannedChange[] {
+  const byServer = new Map<string, PlannedChange[]>();
+  for (const c of changes) byServer.set(c.server, [...byServer.get(c.server) ?? [], c]);
+  const out: PlannedChange[] = [];
+  for (const name of Object.keys(lock.servers)) {
+    out.push(...byServer.get(name) ?? []);
+    if (planned.includes(name)) out.push(...skillChanges(name));
+  }
+  return out;
 }
 
 /**

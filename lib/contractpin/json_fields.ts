@@ -21,6 +21,7 @@ import type { DumpResult } from "./run.ts";
 import type { DigestedToolList } from "./digest.ts";
 import type { SignedLockFile } from "./sign_lock.ts";
 import { approvableChanges, approveCommand, type ApproveCommandOptions } from "./approve.ts";
+import { lockSkillsJson, lockSkillsMember } from "./skills_lock.ts";
 
 /** The fields of one `--json` output: `ok` first (the CLI puts `format` before it). */
 export type JsonFields = { readonly ok: boolean } & Record<string, unknown>;
@@ -151,9 +152,9 @@ export function verifyChangesJson(report: VerifyReport, from: ApproveCommandOpti
 
 /**
  * The `--json` fields of `contract init` (`schemapin.contract.init/1`): the lock and snapshot
- * written, the servers pinned with their warnings and hidden-text findings, the discovery
- * (with `--discover`); when nothing was written, `ok` false with the `error` and, when a
- * server failed, which ones (`failed`).
+ * written, the servers pinned with their warnings, hidden-text findings and skills (when they
+ * serve some), the discovery (with `--discover`); when nothing was written, `ok` false with
+ * the `error` and, when a server failed, which ones (`failed`).
  *
  * @example
  * ```ts ignore
@@ -199,6 +200,8 @@ function initServersJson(outcomes: readonly InitOutcome[], servers: Record<strin
     digest: servers[o.name].digest,
     warnings: o.warnings.map((w) => w.message),
     hidden_text: o.ok ? o.hiddenText.map((h: ToolHiddenTextFinding) => ({ ...h })) : [],
+    // docs/contractpin-skills.md: the skills pinned, when the server serves some.
+    ...(servers[o.name].skills ? { skills: lockSkillsJson(servers[o.name].skills!) } : {}),
   }));
 }
 
@@ -282,8 +285,8 @@ export function approveJsonFields(result: ApproveResult): JsonFields {
  * The `--json` fields of `contract dump` (`schemapin.contract.dump/1`): the server and the file
  * written (`-`: stdout), and what the dump holds — the count of each kind (`null` for a kind
  * the server does not offer), whether it serves instructions, the protocol version and the
- * tools' digest; when the server failed, `ok` false with the `error` (`SERVER_FAILED`,
- * `message` the one reported).
+ * tools' digest, and the skills saved (`skills`, when the server serves some); when the
+ * server failed, `ok` false with the `error` (`SERVER_FAILED`, `message` the one reported).
  *
  * @example
  * ```ts ignore
@@ -300,6 +303,7 @@ export function dumpJsonFields(
 ): JsonFields {
   if (!result.ok) return { ok: false, error: { code: "SERVER_FAILED", message }, server, out };
   const { listing } = result;
+  const skills = result.skills ? lockSkillsMember(result.skills) : undefined;
   return {
     ok: true,
     server,
@@ -311,6 +315,8 @@ export function dumpJsonFields(
     instructions: listing.instructions === undefined ? null : listing.instructions !== null,
     protocol_version: listing.protocolVersion ?? null,
     tools_digest: result.list.digest,
+    // docs/contractpin-skills.md, "Dumps": the skills saved, when the server serves some.
+    ...(skills ? { skills: lockSkillsJson(skills) } : {}),
   };
 }
 

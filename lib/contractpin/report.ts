@@ -19,7 +19,7 @@ import { describeHiddenText, type ToolHiddenTextFinding } from "./hidden_text.ts
 import { escapeInvisible } from "./display_text.ts";
 import { checkArg } from "../arguments.ts";
 import type { SkillsReport } from "./skills_verify.ts";
-import { SKILL_RULES, skillFindings, skillHumanLines } from "./skills_report.ts";
+import { SKILL_RULES, skillFindings, skillHumanLines, skillsSummary } from "./skills_report.ts";
 import { usageError } from "../errors.ts";
 
 /**
@@ -621,14 +621,14 @@ export function formatHuman(report: VerifyReport, options: { diffs?: boolean } =
 }
 
 /**
- * `; 1 drifted, 2 added, 0 removed prompts/resources/templates/instructions` for the last line
- * of a report — "" when no server pins any of them, so older reports read exactly as before.
+ * `; 1 drifted, 2 added, 0 removed prompts/resources/templates/instructions` (then the skills')
+ * for a report's last line — "" when no server pins any, so older reports read as before.
  */
 function surfaceSummary(report: VerifyReport): string {
-  const sf = report.summary.surface;
-  if (!sf || sf.drifted + sf.added + sf.removed + sf.unchanged === 0) return "";
+  const sf = report.summary.surface, skills = skillsSummary(report.servers);
+  if (!sf || sf.drifted + sf.added + sf.removed + sf.unchanged === 0) return skills;
   return `; ${sf.drifted} drifted, ${sf.added} added, ${sf.removed} removed ` +
-    `prompts/resources/templates/instructions`;
+    `prompts/resources/templates/instructions${skills}`;
 }
 
 /** `; N hidden-text findings (warnings)` for the last line of a report, or "". */

@@ -214,7 +214,7 @@ export async function fetchLive(
     const skillOptions = options.skills ?? {};
     const listing = await enumerateTarget(target, withSkillFetch(options, skillOptions, box));
     if (target.transport === "file" && !skillOptions.skip) {
-      box.skills = await readDumpSkills(target.path, `server ${target.name}`);
+      box.skills = await readDumpSkills(target.path, `server ${target.name}`, skillOptions);
     }
     let list: DigestedToolList;
     let surface: DigestedSurface;

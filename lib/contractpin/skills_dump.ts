@@ -25,12 +25,16 @@ import { ServerFailure } from "../mcp/errors.ts";
 import { isNotFound, readFile } from "../runtime/fs.ts";
 import { checkServedSkill, type SkillRead } from "../skill/served_check.ts";
 import {
+  DEFAULT_SERVER_SKILL_BYTES,
+  DEFAULT_SKILL_MAX_BYTES,
+  DEFAULT_SKILL_MAX_FILES,
   parseFastMcpManifest,
   parseSkillEntry,
   type ServedSkillEntry,
   skillFilePath,
 } from "../skill/served_entry.ts";
-import type { FetchedSkill, ServedSkills } from "../skill/served_fetch.ts";
+import type { FetchedSkill, ServedSkills, SkillFetchOptions } from "../skill/served_fetch.ts";
+import type { SkillProblem } from "../skill/served_check.ts";
 import { utf8Text } from "./skills_live.ts";
 
 /** The raw entry of a fetched skill, as a dump holds it. */
@@ -116,11 +120,61 @@ function entryOf(form: string, item: JsonObject, source: string, i: number): Ser
   }
 }
 
+/** The caps of a fetch, and the bytes already read from one server. */
+interface DumpBudget {
+  readonly maxFiles: number;
+  readonly maxSkillBytes: number;
+  readonly maxServerBytes: number;
+  used: number;
+}
+
+/**
+ * The listed files of one skill a dump holds, read within the caps exactly as
+ * `fetchServedSkills` reads them live (lib/skill/served_fetch.ts): the listing's file count and
+ * sizes first, then each file's bytes in listing order against the skill's and the server's
+ * byte caps. A problem of `limit` kind (nothing read) or the reads.
+ */
+function readWithinCaps(
+  entry: ServedSkillEntry,
+  files: ReadonlyMap<string, Uint8Array>,
+  budget: DumpBudget,
+): { limits: SkillProblem[]; reads: Map<string, SkillRead> } {
+  const limit = (message: string): SkillProblem => ({ skill: entry.uri, kind: "limit", message });
+  const listed = entry.resources ?? [{ uri: entry.uri }];
+  const limits: SkillProblem[] = [];
+  const reads = new Map<string, SkillRead>();
+  if (listed.length > budget.maxFiles) {
+    limits.push(limit(`lists ${listed.length} files, over the cap of ${budget.maxFiles}`));
+  }
+  const listedBytes = (entry.resources ?? []).reduce((n, f) => n + (f.size ?? 0), 0);
+  if (listedBytes > budget.maxSkillBytes) {
+    limits.push(limit(`lists ${listedBytes} bytes, over the cap of ${budget.maxSkillBytes}`));
+  }
+  let used = 0;
+  for (const f of limits.length === 0 ? listed : []) {
+    const bytes = files.get(f.uri);
+    if (bytes === undefined) continue; // not saved: "unreadable", as a read that failed
+    used += bytes.length;
+    budget.used += bytes.length;
+    if (used > budget.maxSkillBytes || budget.used > budget.maxServerBytes) {
+      const cap = used > budget.maxSkillBytes
+        ? `the skill's cap of ${budget.maxSkillBytes} bytes`
+        : `the server's cap of ${budget.maxServerBytes} bytes for all skills`;
+      limits.push(limit(`reading ${f.uri} went over ${cap}`));
+      break;
+    }
+    reads.set(f.uri, { bytes });
+  }
+  return { limits, reads: limits.length > 0 ? new Map() : reads };
+}
+
 /**
  * Reads the `skills` member of a parsed dump back into checked skills, exactly as a live fetch
- * checks them: each listed file's bytes against the listing, the frontmatter against
- * `SKILL.md`, and a file the dump holds under a skill that its entry does not list is
- * "unlisted". `undefined` when the dump has no `skills` member (its skills were not saved).
+ * checks them: within the same caps (`options`: files and bytes per skill, bytes per server;
+ * a skill over one is a `limit` problem), each listed file's bytes against the listing, the
+ * frontmatter against `SKILL.md`, and a file the dump holds under a skill that its entry does
+ * not list is "unlisted". `undefined` when the dump has no `skills` member (its skills were
+ * not saved).
  *
  * @throws {ServerFailure} `malformed`, naming the dump, for a member not of that shape
  *
@@ -130,7 +184,11 @@ function entryOf(form: string, item: JsonObject, source: string, i: number): Ser
  * skillsFromDump({ tools: [], skills: { form: "sep-2640", items: [] } }, "saved")?.form; // "sep-2640"
  * ```
  */
-export function skillsFromDump(dump: JsonValue, source: string): ServedSkills | undefined {
+export function skillsFromDump(
+  dump: JsonValue,
+  source: string,
+  options: SkillFetchOptions = {},
+): ServedSkills | undefined {
   const first = Array.isArray(dump) ? dump[0] : dump;
   const page = isJsonObject(first) && first.jsonrpc === "2.0" && isJsonObject(first.result)
     ? first.result
@@ -148,6 +206,12 @@ export function skillsFromDump(dump: JsonValue, source: string): ServedSkills | 
   }
   const skills: FetchedSkill[] = [];
   const seen = new Set<string>();
+  const budget: DumpBudget = {
+    maxFiles: options.maxFiles ?? DEFAULT_SKILL_MAX_FILES,
+    maxSkillBytes: options.maxSkillBytes ?? DEFAULT_SKILL_MAX_BYTES,
+    maxServerBytes: options.maxServerBytes ?? DEFAULT_SERVER_SKILL_BYTES,
+    used: 0,
+  };
   member.items.forEach((item, i) => {
     if (!isJsonObject(item) || !isJsonObject(item.entry) || !isJsonObject(item.files)) {
       throw malformed(source, `items[${i}] must be {entry: {...}, files: {...}}`);
@@ -159,23 +223,27 @@ export function skillsFromDump(dump: JsonValue, source: string): ServedSkills | 
     const entry = entryOf(form, item, source, i);
     if (seen.has(entry.uri)) throw malformed(source, `lists ${entry.uri} twice`);
     seen.add(entry.uri);
-    const reads = new Map<string, SkillRead>();
+    const saved = new Map<string, Uint8Array>();
     const unlisted: string[] = [];
     const listed = new Set((entry.resources ?? []).map((f) => f.uri));
     for (const [uri, content] of Object.entries(item.files as JsonObject)) {
       const bytes = contentBytes(content);
       if (typeof bytes === "string") throw malformed(source, `items[${i}].files[${uri}] ${bytes}`);
-      if (listed.has(uri)) reads.set(uri, { bytes });
+      if (listed.has(uri)) saved.set(uri, bytes);
       else if (skillFilePath(uri, entry.root) !== undefined) unlisted.push(uri);
       else throw malformed(source, `items[${i}].files: ${uri} is not a file of ${entry.uri}`);
     }
-    skills.push({ ...checkServedSkill(entry, reads, unlisted.sort()), entry });
+    // The caps of a live fetch (docs/contractpin-skills.md, "Fetching"), in the same order.
+    const { limits, reads } = readWithinCaps(entry, saved, budget);
+    const checked = checkServedSkill(entry, reads, unlisted.sort());
+    skills.push({ ...checked, problems: limits.length > 0 ? limits : checked.problems, entry });
   });
   return { form, skills };
 }
 
 /**
- * The skills a `--file` dump saved, read from the file at `path`.
+ * The skills a `--file` dump saved, read from the file at `path` and checked within the caps
+ * of `options` as a live fetch is.
  *
  * @throws {ServerFailure} `io` when the file cannot be read, `malformed` for a bad member
  *
@@ -187,6 +255,7 @@ export function skillsFromDump(dump: JsonValue, source: string): ServedSkills | 
 export async function readDumpSkills(
   path: string,
   source: string,
+  options: SkillFetchOptions = {},
 ): Promise<ServedSkills | undefined> {
   let bytes: Uint8Array;
   try {
@@ -201,5 +270,5 @@ export async function readDumpSkills(
   } catch (e) {
     throw new ServerFailure("malformed", `${source}: ${(e as Error).message}`);
   }
-  return skillsFromDump(value, source);
+  return skillsFromDump(value, source, options);
 }

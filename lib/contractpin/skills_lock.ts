@@ -275,3 +275,48 @@ export function lockSkillsMember(served: ServedSkills): LockSkills | undefined {
     items,
   };
 }
+
+/** One pinned skill as the `--json` outputs of `contract init` and `contract dump` list it. */
+export interface SkillJson {
+  /** The skill's `SKILL.md` URI. */
+  uri: string;
+  /** The item digest. */
+  digest: string;
+  /** The number of files pinned (`null` for a dynamic skill). */
+  file_count: number | null;
+  /** The §4b `skill_hash` (`null` for a dynamic skill). */
+  skill_hash: string | null;
+  /** Pinned by its frontmatter only. */
+  dynamic: boolean;
+}
+
+/**
+ * The `skills` member of the `--json` outputs of `contract init` (per server pinned) and
+ * `contract dump`: the form, the count, the kind digest and each skill, sorted by URI.
+ *
+ * @example
+ * ```ts
+ * import { lockSkillsJson, lockSkillsMember } from "./skills_lock.ts";
+ * lockSkillsJson(lockSkillsMember({ form: "sep-2640", skills: [] })!).count; // 0
+ * ```
+ */
+export function lockSkillsJson(
+  member: LockSkills,
+): { form: LockSkills["form"]; count: number; digest: string; items: SkillJson[] } {
+  checkArg("lockSkillsJson", "member", member, "object");
+  return {
+    form: member.form,
+    count: member.count,
+    digest: member.digest,
+    items: Object.keys(member.items).sort().map((uri) => {
+      const item = member.items[uri];
+      return {
+        uri,
+        digest: item.digest,
+        file_count: item.resources?.length ?? null,
+        skill_hash: item.skill_hash ?? null,
+        dynamic: item.dynamic === true,
+      };
+    }),
+  };
+}

@@ -172,3 +172,24 @@ export function skillHumanLines(skills: SkillsReport | undefined, allowNew: bool
   }
   return lines;
 }
+
+/**
+ * `; 1 drifted, 0 added, 0 removed skills` for the last line of the human report (with the
+ * contradictions when there are some) — "" when no server pins or serves skills, so reports
+ * without skills read exactly as before.
+ *
+ * @example
+ * ```ts
+ * import { skillsSummary } from "./skills_report.ts";
+ * skillsSummary([{}]); // ""
+ * ```
+ */
+export function skillsSummary(servers: readonly { skills?: SkillsReport }[]): string {
+  const reports = servers.flatMap((s) => s.skills ? [s.skills] : []);
+  if (reports.length === 0) return "";
+  const sum = (f: (r: SkillsReport) => number) => reports.reduce((n, r) => n + f(r), 0);
+  const contradictions = sum((r) => r.contradictions.length);
+  return `; ${sum((r) => r.drifted.length)} drifted, ${sum((r) => r.added.length)} added, ` +
+    `${sum((r) => r.removed.length)} removed skills` +
+    (contradictions ? `, ${contradictions} listing contradiction(s)` : "");
+}

@@ -289,3 +289,63 @@ export function skillDiffs(
   }
   return out;
 }
+
+/**
+ * The line diffs of a pinned skill that is no longer served: each of its files whose
+ * snapshot text still hashes to the pinned digest, shown removed whole (a file pinned as a
+ * digest only, or a binary one, gets none).
+ *
+ * @example
+ * ```ts
+ * import { removedSkillDiffs } from "./skills_verify.ts";
+ * removedSkillDiffs("skill://a/SKILL.md", { digest: "", frontmatter: "" }, undefined, "srv"); // []
+ * ```
+ */
+export function removedSkillDiffs(
+  uri: string,
+  item: LockSkill,
+  snapshot: Record<string, SnapshotSkill> | undefined,
+  server: string,
+): ToolDiff[] {
+  checkArg("removedSkillDiffs", "uri", uri, "string");
+  const snap = snapshot && Object.hasOwn(snapshot, uri) ? snapshot[uri] : undefined;
+  const out: ToolDiff[] = [];
+  for (const r of item.resources ?? []) {
+    const before = pinnedText(snap, r.uri, r.digest);
+    if (before === undefined) continue;
+    out.push({
+      tool: r.uri,
+      kind: "skill",
+      change: "removed",
+      text: unifiedDiff(lines(before), [], `locked/${server}/${r.uri}`, `live/${server}/${r.uri}`),
+    });
+  }
+  return out;
+}
+
+/**
+ * The skill changes of a verified server that `contract approve --skill` can pin: the drifted,
+ * added and removed skills of a checked server whose listing does not contradict its bytes
+ * and whose form did not change (otherwise none: the server is re-pinned whole).
+ *
+ * @example
+ * ```ts
+ * import { approvableSkillChanges, compareSkills } from "./skills_verify.ts";
+ * approvableSkillChanges(compareSkills(undefined, { form: "sep-2640", skills: [] })); // []
+ * ```
+ */
+export function approvableSkillChanges(
+  report: SkillsReport | undefined,
+): { tool: string; change: "drifted" | "added" | "removed"; kind: "skill" }[] {
+  if (!report || report.status !== "checked" || report.contradictions.length > 0) return [];
+  if (report.form.locked !== report.form.live) return [];
+  return [
+    ...report.drifted.map((d) => ({
+      tool: d.uri,
+      change: "drifted" as const,
+      kind: "skill" as const,
+    })),
+    ...report.added.map((tool) => ({ tool, change: "added" as const, kind: "skill" as const })),
+    ...report.removed.map((tool) => ({ tool, change: "removed" as const, kind: "skill" as const })),
+  ];
+}
