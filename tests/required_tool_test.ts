@@ -34,8 +34,16 @@ export function ungatedIgnores(text: string): string[] {
   const bad: string[] = [];
   for (const m of text.matchAll(/\bignore:\s*([^,\n]+)/g)) {
     const expr = m[1].trim();
-    const gated = /^[A-Za-z_$][\w$]*$/.test(expr) &&
-      new RegExp(`const ${expr}\\s*=[^;]*\\bignoreWithout\\(`, "s").test(text);
+    // A name bound to ignoreWithout, or several joined by || (a test that needs two tools);
+    // `{ ignore: noX }` on one line leaves the closing brace in the match.
+    // or a choice between such names (`form === "a" ? noA : noB`).
+    const bare = expr.replace(/\s*\}\)?;?$/, "");
+    const choice = /^[^?]+\?\s*([\w$]+)\s*:\s*([\w$]+)$/.exec(bare);
+    const names = choice ? [choice[1], choice[2]] : bare.split(/\s*\|\|\s*/);
+    const gated = names.every((name) =>
+      /^[A-Za-z_$][\w$]*$/.test(name) &&
+      new RegExp(`const ${name}\\s*=[^;]*\\bignoreWithout\\(`, "s").test(text)
+    );
     if (!gated) bad.push(expr);
   }
   if (/Deno\.test\.ignore\(/.test(text)) bad.push("Deno.test.ignore(…)");
@@ -50,6 +58,17 @@ Deno.test("ungatedIgnores: sees conditions that bypass ignoreWithout, and passes
   assert.deepEqual(ungatedIgnores(either), []);
   assert.deepEqual(ungatedIgnores(`Deno.test({ ignore: !HAS_BASH, fn() {} });`), ["!HAS_BASH"]);
   assert.deepEqual(ungatedIgnores(`const a = true;\nDeno.test({ ignore: a, fn() {} });`), ["a"]);
+  const two =
+    `const noA = ignoreWithout("a", ok, "ci");\nconst noB = ignoreWithout("b", ok, "ci");\n`;
+  assert.deepEqual(ungatedIgnores(two + `Deno.test({ fn() {}, ignore: noA || noB });`), []);
+  assert.deepEqual(ungatedIgnores(two + `Deno.test({ ignore: noA || c, fn() {} });`), ["noA || c"]);
+  assert.deepEqual(
+    ungatedIgnores(two + `Deno.test({ ignore: x === 1 ? noA : noB, fn() {} });`),
+    [],
+  );
+  assert.deepEqual(ungatedIgnores(two + `Deno.test({ ignore: x ? noA : d, fn() {} });`), [
+    "x ? noA : d",
+  ]);
   assert.deepEqual(ungatedIgnores(`Deno.test.ignore("x", () => {});`), ["Deno.test.ignore(…)"]);
 });
 

@@ -66,8 +66,8 @@ const poison = (root: string) =>
   Deno.writeTextFile(join(root, "pdf-tools", "SKILL.md"), INJECTED + "\n", { append: true });
 
 const FORMS = {
-  sep: { py: () => python, server: SEP_SERVER, form: "sep-2640", ignore: noPython },
-  fastmcp: { py: () => fastmcp, server: FASTMCP_SERVER, form: "fastmcp", ignore: noFastmcp },
+  sep: { py: () => python, server: SEP_SERVER, form: "sep-2640" },
+  fastmcp: { py: () => fastmcp, server: FASTMCP_SERVER, form: "fastmcp" },
 } as const;
 
 /** The stdio command of a peer over `root`. */
@@ -123,7 +123,7 @@ for (const form of ["sep", "fastmcp"] as const) {
   Deno.test({
     name:
       `${form} peer over stdio: init pins, a poisoned SKILL.md fails verify, approve --skill re-pins it`,
-    ignore: FORMS[form].ignore,
+    ignore: form === "sep" ? noPython : noFastmcp,
     async fn() {
       await withTempDir(async (dir) => {
         const root = await skillsRoot(dir);
