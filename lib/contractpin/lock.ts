@@ -14,7 +14,9 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 import { CONTRACT_FIELDS, isJsonObject } from "./contract.ts";
 import { DIGEST_PATTERN, type DigestedToolList, serverDigest } from "./digest.ts";
 import { prettyJsonFile } from "./pretty.ts";
-import { parseLockSkills } from "./skills_lock.ts";
+import { type LockSkills, parseLockSkills } from "./skills_lock.ts";
+
+export type { LockSkill, LockSkills } from "./skills_lock.ts";
 import { checkArg } from "../arguments.ts";
 import {
   type DigestedSurface,
@@ -96,37 +98,6 @@ export interface LockSurfaceKind {
   digest: string;
   /** Items by key (prompt name, resource URI, URI template). */
   items: Record<string, LockSurfaceItem>;
-}
-
-/**
- * One pinned skill served over MCP (docs/skills-over-mcp.md, "The lock"): the SEP-2640 form
- * of its files with their sizes, and the digests built from the same bytes.
- */
-export interface LockSkill {
-  /** Item digest: of `{frontmatter, resources}` (or `{dynamic: true, frontmatter}`). */
-  digest: string;
-  /** Digest of the frontmatter as canonical JSON. */
-  frontmatter: string;
-  /** Every file `{uri, digest, size}`, sorted by URI; absent for a dynamic skill. */
-  resources?: { uri: string; digest: string; size: number }[];
-  /** Digest of the `{uri, digest}` set (SEP-2640's unit of approval); with `resources`. */
-  set_digest?: string;
-  /** The SchemaPin §4b `skill_hash` of the same bytes; with `resources`. */
-  skill_hash?: string;
-  /** True for a dynamic skill (listed without `resources`, pinned by its frontmatter only). */
-  dynamic?: true;
-}
-
-/** The pinned skills of a server: the same shape as a surface kind, plus the form served. */
-export interface LockSkills {
-  /** `sep-2640` (`skills/list`) or `fastmcp` (`skill://NAME/_manifest`). */
-  form: "sep-2640" | "fastmcp";
-  /** Number of skills (must equal the size of `items`). */
-  count: number;
-  /** Kind digest: of `{uri: item digest}` (must recompute). */
-  digest: string;
-  /** Skills by the URI of their `SKILL.md`. */
-  items: Record<string, LockSkill>;
 }
 
 /** The surface members a lock server entry may carry (docs/contractpin-surface.md §4). */

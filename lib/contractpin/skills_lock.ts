@@ -18,7 +18,10 @@ import { skillItemDigest, skillSetDigest } from "../skill/served_check.ts";
 import { skillFilePath, skillUriParts } from "../skill/served_entry.ts";
 import type { FetchedSkill, ServedSkills } from "../skill/served_fetch.ts";
 
-/** One pinned skill (the `LockSkill` of lock.ts; declared here so lock.ts can import this file). */
+/**
+ * One pinned skill served over MCP (docs/contractpin-skills.md): the SEP-2640 form of its files
+ * with their sizes, and the digests built from the same bytes (lock.ts re-exports it).
+ */
 export interface LockSkill {
   /** Item digest. */
   digest: string;
@@ -34,7 +37,7 @@ export interface LockSkill {
   dynamic?: true;
 }
 
-/** The `skills` member (the `LockSkills` of lock.ts). */
+/** The `skills` member of a server entry: the same shape as a surface kind, plus the form. */
 export interface LockSkills {
   /** The form served. */
   form: "sep-2640" | "fastmcp";
