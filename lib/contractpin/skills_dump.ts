@@ -19,10 +19,9 @@
 import { SchemaPinError } from "../errors.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject } from "../json/types.ts";
-import { parseJson } from "../json/parse.ts";
 import { encodeBase64, scanBase64 } from "../crypto/base64.ts";
 import { ServerFailure } from "../mcp/errors.ts";
-import { isNotFound, readFile } from "../runtime/fs.ts";
+import { readDumpJson } from "../mcp/file.ts";
 import { checkServedSkill, type SkillRead } from "../skill/served_check.ts";
 import {
   DEFAULT_SERVER_SKILL_BYTES,
@@ -257,18 +256,5 @@ export async function readDumpSkills(
   source: string,
   options: SkillFetchOptions = {},
 ): Promise<ServedSkills | undefined> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(path);
-  } catch (e) {
-    const reason = isNotFound(e) ? "no such file" : (e as Error).message;
-    throw new ServerFailure("io", `${source}: cannot read ${path}: ${reason}`);
-  }
-  let value: JsonValue;
-  try {
-    value = parseJson(bytes, path);
-  } catch (e) {
-    throw new ServerFailure("malformed", `${source}: ${(e as Error).message}`);
-  }
-  return skillsFromDump(value, source, options);
+  return skillsFromDump(await readDumpJson(path, source), source, options);
 }

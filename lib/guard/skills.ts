@@ -40,6 +40,7 @@ import {
 import { readContentBytes } from "../skill/served_fetch.ts";
 import type { AuditEntry } from "./audit.ts";
 import type { SeenTools, ToolProblem, ToolVerdict } from "./policy.ts";
+import { badListPage } from "./surface.ts";
 
 /**
  * The requests whose answers {@linkcode judgeSkillAnswer} judges.
@@ -284,20 +285,6 @@ interface SkillListing {
 
 const listings = new WeakMap<object, SkillListing>();
 
-/** Why a list page is not one (`member` array, paging, resultType), or undefined. */
-function badPage(result: JsonValue, member: string): string | undefined {
-  return !isJsonObject(result)
-    ? "the result is not an object"
-    : Object.hasOwn(result, "resultType") && result.resultType !== "complete"
-    ? `resultType is ${JSON.stringify(result.resultType)}, not "complete"`
-    : !Array.isArray(result[member])
-    ? `the result has no "${member}" array`
-    : Object.hasOwn(result, "nextCursor") &&
-        (typeof result.nextCursor !== "string" || result.nextCursor === "")
-    ? "nextCursor is not a non-empty string"
-    : undefined;
-}
-
 /** `result` with `member` reduced to the items whose verdict passed. */
 function filteredResult(result: JsonObject, member: string, keep: (i: number) => boolean) {
   const out: JsonObject = {};
@@ -315,7 +302,7 @@ function judgeList(
   strictText: boolean,
 ): SkillJudgement {
   const base = { what: "skills/list", method: "skills/list", notes: [] };
-  const bad = badPage(result, "skills");
+  const bad = badListPage(result, "skills");
   if (bad !== undefined) {
     listings.delete(state);
     return { ...base, bad, verdicts: [], problems: [] };
@@ -492,7 +479,7 @@ function judgeDirectory(
       }],
     };
   }
-  const bad = badPage(result, "resources");
+  const bad = badListPage(result, "resources");
   if (bad !== undefined) return { ...base, bad, verdicts: [], problems: [], notes: [] };
   const files = new Set(fixed.flatMap((p) => p.resources!.map((r) => normalScheme(r.uri))));
   const d = normalScheme(dir);

@@ -78,16 +78,7 @@ export function checkSurfacePage(
 ): SurfacePage {
   // The list result's member is named like the listing's (MCP schema: resourceTemplates).
   const member = LISTING_MEMBER[pending.kind];
-  const bad = !isJsonObject(result)
-    ? "the result is not an object"
-    : Object.hasOwn(result, "resultType") && result.resultType !== "complete"
-    ? `resultType is ${JSON.stringify(result.resultType)}, not "complete"`
-    : !Array.isArray(result[member])
-    ? `the result has no "${member}" array`
-    : Object.hasOwn(result, "nextCursor") &&
-        (typeof result.nextCursor !== "string" || result.nextCursor === "")
-    ? "nextCursor is not a non-empty string"
-    : undefined;
+  const bad = badListPage(result, member);
   if (bad !== undefined) {
     listings.delete(pending.kind);
     return { bad };
@@ -106,4 +97,28 @@ export function checkSurfacePage(
   const removed = last && listing.complete ? policy.removedSurface(pending.kind, listing.seen) : [];
   if (last) listings.delete(pending.kind);
   return { member, items, verdicts, problems: [...verdicts.filter((v) => !v.ok), ...removed] };
+}
+
+/**
+ * Why a list page is not one (a `member` array, `resultType` complete, a non-empty string
+ * `nextCursor` when there is one), or `undefined` — for every list the guard checks.
+ *
+ * @example
+ * ```ts
+ * import { badListPage } from "./surface.ts";
+ * badListPage({ prompts: [] }, "prompts"); // undefined
+ * badListPage({ prompts: [], nextCursor: "" }, "prompts"); // "nextCursor is not a non-empty string"
+ * ```
+ */
+export function badListPage(result: JsonValue, member: string): string | undefined {
+  return !isJsonObject(result)
+    ? "the result is not an object"
+    : Object.hasOwn(result, "resultType") && result.resultType !== "complete"
+    ? `resultType is ${JSON.stringify(result.resultType)}, not "complete"`
+    : !Array.isArray(result[member])
+    ? `the result has no "${member}" array`
+    : Object.hasOwn(result, "nextCursor") &&
+        (typeof result.nextCursor !== "string" || result.nextCursor === "")
+    ? "nextCursor is not a non-empty string"
+    : undefined;
 }

@@ -153,6 +153,19 @@ export async function readToolsDump(
   checkArg("readToolsDump", "path", path, "string");
   checkArg("readToolsDump", "maxPages", maxPages, "number");
   checkArg("readToolsDump", "source", source, "string");
+  return await listingFromDump(await readDumpJson(path, source), source, maxPages);
+}
+
+/**
+ * The JSON of a saved dump file, strictly parsed: a file that cannot be read is an `io`
+ * {@linkcode ServerFailure}, one that is not strict JSON `malformed` (both name `source`).
+ *
+ * @example
+ * ```ts ignore
+ * const value = await readDumpJson("tools.json", "server saved");
+ * ```
+ */
+export async function readDumpJson(path: string, source: string): Promise<JsonValue> {
   let bytes: Uint8Array;
   try {
     bytes = await readFile(path);
@@ -160,13 +173,11 @@ export async function readToolsDump(
     const reason = isNotFound(e) ? "no such file" : (e as Error).message;
     throw new ServerFailure("io", `${source}: cannot read ${path}: ${reason}`);
   }
-  let value: JsonValue;
   try {
-    value = parseJson(bytes, path);
+    return parseJson(bytes, path);
   } catch (e) {
     throw new ServerFailure("malformed", `${source}: ${(e as Error).message}`);
   }
-  return await listingFromDump(value, source, maxPages);
 }
 
 /**
