@@ -27,6 +27,7 @@ import {
   VERIFY_SIGNATURE_HELP,
 } from "./contract_sign.ts";
 import { LOCK_TRUST_FLAGS } from "./lock_signature.ts";
+import { SKILL_SIGNATURE_HELP } from "./skill_signature.ts";
 import { CONTRACT_APPROVE_FLAGS, runContractApprove } from "./contract_approve.ts";
 import { optionList } from "../args/flags.ts";
 import { didYouMean } from "../args/suggest.ts";
@@ -50,13 +51,15 @@ Usage:
       [--http NAME=URL [--header 'Name: value']…]… [--sse NAME=URL …]… [--file NAME=PATH]…
       [--client-capabilities roots,sampling,…] [--snapshot FILE | --no-snapshot]
       [--allow-literal-secrets] [--strict-text] [--json] [limits]
+      [--require-skill-signature --domain D (key source…)]
   schemapin contract verify [--lock FILE] [--server NAME]… [--allow-new]
       [--json | --format human|json|sarif|github] [--header 'Name: value']…
       [--config FILE] [--snapshot FILE] [--no-diff] [--strict-text] [limits]
-      [--require-signed-lock [--signature FILE] --domain D (--public-key FILE |
-      --discovery FILE [--revocation FILE] | --bundle FILE | --resolver-dir DIR |
-      --well-known [--ca-file FILE]) [--dns [--dns-server IP[:PORT]]] [--pin-store FILE]
-      [--trust-first-use] [--allow-expired] [--allow-missing-revocation]]
+      [--require-signed-lock [--signature FILE]] [--require-skill-signature]
+      [--domain D (--public-key FILE | --discovery FILE [--revocation FILE] |
+      --bundle FILE | --resolver-dir DIR | --well-known [--ca-file FILE])
+      [--dns [--dns-server IP[:PORT]]] [--pin-store FILE] [--trust-first-use]
+      [--allow-expired] [--allow-missing-revocation]]
   schemapin contract sign [--lock FILE] -k/--key PRIVATE.pem|ssh-agent:PUBFILE
       [--passphrase-file FILE] [--domain D] [--signer-kid KID]
       [--expires-in DURATION | --expires-at TIME] [--signature FILE] [-f/--force] [--json]
@@ -65,6 +68,7 @@ Usage:
       [--resource URI]… [--resource-template TEMPLATE]… [--instructions] [--skill URI]…
       [--allow-dynamic-skills] [--yes] [--snapshot FILE] [--config FILE]
       [--header 'Name: value']… [--json] [limits]
+      [--require-skill-signature --domain D (key source…)]
   schemapin contract digest FILE [--json] [--tool-definition | --raw] [--canonical]
 ${CONTRACT_DUMP_USAGE}
 
@@ -98,7 +102,7 @@ See docs/contractpin.md (transports, client capabilities, secrets, hidden text, 
 signed locks, discovery, CI) and docs/contractpin-surface.md (prompts, resources).
 
 Options of init:
-${ownOptions(CONTRACT_INIT_FLAGS, MCP_LIMIT_FLAGS)}
+${ownOptions(CONTRACT_INIT_FLAGS, MCP_LIMIT_FLAGS, LOCK_TRUST_FLAGS)}
 
 Options of verify:
 ${ownOptions(CONTRACT_VERIFY_FLAGS, MCP_LIMIT_FLAGS, LOCK_TRUST_FLAGS)}
@@ -107,7 +111,7 @@ Options of sign:
 ${optionList(CONTRACT_SIGN_FLAGS)}
 
 Options of approve:
-${ownOptions(CONTRACT_APPROVE_FLAGS, MCP_LIMIT_FLAGS)}
+${ownOptions(CONTRACT_APPROVE_FLAGS, MCP_LIMIT_FLAGS, LOCK_TRUST_FLAGS)}
 
 Options of digest:
 ${optionList(CONTRACT_DIGEST_FLAGS)}
@@ -116,6 +120,8 @@ Options of dump:
 ${ownOptions(CONTRACT_DUMP_FLAGS, MCP_TIMEOUT_FLAGS, { "max-pages": MCP_LIMIT_FLAGS["max-pages"] })}
 
 ${VERIFY_SIGNATURE_HELP}
+
+${SKILL_SIGNATURE_HELP}
 
 Limits (init, verify, approve; dump takes all but --concurrency):
 ${optionList(MCP_LIMIT_FLAGS)}
@@ -133,6 +139,8 @@ Examples:
   schemapin contract verify --format sarif > contractpin.sarif
   schemapin contract sign --key keys/private.pem --domain example.com --expires-in 180d
   schemapin contract verify --require-signed-lock --domain example.com --well-known
+  schemapin contract init --require-skill-signature --domain example.com --well-known \\
+      --server docs -- python docs_server.py
   schemapin contract approve
   schemapin contract approve --yes --server search --tool fetch
   schemapin contract digest tools.json

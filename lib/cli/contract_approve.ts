@@ -45,6 +45,13 @@ import {
 } from "./contract_shared.ts";
 import { skillTargets } from "../contractpin/skills_approve.ts";
 import { warnStaleLockSignature } from "./lock_signature.ts";
+import {
+  loadSkillSignatureCheck,
+  PIN_SKILL_SIGNATURE_FLAGS,
+  planSkillSignature,
+  SKILL_TRUST_FLAGS,
+} from "./skill_signature.ts";
+import { terminalPrompt } from "./prompt.ts";
 
 const CMD = "contract approve";
 
@@ -78,6 +85,9 @@ export const CONTRACT_APPROVE_FLAGS = {
   ...jsonFlag("schemapin.contract.approve/1"),
   ...MCP_LIMIT_FLAGS,
   ...SKILL_CAP_FLAGS,
+  // docs/contractpin-skills.md, "Signed skills": verify-schema's key sources.
+  ...PIN_SKILL_SIGNATURE_FLAGS,
+  ...SKILL_TRUST_FLAGS,
 } as const satisfies FlagTable;
 
 /** Where approve asks its questions: the process terminal, or none. */
@@ -207,6 +217,15 @@ export async function approveWith(
     return { ...targets, others: [...targets.others, ...skillTargets(values.skill)] };
   });
   let shown = 0; // the problems printed before anything was asked
+  // docs/contractpin-skills.md, "Signed skills": the trust loaded before any server is started.
+  const skillPlan = planSkillSignature(CMD, values, args);
+  const skillSignatures = skillPlan
+    ? await loadSkillSignatureCheck(skillPlan, values, io, {
+      json,
+      ask: (q) => terminalPrompt(q, io),
+    })
+    : undefined;
+  if (typeof skillSignatures === "number") return skillSignatures;
 
   const result = await asUsage(CMD, () =>
     approveLock(
@@ -224,6 +243,7 @@ export async function approveWith(
       contractFiles(io),
       {
         ...limits,
+        ...(skillSignatures ? { skillSignatures } : {}),
         onSnapshotIgnored: (message) =>
           io.stderr(`warning: snapshot ignored, diffs unavailable: ${message}\n`),
         // Servers that could not be checked or approved are said first, whatever is refused next.

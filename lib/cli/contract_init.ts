@@ -31,6 +31,13 @@ import {
   skillOptionsFrom,
 } from "./contract_shared.ts";
 import { warnStaleLockSignature } from "./lock_signature.ts";
+import {
+  loadSkillSignatureCheck,
+  PIN_SKILL_SIGNATURE_FLAGS,
+  planSkillSignature,
+  SKILL_TRUST_FLAGS,
+} from "./skill_signature.ts";
+import { terminalPrompt } from "./prompt.ts";
 import { printDiscovery, printSkipped } from "./contract_discover.ts";
 import { discoveryEnvironmentOf } from "../contractpin/discover.ts";
 
@@ -66,6 +73,9 @@ export const CONTRACT_INIT_FLAGS = {
   ...jsonFlag("schemapin.contract.init/1"),
   ...MCP_LIMIT_FLAGS,
   ...SKILL_CAP_FLAGS,
+  // docs/contractpin-skills.md, "Signed skills": verify-schema's key sources.
+  ...PIN_SKILL_SIGNATURE_FLAGS,
+  ...SKILL_TRUST_FLAGS,
 } as const satisfies FlagTable;
 
 /** Runs `schemapin contract init`. */
@@ -81,6 +91,7 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
   }
   const json = values.json === true;
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
+  const skillPlan = planSkillSignature(CMD, values, args);
 
   // Servers given on the command line, in order; a --header belongs to the --http before it,
   // or to every HTTP server when it comes before the first --http; --file dumps keep their
@@ -98,6 +109,14 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
       () => discoveryEnvironmentOf(values.project ?? ".", processEnv, Deno.build.os),
     )
     : undefined;
+  // The trust of --require-skill-signature, loaded before any server is started.
+  const skillSignatures = skillPlan
+    ? await loadSkillSignatureCheck(skillPlan, values, io, {
+      json,
+      ask: (q) => terminalPrompt(q, io),
+    })
+    : undefined;
+  if (typeof skillSignatures === "number") return skillSignatures;
   const result = await asUsage(CMD, () =>
     initLock(
       {
@@ -114,6 +133,7 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
       {
         ...limits,
         skills,
+        ...(skillSignatures ? { skillSignatures } : {}),
         allowLiteralSecrets: values["allow-literal-secrets"] === true,
         onWarning: (message) => io.stderr(`warning: ${message}\n`),
         onDiscovery: json ? undefined : (discovery) => printDiscovery(discovery, io),
@@ -127,8 +147,9 @@ export async function runContractInit(args: string[], io: CliIO): Promise<number
       if (!json) await printSkipped(io, o.skipped.name, o.skipped.from, o.skipped.reason);
       continue;
     }
-    if (!o.ok && o.skillProblems) {
-      // docs/contractpin-skills.md: one line per problem, naming the skill and the file.
+    if (!o.ok && (o.skillProblems || o.skillSignatures)) {
+      // docs/contractpin-skills.md: one line per problem, naming the skill and the file (or
+      // the skill and its signature).
       for (const line of o.failure.message.split("\n")) {
         await io.stderr(`error: ${escapeInvisible(line)}\n`);
       }

@@ -69,6 +69,11 @@ export const GUARD_FLAGS = {
     "refuse to start unless LOCK.sig is a valid signature of the lock by the key of " +
       "--domain (see above)",
   ),
+  "require-skill-signature": booleanFlag(
+    "refuse every skill served over MCP whose lock item records no verified signature " +
+      "(contract init/approve --require-skill-signature); trustworthy with " +
+      "--require-signed-lock (see above)",
+  ),
   ...GUARD_TRUST_FLAGS,
   ...LINEAGE_FLAGS,
   listen: valueFlag("HOST:PORT", "run as a Streamable HTTP proxy on HOST:PORT (PORT 0: any)"),
@@ -96,9 +101,9 @@ const HELP = `schemapin guard — check every tools/list live, between an MCP cl
 
 Usage:
   schemapin guard [--lock FILE] [--server NAME] [--mode enforce|filter|audit] [--log FILE]
-      [--signatures] [--require-signed-lock] [--domain D (--discovery FILE | --bundle FILE |
-      --resolver-dir DIR | --well-known | --public-key FILE) [the other verify-schema options]
-      [--lineage | --lineage-store FILE]]
+      [--signatures] [--require-signed-lock] [--require-skill-signature]
+      [--domain D (--discovery FILE | --bundle FILE | --resolver-dir DIR | --well-known |
+      --public-key FILE) [the other verify-schema options] [--lineage | --lineage-store FILE]]
       [--strict-text] -- CMD ARGS…
   schemapin guard --listen 127.0.0.1:PORT --upstream URL [the same checks]
 ${WRAP_HELP}
@@ -113,12 +118,20 @@ answer (all pages) is checked first (docs/guard.md explains each check):
               verify-schema; with --lineage, also as verify-schema --lineage
   signed lock (--require-signed-lock) LOCK.sig must verify by the key of --domain, or the
               guard refuses to start (exit 1)
+  skill sigs  (--require-skill-signature) every skill served over MCP must have its
+              SchemaPin signature recorded in its lock item (contract init or approve
+              --require-skill-signature verified it); otherwise its listing entries,
+              skills/get answers and every read of its files are refused. The guard does
+              not verify signatures live: each read is bound to the pinned bytes, whose
+              signature was verified when they were pinned. Only a signed lock makes the
+              record tamper-evident: use it with --require-signed-lock
   hidden text each finding is an audit line ("warn"); with --strict-text the tool fails
 
 Modes: enforce (default) refuses a list with a failing tool and then every tools/call;
 filter removes failing tools; audit only logs. The audit log (--log FILE, default stderr)
 is JSON Lines, never tool arguments or results. Lock checks run with --lock, or by default
-(./contractpin.lock) unless --signatures is given without --require-signed-lock.
+(./contractpin.lock) unless --signatures is given without --require-signed-lock or
+--require-skill-signature.
 
 Options:
 ${ownOptions(GUARD_FLAGS, LISTEN_LIMIT_FLAGS)}
@@ -225,6 +238,9 @@ export const guardCommand: Command = {
       }
     }
     for (const w of setup.trustWarnings) await io.stderr(`warning: guard: ${w}\n`);
+    if (setup.skillSignatureNote !== undefined) {
+      await io.stderr(`warning: guard: --require-skill-signature: ${setup.skillSignatureNote}\n`);
+    }
 
     // --listen without --log: stderr through a bounded queue, so that a stderr nobody reads
     // neither blocks the guard (the sink of the stdio guard writes synchronously) nor grows.

@@ -35,8 +35,14 @@ import {
   isSkillChange,
   planSkillChanges,
   recheckSkillChanges,
+  type SkillChange,
   skillServerProblems,
 } from "./skills_approve.ts";
+import {
+  skillSignatureLine,
+  type SkillSignatureOutcome,
+  withApprovedSignatures,
+} from "./skills_signature.ts";
 
 /** What {@linkcode approveLock} reviews, and which changes it may approve. */
 export interface ApproveRequest extends LockFileRequest {
@@ -109,7 +115,10 @@ export interface ApproveResult {
  * each touched server's `tool_count` and digest are recomputed, every other entry is kept
  * byte for byte, the snapshot is written before the lock. A skill (docs/contractpin-skills.md,
  * "Approve") is pinned from the very fetch that was reviewed, and fetched once more before
- * writing: one that is not the reviewed skill any more refuses the write. The lock's bytes are
+ * writing: one that is not the reviewed skill any more refuses the write. With
+ * `options.skillSignatures` (docs/contractpin-skills.md, "Signed skills") each skill pinned is
+ * verified over the bytes reviewed before anything is written: one that fails refuses the
+ * approval, and the others' lock items record the check. The lock's bytes are
  * compared again just before writing: a lock changed during the review (another approve, an
  * init, a checkout) is never overwritten.
  *
@@ -176,6 +185,8 @@ export async function approveLock(
     headers: request.headers ? [...request.headers] : undefined,
     configured,
   };
+  // Skill signatures are verified for the skills approved only, after the review (below).
+  const listOptions = { ...options, skillSignatures: undefined };
   const report = await verifyLock({
     ...verifyRequest,
     onLive: (name, live, surface, served) => {
@@ -183,7 +194,7 @@ export async function approveLock(
       surfaces.set(name, surface);
       skills.set(name, served);
     },
-  }, options);
+  }, listOptions);
   // docs/contractpin-skills.md, "Approve": a --skill no selected server serves, nor the lock pins.
   const pinnedServers = report.servers.map((s) => s.name).filter((n) =>
     Object.hasOwn(lock.servers, n)
@@ -275,7 +286,7 @@ export async function approveLock(
       ...verifyRequest,
       select: [...new Set(skillApproved.map((c) => c.server))],
       onLive: (name, _live, _surface, served) => again.set(name, served),
-    }, options);
+    }, listOptions);
     const refusals = recheckSkillChanges(
       skillApproved,
       again,
@@ -286,8 +297,25 @@ export async function approveLock(
       return result({ approved: [], refused: false, written: false });
     }
   }
+  // docs/contractpin-skills.md, "Signed skills": each skill pinned here verified over the
+  // bytes reviewed; one that fails refuses the approval, unwritten.
+  const signed = new Map<SkillChange, SkillSignatureOutcome>();
+  if (options.skillSignatures) {
+    for (const c of skillApproved) {
+      if (!c.liveSkill) continue; // removed: nothing is pinned
+      const outcome = await options.skillSignatures.verify(c.liveSkill);
+      if (!outcome.valid) {
+        problems.push({ server: c.server, message: skillSignatureLine(c.server, outcome) });
+      }
+      signed.set(c, outcome);
+    }
+    if ([...signed.values()].some((o) => !o.valid)) {
+      return result({ approved: [], refused: false, written: false });
+    }
+  }
   const base = applyApproval(lock, snapshot, approved.filter((c) => !isSkillChange(c)));
-  const applied = applySkillApproval(base.lock, base.snapshot, skillApproved);
+  const pinned = applySkillApproval(base.lock, base.snapshot, skillApproved);
+  const applied = { ...pinned, lock: withApprovedSignatures(pinned.lock, signed) };
   await refuseIfChanged(lockPath, lockBytes, files);
   // The snapshot first: verify trusts a snapshot entry only where it matches the lock, so a
   // failure between the two writes can never make a diff lie.

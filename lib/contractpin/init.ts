@@ -246,8 +246,9 @@ export async function initLock(
   const skipped: SkippedServer[] = [];
   let failed = 0;
   for (const o of pinned) {
-    // A server refused for its skills is never skipped: its listing lies (contractpin-skills.md).
-    if (!o.ok && lenient.has(o.name) && !o.skillProblems) {
+    // A server refused for its skills is never skipped: its listing lies, or a skill's
+    // signature did not verify (contractpin-skills.md).
+    if (!o.ok && lenient.has(o.name) && !o.skillProblems && !o.skillSignatures) {
       const d = lenient.get(o.name)!;
       const s = { name: d.configName, from: d.from, reason: o.failure.message };
       skipped.push(s);

@@ -324,7 +324,8 @@ export interface Finding {
     | "skill-drifted"
     | "skill-added"
     | "skill-removed"
-    | "skill-contradiction";
+    | "skill-contradiction"
+    | "skill-unsigned";
   /** `error` fails the run; `warning` and `note` do not. */
   readonly level: "error" | "warning" | "note";
   /** Server name. */
@@ -721,6 +722,7 @@ const RULES: Record<Finding["rule"], string> = {
   "skill-added": SKILL_RULES["skill-added"],
   "skill-removed": SKILL_RULES["skill-removed"],
   "skill-contradiction": SKILL_RULES["skill-contradiction"],
+  "skill-unsigned": SKILL_RULES["skill-unsigned"],
 };
 
 /**

@@ -77,6 +77,15 @@ import {
 } from "./skills_live.ts";
 import type { SkillProblem } from "../skill/served_check.ts";
 import { lockSkillsMember } from "./skills_lock.ts";
+import {
+  type SkillSignatureCheck,
+  skillSignatureLine,
+  skillSignatureNotices,
+  type SkillSignatureOutcome,
+  skillSignaturesReport,
+  verifySkillSignatures,
+  withSignatureRecords,
+} from "./skills_signature.ts";
 import { compareSkills, skillDiffs, skillsPass, snapshotSkills } from "./skills_verify.ts";
 import { readDumpSkills, skillsDumpMember } from "./skills_dump.ts";
 
@@ -101,6 +110,14 @@ export interface RunOptions extends ListOptions {
    * whether a dynamic skill may be pinned. Fetched with the defaults when absent.
    */
   skills?: SkillRunOptions;
+  /**
+   * Require a valid SchemaPin signature on every skill served (docs/contractpin-skills.md,
+   * "Signed skills"): pinning refuses a server with a skill that fails (each lock item keeps
+   * the record of the check that passed), verifying reports each and fails on any.
+   *
+   * @ignore Internal: for the CLI's skill signature check; not public API.
+   */
+  skillSignatures?: SkillSignatureCheck;
 }
 
 /** Default number of servers contacted at once. */
@@ -306,6 +323,11 @@ export type PinOutcome =
      * a discovered server that cannot run is.
      */
     skillProblems?: SkillProblem[];
+    /**
+     * Set when skill signatures are required and some did not verify (docs/contractpin-skills.md,
+     * "Signed skills"): one outcome each. Never skipped either.
+     */
+    skillSignatures?: SkillSignatureOutcome[];
   };
 
 /**
@@ -354,8 +376,13 @@ export async function pinServers(
     const { identity, warnings } = sanitized[i];
     const live = await fetchLive(p, options);
     if (!live.ok) return { ok: false, name: p.name, failure: live.failure, warnings };
-    // docs/contractpin-skills.md: a listing that contradicts its bytes is never pinned.
-    const skillProblems = refusingProblems(live.skills, options.skills?.allowDynamic === true);
+    // docs/contractpin-skills.md: a listing that contradicts its bytes is never pinned. With
+    // signatures required a dynamic skill fails as unsigned (it has no bytes to sign).
+    const check = options.skillSignatures;
+    const skillProblems = refusingProblems(
+      live.skills,
+      options.skills?.allowDynamic === true || check !== undefined,
+    );
     if (skillProblems.length > 0) {
       const message = skillProblems.map((sp) => skillProblemLine(p.name, sp)).join("\n");
       return {
@@ -366,6 +393,22 @@ export async function pinServers(
         skillProblems,
       };
     }
+    // docs/contractpin-skills.md, "Signed skills": every skill verified before anything is
+    // written; one that fails refuses the server.
+    const signed = check ? await verifySkillSignatures(live.skills, check) : [];
+    const unsigned = signed.filter((o) => !o.valid);
+    if (unsigned.length > 0) {
+      return {
+        ok: false,
+        name: p.name,
+        failure: new ServerFailure(
+          "malformed",
+          unsigned.map((o) => skillSignatureLine(p.name, o)).join("\n"),
+        ),
+        warnings,
+        skillSignatures: unsigned,
+      };
+    }
     const notices: Notice[] = [
       ...live.listing.notices.map((message) => ({ kind: "listing" as const, message })),
       ...metaTextNotices(live.list),
@@ -374,10 +417,11 @@ export async function pinServers(
         message: `skill ${uri} is dynamic (it lists no resources): pinned by its frontmatter ` +
           `only (--allow-dynamic-skills)`,
       })),
+      ...skillSignatureNotices(signed),
     ];
     const entry = lockServerEntry(identity, live.list, targets[i].clientCapabilities, live.surface);
     const skills = live.skills ? lockSkillsMember(live.skills) : undefined;
-    if (skills) entry.skills = skills;
+    if (skills) entry.skills = check ? withSignatureRecords(skills, signed) : skills;
     const snapshot: PinSnapshot = snapshotServer(live.list);
     if (skills) snapshot.skills = snapshotSkills(live.skills!);
     return {
@@ -591,6 +635,13 @@ export async function verifyLock(
       // docs/contractpin-skills.md: skills compared with the lock, contradictions reported.
       const skills = compareSkills(job.locked.skills, live.skills);
       if (skills) r.skills = skills;
+      let signed: SkillSignatureOutcome[] = [];
+      if (skills && options.skillSignatures) {
+        // docs/contractpin-skills.md, "Signed skills": verified afresh (a key may have been
+        // revoked or expired since the pin).
+        signed = await verifySkillSignatures(live.skills, options.skillSignatures);
+        skills.signatures = skillSignaturesReport(signed, job.locked.skills);
+      }
       r.hidden_text.push(...findSkillsHiddenText(live.skills));
       r.tools = {
         drifted: comparison.drifted.map((d) => ({
@@ -608,6 +659,7 @@ export async function verifyLock(
         ...displayNotices(request.snapshot, job.name, live.list),
         ...metaTextNotices(live.list),
         ...protocolNotices(job.locked.protocol, live.listing),
+        ...skillSignatureNotices(signed),
       ];
       const changed = comparison.drifted.length + comparison.added.length +
         comparison.removed.length;

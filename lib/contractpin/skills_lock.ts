@@ -16,6 +16,8 @@ import { DIGEST_PATTERN } from "./digest.ts";
 import { surfaceKindDigest } from "./surface.ts";
 import { skillItemDigest, skillSetDigest } from "../skill/served_check.ts";
 import { skillFilePath, skillUriParts } from "../skill/served_entry.ts";
+import { checkDomain } from "../dns/domain.ts";
+import { isSha256Ref } from "../crypto/fingerprint.ts";
 import type { FetchedSkill, ServedSkills } from "../skill/served_fetch.ts";
 
 /**
@@ -35,6 +37,13 @@ export interface LockSkill {
   skill_hash?: string;
   /** A dynamic skill. */
   dynamic?: true;
+  /**
+   * The SchemaPin signature verified when the skill was pinned (`--require-skill-signature`,
+   * docs/contractpin-skills.md, "Signed skills"): the domain and the key's fingerprint. A
+   * record of a check, not part of the item digest: only a signed lock makes it
+   * tamper-evident.
+   */
+  signature?: { domain: string; key_fingerprint: string };
 }
 
 /** The `skills` member of a server entry: the same shape as a surface kind, plus the form. */
@@ -50,7 +59,15 @@ export interface LockSkills {
 }
 
 const SKILLS_KEYS = ["form", "count", "digest", "items"];
-const STATIC_KEYS = ["digest", "frontmatter", "resources", "set_digest", "skill_hash"];
+const STATIC_KEYS = [
+  "digest",
+  "frontmatter",
+  "resources",
+  "set_digest",
+  "skill_hash",
+  "signature",
+];
+const SIGNATURE_KEYS = ["domain", "key_fingerprint"];
 const DYNAMIC_KEYS = ["digest", "frontmatter", "dynamic"];
 
 function invalid(source: string, message: string, field: string): SchemaPinError {
@@ -140,14 +157,57 @@ function parseSkillItem(uri: string, v: JsonValue, source: string, at: string): 
   if (skillItemDigest(frontmatter, resources) !== digest) {
     throw invalid(source, `${at}/digest does not match the item (${REHASH})`, `${at}/digest`);
   }
-  return { digest, frontmatter, resources, set_digest: setDigest, skill_hash: skillHash };
+  const item: LockSkill = {
+    digest,
+    frontmatter,
+    resources,
+    set_digest: setDigest,
+    skill_hash: skillHash,
+  };
+  if (Object.hasOwn(v, "signature")) {
+    item.signature = parseSignatureRecord(v.signature, source, `${at}/signature`);
+  }
+  return item;
+}
+
+/**
+ * The `signature` record of a static item: exactly `{domain, key_fingerprint}`, a lower-case
+ * host name (§9) and a `sha256:` key fingerprint (§8.2). Not covered by the item digest.
+ */
+function parseSignatureRecord(
+  v: JsonValue,
+  source: string,
+  at: string,
+): { domain: string; key_fingerprint: string } {
+  if (!isJsonObject(v)) throw invalid(source, `${at} must be an object`, at);
+  checkKeys(v, SIGNATURE_KEYS, source, at);
+  const domain = Object.hasOwn(v, "domain") ? v.domain : undefined;
+  const checked = checkDomain(domain);
+  if (!checked.ok || checked.domain !== domain) {
+    throw invalid(
+      source,
+      `${at}/domain must be a lower-case host name` + (checked.ok ? "" : ` (${checked.reason})`),
+      `${at}/domain`,
+    );
+  }
+  const fingerprint = Object.hasOwn(v, "key_fingerprint") ? v.key_fingerprint : undefined;
+  if (typeof fingerprint !== "string" || !isSha256Ref(fingerprint)) {
+    throw invalid(
+      source,
+      `${at}/key_fingerprint must be a key fingerprint ("sha256:" + 64 lowercase hex)` +
+        (fingerprint === undefined ? " (missing)" : ""),
+      `${at}/key_fingerprint`,
+    );
+  }
+  return { domain: checked.domain, key_fingerprint: fingerprint };
 }
 
 /**
  * Reads the `skills` member of a lock server entry strictly (docs/contractpin-skills.md, "The
  * lock"): `form` one of `sep-2640` and `fastmcp`; `count` equal to the items; each item keyed
  * by its `SKILL.md` URI, either `{digest, frontmatter, resources, set_digest, skill_hash}` with
- * its files sorted by URI (each a file of that skill, its own `SKILL.md` among them) or
+ * its files sorted by URI (each a file of that skill, its own `SKILL.md` among them) and an
+ * optional `signature: {domain, key_fingerprint}` record, or
  * `{digest, frontmatter, dynamic: true}`; the item digests, the set digests and the kind digest
  * recomputed and compared. The §4b `skill_hash` is checked for its form only: it needs the
  * bytes.
@@ -291,6 +351,8 @@ export interface SkillJson {
   skill_hash: string | null;
   /** Pinned by its frontmatter only. */
   dynamic: boolean;
+  /** The signature verified when it was pinned (`--require-skill-signature`), when recorded. */
+  signature?: { domain: string; key_fingerprint: string };
 }
 
 /**
@@ -319,6 +381,7 @@ export function lockSkillsJson(
         file_count: item.resources?.length ?? null,
         skill_hash: item.skill_hash ?? null,
         dynamic: item.dynamic === true,
+        ...(item.signature ? { signature: { ...item.signature } } : {}),
       };
     }),
   };

@@ -1,11 +1,16 @@
 /**
  * The skills of a verify report as findings (the rules `contractpin/skill-drifted`,
- * `skill-added`, `skill-removed`, `skill-contradiction`) and as the lines of the human report
- * (docs/contractpin-skills.md, "Verify"). Pure.
+ * `skill-added`, `skill-removed`, `skill-contradiction`, `skill-unsigned`) and as the lines of
+ * the human report (docs/contractpin-skills.md, "Verify"). Pure.
  *
  * @module
  */
 import type { SkillsReport } from "./skills_verify.ts";
+import {
+  skillSignatureFindings,
+  skillSignatureHumanLines,
+  unsignedSkillCount,
+} from "./skills_signature.ts";
 
 /** A finding about skills, in the shape of report.ts's `Finding`. */
 export interface SkillFinding {
@@ -15,7 +20,9 @@ export interface SkillFinding {
     | "skill-added"
     | "skill-removed"
     | "skill-contradiction"
-    | "kind-unpinned";
+    | "skill-unsigned"
+    | "kind-unpinned"
+    | "notice";
   /** `error` fails the run. */
   readonly level: "error" | "warning" | "note";
   /** Server name. */
@@ -36,6 +43,9 @@ export const SKILL_RULES: Readonly<Record<string, string>> = {
   "skill-removed": "A pinned skill is no longer served (or the server serves no skills now).",
   "skill-contradiction": "A skill listing contradicts its own bytes (a digest or size that " +
     "lies, an unlisted or unreadable file, a frontmatter that differs from SKILL.md).",
+  "skill-unsigned": "Skill signatures are required and a skill served over MCP carries no " +
+    "valid SchemaPin signature by the key of the domain: unsigned, invalid, signed for other " +
+    "bytes, by a revoked or expired key, or dynamic.",
 };
 
 function changeText(d: SkillsReport["drifted"][number]): string {
@@ -128,6 +138,7 @@ export function skillFindings(
       message: `${server}/skill ${uri} was removed`,
     });
   }
+  out.push(...skillSignatureFindings(server, skills)); // docs/contractpin-skills.md, "Signed skills"
   return out;
 }
 
@@ -170,6 +181,7 @@ export function skillHumanLines(skills: SkillsReport | undefined, allowNew: bool
   for (const uri of skills.dynamic) {
     lines.push(`  note     skill ${uri} is dynamic: pinned by its frontmatter only`);
   }
+  lines.push(...skillSignatureHumanLines(skills));
   return lines;
 }
 
@@ -189,7 +201,9 @@ export function skillsSummary(servers: readonly { skills?: SkillsReport }[]): st
   if (reports.length === 0) return "";
   const sum = (f: (r: SkillsReport) => number) => reports.reduce((n, r) => n + f(r), 0);
   const contradictions = sum((r) => r.contradictions.length);
+  const unsigned = unsignedSkillCount(servers);
   return `; ${sum((r) => r.drifted.length)} drifted, ${sum((r) => r.added.length)} added, ` +
     `${sum((r) => r.removed.length)} removed skills` +
-    (contradictions ? `, ${contradictions} listing contradiction(s)` : "");
+    (contradictions ? `, ${contradictions} listing contradiction(s)` : "") +
+    (unsigned ? `, ${unsigned} without a valid signature` : "");
 }

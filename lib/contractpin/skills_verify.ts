@@ -71,6 +71,20 @@ export interface SkillsReport {
   contradictions: SkillContradiction[];
   /** Dynamic skills served (pinned by their frontmatter only). */
   dynamic: string[];
+  /**
+   * With `--require-skill-signature` only (docs/contractpin-skills.md, "Signed skills"): the
+   * SchemaPin signature of every skill served, verified afresh; one that is not `valid` fails.
+   * `recorded` is what the lock item records of the check made when it was pinned.
+   */
+  signatures?: {
+    uri: string;
+    valid: boolean;
+    domain: string;
+    key_fingerprint: string | null;
+    error_code: string | null;
+    error_message: string | null;
+    recorded: { domain: string; key_fingerprint: string } | null;
+  }[];
 }
 
 function liveDigests(served: ServedSkills): Record<string, { digest: string }> {
@@ -157,7 +171,8 @@ export function compareSkills(
 
 /**
  * Whether the skills of a server pass: checked (not `unchecked`), the same form, nothing
- * drifted or removed, nothing added unless `allowNew`, and no listing contradicting its bytes.
+ * drifted or removed, nothing added unless `allowNew`, no listing contradicting its bytes, and
+ * (when `signatures` were checked) every signature valid.
  *
  * @example
  * ```ts
@@ -169,6 +184,8 @@ export function skillsPass(report: SkillsReport | undefined, allowNew: boolean):
   checkArg("skillsPass", "allowNew", allowNew, "boolean");
   if (!report) return true;
   if (report.contradictions.length > 0) return false;
+  // docs/contractpin-skills.md, "Signed skills": a skill whose signature did not verify fails.
+  if (report.signatures?.some((s) => !s.valid)) return false;
   if (report.status === "unpinned") return true;
   if (report.status === "unchecked") return false;
   return report.form.locked === report.form.live && report.drifted.length === 0 &&

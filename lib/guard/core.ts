@@ -791,7 +791,11 @@ export class GuardCore {
       v.problems.some((p) => p === "drifted" || p === "added" || p === "removed")
     );
     const sigProblem = verdicts.some((v) =>
-      v.problems.some((p) => p === "unsigned" || p === "signature_invalid")
+      v.kind !== "skill" && v.problems.some((p) => p === "unsigned" || p === "signature_invalid")
+    );
+    // docs/guard.md, "Skills served over MCP": skills pinned without a verified signature.
+    const unsignedSkills = verdicts.some((v) =>
+      v.kind === "skill" && v.problems.includes("unsigned")
     );
     const parts: string[] = [];
     if (lockProblem) {
@@ -837,6 +841,12 @@ export class GuardCore {
           "names each place); the guard runs with --strict-text.",
       );
     }
+    if (unsignedSkills) {
+      parts.push(
+        "Skills must be pinned with their SchemaPin signature verified: `schemapin contract " +
+          "init` or `approve` with skill signatures required records each check in the lock.",
+      );
+    }
     if (sigProblem) {
       parts.push(
         "Tools must carry a valid SchemaPin signature over their contract " +
@@ -857,6 +867,8 @@ export class GuardCore {
       : undefined;
     const head = verdicts.every((v) => v.problems.every((p) => p === "hidden_text"))
       ? `tools of server ${this.#server} hold hidden text`
+      : verdicts.every((v) => v.kind === "skill" && v.problems.every((p) => p === "unsigned"))
+      ? `skills of server ${this.#server} have no verified signature recorded in ${lockName}`
       : what === undefined
       ? `tools of server ${this.#server} lack valid SchemaPin signatures`
       : policy.lock && !policy.signatures
@@ -1149,6 +1161,7 @@ export class GuardCore {
       message.result,
       session,
       policy.strictText,
+      policy.requireSkillSignature,
     );
     if (j === undefined) return PASS;
     for (const note of j.notes) this.#log.record(note);

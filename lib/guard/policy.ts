@@ -96,6 +96,11 @@ export interface GuardPolicyOptions {
    * only reported (`--strict-text`, issue 17 item 3). Findings are reported either way.
    */
   readonly strictText?: boolean;
+  /**
+   * Refuse every skill served over MCP whose lock item records no verified SchemaPin signature
+   * (docs/guard.md, "Skills served over MCP"; ./skills_signature.ts). Needs `lock`.
+   */
+  readonly requireSkillSignature?: boolean;
 }
 
 /** A list being accumulated over pages: names seen with their digests. */
@@ -145,6 +150,7 @@ export class GuardPolicy {
   readonly #lock: LockPolicy | undefined;
   readonly #trust: ToolTrust | undefined;
   readonly #strictText: boolean;
+  readonly #requireSkillSignature: boolean;
 
   /** A policy checking what `options` enables. */
   constructor(options: GuardPolicyOptions) {
@@ -160,6 +166,15 @@ export class GuardPolicy {
     this.#lock = options.lock;
     this.#trust = options.signatures;
     this.#strictText = options.strictText === true;
+    if (options.requireSkillSignature === true && !options.lock) {
+      throw new SchemaPinError(
+        "INPUT_INVALID",
+        "GuardPolicy: options.requireSkillSignature needs the lock (options.lock): the " +
+          "signature records are the lock's",
+        { function: "GuardPolicy", argument: "options" },
+      );
+    }
+    this.#requireSkillSignature = options.requireSkillSignature === true;
   }
 
   /** The lock checked against, if any. */
@@ -175,6 +190,11 @@ export class GuardPolicy {
   /** True when hidden text fails a tool (`--strict-text`). */
   get strictText(): boolean {
     return this.#strictText;
+  }
+
+  /** True when a skill without a recorded verified signature is refused. */
+  get requireSkillSignature(): boolean {
+    return this.#requireSkillSignature;
   }
 
   /**

@@ -32,6 +32,7 @@ import { GuardCore } from "./core.ts";
 import { type GuardMode, GuardPolicy, type LockPolicy } from "./policy.ts";
 import type { LineageToolTrust, ToolTrust } from "./signatures.ts";
 import type { LineageStore } from "../pins/lineage.ts";
+import { skillSignatureStartNote } from "./skills_signature.ts";
 
 /** The lock the guard enforces. */
 export interface GuardLockOptions {
@@ -61,6 +62,11 @@ export interface GuardSetupOptions {
   /** Hidden text in a tool definition fails the tool. */
   readonly strictText?: boolean;
   /**
+   * Refuse every skill whose lock item records no verified signature (needs `lock`; docs/guard.md,
+   * "Skills served over MCP").
+   */
+  readonly requireSkillSignature?: boolean;
+  /**
    * With `signatures`: each signed tool must also be the latest known release or extend it
    * (§18.4), checked and moved forward in this store.
    */
@@ -87,6 +93,11 @@ export interface GuardSetup {
    * signature and the tools' signatures, joined by ` and ` (empty when none).
    */
   readonly checks: string;
+  /**
+   * With `requireSkillSignature`: what to say at start-up when the lock entry lets no skill
+   * (or not every skill) pass (`skillSignatureStartNote`, ./skills_signature.ts).
+   */
+  readonly skillSignatureNote?: string;
   /** The guard core for these checks (the policy per client capabilities included). */
   core(options: { mode: GuardMode; log: AuditLog; serverName: string }): GuardCore;
 }
@@ -168,6 +179,10 @@ export async function prepareGuard(
   }
   const { lock, variants } = chosen;
   const strictText = options.strictText === true;
+  const requireSkillSignature = options.requireSkillSignature === true && lock !== undefined;
+  const skillSignatureNote = requireSkillSignature
+    ? skillSignatureStartNote(lock!.entry.skills)
+    : undefined;
   let loaded: LoadedTrust<SchemaVerificationResult> | undefined;
   const setup = (signatures?: ToolTrust, lockSignature?: LockSignatureCheck): GuardSetup => ({
     lock,
@@ -179,15 +194,17 @@ export async function prepareGuard(
       lock ? `lock ${lock.file} (${lock.serverName})` : "",
       lockSignature?.status === "valid" ? lockSignatureLine(lockSignature) : "",
       signatures ? `signatures of ${signatures.domain}` : "",
+      requireSkillSignature ? "skill signatures recorded in the lock" : "",
     ].filter(Boolean).join(" and "),
+    ...(skillSignatureNote !== undefined ? { skillSignatureNote } : {}),
     core: ({ mode, log, serverName }) => {
       const variantPolicies = new Map(
         [...variants].map((
           [key, l],
-        ) => [key, new GuardPolicy({ lock: l, signatures, strictText })]),
+        ) => [key, new GuardPolicy({ lock: l, signatures, strictText, requireSkillSignature })]),
       );
       return new GuardCore({
-        policy: new GuardPolicy({ lock, signatures, strictText }),
+        policy: new GuardPolicy({ lock, signatures, strictText, requireSkillSignature }),
         mode,
         log,
         serverName,

@@ -40,6 +40,7 @@ import {
 import { readContentBytes } from "../skill/served_fetch.ts";
 import type { AuditEntry } from "./audit.ts";
 import type { SeenTools, ToolProblem, ToolVerdict } from "./policy.ts";
+import { NO_PINNED_SKILLS, unrecordedSkills, unsignedSkillVerdict } from "./skills_signature.ts";
 import { badListPage } from "./surface.ts";
 
 /**
@@ -95,6 +96,8 @@ interface SkillPins {
   readonly byUri: ReadonlyMap<string, PinnedSkill>;
   /** By root, its scheme lower-cased (see {@linkcode normalScheme}). */
   readonly byRoot: ReadonlyMap<string, PinnedSkill[]>;
+  /** The URIs of the skills whose item records no verified signature (./skills_signature.ts). */
+  readonly unrecorded: ReadonlySet<string>;
 }
 
 const prepared = new WeakMap<LockSkills, SkillPins>();
@@ -131,7 +134,7 @@ function pinsOf(skills: LockSkills): SkillPins {
     const root = normalScheme(parts.root);
     byRoot.set(root, [...(byRoot.get(root) ?? []), pinned]);
   }
-  const pins = { form: skills.form, byUri, byRoot };
+  const pins = { form: skills.form, byUri, byRoot, unrecorded: unrecordedSkills(skills) };
   prepared.set(skills, pins);
   return pins;
 }
@@ -212,6 +215,7 @@ function judgeEntry(
   where: string,
   seen: SeenTools,
   strictText: boolean,
+  requireSignature: boolean,
 ): ToolVerdict {
   const rawUri = isJsonObject(item) && typeof item.uri === "string" ? item.uri : where;
   let entry: ServedSkillEntry;
@@ -266,6 +270,11 @@ function judgeEntry(
       problems.push("drifted");
       verdict.detail = why.join("; ") || "differs from the lock";
     }
+    if (requireSignature && pins.unrecorded.has(entry.uri)) {
+      problems.push("unsigned");
+      const unsigned = unsignedSkillVerdict(entry.uri).detail;
+      verdict.detail = verdict.detail === undefined ? unsigned : `${verdict.detail}; ${unsigned}`;
+    }
   }
   const hidden = findHiddenText(entry.frontmatter ?? {});
   if (hidden.length > 0) {
@@ -300,6 +309,7 @@ function judgeList(
   request: SkillRequest,
   result: JsonValue,
   strictText: boolean,
+  requireSignature: boolean,
 ): SkillJudgement {
   const base = { what: "skills/list", method: "skills/list", notes: [] };
   const bad = badListPage(result, "skills");
@@ -318,7 +328,14 @@ function judgeList(
   listing.expectCursor = next;
   const first = listing.seen.size;
   const verdicts = items.map((item, i) =>
-    judgeEntry(pins, item, `skills/list skills[${first + i}]`, listing.seen, strictText)
+    judgeEntry(
+      pins,
+      item,
+      `skills/list skills[${first + i}]`,
+      listing.seen,
+      strictText,
+      requireSignature,
+    )
   );
   const removed: ToolVerdict[] = [];
   if (next === undefined) {
@@ -346,6 +363,7 @@ function judgeGet(
   request: SkillRequest,
   result: JsonValue,
   strictText: boolean,
+  requireSignature: boolean,
 ): SkillJudgement {
   const what = `skills/get ${JSON.stringify(request.uri ?? "")}`;
   const base = { what, method: "skills/get", notes: [] };
@@ -360,7 +378,14 @@ function judgeGet(
     });
     return { ...base, verdicts: [v], problems: [v] };
   }
-  const v = judgeEntry(pins, result.skill, "skills/get skill", new Map(), strictText);
+  const v = judgeEntry(
+    pins,
+    result.skill,
+    "skills/get skill",
+    new Map(),
+    strictText,
+    requireSignature,
+  );
   return { ...base, verdicts: [v], problems: v.ok ? [] : [v] };
 }
 
@@ -405,6 +430,7 @@ function judgeRead(
   pins: SkillPins,
   request: SkillRequest,
   result: JsonValue,
+  requireSignature: boolean,
 ): SkillJudgement | undefined {
   const uri = request.uri;
   if (uri === undefined) return undefined;
@@ -431,6 +457,12 @@ function judgeRead(
   const verdicts: ToolVerdict[] = [];
   const notes: AuditEntry[] = [];
   for (const pinned of covering) {
+    // Skill signatures required: a skill without a recorded signature is refused whatever the
+    // bytes (a dynamic one always: it has nothing to sign).
+    if (requireSignature && pins.unrecorded.has(pinned.uri)) {
+      verdicts.push(unsignedSkillVerdict(pinned.uri, uri, digest));
+      if (pinned.resources === undefined) continue;
+    }
     const root = pinned.uri.slice(0, -"/SKILL.md".length);
     if (pinned.form === "fastmcp" && normalScheme(uri) === normalScheme(`${root}/_manifest`)) {
       verdicts.push(...judgeManifest(pinned, uri, bytes));
@@ -517,7 +549,9 @@ function judgeDirectory(
  * `skills` (undefined: the lock pins none). Returns undefined when the answer concerns no
  * pinned skill (a read of another resource: it passes, nothing logged). `state` keys the
  * paging state of `skills/list` (the session). `strictText` makes hidden text in a listed
- * frontmatter a failure (`--strict-text`).
+ * frontmatter a failure (`--strict-text`). `requireSignature` refuses every pinned skill whose
+ * item records no verified signature — its entries, `skills/get` answers and every read of its
+ * files (`unsigned`, ./skills_signature.ts) — and a lock without skills then pins none.
  *
  * @example
  * ```ts
@@ -534,8 +568,11 @@ export function judgeSkillAnswer(
   result: JsonValue,
   state: object,
   strictText = false,
+  requireSignature = false,
 ): SkillJudgement | undefined {
   const listing = request.method === "skills/list" || request.method === "skills/get";
+  // Skill signatures required: a lock that pins no skills lets none pass.
+  if (skills === undefined && requireSignature) skills = NO_PINNED_SKILLS;
   if (skills === undefined) {
     if (!listing) return undefined;
     return {
@@ -550,11 +587,11 @@ export function judgeSkillAnswer(
   const pins = pinsOf(skills);
   switch (request.method) {
     case "skills/list":
-      return judgeList(pins, state, request, result, strictText);
+      return judgeList(pins, state, request, result, strictText, requireSignature);
     case "skills/get":
-      return judgeGet(pins, request, result, strictText);
+      return judgeGet(pins, request, result, strictText, requireSignature);
     case "resources/read":
-      return judgeRead(pins, request, result);
+      return judgeRead(pins, request, result, requireSignature);
     case "resources/directory/read":
       return judgeDirectory(pins, request, result);
     default:

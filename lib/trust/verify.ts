@@ -27,6 +27,7 @@ import type { CheckedSkill } from "../skill/served_check.ts";
 import type { ServedSkillEntry } from "../skill/served_entry.ts";
 import type { ServedSkillFields } from "../skill/served_verify.ts";
 import {
+  type LoadedTrust,
   loadTrustAndDnsHook,
   type TrustEnv,
   trustFlowOptions,
@@ -49,6 +50,11 @@ export interface TrustedVerifierOptions {
   readonly trustFirstUse?: boolean;
   /** Accept an expired signature, with a warning. */
   readonly allowExpired?: boolean;
+  /**
+   * The trust inputs of `plan` already loaded (`loadTrustAndDnsHook`): a caller that checks a
+   * lock's signature with the same plan shares one load, so both judge the same documents.
+   */
+  readonly loaded?: LoadedTrust;
 }
 
 /** What a verification with trust adds to its result. */
@@ -162,7 +168,7 @@ export async function loadTrustedVerifier(
   options: TrustedVerifierOptions,
 ): Promise<TrustedVerifier> {
   const { plan, lineage } = options;
-  const { trust, dnsHook } = await loadTrustAndDnsHook(plan, options.env);
+  const { trust, dnsHook } = options.loaded ?? await loadTrustAndDnsHook(plan, options.env);
   // An explicit key is the anchor: nothing is pinned, the pin file is not opened.
   const base = trustFlowOptions(plan.domain, trust, {
     ...options,

@@ -517,7 +517,15 @@ Deno.test("contract: one flag table per subcommand; each is completed with its o
   assert.ok(!sub("sign").includes("--require-signed-lock"));
   assert.ok(!sub("sign").includes("--timeout"), "sign contacts no server");
   assert.ok(!sub("init").includes("--signature"));
-  assert.ok(!sub("approve").includes("--discovery"));
+  // docs/contractpin-skills.md, "Signed skills": init and approve take the key sources for
+  // --require-skill-signature, never the lock signature's own flags.
+  for (const name of ["init", "approve"]) {
+    for (const flag of ["--require-skill-signature", "--discovery", "--public-key"]) {
+      assert.ok(sub(name).includes(flag), `${name} ${flag}`);
+    }
+    assert.ok(!sub(name).includes("--require-signed-lock"), `${name} --require-signed-lock`);
+  }
+  assert.ok(!sub("approve").includes("--signature"));
   assert.deepEqual([...sub("digest")].sort(), [
     "--canonical",
     "--help",
