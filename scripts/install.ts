@@ -9,15 +9,19 @@
  *   deno task install --print         # print the deno install command instead of running it
  *   deno task install --root DIR      # install into DIR/bin
  *
- * The installed command is a small script that runs `deno` from PATH: with Deno only reachable
- * through `npx`, install it with `npm i -g deno@2.9.6` (the task warns when PATH has none).
- * Only npm packages are fetched (the import map has no JSR dependency).
+ * The installed command is a small script that runs `deno` from PATH. The task refuses (exit 1,
+ * nothing installed) when PATH has no `deno` outside a package-manager cache: under
+ * `npx -y deno@2.9.6 task install` the only `deno` on PATH is npx's own, which is on PATH only
+ * while npx runs, so the installed command could not start (`exec: deno: not found`); the
+ * message gives the fix, `npm i -g deno@2.9.6`. Only npm packages are fetched (the import map
+ * has no JSR dependency).
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { delimiter, join } from "node:path";
+import { delimiter, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cacheReason } from "../lib/guard/schemapin_path.ts";
 import { permissionFlags } from "./compile.ts";
 import { shellLine } from "./shell.ts";
 
@@ -62,12 +66,21 @@ export function installArgs(flags: readonly string[], options: InstallOptions): 
   ];
 }
 
-/** True when a folder of `path` (a PATH value) holds a `deno` executable. */
-export async function denoOnPath(path: string | undefined): Promise<boolean> {
+/**
+ * True when a folder of `path` (a PATH value) holds a `deno` executable that is there for good:
+ * a folder inside a package-manager cache (npx's `_npx/…/node_modules/.bin`, which npx puts on
+ * PATH only while it runs, `node_modules/`, `~/.npm`, `~/.cache`, the Deno cache) does not count
+ * (`cacheReason` of lib/guard/schemapin_path.ts, with `env` naming the caches).
+ */
+export async function denoOnPath(
+  path: string | undefined,
+  env: (name: string) => string | undefined = () => undefined,
+): Promise<boolean> {
   const names = Deno.build.os === "windows" ? ["deno.exe", "deno.cmd", "deno.bat"] : ["deno"];
   for (const dir of (path ?? "").split(delimiter)) {
     if (!dir) continue;
     for (const name of names) {
+      if (isAbsolute(dir) && cacheReason(join(dir, name), env) !== undefined) continue;
       const info = await Deno.stat(join(dir, name)).catch(() => undefined);
       if (info?.isFile && (Deno.build.os === "windows" || ((info.mode ?? 0) & 0o111) !== 0)) {
         return true;
@@ -84,7 +97,8 @@ Usage: deno task install [--force] [--root DIR] [--name NAME] [--print]
 Runs deno install -g with the schemapin task's permission flags and --config naming this
 checkout's deno.json, so \`schemapin\` runs from any folder on that folder's relative paths.
 The command lands in DIR/bin (--root; default $DENO_INSTALL_ROOT, else ~/.deno) and runs the
-\`deno\` found on PATH (npm i -g deno@2.9.6 if you only use npx).
+\`deno\` found on PATH: without one outside a package-manager cache (only npx's, say) nothing is
+installed and the task says to run npm i -g deno@2.9.6 first.
 
 Options:
   --force       replace an existing command (re-run after updating the checkout)
@@ -92,7 +106,8 @@ Options:
   --name NAME   command name (default schemapin)
   --print       print the deno install command instead of running it
 
-Exit codes: 0 installed (or printed); 2 bad arguments; otherwise deno install's own.
+Exit codes: 0 installed (or printed); 1 refused: no deno on PATH for the installed command;
+2 bad arguments; otherwise deno install's own.
 
 Example:
   deno task install && schemapin --version
@@ -130,6 +145,16 @@ if (import.meta.main) {
     console.log(shellLine(["deno", ...args]));
     Deno.exit(0);
   }
+  const env = (name: string) => Deno.env.get(name);
+  if (!await denoOnPath(Deno.env.get("PATH"), env)) {
+    console.error(
+      "error: install: the installed schemapin runs `deno` from PATH, and PATH has no deno " +
+        "outside a package-manager cache (npx puts its own deno on PATH only while it runs), " +
+        "so the command would not start; nothing was installed. Install Deno first — " +
+        "`npm i -g deno@2.9.6` (or put deno on PATH) — then run `deno task install` again.",
+    );
+    Deno.exit(1);
+  }
   console.error(shellLine(["deno", ...args]));
   const { code } = await new Deno.Command(Deno.execPath(), {
     args,
@@ -139,10 +164,4 @@ if (import.meta.main) {
     stderr: "inherit",
   }).output();
   if (code !== 0) Deno.exit(code);
-  if (!await denoOnPath(Deno.env.get("PATH"))) {
-    console.error(
-      "warning: no `deno` on PATH: the installed schemapin runs `deno run …`; install Deno " +
-        "with `npm i -g deno@2.9.6` (or put it on PATH) before using it.",
-    );
-  }
 }

@@ -10,8 +10,30 @@
  * under test starts inherit it), and tests/process_guard_test.ts fails when a file under
  * tests/ or scripts/ starts a process some other way.
  *
+ * Hermetic (issue 37 item 3): the variables schemapin itself reads ({@linkcode SCHEMAPIN_ENV})
+ * are removed from this process's environment when this module loads — and `deno task test`
+ * unsets them before the run starts — so a user's `SCHEMAPIN_PASSPHRASE`, `SCHEMAPIN_HOME`, …
+ * reach neither the CLI run in process nor any child: every test sees them unset, as on CI, and
+ * a test that needs one sets it itself. tests/hermetic_test.ts checks the list against lib/ and
+ * runs representative tests with hostile values, another HOME and a fresh TMPDIR.
+ *
  * @module
  */
+
+/**
+ * The environment variables schemapin reads (the names lib/ looks up): the passphrase of an
+ * encrypted key, the folder of the default pin and lineage stores, the batch's worker count and
+ * the stack traces of `SCHEMAPIN_DEBUG`. The tests' own settings (`SCHEMAPIN_NODE22`,
+ * `SCHEMAPIN_PYTHON_MCP`, … which .ci/run sets) are not among them and are kept.
+ */
+export const SCHEMAPIN_ENV: readonly string[] = Object.freeze([
+  "SCHEMAPIN_PASSPHRASE",
+  "SCHEMAPIN_HOME",
+  "SCHEMAPIN_BATCH_THREADS",
+  "SCHEMAPIN_DEBUG",
+]);
+
+for (const name of SCHEMAPIN_ENV) Deno.env.delete(name);
 
 /** Variables every child process started by the tests gets. */
 export const CHILD_ENV: Readonly<Record<string, string>> = Object.freeze({

@@ -150,6 +150,76 @@ Deno.test("docs/: every sh block of the pages runs as written, in a copy of exam
   await runPages(DOC_PAGES, 15);
 });
 
+/** README's try-out block: the one that copies the checkout's examples/. */
+async function tryOutBlock(): Promise<ShellBlock> {
+  const readme = await Deno.readTextFile(`${repo}/README.md`);
+  const blocks = readmeShellBlocks(readme).filter((b) => b.code.includes("/examples/."));
+  assert.equal(blocks.length, 1, "README has one block that copies examples/");
+  return blocks[0];
+}
+
+Deno.test("README: the try-out block works from any checkout; `deno task schemapin` runs there", async () => {
+  const block = await tryOutBlock();
+  // No path of one machine: the checkout is wherever the block is started.
+  assert.doesNotMatch(block.code, /~\/|\$HOME|\/home\//);
+  await withTempDir(async (dir) => {
+    const tmp = `${dir}/tmp`;
+    await Deno.mkdir(tmp);
+    const env: Record<string, string> = {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: Deno.env.get("HOME") ?? dir,
+      DENO_DIR: await denoDir(),
+      TMPDIR: tmp,
+      NO_COLOR: "1",
+    };
+    // The block as written, started in the checkout, then what a reader does next in that
+    // folder: `deno task schemapin` (the deno running this test stands in for npx's).
+    const deno = shellLine([Deno.execPath()]);
+    const script = block.code +
+      `printf '%s\\n' "$PWD" "$SCHEMAPIN_HOME" > "${dir}/where"\n` +
+      `${deno} task -q schemapin keygen --unencrypted --out-dir keys\n` +
+      `cd pdf-tools && ${deno} task -q schemapin fingerprint ../keys/public.pem > "${dir}/fp"\n`;
+    const out = await childCommand("bash", {
+      args: ["-euo", "pipefail", "-c", script],
+      cwd: repo,
+      env,
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const dec = new TextDecoder();
+    assert.equal(out.code, 0, dec.decode(out.stdout) + dec.decode(out.stderr));
+    const [work, home] = (await Deno.readTextFile(`${dir}/where`)).split("\n");
+    assert.ok(work.startsWith(`${tmp}/`), `the try-out folder ${work} is not a new temporary one`);
+    assert.equal(home, `${work}/.schemapin`);
+    for (const file of ["tool.json", "pdf-tools/SKILL.md", ".mcp.json", "keys/public.pem"]) {
+      assert.ok((await Deno.stat(`${work}/${file}`)).isFile, file);
+    }
+    assert.match(await Deno.readTextFile(`${dir}/fp`), /^sha256:[0-9a-f]{64}\n$/);
+    assert.equal(
+      JSON.parse(await Deno.readTextFile(`${work}/deno.json`)).tasks.schemapin.includes(
+        `--config ${repo}/deno.json`,
+      ),
+      true,
+    );
+    // Nothing written in the checkout's examples/.
+    await assert.rejects(Deno.stat(`${repo}/examples/keys`), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("README: a copy of examples/ with its own deno.json has no schemapin task (why the block replaces it)", async () => {
+  await withTempDir(async (dir) => {
+    await copyTree(`${repo}/examples`, `${dir}/copy`);
+    const out = await childCommand(Deno.execPath(), {
+      args: ["task", "-q", "schemapin", "--version"],
+      cwd: `${dir}/copy`,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.notEqual(out.code, 0);
+  });
+});
+
 Deno.test("docs/: a page with sh blocks is run, or marks every block skipped", async () => {
   const unlisted: string[] = [];
   for await (const entry of Deno.readDir(`${repo}/docs`)) {

@@ -22,7 +22,7 @@ import { verifyJsonFields } from "../contractpin/json_fields.ts";
 import { escapeInvisible, shellLine } from "../contractpin/display_text.ts";
 import { parseHeader } from "../contractpin/secrets.ts";
 import { VERSION } from "../version.ts";
-import { asUsage, type CliIO, EXIT_FAILED } from "./command.ts";
+import { asUsage, type CliIO, EXIT_FAILED, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { booleanFlag, type FlagTable, listFlag, valueFlag } from "../args/flags.ts";
 import { jsonFlag } from "./flag_groups.ts";
@@ -41,11 +41,18 @@ import {
 } from "../contractpin/lock_signature_report.ts";
 import {
   LOCK_TRUST_FLAGS,
-  planLockSignature,
   printLockSignatureNotes,
   runLockSignatureCheck,
 } from "./lock_signature.ts";
 import { terminalPrompt } from "./prompt.ts";
+import {
+  loadSkillSignatureCheck,
+  planVerifySignatures,
+  VERIFY_SKILL_SIGNATURE_FLAGS,
+} from "./skill_signature.ts";
+import type { SkillSignatureCheck } from "../contractpin/skills_signature.ts";
+import { type LoadedTrust, loadTrustAndDnsHook } from "../trust/load.ts";
+import { reportInputFailure, trustEnv } from "./schema_inputs.ts";
 
 const CMD = "contract verify";
 
@@ -84,6 +91,14 @@ export const CONTRACT_VERIFY_FLAGS = {
     "the signature FILE of the lock (default LOCK.sig; with --require-signed-lock)",
   ),
   ...LOCK_TRUST_FLAGS,
+  domain: {
+    ...LOCK_TRUST_FLAGS.domain,
+    help: "the publisher's domain (RFC 1123 host name): its key must have signed the lock " +
+      "(--require-signed-lock; the pin key contractpin:lock@DOMAIN) and every skill " +
+      "(--require-skill-signature; SKILL_NAME@DOMAIN)",
+  },
+  // docs/contractpin-skills.md, "Signed skills": the same key sources as a signed lock.
+  ...VERIFY_SKILL_SIGNATURE_FLAGS,
   // Issue 25 item 4: one spelling with the guard's; the old one works for one release.
   "require-signature": { type: "boolean", help: "", deprecated: "require-signed-lock" },
 } as const satisfies FlagTable;
@@ -94,16 +109,12 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
   const format = asUsage(CMD, () => reportFormat(values.format, values.json === true));
   const limits = { ...limitsFrom(CMD, values), skills: skillOptionsFrom(CMD, values) };
   const lockPath = values.lock ?? DEFAULT_LOCK_FILE;
-  const sigPlan = planLockSignature(
-    CMD,
-    "--require-signed-lock",
-    values["require-signed-lock"] === true,
-    values,
-    args,
-    lockPath,
-  );
+  const plans = planVerifySignatures(CMD, values, args, lockPath);
+  const sigPlan = plans.lock;
   const json = format === "json";
   let failure: number | undefined; // the exit code of a signature input that was reported
+  let skillCheck: SkillSignatureCheck | undefined; // loaded before any server is contacted
+  const skillPlan = plans.skills;
   let result: VerifyFileResult;
   try {
     result = await verifyLockFile(
@@ -121,10 +132,33 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
       contractFiles(io),
       {
         ...limits,
+        ...(skillPlan
+          ? {
+            skillSignatures: {
+              domain: skillPlan.domain,
+              verify: (skill) => skillCheck!.verify(skill),
+            },
+          }
+          : {}),
         onSnapshotIgnored: (message) =>
           io.stderr(`warning: snapshot ignored, diffs unavailable: ${message}\n`),
-        // The lock's signature, before any server is contacted: a failure stops there (exit 1).
+        // The lock's signature, then the skills' trust, before any server is contacted: a
+        // failure stops there (exit 1, or 2 for a trust input that cannot be used).
         checkSignature: async (lockBytes) => {
+          const reported = (code: number) => {
+            failure = code;
+            return new SignatureInputReported();
+          };
+          // Both checks: the trust loaded once, so they judge the same documents.
+          let loaded: LoadedTrust | undefined;
+          if (skillPlan && sigPlan.plan) {
+            try {
+              loaded = await loadTrustAndDnsHook(sigPlan.plan, trustEnv(sigPlan.plan, io));
+            } catch (e) {
+              if (e instanceof UsageError) throw e;
+              throw reported(await reportInputFailure(e, json, io));
+            }
+          }
           const signed = await runLockSignatureCheck(sigPlan, {
             values,
             lockBytes,
@@ -132,12 +166,19 @@ export async function runContractVerify(args: string[], io: CliIO): Promise<numb
             io,
             json,
             ask: (q) => terminalPrompt(q, io),
+            ...(loaded ? { loaded } : {}),
           });
-          if (typeof signed === "number") {
-            failure = signed;
-            throw new SignatureInputReported();
-          }
+          if (typeof signed === "number") throw reported(signed);
           if (signed.status !== "invalid") await printLockSignatureNotes(signed, io);
+          if (skillPlan && signed.status !== "invalid") {
+            const check = await loadSkillSignatureCheck(skillPlan, values, io, {
+              json,
+              ask: (q) => terminalPrompt(q, io),
+              ...(loaded ? { loaded } : {}),
+            });
+            if (typeof check === "number") throw reported(check);
+            skillCheck = check;
+          }
           return signed;
         },
       },

@@ -199,6 +199,14 @@ async function unwrap(args: string[], io: CliIO): Promise<number> {
           : "") +
         "\n",
   );
+  // The backup stays (the next wrap writes a new one): said, so it is not a surprise.
+  if (result.exact || result.backupExists) {
+    await io.stdout(
+      `left the backup ${result.backupPath} in place (` +
+        (result.exact ? "the same bytes as the restored file" : "the file before wrapping") +
+        "); delete it when you no longer need it\n",
+    );
+  }
   return EXIT_OK;
 }
 

@@ -359,7 +359,7 @@ export const pinsCommand: Command = {
         const text = documentText(pinExportDocument(await store.list()));
         if (values.out !== undefined) {
           await writeFileAtomic(values.out, text, { overwrite: values.force === true });
-          await io.stderr(`wrote ${values.out}\n`);
+          await io.stdout(`wrote ${values.out}\n`);
         } else {
           await io.stdout(text);
         }

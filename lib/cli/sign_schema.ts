@@ -154,12 +154,14 @@ export const signSchemaCommand: Command = {
           values["schema-version"],
           values["previous-hash"],
         ));
-    if (inferred) {
+    // Said once the inputs were read and signing succeeded: never before a failure.
+    const inferredNote = async () => {
+      if (!inferred) return;
       await io.stderr(
         "note: sign-schema: writing a 1.4 signature document (--format document); pass " +
           "--format to choose\n",
       );
-    }
+    };
     if (values.batch !== undefined) {
       if (positionals.length > 0) {
         throw new UsageError("sign-schema: --batch takes no SCHEMA argument");
@@ -195,7 +197,7 @@ export const signSchemaCommand: Command = {
           docOptions,
           threads,
         },
-        values,
+        { ...values, note: inferredNote },
         io,
       );
     }
@@ -214,6 +216,7 @@ export const signSchemaCommand: Command = {
     const signer = await loadKey();
     const schema = await readJsonFile(file, io, "schema");
     const signed = await signOneWithSigner(schema, signer, docOptions, sourceName(file));
+    await inferredNote();
     if (values.out !== undefined) {
       await writeFileAtomic(values.out, signed.text, { overwrite: values.force === true });
       if (values.json) {
@@ -231,10 +234,11 @@ export const signSchemaCommand: Command = {
 /** `--batch`: the folder signed, each file reported as it is written, then the summary. */
 async function signBatch(
   target: Omit<SignFolderOptions, "read" | "onItem" | "onProgress" | "onWarning">,
-  ctx: { json?: boolean; quiet?: boolean },
+  ctx: { json?: boolean; quiet?: boolean; note?: () => Promise<void> },
   io: CliIO,
 ): Promise<number> {
   const progress = progressLine(io, ctx.quiet);
+  let noted = false;
   let outcome;
   try {
     // Results in order; a signed file is reported once its commit made it durable.
@@ -244,6 +248,10 @@ async function signBatch(
       read: (path) => readInput(path, io),
       onItem: async (item) => {
         progress.clear();
+        if (item.error === undefined && !noted) {
+          noted = true; // the format note, with the first signature written
+          await ctx.note?.();
+        }
         if (ctx.json) return;
         if (item.error !== undefined) {
           await io.stderr(`error: ${item.path}: ${item.error.code}: ${item.error.message}\n`);

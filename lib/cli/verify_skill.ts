@@ -85,7 +85,9 @@ Usage:
 Runs the seven steps of SchemaPin §15.1 in order, the folder hash among them, and writes a
 pin of SKILL_NAME@D only after all of them succeeded (docs/signing.md, "Skill folders").
 Without --domain, D is the domain a 1.4 signature document names (one that differs is exit
-2); a legacy (1.3) document, or one without a domain, needs --domain D. A changed folder
+2); a legacy (1.3) document, or one without a domain, needs --domain D. A .schemapin.sig that
+is missing (unsigned, exit 1), not JSON (exit 2) or no signature document (exit 1) fails the
+same with or without --domain, naming the skill as sign-skill would. A changed folder
 lists the files modified, added and removed; a symbolic link, FIFO, socket or device, a
 non-UTF-8 name or a folder over the caps is exit 2.
 
@@ -158,10 +160,22 @@ export function makeVerifySkillCommand(deps: VerifyCommandDeps): Command {
       asUsage("verify-skill", () => checkToolIdOption(values["tool-id"]));
       const limits = limitsFromArgs("verify-skill", values);
       let signature: unknown;
+      let skillName: string | undefined;
       // The local inputs (the folder must exist) and the domain the signature names.
       const readLocal = async () => {
         const local = await readLocalSkillSignature(dir, values.signature, (p) => readInput(p, io));
         signature = local.signature;
+        skillName = local.skillName;
+        if (values.domain === undefined && local.problem) {
+          // Without --domain the domain comes from the folder's signature: one that cannot be
+          // used (unsigned, not JSON, …) is the verdict, as it is with --domain, not a missing
+          // --domain.
+          if (!values.json) {
+            const who = values["tool-id"] ?? skillName ?? "(unnamed)";
+            await io.stdout(`FAIL ${showPath(who)}: ${local.problem.code}\n`);
+          }
+          throw local.problem;
+        }
         return local.domain;
       };
       const opened = await openVerification("verify-skill", values, args, io, {
@@ -201,7 +215,8 @@ export function makeVerifySkillCommand(deps: VerifyCommandDeps): Command {
       return await printVerdict(result, {
         command: "verify-skill",
         args,
-        who: `${showPath(result.toolId || "(unnamed)")}@${domain}`,
+        // A signature that names no skill (missing, broken): the name sign-skill would give it.
+        who: `${showPath(result.toolId || skillName || "(unnamed)")}@${domain}`,
         quiet,
         verifier,
         pinStore: values["pin-store"],

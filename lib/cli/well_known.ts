@@ -87,7 +87,7 @@ export const wellKnownCommand: Command = {
     }
     if (values.out !== undefined) {
       await writeFileAtomic(values.out, text, { overwrite: values.force === true });
-      await io.stderr(`wrote ${values.out} (key ${key.fingerprint})\n`);
+      await io.stdout(`wrote ${values.out} (key ${key.fingerprint})\n`); // a result, as keygen's
     } else {
       await io.stdout(text);
     }

@@ -13,6 +13,7 @@
 import { SchemaPinError, usageError } from "../errors.ts";
 import { checkArg } from "../arguments.ts";
 import type { DigestedTool, DigestedToolList } from "./digest.ts";
+import { digestJson } from "./digest.ts";
 import { findHiddenText, type HiddenTextFinding } from "./hidden_text.ts";
 import {
   type ContractLock,
@@ -35,6 +36,7 @@ import {
   surfaceKindDigest,
   surfaceKindOf,
 } from "./surface.ts";
+import { approvableSkillChanges } from "./skills_verify.ts";
 
 /** The three kinds of change §6 classifies. */
 export type ChangeKind = "drifted" | "added" | "removed";
@@ -297,7 +299,8 @@ export function selectChanges(
         // docs/contractpin-surface.md §6: the other kinds' options, when such a change is listed.
         (changes.some((c) => kindOf(c) !== "tool")
           ? `; the other kinds with --prompt NAME, --resource URI, --resource-template ` +
-            `TEMPLATE, --instructions`
+            `TEMPLATE, --instructions` +
+            (changes.some((c) => c.kind === "skill") ? ", --skill URI" : "")
           : "") +
         `; ` + listChanges(changes),
       { reason: "no_tool" },
@@ -434,7 +437,8 @@ export function applyApproval(
       };
       if (snapServers) {
         const old = Object.hasOwn(snapServers, c.server) ? snapServers[c.server].tools : {};
-        snapServers[c.server] = { tools: nullRecord(old) };
+        // Its skills (docs/contractpin-skills.md) are kept as they were.
+        snapServers[c.server] = { ...snapServers[c.server], tools: nullRecord(old) };
       }
     }
     if (kindOf(c) !== "tool") {
@@ -455,6 +459,8 @@ export function applyApproval(
     if (!live || live.name !== c.tool || live.digest !== c.live) {
       throw stale(c, "the live tool definition is missing");
     }
+    // Issue 37: what is written is what was reviewed; the digest is recomputed, not trusted.
+    if (digestJson(live.contract) !== c.live) throw stale(c, "it changed after the review");
     const entry: LockTool = { digest: live.digest, fields: { ...live.fields } };
     tools[c.tool] = entry;
     if (snapServers) {
@@ -518,6 +524,7 @@ function applySurfaceChange(
   if (!live || live.key !== c.tool || live.digest !== c.live) {
     throw stale(c, "the live definition is missing");
   }
+  if (digestJson(live.contract) !== c.live) throw stale(c, "it changed after the review");
   items[c.tool] = { digest: live.digest, fields: { ...live.fields } };
 }
 
@@ -564,8 +571,8 @@ export interface ApprovableChange {
 
 /**
  * The changes of one verified server that `contract approve` can pin, tools first, then each
- * surface kind, then the instructions: none when the configured server is not the pinned one
- * or the lock entry was edited by hand (approve refuses those servers).
+ * surface kind, the instructions, then the skills: none when the configured server is not the
+ * pinned one or the lock entry was edited by hand (approve refuses those servers).
  *
  * @example
  * ```ts ignore
@@ -574,7 +581,8 @@ export interface ApprovableChange {
  * ```
  */
 export function approvableChanges(s: ServerReport): ApprovableChange[] {
-  if (s.identity_changed || s.lock_inconsistent) return [];
+  // docs/contractpin-skills.md: a skills listing that contradicts its bytes refuses the server.
+  if (s.identity_changed || s.lock_inconsistent || s.skills?.contradictions.length) return [];
   const out: ApprovableChange[] = [
     ...s.tools.drifted.map((d) => ({
       tool: d.name,
@@ -597,6 +605,7 @@ export function approvableChanges(s: ServerReport): ApprovableChange[] {
   if (s.surface?.instructions?.drifted) {
     out.push({ tool: "instructions", change: "drifted", kind: "instructions" });
   }
+  out.push(...approvableSkillChanges(s.skills)); // docs/contractpin-skills.md, "Approve"
   return out;
 }
 

@@ -208,5 +208,11 @@ export async function verifyLockFile(
     configured,
     strictText: request.strictText === true,
   }, options);
+  // --no-diff: the snapshot was not read because no diff was asked for, not because it is missing.
+  if (request.noDiff) {
+    for (const s of report.servers) {
+      s.notices = s.notices.filter((n) => n.kind !== "snapshot_unavailable");
+    }
+  }
   return { lock, lockText, signature, report };
 }

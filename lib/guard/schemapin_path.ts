@@ -3,7 +3,9 @@
  * finds it (the absolute path of the PATH entry; a symlink is kept as the path found, so an
  * upgrade that moves its target is followed). A candidate inside a package-manager cache (npx's
  * `_npx/`, `node_modules/`, `~/.npm/`, `~/.cache/`, the Deno cache) is not usable: that path
- * disappears when the cache is cleaned, and the client config would then start nothing.
+ * disappears when the cache is cleaned, and the client config would then start nothing. Nor is
+ * a script that cannot start: a missing `#!` interpreter, or a program it `exec`s that PATH does
+ * not hold outside such a cache (`deno task install`'s command run under npx needs `deno`).
  *
  * @module
  */
@@ -122,6 +124,92 @@ function isExecutableFile(path: string, windows: boolean): boolean {
   }
 }
 
+/** The first bytes of `path` (at most `max`), or undefined when it cannot be read. */
+function head(path: string, max = 4096): Uint8Array | undefined {
+  let file: Deno.FsFile | undefined;
+  try {
+    file = Deno.openSync(path, { read: true });
+    const buf = new Uint8Array(max);
+    const n = file.readSync(buf);
+    return buf.subarray(0, n ?? 0);
+  } catch {
+    return undefined;
+  } finally {
+    file?.close();
+  }
+}
+
+/** `name` (no folder in it) looked up on PATH, in folders outside every cache. */
+function onPath(name: string, env: EnvLookup, cwd: string): boolean {
+  for (const entry of (env("PATH") ?? "").split(delimiter)) {
+    const path = resolve(cwd, entry === "" ? "." : entry, name);
+    if (cacheReason(path, env) === undefined && isExecutableFile(path, false)) return true;
+  }
+  return false;
+}
+
+/** The program a shell word names, without its quotes; undefined when it is not a plain word. */
+function plainWord(word: string): string | undefined {
+  const unquoted = /^'([^']*)'$/.exec(word)?.[1] ?? /^"([^"$`\\]*)"$/.exec(word)?.[1] ?? word;
+  return /^[^\s'"$`\\;&|<>()]+$/.test(unquoted) ? unquoted : undefined;
+}
+
+/**
+ * Why the script at `path` cannot start, or undefined: a `#!` script whose interpreter is missing,
+ * or that `exec`s a program PATH does not hold outside a package-manager cache — the script
+ * `deno install` writes runs `exec deno …`, and under npx the only `deno` on PATH is npx's own,
+ * gone once npx exits. A file that is not a `#!` script (a compiled binary) has no such problem.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for arguments of the wrong type
+ *
+ * @example
+ * ```ts ignore
+ * import { startProblem } from "./schemapin_path.ts";
+ * startProblem("/home/me/.deno/bin/schemapin", (n) => Deno.env.get(n));
+ * // "it runs deno, which is not on PATH outside a package-manager cache (…)"
+ * ```
+ */
+export function startProblem(
+  path: string,
+  env: EnvLookup,
+  options: { cwd?: string; windows?: boolean } = {},
+): string | undefined {
+  checkArg("startProblem", "path", path, "string");
+  checkArg("startProblem", "env", env, "function");
+  checkArg("startProblem", "options", options, "object");
+  const windows = options.windows ?? Deno.build.os === "windows";
+  if (windows || !isExecutableFile(path, windows)) return undefined; // never opens a FIFO
+  const bytes = head(path);
+  if (bytes === undefined || bytes[0] !== 0x23 || bytes[1] !== 0x21) return undefined; // "#!"
+  const cwd = options.cwd ?? Deno.cwd();
+  const lines = new TextDecoder().decode(bytes).split("\n");
+  const [interpreter, arg] = lines[0].slice(2).trim().split(/[ \t]+/);
+  const missing = (program: string): string | undefined => {
+    if (program.includes("/")) {
+      // A relative path depends on where the client starts it: nothing to check here.
+      if (!isAbsolute(program)) return undefined;
+      return isExecutableFile(program, false)
+        ? undefined
+        : `it runs ${program}, which does not exist or cannot be executed`;
+    }
+    if (onPath(program, env, cwd)) return undefined;
+    return `it runs ${program}, which is not on PATH outside a package-manager cache` +
+      (program === "deno" ? " (install Deno: npm i -g deno@2.9.6)" : "");
+  };
+  if (interpreter === undefined || interpreter === "") return "its #! line names no interpreter";
+  const viaEnv = interpreter.endsWith("/env") && arg !== undefined && !arg.startsWith("-");
+  const problem = missing(interpreter) ?? (viaEnv ? missing(arg) : undefined);
+  if (problem !== undefined) return problem;
+  // The program a shell script hands over to (`exec PROGRAM …`, as deno install writes it).
+  if (!/\/(?:ba|da)?sh$/.test(interpreter)) return undefined;
+  for (const line of lines.slice(1)) {
+    const m = /^\s*exec\s+(\S+)/.exec(line);
+    const program = m ? plainWord(m[1]) : undefined;
+    if (program !== undefined) return missing(program);
+  }
+  return undefined;
+}
+
 /**
  * Searches PATH for `schemapin` as `command -v` does (each entry in order; an empty entry is the
  * current folder) and returns the first candidate that is not inside a package-manager cache,
@@ -158,7 +246,9 @@ export function findSchemapinOnPath(
       const path = resolve(cwd, entry === "" ? "." : entry, name);
       if (seen.has(path) || !isExecutableFile(path, windows)) continue;
       seen.add(path);
-      const rejected = cacheReason(path, env, options.denoPath);
+      // A script that cannot start (its deno missing) is no more usable than a cached one.
+      const rejected = cacheReason(path, env, options.denoPath) ??
+        startProblem(path, env, { cwd, windows });
       candidates.push(rejected === undefined ? { path } : { path, rejected });
       if (rejected === undefined) return { path, candidates };
     }
@@ -203,10 +293,14 @@ export function schemapinProgram(given: string): string {
 export function defaultSchemapinProgram(env: EnvLookup, denoPath?: string): string[] {
   const found = findSchemapinOnPath(env, { denoPath });
   if (found.path !== undefined) return [found.path];
+  const cachedOnly = found.candidates.every((c) =>
+    c.rejected?.startsWith("inside ") || c.rejected === "the Deno runtime of this process"
+  );
   const seen = found.candidates.length === 0
     ? "no schemapin on PATH"
     : `only ${found.candidates.map((c) => `${c.path} (${c.rejected})`).join(", ")}, which ` +
-      "a client config cannot rely on: it disappears when that cache is cleaned";
+      "a client config cannot rely on: " +
+      (cachedOnly ? "it disappears when that cache is cleaned" : "it would not start");
   throw usageError(
     `${seen}; install schemapin on PATH (e.g. the compiled binary in ` +
       "~/.local/bin), or give the command the client should run with --schemapin-command PATH",

@@ -541,6 +541,12 @@ export interface DomainRotation {
  * (nothing written) when no tool of the domain is pinned. Pins of other domains are not
  * touched.
  *
+ * Matching is exact: a pin moves when its domain is `domain` itself — not a subdomain
+ * (`api.example.com`), not a name that merely shares a suffix (`evilexample.com`). Case:
+ * `domain` is folded to lower case (DNS names are case-insensitive, §9) and pins hold
+ * lower-case domains ({@linkcode makePinRecord} folds them, a pin file with any other spelling
+ * is refused), so `Example.COM` and `example.com` name the same pins.
+ *
  * @example
  * ```ts
  * import { MemoryPinStore, seedPin } from "jsr:@schemapin/schemapin/pins";

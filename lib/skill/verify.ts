@@ -204,6 +204,35 @@ export function peekFolderSignature(dir: string): unknown {
 }
 
 /**
+ * Why the folder's own `.schemapin.sig` cannot be verified, exactly as verification would
+ * report it — missing (the skill is unsigned: `SIGNATURE_INVALID`), not a readable regular file,
+ * not JSON (`JSON_INVALID`), not a skill signature document (`SIGNATURE_INVALID`) — or
+ * `undefined` when it is a document, whether or not it names a domain. A command that needs the
+ * domain the document names reports this instead of asking for `--domain`.
+ *
+ * @example
+ * ```ts ignore
+ * import { folderSignatureProblem } from "./verify.ts";
+ * folderSignatureProblem("./unsigned")?.message; // "the skill is unsigned: … does not exist …"
+ * ```
+ */
+export function folderSignatureProblem(dir: string): SchemaPinError | undefined {
+  const read = readSignatureDocument(dir);
+  if (read && typeof (read as StepFailure).errorCode === "string") {
+    const f = read as StepFailure;
+    return new SchemaPinError(f.errorCode, f.errorMessage, { path: skillSignaturePath(dir) });
+  }
+  try {
+    parseSkillSignatureDocument(read, SIGNATURE_FILE_NAME);
+  } catch (e) {
+    return new SchemaPinError("SIGNATURE_INVALID", messageOf(e), {
+      path: skillSignaturePath(dir),
+    });
+  }
+  return undefined;
+}
+
+/**
  * Reads a skill signature document given as a file of its own (instead of the folder's
  * `.schemapin.sig`) and checks its structure now: a malformed file is an input error naming
  * the file and the field, not a failed verification.

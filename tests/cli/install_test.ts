@@ -3,12 +3,12 @@
 // `deno task --config <checkout>/deno.json schemapin …` takes relative paths from the folder it
 // was started in (INIT_CWD). Every run here starts in a temporary folder outside the checkout.
 import assert from "node:assert/strict";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { callerFolder } from "../../cli.ts";
 import { denoOnPath, installArgs } from "../../scripts/install.ts";
 import { childCommand } from "../process.ts";
-import { schemapinTaskFlags, withTempDir } from "./run.ts";
+import { exists, schemapinTaskFlags, withTempDir } from "./run.ts";
 
 const checkout = fileURLToPath(new URL("../../", import.meta.url)).replace(/\/$/, "");
 const dec = new TextDecoder();
@@ -54,6 +54,16 @@ function installTask(args: string[], cwd: string, env: Record<string, string>) {
     cwd,
     env,
   );
+}
+
+/** A folder holding only `deno`, a link to the deno running these tests. */
+async function denoBin(dir: string): Promise<string> {
+  const bin = `${dir}/deno-bin`;
+  if (!await exists(`${bin}/deno`)) {
+    await Deno.mkdir(bin, { recursive: true });
+    await Deno.symlink(Deno.execPath(), `${bin}/deno`);
+  }
+  return bin;
 }
 
 /** The SHA-256 of a public key's DER SPKI as OpenSSL computes it (the §8.2 fingerprint). */
@@ -127,8 +137,9 @@ Deno.test("deno task install: schemapin on PATH runs from any folder on relative
     const root = `${dir}/root`;
     const work = `${dir}/work`;
     await Deno.mkdir(`${work}/sub`, { recursive: true });
-    // The installed command runs `deno` from PATH: the deno running these tests.
-    const path = `${root}/bin:${dirname(Deno.execPath())}:/usr/bin:/bin`;
+    // The installed command runs `deno` from PATH: the deno running these tests, linked from a
+    // folder of its own (under npx, the folder of Deno.execPath() is npx's cache).
+    const path = `${root}/bin:${await denoBin(dir)}:/usr/bin:/bin`;
     const env = envWithoutInitCwd({ DENO_INSTALL_ROOT: root, PATH: path });
     const install = await installTask([], work, env);
     assert.equal(install.code, 0, install.stderr);
@@ -167,17 +178,58 @@ Deno.test("deno task install: schemapin on PATH runs from any folder on relative
   });
 });
 
-Deno.test("deno task install warns when PATH has no deno for the installed command", async () => {
+Deno.test("deno task install refuses, installing nothing, when PATH has no deno for the installed command", async () => {
   await withTempDir(async (dir) => {
     await Deno.mkdir(`${dir}/empty`);
-    const env = envWithoutInitCwd({ DENO_INSTALL_ROOT: `${dir}/root`, PATH: `${dir}/empty` });
-    const r = await installTask([], dir, env);
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /warning: no `deno` on PATH: .*npm i -g deno@2\.9\.6/);
+    // As under `npx -y deno@2.9.6 task install`: the only deno on PATH is npx's own.
+    const npxBin = `${dir}/home/.npm/_npx/4f2a9c3d/node_modules/.bin`;
+    await Deno.mkdir(npxBin, { recursive: true });
+    await Deno.symlink(Deno.execPath(), `${npxBin}/deno`);
+    for (const PATH of [`${dir}/empty`, `${npxBin}:${dir}/empty`]) {
+      const env = envWithoutInitCwd({
+        DENO_INSTALL_ROOT: `${dir}/root`,
+        HOME: `${dir}/home`,
+        PATH,
+      });
+      const r = await installTask([], dir, env);
+      assert.equal(r.code, 1, `${PATH}: ${r.stderr}`);
+      assert.match(r.stderr, /^error: install: .*PATH has no deno outside a package-manager cache/);
+      assert.match(
+        r.stderr,
+        /nothing was installed\. Install Deno first — `npm i -g deno@2\.9\.6`/,
+      );
+      assert.equal(await exists(`${dir}/root`), false, PATH);
+      // --print still prints (it installs nothing).
+      const printed = await installTask(["--print"], dir, env);
+      assert.equal(printed.code, 0, printed.stderr);
+      assert.match(printed.stdout, /^deno install -g --name schemapin /);
+    }
+  });
+});
+
+Deno.test("denoOnPath: an executable deno outside every package-manager cache", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(`${dir}/empty`);
     assert.equal(await denoOnPath(`${dir}/empty`), false);
-    assert.equal(await denoOnPath(dirname(Deno.execPath())), true);
+    assert.equal(await denoOnPath(undefined), false);
+    assert.equal(await denoOnPath(await denoBin(dir)), true);
     await Deno.writeTextFile(`${dir}/empty/deno`, "#!/bin/sh\n"); // not executable
     assert.equal(await denoOnPath(`${dir}/empty`), false);
+    // npx's folder, a node_modules/.bin, a folder of the Deno cache or of ~/.cache: not for good.
+    const cached = [
+      `${dir}/home/.npm/_npx/1/node_modules/.bin`,
+      `${dir}/project/node_modules/.bin`,
+      `${dir}/deno-dir/node_compat_bin`,
+      `${dir}/home/.cache/bin`,
+    ];
+    for (const folder of cached) {
+      await Deno.mkdir(folder, { recursive: true });
+      await Deno.symlink(Deno.execPath(), `${folder}/deno`);
+    }
+    const env = (n: string) =>
+      ({ HOME: `${dir}/home`, DENO_DIR: `${dir}/deno-dir` } as Record<string, string>)[n];
+    assert.equal(await denoOnPath(cached.join(":"), env), false);
+    assert.equal(await denoOnPath([...cached, await denoBin(dir)].join(":"), env), true);
   });
 });
 

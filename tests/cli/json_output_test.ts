@@ -21,6 +21,8 @@ let prepared: { dir: string; scenarios: JsonScenario[] } | undefined;
 async function scenarios(): Promise<{ dir: string; scenarios: JsonScenario[] }> {
   if (prepared) return prepared;
   const dir = await Deno.makeTempDir({ prefix: "schemapin-json-" });
+  // Shared by the tests of this file, whichever of them run: removed when the file is done.
+  globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
   await prepareJsonScenarios(dir, (args) => runInProcess(args));
   prepared = { dir, scenarios: jsonScenarios(dir) };
   return prepared;

@@ -77,6 +77,121 @@ Deno.test("pins rotate --domain: every pin of the domain moves, and only those",
   });
 });
 
+// Issue 37 item 2: exact domains. A pin matches when its domain IS the domain given, after case
+// folding (DNS names are case-insensitive; pins are stored lower-case): never a subdomain, never a
+// look-alike sharing a suffix or a prefix. The library side is tests/pins/rotate_domain_test.ts.
+const LOOKALIKES = [
+  "api.example.com",
+  "evilexample.com",
+  "xample.com",
+  "example.com.evil.net",
+  "example.co",
+];
+
+async function seededLookalikes(dir: string): Promise<string> {
+  const pins = `${dir}/pins.json`;
+  const targets = ["a@Example.COM", ...LOOKALIKES.map((d) => `t@${d.toUpperCase()}`)];
+  for (const target of targets) {
+    const r = await runInProcess([
+      "pins",
+      "add",
+      target,
+      "--fingerprint",
+      OLD,
+      "--pin-store",
+      pins,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  return pins;
+}
+
+Deno.test("pins rotate --domain: subdomains and look-alike domains are not moved, in any case", async () => {
+  await withTempDir(async (dir) => {
+    const pins = await seededLookalikes(dir);
+    const r = await runCliProcess([
+      "pins",
+      "rotate",
+      "--domain",
+      "eXample.com",
+      "--fingerprint",
+      NEW,
+      "--pin-store",
+      pins,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^1 pin\(s\) of example\.com rotated/m);
+    assert.deepEqual(await fingerprints(pins), {
+      "a@example.com": NEW,
+      ...Object.fromEntries(LOOKALIKES.map((d) => [`t@${d}`, OLD])),
+    });
+    // A subdomain given moves that subdomain, and not its parent.
+    const sub = await runInProcess([
+      "pins",
+      "rotate",
+      "--domain",
+      "API.example.com",
+      "--fingerprint",
+      NEW,
+      "--pin-store",
+      pins,
+    ]);
+    assert.equal(sub.code, 0, sub.stderr);
+    const after = await fingerprints(pins);
+    assert.equal(after["t@api.example.com"], NEW);
+    assert.equal(after["t@evilexample.com"], OLD);
+    assert.equal(after["t@example.com.evil.net"], OLD);
+  });
+});
+
+Deno.test("pins rotate --domain: a suffix or a parent of the pinned domains is exit 1 and writes nothing", async () => {
+  await withTempDir(async (dir) => {
+    const pins = `${dir}/pins.json`;
+    for (const target of ["t@api.example.com", "t@evilexample.com"]) {
+      const r = await runInProcess([
+        "pins",
+        "add",
+        target,
+        "--fingerprint",
+        OLD,
+        "--pin-store",
+        pins,
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const before = await Deno.readTextFile(pins);
+    for (const domain of ["example.com", "Example.COM", "ample.com", "pi.example.com"]) {
+      const r = await runInProcess([
+        "pins",
+        "rotate",
+        "--domain",
+        domain,
+        "--fingerprint",
+        NEW,
+        "--pin-store",
+        pins,
+      ]);
+      assert.equal(r.code, 1, `${domain}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`no tool of ${domain.toLowerCase()} is pinned`), domain);
+      assert.equal(await Deno.readTextFile(pins), before, domain);
+    }
+    // Wildcards are refused as a usage error, not read as "the domain and its subdomains".
+    const wild = await runInProcess([
+      "pins",
+      "rotate",
+      "--domain",
+      "*.example.com",
+      "--fingerprint",
+      NEW,
+      "--pin-store",
+      pins,
+    ]);
+    assert.equal(wild.code, 2, wild.stderr);
+    assert.match(wild.stderr, /wildcard/);
+    assert.equal(await Deno.readTextFile(pins), before);
+  });
+});
+
 Deno.test("pins rotate --domain --discovery: the new key from the document; a revoked old key is named", async () => {
   await withTempDir(async (dir) => {
     const pins = await seeded(dir);

@@ -162,8 +162,11 @@ Deno.test("verify-schema and verify-skill: the document's domain is used without
     assert.match(vkDiffers.stderr, /verify-skill: --domain other\.example differs/);
     const unsigned = `${dir}/unsigned`;
     await Deno.mkdir(unsigned);
+    // Unsigned is the verdict (issue 37), not a missing --domain; the folder's name names it.
     const vkNone = await runInProcess(["verify-skill", unsigned, "--public-key", pub]);
-    assert.equal(vkNone.code, 2);
-    assert.match(vkNone.stderr, /verify-skill: --domain D is required/);
+    assert.equal(vkNone.code, 1);
+    assert.equal(vkNone.stdout, "FAIL unsigned: SIGNATURE_INVALID\n");
+    assert.match(vkNone.stderr, /the skill is unsigned: .*\.schemapin\.sig does not exist/);
+    assert.doesNotMatch(vkNone.stderr, /--domain D is required/);
   });
 });
