@@ -7,15 +7,20 @@ import { readLocalSkillSignature } from "../../lib/skill/local_signature.ts";
 import { withTempDir } from "../cli/run.ts";
 import { read, signed } from "./_signed.ts";
 
-Deno.test("readLocalSkillSignature: the folder's own document gives only its domain", async () => {
+Deno.test("readLocalSkillSignature: the folder's own document gives its domain, or what is wrong with it", async () => {
   await withTempDir(async (dir) => {
-    assert.deepEqual(await readLocalSkillSignature(dir, undefined, read), { domain: undefined });
+    const missing = await readLocalSkillSignature(dir, undefined, read);
+    assert.equal(missing.domain, undefined);
+    assert.match(missing.problem?.message ?? "", /unsigned/);
     Deno.writeTextFileSync(`${dir}/.schemapin.sig`, await signed(dir));
-    assert.deepEqual(await readLocalSkillSignature(dir, undefined, read), {
-      domain: "example.com",
-    });
+    const good = await readLocalSkillSignature(dir, undefined, read);
+    assert.equal(good.domain, "example.com");
+    assert.equal(good.problem, undefined);
+    assert.equal(good.signature, undefined); // only looked at: verification reads it again
     Deno.writeTextFileSync(`${dir}/.schemapin.sig`, "{broken");
-    assert.deepEqual(await readLocalSkillSignature(dir, undefined, read), { domain: undefined });
+    const broken = await readLocalSkillSignature(dir, undefined, read);
+    assert.equal(broken.domain, undefined);
+    assert.equal(broken.problem?.code, "JSON_INVALID");
   });
 });
 
