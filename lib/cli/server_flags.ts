@@ -15,7 +15,8 @@ export const SERVER_LIMIT_FLAGS = {
   "max-connections": valueFlag(
     "N",
     `most connections open at once (default ${DEFAULT_SERVER_LIMITS.maxConnections}); ` +
-      "a new one beyond it closes the connection idle the longest",
+      "a new one beyond it closes the connection idle the longest, or is closed at once " +
+      "when none is idle",
   ),
   "handshake-timeout": valueFlag(
     "SECONDS",
@@ -38,5 +39,15 @@ export const SERVER_LIMIT_FLAGS = {
     "S",
     "seconds a request's headers and body may take to arrive in all, however steadily " +
       `they drip (default ${s(DEFAULT_SERVER_LIMITS.requestTimeoutMs)})`,
+  ),
+  "min-request-rate": valueFlag(
+    "BYTES",
+    "bytes a second a request's headers and body must average once --request-grace is " +
+      `over; 0: no minimum (default ${DEFAULT_SERVER_LIMITS.minRequestRate})`,
+  ),
+  "request-grace": valueFlag(
+    "SECONDS",
+    "seconds a request's headers and body may take before --min-request-rate counts " +
+      `(default ${s(DEFAULT_SERVER_LIMITS.requestGraceMs)})`,
   ),
 } as const satisfies FlagTable;

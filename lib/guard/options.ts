@@ -53,6 +53,8 @@ export interface GuardOptionsText extends ServerLimitsText {
   readonly "allow-remote"?: boolean;
   /** Hidden text fails the tool. */
   readonly "strict-text"?: boolean;
+  /** Refuse every skill whose lock item records no verified signature (implies the lock). */
+  readonly "require-skill-signature"?: boolean;
   /** Seconds for the server to start and answer initialize. */
   readonly "startup-timeout"?: string;
   /** Seconds for each tools/list answer. */
@@ -107,7 +109,14 @@ export interface GuardRun {
 
 const MODES = ["enforce", "filter", "audit"];
 const TRANSPORTS = ["auto", "streamable-http", "sse"];
-const LISTEN_LIMITS = ["max-connections", "header-timeout", "idle-timeout", "request-timeout"];
+const LISTEN_LIMITS = [
+  "max-connections",
+  "header-timeout",
+  "idle-timeout",
+  "request-timeout",
+  "min-request-rate",
+  "request-grace",
+];
 
 function seconds(option: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -240,9 +249,12 @@ export function checkGuardOptions(
       }
     }
   }
-  // The lock: with --lock, or by default when signatures are not asked for.
+  // The lock: with --lock, or by default when signatures are not asked for (skill signatures
+  // are the lock's records: they need it).
   const path = values.lock ?? DEFAULT_LOCK_FILE;
-  const withLock = values.lock !== undefined || !signatures || signedLock;
+  const requireSkillSignature = values["require-skill-signature"] === true;
+  const withLock = values.lock !== undefined || !signatures || signedLock ||
+    requireSkillSignature;
   if (withLock && signedLock && path === "-") {
     throw usageError("--require-signed-lock needs --lock FILE (its signature is FILE.sig)");
   }
@@ -260,6 +272,7 @@ export function checkGuardOptions(
       allowMissingRevocation: values["allow-missing-revocation"] === true,
     },
     strictText: values["strict-text"] === true,
+    ...(requireSkillSignature ? { requireSkillSignature } : {}),
   };
   const lineage = context.lineage?.();
   if (lineage) setup = { ...setup, lineage };

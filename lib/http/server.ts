@@ -62,11 +62,14 @@
  *
  * Limits ({@linkcode ServerLimits}): at most `maxConnections` connections, busy or idle — a new
  * connection beyond it closes the connection that has been idle the longest (waiting for a TLS
- * handshake or a request), and when none is idle the server stops accepting until one closes
- * (the kernel queues the rest); a TLS handshake must finish within `handshakeTimeoutMs`; a
- * request head must arrive within `headerTimeoutMs` of the connection's start or of its first
- * byte; a request's head and body within `requestTimeoutMs` in all (the time the server spends
- * waiting for its bytes, however steadily they drip); a keep-alive connection may wait
+ * handshake or a request), else the busy one whose request is furthest behind the minimum rate
+ * below, and when there is none the newcomer is closed at once (lib/http/admission.ts; the
+ * server never leaves connections waiting in the kernel's queue);
+ * a TLS handshake must finish within `handshakeTimeoutMs`; a request head must arrive within
+ * `headerTimeoutMs` of the connection's start or of its first byte; a request's head and body
+ * within `requestTimeoutMs` in all (the time the server spends waiting for its bytes, however
+ * steadily they drip), and at `minRequestRate` bytes a second on average once
+ * `requestGraceMs` of waiting is over (lib/http/request_progress.ts); a keep-alive connection may wait
  * `idleTimeoutMs` for its next request, and a client that owes bytes of a body, or does not take
  * bytes of a response, for as long (and, once it has half-closed, a response body that produces
  * nothing for as long ends the connection). When `accept` fails for want of file descriptors
@@ -76,6 +79,8 @@
  * @module
  */
 import { Duplex } from "node:stream";
+import { Admission } from "./admission.ts";
+import { requestDeficitMs, requestOverdue } from "./request_progress.ts";
 import type net from "node:net";
 import tls from "node:tls";
 import {
@@ -108,6 +113,14 @@ export interface ServerLimits {
    * drips bytes loses its connection.
    */
   readonly requestTimeoutMs: number;
+  /**
+   * Bytes a second a request's head, body and trailers must average once `requestGraceMs` of
+   * waiting is over: a request may keep the server waiting `requestGraceMs` plus one second
+   * per `minRequestRate` bytes received (0: no minimum).
+   */
+  readonly minRequestRate: number;
+  /** Milliseconds of waiting for a request's bytes before `minRequestRate` counts. */
+  readonly requestGraceMs: number;
 }
 
 /** The defaults of both servers' flags. */
@@ -117,6 +130,8 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = Object.freeze({
   headerTimeoutMs: 10_000,
   idleTimeoutMs: 30_000,
   requestTimeoutMs: 60_000,
+  minRequestRate: 500,
+  requestGraceMs: 10_000,
 });
 
 /** What the handler is told besides the request. */
@@ -151,14 +166,22 @@ export interface ServerStats {
   open: number;
   /** Of those, idle (handshake, or waiting for a request). */
   idle: number;
-  /** Connections accepted so far. */
+  /** Connections accepted so far (those closed at once at the cap included). */
   accepted: number;
   /** Requests answered so far. */
   requests: number;
-  /** Idle connections closed to make room (the cap, or out of file descriptors). */
+  /**
+   * Connections closed to make room (the cap, or out of file descriptors): idle ones, and busy
+   * ones whose request was behind the minimum rate.
+   */
   evicted: number;
-  /** Connections closed by a timeout, by kind. */
-  timedOut: { handshake: number; header: number; idle: number; request: number };
+  /** Connections closed as soon as they were accepted: the cap was reached, none was idle. */
+  refused: number;
+  /**
+   * Connections closed by a timeout, by kind (`slow`: a request below the minimum rate after
+   * its grace).
+   */
+  timedOut: { handshake: number; header: number; idle: number; request: number; slow: number };
   /** `accept` calls that failed for want of file descriptors. */
   outOfFiles: number;
 }
@@ -222,8 +245,6 @@ const TRANSIENT_ACCEPT = new Set([
 ]);
 /** Consecutive failures of `accept` with an unknown error before the listener is given up. */
 const MAX_UNKNOWN_ACCEPT_FAILURES = 50;
-/** How long a cap lowered by EMFILE holds. */
-const LEARNED_CAP_MS = 60_000;
 /** Response headers this layer writes itself. */
 const OWN_HEADERS = new Set([
   "connection",
@@ -471,6 +492,11 @@ class TlsTransport implements Transport {
     this.#ended = true;
     this.#wake?.();
     this.#socket.destroy();
+    // The TCP connection's descriptor goes now, not when node:tls gets round to it: the cap
+    // counts what the process holds.
+    try {
+      this.#conn.close();
+    } catch { /* already closed */ }
   }
 }
 
@@ -490,6 +516,10 @@ class Connection {
   waitedMs = 0;
   /** When the current wait for the client's bytes began (0: not waiting). */
   waitingSince = 0;
+  /** Bytes read from the client so far. */
+  bytesIn = 0;
+  /** {@linkcode Connection.bytesIn} before the current request's first byte. */
+  requestStart = 0;
   /** The head of the current response was written (no error answer can follow). */
   responded = false;
   #data = new Uint8Array(4096);
@@ -531,6 +561,7 @@ class Connection {
 
   #append(bytes: Uint8Array): void {
     const n = bytes.length;
+    this.bytesIn += n;
     if (this.#end + n > this.#data.length) {
       const used = this.#end - this.#start;
       if (used + n <= this.#data.length && this.#start > 0) {
@@ -824,22 +855,29 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
   const defaultHost = addr.hostname.includes(":")
     ? `[${addr.hostname}]:${addr.port}`
     : `${addr.hostname}:${addr.port}`;
-  const conns = new Set<Connection>();
-  /** Idle connections, the longest idle first. */
-  const idle = new Set<Connection>();
+  // Which connections are open, which idle, and who gets a slot (lib/http/admission.ts): at
+  // the cap, the one idle the longest, else the request furthest behind the minimum rate,
+  // gives its slot to a newcomer.
+  const conns = new Admission<Connection>(
+    limits.maxConnections,
+    (c) =>
+      c.waitingSince === 0 ? 0 : requestDeficitMs(
+        c.waitedMs + Date.now() - c.waitingSince,
+        c.bytesIn - c.requestStart,
+        limits,
+      ),
+  );
   const stats: ServerStats = {
     open: 0,
     idle: 0,
     accepted: 0,
     requests: 0,
     evicted: 0,
-    timedOut: { handshake: 0, header: 0, idle: 0, request: 0 },
+    refused: 0,
+    timedOut: { handshake: 0, header: 0, idle: 0, request: 0, slow: 0 },
     outOfFiles: 0,
   };
   let closing = false;
-  let learnedCap = Infinity;
-  let learnedAt = 0;
-  let slotFreed: (() => void) | undefined;
   let allClosed: (() => void) | undefined;
   let dateAt = 0;
   let date = "";
@@ -861,36 +899,16 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
     } catch { /* a log that fails must not stop the server */ }
   };
 
-  const cap = () =>
-    Date.now() - learnedAt < LEARNED_CAP_MS
-      ? Math.min(limits.maxConnections, learnedCap)
-      : limits.maxConnections;
-
   const setIdle = (c: Connection, timeoutMs: number, kind: "handshake" | "header" | "idle") => {
     c.state = kind === "handshake" ? "handshake" : "idle";
     c.deadline = Date.now() + timeoutMs;
     c.deadlineKind = kind;
-    idle.delete(c);
-    idle.add(c);
-    if (slotFreed) {
-      slotFreed(); // an accept waiting at the cap may now close this one
-      slotFreed = undefined;
-    }
+    conns.idle(c);
   };
   const setActive = (c: Connection) => {
     c.state = "active";
     c.deadline = 0;
-    idle.delete(c);
-  };
-
-  const evictOldestIdle = (): boolean => {
-    const oldest = idle.values().next();
-    if (oldest.done) return false;
-    idle.delete(oldest.value);
-    conns.delete(oldest.value); // counted out now: its task ends on its own later
-    stats.evicted++;
-    oldest.value.close();
-    return true;
+    conns.busy(c);
   };
 
   // One timer checks every deadline (cheaper than a timer per connection and request).
@@ -904,23 +922,30 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
           limits.headerTimeoutMs,
           limits.idleTimeoutMs,
           limits.requestTimeoutMs,
+          limits.minRequestRate > 0 ? limits.requestGraceMs : Infinity,
         ) / 4,
       ),
     ),
   );
   const sweeper = setInterval(() => {
     const now = Date.now();
-    for (const c of conns) {
+    for (const c of conns.connections()) {
       if (c.deadline !== 0 && now >= c.deadline) {
         c.deadline = 0;
         stats.timedOut[c.deadlineKind]++;
         c.close();
-      } else if (
-        c.waitingSince !== 0 && c.waitedMs + now - c.waitingSince >= limits.requestTimeoutMs
-      ) {
-        // The request's head and body took too long to arrive, however steadily they dripped.
-        stats.timedOut.request++;
-        c.close();
+      } else if (c.waitingSince !== 0) {
+        // The request's bytes took too long to arrive in all, or came too slowly after the
+        // grace, however steadily they dripped (lib/http/request_progress.ts).
+        const overdue = requestOverdue(
+          c.waitedMs + now - c.waitingSince,
+          c.bytesIn - c.requestStart,
+          limits,
+        );
+        if (overdue) {
+          stats.timedOut[overdue]++;
+          c.close();
+        }
       }
     }
   }, tick);
@@ -1179,6 +1204,7 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
         // head and body within the request timeout.
         c.inRequest = true;
         c.waitedMs = 0;
+        c.requestStart = c.bytesIn - v.length;
         if (c.state === "idle" && c.deadlineKind === "idle") {
           c.deadline = Date.now() + limits.headerTimeoutMs;
           c.deadlineKind = "header";
@@ -1251,11 +1277,8 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
       // a failed handshake, read or write ends this connection only
     } finally {
       c.close();
-      idle.delete(c);
-      conns.delete(c);
+      conns.remove(c);
       stats.open = conns.size;
-      slotFreed?.();
-      slotFreed = undefined;
       if (closing && conns.size === 0) allClosed?.();
     }
   };
@@ -1264,11 +1287,8 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
     let backoff = 0;
     let unknownFailures = 0;
     while (!closing) {
-      // At the cap with nothing idle to close: wait (the kernel queues new connections).
-      while (conns.size >= cap() && idle.size === 0 && !closing) {
-        await new Promise<void>((r) => slotFreed = r);
-      }
-      if (closing) break;
+      // Accepting goes on at the cap: a connection beyond it is closed at once (below), never
+      // left in the kernel's queue where its client waits on an open connection.
       let conn: Deno.TcpConn;
       try {
         conn = await listener.accept();
@@ -1279,17 +1299,14 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
           stats.outOfFiles++;
           // Room for the other descriptors the process needs (upstream connections, logs).
           const open = conns.size;
-          learnedCap = Math.max(1, open - Math.max(4, Math.floor(open / 8)));
-          learnedAt = Date.now();
+          const lowered = conns.lowerCap();
           event(
             "emfile",
             `out of file descriptors (${(e as Error).message}) with ${open} connections open: ` +
-              `closing the oldest idle connections, at most ${learnedCap} connections for the ` +
+              `closing the oldest idle connections, at most ${lowered.cap} connections for the ` +
               `next minute (raise the open-file limit, or lower --max-connections)`,
           );
-          let evicted = false;
-          while (conns.size > learnedCap && evictOldestIdle()) evicted = true;
-          backoff = evicted ? 1 : Math.min(1000, Math.max(10, backoff * 2));
+          backoff = lowered.evicted ? 1 : Math.min(1000, Math.max(10, backoff * 2));
           await sleep(backoff);
           continue;
         }
@@ -1313,8 +1330,14 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
       backoff = 0;
       unknownFailures = 0;
       stats.accepted++;
-      // Room for the newcomer: the connection idle the longest goes.
-      while (conns.size >= cap() && evictOldestIdle());
+      // Room for the newcomer: the connection idle the longest goes; when every slot is busy,
+      // the newcomer itself is closed at once (as node's server.maxConnections does).
+      if (!conns.makeRoom()) {
+        try {
+          conn.close();
+        } catch { /* closed already */ }
+        continue;
+      }
       try {
         conn.setNoDelay(true); // responses go out at once, TLS or not (no 40 ms delayed-ACK stalls)
       } catch { /* closed already */ }
@@ -1329,8 +1352,7 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
   let graceTimer: ReturnType<typeof setTimeout> | undefined;
   /** Ends every connection; a handler that does not return is not waited for. */
   const closeAll = () => {
-    for (const c of conns) c.close();
-    conns.clear();
+    conns.closeAll();
     allClosed?.();
   };
   const finished = (async () => {
@@ -1360,12 +1382,18 @@ export function listenHttp(options: HttpServerOptions): HttpServer {
         try {
           listener.close();
         } catch { /* already closed */ }
-        slotFreed?.();
-        for (const c of [...idle]) c.close();
+        for (const c of conns.idleConnections()) c.close();
         if (graceMs !== undefined) graceTimer = setTimeout(closeAll, graceMs);
       }
       return finished.catch(() => {});
     },
-    stats: () => ({ ...stats, open: conns.size, idle: idle.size, timedOut: { ...stats.timedOut } }),
+    stats: () => ({
+      ...stats,
+      open: conns.size,
+      idle: conns.idleCount,
+      evicted: conns.evicted,
+      refused: conns.refused,
+      timedOut: { ...stats.timedOut },
+    }),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The connection limits of a server ({@linkcode ServerLimits}, lib/http/server.ts) from their
- * text (`serve` and `guard --listen` take them as flags, in seconds): the values checked, the
- * defaults for those not given; and the port `serve` listens on.
+ * text (`serve` and `guard --listen` take them as flags, in seconds, and the minimum request
+ * rate in bytes a second): the values checked, the defaults for those not given; and the port
+ * `serve` listens on.
  *
  * @module
  */
@@ -29,6 +30,13 @@ export interface ServerLimitsText {
   readonly "idle-timeout"?: string;
   /** Seconds a request's headers and body may take to arrive in all. */
   readonly "request-timeout"?: string;
+  /**
+   * Bytes a second a request must average once its grace is over: a whole number from 0 (no
+   * minimum) to 1000000000.
+   */
+  readonly "min-request-rate"?: string;
+  /** Seconds a request's bytes may keep the server waiting before the minimum rate counts. */
+  readonly "request-grace"?: string;
 }
 
 function seconds(option: string, text: string): number {
@@ -84,6 +92,20 @@ export function serverLimitsFrom(values: ServerLimitsText, tls: boolean): Server
   }
   if (values["request-timeout"] !== undefined) {
     limits.requestTimeoutMs = seconds("request-timeout", values["request-timeout"]);
+  }
+  const rate = values["min-request-rate"];
+  if (rate !== undefined) {
+    if (!/^\d{1,10}$/.test(rate) || Number(rate) > 1_000_000_000) {
+      throw usageError(
+        "--min-request-rate must be a whole number of bytes a second from 0 to 1000000000 " +
+          `(got ${JSON.stringify(rate)})`,
+        { option: "min-request-rate" },
+      );
+    }
+    limits.minRequestRate = Number(rate);
+  }
+  if (values["request-grace"] !== undefined) {
+    limits.requestGraceMs = seconds("request-grace", values["request-grace"]);
   }
   return limits;
 }

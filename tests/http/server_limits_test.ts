@@ -24,6 +24,8 @@ Deno.test("serverLimitsFrom: seconds become milliseconds; the bounds are accepte
       "header-timeout": "86400",
       "idle-timeout": "5",
       "request-timeout": "1.5",
+      "min-request-rate": "1000000000",
+      "request-grace": "2.5",
     }, true),
     {
       maxConnections: 1_000_000,
@@ -31,8 +33,18 @@ Deno.test("serverLimitsFrom: seconds become milliseconds; the bounds are accepte
       headerTimeoutMs: 86_400_000,
       idleTimeoutMs: 5000,
       requestTimeoutMs: 1500,
+      minRequestRate: 1_000_000_000,
+      requestGraceMs: 2500,
     },
   );
+});
+
+Deno.test("serverLimitsFrom: the minimum request rate is whole bytes a second; 0 turns it off", () => {
+  assert.equal(DEFAULT_SERVER_LIMITS.minRequestRate, 500);
+  assert.equal(DEFAULT_SERVER_LIMITS.requestGraceMs, 10_000);
+  assert.equal(serverLimitsFrom({ "min-request-rate": "0" }, false).minRequestRate, 0);
+  assert.equal(serverLimitsFrom({ "min-request-rate": "2048" }, false).minRequestRate, 2048);
+  assert.equal(serverLimitsFrom({ "request-grace": "0.01" }, false).requestGraceMs, 10);
 });
 
 Deno.test("serverLimitsFrom: a value out of range is a usage error naming its option", () => {
@@ -56,6 +68,21 @@ Deno.test("serverLimitsFrom: a value out of range is a usage error naming its op
     [
       { "request-timeout": "-1" },
       '--request-timeout must be a number of seconds from 0.01 to 86400 (got "-1")',
+    ],
+    ...["-1", "1.5", "1000000001", "1e3", "", " 500", "500k"].map((
+      rate,
+    ): [ServerLimitsText, string] => [
+      { "min-request-rate": rate },
+      "--min-request-rate must be a whole number of bytes a second from 0 to 1000000000 " +
+      `(got ${JSON.stringify(rate)})`,
+    ]),
+    [
+      { "request-grace": "0" },
+      '--request-grace must be a number of seconds from 0.01 to 86400 (got "0")',
+    ],
+    [
+      { "request-grace": "10s" },
+      '--request-grace must be a number of seconds from 0.01 to 86400 (got "10s")',
     ],
   ];
   for (const [values, message] of cases) {
