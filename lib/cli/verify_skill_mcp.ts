@@ -18,7 +18,7 @@ import { signedDocumentDomain } from "../skill/document.ts";
 import { showPath } from "../skill/fs.ts";
 import { describeChanges } from "../skill/manifest.ts";
 import type { CheckedSkill } from "../skill/served_check.ts";
-import type { ServedSkillEntry } from "../skill/served_entry.ts";
+import { type ServedSkillEntry, skillUriParts } from "../skill/served_entry.ts";
 import { fetchServedSkills, type ServedSkills } from "../skill/served_fetch.ts";
 import { servedSkillFailure } from "../skill/served_verify.ts";
 import { enumerateTarget, type PreparedTarget, prepareTarget } from "../contractpin/live.ts";
@@ -203,6 +203,9 @@ export async function runServedSkill(
 ): Promise<number> {
   const { uri, values, args } = run;
   const json = values.json === true;
+  // A URI that cannot name a skill's SKILL.md is a usage error, before any server starts.
+  const parts = skillUriParts(uri);
+  if (typeof parts === "string") throw new UsageError(`${CMD}: ${parts}`);
   const target = servedTarget(run);
   const limits = asUsage(CMD, () => runLimits({ "startup-timeout": values["startup-timeout"] }));
   // Every flag is checked before the server is started: the trust flags do not depend on the

@@ -376,6 +376,24 @@ Deno.test("verify-skill over MCP: usage mistakes are exit 2 and start no server"
       assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
       assert.match(r.stderr, message, args.join(" "));
     }
+    // A URI that cannot name a skill's SKILL.md.
+    for (
+      const [uri, message] of [
+        ["skill://pdf-tools", /does not end in \/SKILL\.md/],
+        ["skill:///SKILL.md", /has no skill path/],
+      ] as const
+    ) {
+      const r = await runInProcess([
+        "verify-skill",
+        uri,
+        "--public-key",
+        s.publicKey,
+        "--",
+        ...server,
+      ]);
+      assert.equal(r.code, 2, `${uri}: ${r.stderr}`);
+      assert.match(r.stderr, message, uri);
+    }
     assert.equal(await exists(marker), false, "no server was started");
     // The MCP flags do not go with a folder.
     const dir = await runInProcess([
