@@ -279,7 +279,7 @@ async function unlistedFiles(
 ): Promise<string[]> {
   const listed = new Set((entry.resources ?? []).map((f) => f.uri));
   const found = new Set<string>();
-  for (const uri of resourceUris(session.resources)) {
+  for (const uri of resourcesUnder(session.resources).get(entry.root) ?? []) {
     if (entry.form === "fastmcp" && uri === `${entry.root}/_manifest`) continue;
     if (!listed.has(uri) && skillFilePath(uri, entry.root) !== undefined) found.add(uri);
   }
@@ -291,6 +291,30 @@ async function unlistedFiles(
   return [...found].sort();
 }
 
+const underCache = new WeakMap<JsonValue[], Map<string, string[]>>();
+
+/**
+ * The URIs of `resources/list` by every folder prefix that holds them (`skill://a/b/c.md` under
+ * `skill://a` and `skill://a/b`), built once per listing: each skill then looks up its root
+ * instead of scanning the whole listing (skills × resources for a large catalog).
+ */
+function resourcesUnder(resources: JsonValue[] | undefined): Map<string, string[]> {
+  if (resources === undefined) return new Map();
+  const cached = underCache.get(resources);
+  if (cached) return cached;
+  const under = new Map<string, string[]>();
+  for (const uri of resourceUris(resources)) {
+    for (let i = uri.indexOf("/", uri.indexOf("://") + 3); i > 0; i = uri.indexOf("/", i + 1)) {
+      const prefix = uri.slice(0, i);
+      const list = under.get(prefix);
+      if (list) list.push(uri);
+      else under.set(prefix, [uri]);
+    }
+  }
+  underCache.set(resources, under);
+  return under;
+}
+
 /** Every file under `root` by `resources/directory/read`, at most `maxCalls` requests. */
 async function walkDirectory(
   session: ListedSession,
@@ -300,8 +324,8 @@ async function walkDirectory(
   const files: string[] = [];
   const queue = [root];
   let calls = 0;
-  while (queue.length > 0) {
-    const dir = queue.shift()!;
+  for (let next = 0; next < queue.length; next++) {
+    const dir = queue[next];
     if (++calls > maxCalls) {
       throw new ServerFailure(
         "protocol",
