@@ -8,8 +8,8 @@
  * ```
  * @module
  */
-import { handlesSignalsItself, runInterruptible } from "./lib/cli/interrupt.ts";
-import { processIO, runCli } from "./lib/cli/main.ts";
+import { handlesSignalsItself, runInterruptible } from "./cli/commands/interrupt.ts";
+import { processIO, runCli } from "./cli/commands/main.ts";
 
 /**
  * `isAbsolute` of `node:path` for this platform (the same test, written out: importing

@@ -24,7 +24,7 @@ import { generateKeyPair, privateKeyToPem } from "../lib/crypto/keys.ts";
 import { signSchemaBase64, signSchemaDocument } from "../lib/schema/document.ts";
 import { hashSkillDir } from "../lib/skill/hash.ts";
 import { digestToolList } from "../lib/contractpin/digest.ts";
-import { COMMAND_ENTRIES } from "../lib/cli/registry.ts";
+import { COMMAND_ENTRIES } from "../cli/commands/registry.ts";
 import { childCommand } from "../tests/process.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;

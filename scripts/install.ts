@@ -21,7 +21,7 @@
 import { parseArgs } from "node:util";
 import { delimiter, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { cacheReason } from "../lib/guard/schemapin_path.ts";
+import { cacheReason } from "../cli/guard/schemapin_path.ts";
 import { permissionFlags } from "./compile.ts";
 import { shellLine } from "./shell.ts";
 
@@ -70,7 +70,7 @@ export function installArgs(flags: readonly string[], options: InstallOptions): 
  * True when a folder of `path` (a PATH value) holds a `deno` executable that is there for good:
  * a folder inside a package-manager cache (npx's `_npx/…/node_modules/.bin`, which npx puts on
  * PATH only while it runs, `node_modules/`, `~/.npm`, `~/.cache`, the Deno cache) does not count
- * (`cacheReason` of lib/guard/schemapin_path.ts, with `env` naming the caches).
+ * (`cacheReason` of cli/guard/schemapin_path.ts, with `env` naming the caches).
  */
 export async function denoOnPath(
   path: string | undefined,

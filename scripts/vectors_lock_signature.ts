@@ -1,6 +1,6 @@
 /**
  * Writes the signed-lock conformance corpus `vectors/contractpin-lock-signature/` (issue 17
- * item 2; the format is documented in lib/contractpin/lock_signature.ts and the folder's
+ * item 2; the format is documented in cli/contractpin/lock_signature.ts and the folder's
  * README.md):
  *
  * - `contractpin.lock` — a lock (contractpin §5) with a stdio and an HTTP server;
@@ -31,7 +31,7 @@ import {
   LOCK_SIGNATURE_TOOL_ID,
   signLock,
   verifyLockSignature,
-} from "../lib/contractpin/lock_signature.ts";
+} from "../cli/contractpin/lock_signature.ts";
 import {
   formatSchemaSignatureDocument,
   type SchemaSignatureDocument,

@@ -1,5 +1,5 @@
 /**
- * The exit-code table (lib/exit_codes.ts; ARCHITECTURE.md "Exit codes"): one row per
+ * The exit-code table (cli/exit_codes.ts; ARCHITECTURE.md "Exit codes"): one row per
  * ErrorCode, the CLI contract (unusable input 2, failed checks 1), the origin of a failure, and
  * the misuse of its functions. tests/cli/exit_codes_test.ts checks that every path of the CLI
  * asks it.
@@ -13,7 +13,7 @@ import {
   exitCodeFor,
   exitCodeOfError,
   type FailureOrigin,
-} from "../lib/exit_codes.ts";
+} from "../cli/exit_codes.ts";
 import { throwsWith } from "./schema_pin_error.ts";
 
 /** The members of the `ErrorCode` union, read from lib/errors.ts itself (not from the table). */

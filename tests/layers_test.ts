@@ -8,61 +8,76 @@ import assert from "node:assert/strict";
 import { childCommand } from "./process.ts";
 
 const root = new URL("../", import.meta.url);
-const lib = new URL("lib/", root);
 
 /**
- * Bottom to top. A folder of lib/ (or a file directly in lib/) not listed here fails the test:
- * place it on purpose. a2a (§20) verifies schemas in a delegation scope, so it sits with the
- * flows it calls.
+ * Bottom to top, over the whole program: the library (`lib/`, what the entry points reach) and then
+ * the CLI (`cli/`: its toolkit, its application layer, its commands). A folder (or a file directly
+ * in `lib/` or `cli/`) not listed here fails the test: place it on purpose. a2a (§20) verifies
+ * schemas in a delegation scope, so it sits with the flows it calls.
  */
 const LAYERS: readonly (readonly string[])[] = [
   // no knowledge of the above: pure helpers, and the per-runtime I/O adapters (runtime/: file
   // system, atomic writes, the list of temporary files being written, locks and processes
   // through node: modules on Node and Bun) the shells of the higher layers go through
   [
-    "errors.ts",
-    // the exit code of every error code, beside them so a new code gets its row
-    "exit_codes.ts",
-    "arguments.ts",
-    "version.ts",
-    "json",
-    "crypto",
-    "time",
-    "runtime",
-    // the SSH agent client (signing with a key held by ssh-agent, issue 27): it needs only
-    // crypto/ and speaks to the agent's Unix socket itself, so it sits with the foundations
-    "ssh_agent",
-    // loading a signing key (a PEM file, encrypted or not, or ssh-agent:PUBFILE): it needs
-    // crypto/, ssh_agent/ and runtime/, and every signing operation above may use it
-    "keys",
-    // the command-line toolkit (flag tables, parse mistakes, did-you-mean, completion scripts):
-    // it knows nothing of schemapin and needs only node:util, so it sits with the foundations
-    "args",
+    "lib/errors.ts",
+    "lib/arguments.ts",
+    "lib/version.ts",
+    "lib/json",
+    "lib/crypto",
+    "lib/time",
+    "lib/runtime",
+    // public keys, key pairs and signing with a key in memory
+    "lib/keys",
   ],
   // where keys and trust come from; the MCP client stack (JSON-RPC, stdio, Streamable HTTP,
   // SSE, legacy HTTP+SSE, the protocol conversation) that contractpin and guard both use
-  ["dns", "revocation", "discovery", "pins", "mcp"],
+  ["lib/dns", "lib/revocation", "lib/discovery", "lib/pins", "lib/mcp"],
   // the two specs' operations; trust/ composes the key sources (discovery file, bundle,
   // resolver folder, .well-known, DNS) for them, so it sits with the flows and bundles it calls
-  ["schema", "skill", "bundle", "contractpin", "a2a", "trust"],
+  ["lib/schema", "lib/skill", "lib/bundle", "lib/contractpin", "lib/a2a", "lib/trust"],
   // the HTTP/1.1 server of serve and guard --listen (no knowledge of the above)
-  ["http"],
+  ["lib/http"],
   // the live MCP proxy
-  ["guard"],
-  // the terminal
-  ["cli"],
+  ["lib/guard"],
+  // The CLI. Its toolkit (flag tables, parse mistakes, did-you-mean, completion scripts) knows
+  // nothing of schemapin and needs only node:util.
+  ["cli/args"],
+  // The CLI's application layer: the exit code of each error code, options from flags, trust
+  // plans from argv, key files and passphrases, the SSH agent client, MCP client configs, remedy
+  // texts and the CLI's JSON shapes. It imports the library, never the reverse.
+  [
+    "cli/exit_codes.ts",
+    "cli/ssh_agent",
+    "cli/json",
+    "cli/time",
+    "cli/keys",
+    "cli/dns",
+    "cli/http",
+    "cli/mcp",
+    "cli/discovery",
+    "cli/pins",
+    "cli/schema",
+    "cli/skill",
+    "cli/trust",
+    "cli/bundle",
+    "cli/contractpin",
+    "cli/guard",
+  ],
+  // the commands: one file per command with its flag table and help
+  ["cli/commands"],
 ];
 
 const layerOf = new Map<string, number>();
 LAYERS.forEach((names, i) => names.forEach((n) => layerOf.set(n, i)));
 
-/** `lib/x/y.ts` → `x`; `lib/errors.ts` → `errors.ts`. */
+/** `lib/x/y.ts` → `lib/x`; `lib/errors.ts` → `lib/errors.ts`. */
 function unitOf(path: string): string {
-  const i = path.indexOf("/");
-  return i < 0 ? path : path.slice(0, i);
+  const parts = path.split("/");
+  return parts.length <= 2 ? path : `${parts[0]}/${parts[1]}`;
 }
 
-/** Every import of one file, as lib-relative paths. */
+/** Every import of one file, as repository-relative paths (`lib/…`, `cli/…`). */
 type Graph = ReadonlyMap<string, readonly string[]>;
 
 /** Folder (or root file) → the other units it imports, with one example import each. */
@@ -121,7 +136,7 @@ function layerProblems(graph: Graph): string[] {
   const problems: string[] = [];
   const units = new Set([...graph.keys()].map(unitOf));
   for (const u of [...units].sort()) {
-    if (!layerOf.has(u)) problems.push(`lib/${u} has no layer: add it to LAYERS in this test`);
+    if (!layerOf.has(u)) problems.push(`${u} has no layer: add it to LAYERS in this test`);
   }
   const edges = unitEdges(graph);
   for (const [from, tos] of edges) {
@@ -142,15 +157,15 @@ function layerProblems(graph: Graph): string[] {
     );
     problems.push(`folders import each other: ${c.join(", ")} (${around.join("; ")})`);
   }
-  const published = [...graph.keys()].filter((f) => !f.startsWith("cli/"));
+  const published = [...graph.keys()].filter((f) => !f.startsWith("cli/commands/"));
   for (const c of cycles(published, (f) => graph.get(f) ?? [])) {
     problems.push(`files import each other: ${c.join(", ")}`);
   }
   return problems;
 }
 
-/** All .ts files under `dir`, lib-relative. */
-async function tsFiles(dir: URL, prefix = ""): Promise<string[]> {
+/** All .ts files under `dir`, relative to it with `prefix` in front. */
+async function tsFiles(dir: URL, prefix: string): Promise<string[]> {
   const out: string[] = [];
   for await (const e of Deno.readDir(dir)) {
     if (e.isDirectory) {
@@ -160,18 +175,25 @@ async function tsFiles(dir: URL, prefix = ""): Promise<string[]> {
   return out.sort();
 }
 
-/** Deno's import graph of every file of lib/ plus the entry points. */
-async function importGraph(): Promise<{ lib: Graph; entries: Graph }> {
-  const files = await tsFiles(lib);
+/** The program's folders: the library, then the CLI. */
+const PROGRAM = ["lib/", "cli/"] as const;
+
+/**
+ * Deno's import graph of every file of lib/ and cli/ (repository-relative paths) plus the entry
+ * points (their imports as repository-relative paths too).
+ */
+async function importGraph(): Promise<{ program: Graph; entries: Graph }> {
+  const files = (await Promise.all(PROGRAM.map((d) => tsFiles(new URL(d, root), d)))).flat();
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
-  const entryFiles = Object.values(config.exports as Record<string, string>);
+  const entryFiles = (Object.values(config.exports as Record<string, string>)).map((f) =>
+    f.replace(/^\.\//, "")
+  );
   const dir = await Deno.makeTempDir();
   try {
     const all = `${dir}/all.ts`;
-    const lines = [
-      ...files.map((f) => `import ${JSON.stringify(new URL(f, lib).href)};`),
-      ...entryFiles.map((f) => `import ${JSON.stringify(new URL(f, root).href)};`),
-    ];
+    const lines = [...files, ...entryFiles].map((f) =>
+      `import ${JSON.stringify(new URL(f, root).href)};`
+    );
     await Deno.writeTextFile(all, lines.join("\n") + "\n");
     const { code, stdout, stderr } = await childCommand(Deno.execPath(), {
       args: ["info", "--json", "--config", new URL("deno.json", root).pathname, all],
@@ -184,60 +206,108 @@ async function importGraph(): Promise<{ lib: Graph; entries: Graph }> {
         dependencies?: { code?: { specifier: string }; type?: { specifier: string } }[];
       }[];
     };
-    const libGraph = new Map<string, string[]>();
-    const entryGraph = new Map<string, string[]>();
+    const inRepo = (s: string) => s.startsWith(root.href) ? s.slice(root.href.length) : undefined;
+    const program = new Map<string, string[]>();
+    const entries = new Map<string, string[]>();
     for (const m of info.modules) {
-      const deps = (m.dependencies ?? []).flatMap((d) =>
-        [d.code?.specifier, d.type?.specifier].filter((s): s is string => s !== undefined)
-      );
-      if (m.specifier.startsWith(lib.href)) {
-        libGraph.set(
-          m.specifier.slice(lib.href.length),
-          [...new Set(deps.filter((s) => s.startsWith(lib.href)))].map((s) =>
-            s.slice(lib.href.length)
-          ),
-        );
-      } else if (entryFiles.some((f) => new URL(f, root).href === m.specifier)) {
-        entryGraph.set(m.specifier.slice(root.href.length), deps);
-      }
+      const path = inRepo(m.specifier);
+      if (path === undefined) continue;
+      const deps = [
+        ...new Set(
+          (m.dependencies ?? []).flatMap((d) => [d.code?.specifier, d.type?.specifier])
+            .filter((s): s is string => s !== undefined).map(inRepo)
+            .filter((s): s is string => s !== undefined),
+        ),
+      ];
+      if (PROGRAM.some((d) => path.startsWith(d))) program.set(path, deps);
+      else if (entryFiles.includes(path)) entries.set(path, deps);
     }
-    assert.equal(libGraph.size, files.length, "deno info saw every file of lib/");
-    assert.equal(entryGraph.size, entryFiles.length, "deno info saw every entry point");
-    return { lib: libGraph, entries: entryGraph };
+    assert.equal(program.size, files.length, "deno info saw every file of lib/ and cli/");
+    assert.equal(entries.size, entryFiles.length, "deno info saw every entry point");
+    return { program, entries };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 }
 
-Deno.test("lib/ layers: imports point down or sideways, no cycles between folders or files", async () => {
-  const { lib } = await importGraph();
-  assert.deepEqual(layerProblems(lib), []);
+/**
+ * The files of lib/ that no public entry point reaches, sorted: lib/ is the library, so every
+ * file in it is reached (ARCHITECTURE.md, "Two faces, one codebase"); a file only the CLI needs
+ * lives in cli/.
+ */
+function unreachedLibFiles(program: Graph, entries: Graph): string[] {
+  const seen = new Set<string>();
+  const queue = [...entries.values()].flat();
+  for (let i = 0; i < queue.length; i++) {
+    const f = queue[i];
+    if (seen.has(f)) continue;
+    seen.add(f);
+    queue.push(...(program.get(f) ?? []));
+  }
+  return [...program.keys()].filter((f) => f.startsWith("lib/") && !seen.has(f)).sort();
+}
+
+Deno.test("layers: imports point down or sideways, no cycles between folders or files", async () => {
+  const { program } = await importGraph();
+  assert.deepEqual(layerProblems(program), []);
   // The graph is the real one: the flows import what the layers say they do.
-  assert.ok(lib.get("schema/flow.ts")?.includes("pins/store.ts"));
-  assert.ok(lib.get("skill/verify.ts")?.includes("schema/flow.ts"));
+  assert.ok(program.get("lib/schema/flow.ts")?.includes("lib/pins/store.ts"));
+  assert.ok(program.get("lib/skill/verify.ts")?.includes("lib/schema/flow.ts"));
 });
 
-Deno.test("the published entry points import lib/ files but nothing from lib/cli/", async () => {
+Deno.test("lib/ is the library: every file of it is reached from a public entry point", async () => {
+  const { program, entries } = await importGraph();
+  assert.deepEqual(unreachedLibFiles(program, entries), []);
+  // The graph is the real one: the CLI reaches files the entry points do not.
+  assert.ok(program.get("cli/commands/main.ts")?.includes("cli/commands/registry.ts"));
+});
+
+Deno.test("the reachability check finds a lib/ file only the CLI or nothing imports", () => {
+  const program = new Map<string, string[]>([
+    ["lib/schema/flow.ts", ["lib/errors.ts"]],
+    ["lib/errors.ts", []],
+    ["lib/trust/plan.ts", ["lib/schema/flow.ts"]], // only the CLI imports it
+    ["lib/orphan.ts", []], // nothing imports it
+    ["cli/commands/main.ts", ["lib/trust/plan.ts", "cli/commands/io.ts"]],
+    ["cli/commands/io.ts", []],
+  ]);
+  const entries: Graph = new Map([["schema.ts", ["lib/schema/flow.ts"]]]);
+  assert.deepEqual(unreachedLibFiles(program, entries), ["lib/orphan.ts", "lib/trust/plan.ts"]);
+  const reaching: Graph = new Map([["schema.ts", ["lib/schema/flow.ts", "lib/trust/plan.ts"]]]);
+  program.delete("lib/orphan.ts");
+  assert.deepEqual(unreachedLibFiles(program, reaching), []);
+});
+
+Deno.test("the published entry points import lib/ files but nothing from cli/", async () => {
   const { entries } = await importGraph();
   for (const [entry, deps] of entries) {
-    assert.ok(deps.some((d) => d.startsWith(lib.href)), `${entry} re-exports lib/ files`);
-    const cli = deps.filter((d) => d.startsWith(new URL("cli/", lib).href));
-    assert.deepEqual(cli, [], `${entry} imports the CLI`);
+    assert.ok(deps.some((d) => d.startsWith("lib/")), `${entry} re-exports lib/ files`);
+    assert.deepEqual(deps.filter((d) => d.startsWith("cli/")), [], `${entry} imports the CLI`);
   }
 });
 
+Deno.test("no file of lib/ imports cli/", async () => {
+  const { program } = await importGraph();
+  const up = [...program].flatMap(([file, deps]) =>
+    file.startsWith("lib/")
+      ? deps.filter((d) => d.startsWith("cli/")).map((d) => `${file} → ${d}`)
+      : []
+  );
+  assert.deepEqual(up, []);
+});
+
 /**
- * The imports that break the rule of lib/args/ (ARCHITECTURE.md, "Layers"): it is the CLI's
- * toolkit and knows nothing of schemapin, so it imports only its own files, and only lib/cli/
- * imports it.
+ * The imports that break the rule of cli/args/ (ARCHITECTURE.md, "Layers"): it is the CLI's
+ * toolkit and knows nothing of schemapin, so it imports only its own files, and only
+ * cli/commands/ imports it.
  */
 function argsImportProblems(graph: Graph): string[] {
   const problems: string[] = [];
+  const inArgs = (f: string) => f.startsWith("cli/args/");
   for (const [file, deps] of graph) {
     for (const dep of deps) {
-      const inArgs = (f: string) => f.startsWith("args/");
       if (inArgs(file) && !inArgs(dep)) problems.push(`${file} imports ${dep}`);
-      if (inArgs(dep) && !inArgs(file) && !file.startsWith("cli/")) {
+      if (inArgs(dep) && !inArgs(file) && !file.startsWith("cli/commands/")) {
         problems.push(`${file} imports ${dep}`);
       }
     }
@@ -245,33 +315,36 @@ function argsImportProblems(graph: Graph): string[] {
   return problems.sort();
 }
 
-Deno.test("lib/args imports only itself and is imported only by lib/cli", async () => {
-  const { lib } = await importGraph();
-  assert.deepEqual(argsImportProblems(lib), []);
-  assert.ok(lib.get("cli/command.ts")?.includes("args/flags.ts"), "the graph is the real one");
+Deno.test("cli/args imports only itself and is imported only by cli/commands", async () => {
+  const { program } = await importGraph();
+  assert.deepEqual(argsImportProblems(program), []);
+  assert.ok(
+    program.get("cli/commands/command.ts")?.includes("cli/args/flags.ts"),
+    "the graph is the real one",
+  );
 });
 
-Deno.test("the lib/args check finds an import out of it and an import into it from the library", () => {
+Deno.test("the cli/args check finds an import out of it and an import into it from elsewhere", () => {
   const graph: Graph = new Map([
-    ["args/flags.ts", ["args/suggest.ts", "errors.ts"]],
-    ["schema/flow.ts", ["args/flags.ts"]],
-    ["cli/main.ts", ["args/suggest.ts"]],
+    ["cli/args/flags.ts", ["cli/args/suggest.ts", "lib/errors.ts"]],
+    ["lib/schema/flow.ts", ["cli/args/flags.ts"]],
+    ["cli/commands/main.ts", ["cli/args/suggest.ts"]],
   ]);
   assert.deepEqual(argsImportProblems(graph), [
-    "args/flags.ts imports errors.ts",
-    "schema/flow.ts imports args/flags.ts",
+    "cli/args/flags.ts imports lib/errors.ts",
+    "lib/schema/flow.ts imports cli/args/flags.ts",
   ]);
 });
 
 /**
- * Every import of a command module (one `lib/cli/registry.ts` loads) by another file of lib/,
- * one line each: a command is loaded only by the registry, so no command imports another
- * (ARCHITECTURE.md, "How a command is built", step 1) and no library file imports one.
+ * Every import of a command module (one `cli/commands/registry.ts` loads) by another file, one
+ * line each: a command is loaded only by the registry, so no command imports another
+ * (ARCHITECTURE.md, "How a command is built", step 1) and no other file imports one.
  */
 function commandImportProblems(graph: Graph, commands: readonly string[]): string[] {
   const problems: string[] = [];
   for (const [file, deps] of graph) {
-    if (file === "cli/registry.ts") continue;
+    if (file === "cli/commands/registry.ts") continue;
     for (const dep of deps) {
       if (dep !== file && commands.includes(dep)) problems.push(`${file} imports ${dep}`);
     }
@@ -279,62 +352,75 @@ function commandImportProblems(graph: Graph, commands: readonly string[]): strin
   return problems.sort();
 }
 
-/** The command modules `lib/cli/registry.ts` loads (its literal `import("./x.ts")` calls). */
+/** The command modules `cli/commands/registry.ts` loads (its literal `import("./x.ts")` calls). */
 async function commandModules(): Promise<string[]> {
-  const text = await Deno.readTextFile(new URL("cli/registry.ts", lib));
-  return [...text.matchAll(/\bimport\("\.\/([a-z_]+\.ts)"\)/g)].map((m) => `cli/${m[1]}`);
+  const text = await Deno.readTextFile(new URL("cli/commands/registry.ts", root));
+  return [...text.matchAll(/\bimport\("\.\/([a-z_]+\.ts)"\)/g)].map((m) => `cli/commands/${m[1]}`);
 }
 
-Deno.test("lib/cli: a command module is imported by the registry only, never by another command", async () => {
-  const { lib } = await importGraph();
+Deno.test("cli/commands: a command module is imported by the registry only, never by another command", async () => {
+  const { program } = await importGraph();
   const commands = await commandModules();
   assert.ok(commands.length >= 20, `the registry loads ${commands.length} commands`);
-  for (const c of commands) assert.ok(lib.has(c), `${c} is a file of lib/`);
-  assert.deepEqual(commandImportProblems(lib, commands), []);
+  for (const c of commands) assert.ok(program.has(c), `${c} is a file of cli/commands/`);
+  assert.deepEqual(commandImportProblems(program, commands), []);
   // The graph is the real one: commands import their shared, non-command helpers.
-  assert.ok(lib.get("cli/verify_schema.ts")?.includes("cli/schema_report.ts"));
+  assert.ok(
+    program.get("cli/commands/verify_schema.ts")?.includes("cli/commands/schema_report.ts"),
+  );
 });
 
 Deno.test("the command check finds a command importing another, and a library file importing one", () => {
-  const commands = ["cli/verify_schema.ts", "cli/verify_skill.ts", "cli/guard.ts"];
+  const c = (f: string) => `cli/commands/${f}`;
+  const commands = [c("verify_schema.ts"), c("verify_skill.ts"), c("guard.ts")];
   const graph = new Map<string, string[]>([
-    ["cli/registry.ts", [...commands]],
-    ["cli/verify_skill.ts", ["cli/verify_schema.ts", "cli/schema_report.ts"]],
-    ["cli/verify_schema.ts", ["cli/schema_report.ts", "cli/verify_schema.ts"]],
-    ["cli/guard.ts", ["cli/lock_signature.ts"]],
-    ["guard/setup.ts", ["cli/guard.ts"]],
+    [c("registry.ts"), [...commands]],
+    [c("verify_skill.ts"), [c("verify_schema.ts"), c("schema_report.ts")]],
+    [c("verify_schema.ts"), [c("schema_report.ts"), c("verify_schema.ts")]],
+    [c("guard.ts"), [c("lock_signature.ts")]],
+    ["lib/guard/setup.ts", [c("guard.ts")]],
   ]);
   assert.deepEqual(commandImportProblems(graph, commands), [
-    "cli/verify_skill.ts imports cli/verify_schema.ts",
-    "guard/setup.ts imports cli/guard.ts",
+    "cli/commands/verify_skill.ts imports cli/commands/verify_schema.ts",
+    "lib/guard/setup.ts imports cli/commands/guard.ts",
   ]);
-  graph.delete("cli/verify_skill.ts");
-  graph.delete("guard/setup.ts");
+  graph.delete(c("verify_skill.ts"));
+  graph.delete("lib/guard/setup.ts");
   assert.deepEqual(commandImportProblems(graph, commands), []);
 });
 
 Deno.test("the layer check finds an upward import, a folder cycle, a file cycle, a new folder", () => {
   const graph = new Map<string, string[]>([
-    ["json/parse.ts", ["errors.ts"]],
-    ["errors.ts", []],
-    ["dns/domain.ts", ["schema/flow.ts"]], // up: trust layer → operations
-    ["schema/flow.ts", ["dns/domain.ts"]],
-    ["pins/a.ts", ["revocation/b.ts"]], // sideways, but around a loop
-    ["revocation/b.ts", ["pins/a.ts"]],
-    ["oracle/x.ts", []], // no layer
+    ["lib/json/parse.ts", ["lib/errors.ts"]],
+    ["lib/errors.ts", []],
+    ["lib/dns/domain.ts", ["lib/schema/flow.ts"]], // up: trust layer → operations
+    ["lib/schema/flow.ts", ["lib/dns/domain.ts"]],
+    ["lib/pins/a.ts", ["lib/revocation/b.ts"]], // sideways, but around a loop
+    ["lib/revocation/b.ts", ["lib/pins/a.ts"]],
+    ["lib/oracle/x.ts", []], // no layer
+    ["lib/guard/core.ts", ["cli/commands/io.ts"]], // up: the library imports the CLI
+    ["cli/commands/io.ts", []],
   ]);
   const problems = layerProblems(graph);
-  assert.ok(problems.some((p) => /^dns \(layer 1\) imports schema \(layer 2, higher\)/.test(p)));
-  assert.ok(problems.some((p) => p.startsWith("folders import each other: pins, revocation")));
-  assert.ok(problems.some((p) => p.startsWith("folders import each other: dns, schema")));
-  assert.ok(problems.some((p) => p === "files import each other: pins/a.ts, revocation/b.ts"));
+  assert.ok(
+    problems.some((p) => /^lib\/dns \(layer 1\) imports lib\/schema \(layer 2, higher\)/.test(p)),
+  );
+  assert.ok(problems.some((p) => /^lib\/guard \(layer 4\) imports cli\/commands/.test(p)));
+  assert.ok(
+    problems.some((p) => p.startsWith("folders import each other: lib/pins, lib/revocation")),
+  );
+  assert.ok(problems.some((p) => p.startsWith("folders import each other: lib/dns, lib/schema")));
+  assert.ok(
+    problems.some((p) => p === "files import each other: lib/pins/a.ts, lib/revocation/b.ts"),
+  );
   assert.ok(problems.some((p) => p.startsWith("lib/oracle has no layer")));
-  assert.equal(problems.length, 6, problems.join("\n"));
+  assert.equal(problems.length, 7, problems.join("\n"));
   const sound = new Map<string, string[]>([
-    ["json/parse.ts", ["errors.ts"]],
-    ["errors.ts", []],
-    ["schema/flow.ts", ["dns/domain.ts", "json/parse.ts"]],
-    ["dns/domain.ts", ["errors.ts"]],
+    ["lib/json/parse.ts", ["lib/errors.ts"]],
+    ["lib/errors.ts", []],
+    ["lib/schema/flow.ts", ["lib/dns/domain.ts", "lib/json/parse.ts"]],
+    ["lib/dns/domain.ts", ["lib/errors.ts"]],
+    ["cli/commands/main.ts", ["lib/schema/flow.ts"]],
   ]);
   assert.deepEqual(layerProblems(sound), []);
 });

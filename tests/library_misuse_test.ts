@@ -135,16 +135,16 @@ import {
 import { mergeTrustBundles } from "../lib/bundle/merge.ts";
 import { loadTrustBundle } from "../lib/bundle/resolver.ts";
 import { signTrustBundle } from "../lib/bundle/sign.ts";
-import { parseClientConfig, parseMcpConfig } from "../lib/contractpin/config.ts";
+import { parseClientConfig, parseMcpConfig } from "../cli/contractpin/config.ts";
 import { projectContract } from "../lib/contractpin/contract.ts";
 import { digestJson, fieldDigests, serverDigest, toolDigest } from "../lib/contractpin/digest.ts";
-import { clientConfigLocations } from "../lib/contractpin/discover.ts";
+import { clientConfigLocations } from "../cli/contractpin/discover.ts";
 import {
   describeHiddenText,
   findHiddenText,
   findToolsHiddenText,
 } from "../lib/contractpin/hidden_text.ts";
-import { lockHash, signLock, verifyLockSignature } from "../lib/contractpin/lock_signature.ts";
+import { lockHash, signLock, verifyLockSignature } from "../cli/contractpin/lock_signature.ts";
 import { digestSurfaceList, instructionsDigest } from "../lib/contractpin/surface.ts";
 import {
   derToP1363,
@@ -164,7 +164,6 @@ import {
 } from "../lib/crypto/keys.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../lib/discovery/document.ts";
 import { ChainResolver, LocalFileResolver } from "../lib/discovery/resolvers.ts";
-import { findInUnsignedBundle } from "../lib/discovery/unsigned_bundle.ts";
 import { wellKnownUrl } from "../lib/discovery/well_known.ts";
 import { crossCheckDnsTxt, lookupDnsTxt } from "../lib/dns/check.ts";
 import { checkDomain, validateDomain } from "../lib/dns/domain.ts";
@@ -188,7 +187,6 @@ import {
   pinKey,
 } from "../lib/pins/store.ts";
 import { compareManifests } from "../lib/skill/manifest.ts";
-import { verifySkillWithResolver } from "../lib/skill/resolver_verify.ts";
 import { isSchemaPinError, SchemaPinError } from "../lib/errors.ts";
 import {
   argumentError,
@@ -307,7 +305,6 @@ const REMOVED_IN_0_2 = {
   fieldDigests,
   findHiddenText,
   findInTrustBundle,
-  findInUnsignedBundle,
   findToolsHiddenText,
   fingerprintPublicKey,
   formatDnsTxtRecord,
@@ -379,7 +376,6 @@ const REMOVED_IN_0_2 = {
   verifyLockSignature,
   verifySchemaForA2a,
   verifySchemaWithResolver,
-  verifySkillWithResolver,
   verifyToolSignature,
   wellKnownUrl,
 };
@@ -591,12 +587,6 @@ const TABLE: Row[] = [
     () => mod.verifySchemaWithResolver({ pinStore: store } as never),
     "verifySchemaWithResolver",
     "options.resolver",
-    "undefined",
-  ],
-  [
-    () => mod.verifySkillWithResolver(undefined as never),
-    "verifySkillWithResolver",
-    "options",
     "undefined",
   ],
   // pins and stores

@@ -1,7 +1,7 @@
-// The exit code of a finished verification (resultExitCode, lib/exit_codes.ts): the verdict
+// The exit code of a finished verification (resultExitCode, cli/exit_codes.ts): the verdict
 // row of its error code, and 1 whenever the DNS cross-check reported the failure.
 import assert from "node:assert/strict";
-import { resultExitCode } from "../lib/exit_codes.ts";
+import { resultExitCode } from "../cli/exit_codes.ts";
 import { throwsWith } from "./schema_pin_error.ts";
 
 Deno.test("resultExitCode: valid is 0, whatever else it carries", () => {

@@ -10,7 +10,7 @@ import {
   trackTempFile,
   untrackTempFile,
 } from "../lib/runtime/temp_files.ts";
-import { writeFileAtomic } from "../lib/cli/io.ts";
+import { writeFileAtomic } from "../cli/commands/io.ts";
 import { AtomicBatchWriter } from "../lib/runtime/atomic_write.ts";
 import { FilePinStore, seedPin } from "../pins.ts";
 import { exists, withTempDir } from "./cli/run.ts";

@@ -6,7 +6,7 @@
  * and its snapshot. Every other entry keeps its digest byte for byte; each touched server gets
  * its `tool_count` and server digest (§4.3) recomputed from its resulting entries.
  *
- * No I/O here: the CLI (lib/cli/contract_approve.ts) enumerates the servers, asks, and writes.
+ * No I/O here: the CLI (cli/commands/contract_approve.ts) enumerates the servers, asks, and writes.
  *
  * @module
  */
@@ -664,7 +664,7 @@ const KEY_NAMES = [
 ] as const;
 
 /**
- * The changes `names` allows `approveLock` (lib/contractpin/approve_lock.ts) to approve: the tool names, and the
+ * The changes `names` allows `approveLock` (cli/contractpin/approve_lock.ts) to approve: the tool names, and the
  * prompts, resources, templates and instructions as targets, in that order.
  *
  * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) for an empty name,

@@ -1,7 +1,7 @@
 /**
  * The files of the contract operations that read and write a lock (`initLock`, `approveLock`,
  * `verifyLockFile`, `discoverServers`): the caller supplies how a file is read, whether one
- * exists, and how one is replaced atomically (the CLI's are lib/cli/io.ts), so the operations
+ * exists, and how one is replaced atomically (the CLI's are cli/commands/io.ts), so the operations
  * decide what is read and written, and in which order, without doing the I/O themselves.
  *
  * @module

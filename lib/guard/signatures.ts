@@ -389,7 +389,7 @@ export type ToolTrust = Omit<OfflineFlowOptions, "confirmFirstUse"> & {
  * {@linkcode ToolTrust} with lineage to enforce (§18.4): a signed tool must be the same
  * release as the latest known one, or extend it (`LINEAGE_REJECTED` otherwise); the store
  * moves forward only once the tool verified. Set by the CLI (`guard --lineage`) through
- * lib/guard/setup.ts; not on the library's entry points (the lineage store is not).
+ * cli/guard/setup.ts; not on the library's entry points (the lineage store is not).
  */
 export type LineageToolTrust = ToolTrust & {
   /**

@@ -45,7 +45,7 @@ const isWindows: boolean = deno !== undefined
 
 /**
  * Creates `path` (failing when it exists) with `mode`, synchronously: a signal handler
- * (lib/cli/interrupt.ts) runs between tasks, so no creation can be in flight when it removes
+ * (cli/commands/interrupt.ts) runs between tasks, so no creation can be in flight when it removes
  * the tracked temporary files.
  */
 const createNewFileSync: (path: string, mode: number) => NewFile = deno !== undefined

@@ -248,7 +248,7 @@ export const stat: (path: string) => Promise<EntryInfo> = isDeno
 export const writeNewFileSynced: (path: string, bytes: Uint8Array, mode: number) => Promise<void> =
   isDeno
     ? async (path, bytes, mode) => {
-      // Created synchronously: a signal handler (lib/cli/interrupt.ts) runs between tasks, so it
+      // Created synchronously: a signal handler (cli/commands/interrupt.ts) runs between tasks, so it
       // never sees a creation in flight that would land after it removed the temporary files.
       const file = deno!.openSync(path, { write: true, createNew: true, mode });
       try {

@@ -6,7 +6,7 @@
  * (Ctrl-C, SIGTERM, an exit from elsewhere), {@linkcode removeTrackedTempFiles} deletes what
  * is left, so no `*.tmp-*` file outlives the command; the destination files are complete or
  * untouched either way (a rename is atomic). The CLI calls it from its signal handlers and
- * at exit (lib/cli/interrupt.ts); the library only records. {@linkcode onStop} registers other
+ * at exit (cli/commands/interrupt.ts); the library only records. {@linkcode onStop} registers other
  * synchronous clean-ups for that moment (erasing the progress line).
  *
  * @module

@@ -1,7 +1,6 @@
 /**
- * Verification with a resolver (§14): {@linkcode verifySchemaWithResolver} (and
- * `verifySkillWithResolver` in `lib/skill/resolver_verify.ts`, which shares the helpers here)
- * resolve the domain's documents with a {@linkcode SchemaResolver}
+ * Verification with a resolver (§14): {@linkcode verifySchemaWithResolver} (its helpers are
+ * shared with the DNS cross-check of `lib/schema/dns_verify.ts`) resolves the domain's documents with a {@linkcode SchemaResolver}
  * (the domain validated first, the revocation document from the same resolver, fail closed
  * per §9), optionally look up the §17 DNS TXT record, and then run the same §15.1 flow as
  * the offline verifiers — the DNS comparison in its before-pin hook, so a mismatch never

@@ -148,7 +148,7 @@ export async function signSkillDir(
  *
  * @example
  * ```ts
- * import { sshAgentSigner } from "../ssh_agent/client.ts";
+ * import { sshAgentSigner } from "../../cli/ssh_agent/client.ts";
  * import { formatSkillSignatureDocument } from "jsr:@schemapin/schemapin/skill";
  * import { signSkillDirWithSigner } from "./sign.ts";
  * const signer = await sshAgentSigner(await Deno.readTextFile("id_ecdsa.pub"));

@@ -1,7 +1,7 @@
-// lib/args/completions.ts: the bash, zsh and fish scripts written from completion specs, for
+// cli/args/completions.ts: the bash, zsh and fish scripts written from completion specs, for
 // any program word; a word that is not safe unquoted in every shell is refused.
 import assert from "node:assert/strict";
-import { type CompletionSpec, SHELLS, shellScript } from "../../lib/args/completions.ts";
+import { type CompletionSpec, SHELLS, shellScript } from "../../cli/args/completions.ts";
 
 const plain: CompletionSpec = {
   name: "keygen",

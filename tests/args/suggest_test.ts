@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { closest, didYouMean, editDistance } from "../../lib/args/suggest.ts";
+import { closest, didYouMean, editDistance } from "../../cli/args/suggest.ts";
 
 // Distances worked out by hand (insert, delete, substitute, swap neighbours: 1 each).
 const DISTANCES: [string, string, number][] = [

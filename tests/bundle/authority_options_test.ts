@@ -1,4 +1,4 @@
-// The authority allow-list given as options (lib/bundle/authority_options.ts), without the CLI:
+// The authority allow-list given as options (cli/bundle/authority_options.ts), without the CLI:
 // which options count, the form of KID=FINGERPRINT and KID=PEM, the store they build, and the
 // refusals (usage errors naming the option; the store's own KEY_PIN_MISMATCH).
 import assert from "node:assert/strict";
@@ -8,7 +8,7 @@ import {
   authorityStoreFrom,
   checkAuthorityOptions,
   hasAuthorityOptions,
-} from "../../lib/bundle/authority_options.ts";
+} from "../../cli/bundle/authority_options.ts";
 import { rejectsWith, throwsWith } from "../schema_pin_error.ts";
 import { withTempDir } from "../cli/run.ts";
 import { AUTH_1, AUTH_2 } from "./_helpers.ts";

@@ -8,14 +8,14 @@ import { privateKeySigner } from "../../lib/crypto/signer.ts";
 import { bundleDocumentFiles, bundleOutputPath } from "../../lib/bundle/file.ts";
 import { signTrustBundle, signTrustBundleFile } from "../../lib/bundle/sign.ts";
 import { parseAuthorityPrecedence } from "../../lib/bundle/merge.ts";
-import { checkAuthorityKeyOptions } from "../../lib/bundle/verify_key.ts";
+import { checkAuthorityKeyOptions } from "../../cli/bundle/verify_key.ts";
 import {
   bundleMergeJson,
   bundleSummaryJson,
   signedBundleJson,
-} from "../../lib/bundle/json_fields.ts";
+} from "../../cli/bundle/json_fields.ts";
 import { MemoryBundleAuthorityStore, seedBundleAuthority } from "../../lib/bundle/authority.ts";
-import { verifyAndMergeTrustBundles } from "../../lib/bundle/verify_merge.ts";
+import { verifyAndMergeTrustBundles } from "../../cli/bundle/verify_merge.ts";
 import { AUTH_1, AUTH_2, DEV_A, DEV_B, raw, unsignedBundle } from "./_helpers.ts";
 
 const SIGNED_AT = "2026-06-01T00:00:00Z";

@@ -1,5 +1,5 @@
 // A bundle as the user's file (lib/bundle/file.ts) and the two ways of naming the trusted
-// authority (lib/bundle/verify_key.ts), without the CLI.
+// authority (cli/bundle/verify_key.ts), without the CLI.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { MemoryBundleAuthorityStore } from "../../lib/bundle/authority.ts";
@@ -11,7 +11,7 @@ import {
 } from "../../lib/bundle/file.ts";
 import { signTrustBundle } from "../../lib/bundle/sign.ts";
 import { createTrustBundle } from "../../lib/bundle/bundle.ts";
-import { authorityAllowList, verifyTrustBundleWithKey } from "../../lib/bundle/verify_key.ts";
+import { authorityAllowList, verifyTrustBundleWithKey } from "../../cli/bundle/verify_key.ts";
 import { parseRevocationDocument } from "../../lib/revocation/document.ts";
 import {
   AUTH_1,

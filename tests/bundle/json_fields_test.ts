@@ -9,7 +9,7 @@ import {
   bundleContentsJson,
   bundleDomains,
   bundleVerificationJson,
-} from "../../lib/bundle/json_fields.ts";
+} from "../../cli/bundle/json_fields.ts";
 import { AUTH_1, DEV_A, DEV_B, raw, revocationDoc, unsignedBundle } from "./_helpers.ts";
 
 const NOW = Date.UTC(2026, 5, 1);

@@ -1,7 +1,7 @@
 // Reading the authority key (and its revocation document) of `bundle verify --public-key`.
 import assert from "node:assert/strict";
 import { isSchemaPinError } from "../../lib/errors.ts";
-import { readAuthorityKeyFiles } from "../../lib/bundle/verify_key.ts";
+import { readAuthorityKeyFiles } from "../../cli/bundle/verify_key.ts";
 import { privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { AUTH_1, revocationDoc } from "./_helpers.ts";
 

@@ -7,7 +7,7 @@ import {
   MemoryBundleAuthorityStore,
   seedBundleAuthority,
 } from "../../lib/bundle/authority.ts";
-import { verifyAndMergeTrustBundles } from "../../lib/bundle/verify_merge.ts";
+import { verifyAndMergeTrustBundles } from "../../cli/bundle/verify_merge.ts";
 import { AUTH_1, AUTH_2, DEV_A, DEV_B, raw, unsignedBundle } from "./_helpers.ts";
 
 const CREATED = "2026-06-01T00:00:00Z";

@@ -2,12 +2,12 @@
 // the message names the command and the flag, and a mistyped flag gets a did-you-mean.
 import assert from "node:assert/strict";
 import { parseArgs } from "node:util";
-import { describeArgsMistake, parseArgsErrorMessage } from "../../lib/args/mistakes.ts";
-import type { OptionSpec } from "../../lib/args/flags.ts";
-import { COMMAND_ENTRIES } from "../../lib/cli/registry.ts";
-import { completionSpec } from "../../lib/cli/completions.ts";
+import { describeArgsMistake, parseArgsErrorMessage } from "../../cli/args/mistakes.ts";
+import type { OptionSpec } from "../../cli/args/flags.ts";
+import { COMMAND_ENTRIES } from "../../cli/commands/registry.ts";
+import { completionSpec } from "../../cli/commands/completions.ts";
 import { runInProcess } from "./run.ts";
-import { SHORT_FLAGS } from "../../lib/args/flags.ts";
+import { SHORT_FLAGS } from "../../cli/args/flags.ts";
 
 const OPTIONS: OptionSpec = {
   out: { type: "string", short: "o" },

@@ -1,10 +1,10 @@
 // One mechanism for "how the operation was asked" mistakes: the library throws usageError
-// (lib/errors.ts: INPUT_INVALID with details.usage), and the CLI's asUsage (lib/cli/command.ts)
+// (lib/errors.ts: INPUT_INVALID with details.usage), and the CLI's asUsage (cli/commands/command.ts)
 // turns exactly those into usage errors of the command (exit 2), sync or async; every other
 // error and every result passes through unchanged.
 import assert from "node:assert/strict";
 import { isUsageError, SchemaPinError, usageError } from "../../lib/errors.ts";
-import { asUsage, describeError, UsageError } from "../../lib/cli/command.ts";
+import { asUsage, describeError, UsageError } from "../../cli/commands/command.ts";
 
 Deno.test("usageError: INPUT_INVALID with details.usage, the caller's details kept", () => {
   const e = usageError("--listen expects HOST:PORT", { option: "listen" });

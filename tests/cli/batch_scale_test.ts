@@ -2,8 +2,8 @@
 // batches running at once on one pin store lose none and never overwrite each other's pins;
 // a batch killed with SIGKILL has written every pin it reported; -q and the progress line.
 import assert from "node:assert/strict";
-import { runCli } from "../../lib/cli/main.ts";
-import type { CliIO } from "../../lib/cli/command.ts";
+import { runCli } from "../../cli/commands/main.ts";
+import type { CliIO } from "../../cli/commands/command.ts";
 import { generateKeyPair, type PrivateKey, privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { signSchemaBase64 } from "../../lib/schema/document.ts";
 import { FilePinStore } from "../../lib/pins/store.ts";

@@ -5,14 +5,14 @@
 // accepted only by the subcommand that had them (issue 25 item 4).
 import assert from "node:assert/strict";
 import { runInProcess, withTempDir } from "./run.ts";
-import { completionSpec } from "../../lib/cli/completions.ts";
-import { optionList } from "../../lib/args/flags.ts";
-import { bundleCommand } from "../../lib/cli/bundle.ts";
-import { pinsCommand } from "../../lib/cli/pins.ts";
-import { VERIFY_FLAGS } from "../../lib/cli/bundle_verify.ts";
-import { MERGE_FLAGS } from "../../lib/cli/bundle_merge.ts";
-import { SIGN_FLAGS } from "../../lib/cli/bundle_sign.ts";
-import type { SubcommandFlags } from "../../lib/cli/command.ts";
+import { completionSpec } from "../../cli/commands/completions.ts";
+import { optionList } from "../../cli/args/flags.ts";
+import { bundleCommand } from "../../cli/commands/bundle.ts";
+import { pinsCommand } from "../../cli/commands/pins.ts";
+import { VERIFY_FLAGS } from "../../cli/commands/bundle_verify.ts";
+import { MERGE_FLAGS } from "../../cli/commands/bundle_merge.ts";
+import { SIGN_FLAGS } from "../../cli/commands/bundle_sign.ts";
+import type { SubcommandFlags } from "../../cli/commands/command.ts";
 
 function subFlags(command: typeof bundleCommand, name: string): readonly string[] {
   const sub = completionSpec(command).subcommands.find((s) => s.name === name);

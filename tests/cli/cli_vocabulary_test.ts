@@ -1,8 +1,8 @@
 // docs/cli-vocabulary.md: its generated tables equal what scripts/cli_vocabulary.ts prints
 // from the commands' flag tables (a new or renamed flag updates the page, or this fails).
 import assert from "node:assert/strict";
-import type { Command } from "../../lib/cli/command.ts";
-import { loadCommands } from "../../lib/cli/registry.ts";
+import type { Command } from "../../cli/commands/command.ts";
+import { loadCommands } from "../../cli/commands/registry.ts";
 import { BEGIN, END, vocabularyTables, withTables } from "../../scripts/cli_vocabulary.ts";
 
 const DOC = new URL("../../docs/cli-vocabulary.md", import.meta.url);

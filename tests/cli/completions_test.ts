@@ -1,13 +1,13 @@
 // `schemapin completions bash|zsh|fish`: generated from the commands' flag tables; each script
 // is valid for its shell and the bash one is exercised for real.
 import assert from "node:assert/strict";
-import type { Command, SubcommandFlags } from "../../lib/cli/command.ts";
-import type { FlagTable } from "../../lib/args/flags.ts";
-import { loadCommands } from "../../lib/cli/registry.ts";
+import type { Command, SubcommandFlags } from "../../cli/commands/command.ts";
+import type { FlagTable } from "../../cli/args/flags.ts";
+import { loadCommands } from "../../cli/commands/registry.ts";
 
 const COMMANDS = await loadCommands();
-import { completionScript, completionSpec } from "../../lib/cli/completions.ts";
-import { SHELLS } from "../../lib/args/completions.ts";
+import { completionScript, completionSpec } from "../../cli/commands/completions.ts";
+import { SHELLS } from "../../cli/args/completions.ts";
 import { runCliProcess, runInProcess, withTempDir } from "./run.ts";
 import { childCommand } from "../process.ts";
 import { ignoreWithout } from "../required_tool.ts";

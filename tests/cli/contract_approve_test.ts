@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type ApproveTerminal, approveWith } from "../../lib/cli/contract_approve.ts";
-import type { CliIO } from "../../lib/cli/command.ts";
+import { type ApproveTerminal, approveWith } from "../../cli/commands/contract_approve.ts";
+import type { CliIO } from "../../cli/commands/command.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { childCommand } from "../process.ts";
 import { ignoreWithout } from "../required_tool.ts";

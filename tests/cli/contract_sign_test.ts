@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { parsePrivateKeyPem } from "../../lib/crypto/keys.ts";
-import { signLock } from "../../lib/contractpin/lock_signature.ts";
+import { signLock } from "../../cli/contractpin/lock_signature.ts";
 import { formatSchemaSignatureDocument } from "../../lib/schema/document.ts";
-import { completionSpec } from "../../lib/cli/completions.ts";
-import { contractCommand } from "../../lib/cli/contract.ts";
+import { completionSpec } from "../../cli/commands/completions.ts";
+import { contractCommand } from "../../cli/commands/contract.ts";
 import {
   baseTools,
   connectGuarded,

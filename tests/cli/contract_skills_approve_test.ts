@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runInProcess, withTempDir } from "./run.ts";
-import type { ApproveTerminal } from "../../lib/cli/contract_approve.ts";
+import type { ApproveTerminal } from "../../cli/commands/contract_approve.ts";
 import {
   addSkill,
   approve,

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type CliResult, runInProcess } from "./run.ts";
-import { type ApproveTerminal, approveWith } from "../../lib/cli/contract_approve.ts";
-import { type CliIO, describeError, UsageError } from "../../lib/cli/command.ts";
+import { type ApproveTerminal, approveWith } from "../../cli/commands/contract_approve.ts";
+import { type CliIO, describeError, UsageError } from "../../cli/commands/command.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 
 const SERVER = new URL("../fixtures/contractpin_skills/skills_server.ts", import.meta.url).pathname;
@@ -119,7 +119,7 @@ export async function approveOn(
   } catch (e) {
     if (!(e instanceof SchemaPinError) && !(e instanceof UsageError)) throw e;
     stderr += describeError(e).message + "\n";
-    code = 2; // every error a contract subcommand throws is about its input (lib/cli/contract.ts)
+    code = 2; // every error a contract subcommand throws is about its input (cli/commands/contract.ts)
   }
   return { code, stdout, stdoutBytes: new TextEncoder().encode(stdout), stderr };
 }

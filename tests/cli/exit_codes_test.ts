@@ -8,11 +8,11 @@
  */
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { describeError } from "../../lib/cli/command.ts";
-import { ERROR_EXIT_CODES } from "../../lib/exit_codes.ts";
-import { reportInputFailure } from "../../lib/cli/schema_inputs.ts";
-import { resultExitCode } from "../../lib/exit_codes.ts";
-import type { CliIO } from "../../lib/cli/command.ts";
+import { describeError } from "../../cli/commands/command.ts";
+import { ERROR_EXIT_CODES } from "../../cli/exit_codes.ts";
+import { reportInputFailure } from "../../cli/commands/schema_inputs.ts";
+import { resultExitCode } from "../../cli/exit_codes.ts";
+import type { CliIO } from "../../cli/commands/command.ts";
 import { runInProcess, withTempDir } from "./run.ts";
 
 const quietIO: CliIO = {
@@ -46,7 +46,7 @@ Deno.test("DISCOVERY_INVALID: pins add --discovery and dns check --discovery bot
   await withTempDir(async (dir) => {
     const bad = `${dir}/bad.json`;
     await Deno.writeTextFile(bad, JSON.stringify({ schema_version: "1.3", developer_name: "x" }));
-    // Through the error a command throws (lib/cli/main.ts → describeError): was exit 1.
+    // Through the error a command throws (cli/commands/main.ts → describeError): was exit 1.
     const pins = await runInProcess([
       "pins",
       "add",

@@ -1,4 +1,4 @@
-// The flag tables (issue 25 items 1 and 4; lib/args/flags.ts): every command's table is
+// The flag tables (issue 25 items 1 and 4; cli/args/flags.ts): every command's table is
 // complete (help and value of each entry), its deprecated spellings point at real flags, its
 // Usage block names only flags it has, and across all commands a long flag name has one
 // meaning (one type and one kind of value) and a short letter stands for one long name.
@@ -6,9 +6,9 @@
 // Commands without a table yet are skipped and listed on stdout, so the gap stays visible;
 // once every command is converted this becomes strict.
 import assert from "node:assert/strict";
-import { loadCommands } from "../../lib/cli/registry.ts";
-import { type FlagSpec, type FlagTable, shortOf } from "../../lib/args/flags.ts";
-import type { Command } from "../../lib/cli/command.ts";
+import { loadCommands } from "../../cli/commands/registry.ts";
+import { type FlagSpec, type FlagTable, shortOf } from "../../cli/args/flags.ts";
+import type { Command } from "../../cli/commands/command.ts";
 
 /** One table of a command: `keygen`, or `bundle verify` for a subcommand. */
 interface LabelledTable {

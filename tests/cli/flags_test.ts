@@ -14,8 +14,8 @@ import {
   SHORT_FLAGS,
   valueFlag,
   withShortFlags,
-} from "../../lib/args/flags.ts";
-import { COMMAND_ENTRIES } from "../../lib/cli/registry.ts";
+} from "../../cli/args/flags.ts";
+import { COMMAND_ENTRIES } from "../../cli/commands/registry.ts";
 
 const TOOL = JSON.stringify({ name: "calc", description: "adds", inputSchema: { type: "object" } });
 

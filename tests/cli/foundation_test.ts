@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { assertJsonOutput } from "./json_schemas.ts";
 import { runCliProcess, runInProcess, schemapinTaskFlags, withTempDir } from "./run.ts";
 import { VERSION } from "../../lib/version.ts";
-import { loadCommands } from "../../lib/cli/registry.ts";
+import { loadCommands } from "../../cli/commands/registry.ts";
 
 const COMMANDS = await loadCommands();
 import { parsePrivateKeyPem, parsePublicKeyPem } from "../../lib/crypto/keys.ts";

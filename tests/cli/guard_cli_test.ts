@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
-import { completionSpec } from "../../lib/cli/completions.ts";
-import { guardCommand } from "../../lib/cli/guard.ts";
-import { serveCommand } from "../../lib/cli/serve.ts";
-import { signToolsCommand } from "../../lib/cli/sign_tools.ts";
+import { completionSpec } from "../../cli/commands/completions.ts";
+import { guardCommand } from "../../cli/commands/guard.ts";
+import { serveCommand } from "../../cli/commands/serve.ts";
+import { signToolsCommand } from "../../cli/commands/sign_tools.ts";
 import { buildLock, lockServerEntry, serializeLock } from "../../lib/contractpin/lock.ts";
 import {
   baseTools,

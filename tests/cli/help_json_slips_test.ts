@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { generateKeyPair, privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { buildDiscoveryDocument } from "../../lib/discovery/document.ts";
-import { COMMAND_ENTRIES } from "../../lib/cli/registry.ts";
-import type { FlagTable } from "../../lib/args/flags.ts";
+import { COMMAND_ENTRIES } from "../../cli/commands/registry.ts";
+import type { FlagTable } from "../../cli/args/flags.ts";
 import { runInProcess, withTempDir } from "./run.ts";
 import { assertJsonOutput } from "./json_schemas.ts";
 import { withSkill } from "../skill/trees.ts";

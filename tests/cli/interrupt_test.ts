@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { parsePublicKeyPem } from "../../keys.ts";
 import { canonicalizeSchemapinV1Bytes, verifySchemaSignature } from "../../schema.ts";
-import { handlesSignalsItself, SIGNAL_EXIT_CODES } from "../../lib/cli/interrupt.ts";
+import { handlesSignalsItself, SIGNAL_EXIT_CODES } from "../../cli/commands/interrupt.ts";
 import { childCommand } from "../process.ts";
 import { ignoreWithout } from "../required_tool.ts";
 import { exists, runInProcess, schemapinTaskFlags, withTempDir } from "./run.ts";

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { runInProcess } from "./run.ts";
 import { SCHEMA_DIR, schemaValidators } from "./json_schemas.ts";
 import { type JsonScenario, jsonScenarios, prepareJsonScenarios } from "./json_scenarios.ts";
-import { COMMAND_ENTRIES } from "../../lib/cli/registry.ts";
-import { errorCodeOf, jsonError, jsonOutput, wantsJson } from "../../lib/cli/json_output.ts";
+import { COMMAND_ENTRIES } from "../../cli/commands/registry.ts";
+import { errorCodeOf, jsonError, jsonOutput, wantsJson } from "../../cli/commands/json_output.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { UsageError } from "../../lib/cli/command.ts";
+import { UsageError } from "../../cli/commands/command.ts";
 
 const SNAKE = /^[a-z][a-z0-9_]*$/;
 

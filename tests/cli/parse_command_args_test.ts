@@ -1,9 +1,9 @@
-// parseCommandArgs (lib/cli/command.ts): a command's arguments parsed strictly against its flag
+// parseCommandArgs (cli/commands/command.ts): a command's arguments parsed strictly against its flag
 // table, with the tokens in the order given (contract's --http/--header pairs depend on it),
 // deprecated spellings rewritten, and every mistake a UsageError in our words.
 import assert from "node:assert/strict";
-import { parseCommandArgs, setNoticeSink, UsageError } from "../../lib/cli/command.ts";
-import { booleanFlag, listFlag, valueFlag } from "../../lib/args/flags.ts";
+import { parseCommandArgs, setNoticeSink, UsageError } from "../../cli/commands/command.ts";
+import { booleanFlag, listFlag, valueFlag } from "../../cli/args/flags.ts";
 
 const TABLE = {
   http: listFlag("URL", "a server"),

@@ -2,10 +2,10 @@
 // order, every command that takes --key, the no-echo prompt on a real pseudo-terminal.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import type { CliIO } from "../../lib/cli/command.ts";
-import { UsageError } from "../../lib/cli/command.ts";
-import { loadPrivateKey, readPassphrase } from "../../lib/cli/private_key.ts";
-import { PASSPHRASE_ENV } from "../../lib/keys/passphrase.ts";
+import type { CliIO } from "../../cli/commands/command.ts";
+import { UsageError } from "../../cli/commands/command.ts";
+import { loadPrivateKey, readPassphrase } from "../../cli/commands/private_key.ts";
+import { PASSPHRASE_ENV } from "../../cli/keys/passphrase.ts";
 import {
   encryptedPrivateKeyParameters,
   encryptPrivateKeyPem,

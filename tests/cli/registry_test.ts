@@ -3,8 +3,8 @@
 // module must still be in the module graph of cli.ts — dynamic imports of literal specifiers,
 // which `deno compile` includes in the binary.
 import assert from "node:assert/strict";
-import { COMMAND_ENTRIES, loadCommands } from "../../lib/cli/registry.ts";
-import { runCli } from "../../lib/cli/main.ts";
+import { COMMAND_ENTRIES, loadCommands } from "../../cli/commands/registry.ts";
+import { runCli } from "../../cli/commands/main.ts";
 import { denoCommand } from "../process.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -66,21 +66,24 @@ Deno.test("registry: command modules are in cli.ts's graph (deno compile), not l
   const graph = await moduleGraph();
   const cli = new URL("cli.ts", ROOT).href;
   const all = closure(graph, cli, true);
-  const source = await Deno.readTextFile(new URL("lib/cli/registry.ts", ROOT));
+  const source = await Deno.readTextFile(new URL("cli/commands/registry.ts", ROOT));
   const files = [...source.matchAll(/await import\("\.\/([a-z_]+\.ts)"\)/g)].map((m) => m[1]);
   assert.equal(files.length, COMMAND_ENTRIES.length, "one literal import() per command");
   for (const file of files) {
-    assert.ok(all.has(new URL(`lib/cli/${file}`, ROOT).href), `${file} is not in the graph`);
+    assert.ok(all.has(new URL(`cli/commands/${file}`, ROOT).href), `${file} is not in the graph`);
   }
   // What every start loads: the entry point, the dispatcher, the registry and their helpers.
   const atStart = [...closure(graph, cli, false)].filter((s) => s.startsWith("file:"));
   for (const file of files) {
-    assert.ok(!atStart.includes(new URL(`lib/cli/${file}`, ROOT).href), `${file} loads at start`);
+    assert.ok(
+      !atStart.includes(new URL(`cli/commands/${file}`, ROOT).href),
+      `${file} loads at start`,
+    );
   }
   // 13: the entry point, dispatcher, registry, command helpers, errors, version, the signal
-  // clean-up (lib/cli/interrupt.ts, lib/runtime/temp_files.ts: issue 15 item 10), its loader of
+  // clean-up (cli/commands/interrupt.ts, lib/runtime/temp_files.ts: issue 15 item 10), its loader of
   // Node built-ins for Node and Bun (lib/runtime/builtin.ts, which loads nothing under Deno) and
-  // the exit-code table every error goes through (lib/exit_codes.ts: issue 25 item 6,
+  // the exit-code table every error goes through (cli/exit_codes.ts: issue 25 item 6,
   // importing only lib/errors.ts).
   assert.ok(atStart.length <= 13, `start-up loads ${atStart.length} modules: ${atStart}`);
 });
@@ -90,7 +93,7 @@ Deno.test("start-up: verify-schema and sign-schema load no node: module but node
   // starts Deno's Node compatibility layer, ~40 ms of start-up (issue 14); the commands load
   // them where they are needed (a DNS query, the pid of a live lock, a large hash), not at start.
   const graph = await moduleGraph();
-  for (const entry of ["cli.ts", "lib/cli/verify_schema.ts", "lib/cli/sign_schema.ts"]) {
+  for (const entry of ["cli.ts", "cli/commands/verify_schema.ts", "cli/commands/sign_schema.ts"]) {
     const loaded = closure(graph, new URL(entry, ROOT).href, false);
     const builtins = [...loaded].filter((s) => s.startsWith("node:")).sort();
     assert.deepEqual(builtins, ["node:util"], `${entry} loads ${builtins.join(", ")}`);

@@ -3,8 +3,8 @@
  * a real process with exactly the permission flags of `deno task schemapin` (`runCliProcess`),
  * which are also the compile task's flags.
  */
-import { runCli } from "../../lib/cli/main.ts";
-import type { CliIO } from "../../lib/cli/command.ts";
+import { runCli } from "../../cli/commands/main.ts";
+import type { CliIO } from "../../cli/commands/command.ts";
 import { childCommand } from "../process.ts";
 
 /** What a CLI run produced. */

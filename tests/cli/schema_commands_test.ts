@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { exists, runCliProcess, runInProcess, withTempDir } from "./run.ts";
 import { assertJsonOutput } from "./json_schemas.ts";
-import { makeVerifySchemaCommand } from "../../lib/cli/verify_schema.ts";
-import type { CliIO } from "../../lib/cli/command.ts";
-import { keygenCommand } from "../../lib/cli/keygen.ts";
+import { makeVerifySchemaCommand } from "../../cli/commands/verify_schema.ts";
+import type { CliIO } from "../../cli/commands/command.ts";
+import { keygenCommand } from "../../cli/commands/keygen.ts";
 import { privateKeyToPem } from "../../lib/crypto/keys.ts";
 import { parseJson } from "../../lib/json/parse.ts";
 import { signSchemaDocument } from "../../lib/schema/document.ts";

@@ -5,7 +5,7 @@
 // chooseSignatureFormat itself: tests/schema/sign_output_test.ts.
 import assert from "node:assert/strict";
 import { privateKeyToPem } from "../../lib/crypto/keys.ts";
-import { resolveSignedDomain } from "../../lib/cli/schema_report.ts";
+import { resolveSignedDomain } from "../../cli/commands/schema_report.ts";
 import { signedDocumentDomain } from "../../lib/skill/document.ts";
 import { discoveryFor, SIGNER, toolSchema } from "../schema/_fixtures.ts";
 import { runInProcess, withTempDir } from "./run.ts";

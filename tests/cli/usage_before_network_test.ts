@@ -936,7 +936,7 @@ const CASES: Record<string, Case> = {
       "3 days",
       ...spawnMarker(p),
     ],
-    // The same wording as every signing command's (lib/cli/signature_options.ts).
+    // The same wording as every signing command's (cli/commands/signature_options.ts).
     message: /sign-tools: --expires-in "3 days" is not a duration like 30d, 12h, 90m, 2w or 1d12h/,
   },
   "sign-tools: --signer-kid empty": {

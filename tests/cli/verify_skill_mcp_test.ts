@@ -3,8 +3,8 @@
 // (tests/fixtures/mcp/skills_server.ts, which builds its listings without the library), is
 // fetched, checked against its listing and verified with the same trust as a folder.
 import assert from "node:assert/strict";
-import type { CliIO } from "../../lib/cli/command.ts";
-import { makeVerifySkillCommand } from "../../lib/cli/verify_skill.ts";
+import type { CliIO } from "../../cli/commands/command.ts";
+import { makeVerifySkillCommand } from "../../cli/commands/verify_skill.ts";
 import { runInProcess } from "./run.ts";
 import { assertJsonOutput } from "./json_schemas.ts";
 import { fixtureServer, servedRoot, signFolder } from "../skill/_served.ts";

@@ -9,11 +9,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { applyApproval, planApproval, type PlannedChange } from "../../lib/contractpin/approve.ts";
-import { approveLock } from "../../lib/contractpin/approve_lock.ts";
+import { approveLock } from "../../cli/contractpin/approve_lock.ts";
 import { type DigestedTool, digestToolList, toolDigest } from "../../lib/contractpin/digest.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";
-import { initLock } from "../../lib/contractpin/init.ts";
-import { serversFromSpecs } from "../../lib/contractpin/server_specs.ts";
+import { initLock } from "../../cli/contractpin/init.ts";
+import { serversFromSpecs } from "../../cli/contractpin/server_specs.ts";
 import {
   buildLock,
   type ContractLock,
@@ -28,7 +28,7 @@ import {
   snapshotServer,
 } from "../../lib/contractpin/snapshot.ts";
 import { digestSurface, type SurfaceListing } from "../../lib/contractpin/surface.ts";
-import { verifyLockFile } from "../../lib/contractpin/verify_lock.ts";
+import { verifyLockFile } from "../../cli/contractpin/verify_lock.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { withTempDir } from "./helpers.ts";
 

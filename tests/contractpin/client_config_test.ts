@@ -9,7 +9,7 @@ import {
   type ConfigEntry,
   parseClientConfig,
   parseMcpConfig,
-} from "../../lib/contractpin/config.ts";
+} from "../../cli/contractpin/config.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 
 const dir = new URL("../fixtures/client_configs/", import.meta.url);

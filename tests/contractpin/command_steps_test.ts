@@ -4,11 +4,11 @@
 import assert from "node:assert/strict";
 import { isUsageError, SchemaPinError } from "../../lib/errors.ts";
 import { approveTargets, reportApproveCommands } from "../../lib/contractpin/approve.ts";
-import { approveLock } from "../../lib/contractpin/approve_lock.ts";
+import { approveLock } from "../../cli/contractpin/approve_lock.ts";
 import { finishReport, reportFormat, type ServerReport } from "../../lib/contractpin/report.ts";
-import { oneServerTarget, serversFromSpecs } from "../../lib/contractpin/server_specs.ts";
+import { oneServerTarget, serversFromSpecs } from "../../cli/contractpin/server_specs.ts";
 import { digestSubjectOf } from "../../lib/contractpin/digest.ts";
-import { processConfigHost } from "../../lib/contractpin/config.ts";
+import { processConfigHost } from "../../cli/contractpin/config.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";
 
 /** Asserts that `f` throws a usage error whose message is `message`. */

@@ -8,13 +8,13 @@
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { join } from "node:path";
-import type { ConfigEntry } from "../../lib/contractpin/config.ts";
+import type { ConfigEntry } from "../../cli/contractpin/config.ts";
 import {
   type ClientConfigLocation,
   clientConfigLocations,
   discoveryEnvironmentOf,
   planDiscovery,
-} from "../../lib/contractpin/discover.ts";
+} from "../../cli/contractpin/discover.ts";
 import {
   baseTools,
   readJson,

@@ -4,7 +4,7 @@
  * published server over stdio (npx) that gives no warning at all.
  */
 import assert from "node:assert/strict";
-import { exists } from "../../lib/cli/io.ts";
+import { exists } from "../../cli/commands/io.ts";
 import { childCommand } from "../process.ts";
 import { ignoreWithout } from "../required_tool.ts";
 import {

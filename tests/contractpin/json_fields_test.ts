@@ -1,4 +1,4 @@
-// The `--json` fields of contract init, verify and approve (lib/contractpin/json_fields.ts),
+// The `--json` fields of contract init, verify and approve (cli/contractpin/json_fields.ts),
 // without the CLI: `ok` and the `error` summing up what failed, the `lock_signature` object
 // (snake_case, `lock_hash` last), each change with its approve argv, the init servers and
 // failures. tests/contractpin/cli_process_test.ts and tests/cli/json_output_test.ts run the
@@ -12,13 +12,13 @@ import {
   toolListDigestJson,
   verifyChangesJson,
   verifyJsonFields,
-} from "../../lib/contractpin/json_fields.ts";
+} from "../../cli/contractpin/json_fields.ts";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
 import { finishReport, type ServerReport } from "../../lib/contractpin/report.ts";
-import type { LockSignatureCheck } from "../../lib/contractpin/lock_signature_check.ts";
-import type { InitResult } from "../../lib/contractpin/init.ts";
-import type { ApproveResult } from "../../lib/contractpin/approve_lock.ts";
+import type { LockSignatureCheck } from "../../cli/contractpin/lock_signature_check.ts";
+import type { InitResult } from "../../cli/contractpin/init.ts";
+import type { ApproveResult } from "../../cli/contractpin/approve_lock.ts";
 import type { PlannedChange } from "../../lib/contractpin/approve.ts";
 import type { DumpResult } from "../../lib/contractpin/run.ts";
 

@@ -1,32 +1,32 @@
 /**
  * The library calls behind the contract commands, without the CLI: the servers of a command
- * line (lib/contractpin/server_specs.ts), pinning into a lock (lib/contractpin/init.ts),
- * approving reviewed changes (lib/contractpin/approve_lock.ts), verifying a lock file
- * (lib/contractpin/verify_lock.ts), the lock signature's file and stale check, and a saved
+ * line (cli/contractpin/server_specs.ts), pinning into a lock (cli/contractpin/init.ts),
+ * approving reviewed changes (cli/contractpin/approve_lock.ts), verifying a lock file
+ * (cli/contractpin/verify_lock.ts), the lock signature's file and stale check, and a saved
  * tools/list digested — each through the caller's files, whose reads and writes are recorded.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { serversFromSpecs } from "../../lib/contractpin/server_specs.ts";
+import { serversFromSpecs } from "../../cli/contractpin/server_specs.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";
 import { isUsageError } from "../../lib/errors.ts";
-import { initLock } from "../../lib/contractpin/init.ts";
-import { approveLock } from "../../lib/contractpin/approve_lock.ts";
+import { initLock } from "../../cli/contractpin/init.ts";
+import { approveLock } from "../../cli/contractpin/approve_lock.ts";
 import {
   approvableChanges,
   approvalProblem,
   approveCommands,
 } from "../../lib/contractpin/approve.ts";
-import { verifyLockFile } from "../../lib/contractpin/verify_lock.ts";
+import { verifyLockFile } from "../../cli/contractpin/verify_lock.ts";
 import {
   lockSignatureFile,
   staleLockSignature,
-} from "../../lib/contractpin/lock_signature_check.ts";
+} from "../../cli/contractpin/lock_signature_check.ts";
 import { digestSavedToolList } from "../../lib/contractpin/digest.ts";
 import { lockRelative, parseLock, serializeLock } from "../../lib/contractpin/lock.ts";
 import { readSnapshot } from "../../lib/contractpin/snapshot.ts";
-import { configContextFor } from "../../lib/contractpin/config.ts";
+import { configContextFor } from "../../cli/contractpin/config.ts";
 import { withTempDir } from "./helpers.ts";
 
 const OBJ = { type: "object" };

@@ -1,4 +1,4 @@
-// A signed lock checked from disk (lib/contractpin/lock_signature_check.ts), without the CLI:
+// A signed lock checked from disk (cli/contractpin/lock_signature_check.ts), without the CLI:
 // the signature file next to the lock, the key from a trust plan (lib/trust/load.ts), the pin
 // contractpin:lock@DOMAIN in a real pin file. What is a failed verification (missing,
 // oversized, not JSON, another key) and what is unusable input (a bad trust file) is the
@@ -7,13 +7,13 @@ import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { buildLock, lockServerEntry, serializeLock } from "../../lib/contractpin/lock.ts";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
-import { signLock } from "../../lib/contractpin/lock_signature.ts";
+import { signLock } from "../../cli/contractpin/lock_signature.ts";
 import {
   checkLockSignature,
   lockSignaturePath,
   MAX_LOCK_SIGNATURE_BYTES,
   runLockSignatureCheck,
-} from "../../lib/contractpin/lock_signature_check.ts";
+} from "../../cli/contractpin/lock_signature_check.ts";
 import { formatSchemaSignatureDocument } from "../../lib/schema/document.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
 import type { TrustEnv, TrustPlan } from "../../lib/trust/load.ts";

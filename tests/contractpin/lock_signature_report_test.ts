@@ -1,9 +1,9 @@
-// The lock signature's failure line (lib/contractpin/lock_signature_report.ts,
+// The lock signature's failure line (cli/contractpin/lock_signature_report.ts,
 // lockSignatureFailure) that contract verify and the guard print after "error: ": the code and
 // the message naming the signature file exactly once; nothing for a check that did not fail.
 import assert from "node:assert/strict";
-import { lockSignatureFailure } from "../../lib/contractpin/lock_signature_report.ts";
-import type { LockSignatureCheck } from "../../lib/contractpin/lock_signature_check.ts";
+import { lockSignatureFailure } from "../../cli/contractpin/lock_signature_report.ts";
+import type { LockSignatureCheck } from "../../cli/contractpin/lock_signature_check.ts";
 
 const FILE = "contractpin.lock.sig";
 

@@ -1,4 +1,4 @@
-// Signed locks, the pure core (lib/contractpin/lock_signature.ts): signLock writes a 1.4
+// Signed locks, the pure core (cli/contractpin/lock_signature.ts): signLock writes a 1.4
 // schema signature document over the lock's canonical value; verifyLockSignature runs
 // verify-schema's flow with the pin contractpin:lock@DOMAIN. Expectations come from the
 // format's definition (sorted compact JSON, SHA-256 via node:crypto), not from the code.
@@ -22,7 +22,7 @@ import {
   lockHash,
   signLock,
   verifyLockSignature,
-} from "../../lib/contractpin/lock_signature.ts";
+} from "../../cli/contractpin/lock_signature.ts";
 import { discoveryFor, OTHER, SIGNER } from "../schema/_fixtures.ts";
 import { withTempDir } from "../cli/run.ts";
 

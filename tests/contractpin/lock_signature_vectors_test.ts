@@ -8,7 +8,7 @@ import { oracleParse } from "../oracle/json.ts";
 import { createHash, verify as nodeVerify } from "node:crypto";
 import { parseJson } from "../../lib/json/parse.ts";
 import { MemoryPinStore } from "../../lib/pins/store.ts";
-import { verifyLockSignature } from "../../lib/contractpin/lock_signature.ts";
+import { verifyLockSignature } from "../../cli/contractpin/lock_signature.ts";
 import { buildLockSignatureVectors } from "../../scripts/vectors_lock_signature.ts";
 
 const root = new URL("../../vectors/contractpin-lock-signature/", import.meta.url);

@@ -1,5 +1,5 @@
 /**
- * Signing a lock file (lib/contractpin/sign_lock.ts): the document written and verifiable,
+ * Signing a lock file (cli/contractpin/sign_lock.ts): the document written and verifiable,
  * an existing signature replaced only with `force` and refused before the key is asked for,
  * a corrupt lock refused naming its file. The command is tested in
  * tests/cli/contract_sign_test.ts.
@@ -9,9 +9,9 @@ import { SchemaPinError } from "../../lib/errors.ts";
 import { privateKeySigner } from "../../lib/crypto/signer.ts";
 import { buildLock, lockServerEntry, serializeLock } from "../../lib/contractpin/lock.ts";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
-import { verifyLockSignature } from "../../lib/contractpin/lock_signature.ts";
-import { signLockFile } from "../../lib/contractpin/sign_lock.ts";
-import { signJsonFields } from "../../lib/contractpin/json_fields.ts";
+import { verifyLockSignature } from "../../cli/contractpin/lock_signature.ts";
+import { signLockFile } from "../../cli/contractpin/sign_lock.ts";
+import { signJsonFields } from "../../cli/contractpin/json_fields.ts";
 import { parseJson } from "../../lib/json/parse.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
 import { MemoryPinStore } from "../../lib/pins/store.ts";

@@ -18,7 +18,7 @@ import {
   type SkillChange,
   skillServerProblems,
   skillTargets,
-} from "../../lib/contractpin/skills_approve.ts";
+} from "../../cli/contractpin/skills_approve.ts";
 import { approvableSkillChanges, compareSkills } from "../../lib/contractpin/skills_verify.ts";
 import { skillsSummary } from "../../lib/contractpin/skills_report.ts";
 import { skillsDumpMember, skillsFromDump } from "../../lib/contractpin/skills_dump.ts";

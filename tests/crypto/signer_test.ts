@@ -33,7 +33,7 @@ import { hashSkillFiles } from "../../lib/skill/hash.ts";
 import { signSkillDir, signSkillDirWithSigner } from "../../lib/skill/sign.ts";
 import { createTrustBundle } from "../../lib/bundle/bundle.ts";
 import { signTrustBundle, signTrustBundleWithSigner } from "../../lib/bundle/sign.ts";
-import { signLock, signLockWithSigner } from "../../lib/contractpin/lock_signature.ts";
+import { signLock, signLockWithSigner } from "../../cli/contractpin/lock_signature.ts";
 import { buildLock, lockServerEntry, serializeLock } from "../../lib/contractpin/lock.ts";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
 import { signToolList, signToolListWithSigner } from "../../lib/guard/signatures.ts";

@@ -6,10 +6,9 @@ import {
   loadDiscoveryKey,
   parseDiscoveryDocument,
 } from "../../lib/discovery/document.ts";
-import { findInUnsignedBundle } from "../../lib/discovery/unsigned_bundle.ts";
 import { isSchemaPinError } from "../../lib/errors.ts";
 import { parseJson } from "../../lib/json/parse.ts";
-import { discoveryFor, INTEROP_BUNDLE, interopJson, OTHER, SIGNER } from "../schema/_fixtures.ts";
+import { discoveryFor, interopJson, OTHER, SIGNER } from "../schema/_fixtures.ts";
 
 const invalid = (re: RegExp) => (e: unknown) =>
   isSchemaPinError(e, "DISCOVERY_INVALID") && re.test(e.message);
@@ -198,75 +197,4 @@ Deno.test("buildDiscoveryDocument refuses bad inputs", () => {
     () => buildDiscoveryDocument({ ...base, publicKey: "not a pem" }),
     (e) => isSchemaPinError(e, "KEY_INVALID"),
   );
-});
-
-function bundle(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    schemapin_bundle_version: "1.2",
-    created_at: "2026-02-11T00:00:00Z",
-    documents: [
-      { domain: "example.com", ...discoveryFor(SIGNER) },
-      { domain: "other.example", ...discoveryFor(OTHER) },
-    ],
-    revocations: [{
-      schemapin_version: "1.2",
-      domain: "example.com",
-      updated_at: "2026-02-11T00:00:00Z",
-      revoked_keys: [],
-    }],
-    ...extra,
-  };
-}
-
-Deno.test("findInUnsignedBundle finds a domain's documents", () => {
-  const found = findInUnsignedBundle(bundle(), "Example.com", "b.json");
-  assert.equal(found.discovery.public_key_pem, SIGNER.publicKey.pem);
-  assert.equal(found.revocation?.domain, "example.com");
-  const other = findInUnsignedBundle(bundle(), "other.example");
-  assert.equal(other.revocation, undefined);
-});
-
-Deno.test("findInUnsignedBundle rejects duplicates, signed bundles, missing domains", () => {
-  const dupDocs = bundle();
-  (dupDocs.documents as unknown[]).push({ domain: "EXAMPLE.com", ...discoveryFor(OTHER) });
-  assert.throws(
-    () => findInUnsignedBundle(dupDocs, "other.example"),
-    invalid(/more than one entry for example\.com/),
-  );
-  const dupRevs = bundle();
-  (dupRevs.revocations as unknown[]).push((dupRevs.revocations as unknown[])[0]);
-  assert.throws(
-    () => findInUnsignedBundle(dupRevs, "example.com"),
-    invalid(/revocations has more than one/),
-  );
-  for (const extra of [{ signature: "" }, { bundle_authority: { kid: "k" } }]) {
-    assert.throws(
-      () => findInUnsignedBundle(bundle(extra), "example.com", "b.json"),
-      (e) => isSchemaPinError(e, "BUNDLE_AUTHORITY_UNTRUSTED") && /allow-list/.test(e.message),
-    );
-  }
-  const reference = parseJson(Deno.readFileSync(INTEROP_BUNDLE));
-  assert.throws(
-    () => findInUnsignedBundle(reference, "example.com"),
-    (e) => isSchemaPinError(e, "BUNDLE_AUTHORITY_UNTRUSTED"),
-  );
-  assert.throws(
-    () => findInUnsignedBundle(bundle(), "missing.example"),
-    (e) => isSchemaPinError(e, "KEY_NOT_FOUND"),
-  );
-  assert.throws(
-    () => findInUnsignedBundle(bundle({ documents: {} }), "example.com"),
-    invalid(/must be an array/),
-  );
-  assert.throws(
-    () => findInUnsignedBundle(bundle({ schemapin_bundle_version: undefined }), "example.com"),
-    invalid(/schemapin_bundle_version is missing/),
-  );
-  const badDomain = bundle();
-  (badDomain.documents as Record<string, unknown>[])[0].domain = "https://example.com";
-  assert.throws(
-    () => findInUnsignedBundle(badDomain, "other.example"),
-    invalid(/documents\[0\]\.domain/),
-  );
-  assert.throws(() => findInUnsignedBundle([], "example.com"), invalid(/JSON object/));
 });

@@ -1,7 +1,7 @@
-// createKeyPairFiles (lib/discovery/key_pair.ts): a key pair and its discovery document
+// createKeyPairFiles (cli/discovery/key_pair.ts): a key pair and its discovery document
 // written as one call; nothing asked for and nothing written when a check refuses.
 import assert from "node:assert/strict";
-import { createKeyPairFiles } from "../../lib/discovery/key_pair.ts";
+import { createKeyPairFiles } from "../../cli/discovery/key_pair.ts";
 import { isSchemaPinError } from "../../lib/errors.ts";
 import { parsePrivateKeyPem } from "../../lib/crypto/keys.ts";
 import { withTempDir } from "../cli/run.ts";

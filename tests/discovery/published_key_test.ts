@@ -1,4 +1,4 @@
-// The key `dns check` compares a record with (expectedDnsKey, lib/discovery/published_key.ts):
+// The key `dns check` compares a record with (expectedDnsKey, cli/discovery/published_key.ts):
 // from the one source given, read through the caller's callbacks; the `.well-known` fetch's
 // client closed whatever happens. The command is run in tests/cli/.
 import assert from "node:assert/strict";
@@ -7,7 +7,7 @@ import {
   discoveryKeyOf,
   type DnsKeySources,
   expectedDnsKey,
-} from "../../lib/discovery/published_key.ts";
+} from "../../cli/discovery/published_key.ts";
 import { discoveryFor, OTHER } from "../schema/_fixtures.ts";
 
 const FP = "sha256:" + "ab".repeat(32);

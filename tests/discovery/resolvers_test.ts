@@ -1,6 +1,6 @@
 // §14 resolvers on real files: LocalFileResolver (domain validated before it is a path),
 // ChainResolver (what falls through, what stops; a revoked key is never bypassed), and
-// verifySchemaWithResolver / verifySkillWithResolver.
+// verifySchemaWithResolver.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import {
@@ -10,12 +10,10 @@ import {
   type SchemaResolver,
 } from "../../lib/discovery/resolvers.ts";
 import { verifySchemaWithResolver } from "../../lib/schema/resolver_verify.ts";
-import { verifySkillWithResolver } from "../../lib/skill/resolver_verify.ts";
 import { signSchemaBase64 } from "../../lib/schema/document.ts";
 import { addRevokedKey, buildRevocationDocument } from "../../lib/revocation/document.ts";
 import { MemoryPinStore } from "../../lib/pins/store.ts";
 import { TrustBundleResolver } from "../../lib/bundle/resolver.ts";
-import { signSkillDir } from "../../lib/skill/sign.ts";
 import { discoveryFor, OTHER, SIGNER, toolSchema } from "../schema/_fixtures.ts";
 import { withTempDir } from "../cli/run.ts";
 
@@ -309,41 +307,5 @@ Deno.test("verify*WithResolver: failures are results; the domain is checked befo
         }),
       { name: "SchemaPinError", code: "INPUT_INVALID", message: /options\.pinStore/ },
     );
-  });
-});
-
-Deno.test("verifySkillWithResolver: a skill folder verified with a resolver chain", async () => {
-  await withTempDir(async (root) => {
-    const d = await dirs(root);
-    const skill = `${root}/skill`;
-    await Deno.mkdir(skill);
-    await Deno.writeTextFile(`${skill}/SKILL.md`, "---\nname: pdf-tools\n---\nHello\n");
-    const { document } = await signSkillDir(skill, SIGNER, { domain: DOMAIN });
-    await writeJson(`${skill}/.schemapin.sig`, document);
-    const pinStore = new MemoryPinStore();
-    const ok = await verifySkillWithResolver({
-      dir: skill,
-      domain: DOMAIN,
-      pinStore,
-      trustFirstUse: true,
-      resolver: new ChainResolver([new LocalFileResolver(d.empty), new LocalFileResolver(d.clean)]),
-    });
-    assert.equal(ok.valid, true, ok.errorMessage);
-    assert.equal(ok.toolId, "pdf-tools");
-    const revoked = await verifySkillWithResolver({
-      dir: skill,
-      domain: DOMAIN,
-      pinStore,
-      resolver: new LocalFileResolver(d.revoked),
-    });
-    assert.equal(revoked.errorCode, "KEY_REVOKED");
-    const none = await verifySkillWithResolver({
-      dir: skill,
-      domain: DOMAIN,
-      pinStore,
-      resolver: new LocalFileResolver(d.empty),
-    });
-    assert.equal(none.errorCode, "KEY_NOT_FOUND");
-    assert.equal(none.lineageAnchor, false);
   });
 });

@@ -1,9 +1,9 @@
-// The JSON fields of `schemapin dns check` (dnsCheckFields, lib/dns/check_fields.ts), on
+// The JSON fields of `schemapin dns check` (dnsCheckFields, cli/dns/check_fields.ts), on
 // lookups written by hand: ok and error from the verdict, the lookup's facts, the key compared;
 // misuse is INPUT_INVALID.
 import assert from "node:assert/strict";
 import { type DnsTxtLookup, dnsTxtVerdict } from "../../lib/dns/check.ts";
-import { dnsCheckFields } from "../../lib/dns/check_fields.ts";
+import { dnsCheckFields } from "../../cli/dns/check_fields.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 const FP = "sha256:" + "ab".repeat(32);

@@ -1,6 +1,6 @@
-// The line shown for each state of a DNS cross-check (lib/dns/check_text.ts).
+// The line shown for each state of a DNS cross-check (cli/dns/check_text.ts).
 import assert from "node:assert/strict";
-import { describeDnsCheck } from "../../lib/dns/check_text.ts";
+import { describeDnsCheck } from "../../cli/dns/check_text.ts";
 import type { DnsCrossCheck } from "../../lib/dns/check.ts";
 
 const NAME = "_schemapin.example.com";

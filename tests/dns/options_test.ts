@@ -1,9 +1,9 @@
-// The options of `dns record` and `dns check` (lib/dns/options.ts): the record to publish
+// The options of `dns record` and `dns check` (cli/dns/options.ts): the record to publish
 // built from a fingerprint, kid and domain; the domain and the key source of a check. Each
 // mistake is a usage error naming the option. The commands are run in tests/cli/.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { checkDnsCheckOptions, dnsRecordToPublish } from "../../lib/dns/options.ts";
+import { checkDnsCheckOptions, dnsRecordToPublish } from "../../cli/dns/options.ts";
 
 const FP = "sha256:" + "ab".repeat(32);
 

@@ -1,6 +1,6 @@
 /**
  * The `--listen` address and the run of a listening guard until a signal
- * (lib/guard/listen.ts). The command is run in tests/cli/guard_*_test.ts.
+ * (cli/guard/listen.ts). The command is run in tests/cli/guard_*_test.ts.
  */
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
@@ -10,7 +10,7 @@ import {
   parseListenAddress,
   runListeningGuard,
   runUntilSignalled,
-} from "../../lib/guard/listen.ts";
+} from "../../cli/guard/listen.ts";
 import { AuditLog } from "../../lib/guard/audit.ts";
 import { GuardCore } from "../../lib/guard/core.ts";
 import { GuardPolicy } from "../../lib/guard/policy.ts";

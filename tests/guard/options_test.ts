@@ -1,4 +1,4 @@
-// The options of a guard run checked before anything is read or started (lib/guard/options.ts):
+// The options of a guard run checked before anything is read or started (cli/guard/options.ts):
 // the transport, the mode, the timeouts and limits, the checks and what goes with them; the
 // server's name in the log, and the audit log's file. The command is run in
 // tests/cli/guard_*_test.ts.
@@ -11,8 +11,8 @@ import {
   guardServerName,
   openGuardAuditLog,
   startGuardCore,
-} from "../../lib/guard/options.ts";
-import { prepareGuard } from "../../lib/guard/setup.ts";
+} from "../../cli/guard/options.ts";
+import { prepareGuard } from "../../cli/guard/setup.ts";
 import { DEFAULT_SERVER_LIMITS } from "../../lib/http/server.ts";
 import { LineageStore } from "../../lib/pins/lineage.ts";
 import type { TrustPlan } from "../../lib/trust/load.ts";

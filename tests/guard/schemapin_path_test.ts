@@ -1,5 +1,5 @@
 /**
- * Finding the `schemapin` a client config should start (lib/guard/schemapin_path.ts): the PATH
+ * Finding the `schemapin` a client config should start (cli/guard/schemapin_path.ts): the PATH
  * search, why a candidate inside a cache is passed over, and how a given program is kept. The
  * command that writes it is tested in wrap_test.ts.
  */
@@ -12,7 +12,7 @@ import {
   findSchemapinOnPath,
   schemapinProgram,
   startProblem,
-} from "../../lib/guard/schemapin_path.ts";
+} from "../../cli/guard/schemapin_path.ts";
 import { withTempDir } from "../cli/run.ts";
 import { childCommand } from "../process.ts";
 

@@ -1,4 +1,4 @@
-// What the guard decides before it starts (lib/guard/setup.ts), without the CLI: which lock
+// What the guard decides before it starts (cli/guard/setup.ts), without the CLI: which lock
 // entry is enforced and which variants (the same server pinned with other client
 // capabilities) go with it; what happens when no entry is named; that the lock's signature is
 // checked before anything else is prepared and, when it fails, nothing is; and the trust of
@@ -7,11 +7,11 @@ import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { buildLock, lockServerEntry, serializeLock } from "../../lib/contractpin/lock.ts";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
-import { signLock } from "../../lib/contractpin/lock_signature.ts";
+import { signLock } from "../../cli/contractpin/lock_signature.ts";
 import { formatSchemaSignatureDocument } from "../../lib/schema/document.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
 import { AuditLog } from "../../lib/guard/audit.ts";
-import { prepareGuard } from "../../lib/guard/setup.ts";
+import { prepareGuard } from "../../cli/guard/setup.ts";
 import type { TrustEnv, TrustPlan } from "../../lib/trust/load.ts";
 import { discoveryFor, OTHER, SIGNER } from "../schema/_fixtures.ts";
 import { withTempDir } from "../cli/run.ts";

@@ -1,4 +1,4 @@
-// What sign-tools signs, without the CLI (lib/guard/sign_tools.ts): the source of the tools
+// What sign-tools signs, without the CLI (cli/guard/sign_tools.ts): the source of the tools
 // checked (a server with its command, or a file), the tools listed from a saved tools/list
 // or stdin, a server that cannot start a ServerFailure, and the documents' options.
 import assert from "node:assert/strict";
@@ -8,7 +8,7 @@ import {
   checkToolsSource,
   listToolsToSign,
   toolListSignOptions,
-} from "../../lib/guard/sign_tools.ts";
+} from "../../cli/guard/sign_tools.ts";
 import { rejectsWith, throwsWith } from "../schema_pin_error.ts";
 
 const noStdin = () => Promise.reject(new Error("stdin must not be read"));

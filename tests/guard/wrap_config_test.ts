@@ -1,5 +1,5 @@
 /**
- * What `guard wrap` decides about a client config (lib/guard/wrap_config.ts), on configs
+ * What `guard wrap` decides about a client config (cli/guard/wrap_config.ts), on configs
  * written here and in-memory files: each entry's lock entry, the loopback ports, the problems
  * that stop a wrap, the read-back check, the backup policy and unwrap restoring the backup's
  * exact bytes. The command itself is tested in wrap_test.ts.
@@ -28,7 +28,7 @@ import {
   wrappedEntry,
   type WrapRequest,
   writeWrappedConfig,
-} from "../../lib/guard/wrap_config.ts";
+} from "../../cli/guard/wrap_config.ts";
 import { withTempDir } from "../cli/run.ts";
 
 const CONFIG = `{

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseClientConfig } from "../../lib/contractpin/config.ts";
+import { parseClientConfig } from "../../cli/contractpin/config.ts";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
 import {
   buildLock,
@@ -15,11 +15,11 @@ import {
   serializeLock,
 } from "../../lib/contractpin/lock.ts";
 import { sanitizeIdentity } from "../../lib/contractpin/secrets.ts";
-import { parseJsonc } from "../../lib/json/jsonc.ts";
+import { parseJsonc } from "../../cli/json/jsonc.ts";
 import type { JsonObject } from "../../lib/json/types.ts";
-import { configContextFor } from "../../lib/contractpin/config.ts";
-import { processConfigHost as configHost } from "../../lib/contractpin/config.ts";
-import { findSchemapinOnPath } from "../../lib/guard/schemapin_path.ts";
+import { configContextFor } from "../../cli/contractpin/config.ts";
+import { processConfigHost as configHost } from "../../cli/contractpin/config.ts";
+import { findSchemapinOnPath } from "../../cli/guard/schemapin_path.ts";
 import { runCliProcess, schemapinTaskFlags } from "../cli/run.ts";
 import { CHILD_ENV } from "../process.ts";
 import { connectSdk, eventually } from "./helpers.ts";

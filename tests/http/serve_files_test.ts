@@ -1,9 +1,9 @@
-// What serve checks and logs without a server: the TLS files' PEM blocks (lib/http/tls_pem.ts)
-// and the access-log line of an answered request (lib/http/static.ts accessLogLine).
+// What serve checks and logs without a server: the TLS files' PEM blocks (cli/http/tls_pem.ts)
+// and the access-log line of an answered request (cli/http/static.ts accessLogLine).
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { checkTlsPem } from "../../lib/http/tls_pem.ts";
-import { accessLogLine, respondStatic, staticDocument } from "../../lib/http/static.ts";
+import { checkTlsPem } from "../../cli/http/tls_pem.ts";
+import { accessLogLine, respondStatic, staticDocument } from "../../cli/http/static.ts";
 
 const CERT = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 const keyPem = (label: string) => `-----BEGIN ${label}-----\nMIIE\n-----END ${label}-----\n`;

@@ -1,5 +1,5 @@
 /**
- * The connection limits and the port from their text (lib/http/server_limits.ts): the values
+ * The connection limits and the port from their text (cli/http/server_limits.ts): the values
  * in range, the defaults, and each value refused with the option it names. `serve` and `guard --listen`
  * report these as usage errors (tests/cli/serve_test.ts, tests/guard/listen_limits_test.ts).
  */
@@ -10,7 +10,7 @@ import {
   listenPortFrom,
   serverLimitsFrom,
   type ServerLimitsText,
-} from "../../lib/http/server_limits.ts";
+} from "../../cli/http/server_limits.ts";
 
 Deno.test("serverLimitsFrom: nothing given is the defaults", () => {
   assert.deepEqual(serverLimitsFrom({}, false), DEFAULT_SERVER_LIMITS);

@@ -3,7 +3,7 @@
 // written in one piece, a client that goes away, shutdown; and the bounded log.
 import assert from "node:assert/strict";
 import { listenHttp } from "../../lib/http/server.ts";
-import { LineLog } from "../../lib/http/line_log.ts";
+import { LineLog } from "../../cli/http/line_log.ts";
 import { HttpConnection } from "../fixtures/network/limits.ts";
 
 type Handler = (request: Request) => Response | Promise<Response>;

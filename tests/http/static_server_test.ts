@@ -1,8 +1,8 @@
-// The server of fixed documents (listenStatic, lib/http/static.ts) for real over HTTPS: each
+// The server of fixed documents (listenStatic, cli/http/static.ts) for real over HTTPS: each
 // document at its path, 404 elsewhere, every answered request told to onResponse; an address
 // that cannot be used and misuse are INPUT_INVALID.
 import assert from "node:assert/strict";
-import { listenStatic, type StaticServerOptions } from "../../lib/http/static.ts";
+import { listenStatic, type StaticServerOptions } from "../../cli/http/static.ts";
 import { makeTestPki } from "../fixtures/network/pki.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 

@@ -1,5 +1,5 @@
 // A long-running server run until a signal or a failure of its listener
-// (lib/http/until_signal.ts): the signal shuts it down with its grace, a listener failure is
+// (cli/http/until_signal.ts): the signal shuts it down with its grace, a listener failure is
 // returned, any other error thrown, and misuse is INPUT_INVALID. `serve` and `guard --listen`
 // are run in tests/cli/.
 import assert from "node:assert/strict";
@@ -10,7 +10,7 @@ import {
   runUntilSignalled,
   runUntilStopped,
   STOP_SIGNALS,
-} from "../../lib/http/until_signal.ts";
+} from "../../cli/http/until_signal.ts";
 
 /** A server that runs until shut down, or until `finished` is settled by the test. */
 function fakeServer(finished: Promise<void> = new Promise(() => {})) {

@@ -5,9 +5,9 @@
  * are strict JSON.
  */
 import assert from "node:assert/strict";
-import { blankJsoncText, parseJsonc } from "../../lib/json/jsonc.ts";
+import { blankJsoncText, parseJsonc } from "../../cli/json/jsonc.ts";
 import { parseJson } from "../../lib/json/parse.ts";
-import { arrayElements, objectMembers, valueAt } from "../../lib/json/spans.ts";
+import { arrayElements, objectMembers, valueAt } from "../../cli/json/spans.ts";
 import { parseLock } from "../../lib/contractpin/lock.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { ENTRY_POINTS } from "../entry_points.ts";
@@ -97,7 +97,7 @@ Deno.test("jsonc: only the client-config readers import it", async () => {
   for (const f of [...ENTRY_POINTS, "cli.ts"]) {
     if (IMPORTS_JSONC.test(await Deno.readTextFile(new URL(f, root)))) importers.push(f);
   }
-  assert.deepEqual(importers.sort(), ["lib/contractpin/config.ts", "lib/guard/wrap.ts"]);
+  assert.deepEqual(importers.sort(), ["cli/contractpin/config.ts", "cli/guard/wrap.ts"]);
 });
 
 Deno.test("spans: members, elements and paths of a (blanked) document", () => {

@@ -1,7 +1,7 @@
-// The JSON fields of a library verification result (lib/json/result_fields.ts): `ok`, an
+// The JSON fields of a library verification result (cli/json/result_fields.ts): `ok`, an
 // `error` on failure, the named fields in snake_case; misuse is INPUT_INVALID.
 import assert from "node:assert/strict";
-import { snakeCase, verificationFields } from "../../lib/json/result_fields.ts";
+import { snakeCase, verificationFields } from "../../cli/json/result_fields.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 Deno.test("snakeCase: camelCase names become snake_case, snake_case ones stay", () => {

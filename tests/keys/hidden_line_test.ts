@@ -1,8 +1,8 @@
-// The line editor of a passphrase typed without echo (lib/keys/hidden_line.ts): bytes in, the
+// The line editor of a passphrase typed without echo (cli/keys/hidden_line.ts): bytes in, the
 // line out; the raw-mode terminal around it is the CLI's (tests/cli/private_key_test.ts).
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { readHiddenLine } from "../../lib/keys/hidden_line.ts";
+import { readHiddenLine } from "../../cli/keys/hidden_line.ts";
 
 const enc = new TextEncoder();
 

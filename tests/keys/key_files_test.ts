@@ -1,8 +1,8 @@
 // A new key pair's files checked before anything is asked or written
-// (lib/keys/key_files.ts, refuseExistingKeyFiles).
+// (cli/keys/key_files.ts, refuseExistingKeyFiles).
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { keyPairPaths, refuseExistingKeyFiles } from "../../lib/keys/key_files.ts";
+import { keyPairPaths, refuseExistingKeyFiles } from "../../cli/keys/key_files.ts";
 import { withTempDir } from "../cli/run.ts";
 
 const refusal = (path: string) => (e: unknown) =>

@@ -1,4 +1,4 @@
-// A key spec loaded with the passphrase of an encrypted key (lib/keys/key_spec.ts): the
+// A key spec loaded with the passphrase of an encrypted key (cli/keys/key_spec.ts): the
 // passphrase is looked up only for an encrypted key, an unused passphrase file is noted, an
 // agent key names its spec in every failure, and usage mistakes carry details.usage.
 import assert from "node:assert/strict";
@@ -10,8 +10,8 @@ import {
   loadPrivateKeyWithPassphrase,
   loadPublicKeyWithPassphrase,
   loadSignerWithPassphrase,
-} from "../../lib/keys/key_spec.ts";
-import { PASSPHRASE_ENV, readEnvironment } from "../../lib/keys/passphrase.ts";
+} from "../../cli/keys/key_spec.ts";
+import { PASSPHRASE_ENV, readEnvironment } from "../../cli/keys/passphrase.ts";
 
 const PASS = "correct horse battery";
 const key = generateKeyPair();

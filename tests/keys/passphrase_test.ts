@@ -1,8 +1,8 @@
-// The order of a passphrase's sources in the library (lib/keys/passphrase.ts): the file, then
+// The order of a passphrase's sources in the library (cli/keys/passphrase.ts): the file, then
 // SCHEMAPIN_PASSPHRASE, then the caller's prompt; its usage mistakes carry details.usage.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { lookUpPassphrase, PASSPHRASE_ENV } from "../../lib/keys/passphrase.ts";
+import { lookUpPassphrase, PASSPHRASE_ENV } from "../../cli/keys/passphrase.ts";
 
 const bytes = (text: string) => () => Promise.resolve(new TextEncoder().encode(text));
 const env = (value?: string) => (name: string) => name === PASSPHRASE_ENV ? value : undefined;

@@ -17,15 +17,15 @@ import {
   publicKeyFromAnyPem,
   publicKeyFromPem,
   readKeyText,
-} from "../../lib/keys/private_key.ts";
+} from "../../cli/keys/private_key.ts";
 import {
   isSshAgentKey,
   keySigner,
   loadSigner,
   privateKeyOf,
   SSH_AGENT_KEY_PREFIX,
-} from "../../lib/keys/signer.ts";
-import { keyPairPaths, writeKeyPairFiles } from "../../lib/keys/key_files.ts";
+} from "../../cli/keys/signer.ts";
+import { keyPairPaths, writeKeyPairFiles } from "../../cli/keys/key_files.ts";
 import { withTempDir } from "../cli/run.ts";
 
 const PASS = "correct horse battery staple";

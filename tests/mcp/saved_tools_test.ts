@@ -1,8 +1,8 @@
-// A saved tools/list the user names (lib/mcp/saved_tools.ts): a file or stdin, with what cannot
+// A saved tools/list the user names (cli/mcp/saved_tools.ts): a file or stdin, with what cannot
 // be read or is not a tool list reported as bad input (not as a server failure).
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { readSavedToolListing } from "../../lib/mcp/saved_tools.ts";
+import { readSavedToolListing } from "../../cli/mcp/saved_tools.ts";
 
 const enc = new TextEncoder();
 const stdin = (text: string) => () => Promise.resolve(enc.encode(text));

@@ -1,8 +1,8 @@
-// The key a pin is seeded with or rotated to (lib/pins/key_source.ts): exactly one of a
+// The key a pin is seeded with or rotated to (cli/pins/key_source.ts): exactly one of a
 // fingerprint, a key file, or a discovery document (with the keys it revokes).
 import assert from "node:assert/strict";
 import { isUsageError, SchemaPinError } from "../../lib/errors.ts";
-import { pinKeyFrom, type PinKeyReaders } from "../../lib/pins/key_source.ts";
+import { pinKeyFrom, type PinKeyReaders } from "../../cli/pins/key_source.ts";
 
 const FP = "sha256:" + "ab".repeat(32);
 const OLD = "sha256:" + "cd".repeat(32);

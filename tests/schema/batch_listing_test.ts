@@ -1,11 +1,11 @@
-// Setting up a batch (lib/schema/batch.ts, lib/schema/sign_output.ts, lib/schema/input.ts),
+// Setting up a batch (lib/schema/batch.ts, cli/schema/sign_output.ts, lib/schema/input.ts),
 // without the CLI: which files a folder lists for a pattern, the folders a batch needs, and a
 // sign batch that would replace a signature file (of either format) stopping before it writes.
 import assert from "node:assert/strict";
 import { rejectsWith, throwsWith } from "../schema_pin_error.ts";
 import { globToRegExp, joinPath, listBatch } from "../../lib/schema/batch.ts";
 import { requireDirectory } from "../../lib/schema/input.ts";
-import { prepareSignBatch, refuseFormatSwitch } from "../../lib/schema/sign_output.ts";
+import { prepareSignBatch, refuseFormatSwitch } from "../../cli/schema/sign_output.ts";
 import { withTempDir } from "../cli/run.ts";
 
 Deno.test("globToRegExp: * and ? match within a name; everything else is literal", () => {

@@ -1,8 +1,8 @@
-// A batch's results counted (lib/schema/batch_outcome.ts): fields in order, failures counted
+// A batch's results counted (cli/schema/batch_outcome.ts): fields in order, failures counted
 // with the worst exit code, an error as {file, ok: false, error}.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { BatchOutcome } from "../../lib/schema/batch_outcome.ts";
+import { BatchOutcome } from "../../cli/schema/batch_outcome.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 Deno.test("BatchOutcome: successes count nothing; failures keep the worst code", () => {

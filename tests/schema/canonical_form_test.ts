@@ -1,8 +1,8 @@
-// The canonical form canonicalize prints (lib/schema/canonical_form.ts): schemapin-v1 or
+// The canonical form canonicalize prints (cli/schema/canonical_form.ts): schemapin-v1 or
 // RFC 8785, the JSON fields with the SHA-256, and values with no canonical form refused.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { canonicalForm, canonicalFormJson } from "../../lib/schema/canonical_form.ts";
+import { canonicalForm, canonicalFormJson } from "../../cli/schema/canonical_form.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 const text = (b: Uint8Array) => new TextDecoder().decode(b);

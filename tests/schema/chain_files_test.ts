@@ -1,9 +1,9 @@
-// The chain check between two signature files (lib/schema/chain_files.ts), without the CLI.
+// The chain check between two signature files (cli/schema/chain_files.ts), without the CLI.
 import assert from "node:assert/strict";
 import { generateKeyPair } from "../../lib/crypto/keys.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { signSchemaDocument } from "../../lib/schema/document.ts";
-import { checkChainFiles } from "../../lib/schema/chain_files.ts";
+import { checkChainFiles } from "../../cli/schema/chain_files.ts";
 import { rejectsWith } from "../schema_pin_error.ts";
 import { withTempDir } from "../cli/run.ts";
 

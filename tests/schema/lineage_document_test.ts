@@ -1,10 +1,10 @@
-// lineageSignatureOf (lib/schema/lineage_document.ts): the lineage fields (§18) of a schema or
+// lineageSignatureOf (cli/schema/lineage_document.ts): the lineage fields (§18) of a schema or
 // skill signature document, as `schemapin chain` reads them.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { generateKeyPair } from "../../lib/crypto/keys.ts";
 import { signSchemaDocument } from "../../lib/schema/document.ts";
-import { lineageSignatureOf } from "../../lib/schema/lineage_document.ts";
+import { lineageSignatureOf } from "../../cli/schema/lineage_document.ts";
 
 const H1 = "sha256:" + "1".repeat(64);
 const H2 = "sha256:" + "2".repeat(64);

@@ -1,7 +1,7 @@
 // The --json fields of lineage: chain checks (§18.3) and lineage decisions (§18.4).
 import assert from "node:assert/strict";
 import { isSchemaPinError } from "../../lib/errors.ts";
-import { chainCheckJson, lineageReportJson } from "../../lib/schema/lineage_json.ts";
+import { chainCheckJson, lineageReportJson } from "../../cli/schema/lineage_json.ts";
 
 const H1 = "sha256:" + "1".repeat(64);
 const H2 = "sha256:" + "2".repeat(64);

@@ -1,13 +1,13 @@
-// A folder of schemas signed (lib/schema/sign_folder.ts), without the CLI: every schema
+// A folder of schemas signed (cli/schema/sign_folder.ts), without the CLI: every schema
 // signed into <outDir>/<name>.sig and counted in order, a schema that cannot be signed its
 // own failure, and a batch that would replace a file refused before anything is written.
 import assert from "node:assert/strict";
-import { keySigner } from "../../lib/keys/signer.ts";
+import { keySigner } from "../../cli/keys/signer.ts";
 import { privateKeySigner } from "../../lib/crypto/signer.ts";
 import { verifySchemaSignature } from "../../lib/crypto/ecdsa.ts";
 import { canonicalizeSchemapinV1Bytes } from "../../lib/json/canonical_schemapin.ts";
 import type { SignedBatchItem } from "../../lib/schema/batch.ts";
-import { signSchemaFolder } from "../../lib/schema/sign_folder.ts";
+import { signSchemaFolder } from "../../cli/schema/sign_folder.ts";
 import { rejectsWith } from "../schema_pin_error.ts";
 import { SIGNER, toolSchema } from "./_fixtures.ts";
 import { withTempDir } from "../cli/run.ts";

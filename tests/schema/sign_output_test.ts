@@ -1,9 +1,9 @@
-// What sign-schema is asked to write (lib/schema/sign_output.ts), without the CLI: the format
+// What sign-schema is asked to write (cli/schema/sign_output.ts), without the CLI: the format
 // chosen from --format and the metadata given, and a 1.4 document's options checked before
 // anything is signed. Mistakes are usage errors (INPUT_INVALID with details.usage).
 import assert from "node:assert/strict";
 import { isUsageError } from "../../lib/errors.ts";
-import { chooseSignatureFormat, schemaDocumentOptions } from "../../lib/schema/sign_output.ts";
+import { chooseSignatureFormat, schemaDocumentOptions } from "../../cli/schema/sign_output.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 const HASH = "sha256:" + "ab".repeat(32);

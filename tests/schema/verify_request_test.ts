@@ -1,4 +1,4 @@
-// How a schema verification was asked for (lib/schema/verify_request.ts), without the CLI:
+// How a schema verification was asked for (cli/schema/verify_request.ts), without the CLI:
 // which signature options go together, a tool id for the pin, and an inline Base64 signature
 // told apart from a file name. Mistakes are usage errors (INPUT_INVALID, details.usage).
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import {
   checkToolIdOption,
   inlineSignature,
   listVerifyBatch,
-} from "../../lib/schema/verify_request.ts";
+} from "../../cli/schema/verify_request.ts";
 import { rejectsWith, throwsWith } from "../schema_pin_error.ts";
 import { SIGNER, toolSchema } from "./_fixtures.ts";
 import { withTempDir } from "../cli/run.ts";

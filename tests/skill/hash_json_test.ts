@@ -1,7 +1,7 @@
-// A skill folder's hash as JSON fields (lib/skill/hash_json.ts), as hash-skill --json prints them.
+// A skill folder's hash as JSON fields (cli/skill/hash_json.ts), as hash-skill --json prints them.
 import assert from "node:assert/strict";
 import { hashSkillFiles } from "../../lib/skill/hash.ts";
-import { skillHashJson } from "../../lib/skill/hash_json.ts";
+import { skillHashJson } from "../../cli/skill/hash_json.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 const enc = new TextEncoder();

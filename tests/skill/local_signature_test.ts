@@ -1,9 +1,9 @@
-// The local inputs of a skill verification (lib/skill/local_signature.ts): the folder must be
+// The local inputs of a skill verification (cli/skill/local_signature.ts): the folder must be
 // one; its own .schemapin.sig is only looked at for the domain, a file given instead is read
 // and checked now.
 import assert from "node:assert/strict";
 import { rejectsWith } from "../schema_pin_error.ts";
-import { readLocalSkillSignature } from "../../lib/skill/local_signature.ts";
+import { readLocalSkillSignature } from "../../cli/skill/local_signature.ts";
 import { withTempDir } from "../cli/run.ts";
 import { read, signed } from "./_signed.ts";
 

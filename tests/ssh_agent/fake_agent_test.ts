@@ -10,7 +10,7 @@ import { signDigest, verifyDigest, verifySchemaSignature } from "../../lib/crypt
 import { sha256 } from "../../lib/crypto/hash.ts";
 import { signSchemaWithSigner } from "../../lib/crypto/signer.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { sshAgentSigner } from "../../lib/ssh_agent/client.ts";
+import { sshAgentSigner } from "../../cli/ssh_agent/client.ts";
 import {
   cat,
   derScalars,

@@ -1,4 +1,4 @@
-// SSH public keys (lib/ssh_agent/public_key.ts), without I/O: an OpenSSH line or a PEM key
+// SSH public keys (cli/ssh_agent/public_key.ts), without I/O: an OpenSSH line or a PEM key
 // becomes our PublicKey; every other SSH key type is refused naming it, FIDO `sk-` keys with
 // the reason. Key lines are built here from RFC 4251 / RFC 5656 (tests/ssh_agent/helpers.ts);
 // the lines ssh-keygen writes are checked in ssh_agent_test.ts.
@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { generateKeyPair } from "../../lib/crypto/keys.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { parseSshPublicKey } from "../../lib/ssh_agent/public_key.ts";
+import { parseSshPublicKey } from "../../cli/ssh_agent/public_key.ts";
 import { b64, cat, keyLine, p256Blob, str } from "./helpers.ts";
 
 const key = generateKeyPair();

@@ -1,8 +1,8 @@
-// The expiry options `--expires-in` / `--expires-at` (expiryFromOptions, lib/time/expiry.ts):
+// The expiry options `--expires-in` / `--expires-at` (expiryFromOptions, cli/time/expiry.ts):
 // the expires_at they ask for, or a usage error naming the option.
 import assert from "node:assert/strict";
 import { isUsageError } from "../../lib/errors.ts";
-import { expiryFromOptions } from "../../lib/time/expiry.ts";
+import { expiryFromOptions } from "../../cli/time/expiry.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 const NOW = Date.parse("2026-01-01T00:00:00Z");

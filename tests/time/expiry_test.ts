@@ -1,8 +1,8 @@
-// The expiry a signer asks for (lib/time/expiry.ts, §16): a duration from the signing time, or
+// The expiry a signer asks for (cli/time/expiry.ts, §16): a duration from the signing time, or
 // a strict RFC 3339 time after it, never both.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { signatureExpiry } from "../../lib/time/expiry.ts";
+import { signatureExpiry } from "../../cli/time/expiry.ts";
 
 const NOW = Date.parse("2026-01-01T00:00:00Z");
 

@@ -1,9 +1,9 @@
-// The domain of a verification (lib/trust/domain.ts): --domain checked and normalised, or the
+// The domain of a verification (cli/trust/domain.ts): --domain checked and normalised, or the
 // one the signed document names, never two that differ; every refusal is a usage error.
 import assert from "node:assert/strict";
 import { isUsageError } from "../../lib/errors.ts";
 import { domainOption } from "../../lib/dns/domain.ts";
-import { verificationDomain } from "../../lib/trust/domain.ts";
+import { verificationDomain } from "../../cli/trust/domain.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 function refused(f: () => unknown, message: string): void {

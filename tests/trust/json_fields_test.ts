@@ -1,7 +1,7 @@
 // The developer_name and signature_format of the verify commands' JSON
-// (lib/trust/json_fields.ts); misuse is INPUT_INVALID.
+// (cli/trust/json_fields.ts); misuse is INPUT_INVALID.
 import assert from "node:assert/strict";
-import { developerNameJson, signatureFormatJson } from "../../lib/trust/json_fields.ts";
+import { developerNameJson, signatureFormatJson } from "../../cli/trust/json_fields.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 Deno.test("developerNameJson: the discovery document's name", () => {

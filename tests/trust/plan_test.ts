@@ -1,4 +1,4 @@
-// The key-source options of a verification checked into a trust plan (lib/trust/plan.ts),
+// The key-source options of a verification checked into a trust plan (cli/trust/plan.ts),
 // without the CLI: which sources go together, the order of a chain, the options that need a
 // particular source, the timeout and the DNS server. Every refusal is a usage error naming
 // the options (the CLI prefixes the command, tests/cli/usage_before_network_test.ts).
@@ -9,7 +9,7 @@ import {
   planTrust,
   timeoutOption,
   type TrustOptionValues,
-} from "../../lib/trust/plan.ts";
+} from "../../cli/trust/plan.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 const DOMAIN = "example.com";

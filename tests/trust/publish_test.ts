@@ -1,6 +1,6 @@
-// What `schemapin serve` publishes (lib/trust/publish.ts), without the server: every document
+// What `schemapin serve` publishes (cli/trust/publish.ts), without the server: every document
 // validated, at its path, byte for byte, and a bad setup refused before anything is served;
-// then the static responder (lib/http/static.ts) on those documents.
+// then the static responder (cli/http/static.ts) on those documents.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { buildRevocationDocument } from "../../lib/revocation/document.ts";
@@ -9,8 +9,8 @@ import {
   BUNDLE_PATH,
   DEFAULT_REVOCATION_PATH,
   loadPublishedDocuments,
-} from "../../lib/trust/publish.ts";
-import { respondStatic, staticDocument } from "../../lib/http/static.ts";
+} from "../../cli/trust/publish.ts";
+import { respondStatic, staticDocument } from "../../cli/http/static.ts";
 import { discoveryFor, SIGNER } from "../schema/_fixtures.ts";
 
 const enc = new TextEncoder();

@@ -1,8 +1,8 @@
 // A trusted verification's result as the verify commands' JSON fields
-// (lib/trust/result_json.ts), without the CLI.
+// (cli/trust/result_json.ts), without the CLI.
 import assert from "node:assert/strict";
 import type { TrustedSchemaResult, TrustedSkillResult } from "../../lib/trust/verify.ts";
-import { trustedSchemaJson, trustedSkillJson } from "../../lib/trust/result_json.ts";
+import { trustedSchemaJson, trustedSkillJson } from "../../cli/trust/result_json.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 const VALID = {

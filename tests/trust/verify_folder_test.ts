@@ -1,11 +1,11 @@
-// A folder of schemas verified with trust (lib/trust/verify_folder.ts), on real files and
+// A folder of schemas verified with trust (cli/trust/verify_folder.ts), on real files and
 // without the CLI: each schema counted in order with its JSON fields and exit code.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { signSchemaBase64 } from "../../lib/schema/document.ts";
 import { listBatch } from "../../lib/schema/batch.ts";
 import { loadTrustedVerifier } from "../../lib/trust/verify.ts";
-import { type TrustedBatchItem, verifySchemaFolder } from "../../lib/trust/verify_folder.ts";
+import { type TrustedBatchItem, verifySchemaFolder } from "../../cli/trust/verify_folder.ts";
 import { discoveryFor, OTHER, SIGNER, toolSchema } from "../schema/_fixtures.ts";
 import { withTempDir } from "../cli/run.ts";
 
