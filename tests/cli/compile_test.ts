@@ -114,7 +114,7 @@ async function checkoutCopy(dir: string): Promise<string> {
     for await (const e of Deno.readDir(from)) await copy(`${from}/${e.name}`, `${to}/${e.name}`);
   };
   for (
-    const path of ["deno.json", "deno.lock", "cli.ts", ...ENTRY_POINTS, "lib", "scripts"]
+    const path of ["deno.json", "deno.lock", "cli.ts", ...ENTRY_POINTS, "lib", "cli", "scripts"]
   ) {
     await copy(`${repo}${path}`, `${work}/${path}`);
   }
