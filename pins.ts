@@ -35,13 +35,11 @@ export {
 
 // Version binding (§18): the chain check of two verified signatures (§18.3) and the
 // verifier's lineage store, pinned alongside the key (§18.4)
+export { type ChainCheck, type LineageSignature, verifyChain } from "./lib/pins/chain.ts";
 export {
-  type ChainCheck,
   type LineageOutcome,
   type LineageRecord,
   type LineageRequest,
-  type LineageSignature,
   LineageStore,
   type LineageStoreOptions,
-  verifyChain,
 } from "./lib/pins/lineage.ts";

@@ -173,12 +173,8 @@ import { canonicalizeSchemapinV1 } from "../lib/json/canonical_schemapin.ts";
 import { ServerFailure } from "../lib/mcp/errors.ts";
 import { connectHttp, HttpTransport } from "../lib/mcp/http.ts";
 import { spawnStdio, StdioTransport } from "../lib/mcp/stdio.ts";
-import {
-  compareVersions,
-  defaultLineageStorePath,
-  LineageStore,
-  verifyChain,
-} from "../lib/pins/lineage.ts";
+import { defaultLineageStorePath, LineageStore } from "../lib/pins/lineage.ts";
+import { compareVersions, verifyChain } from "../lib/pins/chain.ts";
 import {
   addPinIfAbsent,
   defaultPinStorePath,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type ChainCheck, verifyChain } from "../../lib/pins/lineage.ts";
+import { type ChainCheck, verifyChain } from "../../lib/pins/chain.ts";
 import { type ReadInput, readJsonInput, sourceName } from "../../lib/schema/input.ts";
 import { lineageSignatureOf } from "./lineage_document.ts";
 

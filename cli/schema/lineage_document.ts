@@ -9,7 +9,7 @@
 import { isSha256Ref } from "../../lib/crypto/fingerprint.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { isJsonObject, ownField } from "../../lib/json/object.ts";
-import type { LineageSignature } from "../../lib/pins/lineage.ts";
+import type { LineageSignature } from "../../lib/pins/chain.ts";
 import { parseSchemaSignatureDocument } from "../../lib/schema/document.ts";
 
 /**

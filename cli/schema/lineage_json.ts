@@ -7,7 +7,7 @@
  * @module
  */
 import { checkArg } from "../../lib/arguments.ts";
-import type { ChainCheck } from "../../lib/pins/lineage.ts";
+import type { ChainCheck } from "../../lib/pins/chain.ts";
 import type { LineageReport } from "../../lib/schema/lineage_verify.ts";
 
 /**

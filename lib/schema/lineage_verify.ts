@@ -8,12 +8,8 @@
  * @module
  */
 import { SchemaPinError, type StepFailure } from "../errors.ts";
-import type {
-  LineageBatch,
-  LineageOutcome,
-  LineageSignature,
-  LineageStore,
-} from "../pins/lineage.ts";
+import type { LineageBatch, LineageOutcome, LineageStore } from "../pins/lineage.ts";
+import type { LineageSignature } from "../pins/chain.ts";
 import { type BeforePinHook, messageOf, type OfflineVerificationResult } from "./flow.ts";
 import { checkArg, checkMethods } from "../arguments.ts";
 

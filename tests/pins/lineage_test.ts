@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
+import { LineageBatch, LineageStore } from "../../lib/pins/lineage.ts";
 import {
   compareVersions,
-  LineageBatch,
   type LineageSignature,
-  LineageStore,
   parseNumericVersion,
   verifyChain,
-} from "../../lib/pins/lineage.ts";
+} from "../../lib/pins/chain.ts";
 import { isSchemaPinError } from "../../lib/errors.ts";
 import { parseJson } from "../../lib/json/parse.ts";
 import { tempDir } from "../schema/_fixtures.ts";
