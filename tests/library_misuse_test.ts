@@ -44,13 +44,11 @@ import {
   recomputeServerDigest,
   serializeLock,
 } from "../lib/contractpin/lock.ts";
-import {
-  findings,
-  finishReport,
-  formatGithub,
-  formatHuman,
-  formatSarif,
-} from "../lib/contractpin/report.ts";
+import { finishReport } from "../lib/contractpin/report.ts";
+import { findings } from "../cli/contractpin/report_findings.ts";
+import { formatGithub } from "../cli/contractpin/report_github.ts";
+import { formatHuman } from "../cli/contractpin/report_human.ts";
+import { formatSarif } from "../cli/contractpin/report_sarif.ts";
 import {
   expandVariables,
   findSecretArguments,

@@ -9,13 +9,11 @@
  */
 import { processConfigHost } from "../contractpin/config.ts";
 import { DEFAULT_LOCK_FILE } from "../../lib/contractpin/lock.ts";
-import {
-  formatGithub,
-  formatHuman,
-  formatSarif,
-  reportFormat,
-  type VerifyReport,
-} from "../../lib/contractpin/report.ts";
+import type { VerifyReport } from "../../lib/contractpin/report.ts";
+import { formatGithub } from "../contractpin/report_github.ts";
+import { formatHuman } from "../contractpin/report_human.ts";
+import { formatSarif } from "../contractpin/report_sarif.ts";
+import { reportFormat } from "../contractpin/report_format.ts";
 import { type VerifyFileResult, verifyLockFile } from "../contractpin/verify_lock.ts";
 import {
   type ApproveCommandOptions,

@@ -7,7 +7,8 @@
  */
 import { LOCK_SIGNATURE_TOOL_ID } from "./lock_signature.ts";
 import type { LockSignatureCheck } from "./lock_signature_check.ts";
-import { type FileFinding, githubCommand } from "../../lib/contractpin/report.ts";
+import type { FileFinding } from "./report_sarif.ts";
+import { githubCommand } from "./report_github.ts";
 
 /** What the key check was, in words. */
 function pinWords(check: LockSignatureCheck): string {

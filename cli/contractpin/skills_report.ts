@@ -5,14 +5,14 @@
  *
  * @module
  */
-import type { SkillsReport } from "./skills_verify.ts";
+import type { SkillsReport } from "../../lib/contractpin/skills_verify.ts";
 import {
   skillSignatureFindings,
   skillSignatureHumanLines,
   unsignedSkillCount,
-} from "./skills_signature.ts";
+} from "../../lib/contractpin/skills_signature.ts";
 
-/** A finding about skills, in the shape of report.ts's `Finding`. */
+/** A finding about skills, in the shape of report_findings.ts's `Finding`. */
 export interface SkillFinding {
   /** Stable rule id. */
   readonly rule:

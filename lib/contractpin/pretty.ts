@@ -19,6 +19,7 @@
 export function prettyJson(value: unknown, indent = ""): string {
   if (value === null || typeof value !== "object") {
     const text = JSON.stringify(value);
+    // Programming-error assertion: the lock and snapshot writers pass JSON values only.
     if (text === undefined) throw new TypeError(`${typeof value} is not a JSON value`);
     return text;
   }

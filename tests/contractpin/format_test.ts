@@ -6,14 +6,11 @@ import assert from "node:assert/strict";
 import { formatSseEvent, type SseEvent, sseMessageData, SseParser } from "../../lib/mcp/sse.ts";
 import { diffLines, unifiedDiff } from "../../lib/contractpin/diff.ts";
 import { renderContract } from "../../lib/contractpin/snapshot.ts";
-import {
-  finishReport,
-  formatGithub,
-  formatHuman,
-  formatSarif,
-  lockLine,
-  type ServerReport,
-} from "../../lib/contractpin/report.ts";
+import { finishReport, type ServerReport } from "../../lib/contractpin/report.ts";
+import { formatGithub } from "../../cli/contractpin/report_github.ts";
+import { formatHuman } from "../../cli/contractpin/report_human.ts";
+import { formatSarif } from "../../cli/contractpin/report_sarif.ts";
+import { lockLine } from "../../cli/contractpin/report_lock_line.ts";
 import { collectPages } from "../../lib/mcp/session.ts";
 import { ServerFailure } from "../../lib/mcp/errors.ts";
 import { classifyMessage } from "../../lib/mcp/jsonrpc.ts";

@@ -20,7 +20,7 @@ import {
   skillTargets,
 } from "../../cli/contractpin/skills_approve.ts";
 import { approvableSkillChanges, compareSkills } from "../../lib/contractpin/skills_verify.ts";
-import { skillsSummary } from "../../lib/contractpin/skills_report.ts";
+import { skillsSummary } from "../../cli/contractpin/skills_report.ts";
 import { skillsDumpMember, skillsFromDump } from "../../lib/contractpin/skills_dump.ts";
 import type { ContractSnapshot } from "../../lib/contractpin/snapshot.ts";
 import { snapshotSkills } from "../../lib/contractpin/skills_verify.ts";
