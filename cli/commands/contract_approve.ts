@@ -17,13 +17,10 @@
  */
 import { processConfigHost } from "../contractpin/config.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
-import {
-  APPROVE_FLAGS,
-  approveCommands,
-  approveTargets,
-  isYes,
-  type PlannedChange,
-} from "../../lib/contractpin/approve.ts";
+import type { PlannedChange } from "../../lib/contractpin/approve.ts";
+import { APPROVE_FLAGS } from "../../lib/contractpin/approve_command.ts";
+import { approveCommands } from "../contractpin/approve_commands.ts";
+import { approveTargets, isYes } from "../contractpin/approve_text.ts";
 import { approveLock } from "../contractpin/approve_lock.ts";
 import { approveJsonFields } from "../contractpin/json_fields.ts";
 import { itemLabel } from "../../lib/contractpin/surface.ts";

@@ -14,12 +14,11 @@ import { SchemaPinError, usageError } from "../../lib/errors.ts";
 import { checkArg } from "../../lib/arguments.ts";
 import {
   applyApproval,
-  approvalProblem,
   type ApproveTarget,
   planApproval,
   type PlannedChange,
-  selectChanges,
 } from "../../lib/contractpin/approve.ts";
+import { approvalProblem, selectChanges } from "./approve_text.ts";
 import type { DigestedToolList } from "../../lib/contractpin/digest.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";
 import { serializeLock } from "../../lib/contractpin/lock.ts";

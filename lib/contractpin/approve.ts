@@ -10,20 +10,19 @@
  *
  * @module
  */
-import { SchemaPinError, usageError } from "../errors.ts";
+import { SchemaPinError } from "../errors.ts";
 import { checkArg } from "../arguments.ts";
 import type { DigestedTool, DigestedToolList } from "./digest.ts";
 import { digestJson } from "./digest.ts";
 import { findHiddenText, type HiddenTextFinding } from "./hidden_text.ts";
 import {
   type ContractLock,
-  DEFAULT_LOCK_FILE,
   formatGeneratedAt,
   type LockServer,
   type LockTool,
   recomputeServerDigest,
 } from "./lock.ts";
-import type { ServerReport, VerifyReport } from "./report.ts";
+import type { ServerReport } from "./report.ts";
 import { type ContractSnapshot, snapshotServer, type SnapshotTool } from "./snapshot.ts";
 import { compareSurface, compareTools, removedDiffs, surfaceDiffs, toolDiffs } from "./verify.ts";
 import {
@@ -255,57 +254,52 @@ function planSurface(server: string, locked: LockServer, live: DigestedSurface):
   return out;
 }
 
-/** One line per change (`  drifted  srv/tool`), for messages that list the changes. */
-function listChanges(changes: readonly PlannedChange[]): string {
-  if (changes.length === 0) return "there are no changes to approve";
-  return "the changes are:\n" +
-    changes.map((c) => `  ${c.change.padEnd(8)} ${c.server}/${itemLabel(c.kind, c.tool)}`)
-      .join("\n");
-}
+/** Why the names given to {@linkcode matchChanges} pick no changes. */
+export type SelectionProblem =
+  /** No name at all (nothing is approved implicitly). */
+  | { readonly reason: "no_tool" }
+  /** `target` names no current change (on `servers`, when given). */
+  | { readonly reason: "unknown_tool"; readonly target: ApproveTarget }
+  /** `target` changed on several servers, and no server was named. */
+  | {
+    readonly reason: "ambiguous_tool";
+    readonly target: ApproveTarget;
+    /** The changes it names, one per server. */
+    readonly matches: readonly PlannedChange[];
+  };
+
+/** The changes {@linkcode matchChanges} picked, or why the names pick none. */
+export type ChangeSelection =
+  | { readonly picked: PlannedChange[]; readonly problem?: undefined }
+  | { readonly picked?: undefined; readonly problem: SelectionProblem };
 
 /**
- * Picks the changes named by `--tool` (and `--server`): every name must be the tool of a
- * current change; a name that changed on several servers needs `--server` to say which
- * (`servers` given: every match on those servers is picked). Never picks anything that was not
- * named: an empty `tools` is an error, not "all".
- *
- * @throws {SchemaPinError} `INPUT_INVALID` naming the tool (unknown, or changed on several
- * servers without `--server`), the message listing the current changes
+ * Picks the changes named by `targets` (limited to `servers` when given): every target must
+ * name the item of a current change; one that changed on several servers needs `servers` to
+ * say which (every match on those servers is picked). Never picks anything that was not
+ * named: no target is a problem, not "all". The first target that picks nothing is the
+ * problem returned.
  *
  * @example
  * ```ts
- * import { type PlannedChange, selectChanges } from "./approve.ts";
+ * import { matchChanges, type PlannedChange } from "./approve.ts";
  * const changes: PlannedChange[] = [
  *   { server: "a", tool: "t", change: "added", locked: null, live: null, changedFields: null,
  *     diff: "", hiddenText: [] },
  * ];
- * selectChanges(changes, ["t"]).length; // 1
+ * matchChanges(changes, [{ kind: "tool", key: "t" }]).picked?.length; // 1
+ * matchChanges(changes, []).problem?.reason; // "no_tool"
  * ```
  */
-export function selectChanges(
+export function matchChanges(
   changes: readonly PlannedChange[],
-  tools: readonly string[],
+  targets: readonly ApproveTarget[],
   servers: readonly string[] = [],
-  others: readonly ApproveTarget[] = [],
-): PlannedChange[] {
-  checkArg("selectChanges", "changes", changes, "array");
-  checkArg("selectChanges", "tools", tools, "array");
-  checkArg("selectChanges", "servers", servers, "array");
-  checkArg("selectChanges", "others", others, "array");
-  if (tools.length === 0 && others.length === 0) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      `name each change to approve with --tool NAME (nothing is approved implicitly)` +
-        // docs/contractpin-surface.md §6: the other kinds' options, when such a change is listed.
-        (changes.some((c) => kindOf(c) !== "tool")
-          ? `; the other kinds with --prompt NAME, --resource URI, --resource-template ` +
-            `TEMPLATE, --instructions` +
-            (changes.some((c) => c.kind === "skill") ? ", --skill URI" : "")
-          : "") +
-        `; ` + listChanges(changes),
-      { reason: "no_tool" },
-    );
-  }
+): ChangeSelection {
+  checkArg("matchChanges", "changes", changes, "array");
+  checkArg("matchChanges", "targets", targets, "array");
+  checkArg("matchChanges", "servers", servers, "array");
+  if (targets.length === 0) return { problem: { reason: "no_tool" } };
   // Indexed by kind and key: thousands of names against thousands of changes stay linear.
   const index = (kind: ItemKind, key: string) =>
     kind === "instructions" ? "instructions" : `${kind}\u0000${key}`;
@@ -318,10 +312,6 @@ export function selectChanges(
     if (list) list.push(c);
     else byTarget.set(k, [c]);
   }
-  const targets: ApproveTarget[] = [
-    ...tools.map((key) => ({ kind: "tool" as const, key })),
-    ...others,
-  ];
   const picked = new Set<PlannedChange>();
   const done = new Set<string>();
   for (const target of targets) {
@@ -329,32 +319,13 @@ export function selectChanges(
     if (done.has(k)) continue;
     done.add(k);
     const matches = byTarget.get(k) ?? [];
-    const flag = target.kind === "instructions"
-      ? "--instructions"
-      : `${APPROVE_FLAGS[target.kind]} ${JSON.stringify(target.key)}`;
-    const details = target.kind === "tool"
-      ? { tool: target.key }
-      : { kind: target.kind, item: target.key };
-    if (matches.length === 0) {
-      throw new SchemaPinError(
-        "INPUT_INVALID",
-        `${flag} names no current change` +
-          (servers.length ? ` on ${servers.join(", ")}` : "") + `; ${listChanges(changes)}`,
-        { ...details, reason: "unknown_tool" },
-      );
-    }
+    if (matches.length === 0) return { problem: { reason: "unknown_tool", target } };
     if (servers.length === 0 && matches.length > 1) {
-      throw new SchemaPinError(
-        "INPUT_INVALID",
-        `${flag} changed on several servers (${
-          matches.map((c) => c.server).join(", ")
-        }); say which with --server NAME; ${listChanges(changes)}`,
-        { ...details, reason: "ambiguous_tool" },
-      );
+      return { problem: { reason: "ambiguous_tool", target, matches } };
     }
     for (const m of matches) picked.add(m);
   }
-  return changes.filter((c) => picked.has(c));
+  return { picked: changes.filter((c) => picked.has(c)) };
 }
 
 /** A lock and snapshot after applying approvals. */
@@ -528,6 +499,17 @@ function applySurfaceChange(
   items[c.tool] = { digest: live.digest, fields: { ...live.fields } };
 }
 
+/** Why the changes of a verified server cannot be approved (it stays a failure). */
+export type ApprovalRefusal =
+  /** It could not be checked. */
+  | "unreachable"
+  /** It is configured but not pinned. */
+  | "unpinned"
+  /** Its configured command or URL is not the pinned one. */
+  | "identity_changed"
+  /** Its lock entry was edited by hand (the server digest does not match its entries). */
+  | "lock_inconsistent";
+
 /**
  * Why the changes of a verified server cannot be approved (it stays a failure): it could not
  * be checked, it is configured but not pinned, its configured command or URL is not the
@@ -535,27 +517,15 @@ function applySurfaceChange(
  *
  * @example
  * ```ts ignore
- * import { approvalProblem } from "./approve.ts";
- * for (const s of report.servers) console.log(approvalProblem(s, "contractpin.lock") ?? "ok");
+ * import { approvalRefusal } from "./approve.ts";
+ * for (const s of report.servers) console.log(s.name, approvalRefusal(s) ?? "ok");
  * ```
  */
-export function approvalProblem(s: ServerReport, lockPath: string): string | undefined {
-  if (s.status === "unreachable") {
-    return `server ${s.name} could not be checked: ${s.error?.message ?? "unreachable"}`;
-  }
-  if (s.status === "unpinned") {
-    return `server ${s.name} is configured but not in ${lockPath}: pin it with ` +
-      "`schemapin contract init --force --config …`";
-  }
-  if (s.identity_changed) {
-    return `server ${s.name}: the configured command or URL differs from the pinned one; its ` +
-      "tools are not approved from another server (re-pin it with `schemapin contract init " +
-      "--force`)";
-  }
-  if (s.lock_inconsistent) {
-    return `server ${s.name}: the lock's server digest does not match its tool digests (the ` +
-      "lock was edited by hand); approve does not build on it";
-  }
+export function approvalRefusal(s: ServerReport): ApprovalRefusal | undefined {
+  if (s.status === "unreachable") return "unreachable";
+  if (s.status === "unpinned") return "unpinned";
+  if (s.identity_changed) return "identity_changed";
+  if (s.lock_inconsistent) return "lock_inconsistent";
   return undefined;
 }
 
@@ -617,180 +587,5 @@ export interface ApproveTarget {
   readonly key: string;
 }
 
-/** The `contract approve` option of each kind. */
-export const APPROVE_FLAGS: Readonly<Record<ItemKind, string>> = {
-  tool: "--tool",
-  prompt: "--prompt",
-  resource: "--resource",
-  resource_template: "--resource-template",
-  instructions: "--instructions",
-  skill: "--skill",
-};
-
-/**
- * A person's answer to `approve? [y/N]`: `y` or `yes` (any case, surrounding blanks ignored)
- * approves; anything else does not, and end of input (`undefined`) is no.
- *
- * @example
- * ```ts
- * import { isYes } from "./approve.ts";
- * isYes("Y"); // true
- * isYes("yes please"); // false
- * ```
- */
-export function isYes(answer: string | undefined): boolean {
-  return answer !== undefined && /^\s*y(es)?\s*$/i.test(answer);
-}
-
-/** The names `contract approve` was given, by kind (each kind's option of APPROVE_FLAGS). */
-export interface ApproveNames {
-  /** `--tool NAME`, repeatable. */
-  readonly tool?: readonly string[];
-  /** `--prompt NAME`, repeatable. */
-  readonly prompt?: readonly string[];
-  /** `--resource URI`, repeatable. */
-  readonly resource?: readonly string[];
-  /** `--resource-template TEMPLATE`, repeatable. */
-  readonly resource_template?: readonly string[];
-  /** `--instructions`. */
-  readonly instructions?: boolean;
-}
-
-/** What the key of each kind is, for the message of an empty one. */
-const KEY_NAMES = [
-  ["prompt", "a prompt name"],
-  ["resource", "a resource URI"],
-  ["resource_template", "a URI template"],
-] as const;
-
-/**
- * The changes `names` allows `approveLock` (cli/contractpin/approve_lock.ts) to approve: the tool names, and the
- * prompts, resources, templates and instructions as targets, in that order.
- *
- * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) for an empty name,
- *   naming its option.
- *
- * @example
- * ```ts
- * import { approveTargets } from "./approve.ts";
- * approveTargets({ tool: ["fetch"], instructions: true }).others;
- * // [{ kind: "instructions", key: "instructions" }]
- * ```
- */
-export function approveTargets(names: ApproveNames): { tools: string[]; others: ApproveTarget[] } {
-  const tools = [...names.tool ?? []];
-  if (tools.includes("")) throw usageError("--tool needs a tool name", { option: "tool" });
-  const others: ApproveTarget[] = [];
-  for (const [kind, what] of KEY_NAMES) {
-    for (const key of names[kind] ?? []) {
-      if (key === "") throw usageError(`${APPROVE_FLAGS[kind]} needs ${what}`, { option: kind });
-      others.push({ kind, key });
-    }
-  }
-  if (names.instructions) others.push({ kind: "instructions", key: "instructions" });
-  return { tools, others };
-}
-
-function targetArgs(t: ApproveTarget): string[] {
-  return t.kind === "instructions" ? ["--instructions"] : [APPROVE_FLAGS[t.kind], t.key];
-}
-
-/** Options of {@linkcode approveCommand}. */
-export interface ApproveCommandOptions {
-  /** Append `--yes` (default true: the non-interactive form a bot runs). */
-  readonly yes?: boolean;
-  /** The `--snapshot FILE` the finding run used, when not the default. */
-  readonly snapshot?: string;
-  /** The `--config FILE` the finding run used. */
-  readonly config?: string;
-}
-
-/**
- * The exact `schemapin contract approve` command (argv) that approves the named tools of one
- * server non-interactively — what `contract verify --json` gives a bot for each change.
- * `--lock` is included only when the lock is not the default `contractpin.lock`.
- *
- * @example
- * ```ts
- * import { approveCommand } from "./approve.ts";
- * approveCommand("contractpin.lock", "search", ["fetch"]);
- * // ["schemapin", "contract", "approve", "--server", "search", "--tool", "fetch", "--yes"]
- * ```
- */
-export function approveCommand(
-  lockPath: string,
-  server: string,
-  tools: readonly (string | ApproveTarget)[],
-  options: ApproveCommandOptions = {},
-): string[] {
-  checkArg("approveCommand", "lockPath", lockPath, "string");
-  checkArg("approveCommand", "server", server, "string");
-  checkArg("approveCommand", "tools", tools, "array");
-  checkArg("approveCommand", "options", options, "object");
-  const { yes = true, snapshot, config } = options;
-  return [
-    "schemapin",
-    "contract",
-    "approve",
-    ...(lockPath === DEFAULT_LOCK_FILE ? [] : ["--lock", lockPath]),
-    // The same snapshot and client config as the run that found the changes.
-    ...(snapshot === undefined ? [] : ["--snapshot", snapshot]),
-    ...(config === undefined ? [] : ["--config", config]),
-    "--server",
-    server,
-    ...tools.flatMap((t) => typeof t === "string" ? ["--tool", t] : targetArgs(t)),
-    ...(yes ? ["--yes"] : []),
-  ];
-}
-
-/**
- * The `schemapin contract approve` commands ({@linkcode approveCommands}) for every change of a
- * verify report that can be approved ({@linkcode approvableChanges}), one per server.
- *
- * @example
- * ```ts ignore
- * import { reportApproveCommands } from "./approve.ts";
- * for (const { argv } of reportApproveCommands(report, { yes: false })) console.log(argv.join(" "));
- * ```
- */
-export function reportApproveCommands(
-  report: VerifyReport,
-  options: ApproveCommandOptions = {},
-): { server: string; argv: string[] }[] {
-  checkArg("reportApproveCommands", "report", report, "object");
-  const changes = report.servers.flatMap((s) =>
-    approvableChanges(s).map((c) => ({ ...c, server: s.name }))
-  );
-  return approveCommands(report.lock, changes, options);
-}
-
-/**
- * The `schemapin contract approve` commands ({@linkcode approveCommand}) that approve the given
- * changes, one per server in the order the servers first appear.
- *
- * @example
- * ```ts
- * import { approveCommands } from "./approve.ts";
- * approveCommands("contractpin.lock", [
- *   { server: "a", tool: "x" },
- *   { server: "b", tool: "y" },
- *   { server: "a", tool: "z", kind: "prompt" },
- * ]).map((c) => c.argv.slice(3).join(" "));
- * // ["--server a --tool x --prompt z --yes", "--server b --tool y --yes"]
- * ```
- */
-export function approveCommands(
-  lockPath: string,
-  changes: readonly { readonly server: string; readonly tool: string; readonly kind?: ItemKind }[],
-  options: ApproveCommandOptions = {},
-): { server: string; argv: string[] }[] {
-  const byServer = new Map<string, ApproveTarget[]>();
-  for (const c of changes) {
-    const target = { kind: c.kind ?? "tool", key: c.tool };
-    byServer.set(c.server, [...(byServer.get(c.server) ?? []), target]);
-  }
-  return [...byServer].map(([server, names]) => ({
-    server,
-    argv: approveCommand(lockPath, server, names, options),
-  }));
-}
+// The guard's remedy (lib/guard/core.ts) names the approve command: it imports it from here.
+export { approveCommand } from "./approve_command.ts";

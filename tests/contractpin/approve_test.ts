@@ -3,14 +3,9 @@
  * picking the named ones, applying exactly those to a lock and snapshot.
  */
 import assert from "node:assert/strict";
-import {
-  applyApproval,
-  approveCommand,
-  isYes,
-  planApproval,
-  type PlannedChange,
-  selectChanges,
-} from "../../lib/contractpin/approve.ts";
+import { applyApproval, planApproval, type PlannedChange } from "../../lib/contractpin/approve.ts";
+import { approveCommand } from "../../lib/contractpin/approve_command.ts";
+import { isYes, selectChanges } from "../../cli/contractpin/approve_text.ts";
 import { escapeInvisible, shellLine } from "../../lib/contractpin/display_text.ts";
 import { type DigestedToolList, digestToolList } from "../../lib/contractpin/digest.ts";
 import {

@@ -13,11 +13,9 @@ import type { ContractFiles } from "../../lib/contractpin/files.ts";
 import { isUsageError } from "../../lib/errors.ts";
 import { initLock } from "../../cli/contractpin/init.ts";
 import { approveLock } from "../../cli/contractpin/approve_lock.ts";
-import {
-  approvableChanges,
-  approvalProblem,
-  approveCommands,
-} from "../../lib/contractpin/approve.ts";
+import { approvableChanges } from "../../lib/contractpin/approve.ts";
+import { approvalProblem } from "../../cli/contractpin/approve_text.ts";
+import { approveCommands } from "../../cli/contractpin/approve_commands.ts";
 import { verifyLockFile } from "../../cli/contractpin/verify_lock.ts";
 import {
   lockSignatureFile,
