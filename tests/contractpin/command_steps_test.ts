@@ -3,7 +3,8 @@
 // the report format, the one server of a dump, what digest digests and the config host.
 import assert from "node:assert/strict";
 import { isUsageError, SchemaPinError } from "../../lib/errors.ts";
-import { approveTargets, reportApproveCommands } from "../../lib/contractpin/approve.ts";
+import { approveTargets } from "../../cli/contractpin/approve_text.ts";
+import { reportApproveCommands } from "../../cli/contractpin/approve_commands.ts";
 import { approveLock } from "../../cli/contractpin/approve_lock.ts";
 import { finishReport, type ServerReport } from "../../lib/contractpin/report.ts";
 import { reportFormat } from "../../cli/contractpin/report_format.ts";

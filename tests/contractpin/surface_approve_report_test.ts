@@ -4,13 +4,9 @@
  * findings, lockLine, SARIF and GitHub with the kind, the hidden-text lint of the surface.
  */
 import assert from "node:assert/strict";
-import {
-  applyApproval,
-  approveCommand,
-  planApproval,
-  type PlannedChange,
-  selectChanges,
-} from "../../lib/contractpin/approve.ts";
+import { applyApproval, planApproval, type PlannedChange } from "../../lib/contractpin/approve.ts";
+import { approveCommand } from "../../lib/contractpin/approve_command.ts";
+import { selectChanges } from "../../cli/contractpin/approve_text.ts";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
 import {
   buildLock,
