@@ -173,13 +173,8 @@ import { connectHttp, HttpTransport } from "../lib/mcp/http.ts";
 import { spawnStdio, StdioTransport } from "../lib/mcp/stdio.ts";
 import { defaultLineageStorePath, LineageStore } from "../lib/pins/lineage.ts";
 import { compareVersions, verifyChain } from "../lib/pins/chain.ts";
-import {
-  addPinIfAbsent,
-  defaultPinStorePath,
-  importPins,
-  parsePinKey,
-  pinKey,
-} from "../lib/pins/store.ts";
+import { addPinIfAbsent, defaultPinStorePath, parsePinKey, pinKey } from "../lib/pins/store.ts";
+import { importPins } from "../cli/pins/pin_export.ts";
 import { compareManifests } from "../lib/skill/manifest.ts";
 import { isSchemaPinError, SchemaPinError } from "../lib/errors.ts";
 import {

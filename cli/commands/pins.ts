@@ -8,15 +8,13 @@ import { sourceName } from "../../lib/schema/input.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { discoveryKeyOf } from "../discovery/published_key.ts";
 import { type PinKey, pinKeyFrom } from "../pins/key_source.ts";
+import { importPins, parsePinExport, pinExportDocument } from "../pins/pin_export.ts";
 import { checkDomain } from "../../lib/dns/domain.ts";
 import {
   defaultPinStorePath,
   domainPatternOf,
   FilePinStore,
-  importPins,
-  parsePinExport,
   parsePinKey,
-  pinExportDocument,
   type PinRecord,
   pinRecordToJson,
   removePin,

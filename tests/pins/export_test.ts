@@ -1,15 +1,9 @@
-// The pin export format (`pins export` / `pins import`, lib/pins/store.ts) and the domain
+// The pin export format (`pins export` / `pins import`, cli/pins/pin_export.ts) and the domain
 // patterns `pins rotate` refuses for one pin, without the CLI.
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import {
-  domainPatternOf,
-  importPins,
-  makePinRecord,
-  MemoryPinStore,
-  parsePinExport,
-  pinExportDocument,
-} from "../../lib/pins/store.ts";
+import { domainPatternOf, makePinRecord, MemoryPinStore } from "../../lib/pins/store.ts";
+import { importPins, parsePinExport, pinExportDocument } from "../../cli/pins/pin_export.ts";
 
 const FP = "sha256:" + "ab".repeat(32);
 const RECORDS = [

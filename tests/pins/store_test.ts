@@ -3,7 +3,6 @@ import {
   addPinIfAbsent,
   checkToolId,
   FilePinStore,
-  importPins,
   makePinRecord,
   MemoryPinStore,
   parsePinKey,
@@ -12,6 +11,7 @@ import {
   rotatePin,
   seedPin,
 } from "../../lib/pins/store.ts";
+import { importPins } from "../../cli/pins/pin_export.ts";
 import { schemapinHome } from "../../lib/pins/json_file.ts";
 import { isSchemaPinError } from "../../lib/errors.ts";
 import { parseJson } from "../../lib/json/parse.ts";
