@@ -95,7 +95,10 @@ function byDomain<T extends { domain: string }>(a: T, b: T): number {
  * const read = async (path: string) => parseJson(await Deno.readFile(path), path);
  * const a = await verifyTrustBundle(await read("a.bundle.json"), store);
  * const b = await verifyTrustBundle(await read("b.bundle.json"), store);
- * if (!a.verified || !b.verified) throw new Error("both bundles must verify first");
+ * if (!a.verified || !b.verified) {
+ *   console.error("both bundles must verify first");
+ *   Deno.exit(1);
+ * }
  * const merged = mergeTrustBundles([a.verified, b.verified], ["authority-primary"]);
  * const key = parsePrivateKeyPem(await Deno.readTextFile("authority.pem"), "authority.pem");
  * const resigned = signTrustBundle(merged, key, "authority-primary", new Date());

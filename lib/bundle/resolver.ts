@@ -113,7 +113,10 @@ export async function loadTrustBundle(
  *   await read("bundle.json"),
  *   new FileBundleAuthorityStore(),
  * );
- * if (!result.verified) throw new Error(`${result.errorCode}: ${result.errorMessage}`);
+ * if (!result.verified) {
+ *   console.error(`${result.errorCode}: ${result.errorMessage}`);
+ *   Deno.exit(1);
+ * }
  * const resolver = TrustBundleResolver.fromVerified(result.verified);
  * const trust = await resolveTrustDocuments(resolver, "example.com");
  * const check = await verifySchemaOffline({

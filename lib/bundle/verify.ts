@@ -184,6 +184,53 @@ function unprotectedPaths(value: Record<string, unknown>): string[] {
   return out;
 }
 
+/** §21.4 step 1: the parts of a signature that `bundle` lacks (absent, null or empty). */
+function unsignedParts(bundle: Record<string, unknown>): string[] {
+  const authority = ownField(bundle, "bundle_authority");
+  const signature = ownField(bundle, "signature");
+  return [
+    authority === undefined || authority === null ? "bundle_authority" : undefined,
+    signature === undefined || signature === null || signature === "" ? "signature" : undefined,
+  ].filter((m) => m !== undefined);
+}
+
+/**
+ * §21.4 step 3: why the bundle counts as expired at `nowMs` (past `expires_at` plus the skew
+ * allowance, or an `expires_at` that is not strict RFC 3339: fail closed), else `undefined`.
+ */
+function expiryProblem(
+  parsed: ReturnType<typeof parseTrustBundleFields>,
+  nowMs: number,
+  source: string,
+): string | undefined {
+  if (!parsed.hasExpiresAt) return undefined;
+  const expiresMs = parseRfc3339(parsed.expiresAtRaw);
+  if (expiresMs === undefined) {
+    return `${source}: expires_at ${
+      JSON.stringify(parsed.expiresAtRaw)
+    } is not a strict RFC 3339 timestamp; a malformed expiry is treated as expired`;
+  }
+  if (nowMs > expiresMs + BUNDLE_EXPIRY_SKEW_MS) {
+    return `${source} expired at ${parsed.bundle.expires_at} (now ${
+      formatRfc3339(nowMs)
+    }, skew allowance 300 s)`;
+  }
+  return undefined;
+}
+
+/** §21.4 step 6: records an authority first used at `nowMs`, unless a record won the race. */
+function pinFirstUse(
+  store: BundleAuthorityStore,
+  kid: string,
+  fingerprint: string,
+  nowMs: number,
+): ReturnType<typeof addAuthorityIfAbsent> {
+  return addAuthorityIfAbsent(
+    store,
+    makeAuthorityRecord({ kid, fingerprint, source: "first_use", pinnedAt: formatRfc3339(nowMs) }),
+  );
+}
+
 /**
  * Verifies a signed trust bundle against the authority allow-list, running the six steps of
  * §21.4 in order:
@@ -217,7 +264,10 @@ function unprotectedPaths(value: Record<string, unknown>): string[] {
  * await seedBundleAuthority(store, "schemapin-bundle-authority-2026", authority.fingerprint);
  * const bundle = parseJson(await Deno.readFile("bundle.json"), "bundle.json");
  * const result = await verifyTrustBundle(bundle, store);
- * if (!result.valid) throw new Error(`${result.errorCode}: ${result.errorMessage}`);
+ * if (!result.valid) {
+ *   console.error(`step ${result.failedStep}: ${result.errorCode}: ${result.errorMessage}`);
+ *   Deno.exit(1);
+ * }
  * ```
  */
 export async function verifyTrustBundle(
@@ -254,14 +304,7 @@ export async function verifyTrustBundle(
     return fail(2, "DISCOVERY_INVALID", `${source}: a trust bundle must be a JSON object`);
   }
   // Step 1: signed at all?
-  const rawAuthority = ownField(bundle, "bundle_authority");
-  const rawSignature = ownField(bundle, "signature");
-  const missing = [
-    rawAuthority === undefined || rawAuthority === null ? "bundle_authority" : undefined,
-    rawSignature === undefined || rawSignature === null || rawSignature === ""
-      ? "signature"
-      : undefined,
-  ].filter((m) => m !== undefined);
+  const missing = unsignedParts(bundle);
   if (missing.length > 0) {
     return fail(
       1,
@@ -301,27 +344,8 @@ export async function verifyTrustBundle(
   const known = { kid, fingerprint, signedAt, expiresAt };
 
   // Step 3: expiry, fail closed on anything that is not strict RFC 3339.
-  if (parsed.hasExpiresAt) {
-    const expiresMs = parseRfc3339(parsed.expiresAtRaw);
-    if (expiresMs === undefined) {
-      return fail(
-        3,
-        "BUNDLE_EXPIRED",
-        `${source}: expires_at ${
-          JSON.stringify(parsed.expiresAtRaw)
-        } is not a strict RFC 3339 timestamp; a malformed expiry is treated as expired`,
-        known,
-      );
-    }
-    if (nowMs > expiresMs + BUNDLE_EXPIRY_SKEW_MS) {
-      return fail(
-        3,
-        "BUNDLE_EXPIRED",
-        `${source} expired at ${expiresAt} (now ${formatRfc3339(nowMs)}, skew allowance 300 s)`,
-        known,
-      );
-    }
-  }
+  const expired = expiryProblem(parsed, nowMs, source);
+  if (expired !== undefined) return fail(3, "BUNDLE_EXPIRED", expired, known);
 
   // Step 4: the allow-list, read only.
   const recorded = await store.get(kid);
@@ -362,15 +386,7 @@ export async function verifyTrustBundle(
   // Step 6: pin on first use, only now.
   let firstUse = false;
   if (!recorded) {
-    const outcome = await addAuthorityIfAbsent(
-      store,
-      makeAuthorityRecord({
-        kid,
-        fingerprint,
-        source: "first_use",
-        pinnedAt: formatRfc3339(nowMs),
-      }),
-    );
+    const outcome = await pinFirstUse(store, kid, fingerprint, nowMs);
     if (outcome.record.fingerprint !== fingerprint) {
       // Another writer recorded a different key for this kid since step 4.
       return fail(
