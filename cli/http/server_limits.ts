@@ -135,3 +135,22 @@ export function listenPortFrom(text: string | undefined, fallback: number): numb
   }
   return Number(text);
 }
+
+/**
+ * A sentence of the server about itself (`onEvent` of lib/http/server.ts) in the CLI's words:
+ * a limit the library names by its option field (`lower maxConnections`) is named by its flag
+ * (`lower --max-connections`), as `serve` and `guard --listen` print it.
+ *
+ * @throws {SchemaPinError} `INPUT_INVALID` for a `message` that is not a string
+ *
+ * @example
+ * ```ts
+ * import { serverEventText } from "./server_limits.ts";
+ * serverEventText("… (raise the open-file limit, or lower maxConnections)");
+ * // "… (raise the open-file limit, or lower --max-connections)"
+ * ```
+ */
+export function serverEventText(message: string): string {
+  checkArg("serverEventText", "message", message, "string");
+  return message.replaceAll("lower maxConnections", "lower --max-connections");
+}

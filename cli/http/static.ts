@@ -11,6 +11,7 @@ import { sha256, toHex } from "../../lib/crypto/hash.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { checkArg } from "../../lib/arguments.ts";
 import { type HttpServer, listenHttp, type ServerLimits } from "../../lib/http/server.ts";
+import { serverEventText } from "./server_limits.ts";
 
 /** One document to serve. */
 export interface StaticDocument {
@@ -176,7 +177,10 @@ export function listenStatic(options: StaticServerOptions): HttpServer {
       port,
       tls,
       ...(options.limits !== undefined ? { limits: options.limits } : {}),
-      ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
+      // The server's own sentences name a limit by its flag (cli/http/server_limits.ts).
+      ...(options.onEvent !== undefined
+        ? { onEvent: (message: string) => options.onEvent!(serverEventText(message)) }
+        : {}),
       onError: (e) => {
         onError?.(e);
         return new Response("internal error\n", { status: 500 });
