@@ -7,11 +7,10 @@
 import { createTrustBundle, type TrustBundle } from "../../lib/bundle/bundle.ts";
 import {
   addFilesToBundle,
-  bundleDocumentFiles,
-  bundleOutputPath,
   formatTrustBundle,
   parseUnsignedTrustBundleFile,
 } from "../../lib/bundle/file.ts";
+import { bundleDocumentFiles, bundleOutputPath } from "../bundle/option_values.ts";
 import {
   asUsage,
   type CliIO,

@@ -6,7 +6,7 @@
  */
 import { formatTrustBundle } from "../../lib/bundle/file.ts";
 import { bundleDomains, bundleMergeJson } from "../bundle/json_fields.ts";
-import { parseAuthorityPrecedence } from "../../lib/bundle/merge.ts";
+import { parseAuthorityPrecedence } from "../bundle/option_values.ts";
 import { verifyAndMergeTrustBundles } from "../bundle/verify_merge.ts";
 import { sourceName } from "../../lib/schema/input.ts";
 import { asUsage, type CliIO, EXIT_OK, notice, parseCommandArgs, UsageError } from "./command.ts";

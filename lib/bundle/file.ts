@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { SchemaPinError, usageError } from "../errors.ts";
+import { SchemaPinError } from "../errors.ts";
 import { type ReadInput, readJsonInput, sourceName } from "../schema/input.ts";
 import {
   addDiscoveryToBundle,
@@ -156,63 +156,4 @@ export async function addFilesToBundle(
     throw asBundleInputError(e);
   }
   return bundle;
-}
-
-/**
- * The documents of `--discovery` and `--revocation` values, `DOMAIN=FILE` each (`bundle create`,
- * `bundle add`): a bundle holds many domains, so each value names its domain.
- *
- * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) naming the option, for
- *   a value that is not `DOMAIN=FILE`.
- *
- * @example
- * ```ts
- * import { bundleDocumentFiles } from "./file.ts";
- * bundleDocumentFiles({ discovery: ["example.com=schemapin.json"] }).discovery;
- * // [["example.com", "schemapin.json"]]
- * ```
- */
-export function bundleDocumentFiles(
-  values: { discovery?: readonly string[]; revocation?: readonly string[] },
-): BundleDocumentFiles {
-  const split = (option: string) => (value: string): [string, string] => {
-    const at = value.indexOf("=");
-    if (at <= 0 || at === value.length - 1) {
-      throw usageError(`--${option} ${JSON.stringify(value)} is not DOMAIN=FILE`, { option });
-    }
-    return [value.slice(0, at), value.slice(at + 1)];
-  };
-  return {
-    discovery: (values.discovery ?? []).map(split("discovery")),
-    revocation: (values.revocation ?? []).map(split("revocation")),
-  };
-}
-
-/**
- * Where `bundle add` and `bundle sign` write the bundle read from `file`: `out` when given,
- * else `file` itself (in place); a bundle read from stdin (`-`) without `out` goes to stdout
- * (`undefined`), which then cannot carry a `--json` summary as well.
- *
- * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) for `json` with the
- *   bundle going to stdout.
- *
- * @example
- * ```ts
- * import { bundleOutputPath } from "./file.ts";
- * bundleOutputPath("bundle.json", undefined, false); // "bundle.json"
- * bundleOutputPath("-", undefined, false); // undefined (stdout)
- * ```
- */
-export function bundleOutputPath(
-  file: string,
-  out: string | undefined,
-  json: boolean,
-): string | undefined {
-  const path = out ?? (file === "-" ? undefined : file);
-  if (path === undefined && json) {
-    throw usageError("the bundle goes to stdout; give --out FILE to use --json", {
-      option: "json",
-    });
-  }
-  return path;
 }

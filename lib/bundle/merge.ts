@@ -3,42 +3,10 @@
  *
  * @module
  */
-import { SchemaPinError, usageError } from "../errors.ts";
+import { SchemaPinError } from "../errors.ts";
 import { formatRfc3339, parseRfc3339 } from "../time/rfc3339.ts";
 import { checkKid, type TrustBundle, UNSIGNED_BUNDLE_VERSION } from "./bundle.ts";
 import { VerifiedTrustBundle } from "./verify.ts";
-
-/**
- * The authority precedence of `--precedence KID,…` (highest first): each kid well formed
- * (`checkKid` of lib/bundle/bundle.ts) and listed once; none when `text` is not given.
- *
- * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) naming the option and
- *   the kid at fault.
- *
- * @example
- * ```ts
- * import { parseAuthorityPrecedence } from "./merge.ts";
- * parseAuthorityPrecedence("acme,partner"); // ["acme", "partner"]
- * ```
- */
-export function parseAuthorityPrecedence(text: string | undefined): string[] {
-  if (text === undefined) return [];
-  const kids = text.split(",");
-  kids.forEach((kid, i) => {
-    const problem = checkKid(kid);
-    if (problem) {
-      throw usageError(`--precedence ${JSON.stringify(text)}: ${problem}`, {
-        option: "precedence",
-      });
-    }
-    if (kids.indexOf(kid) !== i) {
-      throw usageError(`--precedence lists ${JSON.stringify(kid)} twice`, {
-        option: "precedence",
-      });
-    }
-  });
-  return kids;
-}
 
 /** Options of {@linkcode mergeTrustBundles}. */
 export interface MergeTrustBundlesOptions {

@@ -5,9 +5,12 @@
 import assert from "node:assert/strict";
 import { isUsageError, SchemaPinError } from "../../lib/errors.ts";
 import { privateKeySigner } from "../../lib/crypto/signer.ts";
-import { bundleDocumentFiles, bundleOutputPath } from "../../lib/bundle/file.ts";
 import { signTrustBundle, signTrustBundleFile } from "../../lib/bundle/sign.ts";
-import { parseAuthorityPrecedence } from "../../lib/bundle/merge.ts";
+import {
+  bundleDocumentFiles,
+  bundleOutputPath,
+  parseAuthorityPrecedence,
+} from "../../cli/bundle/option_values.ts";
 import { checkAuthorityKeyOptions } from "../../cli/bundle/verify_key.ts";
 import {
   bundleMergeJson,
