@@ -21,9 +21,10 @@ import {
 import { approvalProblem, selectChanges } from "./approve_text.ts";
 import type { DigestedToolList } from "../../lib/contractpin/digest.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";
-import { serializeLock } from "../../lib/contractpin/lock.ts";
+import { type ContractLock, serializeLock } from "../../lib/contractpin/lock.ts";
 import { staleLockSignature } from "./lock_signature_check.ts";
-import { verifyLock } from "../../lib/contractpin/run.ts";
+import { verifyLock, type VerifyRequest } from "../../lib/contractpin/run.ts";
+import type { ServerReport } from "../../lib/contractpin/report.ts";
 import { serializeSnapshot } from "../../lib/contractpin/snapshot.ts";
 import { type LockFileOptions, type LockFileRequest, readLockInputs } from "./verify_lock.ts";
 import type { DigestedSurface } from "../../lib/contractpin/surface.ts";
@@ -154,9 +155,6 @@ export async function approveLock(
       throw usageError(`--${option} must name a file (approve rewrites it in place)`, { option });
     }
   }
-  const tools = request.tools ?? [];
-  const others = request.others ?? [];
-  const servers = request.servers ?? [];
   const yes = request.yes === true;
   const ask = yes ? undefined : options.ask;
 
@@ -178,7 +176,7 @@ export async function approveLock(
     lock,
     lockPath,
     baseDir: dirname(resolve(lockPath)),
-    select: servers,
+    select: request.servers ?? [],
     snapshot: snapshotNew ? undefined : snapshot,
     snapshotPath: snapshot && !snapshotNew ? snapshotPath : undefined,
     headers: request.headers ? [...request.headers] : undefined,
@@ -198,36 +196,15 @@ export async function approveLock(
   const pinnedServers = report.servers.map((s) => s.name).filter((n) =>
     Object.hasOwn(lock.servers, n)
   );
-  checkSkillNames(others, lock, pinnedServers, skills, lockPath);
+  checkSkillNames(request.others ?? [], lock, pinnedServers, skills, lockPath);
 
-  const problems: ApproveProblem[] = [];
-  const planned = new Map<string, DigestedToolList>();
-  // Skills the servers serve whose listing contradicts its bytes (docs/contractpin-skills.md):
-  // the server is refused whole, as an unreachable one is; so are its --skill names.
-  const refusedSkills = new Set<string>();
-  for (const s of report.servers) {
-    const problem = approvalProblem(s, lockPath);
-    const skillProblems = problem ? [] : skillServerProblems(s.name, s.skills, skills.get(s.name));
-    if (problem) problems.push({ server: s.name, message: problem });
-    for (const message of skillProblems) problems.push({ server: s.name, message });
-    if (skillProblems.length > 0) {
-      for (const uri of Object.keys(lock.servers[s.name]?.skills?.items ?? {})) {
-        refusedSkills.add(uri);
-      }
-      for (const k of skills.get(s.name)?.skills ?? []) refusedSkills.add(k.pinned.uri);
-    } else if (!problem && lives.has(s.name)) {
-      planned.set(s.name, lives.get(s.name)!);
-    }
-    if (!problem && s.unchecked_kinds?.length) {
-      // docs/contractpin-surface.md §6: a pinned kind the listing lacks is not "nothing left".
-      problems.push({
-        server: s.name,
-        message: `server ${s.name}: the lock pins ${
-          s.unchecked_kinds.join(", ")
-        } but the server listing did not enumerate them; they could not be checked`,
-      });
-    }
-  }
+  const { problems, planned, refusedSkills } = approvableServers(
+    report.servers,
+    lock,
+    lockPath,
+    lives,
+    skills,
+  );
   const reviewSnapshot = snapshotNew ? undefined : snapshot;
   const changes = withSkillChanges(
     lock,
@@ -256,15 +233,7 @@ export async function approveLock(
     return result({ approved: [], refused: true, written: false });
   }
 
-  // Nothing changed (e.g. the same approval run again): nothing to select, nothing refused.
-  let considered: PlannedChange[] = changes;
-  // A --skill of a server refused for its skills is that server's failure (exit 1), not a name.
-  const named = others.filter((t) => !(t.kind === "skill" && refusedSkills.has(t.key)));
-  if (tools.length === 0 && named.length === 0 && others.length > 0) {
-    considered = [];
-  } else if (changes.length > 0 && (tools.length > 0 || named.length > 0 || yes)) {
-    considered = selectChanges(changes, tools, servers, named);
-  }
+  const considered = namedChanges(changes, request, refusedSkills);
   const approved: PlannedChange[] = [];
   for (const c of considered) {
     if (ask) {
@@ -276,42 +245,14 @@ export async function approveLock(
   }
   if (approved.length === 0) return result({ approved, refused: false, written: false });
 
-  // docs/contractpin-skills.md, "Approve": the skills approved are fetched once more; one that
-  // is not the skill reviewed (or a dynamic one not allowed) refuses the approval, unwritten.
   const skillApproved = approved.filter(isSkillChange);
-  if (skillApproved.length > 0) {
-    const again = new Map<string, ServedSkills | undefined>();
-    await verifyLock({
-      ...verifyRequest,
-      select: [...new Set(skillApproved.map((c) => c.server))],
-      onLive: (name, _live, _surface, served) => again.set(name, served),
-    }, listOptions);
-    const refusals = recheckSkillChanges(
-      skillApproved,
-      again,
-      options.skills?.allowDynamic === true,
-    );
-    if (refusals.length > 0) {
-      problems.push(...refusals);
-      return result({ approved: [], refused: false, written: false });
-    }
-  }
-  // docs/contractpin-skills.md, "Signed skills": each skill pinned here verified over the
-  // bytes reviewed; one that fails refuses the approval, unwritten.
-  const signed = new Map<SkillChange, SkillSignatureOutcome>();
-  if (options.skillSignatures) {
-    for (const c of skillApproved) {
-      if (!c.liveSkill) continue; // removed: nothing is pinned
-      const outcome = await options.skillSignatures.verify(c.liveSkill);
-      if (!outcome.valid) {
-        problems.push({ server: c.server, message: skillSignatureLine(c.server, outcome) });
-      }
-      signed.set(c, outcome);
-    }
-    if ([...signed.values()].some((o) => !o.valid)) {
-      return result({ approved: [], refused: false, written: false });
-    }
-  }
+  const signed = await checkApprovedSkills(
+    skillApproved,
+    problems,
+    options,
+    (select, onLive) => verifyLock({ ...verifyRequest, select, onLive }, listOptions),
+  );
+  if (!signed) return result({ approved: [], refused: false, written: false });
   const base = applyApproval(lock, snapshot, approved.filter((c) => !isSkillChange(c)));
   const pinned = applySkillApproval(base.lock, base.snapshot, skillApproved);
   const applied = { ...pinned, lock: withApprovedSignatures(pinned.lock, signed) };
@@ -328,6 +269,123 @@ export async function approveLock(
     snapshotPath: applied.snapshot ? snapshotPath : null,
     ...(staleSignature ? { staleSignature } : {}),
   });
+}
+
+/** The servers of a verified lock whose changes can be planned, and why the others cannot. */
+interface ApprovableServers {
+  /** The servers that could not be checked or approved, and why. */
+  readonly problems: ApproveProblem[];
+  /** The live tool lists of the servers whose changes are planned. */
+  readonly planned: Map<string, DigestedToolList>;
+  /** The skills of the servers refused for their skills: their `--skill` names are not names. */
+  readonly refusedSkills: Set<string>;
+}
+
+/**
+ * Which verified servers' changes can be planned: one that cannot be approved
+ * (`approvalProblem`) or whose skills listing contradicts its bytes (docs/contractpin-skills.md)
+ * is refused whole, as an unreachable one is; a pinned kind its listing lacks is a problem too
+ * (docs/contractpin-surface.md §6).
+ */
+function approvableServers(
+  reports: readonly ServerReport[],
+  lock: ContractLock,
+  lockPath: string,
+  lives: ReadonlyMap<string, DigestedToolList>,
+  skills: ReadonlyMap<string, ServedSkills | undefined>,
+): ApprovableServers {
+  const problems: ApproveProblem[] = [];
+  const planned = new Map<string, DigestedToolList>();
+  // Skills the servers serve whose listing contradicts its bytes (docs/contractpin-skills.md):
+  // the server is refused whole, as an unreachable one is; so are its --skill names.
+  const refusedSkills = new Set<string>();
+  for (const s of reports) {
+    const problem = approvalProblem(s, lockPath);
+    const skillProblems = problem ? [] : skillServerProblems(s.name, s.skills, skills.get(s.name));
+    if (problem) problems.push({ server: s.name, message: problem });
+    for (const message of skillProblems) problems.push({ server: s.name, message });
+    if (skillProblems.length > 0) {
+      for (const uri of Object.keys(lock.servers[s.name]?.skills?.items ?? {})) {
+        refusedSkills.add(uri);
+      }
+      for (const k of skills.get(s.name)?.skills ?? []) refusedSkills.add(k.pinned.uri);
+    } else if (!problem && lives.has(s.name)) {
+      planned.set(s.name, lives.get(s.name)!);
+    }
+    if (!problem && s.unchecked_kinds?.length) {
+      // docs/contractpin-surface.md §6: a pinned kind the listing lacks is not "nothing left".
+      problems.push({
+        server: s.name,
+        message: `server ${s.name}: the lock pins ${
+          s.unchecked_kinds.join(", ")
+        } but the server listing did not enumerate them; they could not be checked`,
+      });
+    }
+  }
+  return { problems, planned, refusedSkills };
+}
+
+/**
+ * The changes a run with names (or `yes`) considers: the ones named (`selectChanges`), none
+ * when only `--skill`s of servers refused for their skills were named, and every change when
+ * nothing changed or no name was given (each is then asked about).
+ */
+function namedChanges(
+  changes: PlannedChange[],
+  request: ApproveRequest,
+  refusedSkills: ReadonlySet<string>,
+): PlannedChange[] {
+  const tools = request.tools ?? [];
+  const others = request.others ?? [];
+  // A --skill of a server refused for its skills is that server's failure (exit 1), not a name.
+  const named = others.filter((t) => !(t.kind === "skill" && refusedSkills.has(t.key)));
+  if (tools.length === 0 && named.length === 0 && others.length > 0) return [];
+  // Nothing changed (e.g. the same approval run again): nothing to select, nothing refused.
+  if (changes.length > 0 && (tools.length > 0 || named.length > 0 || request.yes === true)) {
+    return selectChanges(changes, tools, request.servers ?? [], named);
+  }
+  return changes;
+}
+
+/**
+ * The skills approved, checked again before anything is written: fetched once more
+ * (docs/contractpin-skills.md, "Approve"), and with `options.skillSignatures` verified over the
+ * bytes reviewed ("Signed skills"). Each refusal is added to `problems`; `undefined` when any
+ * refuses the approval (nothing is written), else the signature outcome of each skill.
+ */
+async function checkApprovedSkills(
+  skillApproved: readonly SkillChange[],
+  problems: ApproveProblem[],
+  options: ApproveOptions,
+  fetchAgain: (
+    select: string[],
+    onLive: VerifyRequest["onLive"],
+  ) => Promise<unknown>,
+): Promise<Map<SkillChange, SkillSignatureOutcome> | undefined> {
+  const signed = new Map<SkillChange, SkillSignatureOutcome>();
+  if (skillApproved.length === 0) return signed;
+  // One that is not the skill reviewed (or a dynamic one not allowed) refuses the approval.
+  const again = new Map<string, ServedSkills | undefined>();
+  await fetchAgain(
+    [...new Set(skillApproved.map((c) => c.server))],
+    (name, _live, _surface, served) => again.set(name, served),
+  );
+  const refusals = recheckSkillChanges(skillApproved, again, options.skills?.allowDynamic === true);
+  if (refusals.length > 0) {
+    problems.push(...refusals);
+    return undefined;
+  }
+  if (!options.skillSignatures) return signed;
+  // Each skill pinned here verified over the bytes reviewed; one that fails refuses it.
+  for (const c of skillApproved) {
+    if (!c.liveSkill) continue; // removed: nothing is pinned
+    const outcome = await options.skillSignatures.verify(c.liveSkill);
+    if (!outcome.valid) {
+      problems.push({ server: c.server, message: skillSignatureLine(c.server, outcome) });
+    }
+    signed.set(c, outcome);
+  }
+  return [...signed.values()].some((o) => !o.valid) ? undefined : signed;
 }
 
 /** The changes of each server in lock order: its tools' and surface's, then its skills'. */
