@@ -24,7 +24,8 @@ import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   DEFAULT_STARTUP_TIMEOUT_MS,
 } from "../../lib/mcp/session.ts";
-import { DEFAULT_CONCURRENCY, runLimits, type RunOptions } from "../../lib/contractpin/run.ts";
+import { DEFAULT_CONCURRENCY, type RunOptions } from "../../lib/contractpin/run.ts";
+import { runLimits } from "../contractpin/run_limits.ts";
 import {
   type ArgToken,
   asUsage,

@@ -3,7 +3,8 @@
 // number (a positive integer for pages and concurrency). The CLI reports that error as
 // "<command>: --flag must be …" (exit 2; tests/cli/usage_before_network_test.ts runs it).
 import assert from "node:assert/strict";
-import { DEFAULT_CONCURRENCY, runLimits } from "../../lib/contractpin/run.ts";
+import { DEFAULT_CONCURRENCY } from "../../lib/contractpin/run.ts";
+import { runLimits } from "../../cli/contractpin/run_limits.ts";
 import { isUsageError } from "../../lib/errors.ts";
 import {
   DEFAULT_MAX_PAGES,
