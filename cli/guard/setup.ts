@@ -28,11 +28,12 @@ import {
   type TrustPlan,
 } from "../../lib/trust/load.ts";
 import type { AuditLog } from "../../lib/guard/audit.ts";
-import { GuardCore } from "../../lib/guard/core.ts";
 import { type GuardMode, GuardPolicy, type LockPolicy } from "../../lib/guard/policy.ts";
 import type { LineageToolTrust, ToolTrust } from "../../lib/guard/signatures.ts";
 import type { LineageStore } from "../../lib/pins/lineage.ts";
 import { skillSignatureStartNote } from "../../lib/guard/skills_signature.ts";
+import type { GuardCore } from "../../lib/guard/core.ts";
+import { CliGuardCore } from "./remedy_text.ts";
 
 /** The lock the guard enforces. */
 export interface GuardLockOptions {
@@ -203,7 +204,7 @@ export async function prepareGuard(
           [key, l],
         ) => [key, new GuardPolicy({ lock: l, signatures, strictText, requireSkillSignature })]),
       );
-      return new GuardCore({
+      return new CliGuardCore({
         policy: new GuardPolicy({ lock, signatures, strictText, requireSkillSignature }),
         mode,
         log,

@@ -10,12 +10,12 @@ import { AuditLog } from "../../lib/guard/audit.ts";
 import {
   type ClientDecision,
   GUARD_REFUSED,
-  GuardCore,
   type GuardSession,
   idKey,
   INVALID_PARAMS,
   type ServerDecision,
 } from "../../lib/guard/core.ts";
+import { CliGuardCore as GuardCore } from "../../cli/guard/remedy_text.ts";
 import { describeProblems, type GuardMode, GuardPolicy } from "../../lib/guard/policy.ts";
 import { baseTools, type Tool } from "./helpers.ts";
 

@@ -13,7 +13,8 @@ import { digestToolList } from "../../lib/contractpin/digest.ts";
 import { lockServerEntry } from "../../lib/contractpin/lock.ts";
 import type { JsonObject, JsonValue } from "../../lib/json/types.ts";
 import { AuditLog } from "../../lib/guard/audit.ts";
-import { GUARD_REFUSED, GuardCore, type GuardSession } from "../../lib/guard/core.ts";
+import { GUARD_REFUSED, type GuardSession } from "../../lib/guard/core.ts";
+import { CliGuardCore as GuardCore } from "../../cli/guard/remedy_text.ts";
 import { describeProblems, type GuardMode, GuardPolicy } from "../../lib/guard/policy.ts";
 import {
   baseTools,

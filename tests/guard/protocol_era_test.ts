@@ -14,11 +14,11 @@ import {
   type ClientProtocol,
   type FetchedTools,
   fetchOwnToolList,
-  GuardCore,
   ownRequestParams,
   protocolOf,
   smallestTtl,
 } from "../../lib/guard/core.ts";
+import { CliGuardCore as GuardCore } from "../../cli/guard/remedy_text.ts";
 import { headerMismatch, ownRequestHeaders, sessionKey } from "../../lib/guard/http.ts";
 import { type GuardMode, GuardPolicy } from "../../lib/guard/policy.ts";
 import { baseTools, type Tool } from "./helpers.ts";

@@ -10,7 +10,8 @@ import { type LockServer, lockServerEntry } from "../../lib/contractpin/lock.ts"
 import { digestSurface } from "../../lib/contractpin/surface.ts";
 import type { JsonObject, JsonValue } from "../../lib/json/types.ts";
 import { AuditLog } from "../../lib/guard/audit.ts";
-import { type ClientDecision, GuardCore, type ServerDecision } from "../../lib/guard/core.ts";
+import type { ClientDecision, ServerDecision } from "../../lib/guard/core.ts";
+import { CliGuardCore as GuardCore } from "../../cli/guard/remedy_text.ts";
 import { type GuardMode, GuardPolicy } from "../../lib/guard/policy.ts";
 import { baseTools } from "./helpers.ts";
 
