@@ -10,14 +10,15 @@
 import { dirname, resolve } from "node:path";
 import { SchemaPinError, usageError } from "../../lib/errors.ts";
 import { checkArg } from "../../lib/arguments.ts";
-import { type ConfigHost, readConfig } from "./config.ts";
+import { readConfig } from "../mcp_config/read.ts";
+import type { ConfigHost } from "../mcp_config/variables.ts";
+import type { DiscoveryEnvironment } from "../mcp_config/formats.ts";
 import {
   type DiscoveredServer,
   discoverServers,
   type Discovery,
-  type DiscoveryEnvironment,
   type SkippedServer,
-} from "./discover.ts";
+} from "../mcp_config/discover.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";
 import type { ServerTarget } from "../../lib/contractpin/live.ts";
 import {
@@ -147,33 +148,7 @@ export async function initLock(
   const perServer = request.given?.perServer ?? new Map();
 
   // The existing lock: refused without force; with force its servers are pinned again.
-  const targets = new Map<string, ServerTarget>();
-  if (await files.exists(lockPath)) {
-    if (!request.force) {
-      throw new SchemaPinError(
-        "IO_FAILED",
-        `${lockPath} already exists; use --force to re-pin its servers (and any you add)`,
-        { path: lockPath },
-      );
-    }
-    let old: ContractLock | undefined;
-    try {
-      old = await readLock(lockPath, files.read);
-    } catch (e) {
-      if (cli.length === 0 && request.config === undefined && !request.discover) throw e;
-      await options.onWarning?.(
-        `existing ${lockPath} is not carried over: ${(e as Error).message}`,
-      );
-    }
-    for (const [name, server] of Object.entries(old?.servers ?? {})) {
-      const caps = (server as LockServer).client_capabilities;
-      targets.set(name, {
-        name,
-        identity: identityOf(server as LockServer),
-        ...(caps ? { clientCapabilities: caps } : {}),
-      });
-    }
-  }
+  const targets = await existingTargets(request, files, options);
   const explicit = new Set<string>();
   const add = (t: ServerTarget, from: string) => {
     if (explicit.has(t.name)) {
@@ -240,6 +215,100 @@ export async function initLock(
   }
 
   const pinned = await pinServers(list, options);
+  const sorted = sortOutcomes(pinned, lenient);
+  const { servers, snapshotServers, outcomes, skipped } = sorted;
+  const lock = buildLock(servers);
+  // Hidden text in what is about to be trusted (issue 17 item 3): a first pin must not take
+  // it silently; with strictText nothing is written at all.
+  let hiddenText = 0;
+  for (const o of outcomes) if (o.ok) hiddenText += o.hiddenText.length;
+  const done = (
+    fields: Pick<InitResult, "written" | "snapshotPath"> & Partial<InitResult>,
+  ): InitResult => ({
+    lockPath,
+    lock,
+    outcomes,
+    skipped,
+    ...(discovery ? { discovery } : {}),
+    hiddenText,
+    ...fields,
+  });
+  const error = notWritten(request, lockPath, sorted, hiddenText);
+  if (error) return done({ written: false, snapshotPath: null, error });
+  const snapshotPath = request.snapshot === null
+    ? null
+    : request.snapshot ?? defaultSnapshotPath(lockPath);
+  // The snapshot first: verify trusts a snapshot entry only where it matches the lock, so a
+  // failure between the two writes can never make a diff lie.
+  if (snapshotPath !== null) {
+    await files.write(snapshotPath, serializeSnapshot({ servers: snapshotServers as never }));
+  }
+  await files.write(lockPath, serializeLock(lock));
+  const staleSignature = await staleLockSignature(lockPath, files.exists);
+  return done({ written: true, snapshotPath, ...(staleSignature ? { staleSignature } : {}) });
+}
+
+/**
+ * The servers of the lock at `request.lockPath`, to pin again: none when there is no lock; an
+ * error without `force`; with `force` a lock that cannot be read is an error when it is all
+ * there is to pin, else a warning (it is not carried over).
+ */
+async function existingTargets(
+  request: InitRequest,
+  files: ContractFiles,
+  options: InitOptions,
+): Promise<Map<string, ServerTarget>> {
+  const { lockPath } = request;
+  const targets = new Map<string, ServerTarget>();
+  if (!(await files.exists(lockPath))) return targets;
+  if (!request.force) {
+    throw new SchemaPinError(
+      "IO_FAILED",
+      `${lockPath} already exists; use --force to re-pin its servers (and any you add)`,
+      { path: lockPath },
+    );
+  }
+  let old: ContractLock | undefined;
+  try {
+    old = await readLock(lockPath, files.read);
+  } catch (e) {
+    const cli = request.given?.targets ?? [];
+    if (cli.length === 0 && request.config === undefined && !request.discover) throw e;
+    await options.onWarning?.(`existing ${lockPath} is not carried over: ${(e as Error).message}`);
+  }
+  for (const [name, server] of Object.entries(old?.servers ?? {})) {
+    const caps = (server as LockServer).client_capabilities;
+    targets.set(name, {
+      name,
+      identity: identityOf(server as LockServer),
+      ...(caps ? { clientCapabilities: caps } : {}),
+    });
+  }
+  return targets;
+}
+
+/** The outcomes of a pin run, sorted: pinned, failed, and discovered servers skipped. */
+interface SortedOutcomes {
+  /** The lock entries of the servers pinned. */
+  readonly servers: Record<string, LockServer>;
+  /** Their snapshot entries. */
+  readonly snapshotServers: Record<string, { tools: Record<string, unknown> }>;
+  /** Every server's outcome, in order. */
+  readonly outcomes: InitOutcome[];
+  /** The discovered servers left out. */
+  readonly skipped: SkippedServer[];
+  /** How many servers failed (skipped ones not counted). */
+  readonly failed: number;
+}
+
+/**
+ * Sorts the outcomes of `pinServers`: a discovered server new to the lock (`lenient`) that
+ * failed is skipped, not a failure, unless it was refused for its skills.
+ */
+function sortOutcomes(
+  pinned: readonly PinOutcome[],
+  lenient: ReadonlyMap<string, DiscoveredServer>,
+): SortedOutcomes {
   const servers: Record<string, LockServer> = {};
   const snapshotServers: Record<string, { tools: Record<string, unknown> }> = {};
   const outcomes: InitOutcome[] = [];
@@ -263,59 +332,42 @@ export async function initLock(
     servers[o.name] = o.entry;
     snapshotServers[o.name] = o.snapshot;
   }
-  const lock = buildLock(servers);
-  // Hidden text in what is about to be trusted (issue 17 item 3): a first pin must not take
-  // it silently; with strictText nothing is written at all.
-  let hiddenText = 0;
-  for (const o of outcomes) if (o.ok) hiddenText += o.hiddenText.length;
-  const done = (
-    fields: Pick<InitResult, "written" | "snapshotPath"> & Partial<InitResult>,
-  ): InitResult => ({
-    lockPath,
-    lock,
-    outcomes,
-    skipped,
-    ...(discovery ? { discovery } : {}),
-    hiddenText,
-    ...fields,
-  });
-  const notPinned = failed > 0
-    ? `${failed} of ${pinned.length} servers could not be pinned; ${lockPath} was not written`
-    : Object.keys(servers).length === 0
-    ? `no server could be pinned; ${lockPath} was not written`
-    : undefined;
-  if (notPinned !== undefined) {
-    return done({
-      written: false,
-      snapshotPath: null,
-      error: { code: "SERVER_FAILED", message: notPinned },
-    });
+  return { servers, snapshotServers, outcomes, skipped, failed };
+}
+
+/**
+ * Why nothing is written: a server failed, none was pinned, or (with `strictText`) a
+ * definition pinned holds hidden text (issue 17 item 3); `undefined` to write.
+ */
+function notWritten(
+  request: InitRequest,
+  lockPath: string,
+  sorted: SortedOutcomes,
+  hiddenText: number,
+): InitError | undefined {
+  const { outcomes, failed } = sorted;
+  if (failed > 0) {
+    return {
+      code: "SERVER_FAILED",
+      message: `${failed} of ${outcomes.length} servers could not be pinned; ${lockPath} was ` +
+        `not written`,
+    };
   }
-  if (request.strictText && hiddenText > 0) {
-    const surface = outcomes.some((o) => o.ok && o.hiddenText.some((h) => h.item_kind));
-    return done({
-      written: false,
-      snapshotPath: null,
-      error: {
-        code: "HIDDEN_TEXT",
-        message: `${hiddenText} hidden-text finding${hiddenText === 1 ? "" : "s"} in the ` +
-          `${
-            surface
-              ? "definitions served (tools, prompts, resources, instructions)"
-              : "tool definitions"
-          } (--strict-text); ${lockPath} was not written`,
-      },
-    });
+  if (Object.keys(sorted.servers).length === 0) {
+    return {
+      code: "SERVER_FAILED",
+      message: `no server could be pinned; ${lockPath} was not written`,
+    };
   }
-  const snapshotPath = request.snapshot === null
-    ? null
-    : request.snapshot ?? defaultSnapshotPath(lockPath);
-  // The snapshot first: verify trusts a snapshot entry only where it matches the lock, so a
-  // failure between the two writes can never make a diff lie.
-  if (snapshotPath !== null) {
-    await files.write(snapshotPath, serializeSnapshot({ servers: snapshotServers as never }));
-  }
-  await files.write(lockPath, serializeLock(lock));
-  const staleSignature = await staleLockSignature(lockPath, files.exists);
-  return done({ written: true, snapshotPath, ...(staleSignature ? { staleSignature } : {}) });
+  if (!request.strictText || hiddenText === 0) return undefined;
+  const surface = outcomes.some((o) => o.ok && o.hiddenText.some((h) => h.item_kind));
+  return {
+    code: "HIDDEN_TEXT",
+    message: `${hiddenText} hidden-text finding${hiddenText === 1 ? "" : "s"} in the ` +
+      `${
+        surface
+          ? "definitions served (tools, prompts, resources, instructions)"
+          : "tool definitions"
+      } (--strict-text); ${lockPath} was not written`,
+  };
 }
