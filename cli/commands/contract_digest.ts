@@ -7,7 +7,8 @@
 import { canonicalizeJcs } from "../../lib/json/canonical_jcs.ts";
 import { parseJson } from "../../lib/json/parse.ts";
 import { projectContract } from "../../lib/contractpin/contract.ts";
-import { digestJson, digestSavedToolList, digestSubjectOf } from "../../lib/contractpin/digest.ts";
+import { digestJson, digestSavedToolList } from "../../lib/contractpin/digest.ts";
+import { digestSubjectOf } from "../contractpin/digest_subject.ts";
 import { toolListDigestJson } from "../contractpin/json_fields.ts";
 import { asUsage, type CliIO, EXIT_OK, parseCommandArgs, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";

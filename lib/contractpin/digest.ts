@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { SchemaPinError, usageError } from "../errors.ts";
+import { SchemaPinError } from "../errors.ts";
 import { canonicalizeJcs } from "../json/canonical_jcs.ts";
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import { sha256HexOfText } from "../crypto/hash.ts";
@@ -15,43 +15,6 @@ import { listingFromDump } from "../mcp/file.ts";
 
 /** A digest as written in a lock: `sha256:` and 64 lowercase hex digits (71 characters). */
 export const DIGEST_PATTERN: RegExp = /^sha256:[0-9a-f]{64}$/;
-
-/**
- * What `contract digest` digests, from its options: one tool definition (`tool`, with
- * `--tool-definition`), any JSON value (`raw`, with `--raw`), else a saved tools/list result
- * (`list`). `--canonical` prints the canonical bytes of a tool or raw value instead of the
- * digest, so it goes with one of those and not with `--json`.
- *
- * @throws {SchemaPinError} a usage error (`usageError` of lib/errors.ts) naming the options
- *   that do not go together.
- *
- * @example
- * ```ts
- * import { digestSubjectOf } from "./digest.ts";
- * digestSubjectOf({ toolDefinition: true, canonical: true }); // "tool"
- * digestSubjectOf({}); // "list"
- * ```
- */
-export function digestSubjectOf(options: {
-  readonly toolDefinition?: boolean;
-  readonly raw?: boolean;
-  readonly canonical?: boolean;
-  readonly json?: boolean;
-}): "list" | "tool" | "raw" {
-  const { toolDefinition, raw, canonical, json } = options;
-  if (toolDefinition && raw) {
-    throw usageError("--tool-definition and --raw exclude each other", { option: "raw" });
-  }
-  if (canonical && !toolDefinition && !raw) {
-    throw usageError("--canonical needs --tool-definition or --raw", { option: "canonical" });
-  }
-  if (canonical && json) {
-    throw usageError("--canonical prints bytes; it does not combine with --json", {
-      option: "canonical",
-    });
-  }
-  return toolDefinition ? "tool" : raw ? "raw" : "list";
-}
 
 /**
  * `"sha256:" + hex(SHA-256(canonical_json(value)))` — the one digest construction of §4.

@@ -9,7 +9,7 @@ import { approveLock } from "../../cli/contractpin/approve_lock.ts";
 import { finishReport, type ServerReport } from "../../lib/contractpin/report.ts";
 import { reportFormat } from "../../cli/contractpin/report_format.ts";
 import { oneServerTarget, serversFromSpecs } from "../../cli/contractpin/server_specs.ts";
-import { digestSubjectOf } from "../../lib/contractpin/digest.ts";
+import { digestSubjectOf } from "../../cli/contractpin/digest_subject.ts";
 import { processConfigHost } from "../../cli/contractpin/config.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";
 
