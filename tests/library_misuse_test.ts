@@ -89,7 +89,7 @@ import {
 } from "../lib/dns/txt.ts";
 import { formatAuditEntry } from "../lib/guard/audit.ts";
 import { errorResponse, GuardSession, idKey } from "../lib/guard/core.ts";
-import { isLoopbackHost } from "../lib/guard/http.ts";
+import { isLoopbackHost } from "../lib/guard/http_headers.ts";
 import { describeProblems } from "../lib/guard/policy.ts";
 import { parseJsonText } from "../lib/json/parse.ts";
 import {

@@ -18,21 +18,17 @@
  */
 import { parseJson } from "../../lib/json/parse.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
+import { ServerFailure } from "../../lib/mcp/errors.ts";
 import { connectLegacySse } from "../../lib/mcp/legacy_sse.ts";
 import { listTools } from "../../lib/mcp/session.ts";
-import { formatSseEvent, sseMessageData, SseParser } from "../../lib/mcp/sse.ts";
+import { formatSseEvent, type SseEvent, sseMessageData, SseParser } from "../../lib/mcp/sse.ts";
 import { MAX_HTTP_MESSAGE_BYTES, mediaType } from "../../lib/mcp/http.ts";
-import type { FetchedTools, GuardSession } from "../../lib/guard/core.ts";
-import {
-  clientHeaders,
-  type HttpGuard,
-  type HttpGuardOptions,
-  isLoopbackOrigin,
-  judgeServerMessages,
-  readClientMessage,
-  serveGuard,
-  upstreamHeaders,
-} from "../../lib/guard/http.ts";
+import type { FetchedTools, GuardCore, GuardSession } from "../../lib/guard/core.ts";
+import type { HttpGuard, HttpGuardOptions } from "../../lib/guard/http.ts";
+import { readClientMessage } from "../../lib/guard/http_body.ts";
+import { clientHeaders, isLoopbackOrigin, upstreamHeaders } from "../../lib/guard/http_headers.ts";
+import { serveGuard } from "../../lib/guard/http_listener.ts";
+import { judgeServerMessages } from "../../lib/guard/http_relay.ts";
 
 /** One client stream the guard relays. */
 interface Relay {
@@ -43,6 +39,21 @@ interface Relay {
   readonly headers: Headers;
   /** Sends a message of the guard's own on the client's stream. */
   send(message: JsonValue): void;
+}
+
+/** What the handlers of one legacy guard share. */
+interface LegacyGuard {
+  readonly options: HttpGuardOptions;
+  readonly core: GuardCore;
+  readonly upstream: URL;
+  /** Names the server in messages (`server NAME`). */
+  readonly source: string;
+  readonly startupMs: number;
+  readonly requestMs: number;
+  /** The client streams open, by the path and query of their endpoint on the guard. */
+  readonly relays: Map<string, Relay>;
+  /** Aborted at shutdown: ends every upstream request and stream still open. */
+  readonly stopAll: AbortController;
 }
 
 const MAX_RELAYS = 1024;
@@ -57,170 +68,16 @@ const MAX_RELAYS = 1024;
  * ```
  */
 export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuard> {
-  const core = options.core;
-  const upstream = new URL(options.upstream);
-  const source = `server ${options.serverName}`;
-  const startupMs = options.startupTimeoutMs ?? 90_000;
-  const requestMs = options.requestTimeoutMs ?? 30_000;
-  const relays = new Map<string, Relay>(); // by the endpoint's path and query
-  const stopAll = new AbortController();
-
-  const fetchToolsWith = (
-    headers: Headers,
-    session: GuardSession,
-  ) =>
-  async (): Promise<FetchedTools> => {
-    const h = upstreamHeaders(headers);
-    h.delete("content-type");
-    const transport = await connectLegacySse({
-      url: upstream.href,
-      headers: [...h],
-      source,
-      connectTimeoutMs: startupMs,
-    });
-    try {
-      // Asked with the client's own capabilities: a server may list other tools to it.
-      const listing = await listTools(transport, {
-        startupTimeoutMs: startupMs,
-        requestTimeoutMs: requestMs,
-        maxPages: options.maxPages,
-        clientCapabilities: session.clientCapabilities,
-        toolsOnly: true, // the guard's own list before a call: tools, nothing else
-      }, source);
-      return { tools: listing.tools };
-    } finally {
-      await transport.close();
-    }
+  const g: LegacyGuard = {
+    options,
+    core: options.core,
+    upstream: new URL(options.upstream),
+    source: `server ${options.serverName}`,
+    startupMs: options.startupTimeoutMs ?? 90_000,
+    requestMs: options.requestTimeoutMs ?? 30_000,
+    relays: new Map<string, Relay>(),
+    stopAll: new AbortController(),
   };
-
-  const handleStream = async (req: Request): Promise<Response> => {
-    let response: Response;
-    try {
-      response = await fetch(upstream, {
-        method: "GET",
-        headers: upstreamHeaders(req.headers),
-        redirect: "manual",
-        signal: stopAll.signal,
-      });
-    } catch (e) {
-      return new Response(`schemapin guard: cannot reach the upstream: ${(e as Error).message}`, {
-        status: 502,
-      });
-    }
-    const type = mediaType(response);
-    if (!response.ok || !response.body || type !== "text/event-stream") {
-      return new Response(response.body, {
-        status: response.status,
-        headers: clientHeaders(response.headers),
-      });
-    }
-    const body = response.body;
-    const session = core.newSession();
-    const answered = new Set<JsonValue>();
-    let key: string | undefined;
-    let clientGone = false; // the client closed its stream: not a server failure
-    const stream = new ReadableStream<Uint8Array>({
-      async start(ctrl) {
-        const parser = new SseParser();
-        const send = (message: JsonValue) => {
-          try {
-            ctrl.enqueue(formatSseEvent({ event: "message", data: JSON.stringify(message) }));
-          } catch { /* the client went away */ }
-        };
-        try {
-          for await (const chunk of body) {
-            for (const e of parser.push(chunk)) {
-              if (e.dispatch && e.event === "endpoint") {
-                const endpoint = new URL(new TextDecoder().decode(e.data).trim(), upstream);
-                if (endpoint.origin !== upstream.origin || key !== undefined) {
-                  throw new Error(
-                    `the upstream named an endpoint on another origin or twice (${endpoint.origin})`,
-                  );
-                }
-                key = endpoint.pathname + endpoint.search;
-                if (relays.size >= MAX_RELAYS) relays.delete(relays.keys().next().value!);
-                relays.set(key, { session, endpoint, headers: req.headers, send });
-                ctrl.enqueue(formatSseEvent({ event: "endpoint", data: key }));
-                continue;
-              }
-              const data = sseMessageData(e);
-              if (data === undefined) {
-                ctrl.enqueue(e.raw);
-                continue;
-              }
-              const doc = parseJson(data, `${source} event stream`);
-              const changed = await judgeServerMessages(core, session, doc, answered);
-              ctrl.enqueue(
-                changed === undefined
-                  ? e.raw
-                  : formatSseEvent({ event: "message", data: JSON.stringify(changed), id: e.id }),
-              );
-            }
-            if (parser.buffered > MAX_HTTP_MESSAGE_BYTES) {
-              throw new Error(`an event exceeds ${MAX_HTTP_MESSAGE_BYTES} bytes`);
-            }
-          }
-        } catch (e) {
-          if (!clientGone) {
-            core.log.record({
-              decision: "server_failed",
-              message: `the upstream event stream failed: ${(e as Error).message}`,
-            });
-          }
-        } finally {
-          if (key !== undefined) relays.delete(key);
-          await body.cancel().catch(() => {});
-          try {
-            ctrl.close();
-          } catch { /* already closed */ }
-        }
-      },
-      cancel() {
-        clientGone = true;
-        if (key !== undefined) relays.delete(key);
-        return body.cancel().catch(() => {});
-      },
-    });
-    return new Response(stream, {
-      status: response.status,
-      headers: clientHeaders(response.headers),
-    });
-  };
-
-  const handleMessage = async (req: Request, relay: Relay): Promise<Response> => {
-    const read = await readClientMessage(req, core);
-    if (read instanceof Response) return read;
-    const { bytes, value, items } = read;
-    const forwarded: JsonValue[] = [];
-    const fetchTools = fetchToolsWith(relay.headers, relay.session);
-    for (const m of items) {
-      const d = await core.fromClient(relay.session, m, fetchTools);
-      if (d.forward) forwarded.push(m);
-      else if (d.reply) relay.send(d.reply);
-    }
-    if (forwarded.length === 0) return new Response("Accepted", { status: 202 });
-    const body = forwarded.length === items.length
-      ? bytes
-      : new TextEncoder().encode(JSON.stringify(Array.isArray(value) ? forwarded : forwarded[0]));
-    try {
-      const response = await fetch(relay.endpoint, {
-        method: "POST",
-        headers: upstreamHeaders(req.headers),
-        body: body as Uint8Array<ArrayBuffer>,
-        redirect: "manual",
-        signal: AbortSignal.any([AbortSignal.timeout(requestMs), stopAll.signal]),
-      });
-      return new Response(response.body, {
-        status: response.status,
-        headers: clientHeaders(response.headers),
-      });
-    } catch (e) {
-      return new Response(`schemapin guard: cannot reach the upstream: ${(e as Error).message}`, {
-        status: 502,
-      });
-    }
-  };
-
   const handler = async (req: Request): Promise<Response> => {
     const url = new URL(req.url);
     const origin = req.headers.get("origin");
@@ -229,16 +86,213 @@ export function startLegacySseGuard(options: HttpGuardOptions): Promise<HttpGuar
         status: 403,
       });
     }
-    if (req.method === "GET" && url.pathname === upstream.pathname) return await handleStream(req);
-    const relay = req.method === "POST" ? relays.get(url.pathname + url.search) : undefined;
-    if (relay) return await handleMessage(req, relay);
+    if (req.method === "GET" && url.pathname === g.upstream.pathname) {
+      return await handleStream(g, req);
+    }
+    const relay = req.method === "POST" ? g.relays.get(url.pathname + url.search) : undefined;
+    if (relay) return await handleMessage(g, req, relay);
     return new Response(
-      `schemapin guard: not found; open the event stream at ${upstream.pathname} first\n`,
+      `schemapin guard: not found; open the event stream at ${g.upstream.pathname} first\n`,
       { status: 404 },
     );
   };
+  return Promise.resolve(serveGuard(options, g.upstream.pathname, handler, g.stopAll));
+}
 
-  return Promise.resolve(serveGuard(options, upstream.pathname, handler, stopAll));
+/**
+ * The guard's own tool list for a client of `session`: listed over a session of its own (the
+ * contract client's HTTP+SSE transport with the client's headers), with the client's
+ * capabilities.
+ */
+function ownToolList(g: LegacyGuard, headers: Headers, session: GuardSession) {
+  return async (): Promise<FetchedTools> => {
+    const h = upstreamHeaders(headers);
+    h.delete("content-type");
+    const transport = await connectLegacySse({
+      url: g.upstream.href,
+      headers: [...h],
+      source: g.source,
+      connectTimeoutMs: g.startupMs,
+    });
+    try {
+      // Asked with the client's own capabilities: a server may list other tools to it.
+      const listing = await listTools(transport, {
+        startupTimeoutMs: g.startupMs,
+        requestTimeoutMs: g.requestMs,
+        maxPages: g.options.maxPages,
+        clientCapabilities: session.clientCapabilities,
+        toolsOnly: true, // the guard's own list before a call: tools, nothing else
+      }, g.source);
+      return { tools: listing.tools };
+    } finally {
+      await transport.close();
+    }
+  };
+}
+
+/** A client's GET: the upstream event stream, relayed through the core. */
+async function handleStream(g: LegacyGuard, req: Request): Promise<Response> {
+  let response: Response;
+  try {
+    response = await fetch(g.upstream, {
+      method: "GET",
+      headers: upstreamHeaders(req.headers),
+      redirect: "manual",
+      signal: g.stopAll.signal,
+    });
+  } catch (e) {
+    return new Response(`schemapin guard: cannot reach the upstream: ${(e as Error).message}`, {
+      status: 502,
+    });
+  }
+  const type = mediaType(response);
+  if (!response.ok || !response.body || type !== "text/event-stream") {
+    return new Response(response.body, {
+      status: response.status,
+      headers: clientHeaders(response.headers),
+    });
+  }
+  return new Response(relayStream(g, req, response.body), {
+    status: response.status,
+    headers: clientHeaders(response.headers),
+  });
+}
+
+/**
+ * The client's copy of one upstream event stream: its endpoint rewritten to the guard (the
+ * relay registered under it while the stream is open), its messages judged by the core.
+ */
+function relayStream(
+  g: LegacyGuard,
+  req: Request,
+  body: ReadableStream<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  const { core, relays } = g;
+  const session = core.newSession();
+  const answered = new Set<JsonValue>();
+  let key: string | undefined;
+  let clientGone = false; // the client closed its stream: not a server failure
+  return new ReadableStream<Uint8Array>({
+    async start(ctrl) {
+      const parser = new SseParser();
+      const send = (message: JsonValue) => {
+        try {
+          ctrl.enqueue(formatSseEvent({ event: "message", data: JSON.stringify(message) }));
+        } catch { /* the client went away */ }
+      };
+      try {
+        for await (const chunk of body) {
+          for (const e of parser.push(chunk)) {
+            if (e.dispatch && e.event === "endpoint") {
+              const endpoint = guardEndpoint(g, e, key);
+              key = endpoint.pathname + endpoint.search;
+              if (relays.size >= MAX_RELAYS) relays.delete(relays.keys().next().value!);
+              relays.set(key, { session, endpoint, headers: req.headers, send });
+              ctrl.enqueue(formatSseEvent({ event: "endpoint", data: key }));
+              continue;
+            }
+            ctrl.enqueue(await relayMessage(g, e, session, answered));
+          }
+          if (parser.buffered > MAX_HTTP_MESSAGE_BYTES) {
+            throw new ServerFailure(
+              "malformed",
+              `an event exceeds ${MAX_HTTP_MESSAGE_BYTES} bytes`,
+            );
+          }
+        }
+      } catch (e) {
+        if (!clientGone) {
+          core.log.record({
+            decision: "server_failed",
+            message: `the upstream event stream failed: ${(e as Error).message}`,
+          });
+        }
+      } finally {
+        if (key !== undefined) relays.delete(key);
+        await body.cancel().catch(() => {});
+        try {
+          ctrl.close();
+        } catch { /* already closed */ }
+      }
+    },
+    cancel() {
+      clientGone = true;
+      if (key !== undefined) relays.delete(key);
+      return body.cancel().catch(() => {});
+    },
+  });
+}
+
+/**
+ * The upstream endpoint an `endpoint` event names, which must be on the upstream's origin and
+ * named once per stream (`key` is the one named before, if any).
+ *
+ * @throws {ServerFailure} `protocol` for an endpoint on another origin or named twice
+ */
+function guardEndpoint(g: LegacyGuard, e: SseEvent, key: string | undefined): URL {
+  const endpoint = new URL(new TextDecoder().decode(e.data).trim(), g.upstream);
+  if (endpoint.origin !== g.upstream.origin || key !== undefined) {
+    throw new ServerFailure(
+      "protocol",
+      `the upstream named an endpoint on another origin or twice (${endpoint.origin})`,
+    );
+  }
+  return endpoint;
+}
+
+/** One upstream event other than `endpoint`: a message judged by the core, else unchanged. */
+async function relayMessage(
+  g: LegacyGuard,
+  e: SseEvent,
+  session: GuardSession,
+  answered: Set<JsonValue>,
+): Promise<Uint8Array> {
+  const data = sseMessageData(e);
+  if (data === undefined) return e.raw;
+  const doc = parseJson(data, `${g.source} event stream`);
+  const changed = await judgeServerMessages(g.core, session, doc, answered);
+  return changed === undefined
+    ? e.raw
+    : formatSseEvent({ event: "message", data: JSON.stringify(changed), id: e.id });
+}
+
+/**
+ * A client's POST to its endpoint: the core decides each message, the guard's own answers go
+ * on the client's stream, the rest is POSTed to the upstream endpoint and its status passed
+ * back.
+ */
+async function handleMessage(g: LegacyGuard, req: Request, relay: Relay): Promise<Response> {
+  const read = await readClientMessage(req, g.core);
+  if (read instanceof Response) return read;
+  const { bytes, value, items } = read;
+  const forwarded: JsonValue[] = [];
+  const fetchTools = ownToolList(g, relay.headers, relay.session);
+  for (const m of items) {
+    const d = await g.core.fromClient(relay.session, m, fetchTools);
+    if (d.forward) forwarded.push(m);
+    else if (d.reply) relay.send(d.reply);
+  }
+  if (forwarded.length === 0) return new Response("Accepted", { status: 202 });
+  const body = forwarded.length === items.length
+    ? bytes
+    : new TextEncoder().encode(JSON.stringify(Array.isArray(value) ? forwarded : forwarded[0]));
+  try {
+    const response = await fetch(relay.endpoint, {
+      method: "POST",
+      headers: upstreamHeaders(req.headers),
+      body: body as Uint8Array<ArrayBuffer>,
+      redirect: "manual",
+      signal: AbortSignal.any([AbortSignal.timeout(g.requestMs), g.stopAll.signal]),
+    });
+    return new Response(response.body, {
+      status: response.status,
+      headers: clientHeaders(response.headers),
+    });
+  } catch (e) {
+    return new Response(`schemapin guard: cannot reach the upstream: ${(e as Error).message}`, {
+      status: 502,
+    });
+  }
 }
 
 /**

@@ -11,12 +11,8 @@ import { usageError } from "../../lib/errors.ts";
 import type { ListenerFailure } from "../../lib/http/server.ts";
 import { runUntilSignalled as runServerUntilSignalled } from "../http/until_signal.ts";
 import { isWindows } from "../../lib/runtime/process.ts";
-import {
-  type HttpGuard,
-  type HttpGuardOptions,
-  isLoopbackHost,
-  startHttpGuard,
-} from "../../lib/guard/http.ts";
+import { type HttpGuard, type HttpGuardOptions, startHttpGuard } from "../../lib/guard/http.ts";
+import { isLoopbackHost } from "../../lib/guard/http_headers.ts";
 import { detectUpstreamTransport, startLegacySseGuard } from "./legacy_sse.ts";
 
 /** The upstream transports of an HTTP guard; `auto` detects it. */

@@ -19,7 +19,7 @@ import {
   smallestTtl,
 } from "../../lib/guard/core.ts";
 import { CliGuardCore as GuardCore } from "../../cli/guard/remedy_text.ts";
-import { headerMismatch, ownRequestHeaders, sessionKey } from "../../lib/guard/http.ts";
+import { headerMismatch, ownRequestHeaders, sessionKey } from "../../lib/guard/http_headers.ts";
 import { type GuardMode, GuardPolicy } from "../../lib/guard/policy.ts";
 import { baseTools, type Tool } from "./helpers.ts";
 
