@@ -10,7 +10,7 @@
  * @module
  */
 import type { TrustOptionValues } from "../trust/plan.ts";
-import { describeVerifyWarning } from "../../lib/schema/verify_notes.ts";
+import { describeVerifyWarning } from "../schema/verify_notes.ts";
 import { describeDnsCheck } from "../dns/check_text.ts";
 import { LOCK_SIGNATURE_TOOL_ID } from "../contractpin/lock_signature.ts";
 import {

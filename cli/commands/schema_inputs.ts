@@ -17,14 +17,15 @@ import type { DnsCrossCheck } from "../../lib/dns/check.ts";
 import { describeDnsCheck } from "../dns/check_text.ts";
 import type { DnsServer } from "../../lib/dns/resolve.ts";
 import { readJsonInput } from "../../lib/schema/input.ts";
-import { describeVerifyWarning } from "../../lib/schema/verify_notes.ts";
+import { describeVerifyWarning } from "../schema/verify_notes.ts";
 import { globToRegExp } from "../../lib/schema/batch.ts";
-import { domainOption } from "../../lib/dns/domain.ts";
+import { domainOption } from "../dns/domain_option.ts";
 import {
   httpsFetchOptions,
   type TrustEnv,
   type TrustPlan as LibraryTrustPlan,
 } from "../../lib/trust/load.ts";
+import { keyOptionHint, trustInputNames } from "../trust/input_names.ts";
 import {
   dnsServerOption,
   planTrust,
@@ -52,7 +53,8 @@ export async function readJsonFile(
   what: string,
   keyFlag?: string,
 ): Promise<JsonValue> {
-  return await readJsonInput(path, (p) => readInput(p, io), what, keyFlag);
+  const hint = keyFlag === undefined ? undefined : keyOptionHint(keyFlag);
+  return await readJsonInput(path, (p) => readInput(p, io), what, hint);
 }
 
 /**
@@ -64,7 +66,7 @@ export function checkPatternFlag(pattern: string): string {
     globToRegExp(pattern);
   } catch (e) {
     if (!(e instanceof SchemaPinError)) throw e;
-    throw new UsageError(e.message);
+    throw new UsageError(`--pattern ${JSON.stringify(pattern)} must be a file-name pattern`);
   }
   return pattern;
 }
@@ -85,7 +87,11 @@ export async function httpsOptions(
   io: CliIO,
 ): Promise<HttpsFetchOptions> {
   const timeoutMs = parseTimeoutFlag(command, values.timeout);
-  return await httpsFetchOptions({ timeoutMs, caFile: values["ca-file"] }, (p) => readInput(p, io));
+  return await httpsFetchOptions(
+    { timeoutMs, caFile: values["ca-file"] },
+    (p) => readInput(p, io),
+    "--ca-file",
+  );
 }
 
 /** The trust plan of a verify command (lib/trust/load.ts), with the flags it came from. */
@@ -113,8 +119,7 @@ export function checkTrustFlags(
   args: readonly string[] = [],
 ): TrustPlan {
   const plan = asUsage(command, () => planTrust(values, domain, args));
-  // guard takes no key file: a PEM key given as its --discovery names no flag.
-  return { ...plan, command, values, keyFlag: command === "guard" ? undefined : plan.keyFlag };
+  return { ...plan, command, values };
 }
 
 /**
@@ -129,6 +134,7 @@ export function checkTrustFlags(
 export function trustEnv(plan: TrustPlan, io: CliIO): TrustEnv {
   return {
     read: (path) => readInput(path, io),
+    names: trustInputNames(plan.command),
     authorityStore: async () =>
       (await authorityStoreFromFlags(plan.command, plan.values, io)).store,
   };

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { skillLimitsFrom } from "../../lib/skill/limits.ts";
+import { skillLimitsFrom } from "../skill/limits.ts";
 import type { SkillLimits } from "../../lib/skill/walk.ts";
 import { asUsage } from "./command.ts";
 

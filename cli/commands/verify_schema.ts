@@ -6,7 +6,9 @@
  *
  * @module
  */
-import { describeVerifyWarning } from "../../lib/schema/verify_notes.ts";
+import { describeVerifyWarning } from "../schema/verify_notes.ts";
+import { withToolIdRemedy } from "../schema/tool_id.ts";
+import { SchemaPinError } from "../../lib/errors.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
 import { type BatchListing, readSchemaSignature, schemaToolId } from "../../lib/schema/batch.ts";
 import { sourceName } from "../../lib/schema/input.ts";
@@ -191,7 +193,7 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
           schema = await readJsonFile(file, io, "schema");
           signature ??= await readSchemaSignature(values.signature!, read);
           checkNamed(signedDocumentDomain(signature));
-          toolId = values["tool-id"] ?? schemaToolId(schema, sourceName(file));
+          toolId = values["tool-id"] ?? namedToolId(schema, sourceName(file));
         },
       });
       if (typeof opened === "number") return opened;
@@ -282,4 +284,13 @@ async function verifyBatch(
     json: ctx.json === true,
     line: `${total - failed} of ${total} schema(s) verified, ${failed} failed\n`,
   }, io);
+}
+
+/** The schema's own tool id (`schemaToolId`), or the error saying to give `--tool-id`. */
+function namedToolId(schema: unknown, file: string): string {
+  try {
+    return schemaToolId(schema, file);
+  } catch (e) {
+    throw e instanceof SchemaPinError ? withToolIdRemedy(e) : e;
+  }
 }

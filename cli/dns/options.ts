@@ -9,7 +9,8 @@
 import { checkArg } from "../../lib/arguments.ts";
 import { isSha256Ref } from "../../lib/crypto/fingerprint.ts";
 import { usageError } from "../../lib/errors.ts";
-import { checkDomain, domainOption } from "../../lib/dns/domain.ts";
+import { checkDomain } from "../../lib/dns/domain.ts";
+import { domainOption } from "./domain_option.ts";
 import { checkDnsKid, dnsLookupName, formatDnsTxtRecord } from "../../lib/dns/txt.ts";
 
 /** The record to publish at `_schemapin.{domain}`, as `dns record` prints it (§17.1). */

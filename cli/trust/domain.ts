@@ -1,12 +1,13 @@
 /**
  * The domain a verification is for (§9): the one given as `--domain`, checked and in the form
- * pins are keyed by (`domainOption` of lib/dns/domain.ts), or the one a signed 1.4 document
+ * pins are keyed by (`domainOption` of cli/dns/domain_option.ts), or the one a signed 1.4 document
  * names, and never two that differ. A missing or unusable domain is a `usageError` naming the
  * option.
  *
  * @module
  */
-import { checkDomain, domainOption } from "../../lib/dns/domain.ts";
+import { checkDomain } from "../../lib/dns/domain.ts";
+import { domainOption } from "../dns/domain_option.ts";
 import { usageError } from "../../lib/errors.ts";
 
 /**

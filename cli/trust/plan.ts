@@ -126,8 +126,8 @@ function chainOrder(order: readonly string[], values: TrustOptionValues): TrustS
  * combinations, `--timeout`, `--dns-server`, the form of the authority values, no empty path —
  * and returns the plan of what loading the trust will read and fetch. `order` is the command
  * line (or any list of `--bundle`, `--resolver-dir`, `--well-known`): a chain tries its sources
- * in that order, the default order being bundle, resolver folder, `.well-known`. The plan's
- * `keyFlag` is `--public-key` (a caller without that option sets it to `undefined`).
+ * in that order, the default order being bundle, resolver folder, `.well-known`. How messages
+ * name the plan's inputs is the loader's `names` (`trustInputNames`, cli/trust/input_names.ts).
  *
  * @throws {SchemaPinError} `INPUT_INVALID` with `details.usage` naming the options that do not
  *   go together, or the malformed value.
@@ -217,7 +217,5 @@ export function planTrust(
     dns: values.dns
       ? { ...(server ? { server } : {}), ...(timeoutMs ? { timeoutMs } : {}) }
       : undefined,
-    // A PEM key given as --discovery: say so, and where a key goes.
-    keyFlag: "--public-key",
   };
 }

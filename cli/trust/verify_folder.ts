@@ -9,6 +9,7 @@
 import { checkArg, checkMethods } from "../../lib/arguments.ts";
 import type { BatchListing, VerifiedBatchItem } from "../../lib/schema/batch.ts";
 import { BatchOutcome } from "../schema/batch_outcome.ts";
+import { withToolIdRemedy } from "../schema/tool_id.ts";
 import { trustedSchemaJson } from "./result_json.ts";
 import { resultExitCode } from "../exit_codes.ts";
 import type {
@@ -55,7 +56,8 @@ export async function verifySchemaFolder(
     ...batch,
     files: listing.files,
     onResults: async (items) => {
-      for (const item of items as readonly TrustedBatchItem[]) {
+      for (const given of items as readonly TrustedBatchItem[]) {
+        const item = given.error ? { ...given, error: withToolIdRemedy(given.error) } : given;
         const { path, sigPath, result } = item;
         if (result !== undefined) {
           const entry = { file: path, signature_file: sigPath, ...trustedSchemaJson(result) };

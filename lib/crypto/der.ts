@@ -354,6 +354,7 @@ export function derExplicit(n: number, ...elements: Uint8Array[]): Uint8Array<Ar
  * ```
  */
 export function derInteger(value: bigint): Uint8Array<ArrayBuffer> {
+  // Programming-error assertion: callers encode key scalars and lengths, never negative.
   if (value < 0n) throw new RangeError("derInteger: negative values are not supported");
   let hex = value.toString(16);
   if (hex.length % 2) hex = "0" + hex;
@@ -413,10 +414,12 @@ export function derNull(): Uint8Array<ArrayBuffer> {
  */
 export function derOid(dotted: string): Uint8Array<ArrayBuffer> {
   const arcs = dotted.split(".").map((a) => {
+    // Programming-error assertion: OIDs are the constants of this module, never input.
     if (!/^(0|[1-9][0-9]*)$/.test(a)) throw new RangeError(`derOid: bad arc in "${dotted}"`);
     return BigInt(a);
   });
   if (arcs.length < 2 || arcs[0] > 2n || (arcs[0] < 2n && arcs[1] >= 40n)) {
+    // Programming-error assertion: OIDs are the constants of this module, never input.
     throw new RangeError(`derOid: "${dotted}" is not an object identifier`);
   }
   const subs = [arcs[0] * 40n + arcs[1], ...arcs.slice(2)];

@@ -274,6 +274,7 @@ export function hexInto(hex: string, out: Uint8Array, offset: number): void {
   for (let i = 0, j = offset; i < hex.length; i += 2, j++) {
     const hi = HEX_VALUES[hex.charCodeAt(i)] ?? -1;
     const lo = HEX_VALUES[hex.charCodeAt(i + 1)] ?? -1;
+    // Programming-error assertion: callers pass the lowercase hex of a digest they computed.
     if (hi < 0 || lo < 0) throw new TypeError(`not lowercase hex at ${i}`);
     out[j] = (hi << 4) | lo;
   }

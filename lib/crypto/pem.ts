@@ -209,6 +209,7 @@ export function parsePem(text: string, options: ParsePemOptions = {}): PemBlock 
  * ```
  */
 export function formatPem(label: string, der: Uint8Array): string {
+  // Programming-error assertion: labels are the constants of the key formats, never input.
   if (!LABEL.test(label)) throw new RangeError(`formatPem: bad label ${JSON.stringify(label)}`);
   const body = encodeBase64(der);
   let out = `-----BEGIN ${label}-----\n`;

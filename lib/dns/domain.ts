@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { SchemaPinError, usageError } from "../errors.ts";
+import { SchemaPinError } from "../errors.ts";
 
 /** The outcome of {@linkcode checkDomain}. */
 export type DomainCheck =
@@ -106,25 +106,4 @@ export function validateDomain(input: unknown, what = "domain"): string {
     );
   }
   return check.domain;
-}
-
-/**
- * `--domain D`, validated (§9) and normalised.
- *
- * @throws {SchemaPinError} `INPUT_INVALID` with `details.usage` when it is missing or not a
- *   host name.
- *
- * @example
- * ```ts
- * import { domainOption } from "./domain.ts";
- * domainOption("Example.COM"); // "example.com"
- * ```
- */
-export function domainOption(value: string | undefined): string {
-  if (value === undefined) throw usageError("--domain D is required", { option: "domain" });
-  const dc = checkDomain(value);
-  if (!dc.ok) {
-    throw usageError(`--domain ${JSON.stringify(value)}: ${dc.reason}`, { option: "domain" });
-  }
-  return dc.domain;
 }

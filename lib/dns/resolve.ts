@@ -255,7 +255,13 @@ async function queryTcp(server: DnsServer, name: string, deadline: number): Prom
       let got = 0;
       while (got < n) {
         const r = await conn!.read(buf.subarray(got));
-        if (r === null) throw new Error("the server closed the TCP connection early");
+        if (r === null) {
+          throw new SchemaPinError(
+            "DISCOVERY_FETCH_FAILED",
+            "the server closed the TCP connection early",
+            { remote: true },
+          );
+        }
         got += r;
       }
       return buf;
@@ -263,7 +269,11 @@ async function queryTcp(server: DnsServer, name: string, deadline: number): Prom
     const len = new DataView((await readExactly(2)).buffer).getUint16(0);
     const response = decodeResponse(await readExactly(len));
     if (!answersQuestion(response, id, name)) {
-      throw new Error("the TCP answer is for another question");
+      throw new SchemaPinError(
+        "DISCOVERY_FETCH_FAILED",
+        "the TCP answer is for another question",
+        { remote: true },
+      );
     }
     return response;
   } catch (e) {

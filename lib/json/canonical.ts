@@ -85,7 +85,10 @@ function quote(s: string): string {
   if (!NEEDS_CARE.test(s)) return '"' + s + '"';
   if (!s.isWellFormed()) {
     const at = [...s].findIndex((ch) => ch.length === 1 && /[\ud800-\udfff]/.test(ch));
-    throw new Error(`lone surrogate at character ${at} of a string has no canonical form`);
+    throw new SchemaPinError(
+      "SCHEMA_CANONICALIZATION_FAILED",
+      `lone surrogate at character ${at} of a string has no canonical form`,
+    );
   }
   return '"' + s.replace(TO_ESCAPE, escapeChar) + '"';
 }

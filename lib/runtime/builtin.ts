@@ -8,12 +8,13 @@
  *
  * @module
  */
+import { SchemaPinError } from "../errors.ts";
 
 /**
  * The built-in module `id` (`"node:fs"`, …).
  *
- * @throws {Error} when the runtime has no `process.getBuiltinModule` (Node.js before 20.16),
- *   naming what is needed.
+ * @throws {SchemaPinError} `IO_FAILED` when the runtime has no `process.getBuiltinModule`
+ *   (Node.js before 20.16), naming what is needed.
  *
  * @example
  * ```ts
@@ -27,7 +28,8 @@ export function nodeBuiltin<T>(id: string): T {
   const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } })
     .process;
   if (typeof process?.getBuiltinModule !== "function") {
-    throw new Error(
+    throw new SchemaPinError(
+      "IO_FAILED",
       `schemapin: this runtime has no process.getBuiltinModule to load ${id}; ` +
         `use Node.js 20.16+ or 22.3+, Bun or Deno 2`,
     );

@@ -141,6 +141,7 @@ export function spawnChild(program: string, options: SpawnChildOptions): Child {
     stdin,
     stdout,
     get stderr(): ReadableStream<Uint8Array> {
+      // Programming-error assertion: only a caller that asked not to pipe stderr reads it.
       if (stderr === undefined) throw new TypeError("stderr is not piped");
       return stderr;
     },

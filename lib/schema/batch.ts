@@ -73,7 +73,7 @@ export function globToRegExp(pattern: string): RegExp {
   if (pattern === "" || pattern.includes("/")) {
     throw new SchemaPinError(
       "INPUT_INVALID",
-      `--pattern ${JSON.stringify(pattern)} must be a file-name pattern`,
+      `pattern ${JSON.stringify(pattern)} must be a file-name pattern`,
     );
   }
   let re = "^";
@@ -149,7 +149,8 @@ export interface BatchProgress {
 /**
  * The tool id of a schema that names itself: its `"name"`, when that is a valid tool id.
  *
- * @throws {SchemaPinError} `INPUT_INVALID` naming `file` otherwise.
+ * @throws {SchemaPinError} `INPUT_INVALID` naming `file` otherwise, with `details.reason`
+ *   `"no_tool_id"` (the caller then names the tool id itself).
  *
  * @example
  * ```ts
@@ -162,8 +163,8 @@ export function schemaToolId(schema: unknown, file: string): string {
   if (typeof name !== "string" || checkToolId(name) !== undefined) {
     throw new SchemaPinError(
       "INPUT_INVALID",
-      `${file} has no usable "name" to use as the tool id; give --tool-id`,
-      { path: file },
+      `${file} has no usable "name" to use as the tool id`,
+      { path: file, reason: "no_tool_id" },
     );
   }
   return name;

@@ -43,30 +43,54 @@ export function sourceName(path: string): string {
 }
 
 /**
+ * What to add when a PEM key is given where a JSON document is expected: where a key goes
+ * instead, in the caller's terms (the CLI names its option). Each text is shown in parentheses
+ * after the message.
+ *
+ * @example
+ * ```ts
+ * import type { PemKeyHint } from "./input.ts";
+ * const hint: PemKeyHint = {
+ *   publicKey: "give the public key as the key of the verification",
+ *   privateKey: "give its public key instead",
+ * };
+ * ```
+ */
+export interface PemKeyHint {
+  /** Added when the file is a PEM public key. */
+  readonly publicKey: string;
+  /** Added when the file is a PEM private key. */
+  readonly privateKey: string;
+}
+
+/**
  * Throws `INPUT_INVALID` when `bytes`, read from `path` where a JSON `what` is expected, are a
- * PEM file: the message says what it is and, with `keyFlag`, the option that takes a key
- * instead.
+ * PEM file: the message says what it is and, with `keyHint`, where a key goes instead.
  *
  * @example
  * ```ts
  * import { refusePem } from "./input.ts";
  * const bytes = new TextEncoder().encode("-----BEGIN PUBLIC KEY-----\n…");
- * refusePem(bytes, "public.pem", "discovery document", "--public-key");
+ * refusePem(bytes, "public.pem", "discovery document", {
+ *   publicKey: "give it as the key",
+ *   privateKey: "give its public key",
+ * });
  * // throws INPUT_INVALID: public.pem: this is a PEM public key, not a discovery document
- * // (use --public-key FILE)
+ * // (give it as the key)
  * ```
  */
-export function refusePem(bytes: Uint8Array, path: string, what: string, keyFlag?: string): void {
+export function refusePem(
+  bytes: Uint8Array,
+  path: string,
+  what: string,
+  keyHint?: PemKeyHint,
+): void {
   const instead = pemInsteadOf(bytes, what);
   if (instead === undefined) return;
   const label = pemLabelOf(bytes)!;
   let hint = "";
-  if (keyFlag !== undefined && /PUBLIC KEY$/.test(label)) hint = ` (use ${keyFlag} FILE)`;
-  if (keyFlag !== undefined && /PRIVATE KEY$/.test(label)) {
-    hint = keyFlag === "--public-key"
-      ? " (use --public-key FILE with its public key, e.g. the public.pem keygen wrote)"
-      : ` (use ${keyFlag} FILE)`;
-  }
+  if (keyHint !== undefined && /PUBLIC KEY$/.test(label)) hint = ` (${keyHint.publicKey})`;
+  if (keyHint !== undefined && /PRIVATE KEY$/.test(label)) hint = ` (${keyHint.privateKey})`;
   throw new SchemaPinError("INPUT_INVALID", `${sourceName(path)}: ${instead}${hint}`, {
     path,
     pem_label: label,
@@ -76,7 +100,7 @@ export function refusePem(bytes: Uint8Array, path: string, what: string, keyFlag
 /**
  * Reads `path` with `read` and strictly parses it as JSON; `JSON_INVALID` / `IO_FAILED` name
  * the file and say what it was supposed to be (`what`: "schema", "discovery document", …). A
- * PEM file is `INPUT_INVALID` saying what it is ({@linkcode refusePem}, `keyFlag`).
+ * PEM file is `INPUT_INVALID` saying what it is ({@linkcode refusePem}, `keyHint`).
  *
  * @example
  * ```ts ignore
@@ -88,10 +112,10 @@ export async function readJsonInput(
   path: string,
   read: ReadInput,
   what: string,
-  keyFlag?: string,
+  keyHint?: PemKeyHint,
 ): Promise<JsonValue> {
   const bytes = await read(path);
-  refusePem(bytes, path, what, keyFlag);
+  refusePem(bytes, path, what, keyHint);
   try {
     return parseJson(bytes, sourceName(path));
   } catch (e) {

@@ -1,12 +1,11 @@
 /**
  * The caps of a skill folder (`SkillLimits` of lib/skill/walk.ts, §4b.2) written as text, as
- * a command line or a configuration file gives them: a count of files, a size in bytes.
+ * a command line or a configuration file gives them: a count of files, a size in bytes (the
+ * CLI's options become `SkillLimits` in cli/skill/limits.ts).
  *
  * @module
  */
 import { checkArg } from "../arguments.ts";
-import { usageError } from "../errors.ts";
-import type { SkillLimits } from "./walk.ts";
 
 const SIZE_UNITS: Record<string, number> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
 
@@ -47,41 +46,4 @@ export function parseByteSize(text: string): number | undefined {
   const m = /^([1-9]\d{0,15})([kmg]?)(?:i?b)?$/i.exec(text);
   const n = m ? Number(m[1]) * SIZE_UNITS[m[2].toLowerCase()] : NaN;
   return Number.isSafeInteger(n) ? n : undefined;
-}
-
-/**
- * The caps given as the options `--max-entries N` and `--max-bytes SIZE`
- * ({@linkcode parseEntryCount}, {@linkcode parseByteSize}); the others are left out.
- *
- * @throws {SchemaPinError} `INPUT_INVALID` with `details.usage` naming the option whose value
- *   is not a count or a size.
- *
- * @example
- * ```ts
- * import { skillLimitsFrom } from "./limits.ts";
- * skillLimitsFrom({ "max-bytes": "1G" }); // { maxBytes: 1073741824 }
- * ```
- */
-export function skillLimitsFrom(
-  values: { readonly "max-entries"?: string; readonly "max-bytes"?: string },
-): SkillLimits {
-  checkArg("skillLimitsFrom", "values", values, "object");
-  const limits: SkillLimits = {};
-  const entries = values["max-entries"];
-  if (entries !== undefined) {
-    limits.maxEntries = parseEntryCount(entries);
-    if (limits.maxEntries === undefined) {
-      throw usageError("--max-entries must be a positive integer", { option: "max-entries" });
-    }
-  }
-  const bytes = values["max-bytes"];
-  if (bytes !== undefined) {
-    limits.maxBytes = parseByteSize(bytes);
-    if (limits.maxBytes === undefined) {
-      throw usageError("--max-bytes must be a size in bytes, or with K, M or G (e.g. 512M)", {
-        option: "max-bytes",
-      });
-    }
-  }
-  return limits;
 }

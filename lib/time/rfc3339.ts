@@ -89,6 +89,7 @@ export function isRfc3339(text: unknown): text is string {
 export function formatRfc3339(time: number | Date): string {
   checkArg("formatRfc3339", "time", time, ["number", "date"]);
   const ms = typeof time === "number" ? time : time.getTime();
+  // Programming-error assertion: an invalid Date or NaN is a caller's bug (checkArg took the type).
   if (!Number.isFinite(ms)) throw new RangeError("formatRfc3339: time is not a finite number");
   const iso = new Date(ms).toISOString();
   return iso.endsWith(".000Z") ? iso.slice(0, -5) + "Z" : iso;

@@ -41,6 +41,7 @@ import { type DnsTxtLookup, lookupDnsTxt } from "../dns/check.ts";
 import type { DnsServer } from "../dns/resolve.ts";
 import { dnsBeforePinHook } from "../schema/resolver_verify.ts";
 import {
+  type PemKeyHint,
   type ReadInput,
   readJsonInput,
   readPublicKeyInput,
@@ -106,9 +107,37 @@ export interface TrustPlan {
   readonly allowMissingRevocation?: boolean;
   /** Cross-check the key with the `_schemapin` TXT record (§17): the server and deadline. */
   readonly dns?: { readonly server?: DnsServer; readonly timeoutMs?: number };
-  /** The option that takes a key, named when a PEM key is given as the discovery document. */
-  readonly keyFlag?: string;
 }
+
+/**
+ * How the caller names the inputs of a plan in messages and in the sources a result reports;
+ * each has a default in the library's terms. The CLI names its options here.
+ *
+ * @example
+ * ```ts
+ * import type { TrustInputNames } from "./load.ts";
+ * const names: TrustInputNames = { publicKey: "key file", resolverDir: "key folder" };
+ * ```
+ */
+export interface TrustInputNames {
+  /** The explicit public key, before its path (default `public key`). */
+  readonly publicKey?: string;
+  /** What to do when the explicit public key file holds a private key. */
+  readonly publicKeyAdvice?: string;
+  /** Where a key goes, said when a PEM key is given as the discovery document (default: not said). */
+  readonly keyHint?: PemKeyHint;
+  /** The resolver folder, before its path (default `resolver folder`). */
+  readonly resolverDir?: string;
+  /** The extra CA certificates file, before its path (default `CA file`). */
+  readonly caFile?: string;
+}
+
+const DEFAULT_NAMES = {
+  publicKey: "public key",
+  publicKeyAdvice: "give the public key (PEM, SPKI) and keep the private key off this machine",
+  resolverDir: "resolver folder",
+  caFile: "CA file",
+} as const;
 
 /** What loading a plan reads with. */
 export interface TrustEnv {
@@ -119,6 +148,8 @@ export interface TrustEnv {
    * bundle file was read (default: an empty in-memory store).
    */
   readonly authorityStore?: () => Promise<BundleAuthorityStore>;
+  /** How messages and reported sources name the plan's inputs (defaults in the library's terms). */
+  readonly names?: TrustInputNames;
 }
 
 /** Trust inputs loaded from a plan, and the DNS cross-check hook when the plan asks for DNS. */
@@ -248,7 +279,8 @@ export function withTrustInputs<R extends OfflineVerificationResult & { discover
 
 /**
  * The HTTPS options of `.well-known` fetches: the deadline and, with `caFile`, an HTTP client
- * trusting its certificates (Deno only; close it).
+ * trusting its certificates (Deno only; close it). Messages about the file name it
+ * `caFileName` and its path (default `CA file`).
  *
  * @throws {SchemaPinError} `INPUT_INVALID` when `caFile` holds no PEM certificate or cannot
  *   be used; what `read` throws.
@@ -262,6 +294,7 @@ export function withTrustInputs<R extends OfflineVerificationResult & { discover
 export async function httpsFetchOptions(
   settings: { readonly timeoutMs?: number; readonly caFile?: string },
   read: ReadInput,
+  caFileName: string = DEFAULT_NAMES.caFile,
 ): Promise<HttpsFetchOptions> {
   const ms = settings.timeoutMs;
   const options: HttpsFetchOptions = ms === undefined
@@ -273,20 +306,23 @@ export async function httpsFetchOptions(
     if (!pem.includes("-----BEGIN CERTIFICATE-----")) {
       throw new SchemaPinError(
         "INPUT_INVALID",
-        `--ca-file ${sourceName(caFile)} holds no PEM certificate (BEGIN CERTIFICATE)`,
+        `${caFileName} ${sourceName(caFile)} holds no PEM certificate (BEGIN CERTIFICATE)`,
         { path: caFile },
       );
     }
     try {
       const deno = (globalThis as { Deno?: typeof Deno }).Deno;
       if (typeof deno?.createHttpClient !== "function") {
-        throw new Error("extra CA certificates need Deno.createHttpClient (Deno only)");
+        throw new SchemaPinError(
+          "INPUT_INVALID",
+          "extra CA certificates need Deno.createHttpClient (Deno only)",
+        );
       }
       options.client = deno.createHttpClient({ caCerts: [pem] });
     } catch (e) {
       throw new SchemaPinError(
         "INPUT_INVALID",
-        `--ca-file ${sourceName(caFile)}: ${(e as Error).message}`,
+        `${caFileName} ${sourceName(caFile)}: ${(e as Error).message}`,
         { path: caFile },
       );
     }
@@ -403,20 +439,20 @@ async function prepareTrust(plan: TrustPlan, env: TrustEnv): Promise<PreparedTru
     resolve: () => Promise.resolve(trust),
     close: () => {},
   });
+  const names = { ...DEFAULT_NAMES, ...env.names };
   if (plan.publicKey !== undefined) {
     const source = sourceName(plan.publicKey);
     const key = await readPublicKeyInput(plan.publicKey, env.read, {
-      flag: "--public-key",
-      advice: "give public.pem (`schemapin keygen` writes it; `openssl pkey -in KEY -pubout` " +
-        "derives it), and keep the private key off this machine",
+      flag: names.publicKey,
+      advice: names.publicKeyAdvice,
     });
     const trust: TrustInputs = {
       discovery: {
         schema_version: "1.4",
-        developer_name: `(--public-key ${source})`,
+        developer_name: `(${names.publicKey} ${source})`,
         public_key_pem: key.pem,
       },
-      discoverySource: `--public-key ${source}`,
+      discoverySource: `${names.publicKey} ${source}`,
       explicitKey: key.fingerprint,
     };
     if (plan.revocation !== undefined) {
@@ -427,7 +463,12 @@ async function prepareTrust(plan: TrustPlan, env: TrustEnv): Promise<PreparedTru
   }
   if (plan.discovery !== undefined) {
     const trust: TrustInputs = {
-      discovery: await readJsonInput(plan.discovery, env.read, "discovery document", plan.keyFlag),
+      discovery: await readJsonInput(
+        plan.discovery,
+        env.read,
+        "discovery document",
+        names.keyHint,
+      ),
       discoverySource: sourceName(plan.discovery),
     };
     if (plan.revocation !== undefined) {
@@ -454,12 +495,13 @@ async function prepareTrust(plan: TrustPlan, env: TrustEnv): Promise<PreparedTru
         resolvers.push(await bundleResolver(plan.bundle!, plan, env));
       } else if (source === "resolver-dir") {
         // A mistyped folder must not fall through to the next source.
-        await requireDirectory("--resolver-dir", plan.resolverDir!);
+        await requireDirectory(names.resolverDir, plan.resolverDir!);
         resolvers.push(new LocalFileResolver(plan.resolverDir!));
       } else {
         const options = await httpsFetchOptions(
           { timeoutMs: plan.httpsTimeoutMs, caFile: plan.caFile },
           env.read,
+          names.caFile,
         );
         client = options.client;
         resolvers.push(new WellKnownResolver(options));

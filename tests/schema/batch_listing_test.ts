@@ -18,7 +18,7 @@ Deno.test("globToRegExp: * and ? match within a name; everything else is literal
 });
 
 Deno.test("globToRegExp: an empty pattern or one with a / is INPUT_INVALID", () => {
-  throwsWith(() => globToRegExp(""), "INPUT_INVALID", /--pattern "" must be a file-name pattern/);
+  throwsWith(() => globToRegExp(""), "INPUT_INVALID", /^pattern "" must be a file-name pattern/);
   throwsWith(() => globToRegExp("a/*.json"), "INPUT_INVALID", /must be a file-name pattern/);
 });
 

@@ -1,6 +1,6 @@
 // The text of each warning code of a verification result (lib/schema/verify_notes.ts).
 import assert from "node:assert/strict";
-import { describeVerifyWarning } from "../../lib/schema/verify_notes.ts";
+import { describeVerifyWarning } from "../../cli/schema/verify_notes.ts";
 
 Deno.test("describeVerifyWarning: the known codes have their text", () => {
   assert.equal(

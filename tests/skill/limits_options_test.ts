@@ -2,7 +2,7 @@
 // error naming the option.
 import assert from "node:assert/strict";
 import { isUsageError } from "../../lib/errors.ts";
-import { skillLimitsFrom } from "../../lib/skill/limits.ts";
+import { skillLimitsFrom } from "../../cli/skill/limits.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 
 Deno.test("skillLimitsFrom: the caps given, the others left out", () => {

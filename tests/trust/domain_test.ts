@@ -2,7 +2,7 @@
 // one the signed document names, never two that differ; every refusal is a usage error.
 import assert from "node:assert/strict";
 import { isUsageError } from "../../lib/errors.ts";
-import { domainOption } from "../../lib/dns/domain.ts";
+import { domainOption } from "../../cli/dns/domain_option.ts";
 import { verificationDomain } from "../../cli/trust/domain.ts";
 import { throwsWith } from "../schema_pin_error.ts";
 

@@ -23,8 +23,11 @@ import {
 import { parseSignatureFile, readJsonInput, refusePem } from "../../lib/schema/input.ts";
 import { discoveryFor, OTHER, SIGNER } from "../schema/_fixtures.ts";
 import { withTempDir } from "../cli/run.ts";
+import { trustInputNames } from "../../cli/trust/input_names.ts";
 
 const DOMAIN = "tools.example.test";
+/** How the verify commands name the plan's inputs (cli/trust/input_names.ts). */
+const CLI_NAMES = trustInputNames("verify-schema");
 const enc = new TextEncoder();
 
 /** Reads real files, and records every path read, in order. */
@@ -85,7 +88,7 @@ Deno.test("trust: a PEM key as the discovery document names the option that take
     Deno.writeTextFileSync(`${dir}/public.pem`, SIGNER.publicKey.pem);
     const plan = { domain: DOMAIN, discovery: `${dir}/public.pem`, chain: [] };
     const withFlag = await rejectsWith(
-      loadTrust({ ...plan, keyFlag: "--public-key" }, recordingEnv()),
+      loadTrust(plan, recordingEnv({ names: CLI_NAMES })),
       "INPUT_INVALID",
     );
     assert.match(withFlag.message, /not a discovery document \(use --public-key FILE\)$/);
@@ -100,10 +103,16 @@ Deno.test("trust: an explicit public key is the anchor; a private key is refused
     Deno.writeTextFileSync(`${dir}/private.pem`, privateKeyToPem(SIGNER));
     const trust = await loadTrust(
       { domain: DOMAIN, publicKey: `${dir}/public.pem`, chain: [] },
-      recordingEnv(),
+      recordingEnv({ names: CLI_NAMES }),
     );
     assert.equal(trust.explicitKey, SIGNER.publicKey.fingerprint);
     assert.equal(trust.discoverySource, `--public-key ${dir}/public.pem`);
+    // Without the caller's names, the library names the key in its own terms.
+    const plain = await loadTrust(
+      { domain: DOMAIN, publicKey: `${dir}/public.pem`, chain: [] },
+      recordingEnv(),
+    );
+    assert.equal(plain.discoverySource, `public key ${dir}/public.pem`);
     const e = await rejectsWith(
       loadTrust({ domain: DOMAIN, publicKey: `${dir}/private.pem`, chain: [] }, recordingEnv()),
       "KEY_INVALID",
@@ -151,7 +160,7 @@ Deno.test("trust: a missing resolver folder stops the chain before any request",
     const e = await rejectsWith(
       loadTrust(
         { domain: DOMAIN, resolverDir: `${dir}/nope`, chain: ["resolver-dir", "well-known"] },
-        recordingEnv(),
+        recordingEnv({ names: CLI_NAMES }),
       ),
       "IO_FAILED",
     );
@@ -160,7 +169,7 @@ Deno.test("trust: a missing resolver folder stops the chain before any request",
     const notDir = await rejectsWith(
       loadTrust(
         { domain: DOMAIN, resolverDir: `${dir}/file`, chain: ["resolver-dir"] },
-        recordingEnv(),
+        recordingEnv({ names: CLI_NAMES }),
       ),
       "IO_FAILED",
     );

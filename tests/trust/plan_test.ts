@@ -48,7 +48,6 @@ Deno.test("planTrust: a discovery document with its revocation document and DNS"
     allowFirstUseAuthority: false,
     allowMissingRevocation: true,
     dns: { server: { host: "127.0.0.1", port: 5353 }, timeoutMs: 2500 },
-    keyFlag: "--public-key",
   });
 });
 
