@@ -1,11 +1,11 @@
 /**
  * `schemapin bundle …`: trust bundles (§13, §21) — create, add, sign, verify, merge, show.
  * Each subcommand lives in its own `bundle_<name>.ts`; this file holds the help text and the
- * dispatch.
+ * table of subcommands (`runSubcommand`, cli/commands/command.ts).
  *
  * @module
  */
-import { type Command, splitSubcommand } from "./command.ts";
+import { type Command, runSubcommand, subcommandFlags, type Subcommands } from "./command.ts";
 import { ADD_FLAGS, CREATE_FLAGS, runBundleAdd, runBundleCreate } from "./bundle_create.ts";
 import { runBundleSign, SIGN_FLAGS } from "./bundle_sign.ts";
 import { runBundleVerify, VERIFY_FLAGS } from "./bundle_verify.ts";
@@ -90,17 +90,13 @@ const SUBCOMMANDS = {
   verify: { run: runBundleVerify, flags: VERIFY_FLAGS },
   merge: { run: runBundleMerge, flags: MERGE_FLAGS },
   show: { run: runBundleShow, flags: SHOW_FLAGS },
-} as const;
+} as const satisfies Subcommands;
 
 /** The `bundle` command. */
 export const bundleCommand: Command = {
   name: "bundle",
   summary: "trust bundles: create, add, sign, verify (authority allow-list), merge, show",
   help: HELP,
-  flags: Object.entries(SUBCOMMANDS).map(([name, { flags }]) => ({ name, flags })),
-  run(args, io) {
-    const names = Object.keys(SUBCOMMANDS) as (keyof typeof SUBCOMMANDS)[];
-    const { sub, rest } = splitSubcommand("bundle", args, names);
-    return SUBCOMMANDS[sub].run(rest, io);
-  },
+  flags: subcommandFlags(SUBCOMMANDS),
+  run: (args, io) => runSubcommand("bundle", SUBCOMMANDS, args, io),
 };

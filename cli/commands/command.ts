@@ -249,11 +249,153 @@ export function requirePositionals(
   return positionals;
 }
 
+/** One subcommand of a command with subcommands: its flag table and its run. */
+export interface Subcommand {
+  /** Its flags (cli/args/flags.ts): the parser, the help's option list and the completions. */
+  readonly flags: FlagTable;
+  /** Runs it on the arguments after its word; returns the exit code. */
+  run(args: string[], io: CliIO): Promise<number>;
+}
+
+/**
+ * The subcommands of a command by their word, in the order of its help: the one shape every
+ * command with subcommands dispatches with ({@linkcode runSubcommand}), and where its
+ * {@linkcode Command.flags} come from ({@linkcode subcommandFlags}).
+ */
+export type Subcommands = Readonly<Record<string, Subcommand>>;
+
+/** How {@linkcode pickSubcommand} words its usage errors. */
+export interface SubcommandErrors {
+  /**
+   * What follows `<command>: expected a subcommand` when no word was given (default
+   * ` (see --help)`).
+   */
+  readonly missing?: string;
+  /**
+   * Quote an unknown word as typed, between plain double quotes, instead of as a JSON string:
+   * `contract` has always worded it so (the two differ only for a word holding `"`, `\` or a
+   * control character).
+   */
+  readonly quoteAsTyped?: boolean;
+}
+
+/**
+ * The flag tables of a command's subcommands, in order: the {@linkcode Command.flags} of a
+ * command whose subcommands are `table` (the completions and `docs/cli-vocabulary.md` read them).
+ *
+ * @example
+ * ```ts
+ * import { subcommandFlags } from "./command.ts";
+ * const run = () => Promise.resolve(0);
+ * subcommandFlags({ list: { flags: {}, run }, show: { flags: {}, run } }).map((s) => s.name);
+ * // ["list", "show"]
+ * ```
+ */
+export function subcommandFlags(table: Subcommands): SubcommandFlags[] {
+  return Object.entries(table).map(([name, { flags }]) => ({ name, flags }));
+}
+
+/** A subcommand picked from `args`: its word, its entry and the arguments after it. */
+export interface PickedSubcommand<T extends Subcommands> {
+  /** The word that named it. */
+  readonly name: keyof T & string;
+  /** Its entry in the table. */
+  readonly subcommand: T[keyof T];
+  /** The arguments after the word. */
+  readonly rest: string[];
+}
+
+/**
+ * The subcommand the first of `args` names in `table`, or `undefined` when it names none (or
+ * there are no arguments): for a command that also has a form without a subcommand word
+ * (`schemapin guard … -- CMD`). Only the table's own words match.
+ *
+ * @example
+ * ```ts
+ * import { findSubcommand } from "./command.ts";
+ * const run = () => Promise.resolve(0);
+ * const table = { wrap: { flags: {}, run }, unwrap: { flags: {}, run } };
+ * findSubcommand(table, ["wrap", "mcp.json"])?.rest; // ["mcp.json"]
+ * findSubcommand(table, ["--lock", "x"]); // undefined
+ * ```
+ */
+export function findSubcommand<T extends Subcommands>(
+  table: T,
+  args: readonly string[],
+): PickedSubcommand<T> | undefined {
+  const [word, ...rest] = args;
+  if (word === undefined || !Object.hasOwn(table, word)) return undefined;
+  return { name: word, subcommand: table[word] as T[keyof T], rest };
+}
+
+/**
+ * The subcommand the first of `args` names in `table`, else a usage error:
+ * `<command>: expected a subcommand (see --help)` (`errors.missing` replaces ` (see --help)`),
+ * or `<command>: unknown subcommand "X"; did you mean …? (a, b, …)` with the table's words in
+ * order.
+ *
+ * @example
+ * ```ts
+ * import { pickSubcommand } from "./command.ts";
+ * const run = () => Promise.resolve(0);
+ * const picked = pickSubcommand("lineage", { list: { flags: {}, run } }, ["list", "--json"]);
+ * // picked.name "list", picked.rest ["--json"]
+ * ```
+ */
+export function pickSubcommand<T extends Subcommands>(
+  command: string,
+  table: T,
+  args: readonly string[],
+  errors: SubcommandErrors = {},
+): PickedSubcommand<T> {
+  const picked = findSubcommand(table, args);
+  if (picked) return picked;
+  throw subcommandError(command, args[0], Object.keys(table), errors);
+}
+
+/**
+ * Runs the subcommand the first of `args` names in `table` on the arguments after it
+ * ({@linkcode pickSubcommand}: a missing or unknown word is a usage error); returns its exit
+ * code.
+ *
+ * @example
+ * ```ts ignore
+ * const SUBCOMMANDS = { create: { flags: CREATE_FLAGS, run: runBundleCreate } } as const;
+ * await runSubcommand("bundle", SUBCOMMANDS, ["create", "--out", "b.json"], io);
+ * ```
+ */
+export async function runSubcommand(
+  command: string,
+  table: Subcommands,
+  args: readonly string[],
+  io: CliIO,
+  errors: SubcommandErrors = {},
+): Promise<number> {
+  const { subcommand, rest } = pickSubcommand(command, table, args, errors);
+  return await subcommand.run(rest, io);
+}
+
+/** The usage error of a missing (`word` undefined) or unknown subcommand word. */
+function subcommandError(
+  command: string,
+  word: string | undefined,
+  names: readonly string[],
+  errors: SubcommandErrors,
+): UsageError {
+  if (word === undefined) {
+    return new UsageError(`${command}: expected a subcommand${errors.missing ?? " (see --help)"}`);
+  }
+  const quoted = errors.quoteAsTyped ? `"${word}"` : JSON.stringify(word);
+  return new UsageError(
+    `${command}: unknown subcommand ${quoted}${didYouMean(word, names)} (${names.join(", ")})`,
+  );
+}
+
 /**
  * The subcommand of a command with subcommands — the first of `args`, one of `names` — and the
- * arguments after it; else a usage error: `<command>: expected a subcommand (see --help)`
- * (`missing` replaces ` (see --help)`), or `<command>: unknown subcommand "X"; did you mean
- * …? (a, b, …)`.
+ * arguments after it; else the usage error of {@linkcode pickSubcommand}. For a command that
+ * dispatches on its own (`dns`); a command with a table of subcommands uses
+ * {@linkcode runSubcommand}.
  *
  * @example
  * ```ts
@@ -269,12 +411,8 @@ export function splitSubcommand<N extends string>(
   missing = " (see --help)",
 ): { sub: N; rest: string[] } {
   const [sub, ...rest] = args;
-  if (sub === undefined) throw new UsageError(`${command}: expected a subcommand${missing}`);
-  if (!(names as readonly string[]).includes(sub)) {
-    throw new UsageError(
-      `${command}: unknown subcommand ${JSON.stringify(sub)}${didYouMean(sub, names)} ` +
-        `(${names.join(", ")})`,
-    );
+  if (sub === undefined || !(names as readonly string[]).includes(sub)) {
+    throw subcommandError(command, sub, names, { missing });
   }
   return { sub: sub as N, rest };
 }

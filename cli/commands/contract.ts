@@ -12,7 +12,9 @@ import {
   describeError,
   EXIT_OK,
   EXIT_USAGE,
-  UsageError,
+  pickSubcommand,
+  subcommandFlags,
+  type Subcommands,
 } from "./command.ts";
 import { jsonError, wantsJson } from "./json_output.ts";
 import { CONTRACT_DIGEST_FLAGS, runContractDigest } from "./contract_digest.ts";
@@ -30,7 +32,6 @@ import { LOCK_TRUST_FLAGS } from "./lock_signature.ts";
 import { SKILL_SIGNATURE_HELP } from "./skill_signature.ts";
 import { CONTRACT_APPROVE_FLAGS, runContractApprove } from "./contract_approve.ts";
 import { optionList } from "../args/flags.ts";
-import { didYouMean } from "../args/suggest.ts";
 
 /** Each subcommand's run and flag table, in help order (the completions read the tables). */
 const SUBCOMMANDS = {
@@ -40,7 +41,7 @@ const SUBCOMMANDS = {
   approve: { run: runContractApprove, flags: CONTRACT_APPROVE_FLAGS },
   digest: { run: runContractDigest, flags: CONTRACT_DIGEST_FLAGS },
   dump: { run: runContractDump, flags: CONTRACT_DUMP_FLAGS },
-} as const;
+} as const satisfies Subcommands;
 
 const HELP =
   `schemapin contract — pin the contracts (description, schemas, annotations) of MCP tools
@@ -160,28 +161,18 @@ export const contractCommand: Command = {
   name: "contract",
   summary: "pin MCP tool contracts in contractpin.lock and verify live servers against it",
   help: HELP,
-  flags: Object.entries(SUBCOMMANDS).map(([name, { flags }]) => ({ name, flags })),
+  flags: subcommandFlags(SUBCOMMANDS),
   async run(args: string[], io: CliIO): Promise<number> {
-    const [sub, ...rest] = args;
-    if (sub === undefined) {
+    // `schemapin contract` alone prints the help (exit 2), `schemapin contract help` too (0).
+    if (args.length === 0 || args[0] === "help") {
       await io.stdout(HELP);
-      return EXIT_USAGE;
+      return args.length === 0 ? EXIT_USAGE : EXIT_OK;
     }
-    if (sub === "help") {
-      await io.stdout(HELP);
-      return EXIT_OK;
-    }
-    const run = Object.hasOwn(SUBCOMMANDS, sub)
-      ? SUBCOMMANDS[sub as keyof typeof SUBCOMMANDS].run
-      : undefined;
-    if (!run) {
-      const names = Object.keys(SUBCOMMANDS);
-      throw new UsageError(
-        `contract: unknown subcommand "${sub}"${didYouMean(sub, names)} (${names.join(", ")})`,
-      );
-    }
+    const { subcommand, rest } = pickSubcommand("contract", SUBCOMMANDS, args, {
+      quoteAsTyped: true,
+    });
     try {
-      return await run(rest, io);
+      return await subcommand.run(rest, io);
     } catch (e) {
       // Every error a subcommand throws is about its input (arguments, lock, config, dump):
       // §6 exit 2. Server failures are results, reported by the subcommands themselves.

@@ -30,7 +30,9 @@ import {
   EXIT_OK,
   parseCommandArgs,
   requirePositionals,
-  splitSubcommand,
+  runSubcommand,
+  subcommandFlags,
+  type Subcommands,
   UsageError,
 } from "./command.ts";
 import { documentText, failureFields, jsonOutput } from "./json_output.ts";
@@ -100,17 +102,6 @@ const IMPORT_FLAGS = {
   overwrite: { type: "boolean", help: "", deprecated: "force" },
 } as const satisfies FlagTable;
 
-/** Each subcommand's table, in the order of the help. */
-const TABLES = {
-  list: LIST_FLAGS,
-  show: SHOW_FLAGS,
-  add: ADD_FLAGS,
-  rotate: ROTATE_FLAGS,
-  remove: REMOVE_FLAGS,
-  export: EXPORT_FLAGS,
-  import: IMPORT_FLAGS,
-} as const;
-
 const HELP = `schemapin pins — manage the TOFU key pin store
 
 Usage:
@@ -161,14 +152,13 @@ Examples:
   schemapin pins rotate --domain example.com --discovery schemapin.json
 `;
 
-/** The flags of every subcommand (typed as one table: a subcommand's others are absent). */
-type AnyTable =
-  & typeof LIST_FLAGS
-  & typeof ROTATE_FLAGS
-  & typeof EXPORT_FLAGS
-  & typeof IMPORT_FLAGS;
+/** The flags add and rotate read the key from. */
+type KeyValues = ReturnType<typeof parseCommandArgs<typeof ADD_FLAGS>>["values"];
 
-type Values = ReturnType<typeof parseCommandArgs<AnyTable>>["values"];
+/** The pin store `--pin-store` names, else the default one. */
+function pinStoreAt(path: string | undefined): FilePinStore {
+  return new FilePinStore(path ?? defaultPinStorePath());
+}
 
 /** The one positional argument of `pins <sub>`, named `what` in the usage error. */
 function one(positionals: string[], sub: string, what: string): string {
@@ -176,7 +166,7 @@ function one(positionals: string[], sub: string, what: string): string {
 }
 
 /** The key of add and rotate (cli/pins/key_source.ts), the files read as the CLI reads them. */
-function keyFrom(values: Values, sub: string, io: CliIO): Promise<PinKey> {
+function keyFrom(values: KeyValues, sub: string, io: CliIO): Promise<PinKey> {
   const command = `pins ${sub}`;
   return asUsage(command, () =>
     pinKeyFrom(values, {
@@ -215,173 +205,206 @@ function line(r: PinRecord): string {
   return `${r.toolId}@${r.domain}  ${r.fingerprint}  ${r.source}  ${r.pinnedAt}`;
 }
 
-const SUBCOMMANDS = Object.keys(TABLES) as (keyof typeof TABLES)[];
+async function runList(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("pins list", args, LIST_FLAGS);
+  const store = pinStoreAt(values["pin-store"]);
+  if (positionals.length) throw new UsageError("pins list: takes no arguments");
+  const pins = await store.list();
+  if (values.json) {
+    await io.stdout(
+      jsonOutput("pins.list", {
+        ok: true,
+        pin_store: store.path,
+        pins: pins.map(pinRecordToJson),
+      }),
+    );
+  } else if (pins.length === 0) {
+    await io.stderr(`no pins in ${store.path}\n`);
+  } else {
+    await io.stdout(pins.map(line).join("\n") + "\n");
+  }
+  return EXIT_OK;
+}
+
+async function runShow(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("pins show", args, SHOW_FLAGS);
+  const store = pinStoreAt(values["pin-store"]);
+  const { toolId, domain } = parsePinKey(one(positionals, "show", "TOOL_ID@DOMAIN"));
+  const pin = await store.get(toolId, domain);
+  if (!pin) {
+    const message = `${toolId}@${domain} is not pinned in ${store.path}`;
+    if (values.json) {
+      await io.stdout(jsonOutput("pins.show", {
+        ...failureFields("KEY_NOT_FOUND", message),
+        pin_store: store.path,
+      }));
+    }
+    await io.stderr(message + "\n");
+    return EXIT_FAILED;
+  }
+  await io.stdout(
+    values.json
+      ? jsonOutput("pins.show", {
+        ok: true,
+        pin_store: store.path,
+        pin: pinRecordToJson(pin),
+      })
+      : line(pin) + "\n",
+  );
+  return EXIT_OK;
+}
+
+async function runAdd(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("pins add", args, ADD_FLAGS);
+  const store = pinStoreAt(values["pin-store"]);
+  const { toolId, domain } = parsePinKey(one(positionals, "add", "TOOL_ID@DOMAIN"));
+  const { fingerprint: fp } = await keyFrom(values, "add", io);
+  try {
+    const outcome = await seedPin(store, toolId, domain, fp);
+    await io.stderr(
+      outcome.status === "added"
+        ? `pinned ${toolId}@${domain} to ${fp}\n`
+        : `${toolId}@${domain} was already pinned to ${fp}\n`,
+    );
+    return EXIT_OK;
+  } catch (e) {
+    if (e instanceof SchemaPinError && e.code === "KEY_PIN_MISMATCH") {
+      await io.stderr(`error: ${e.code}: ${e.message}\n`);
+      return EXIT_FAILED;
+    }
+    throw e;
+  }
+}
+
+async function runRotate(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("pins rotate", args, ROTATE_FLAGS);
+  const store = pinStoreAt(values["pin-store"]);
+  if (values.domain !== undefined) {
+    if (positionals.length > 0) {
+      throw new UsageError(
+        "pins rotate: give TOOL_ID@DOMAIN or --domain D (every pin of D), not both",
+      );
+    }
+    return await rotateDomain(store, values.domain, values, io);
+  }
+  const target = one(positionals, "rotate", "TOOL_ID@DOMAIN, or --domain D");
+  refuseDomainPattern(target);
+  const { toolId, domain } = parsePinKey(target);
+  const { fingerprint: fp, revokedKeys } = await keyFrom(values, "rotate", io);
+  try {
+    const previous = await rotatePin(store, toolId, domain, fp);
+    await io.stderr(
+      `rotated ${toolId}@${domain}: ${previous.fingerprint} -> ${fp}` +
+        revokedNote(revokedKeys, previous.fingerprint) + "\n",
+    );
+    return EXIT_OK;
+  } catch (e) {
+    if (e instanceof SchemaPinError && e.code === "KEY_NOT_FOUND") {
+      await io.stderr(`error: ${e.message} (use pins add)\n`);
+      return EXIT_FAILED;
+    }
+    throw e;
+  }
+}
+
+/** `pins rotate --domain D`: every pin of D to the new key, in one transaction. */
+async function rotateDomain(
+  store: FilePinStore,
+  given: string,
+  values: KeyValues,
+  io: CliIO,
+): Promise<number> {
+  const dc = checkDomain(given);
+  if (!dc.ok) throw new UsageError(`pins rotate: --domain: ${dc.reason}`);
+  const { fingerprint: fp, revokedKeys } = await keyFrom(values, "rotate", io);
+  let outcome;
+  try {
+    outcome = await rotateDomainPins(store, dc.domain, fp);
+  } catch (e) {
+    if (e instanceof SchemaPinError && e.code === "KEY_NOT_FOUND") {
+      await io.stderr(`error: ${e.message} in ${store.path} (use pins add)\n`);
+      return EXIT_FAILED;
+    }
+    throw e;
+  }
+  for (const pin of outcome.rotated) {
+    await io.stderr(
+      `rotated ${pin.toolId}@${pin.domain}: ${pin.fingerprint} -> ${fp}` +
+        revokedNote(revokedKeys, pin.fingerprint) + "\n",
+    );
+  }
+  await io.stderr(
+    `${outcome.rotated.length} pin(s) of ${dc.domain} rotated to ${fp}` +
+      (outcome.unchanged.length > 0 ? `, ${outcome.unchanged.length} already on it` : "") +
+      "\n",
+  );
+  return EXIT_OK;
+}
+
+async function runRemove(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("pins remove", args, REMOVE_FLAGS);
+  const store = pinStoreAt(values["pin-store"]);
+  const { toolId, domain } = parsePinKey(one(positionals, "remove", "TOOL_ID@DOMAIN"));
+  if (await removePin(store, toolId, domain)) {
+    await io.stderr(`removed the pin of ${toolId}@${domain}\n`);
+    return EXIT_OK;
+  }
+  await io.stderr(`${toolId}@${domain} is not pinned in ${store.path}\n`);
+  return EXIT_FAILED;
+}
+
+async function runExport(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("pins export", args, EXPORT_FLAGS);
+  const store = pinStoreAt(values["pin-store"]);
+  if (positionals.length) throw new UsageError("pins export: takes no arguments");
+  const text = documentText(pinExportDocument(await store.list()));
+  if (values.out !== undefined) {
+    await writeFileAtomic(values.out, text, { overwrite: values.force === true });
+    await io.stdout(`wrote ${values.out}\n`);
+  } else {
+    await io.stdout(text);
+  }
+  return EXIT_OK;
+}
+
+async function runImport(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseCommandArgs("pins import", args, IMPORT_FLAGS);
+  const store = pinStoreAt(values["pin-store"]);
+  const file = one(positionals, "import", "FILE");
+  const value = await readJsonFile(file, io, "pin export");
+  const records = parsePinExport(value, sourceName(file), file);
+  const outcome = await importPins(store, records, { overwrite: values.force === true });
+  if (outcome.conflicts.length > 0 && !outcome.written) {
+    await io.stderr(
+      `error: KEY_PIN_MISMATCH: ${outcome.conflicts.length} pin(s) conflict with ` +
+        `${store.path}: ${outcome.conflicts.join(", ")}; nothing imported ` +
+        `(--force replaces them)\n`,
+    );
+    return EXIT_FAILED;
+  }
+  await io.stderr(
+    `imported ${outcome.added.length} new, ${outcome.unchanged.length} unchanged` +
+      (values.force ? `, ${outcome.conflicts.length} replaced` : "") + "\n",
+  );
+  return EXIT_OK;
+}
+
+/** Each subcommand's run and flag table, in the order of the help. */
+const SUBCOMMANDS = {
+  list: { run: runList, flags: LIST_FLAGS },
+  show: { run: runShow, flags: SHOW_FLAGS },
+  add: { run: runAdd, flags: ADD_FLAGS },
+  rotate: { run: runRotate, flags: ROTATE_FLAGS },
+  remove: { run: runRemove, flags: REMOVE_FLAGS },
+  export: { run: runExport, flags: EXPORT_FLAGS },
+  import: { run: runImport, flags: IMPORT_FLAGS },
+} as const satisfies Subcommands;
 
 /** The `pins` command. */
 export const pinsCommand: Command = {
   name: "pins",
   summary: "list, show, add, rotate, remove, export and import key pins",
   help: HELP,
-  flags: Object.entries(TABLES).map(([name, flags]) => ({ name, flags })),
-  async run(args, io) {
-    const { sub, rest } = splitSubcommand("pins", args, SUBCOMMANDS);
-    const table = TABLES[sub] as AnyTable;
-    const { values, positionals } = parseCommandArgs(`pins ${sub}`, rest, table);
-    const store = new FilePinStore(values["pin-store"] ?? defaultPinStorePath());
-    switch (sub) {
-      case "list": {
-        if (positionals.length) throw new UsageError("pins list: takes no arguments");
-        const pins = await store.list();
-        if (values.json) {
-          await io.stdout(
-            jsonOutput("pins.list", {
-              ok: true,
-              pin_store: store.path,
-              pins: pins.map(pinRecordToJson),
-            }),
-          );
-        } else if (pins.length === 0) {
-          await io.stderr(`no pins in ${store.path}\n`);
-        } else {
-          await io.stdout(pins.map(line).join("\n") + "\n");
-        }
-        return EXIT_OK;
-      }
-      case "show": {
-        const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
-        const pin = await store.get(toolId, domain);
-        if (!pin) {
-          const message = `${toolId}@${domain} is not pinned in ${store.path}`;
-          if (values.json) {
-            await io.stdout(jsonOutput("pins.show", {
-              ...failureFields("KEY_NOT_FOUND", message),
-              pin_store: store.path,
-            }));
-          }
-          await io.stderr(message + "\n");
-          return EXIT_FAILED;
-        }
-        await io.stdout(
-          values.json
-            ? jsonOutput("pins.show", {
-              ok: true,
-              pin_store: store.path,
-              pin: pinRecordToJson(pin),
-            })
-            : line(pin) + "\n",
-        );
-        return EXIT_OK;
-      }
-      case "add": {
-        const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
-        const { fingerprint: fp } = await keyFrom(values, sub, io);
-        try {
-          const outcome = await seedPin(store, toolId, domain, fp);
-          await io.stderr(
-            outcome.status === "added"
-              ? `pinned ${toolId}@${domain} to ${fp}\n`
-              : `${toolId}@${domain} was already pinned to ${fp}\n`,
-          );
-          return EXIT_OK;
-        } catch (e) {
-          if (e instanceof SchemaPinError && e.code === "KEY_PIN_MISMATCH") {
-            await io.stderr(`error: ${e.code}: ${e.message}\n`);
-            return EXIT_FAILED;
-          }
-          throw e;
-        }
-      }
-      case "rotate": {
-        if (values.domain !== undefined) {
-          if (positionals.length > 0) {
-            throw new UsageError(
-              "pins rotate: give TOOL_ID@DOMAIN or --domain D (every pin of D), not both",
-            );
-          }
-          const dc = checkDomain(values.domain);
-          if (!dc.ok) throw new UsageError(`pins rotate: --domain: ${dc.reason}`);
-          const { fingerprint: fp, revokedKeys } = await keyFrom(values, sub, io);
-          let outcome;
-          try {
-            outcome = await rotateDomainPins(store, dc.domain, fp);
-          } catch (e) {
-            if (e instanceof SchemaPinError && e.code === "KEY_NOT_FOUND") {
-              await io.stderr(`error: ${e.message} in ${store.path} (use pins add)\n`);
-              return EXIT_FAILED;
-            }
-            throw e;
-          }
-          for (const pin of outcome.rotated) {
-            await io.stderr(
-              `rotated ${pin.toolId}@${pin.domain}: ${pin.fingerprint} -> ${fp}` +
-                revokedNote(revokedKeys, pin.fingerprint) + "\n",
-            );
-          }
-          await io.stderr(
-            `${outcome.rotated.length} pin(s) of ${dc.domain} rotated to ${fp}` +
-              (outcome.unchanged.length > 0 ? `, ${outcome.unchanged.length} already on it` : "") +
-              "\n",
-          );
-          return EXIT_OK;
-        }
-        const target = one(positionals, sub, "TOOL_ID@DOMAIN, or --domain D");
-        refuseDomainPattern(target);
-        const { toolId, domain } = parsePinKey(target);
-        const { fingerprint: fp, revokedKeys } = await keyFrom(values, sub, io);
-        try {
-          const previous = await rotatePin(store, toolId, domain, fp);
-          await io.stderr(
-            `rotated ${toolId}@${domain}: ${previous.fingerprint} -> ${fp}` +
-              revokedNote(revokedKeys, previous.fingerprint) + "\n",
-          );
-          return EXIT_OK;
-        } catch (e) {
-          if (e instanceof SchemaPinError && e.code === "KEY_NOT_FOUND") {
-            await io.stderr(`error: ${e.message} (use pins add)\n`);
-            return EXIT_FAILED;
-          }
-          throw e;
-        }
-      }
-      case "remove": {
-        const { toolId, domain } = parsePinKey(one(positionals, sub, "TOOL_ID@DOMAIN"));
-        if (await removePin(store, toolId, domain)) {
-          await io.stderr(`removed the pin of ${toolId}@${domain}\n`);
-          return EXIT_OK;
-        }
-        await io.stderr(`${toolId}@${domain} is not pinned in ${store.path}\n`);
-        return EXIT_FAILED;
-      }
-      case "export": {
-        if (positionals.length) throw new UsageError("pins export: takes no arguments");
-        const text = documentText(pinExportDocument(await store.list()));
-        if (values.out !== undefined) {
-          await writeFileAtomic(values.out, text, { overwrite: values.force === true });
-          await io.stdout(`wrote ${values.out}\n`);
-        } else {
-          await io.stdout(text);
-        }
-        return EXIT_OK;
-      }
-      case "import": {
-        const file = one(positionals, sub, "FILE");
-        const value = await readJsonFile(file, io, "pin export");
-        const records = parsePinExport(value, sourceName(file), file);
-        const outcome = await importPins(store, records, { overwrite: values.force === true });
-        if (outcome.conflicts.length > 0 && !outcome.written) {
-          await io.stderr(
-            `error: KEY_PIN_MISMATCH: ${outcome.conflicts.length} pin(s) conflict with ` +
-              `${store.path}: ${outcome.conflicts.join(", ")}; nothing imported ` +
-              `(--force replaces them)\n`,
-          );
-          return EXIT_FAILED;
-        }
-        await io.stderr(
-          `imported ${outcome.added.length} new, ${outcome.unchanged.length} unchanged` +
-            (values.force ? `, ${outcome.conflicts.length} replaced` : "") + "\n",
-        );
-        return EXIT_OK;
-      }
-    }
-  },
+  flags: subcommandFlags(SUBCOMMANDS),
+  run: (args, io) => runSubcommand("pins", SUBCOMMANDS, args, io),
 };
