@@ -199,12 +199,13 @@ function checkTransport(values: GuardOptionsText, command: readonly string[]): G
  *
  * @example
  * ```ts
+ * import { SchemaPinError } from "../../lib/errors.ts";
  * import { checkGuardOptions } from "./options.ts";
  * const run = checkGuardOptions({ mode: "filter", server: "acme" }, {
  *   command: ["node", "server.js"],
  *   trustOptions: [],
  *   trustPlan: () => {
- *     throw new Error("no signatures asked for");
+ *     throw new SchemaPinError("INPUT_INVALID", "no signatures asked for");
  *   },
  * });
  * run.setup.lock?.path; // "contractpin.lock"
