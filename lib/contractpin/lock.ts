@@ -14,29 +14,24 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 import { CONTRACT_FIELDS, isJsonObject } from "./contract.ts";
 import { DIGEST_PATTERN, type DigestedToolList, serverDigest } from "./digest.ts";
 import { prettyJsonFile } from "./pretty.ts";
-import { type LockSkills, parseLockSkills } from "./skills_lock.ts";
+import type { LockSkills } from "./skills_lock.ts";
 
 export type { LockSkill, LockSkills } from "./skills_lock.ts";
 import { checkArg } from "../arguments.ts";
 import {
-  type DigestedSurface,
-  type PinnedProtocol,
-  SURFACE_KINDS,
-  SURFACE_SPECS,
-  type SurfaceKind,
-  surfaceKindDigest,
-} from "./surface.ts";
+  checkKeys,
+  digestAt,
+  invalid,
+  LOCK_VERSION,
+  ptr,
+  str,
+  stringRecord,
+} from "./lock_fields.ts";
+import { parseSurface } from "./lock_surface.ts";
 
-/**
- * The lock format version this implementation reads and writes (§5 `contractpin`).
- *
- * @example
- * ```ts
- * import { LOCK_VERSION } from "./lock.ts";
- * console.log(LOCK_VERSION); // "1"
- * ```
- */
-export const LOCK_VERSION = "1";
+export { LOCK_VERSION } from "./lock_fields.ts";
+import { type DigestedSurface, type PinnedProtocol, SURFACE_KINDS } from "./surface.ts";
+
 /**
  * The only digest algorithm of lock format 1.
  *
@@ -186,61 +181,6 @@ const SURFACE_SERVER_KEYS = ["instructions", ...SURFACE_KINDS, "skills"];
 const COMMON_SERVER_KEYS = ["transport", "tool_count", "digest", "tools", ...SURFACE_SERVER_KEYS];
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 
-function invalid(source: string, message: string, field?: string): SchemaPinError {
-  return new SchemaPinError("INPUT_INVALID", `${source}: ${message}`, { source, field });
-}
-
-function ptr(...parts: string[]): string {
-  return "/" + parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1")).join("/");
-}
-
-function checkKeys(o: JsonObject, allowed: string[], source: string, at: string): void {
-  for (const key of Object.keys(o)) {
-    if (!allowed.includes(key)) {
-      throw invalid(
-        source,
-        `unknown member ${JSON.stringify(key)} at ${at || "/"} (lock format ${LOCK_VERSION} ` +
-          `allows ${allowed.join(", ")})`,
-        `${at}/${key}`,
-      );
-    }
-  }
-}
-
-function str(o: JsonObject, key: string, source: string, at: string): string {
-  const v = Object.hasOwn(o, key) ? o[key] : undefined;
-  if (typeof v !== "string") {
-    throw invalid(
-      source,
-      `${at}/${key} must be a string${v === undefined ? " (missing)" : ""}`,
-      `${at}/${key}`,
-    );
-  }
-  return v;
-}
-
-function digestAt(o: JsonObject, key: string, source: string, at: string): string {
-  const v = str(o, key, source, at);
-  if (!DIGEST_PATTERN.test(v)) {
-    throw invalid(source, `${at}/${key} is not a sha256 digest ("sha256:" + 64 lowercase hex)`);
-  }
-  return v;
-}
-
-function stringRecord(
-  v: JsonValue | undefined,
-  source: string,
-  at: string,
-): Record<string, string> {
-  if (!isJsonObject(v)) throw invalid(source, `${at} must be an object of strings`, at);
-  const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(v)) {
-    if (typeof val !== "string") throw invalid(source, `${at}/${k} must be a string`, `${at}/${k}`);
-    out[k] = val;
-  }
-  return out;
-}
-
 /**
  * Checks the three format identifiers of a lock (§5, §8). Refuses — rather than compares
  * best-effort — a version, algorithm or canonicalization this implementation does not know.
@@ -364,102 +304,6 @@ function parseServer(name: string, v: JsonValue, source: string): LockServer {
   }
   parseSurface(v, entry, source, at);
   return entry;
-}
-
-/**
- * The surface members of one server entry (docs/contractpin-surface.md §4), strictly: unknown
- * members refused, `count` equal to the items, the kind digest recomputed from the items.
- */
-function parseSurface(v: JsonObject, entry: LockServer, source: string, at: string): void {
-  if (Object.hasOwn(v, "protocol")) {
-    const pat = `${at}/protocol`;
-    const p = v.protocol;
-    if (!isJsonObject(p)) throw invalid(source, `${pat} must be an object`, pat);
-    checkKeys(p, ["era", "version"], source, pat);
-    if (p.era !== "modern" && p.era !== "legacy") {
-      throw invalid(source, `${pat}/era must be "modern" or "legacy"`, `${pat}/era`);
-    }
-    const version = str(p, "version", source, pat);
-    if (version === "") throw invalid(source, `${pat}/version must not be empty`, `${pat}/version`);
-    entry.protocol = { era: p.era, version };
-  }
-  if (Object.hasOwn(v, "instructions")) {
-    const iat = `${at}/instructions`;
-    const ins = v.instructions;
-    if (!isJsonObject(ins)) throw invalid(source, `${iat} must be an object`, iat);
-    checkKeys(ins, ["digest"], source, iat);
-    entry.instructions = { digest: digestAt(ins, "digest", source, iat) };
-  }
-  for (const kind of SURFACE_KINDS) {
-    if (Object.hasOwn(v, kind)) entry[kind] = parseSurfaceKind(kind, v[kind], source, at);
-  }
-  // Skills served over MCP (docs/contractpin-skills.md): read strictly, digests recomputed.
-  if (Object.hasOwn(v, "skills")) entry.skills = parseLockSkills(v.skills, source, `${at}/skills`);
-}
-
-function parseSurfaceKind(
-  kind: SurfaceKind,
-  v: JsonValue,
-  source: string,
-  serverAt: string,
-): LockSurfaceKind {
-  const spec = SURFACE_SPECS[kind];
-  const fieldNames = [...spec.required, ...spec.optional];
-  const at = `${serverAt}/${kind}`;
-  if (!isJsonObject(v)) throw invalid(source, `${at} must be an object`, at);
-  checkKeys(v, ["count", "digest", "items"], source, at);
-  const itemsValue = v.items;
-  if (!isJsonObject(itemsValue)) throw invalid(source, `${at}/items must be an object`, at);
-  const items: Record<string, LockSurfaceItem> = Object.create(null);
-  for (const [key, item] of Object.entries(itemsValue)) {
-    const kat = `${at}/items${ptr(key)}`;
-    if (key === "") throw invalid(source, `${kat}: an item key must not be empty`, kat);
-    if (!isJsonObject(item)) throw invalid(source, `${kat} must be an object`, kat);
-    checkKeys(item, ["digest", "fields"], source, kat);
-    const out: LockSurfaceItem = { digest: digestAt(item, "digest", source, kat) };
-    if (Object.hasOwn(item, "fields")) {
-      const fields = stringRecord(item.fields, source, `${kat}/fields`);
-      for (const [f, d] of Object.entries(fields)) {
-        if (!fieldNames.includes(f)) {
-          throw invalid(
-            source,
-            `${kat}/fields has unknown ${spec.item} contract field ${JSON.stringify(f)} ` +
-              `(allowed: ${fieldNames.join(", ")})`,
-            `${kat}/fields`,
-          );
-        }
-        if (!DIGEST_PATTERN.test(d)) throw invalid(source, `${kat}/fields/${f} is not a digest`);
-      }
-      out.fields = fields;
-    }
-    items[key] = out;
-  }
-  const count = v.count;
-  const n = Object.keys(items).length;
-  if (typeof count !== "number" || !Number.isInteger(count) || count < 0) {
-    throw invalid(source, `${at}/count must be a non-negative integer`, `${at}/count`);
-  }
-  if (count !== n) {
-    throw invalid(
-      source,
-      `${at}/count is ${count} but ${n} ${kind} are listed (the lock is inconsistent; re-create ` +
-        `it with \`schemapin contract init --force\`)`,
-      `${at}/count`,
-    );
-  }
-  const digest = digestAt(v, "digest", source, at);
-  const recomputed = surfaceKindDigest(
-    new Map(Object.entries(items).map(([k, i]) => [k, i.digest])),
-  );
-  if (digest !== recomputed) {
-    throw invalid(
-      source,
-      `${at}/digest does not match its items (expected ${recomputed}; the lock was edited by ` +
-        `hand — re-create it with \`schemapin contract init --force\`)`,
-      `${at}/digest`,
-    );
-  }
-  return { count, digest, items };
 }
 
 /**
