@@ -31,7 +31,7 @@ export type AuditDecision =
   | "filtered" // filter: this tool was withheld
   | "audited" // audit: this tool has a problem and passed
   | "skill_unchecked" // a read of a dynamic pinned skill passed: nothing pinned to compare with
-  | "warn" // hidden text in a tool's definition, reported without failing it (no --strict-text)
+  | "warn" // hidden text in a tool's definition, reported without failing it (no strictText)
   | "call_refused" // a tools/call was refused
   | "client_malformed" // the client sent bytes that are not strict JSON-RPC
   | "client_capabilities" // a client announced capabilities: the lock entry checked for it

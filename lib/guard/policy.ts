@@ -34,9 +34,9 @@ export type ToolProblem =
   | "drifted" // in the lock with another digest
   | "added" // not in the lock
   | "removed" // in the lock, not served
-  | "unsigned" // --signatures, and no signature in _meta
-  | "signature_invalid" // --signatures, and verification failed
-  | "hidden_text" // --strict-text, and the definition holds hidden text (issue 17 item 3)
+  | "unsigned" // signatures required, and no signature in _meta
+  | "signature_invalid" // signatures required, and verification failed
+  | "hidden_text" // strictText, and the definition holds hidden text (issue 17 item 3)
   | "malformed"; // not a tool object, no name, or a name served twice
 
 /** The judgement of one tool (or prompt, resource, resource template, the instructions). */
@@ -77,7 +77,7 @@ export interface ToolVerdict {
 
 /** The lock entry checked against, and its name. */
 export interface LockPolicy {
-  /** The server's name in the lock (`--server`). */
+  /** The server's name in the lock. */
   readonly serverName: string;
   /** Its entry. */
   readonly entry: LockServer;
@@ -93,7 +93,7 @@ export interface GuardPolicyOptions {
   readonly signatures?: ToolTrust;
   /**
    * Hidden text in a tool's definition makes the tool fail (`hidden_text`) instead of being
-   * only reported (`--strict-text`, issue 17 item 3). Findings are reported either way.
+   * only reported (issue 17 item 3). Findings are reported either way.
    */
   readonly strictText?: boolean;
   /**
@@ -187,7 +187,7 @@ export class GuardPolicy {
     return this.#trust !== undefined;
   }
 
-  /** True when hidden text fails a tool (`--strict-text`). */
+  /** True when hidden text fails a tool (`strictText`). */
   get strictText(): boolean {
     return this.#strictText;
   }
@@ -451,7 +451,7 @@ export class GuardPolicy {
     return verdict;
   }
 
-  /** Hidden text in a definition: reported; with `--strict-text` a problem. */
+  /** Hidden text in a definition: reported; with `strictText` a problem. */
   #hiddenText(
     verdict: { hiddenText?: readonly HiddenTextFinding[] },
     problems: ToolProblem[],

@@ -549,7 +549,7 @@ function judgeDirectory(
  * `skills` (undefined: the lock pins none). Returns undefined when the answer concerns no
  * pinned skill (a read of another resource: it passes, nothing logged). `state` keys the
  * paging state of `skills/list` (the session). `strictText` makes hidden text in a listed
- * frontmatter a failure (`--strict-text`). `requireSignature` refuses every pinned skill whose
+ * frontmatter a failure. `requireSignature` refuses every pinned skill whose
  * item records no verified signature — its entries, `skills/get` answers and every read of its
  * files (`unsigned`, ./skills_signature.ts) — and a lock without skills then pins none.
  *
