@@ -61,6 +61,7 @@ const LAYERS: readonly (readonly string[])[] = [
     "cli/skill",
     "cli/trust",
     "cli/bundle",
+    "cli/mcp_config",
     "cli/contractpin",
     "cli/guard",
   ],

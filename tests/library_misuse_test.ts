@@ -133,10 +133,10 @@ import {
 import { mergeTrustBundles } from "../lib/bundle/merge.ts";
 import { loadTrustBundle } from "../lib/bundle/resolver.ts";
 import { signTrustBundle } from "../lib/bundle/sign.ts";
-import { parseClientConfig, parseMcpConfig } from "../cli/contractpin/config.ts";
+import { parseClientConfig, parseMcpConfig } from "../cli/mcp_config/read.ts";
 import { projectContract } from "../lib/contractpin/contract.ts";
 import { digestJson, fieldDigests, serverDigest, toolDigest } from "../lib/contractpin/digest.ts";
-import { clientConfigLocations } from "../cli/contractpin/discover.ts";
+import { clientConfigLocations } from "../cli/mcp_config/formats.ts";
 import {
   describeHiddenText,
   findHiddenText,

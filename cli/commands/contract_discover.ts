@@ -1,11 +1,12 @@
 /**
  * `contract init --discover`, the terminal's side: the lines that say what was found and what
- * is skipped. Reading the configs and planning their servers is the library's
- * (cli/contractpin/discover.ts, `discoverServers`).
+ * is skipped. Reading the configs and planning their servers is `discoverServers`
+ * (cli/mcp_config/discover.ts).
  *
  * @module
  */
-import type { ClientConfigLocation, Discovery } from "../contractpin/discover.ts";
+import type { ClientConfigLocation } from "../mcp_config/formats.ts";
+import type { Discovery } from "../mcp_config/discover.ts";
 import type { CliIO } from "./command.ts";
 
 function plural(n: number, word: string): string {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { processConfigHost } from "../contractpin/config.ts";
+import { processConfigHost } from "../mcp_config/variables.ts";
 import { DEFAULT_LOCK_FILE, lockRelative, type LockServer } from "../../lib/contractpin/lock.ts";
 import { initLock } from "../contractpin/init.ts";
 import { initJsonFields } from "../contractpin/json_fields.ts";
@@ -39,7 +39,7 @@ import {
 } from "./skill_signature.ts";
 import { terminalPrompt } from "./prompt.ts";
 import { printDiscovery, printSkipped } from "./contract_discover.ts";
-import { discoveryEnvironmentOf } from "../contractpin/discover.ts";
+import { discoveryEnvironmentOf } from "../mcp_config/formats.ts";
 
 const CMD = "contract init";
 

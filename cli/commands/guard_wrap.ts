@@ -1,23 +1,19 @@
 /**
  * `schemapin guard wrap CONFIG` / `schemapin guard unwrap CONFIG`: put the guard in front of
  * every server of an MCP client config (each with its contractpin.lock entry), and take it
- * out again. What is wrapped, with which lock entry and port, the read-back check of the edit,
- * the backup and the schemapin the client starts are cli/guard/wrap_config.ts (the text edits
- * cli/guard/wrap.ts); this file parses the flags, gives it the files (written atomically:
- * temporary file + rename; nothing is written when anything is wrong) and prints what was done.
+ * out again. What is wrapped, with which lock entry and port, and the schemapin the client
+ * starts are cli/guard/wrap_plan.ts; reading the config, the edit, its read-back check and the
+ * backup are cli/mcp_config/; this file parses the flags, gives them the files (written
+ * atomically: temporary file + rename; nothing is written when anything is wrong) and prints what
+ * was done.
  *
  * @module
  */
 import { shellQuote } from "../../lib/contractpin/display_text.ts";
-import { configContextFor, processConfigHost } from "../contractpin/config.ts";
-import {
-  type ConfigFiles,
-  DEFAULT_GUARD_PORT,
-  describeWrapProblem,
-  readClientConfigFile,
-  unwrapConfigFile,
-  wrapConfigFile,
-} from "../guard/wrap_config.ts";
+import { configContextFor, processConfigHost } from "../mcp_config/variables.ts";
+import { readClientConfigFile } from "../mcp_config/read.ts";
+import { type ConfigFiles, unwrapConfigFile } from "../mcp_config/wrap.ts";
+import { DEFAULT_GUARD_PORT, describeWrapProblem, wrapConfigFile } from "../guard/wrap_plan.ts";
 import {
   asUsage,
   type CliIO,

@@ -17,7 +17,7 @@ import {
   type ApproveTarget,
   planApproval,
   type PlannedChange,
-} from "./approve_plan.ts";
+} from "../../lib/contractpin/approve.ts";
 import { approvalProblem, selectChanges } from "./approve_text.ts";
 import type { DigestedToolList } from "../../lib/contractpin/digest.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";

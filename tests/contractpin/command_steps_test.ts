@@ -10,7 +10,7 @@ import { finishReport, type ServerReport } from "../../lib/contractpin/report.ts
 import { reportFormat } from "../../cli/contractpin/report_format.ts";
 import { oneServerTarget, serversFromSpecs } from "../../cli/contractpin/server_specs.ts";
 import { digestSubjectOf } from "../../cli/contractpin/digest_subject.ts";
-import { processConfigHost } from "../../cli/contractpin/config.ts";
+import { processConfigHost } from "../../cli/mcp_config/variables.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";
 
 /** Asserts that `f` throws a usage error whose message is `message`. */

@@ -4,7 +4,7 @@
  * Also the machine formats end to end.
  */
 import assert from "node:assert/strict";
-import { parseMcpConfig } from "../../cli/contractpin/config.ts";
+import { parseMcpConfig } from "../../cli/mcp_config/read.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { rawCommand, runInProcess, withTempDir } from "./helpers.ts";
 import { assertJsonOutput } from "../cli/json_schemas.ts";

@@ -8,13 +8,13 @@
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { join } from "node:path";
-import type { ConfigEntry } from "../../cli/contractpin/config.ts";
+import type { ConfigEntry } from "../../cli/mcp_config/read.ts";
 import {
   type ClientConfigLocation,
   clientConfigLocations,
   discoveryEnvironmentOf,
-  planDiscovery,
-} from "../../cli/contractpin/discover.ts";
+} from "../../cli/mcp_config/formats.ts";
+import { planDiscovery } from "../../cli/mcp_config/discover.ts";
 import {
   baseTools,
   readJson,

@@ -13,7 +13,7 @@ import type { ContractFiles } from "../../lib/contractpin/files.ts";
 import { isUsageError } from "../../lib/errors.ts";
 import { initLock } from "../../cli/contractpin/init.ts";
 import { approveLock } from "../../cli/contractpin/approve_lock.ts";
-import { approvableChanges } from "../../cli/contractpin/approve_plan.ts";
+import { approvableChanges } from "../../lib/contractpin/approve.ts";
 import { approvalProblem } from "../../cli/contractpin/approve_text.ts";
 import { approveCommands } from "../../cli/contractpin/approve_commands.ts";
 import { verifyLockFile } from "../../cli/contractpin/verify_lock.ts";
@@ -24,7 +24,7 @@ import {
 import { digestSavedToolList } from "../../lib/contractpin/digest.ts";
 import { lockRelative, parseLock, serializeLock } from "../../lib/contractpin/lock.ts";
 import { readSnapshot } from "../../lib/contractpin/snapshot.ts";
-import { configContextFor } from "../../cli/contractpin/config.ts";
+import { configContextFor } from "../../cli/mcp_config/variables.ts";
 import { withTempDir } from "./helpers.ts";
 
 const OBJ = { type: "object" };

@@ -1,8 +1,8 @@
 /**
- * What `guard wrap` decides about a client config (cli/guard/wrap_config.ts), on configs
- * written here and in-memory files: each entry's lock entry, the loopback ports, the problems
- * that stop a wrap, the read-back check, the backup policy and unwrap restoring the backup's
- * exact bytes. The command itself is tested in wrap_test.ts.
+ * What `guard wrap` decides about a client config (cli/guard/wrap_plan.ts, with the reading,
+ * edits and backup of cli/mcp_config/), on configs written here and in-memory files: each
+ * entry's lock entry, the loopback ports, the problems that stop a wrap, the read-back check,
+ * the backup policy and unwrap restoring the backup's exact bytes. The command itself is tested in wrap_test.ts.
  */
 import assert from "node:assert/strict";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
@@ -14,21 +14,25 @@ import {
 } from "../../lib/contractpin/lock.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import {
-  applyWrap,
-  BACKUP_SUFFIX,
-  type ClientConfigFile,
-  type ConfigFiles,
   describeWrapProblem,
   lockIdentityOf,
-  parseClientConfigFile,
   planWrap,
-  readClientConfigFile,
-  unwrapConfigFile,
   wrapConfigFile,
-  wrappedEntry,
   type WrapRequest,
+} from "../../cli/guard/wrap_plan.ts";
+import {
+  type ClientConfigFile,
+  parseClientConfigFile,
+  readClientConfigFile,
+} from "../../cli/mcp_config/read.ts";
+import {
+  applyWrap,
+  BACKUP_SUFFIX,
+  type ConfigFiles,
+  unwrapConfigFile,
+  wrappedEntry,
   writeWrappedConfig,
-} from "../../cli/guard/wrap_config.ts";
+} from "../../cli/mcp_config/wrap.ts";
 import { withTempDir } from "../cli/run.ts";
 
 const CONFIG = `{

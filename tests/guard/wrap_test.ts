@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseClientConfig } from "../../cli/contractpin/config.ts";
+import { parseClientConfig } from "../../cli/mcp_config/read.ts";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
 import {
   buildLock,
@@ -17,8 +17,8 @@ import {
 import { sanitizeIdentity } from "../../lib/contractpin/secrets.ts";
 import { parseJsonc } from "../../cli/json/jsonc.ts";
 import type { JsonObject } from "../../lib/json/types.ts";
-import { configContextFor } from "../../cli/contractpin/config.ts";
-import { processConfigHost as configHost } from "../../cli/contractpin/config.ts";
+import { configContextFor } from "../../cli/mcp_config/variables.ts";
+import { processConfigHost as configHost } from "../../cli/mcp_config/variables.ts";
 import { findSchemapinOnPath } from "../../cli/guard/schemapin_path.ts";
 import { runCliProcess, schemapinTaskFlags } from "../cli/run.ts";
 import { CHILD_ENV } from "../process.ts";

@@ -4,12 +4,8 @@
  * used. Expectations are written out by hand from those documents, not produced by the code.
  */
 import assert from "node:assert/strict";
-import {
-  type ConfigContext,
-  type ConfigEntry,
-  parseClientConfig,
-  parseMcpConfig,
-} from "../../cli/contractpin/config.ts";
+import { type ConfigEntry, parseClientConfig, parseMcpConfig } from "../../cli/mcp_config/read.ts";
+import type { ConfigContext } from "../../cli/mcp_config/variables.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 
 const dir = new URL("../fixtures/client_configs/", import.meta.url);
