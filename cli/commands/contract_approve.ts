@@ -17,8 +17,8 @@
  */
 import { processConfigHost } from "../mcp_config/variables.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
-import type { PlannedChange } from "../../lib/contractpin/approve.ts";
-import { APPROVE_FLAGS } from "../../lib/contractpin/approve_command.ts";
+import type { PlannedChange } from "../contractpin/approve_plan.ts";
+import { APPROVE_FLAGS } from "../contractpin/approve_command.ts";
 import { approveCommands } from "../contractpin/approve_commands.ts";
 import { approveTargets, isYes } from "../contractpin/approve_text.ts";
 import { approveLock } from "../contractpin/approve_lock.ts";

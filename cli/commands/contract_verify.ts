@@ -15,7 +15,7 @@ import { formatHuman } from "../contractpin/report_human.ts";
 import { formatSarif } from "../contractpin/report_sarif.ts";
 import { reportFormat } from "../contractpin/report_format.ts";
 import { type VerifyFileResult, verifyLockFile } from "../contractpin/verify_lock.ts";
-import type { ApproveCommandOptions } from "../../lib/contractpin/approve_command.ts";
+import type { ApproveCommandOptions } from "../contractpin/approve_command.ts";
 import { reportApproveCommands } from "../contractpin/approve_commands.ts";
 import { verifyJsonFields } from "../contractpin/json_fields.ts";
 import { escapeInvisible, shellLine } from "../../lib/contractpin/display_text.ts";

@@ -1,22 +1,19 @@
 /**
- * The `schemapin contract approve` command lines (`approveCommand` of
- * lib/contractpin/approve_command.ts) for changes, one per server: what `contract verify`
- * prints after its report and what `contract approve` prints for the changes left.
+ * The `schemapin contract approve` command lines (`approveCommand` of approve_command.ts) for
+ * changes, one per server: what `contract verify` prints after its report and what
+ * `contract approve` prints for the changes left.
  *
  * @module
  */
 import { checkArg } from "../../lib/arguments.ts";
-import { approvableChanges, type ApproveTarget } from "../../lib/contractpin/approve.ts";
-import {
-  approveCommand,
-  type ApproveCommandOptions,
-} from "../../lib/contractpin/approve_command.ts";
+import { approvableChanges, type ApproveTarget } from "./approve_plan.ts";
+import { approveCommand, type ApproveCommandOptions } from "./approve_command.ts";
 import type { VerifyReport } from "../../lib/contractpin/report.ts";
 import type { ItemKind } from "../../lib/contractpin/surface.ts";
 
 /**
  * The `schemapin contract approve` commands ({@linkcode approveCommands}) for every change of a
- * verify report that can be approved (`approvableChanges` of lib/contractpin/approve.ts), one
+ * verify report that can be approved (`approvableChanges` of approve_plan.ts), one
  * per server.
  *
  * @example

@@ -17,7 +17,7 @@ import {
   type ApproveTarget,
   planApproval,
   type PlannedChange,
-} from "../../lib/contractpin/approve.ts";
+} from "./approve_plan.ts";
 import { approvalProblem, selectChanges } from "./approve_text.ts";
 import type { DigestedToolList } from "../../lib/contractpin/digest.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";

@@ -1,9 +1,9 @@
 /**
  * The CLI's words for `contract approve` (issue 36 item 2): the names given with `--tool`,
- * `--prompt`, `--resource`, `--resource-template` and `--instructions` as the library's
- * targets, the messages of a selection that picks nothing (lib/contractpin/approve.ts,
- * `matchChanges`) and of a server that cannot be approved (`approvalRefusal`), and a person's
- * answer to `approve? [y/N]`.
+ * `--prompt`, `--resource`, `--resource-template` and `--instructions` as the targets of
+ * approve_plan.ts, the messages of a selection that picks nothing (`matchChanges`) and of a
+ * server that cannot be approved (`approvalRefusal`), and a person's answer to
+ * `approve? [y/N]`.
  *
  * @module
  */
@@ -14,8 +14,8 @@ import {
   type ApproveTarget,
   matchChanges,
   type PlannedChange,
-} from "../../lib/contractpin/approve.ts";
-import { APPROVE_FLAGS } from "../../lib/contractpin/approve_command.ts";
+} from "./approve_plan.ts";
+import { APPROVE_FLAGS } from "./approve_command.ts";
 import type { ServerReport } from "../../lib/contractpin/report.ts";
 import { itemLabel } from "../../lib/contractpin/surface.ts";
 
@@ -44,7 +44,7 @@ function noNameMessage(changes: readonly PlannedChange[]): string {
  * current change; a name that changed on several servers needs `--server` to say which
  * (`servers` given: every match on those servers is picked). Never picks anything that was not
  * named: an empty `tools` is an error, not "all" (`matchChanges` of
- * lib/contractpin/approve.ts).
+ * approve_plan.ts).
  *
  * @throws {SchemaPinError} `INPUT_INVALID` naming the tool (unknown, or changed on several
  * servers without `--server`), the message listing the current changes
@@ -52,7 +52,7 @@ function noNameMessage(changes: readonly PlannedChange[]): string {
  * @example
  * ```ts
  * import { selectChanges } from "./approve_text.ts";
- * import type { PlannedChange } from "../../lib/contractpin/approve.ts";
+ * import type { PlannedChange } from "./approve_plan.ts";
  * const changes: PlannedChange[] = [
  *   { server: "a", tool: "t", change: "added", locked: null, live: null, changedFields: null,
  *     diff: "", hiddenText: [] },
@@ -102,7 +102,7 @@ export function selectChanges(
 
 /**
  * Why the changes of a verified server cannot be approved (it stays a failure), for people
- * (`approvalRefusal` of lib/contractpin/approve.ts): it could not be checked, it is configured
+ * (`approvalRefusal` of approve_plan.ts): it could not be checked, it is configured
  * but not pinned, its configured command or URL is not the pinned one, or its lock entry was
  * edited by hand; `undefined` when they can be.
  *

@@ -13,7 +13,7 @@
  */
 import { SchemaPinError, usageError } from "../../lib/errors.ts";
 import { checkArg } from "../../lib/arguments.ts";
-import type { ApproveTarget, PlannedChange } from "../../lib/contractpin/approve.ts";
+import type { ApproveTarget, PlannedChange } from "./approve_plan.ts";
 import { findHiddenText, type HiddenTextFinding } from "../../lib/contractpin/hidden_text.ts";
 import type { ContractLock, LockServer } from "../../lib/contractpin/lock.ts";
 import type { ContractSnapshot, SnapshotSkill } from "../../lib/contractpin/snapshot.ts";

@@ -15,6 +15,7 @@ import type { ConfigHost } from "../mcp_config/variables.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";
 import { type LockSignatureCheck, lockSignaturePath } from "./lock_signature_check.ts";
 import { type ContractLock, parseLock } from "../../lib/contractpin/lock.ts";
+import { reportInCliWords } from "./notice_text.ts";
 import { finishReport, type VerifyReport } from "../../lib/contractpin/report.ts";
 import { type RunOptions, verifyLock } from "../../lib/contractpin/run.ts";
 import type { HeaderTemplate } from "../../lib/contractpin/secrets.ts";
@@ -209,6 +210,7 @@ export async function verifyLockFile(
     configured,
     strictText: request.strictText === true,
   }, options);
+  reportInCliWords(report);
   // --no-diff: the snapshot was not read because no diff was asked for, not because it is missing.
   if (request.noDiff) {
     for (const s of report.servers) {

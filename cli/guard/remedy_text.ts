@@ -8,7 +8,7 @@
  * @module
  */
 import { shellLine } from "../../lib/contractpin/display_text.ts";
-import { approveCommand } from "../../lib/contractpin/approve_command.ts";
+import { approveCommand } from "../contractpin/approve_command.ts";
 import { GuardCore, type GuardCoreOptions } from "../../lib/guard/core.ts";
 import { checkArg } from "../../lib/arguments.ts";
 

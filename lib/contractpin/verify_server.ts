@@ -111,6 +111,30 @@ export interface VerifyJob {
   readonly identityChanged: { locked: ServerIdentity; live: ServerIdentity } | null;
 }
 
+/**
+ * The `snapshot_unavailable` notice of a server with changes when the run has no snapshot.
+ *
+ * @example
+ * ```ts
+ * import { SNAPSHOT_UNAVAILABLE } from "./verify_server.ts";
+ * SNAPSHOT_UNAVAILABLE.startsWith("no snapshot, so no diffs"); // true
+ * ```
+ */
+export const SNAPSHOT_UNAVAILABLE =
+  "no snapshot, so no diffs: review each change before approving it (the approval shows the " +
+  "changed fields and the added tools)";
+
+/**
+ * The last words of a `protocol_changed` notice: what to do about it.
+ *
+ * @example
+ * ```ts
+ * import { PROTOCOL_CHANGED_REMEDY } from "./verify_server.ts";
+ * console.log(PROTOCOL_CHANGED_REMEDY); // "pin the server again after review to record it"
+ * ```
+ */
+export const PROTOCOL_CHANGED_REMEDY = "pin the server again after review to record it";
+
 /** An identity as reports show it: credentials in a stdio command hidden (§5). */
 function redactIdentity(id: ServerIdentity): ServerIdentity {
   return id.transport === "stdio" ? { ...id, command: redactCommand(id.command) } : id;
@@ -284,8 +308,7 @@ export async function serverReport(
   if (changed > 0 && !request.snapshot) {
     r.notices.push({
       kind: "snapshot_unavailable",
-      message: "no snapshot, so no diffs: review each change with `schemapin contract approve` " +
-        "(it shows the changed fields and the added tools)",
+      message: SNAPSHOT_UNAVAILABLE,
     });
   }
   r.diffs = [
@@ -390,6 +413,6 @@ function protocolNotices(
     kind: "protocol_changed",
     message: `pinned with MCP ${pinned.version} (${pinned.era}); the server now speaks ` +
       `${listing.protocolVersion} (${listing.era}): a server may serve each protocol era its ` +
-      `own list, re-run \`schemapin contract init --force\` after review to record it`,
+      `own list, ${PROTOCOL_CHANGED_REMEDY}`,
   }];
 }

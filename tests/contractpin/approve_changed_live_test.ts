@@ -1,6 +1,6 @@
 /**
  * `contract approve` pins what was reviewed and nothing else (issue 37 item 2): a live
- * definition handed to `applyApproval` (lib/contractpin/approve.ts) whose digest is not the one
+ * definition handed to `applyApproval` (cli/contractpin/approve_plan.ts) whose digest is not the one
  * the reviewer saw — swapped for a newer one, changed in place after the review, or carrying a
  * digest that does not hash its own contract — is refused and nothing is returned to write; and
  * through `approveLock`, a server whose tools change while the reviewer is asked still gets the
@@ -8,7 +8,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { applyApproval, planApproval, type PlannedChange } from "../../lib/contractpin/approve.ts";
+import {
+  applyApproval,
+  planApproval,
+  type PlannedChange,
+} from "../../cli/contractpin/approve_plan.ts";
 import { approveLock } from "../../cli/contractpin/approve_lock.ts";
 import { type DigestedTool, digestToolList, toolDigest } from "../../lib/contractpin/digest.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";

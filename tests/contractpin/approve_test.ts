@@ -1,10 +1,14 @@
 /**
- * The pure core of `contract approve` (lib/contractpin/approve.ts): planning the changes,
+ * The pure core of `contract approve` (cli/contractpin/approve_plan.ts): planning the changes,
  * picking the named ones, applying exactly those to a lock and snapshot.
  */
 import assert from "node:assert/strict";
-import { applyApproval, planApproval, type PlannedChange } from "../../lib/contractpin/approve.ts";
-import { approveCommand } from "../../lib/contractpin/approve_command.ts";
+import {
+  applyApproval,
+  planApproval,
+  type PlannedChange,
+} from "../../cli/contractpin/approve_plan.ts";
+import { approveCommand } from "../../cli/contractpin/approve_command.ts";
 import { isYes, selectChanges } from "../../cli/contractpin/approve_text.ts";
 import { escapeInvisible, shellLine } from "../../lib/contractpin/display_text.ts";
 import { type DigestedToolList, digestToolList } from "../../lib/contractpin/digest.ts";

@@ -19,7 +19,7 @@ import { finishReport, type ServerReport } from "../../lib/contractpin/report.ts
 import type { LockSignatureCheck } from "../../cli/contractpin/lock_signature_check.ts";
 import type { InitResult } from "../../cli/contractpin/init.ts";
 import type { ApproveResult } from "../../cli/contractpin/approve_lock.ts";
-import type { PlannedChange } from "../../lib/contractpin/approve.ts";
+import type { PlannedChange } from "../../cli/contractpin/approve_plan.ts";
 import type { DumpResult } from "../../lib/contractpin/run.ts";
 
 const NOT_CHECKED: LockSignatureCheck = {

@@ -13,7 +13,7 @@ import type { ContractFiles } from "../../lib/contractpin/files.ts";
 import { isUsageError } from "../../lib/errors.ts";
 import { initLock } from "../../cli/contractpin/init.ts";
 import { approveLock } from "../../cli/contractpin/approve_lock.ts";
-import { approvableChanges } from "../../lib/contractpin/approve.ts";
+import { approvableChanges } from "../../cli/contractpin/approve_plan.ts";
 import { approvalProblem } from "../../cli/contractpin/approve_text.ts";
 import { approveCommands } from "../../cli/contractpin/approve_commands.ts";
 import { verifyLockFile } from "../../cli/contractpin/verify_lock.ts";

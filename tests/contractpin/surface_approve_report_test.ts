@@ -4,8 +4,12 @@
  * findings, lockLine, SARIF and GitHub with the kind, the hidden-text lint of the surface.
  */
 import assert from "node:assert/strict";
-import { applyApproval, planApproval, type PlannedChange } from "../../lib/contractpin/approve.ts";
-import { approveCommand } from "../../lib/contractpin/approve_command.ts";
+import {
+  applyApproval,
+  planApproval,
+  type PlannedChange,
+} from "../../cli/contractpin/approve_plan.ts";
+import { approveCommand } from "../../cli/contractpin/approve_command.ts";
 import { selectChanges } from "../../cli/contractpin/approve_text.ts";
 import { digestToolList } from "../../lib/contractpin/digest.ts";
 import {

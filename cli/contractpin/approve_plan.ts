@@ -6,25 +6,38 @@
  * and its snapshot. Every other entry keeps its digest byte for byte; each touched server gets
  * its `tool_count` and server digest (§4.3) recomputed from its resulting entries.
  *
- * No I/O here: the CLI (cli/commands/contract_approve.ts) enumerates the servers, asks, and writes.
+ * No I/O here: cli/contractpin/approve_lock.ts enumerates the servers and writes, and
+ * cli/commands/contract_approve.ts asks. No public entry point reaches it, so it is the CLI's
+ * (ARCHITECTURE.md, "Two faces, one codebase"); the facts it returns are put in words in
+ * approve_text.ts.
  *
  * @module
  */
-import { SchemaPinError } from "../errors.ts";
-import { checkArg } from "../arguments.ts";
-import type { DigestedTool, DigestedToolList } from "./digest.ts";
-import { digestJson } from "./digest.ts";
-import { findHiddenText, type HiddenTextFinding } from "./hidden_text.ts";
+import { SchemaPinError } from "../../lib/errors.ts";
+import { checkArg } from "../../lib/arguments.ts";
+import type { DigestedTool, DigestedToolList } from "../../lib/contractpin/digest.ts";
+import { digestJson } from "../../lib/contractpin/digest.ts";
+import { findHiddenText, type HiddenTextFinding } from "../../lib/contractpin/hidden_text.ts";
 import {
   type ContractLock,
   formatGeneratedAt,
   type LockServer,
   type LockTool,
   recomputeServerDigest,
-} from "./lock.ts";
-import type { ServerReport } from "./report.ts";
-import { type ContractSnapshot, snapshotServer, type SnapshotTool } from "./snapshot.ts";
-import { compareSurface, compareTools, removedDiffs, surfaceDiffs, toolDiffs } from "./verify.ts";
+} from "../../lib/contractpin/lock.ts";
+import type { ServerReport } from "../../lib/contractpin/report.ts";
+import {
+  type ContractSnapshot,
+  snapshotServer,
+  type SnapshotTool,
+} from "../../lib/contractpin/snapshot.ts";
+import {
+  compareSurface,
+  compareTools,
+  removedDiffs,
+  surfaceDiffs,
+  toolDiffs,
+} from "../../lib/contractpin/verify.ts";
 import {
   type DigestedSurface,
   type DigestedSurfaceItem,
@@ -34,8 +47,8 @@ import {
   SURFACE_SPECS,
   surfaceKindDigest,
   surfaceKindOf,
-} from "./surface.ts";
-import { approvableSkillChanges } from "./skills_verify.ts";
+} from "../../lib/contractpin/surface.ts";
+import { approvableSkillChanges } from "../../lib/contractpin/skills_verify.ts";
 
 /** The three kinds of change §6 classifies. */
 export type ChangeKind = "drifted" | "added" | "removed";
@@ -88,9 +101,9 @@ function kindOf(c: PlannedChange): ItemKind {
  *
  * @example
  * ```ts
- * import { planApproval } from "./approve.ts";
- * import { digestToolList } from "./digest.ts";
- * import { buildLock, lockServerEntry } from "./lock.ts";
+ * import { planApproval } from "./approve_plan.ts";
+ * import { digestToolList } from "../../lib/contractpin/digest.ts";
+ * import { buildLock, lockServerEntry } from "../../lib/contractpin/lock.ts";
  * const pinned = digestToolList([{ name: "echo", description: "Echo." }]);
  * const lock = buildLock({ srv: lockServerEntry({ transport: "file", path: "t.json" }, pinned) });
  * const live = digestToolList([{ name: "echo", description: "Echo twice." }, { name: "new" }]);
@@ -282,7 +295,7 @@ export type ChangeSelection =
  *
  * @example
  * ```ts
- * import { matchChanges, type PlannedChange } from "./approve.ts";
+ * import { matchChanges, type PlannedChange } from "./approve_plan.ts";
  * const changes: PlannedChange[] = [
  *   { server: "a", tool: "t", change: "added", locked: null, live: null, changedFields: null,
  *     diff: "", hiddenText: [] },
@@ -365,9 +378,9 @@ function nullRecord<T>(from: Record<string, T>): Record<string, T> {
  *
  * @example
  * ```ts
- * import { applyApproval, planApproval } from "./approve.ts";
- * import { digestToolList } from "./digest.ts";
- * import { buildLock, lockServerEntry } from "./lock.ts";
+ * import { applyApproval, planApproval } from "./approve_plan.ts";
+ * import { digestToolList } from "../../lib/contractpin/digest.ts";
+ * import { buildLock, lockServerEntry } from "../../lib/contractpin/lock.ts";
  * const pinned = digestToolList([{ name: "a" }, { name: "b" }]);
  * const lock = buildLock({ srv: lockServerEntry({ transport: "file", path: "t.json" }, pinned) });
  * const live = digestToolList([{ name: "a", description: "new" }]);
@@ -517,7 +530,7 @@ export type ApprovalRefusal =
  *
  * @example
  * ```ts ignore
- * import { approvalRefusal } from "./approve.ts";
+ * import { approvalRefusal } from "./approve_plan.ts";
  * for (const s of report.servers) console.log(s.name, approvalRefusal(s) ?? "ok");
  * ```
  */
@@ -546,7 +559,7 @@ export interface ApprovableChange {
  *
  * @example
  * ```ts ignore
- * import { approvableChanges } from "./approve.ts";
+ * import { approvableChanges } from "./approve_plan.ts";
  * for (const c of approvableChanges(report.servers[0])) console.log(c.change, c.tool);
  * ```
  */
@@ -586,6 +599,3 @@ export interface ApproveTarget {
   /** Tool name, prompt name, resource URI or URI template (ignored for instructions). */
   readonly key: string;
 }
-
-// The guard's remedy (lib/guard/core.ts) names the approve command: it imports it from here.
-export { approveCommand } from "./approve_command.ts";

@@ -1,14 +1,14 @@
 /**
- * The `schemapin contract approve` command line that approves named changes (issue 17 item 1).
- * It is the CLI's text (issue 36 item 2): it is in lib/ only while the guard's remedy
- * (lib/guard/core.ts) names it, and moves to cli/contractpin/ when that remedy does. The CLI's
- * other approve texts are in cli/contractpin/approve_text.ts and approve_commands.ts.
+ * The `schemapin contract approve` command line that approves named changes (issue 17 item 1):
+ * what `contract verify` prints and gives a bot, and what the guard's remedy names
+ * (cli/guard/remedy_text.ts). The CLI's other approve texts are in approve_text.ts and
+ * approve_commands.ts.
  *
  * @module
  */
-import { checkArg } from "../arguments.ts";
-import { DEFAULT_LOCK_FILE } from "./lock.ts";
-import type { ItemKind } from "./surface.ts";
+import { checkArg } from "../../lib/arguments.ts";
+import { DEFAULT_LOCK_FILE } from "../../lib/contractpin/lock.ts";
+import type { ItemKind } from "../../lib/contractpin/surface.ts";
 
 /** The `contract approve` option of each kind. */
 export const APPROVE_FLAGS: Readonly<Record<ItemKind, string>> = {
