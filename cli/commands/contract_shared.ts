@@ -8,11 +8,8 @@
  * @module
  */
 import { booleanFlag, type FlagTable, listFlag, optionList, valueFlag } from "../args/flags.ts";
-import {
-  type SkillRunOptions,
-  skillRunOptions,
-  type SkillRunText,
-} from "../../lib/contractpin/skills_live.ts";
+import type { SkillRunOptions } from "../../lib/contractpin/skills_live.ts";
+import { skillRunOptions, type SkillRunText } from "../contractpin/skill_run_options.ts";
 import type { ContractFiles } from "../../lib/contractpin/files.ts";
 import {
   type CommandLineServers,

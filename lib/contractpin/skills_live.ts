@@ -1,17 +1,17 @@
 /**
- * Skills in the live operations of contractpin (docs/contractpin-skills.md): the caps of a
- * command line, fetching the skills on the open session of every enumeration
- * (`ListOptions.afterList`, lib/skill/served_fetch.ts), the problems that refuse a pin (each
- * naming the server, the skill and the file), and the hidden-text lint over every UTF-8 file.
+ * Skills in the live operations of contractpin (docs/contractpin-skills.md): the typed options
+ * of a run (counts and sizes in bytes), fetching the skills on the open session of every
+ * enumeration (`ListOptions.afterList`, lib/skill/served_fetch.ts), the problems that refuse a
+ * pin (each naming the server, the skill and the file), and the hidden-text lint over every
+ * UTF-8 file.
  *
  * @module
  */
-import { SchemaPinError, usageError } from "../errors.ts";
+import { SchemaPinError } from "../errors.ts";
 import { checkArg } from "../arguments.ts";
 import { ServerFailure } from "../mcp/errors.ts";
 import type { ListedSession, ListOptions } from "../mcp/session.ts";
 import type { SkillProblem } from "../skill/served_check.ts";
-import { parseByteSize, parseEntryCount } from "../skill/limits.ts";
 import {
   fetchServedSkills,
   type ServedSkills,
@@ -25,62 +25,6 @@ export interface SkillRunOptions extends SkillFetchOptions {
   allowDynamic?: boolean;
   /** Do not fetch skills at all. */
   skip?: boolean;
-}
-
-/** The skill options of a command line, as text by option name. */
-export interface SkillRunText {
-  /** `--max-skill-files N`. */
-  readonly "max-skill-files"?: string;
-  /** `--max-skill-bytes SIZE`. */
-  readonly "max-skill-bytes"?: string;
-  /** `--max-server-skill-bytes SIZE`. */
-  readonly "max-server-skill-bytes"?: string;
-  /** `--allow-dynamic-skills`. */
-  readonly "allow-dynamic-skills"?: boolean;
-}
-
-/**
- * The {@linkcode SkillRunOptions} of a command line: a count as `--max-entries` takes it, sizes
- * as `--max-bytes` does (`512M`, `1G`; lib/skill/limits.ts).
- *
- * @throws {SchemaPinError} a usage error naming the option whose value is not a count or size
- *
- * @example
- * ```ts
- * import { skillRunOptions } from "./skills_live.ts";
- * skillRunOptions({ "max-skill-bytes": "1M" }).maxSkillBytes; // 1048576
- * ```
- */
-export function skillRunOptions(values: SkillRunText): SkillRunOptions {
-  checkArg("skillRunOptions", "values", values, "object");
-  const out: SkillRunOptions = {};
-  const files = values["max-skill-files"];
-  if (files !== undefined) {
-    out.maxFiles = parseEntryCount(files);
-    if (out.maxFiles === undefined) {
-      throw usageError(`--max-skill-files must be a positive integer (got ${files})`, {
-        option: "max-skill-files",
-      });
-    }
-  }
-  for (
-    const [flag, key] of [
-      ["max-skill-bytes", "maxSkillBytes"],
-      ["max-server-skill-bytes", "maxServerBytes"],
-    ] as const
-  ) {
-    const text = values[flag];
-    if (text === undefined) continue;
-    const n = parseByteSize(text);
-    if (n === undefined) {
-      throw usageError(`--${flag} must be a size such as 16M or 1G (got ${text})`, {
-        option: flag,
-      });
-    }
-    out[key] = n;
-  }
-  if (values["allow-dynamic-skills"] === true) out.allowDynamic = true;
-  return out;
 }
 
 /**
