@@ -52,12 +52,12 @@ import { formatSarif } from "../cli/contractpin/report_sarif.ts";
 import {
   expandVariables,
   findSecretArguments,
-  parseHeader,
   redactCommand,
   sanitizeEnv,
   sanitizeIdentity,
   sanitizeUrl,
 } from "../lib/contractpin/secrets.ts";
+import { parseHeader } from "../cli/mcp/header_option.ts";
 import {
   contractDiff,
   defaultSnapshotPath,

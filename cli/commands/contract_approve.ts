@@ -26,7 +26,7 @@ import { approveJsonFields } from "../contractpin/json_fields.ts";
 import { itemLabel } from "../../lib/contractpin/surface.ts";
 import { escapeInvisible, shellLine } from "../../lib/contractpin/display_text.ts";
 import { DEFAULT_LOCK_FILE } from "../../lib/contractpin/lock.ts";
-import { parseHeader } from "../../lib/contractpin/secrets.ts";
+import { parseHeader } from "../mcp/header_option.ts";
 import { asUsage, type CliIO, EXIT_FAILED, EXIT_OK } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";
 import { booleanFlag, type FlagTable, listFlag, valueFlag } from "../args/flags.ts";

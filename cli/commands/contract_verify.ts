@@ -19,7 +19,7 @@ import type { ApproveCommandOptions } from "../contractpin/approve_command.ts";
 import { reportApproveCommands } from "../contractpin/approve_commands.ts";
 import { verifyJsonFields } from "../contractpin/json_fields.ts";
 import { escapeInvisible, shellLine } from "../../lib/contractpin/display_text.ts";
-import { parseHeader } from "../../lib/contractpin/secrets.ts";
+import { parseHeader } from "../mcp/header_option.ts";
 import { VERSION } from "../../lib/version.ts";
 import { asUsage, type CliIO, EXIT_FAILED, UsageError } from "./command.ts";
 import { jsonOutput } from "./json_output.ts";

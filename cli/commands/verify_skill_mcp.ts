@@ -22,7 +22,8 @@ import { type ServedSkillEntry, skillUriParts } from "../../lib/skill/served_ent
 import { fetchServedSkills, type ServedSkills } from "../../lib/skill/served_fetch.ts";
 import { servedSkillFailure } from "../../lib/skill/served_verify.ts";
 import { enumerateTarget, type PreparedTarget, prepareTarget } from "../../lib/contractpin/live.ts";
-import { parseHeader, processEnv, redactUrl } from "../../lib/contractpin/secrets.ts";
+import { processEnv, redactUrl } from "../../lib/contractpin/secrets.ts";
+import { parseHeader } from "../mcp/header_option.ts";
 import { ServerFailure } from "../../lib/mcp/errors.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { EXIT_FAILED, resultExitCode } from "../exit_codes.ts";

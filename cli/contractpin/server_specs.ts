@@ -10,7 +10,8 @@
  */
 import type { ServerTarget } from "../../lib/contractpin/live.ts";
 import { normalizeClientCapabilities } from "../../lib/contractpin/lock.ts";
-import { type HeaderTemplate, parseHeader } from "../../lib/contractpin/secrets.ts";
+import type { HeaderTemplate } from "../../lib/contractpin/secrets.ts";
+import { parseHeader } from "../mcp/header_option.ts";
 import { SchemaPinError, usageError } from "../../lib/errors.ts";
 
 /** One server option of a command line, as given (`NAME=URL`, `NAME=PATH`, `Name: value`). */

@@ -8,13 +8,13 @@ import {
   findSecretArguments,
   looksLikeSecretName,
   looksLikeSecretValue,
-  parseHeader,
   redactCommand,
   redactUrl,
   sanitizeEnv,
   sanitizeIdentity,
   sanitizeUrl,
 } from "../../lib/contractpin/secrets.ts";
+import { parseHeader } from "../../cli/mcp/header_option.ts";
 import { prepareTarget } from "../../lib/contractpin/live.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import {
