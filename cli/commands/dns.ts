@@ -142,7 +142,11 @@ async function runCheck(args: string[], io: CliIO): Promise<number> {
     if (e instanceof UsageError) throw e;
     return await reportInputFailure(e, json, io);
   }
-  const lookup = await lookupDnsTxt(domain, { nameServer: server, timeoutMs });
+  const lookup = await lookupDnsTxt(domain, {
+    nameServer: server,
+    timeoutMs,
+    nameServerName: "--dns-server",
+  });
   const verdict = dnsTxtVerdict(lookup, expected?.fingerprint);
   const { ok, decision } = verdict;
   if (json) {

@@ -1,7 +1,8 @@
 /**
  * How the verify commands name the inputs of a trust plan in their messages: by the options
- * that give them (`--public-key`, `--resolver-dir`, `--ca-file`), with the CLI's advice. The
- * library (lib/trust/load.ts, lib/schema/input.ts) names them in its own terms unless told.
+ * that give them (`--public-key`, `--resolver-dir`, `--ca-file`, `--dns-server`), with the
+ * CLI's advice. The library (lib/trust/load.ts, lib/schema/input.ts, lib/dns/resolve.ts) names
+ * them in its own terms unless told.
  *
  * @module
  */
@@ -45,5 +46,6 @@ export function trustInputNames(command: string): TrustInputNames {
     ...(command === "guard" ? {} : { keyHint: keyOptionHint("--public-key") }),
     resolverDir: "--resolver-dir",
     caFile: "--ca-file",
+    dnsServer: "--dns-server",
   };
 }

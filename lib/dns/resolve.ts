@@ -120,6 +120,11 @@ export interface DnsLookupOptions {
   nameServer?: DnsServer | string;
   /** Deadline of the whole lookup in milliseconds (default 5000). */
   timeoutMs?: number;
+  /**
+   * How messages name the option that gives the name server, when none is configured
+   * (default `nameServer`; the CLI names its flag).
+   */
+  nameServerName?: string;
 }
 
 /** What a lookup produced. */
@@ -373,7 +378,9 @@ export async function lookupTxt(
     return {
       status: "failed",
       server: "/etc/resolv.conf",
-      reason: "no name server is configured (give one with --dns-server)",
+      reason: `no name server is configured (give one with ${
+        options.nameServerName ?? "nameServer"
+      })`,
     };
   }
   const failures: string[] = [];

@@ -11,7 +11,6 @@
  */
 import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject } from "../json/types.ts";
-import { SchemaPinError } from "../errors.ts";
 import { ServerFailure } from "./errors.ts";
 import { checkArg, checkMethods } from "../arguments.ts";
 import type { RequestOptions } from "./pending.ts";
@@ -542,10 +541,9 @@ export async function listTools(
   checkArg("listTools", "source", source, "string");
   const era = options.era ?? "auto";
   if (era !== "auto" && era !== "modern" && era !== "legacy") {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      `listTools: options.era must be "auto", "modern" or "legacy"`,
-    );
+    // Programming-error assertion: the type admits only these eras; only a cast reaches here
+    // (a TypeError, which callers and tests/mcp/era_test.ts catch by type).
+    throw new TypeError(`listTools: options.era must be "auto", "modern" or "legacy"`);
   }
   const startup = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
   const timeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;

@@ -28,7 +28,11 @@ import { type ErrorCode, SchemaPinError, type StepFailure } from "../errors.ts";
 import { SCHEMAPIN_V1 } from "../json/canonical_schemapin.ts";
 import type { PublicKey } from "../crypto/keys.ts";
 import { checkDomain } from "../dns/domain.ts";
-import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
+import {
+  type DiscoveryDocument,
+  loadDiscoveryKey,
+  parseDiscoveryDocument,
+} from "../discovery/document.ts";
 import {
   checkRevocation,
   parseRevocationDocument,
@@ -170,8 +174,9 @@ export interface VerifiedSubject {
 /** What is verified, and how: a tool schema or a skill folder. */
 export interface OfflineSubject<R extends OfflineVerificationResult> {
   /**
-   * Step 0: parse the signature and check the canonicalization it declares (see
-   * {@linkcode checkDeclaredCanonicalization}). No key loading, no cryptography.
+   * Step 0: parse the signature and check the canonicalization it declares
+   * (`checkDeclaredCanonicalization` of lib/schema/flow_document.ts). No key loading, no
+   * cryptography.
    */
   prepare(result: R): StepFailure | PreparedSubject;
   /**
@@ -194,90 +199,297 @@ export type BeforePinHook<R extends OfflineVerificationResult = OfflineVerificat
   result: R,
 ) => StepFailure | undefined | Promise<StepFailure | undefined>;
 
-/**
- * §19.3: a signature declaring any canonicalization but `"schemapin-v1"` is a hard failure
- * (`CANONICALIZATION_UNSUPPORTED`); absence means schemapin-v1.
- *
- * @example
- * ```ts
- * import { checkDeclaredCanonicalization } from "./flow.ts";
- * checkDeclaredCanonicalization({ canonicalization: "jcs" })?.errorCode;
- * // "CANONICALIZATION_UNSUPPORTED"
- * ```
- */
-export function checkDeclaredCanonicalization(
-  document: { readonly canonicalization?: unknown },
-): StepFailure | undefined {
-  if (!Object.hasOwn(document, "canonicalization")) return undefined;
-  if (document.canonicalization === SCHEMAPIN_V1) return undefined;
-  return {
-    errorCode: "CANONICALIZATION_UNSUPPORTED",
-    errorMessage:
-      `the signature declares canonicalization ${
-        JSON.stringify(document.canonicalization)
-      }, which this verifier does not implement (only "${SCHEMAPIN_V1}"); ` +
-      `refusing rather than falling back (§19.3)`,
-  };
+function isFailure(value: StepFailure | object): value is StepFailure {
+  return typeof (value as StepFailure).errorCode === "string";
 }
 
-/** The fields of a signature document that {@linkcode acceptSignedDocument} looks at. */
-export interface SignedDocumentSummary {
-  /** The signer's domain, when the document names one. */
-  readonly domain?: string;
-  /** When it was signed. */
-  readonly signed_at: string;
-  /** Signer key id. */
-  readonly signer_kid?: string;
-  /** Version tag (§18.1). */
-  readonly schema_version?: string;
-  /** The previous version's hash (§18.1). */
-  readonly previous_hash?: string;
+/** A failure of a step, as the result will report it. */
+function failure(errorCode: ErrorCode, errorMessage: string): StepFailure {
+  return { errorCode, errorMessage };
 }
 
+/** The options of {@linkcode runOfflineFlow}. */
+type FlowOptions = OfflineFlowOptions & { toolId?: string };
+
 /**
- * The end of steps 5–6 for a signature document whose signature and hash verified: its own
- * `domain`, when present, must be the verified `domain` (else `DOMAIN_MISMATCH`, and
- * `result` is left alone). Then `result` gets the document and the fields its signature
- * covers — surfaced only now (§18.2) — and, as the `unprotected_fields` warning, the
- * `unknownFields` it does not cover.
- *
- * @example
- * ```ts
- * import { acceptSignedDocument, type OfflineVerificationResult } from "./flow.ts";
- * const result: OfflineVerificationResult = {
- *   valid: false, toolId: "t", keyPinning: "not_checked", warnings: [], expired: false,
- * };
- * const doc = { domain: "example.org", signed_at: "2026-05-01T10:00:00Z" };
- * acceptSignedDocument(doc, [], "example.com", result)?.errorCode; // "DOMAIN_MISMATCH"
- * ```
+ * Steps 0a–0b: the domain argument (§9, §15.1) and the tool id, when given; then the
+ * canonicalization identifier (§19.3) and the signature's shape, before any key loading or
+ * cryptography. Fills `result.domain` and `result.toolId`.
  */
-export function acceptSignedDocument<D extends SignedDocumentSummary>(
-  document: D,
-  unknownFields: readonly string[],
-  domain: string,
-  result: OfflineVerificationResult & { document?: D },
-): StepFailure | undefined {
-  if (document.domain !== undefined && document.domain.toLowerCase() !== domain) {
-    return {
-      errorCode: "DOMAIN_MISMATCH",
-      errorMessage: `the signature document was signed for domain ${document.domain}, ` +
-        `not ${domain}`,
-    };
+function checkRequest<R extends OfflineVerificationResult>(
+  options: FlowOptions,
+  result: R,
+  subject: OfflineSubject<R>,
+): StepFailure | { readonly domain: string; readonly toolId: string } {
+  const dc = checkDomain(options.domain);
+  if (!dc.ok) {
+    return failure(
+      "INPUT_INVALID",
+      `invalid domain ${JSON.stringify(options.domain)}: ${dc.reason}`,
+    );
   }
-  result.document = document;
-  result.signedAt = document.signed_at;
-  if (document.signer_kid !== undefined) result.signerKid = document.signer_kid;
-  if (document.schema_version !== undefined) result.schemaVersion = document.schema_version;
-  if (document.previous_hash !== undefined) result.previousHash = document.previous_hash;
-  if (unknownFields.length > 0) {
-    result.warnings.push("unprotected_fields");
-    result.unprotectedFields = [...unknownFields];
+  result.domain = dc.domain;
+  if (options.toolId !== undefined) {
+    const tidProblem = checkToolId(options.toolId);
+    if (tidProblem) return failure("INPUT_INVALID", `invalid tool id: ${tidProblem}`);
+    result.toolId = options.toolId;
+  }
+  if (options.canonicalization !== undefined && options.canonicalization !== SCHEMAPIN_V1) {
+    return failure(
+      "CANONICALIZATION_UNSUPPORTED",
+      `canonicalization ${JSON.stringify(options.canonicalization)} is not supported ` +
+        `(only "${SCHEMAPIN_V1}")`,
+    );
+  }
+  const prepared = subject.prepare(result);
+  if (isFailure(prepared)) return prepared;
+  if (options.toolId === undefined) {
+    const tidProblem = checkToolId(prepared.toolId);
+    if (tidProblem) return failure("INPUT_INVALID", `invalid tool id: ${tidProblem}`);
+    result.toolId = prepared.toolId!;
+  }
+  return { domain: dc.domain, toolId: result.toolId };
+}
+
+/**
+ * Steps 1–2: the discovery document, validated, and its public key with its fingerprint.
+ * Fills `result.developerName` and `result.keyFingerprint`.
+ */
+function loadDiscovery(
+  options: FlowOptions,
+  result: OfflineVerificationResult,
+): StepFailure | { readonly discovery: DiscoveryDocument; readonly key: PublicKey } {
+  const source = options.sources?.discovery;
+  let discovery: DiscoveryDocument;
+  try {
+    const parsed = parseDiscoveryDocument(options.discovery, source);
+    discovery = parsed.document;
+    result.warnings.push(...parsed.warnings);
+  } catch (e) {
+    return failure(codeOf(e, "DISCOVERY_INVALID"), messageOf(e));
+  }
+  result.developerName = discovery.developer_name;
+  let key: PublicKey;
+  try {
+    key = loadDiscoveryKey(discovery, source);
+  } catch (e) {
+    return failure(codeOf(e, "DISCOVERY_INVALID"), messageOf(e));
+  }
+  result.keyFingerprint = key.fingerprint;
+  return { discovery, key };
+}
+
+/**
+ * Step 3: revocation, both sources (§8.7); a declared endpoint without a document fails
+ * closed (§9) unless `allowMissingRevocation` (then a warning).
+ */
+function checkKeyRevocation(
+  options: FlowOptions,
+  domain: string,
+  discovery: DiscoveryDocument,
+  key: PublicKey,
+  result: OfflineVerificationResult,
+): StepFailure | { readonly revocation?: RevocationDocument } {
+  let revocation: RevocationDocument | undefined;
+  if (options.revocation !== undefined && options.revocation !== null) {
+    try {
+      revocation = parseRevocationDocument(options.revocation, options.sources?.revocation);
+    } catch (e) {
+      return failure(codeOf(e, "DISCOVERY_INVALID"), messageOf(e));
+    }
+    if (revocation.domain !== domain) {
+      return failure(
+        "DOMAIN_MISMATCH",
+        `the revocation document is for ${revocation.domain}, not ${domain}; ` +
+          `its list does not apply here`,
+      );
+    }
+  }
+  const status = checkRevocation(key.fingerprint, discovery, revocation);
+  if (status.revoked) {
+    return failure(
+      "KEY_REVOKED",
+      status.source === "discovery"
+        ? `key ${key.fingerprint} is listed in the discovery document's revoked_keys`
+        : `key ${key.fingerprint} is revoked by the revocation document ` +
+          `(${status.reason}, ${status.revokedAt})`,
+    );
+  }
+  if (discovery.revocation_endpoint !== undefined && revocation === undefined) {
+    if (!options.allowMissingRevocation) {
+      return failure(
+        "DISCOVERY_FETCH_FAILED",
+        `the discovery document declares revocation_endpoint ` +
+          `${discovery.revocation_endpoint} but no revocation document was supplied; ` +
+          `an unchecked revocation list is not "not revoked" (§9)`,
+      );
+    }
+    result.warnings.push("revocation_document_missing");
+  }
+  return { revocation };
+}
+
+/**
+ * Step 4: the pin, read only. A pin to another key fails (`KEY_PIN_MISMATCH`), saying so when
+ * the publisher revoked the pinned key (§8.7). Fills `result.keyPinning`.
+ */
+async function readPin(
+  pinStore: PinStore,
+  ids: { readonly toolId: string; readonly domain: string },
+  trusted: {
+    readonly discovery: DiscoveryDocument;
+    readonly key: PublicKey;
+    readonly revocation?: RevocationDocument;
+  },
+  result: OfflineVerificationResult,
+): Promise<StepFailure | { readonly firstUse: boolean }> {
+  const { toolId, domain } = ids;
+  const { key } = trusted;
+  try {
+    const pin = await pinStore.get(toolId, domain);
+    if (pin === undefined) {
+      result.keyPinning = "not_pinned";
+      return { firstUse: true };
+    }
+    if (pin.fingerprint === key.fingerprint) {
+      result.keyPinning = "pinned";
+      return { firstUse: false };
+    }
+    result.keyPinning = "mismatch";
+    result.pinnedFingerprint = pin.fingerprint;
+    // The pinned key revoked by the publisher (§8.7): the publisher retired it, so the
+    // message says so rather than suggesting the rotation may not be real.
+    const pinned = checkRevocation(pin.fingerprint, trusted.discovery, trusted.revocation);
+    if (pinned.revoked) {
+      result.pinnedKeyRevoked = true;
+      return failure(
+        "KEY_PIN_MISMATCH",
+        `${toolId}@${domain} is pinned to ${pin.fingerprint}, which the publisher revoked ` +
+          (pinned.source === "discovery"
+            ? `(listed in the discovery document's revoked_keys)`
+            : `(revocation document: ${pinned.reason}, ${pinned.revokedAt})`) +
+          `; the discovery key is now ${key.fingerprint}: rotate the pin to it`,
+      );
+    }
+    return failure(
+      "KEY_PIN_MISMATCH",
+      `${toolId}@${domain} is pinned to ${pin.fingerprint} but the discovery key is ` +
+        `${key.fingerprint}; if the developer really rotated keys, rotate the pin explicitly`,
+    );
+  } catch (e) {
+    return failure(codeOf(e, "IO_FAILED"), messageOf(e));
+  }
+}
+
+/**
+ * Expiry (§16.2): fail closed more than 300 s past `expires_at`, or when it does not parse;
+ * with `allowExpired`, a warning instead. Fills `result.expiresAt` and `result.expired`.
+ */
+function checkExpiry(
+  signed: VerifiedSubject["signed"],
+  options: FlowOptions,
+  result: OfflineVerificationResult,
+): StepFailure | undefined {
+  if (signed === undefined || !Object.hasOwn(signed, "expires_at")) return undefined;
+  const raw = signed.expires_at;
+  if (typeof raw === "string") result.expiresAt = raw;
+  const expiresMs = parseRfc3339(raw);
+  const nowMs = options.now === undefined
+    ? Date.now()
+    : typeof options.now === "number"
+    ? options.now
+    : options.now.getTime();
+  if (expiresMs === undefined) {
+    result.expired = true;
+    if (!options.allowExpired) {
+      return failure(
+        "SIGNATURE_EXPIRED",
+        `expires_at ${JSON.stringify(raw)} is not a strict RFC 3339 timestamp; ` +
+          `a malformed expiry is treated as expired (§16.2)`,
+      );
+    }
+    result.warnings.push("signature_expires_at_unparseable");
+  } else if (nowMs > expiresMs + EXPIRY_SKEW_MS) {
+    result.expired = true;
+    if (!options.allowExpired) {
+      return failure(
+        "SIGNATURE_EXPIRED",
+        `the signature expired at ${raw} (now ${formatRfc3339(nowMs)}, skew allowance 300 s)`,
+      );
+    }
+    result.warnings.push("signature_expired");
   }
   return undefined;
 }
 
-function isFailure(value: StepFailure | object): value is StepFailure {
-  return typeof (value as StepFailure).errorCode === "string";
+/**
+ * Step 7 on first use: pin only now, and only with consent (`trustFirstUse` or the
+ * confirmation callback), after the before-pin hook; a key another verifier pinned meanwhile
+ * is never overwritten (`KEY_PIN_MISMATCH`). Fills `result.keyPinning`.
+ */
+async function pinFirstUse<R extends OfflineVerificationResult>(
+  options: FlowOptions,
+  ids: { readonly toolId: string; readonly domain: string },
+  trusted: { readonly discovery: DiscoveryDocument; readonly key: PublicKey },
+  result: R,
+  beforePin: BeforePinHook<R> | undefined,
+): Promise<StepFailure | undefined> {
+  const { toolId, domain } = ids;
+  const { discovery, key } = trusted;
+  let consent = options.trustFirstUse === true;
+  let how: "first_use" | "confirmed" = "first_use";
+  if (!consent && options.confirmFirstUse) {
+    try {
+      consent = (await options.confirmFirstUse({
+        toolId,
+        domain,
+        fingerprint: key.fingerprint,
+        developerName: discovery.developer_name,
+        publicKeyPem: key.pem,
+      })) === true;
+    } catch (e) {
+      result.keyPinning = "first_use_declined";
+      return failure("KEY_NOT_FOUND", `first-use confirmation failed: ${messageOf(e)}`);
+    }
+    how = "confirmed";
+  }
+  if (!consent) {
+    result.keyPinning = "first_use_declined";
+    return failure(
+      "KEY_NOT_FOUND",
+      `no key is pinned for ${toolId}@${domain} and first use of ${key.fingerprint} was not ` +
+        `confirmed; compare the fingerprint out of band, then pin it (trust first use, or ` +
+        `seed it)`,
+    );
+  }
+  const hookFailure = await beforePin?.(result);
+  if (hookFailure) return hookFailure;
+  try {
+    const outcome = await addPinIfAbsent(
+      options.pinStore,
+      makePinRecord({
+        toolId,
+        domain,
+        fingerprint: key.fingerprint,
+        source: how,
+        developerName: discovery.developer_name,
+      }),
+    );
+    if (outcome.record.fingerprint !== key.fingerprint) {
+      // Another verifier pinned a different key between our read and our write.
+      result.keyPinning = "mismatch";
+      result.pinnedFingerprint = outcome.record.fingerprint;
+      return failure(
+        "KEY_PIN_MISMATCH",
+        `${toolId}@${domain} was just pinned to ${outcome.record.fingerprint} by another ` +
+          `verifier; the discovery key is ${key.fingerprint}`,
+      );
+    }
+    result.keyPinning = outcome.status === "added" ? "first_use" : "pinned";
+  } catch (e) {
+    return failure(codeOf(e, "IO_FAILED"), `could not write the pin: ${messageOf(e)}`);
+  }
+  return undefined;
 }
 
 /**
@@ -303,237 +515,36 @@ export async function runOfflineFlow<R extends OfflineVerificationResult>(
     ["get", "transact"],
     "a PinStore",
   );
-  const fail = (code: ErrorCode, message: string): R => {
+  const fail = (f: StepFailure): R => {
     result.valid = false;
-    result.errorCode = code;
-    result.errorMessage = message;
+    result.errorCode = f.errorCode;
+    result.errorMessage = f.errorMessage;
     return result;
   };
-  const failWith = (f: StepFailure): R => fail(f.errorCode, f.errorMessage);
-  const sources = options.sources ?? {};
-
-  // Step 0a: the domain argument (§9, §15.1) and the tool id, when given.
-  const dc = checkDomain(options.domain);
-  if (!dc.ok) {
-    return fail("INPUT_INVALID", `invalid domain ${JSON.stringify(options.domain)}: ${dc.reason}`);
-  }
-  const domain = dc.domain;
-  result.domain = domain;
-  if (options.toolId !== undefined) {
-    const tidProblem = checkToolId(options.toolId);
-    if (tidProblem) return fail("INPUT_INVALID", `invalid tool id: ${tidProblem}`);
-    result.toolId = options.toolId;
-  }
-
-  // Step 0b: the canonicalization identifier (§19.3) and the signature's shape, before any
-  // key loading or cryptography.
-  if (options.canonicalization !== undefined && options.canonicalization !== SCHEMAPIN_V1) {
-    return fail(
-      "CANONICALIZATION_UNSUPPORTED",
-      `canonicalization ${JSON.stringify(options.canonicalization)} is not supported ` +
-        `(only "${SCHEMAPIN_V1}")`,
-    );
-  }
-  const prepared = subject.prepare(result);
-  if (isFailure(prepared)) return failWith(prepared);
-  if (options.toolId === undefined) {
-    const tidProblem = checkToolId(prepared.toolId);
-    if (tidProblem) return fail("INPUT_INVALID", `invalid tool id: ${tidProblem}`);
-    result.toolId = prepared.toolId!;
-  }
-  const toolId = result.toolId;
-
-  // Step 1: validate the discovery document.
-  let discoveryDoc;
-  try {
-    const parsed = parseDiscoveryDocument(options.discovery, sources.discovery);
-    discoveryDoc = parsed.document;
-    result.warnings.push(...parsed.warnings);
-  } catch (e) {
-    return fail(codeOf(e, "DISCOVERY_INVALID"), messageOf(e));
-  }
-  result.developerName = discoveryDoc.developer_name;
-
-  // Step 2: the public key and its fingerprint.
-  let key: PublicKey;
-  try {
-    key = loadDiscoveryKey(discoveryDoc, sources.discovery);
-  } catch (e) {
-    return fail(codeOf(e, "DISCOVERY_INVALID"), messageOf(e));
-  }
-  result.keyFingerprint = key.fingerprint;
-
-  // Step 3: revocation, both sources (§8.7); a declared endpoint without a document fails
-  // closed (§9).
-  let revocation: RevocationDocument | undefined;
-  if (options.revocation !== undefined && options.revocation !== null) {
-    try {
-      revocation = parseRevocationDocument(options.revocation, sources.revocation);
-    } catch (e) {
-      return fail(codeOf(e, "DISCOVERY_INVALID"), messageOf(e));
-    }
-    if (revocation.domain !== domain) {
-      return fail(
-        "DOMAIN_MISMATCH",
-        `the revocation document is for ${revocation.domain}, not ${domain}; ` +
-          `its list does not apply here`,
-      );
-    }
-  }
-  const status = checkRevocation(key.fingerprint, discoveryDoc, revocation);
-  if (status.revoked) {
-    return fail(
-      "KEY_REVOKED",
-      status.source === "discovery"
-        ? `key ${key.fingerprint} is listed in the discovery document's revoked_keys`
-        : `key ${key.fingerprint} is revoked by the revocation document ` +
-          `(${status.reason}, ${status.revokedAt})`,
-    );
-  }
-  if (discoveryDoc.revocation_endpoint !== undefined && revocation === undefined) {
-    if (!options.allowMissingRevocation) {
-      return fail(
-        "DISCOVERY_FETCH_FAILED",
-        `the discovery document declares revocation_endpoint ` +
-          `${discoveryDoc.revocation_endpoint} but no revocation document was supplied; ` +
-          `an unchecked revocation list is not "not revoked" (§9)`,
-      );
-    }
-    result.warnings.push("revocation_document_missing");
-  }
-
+  // Steps 0a–0b: the request and the signature's shape.
+  const ids = checkRequest(options, result, subject);
+  if (isFailure(ids)) return fail(ids);
+  // Steps 1–2: the discovery document and its key.
+  const loaded = loadDiscovery(options, result);
+  if (isFailure(loaded)) return fail(loaded);
+  const { discovery, key } = loaded;
+  // Step 3: revocation.
+  const revoked = checkKeyRevocation(options, ids.domain, discovery, key, result);
+  if (isFailure(revoked)) return fail(revoked);
+  const trusted = { discovery, key, revocation: revoked.revocation };
   // Step 4: the pin, read only.
-  let firstUse = false;
-  try {
-    const pin = await options.pinStore.get(toolId, domain);
-    if (pin === undefined) {
-      firstUse = true;
-      result.keyPinning = "not_pinned";
-    } else if (pin.fingerprint === key.fingerprint) {
-      result.keyPinning = "pinned";
-    } else {
-      result.keyPinning = "mismatch";
-      result.pinnedFingerprint = pin.fingerprint;
-      // The pinned key revoked by the publisher (§8.7): the publisher retired it, so the
-      // message says so rather than suggesting the rotation may not be real.
-      const pinned = checkRevocation(pin.fingerprint, discoveryDoc, revocation);
-      if (pinned.revoked) {
-        result.pinnedKeyRevoked = true;
-        return fail(
-          "KEY_PIN_MISMATCH",
-          `${toolId}@${domain} is pinned to ${pin.fingerprint}, which the publisher revoked ` +
-            (pinned.source === "discovery"
-              ? `(listed in the discovery document's revoked_keys)`
-              : `(revocation document: ${pinned.reason}, ${pinned.revokedAt})`) +
-            `; the discovery key is now ${key.fingerprint}: rotate the pin to it`,
-        );
-      }
-      return fail(
-        "KEY_PIN_MISMATCH",
-        `${toolId}@${domain} is pinned to ${pin.fingerprint} but the discovery key is ` +
-          `${key.fingerprint}; if the developer really rotated keys, rotate the pin explicitly`,
-      );
-    }
-  } catch (e) {
-    return fail(codeOf(e, "IO_FAILED"), messageOf(e));
-  }
-
-  // Steps 5–6: the subject's hash and signature.
-  const verified = await subject.verify(key, domain, result);
-  if (isFailure(verified)) return failWith(verified);
-
-  // Expiry (§16.2): fail closed more than 300 s past expires_at, or when it does not parse.
-  const signed = verified.signed;
-  if (signed !== undefined && Object.hasOwn(signed, "expires_at")) {
-    const raw = signed.expires_at;
-    if (typeof raw === "string") result.expiresAt = raw;
-    const expiresMs = parseRfc3339(raw);
-    const nowMs = options.now === undefined
-      ? Date.now()
-      : typeof options.now === "number"
-      ? options.now
-      : options.now.getTime();
-    if (expiresMs === undefined) {
-      result.expired = true;
-      if (!options.allowExpired) {
-        return fail(
-          "SIGNATURE_EXPIRED",
-          `expires_at ${JSON.stringify(raw)} is not a strict RFC 3339 timestamp; ` +
-            `a malformed expiry is treated as expired (§16.2)`,
-        );
-      }
-      result.warnings.push("signature_expires_at_unparseable");
-    } else if (nowMs > expiresMs + EXPIRY_SKEW_MS) {
-      result.expired = true;
-      if (!options.allowExpired) {
-        return fail(
-          "SIGNATURE_EXPIRED",
-          `the signature expired at ${raw} (now ${formatRfc3339(nowMs)}, skew allowance 300 s)`,
-        );
-      }
-      result.warnings.push("signature_expired");
-    }
-  }
-
-  // Step 7: pin on first use, only now, and only with consent.
-  if (firstUse) {
-    let consent = options.trustFirstUse === true;
-    let how: "first_use" | "confirmed" = "first_use";
-    if (!consent && options.confirmFirstUse) {
-      try {
-        consent = (await options.confirmFirstUse({
-          toolId,
-          domain,
-          fingerprint: key.fingerprint,
-          developerName: discoveryDoc.developer_name,
-          publicKeyPem: key.pem,
-        })) === true;
-      } catch (e) {
-        result.keyPinning = "first_use_declined";
-        return fail("KEY_NOT_FOUND", `first-use confirmation failed: ${messageOf(e)}`);
-      }
-      how = "confirmed";
-    }
-    if (!consent) {
-      result.keyPinning = "first_use_declined";
-      return fail(
-        "KEY_NOT_FOUND",
-        `no key is pinned for ${toolId}@${domain} and first use of ${key.fingerprint} was not ` +
-          `confirmed; compare the fingerprint out of band, then pin it (trust first use, or ` +
-          `seed it)`,
-      );
-    }
-    const hookFailure = await beforePin?.(result);
-    if (hookFailure) return failWith(hookFailure);
-    try {
-      const outcome = await addPinIfAbsent(
-        options.pinStore,
-        makePinRecord({
-          toolId,
-          domain,
-          fingerprint: key.fingerprint,
-          source: how,
-          developerName: discoveryDoc.developer_name,
-        }),
-      );
-      if (outcome.record.fingerprint !== key.fingerprint) {
-        // Another verifier pinned a different key between our read and our write.
-        result.keyPinning = "mismatch";
-        result.pinnedFingerprint = outcome.record.fingerprint;
-        return fail(
-          "KEY_PIN_MISMATCH",
-          `${toolId}@${domain} was just pinned to ${outcome.record.fingerprint} by another ` +
-            `verifier; the discovery key is ${key.fingerprint}`,
-        );
-      }
-      result.keyPinning = outcome.status === "added" ? "first_use" : "pinned";
-    } catch (e) {
-      return fail(codeOf(e, "IO_FAILED"), `could not write the pin: ${messageOf(e)}`);
-    }
-  } else {
-    const hookFailure = await beforePin?.(result);
-    if (hookFailure) return failWith(hookFailure);
-  }
+  const pin = await readPin(options.pinStore, ids, trusted, result);
+  if (isFailure(pin)) return fail(pin);
+  // Steps 5–6: the subject's hash and signature, then its expiry (§16.2).
+  const verified = await subject.verify(key, ids.domain, result);
+  if (isFailure(verified)) return fail(verified);
+  const expired = checkExpiry(verified.signed, options, result);
+  if (expired) return fail(expired);
+  // Step 7: pin on first use, only now and only with consent; the hook runs before any pin.
+  const pinned = pin.firstUse
+    ? await pinFirstUse(options, ids, trusted, result, beforePin)
+    : await beforePin?.(result);
+  if (pinned) return fail(pinned);
   result.valid = true;
   return result;
 }

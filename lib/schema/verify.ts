@@ -21,10 +21,9 @@ import { canonicalizeSchemapinV1Bytes } from "../json/canonical_schemapin.ts";
 import { sha256, toHex } from "../crypto/hash.ts";
 import { scanBase64 } from "../crypto/base64.ts";
 import { verifyDigest, verifyDocumentSignature, verifySchemaSignature } from "../crypto/ecdsa.ts";
+import { acceptSignedDocument, checkDeclaredCanonicalization } from "./flow_document.ts";
 import {
-  acceptSignedDocument,
   type BeforePinHook,
-  checkDeclaredCanonicalization,
   messageOf,
   type OfflineFlowOptions,
   type OfflineSubject,

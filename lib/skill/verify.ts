@@ -39,10 +39,9 @@
 import { SchemaPinError } from "../errors.ts";
 import { parseJson } from "../json/parse.ts";
 import { verifyDocumentSignature } from "../crypto/ecdsa.ts";
+import { acceptSignedDocument, checkDeclaredCanonicalization } from "../schema/flow_document.ts";
 import {
-  acceptSignedDocument,
   type BeforePinHook,
-  checkDeclaredCanonicalization,
   messageOf,
   type OfflineFlowOptions,
   type OfflineSubject,

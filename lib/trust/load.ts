@@ -130,6 +130,8 @@ export interface TrustInputNames {
   readonly resolverDir?: string;
   /** The extra CA certificates file, before its path (default `CA file`). */
   readonly caFile?: string;
+  /** The option that gives a DNS name server, when none is configured (default `nameServer`). */
+  readonly dnsServer?: string;
 }
 
 const DEFAULT_NAMES = {
@@ -567,6 +569,7 @@ export async function loadTrustAndDnsHook<R extends OfflineVerificationResult>(
       ? lookupDnsTxt(plan.domain, {
         ...(plan.dns.server ? { nameServer: plan.dns.server } : {}),
         ...(plan.dns.timeoutMs ? { timeoutMs: plan.dns.timeoutMs } : {}),
+        ...(env.names?.dnsServer ? { nameServerName: env.names.dnsServer } : {}),
       })
       : Promise.resolve(undefined);
     const [trust, dns] = await Promise.all([prepared.resolve(), lookup]);
