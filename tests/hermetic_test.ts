@@ -23,16 +23,17 @@ async function* sources(dir: string): AsyncGenerator<string> {
   }
 }
 
-Deno.test("hermetic: SCHEMAPIN_ENV is every variable lib/ reads; deno task test unsets them too", async () => {
+Deno.test("hermetic: SCHEMAPIN_ENV is every variable lib/ and cli/ read; deno task test unsets them too", async () => {
   const read = new Set<string>();
   for (const file of [`${repo}/cli.ts`]) {
     for (const m of (await Deno.readTextFile(file)).matchAll(/["'`](SCHEMAPIN_[A-Z0-9_]+)["'`]/g)) {
       read.add(m[1]);
     }
   }
-  for await (const file of sources(`${repo}/lib`)) {
-    for (const m of (await Deno.readTextFile(file)).matchAll(/["'`](SCHEMAPIN_[A-Z0-9_]+)["'`]/g)) {
-      read.add(m[1]);
+  for (const dir of ["lib", "cli"]) {
+    for await (const file of sources(`${repo}/${dir}`)) {
+      const text = await Deno.readTextFile(file);
+      for (const m of text.matchAll(/["'`](SCHEMAPIN_[A-Z0-9_]+)["'`]/g)) read.add(m[1]);
     }
   }
   assert.ok(read.has("SCHEMAPIN_PASSPHRASE") && read.has("SCHEMAPIN_HOME"), [...read].join());
