@@ -10,7 +10,7 @@
 import { checkArg } from "../../lib/arguments.ts";
 import { usageError } from "../../lib/errors.ts";
 import type { SkillRunOptions } from "../../lib/contractpin/skills_live.ts";
-import { parseByteSize, parseEntryCount } from "../../lib/skill/limits.ts";
+import { parseByteSize, parseEntryCount } from "../skill/limits.ts";
 
 /** The skill options of a command line, as text by option name. */
 export interface SkillRunText {

@@ -2,7 +2,7 @@
 // in bytes with an optional K, M or G suffix (powers of 1024).
 import assert from "node:assert/strict";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { parseByteSize, parseEntryCount } from "../../lib/skill/limits.ts";
+import { parseByteSize, parseEntryCount } from "../../cli/skill/limits.ts";
 
 Deno.test("limits: entry counts", () => {
   assert.equal(parseEntryCount("1"), 1);
