@@ -29,6 +29,7 @@ import { LOCK_TRUST_FLAGS, printLockSignatureNotes } from "./lock_signature.ts";
 import { runGuardWrap, UNWRAP_FLAGS, WRAP_FLAGS, WRAP_HELP } from "./guard_wrap.ts";
 import { didYouMean } from "../args/suggest.ts";
 import { LineLog } from "../http/line_log.ts";
+import { serverEventText } from "../http/server_limits.ts";
 import { SERVER_LIMIT_FLAGS } from "./server_flags.ts";
 import { booleanFlag, type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import { LINEAGE_FLAGS, NETWORK_TIMEOUT_FLAGS } from "./flag_groups.ts";
@@ -261,7 +262,7 @@ export const guardCommand: Command = {
         serverName,
         startupTimeoutMs,
         requestTimeoutMs,
-        onEvent: (message) => say(`schemapin guard: ${message}\n`),
+        onEvent: (message) => say(`schemapin guard: ${serverEventText(message)}\n`),
       }).catch(async (e) => {
         await stderrLog.close(1000); // the lines so far, before the error
         throw e;

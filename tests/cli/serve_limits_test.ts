@@ -81,6 +81,7 @@ Deno.test("serve: an idle-connection flood past `ulimit -n 64` does not stop it;
     const { code, stderr } = await server.stop("SIGTERM");
     assert.equal(code, 0, stderr);
     assert.match(stderr, /out of file descriptors/);
+    assert.match(stderr, /raise the open-file limit, or lower --max-connections\)/);
     assert.match(stderr, /schemapin serve: stopped/);
     assert.doesNotMatch(stderr, /^error:/m);
   }

@@ -121,6 +121,9 @@ Deno.test("guard --listen: an idle-connection flood past `ulimit -n 64` does not
       const { code, stderr } = await g.stop("SIGTERM");
       assert.equal(code, 0, stderr);
       assert.match(stderr, /out of file descriptors/);
+      // The CLI names its flag; the library's own sentence names the option field.
+      assert.match(stderr, /raise the open-file limit, or lower --max-connections\)/);
+      assert.doesNotMatch(stderr, /lower maxConnections/);
       assert.match(stderr, /"decision":"stopped"/);
     }
   });
