@@ -14,7 +14,10 @@ import {
   type CliIO,
   type Command,
   EXIT_FAILED,
+  findSubcommand,
   parseCommandArgs,
+  subcommandFlags,
+  type Subcommands,
   UsageError,
 } from "./command.ts";
 import {
@@ -175,32 +178,34 @@ Examples:
 /** The verification flags (those of verify-schema): they go with --signatures. */
 const TRUST_FLAGS = Object.keys(GUARD_TRUST_FLAGS);
 
+/** `guard wrap` and `guard unwrap`, beside the plain form (`guard … -- CMD`, `guard --listen`). */
+const SUBCOMMANDS = {
+  wrap: { flags: WRAP_FLAGS, run: (args, io) => runGuardWrap("wrap", args, io) },
+  unwrap: { flags: UNWRAP_FLAGS, run: (args, io) => runGuardWrap("unwrap", args, io) },
+} as const satisfies Subcommands;
+const SUBCOMMAND_WORDS = Object.keys(SUBCOMMANDS);
+
 /** The `guard` command. */
 export const guardCommand: Command = {
   name: "guard",
   summary: "guard an MCP server live: check every tools/list against the lock and signatures",
   help: HELP,
   // The plain form (`guard … -- CMD`, `guard --listen`) is the subcommand without a name.
-  flags: [
-    { name: "", flags: GUARD_FLAGS },
-    { name: "wrap", flags: WRAP_FLAGS },
-    { name: "unwrap", flags: UNWRAP_FLAGS },
-  ],
+  flags: [{ name: "", flags: GUARD_FLAGS }, ...subcommandFlags(SUBCOMMANDS)],
   async run(args: string[], io: CliIO): Promise<number> {
-    if (args[0] === "wrap" || args[0] === "unwrap") {
-      return await runGuardWrap(args[0], args.slice(1), io);
-    }
+    const picked = findSubcommand(SUBCOMMANDS, args);
+    if (picked) return await picked.subcommand.run(picked.rest, io);
     const dash = args.indexOf("--");
     const own = dash < 0 ? args : args.slice(0, dash);
     const { values, positionals } = parseCommandArgs("guard", own, GUARD_FLAGS);
     if (positionals.length > 0) {
-      const hint = didYouMean(positionals[0], ["wrap", "unwrap"]);
+      const hint = didYouMean(positionals[0], SUBCOMMAND_WORDS);
       throw new UsageError(
         hint === ""
           ? `guard: unexpected argument ${JSON.stringify(positionals[0])}; put the server ` +
             `command after --`
-          : `guard: unknown subcommand ${JSON.stringify(positionals[0])}${hint} (wrap, unwrap; ` +
-            `a server command goes after --)`,
+          : `guard: unknown subcommand ${JSON.stringify(positionals[0])}${hint} ` +
+            `(${SUBCOMMAND_WORDS.join(", ")}; a server command goes after --)`,
       );
     }
     let plan: TrustPlan | undefined; // the CLI's plan: trustEnv reads its authority flags
