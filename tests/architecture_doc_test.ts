@@ -97,3 +97,41 @@ Deno.test("the citation check finds the guide and a sibling path, and passes cle
   ]);
   assert.deepEqual(outsideCitations("c.ts", '// ARCHITECTURE.md, "Layers"; ../specs/ aside\n'), []);
 });
+
+/**
+ * The repository paths ARCHITECTURE.md names in backticks (`lib/x.ts`, `cli/y/`, …); patterns
+ * (`cli/commands/<command>.ts`, `scripts/vectors_*.ts`) are not paths.
+ */
+function citedPaths(doc: string): string[] {
+  const paths = new Set<string>();
+  for (
+    const m of doc.matchAll(/`((?:lib|cli|tests|scripts|bench|schemas|vectors|docs)\/[^`\s]*)`/g)
+  ) {
+    if (!/[<*]/.test(m[1])) paths.add(m[1]);
+  }
+  return [...paths].sort();
+}
+
+Deno.test("every path ARCHITECTURE.md names exists", async () => {
+  const doc = await Deno.readTextFile(new URL("ARCHITECTURE.md", root));
+  const cited = citedPaths(doc);
+  assert.ok(cited.length >= 40, `found ${cited.length} paths`);
+  const missing: string[] = [];
+  for (const p of cited) {
+    try {
+      await Deno.stat(new URL(p, root));
+    } catch {
+      missing.push(p);
+    }
+  }
+  assert.deepEqual(missing, []);
+});
+
+Deno.test("the path check reads backticked repository paths only", () => {
+  assert.deepEqual(
+    citedPaths(
+      "`lib/errors.ts` and `cli/commands/` but not lib/x.ts, `deno task test` or `a/b.ts`",
+    ),
+    ["cli/commands/", "lib/errors.ts"],
+  );
+});
