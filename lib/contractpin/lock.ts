@@ -14,9 +14,6 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 import { CONTRACT_FIELDS, isJsonObject } from "./contract.ts";
 import { DIGEST_PATTERN, type DigestedToolList, serverDigest } from "./digest.ts";
 import { prettyJsonFile } from "./pretty.ts";
-import type { LockSkills } from "./skills_lock.ts";
-
-export type { LockSkill, LockSkills } from "./skills_lock.ts";
 import { checkArg } from "../arguments.ts";
 import {
   checkKeys,
@@ -27,10 +24,12 @@ import {
   str,
   stringRecord,
 } from "./lock_fields.ts";
-import { parseSurface } from "./lock_surface.ts";
+import { type LockSurface, type LockSurfaceItem, parseSurface } from "./lock_surface.ts";
+import { type DigestedSurface, SURFACE_KINDS } from "./surface.ts";
 
+export type { LockSkill, LockSkills } from "./skills_lock.ts";
+export type { LockSurface, LockSurfaceItem, LockSurfaceKind } from "./lock_surface.ts";
 export { LOCK_VERSION } from "./lock_fields.ts";
-import { type DigestedSurface, type PinnedProtocol, SURFACE_KINDS } from "./surface.ts";
 
 /**
  * The only digest algorithm of lock format 1.
@@ -72,43 +71,6 @@ export interface LockTool {
   digest: string;
   /** Advisory field digests (§4.2); optional in the format. */
   fields?: Record<string, string>;
-}
-
-/** One pinned prompt, resource or resource template (docs/contractpin-surface.md §4). */
-export interface LockSurfaceItem {
-  /** Item digest. */
-  digest: string;
-  /** Advisory field digests (§4.2); optional in the format. */
-  fields?: Record<string, string>;
-}
-
-/**
- * One pinned surface kind (docs/contractpin-surface.md §4): present with `count` 0 means
- * "pinned as empty"; an absent kind is not pinned at all.
- */
-export interface LockSurfaceKind {
-  /** Number of items (must equal the size of `items`). */
-  count: number;
-  /** Kind digest: the §4 digest of `{key: item digest}` (must recompute). */
-  digest: string;
-  /** Items by key (prompt name, resource URI, URI template). */
-  items: Record<string, LockSurfaceItem>;
-}
-
-/** The surface members a lock server entry may carry (docs/contractpin-surface.md §4). */
-export interface LockSurface {
-  /** The protocol era and version pinned with (live servers after issue 24). */
-  protocol?: PinnedProtocol;
-  /** The instructions digest (of the JSON string, or of null when none were served). */
-  instructions?: { digest: string };
-  /** Pinned prompts. */
-  prompts?: LockSurfaceKind;
-  /** Pinned resources. */
-  resources?: LockSurfaceKind;
-  /** Pinned resource templates. */
-  resource_templates?: LockSurfaceKind;
-  /** Pinned skills served over MCP (docs/skills-over-mcp.md). */
-  skills?: LockSkills;
 }
 
 /** One server entry of a lock: its identity plus the pinned contract digests. */

@@ -1,8 +1,8 @@
 /**
  * The surface members of a lock server entry (docs/contractpin-surface.md §4): the protocol it
  * was pinned with, the instructions, each pinned kind of prompts, resources and resource
- * templates, and the skills (docs/contractpin-skills.md), read strictly for
- * lib/contractpin/lock.ts.
+ * templates, and the skills (docs/contractpin-skills.md): their types, and how
+ * lib/contractpin/lock.ts reads them strictly.
  *
  * @module
  */
@@ -10,9 +10,52 @@ import type { JsonObject, JsonValue } from "../json/types.ts";
 import { isJsonObject } from "./contract.ts";
 import { DIGEST_PATTERN } from "./digest.ts";
 import { parseLockSkills } from "./skills_lock.ts";
-import { SURFACE_KINDS, SURFACE_SPECS, type SurfaceKind, surfaceKindDigest } from "./surface.ts";
-import type { LockServer, LockSurfaceItem, LockSurfaceKind } from "./lock.ts";
+import {
+  type PinnedProtocol,
+  SURFACE_KINDS,
+  SURFACE_SPECS,
+  type SurfaceKind,
+  surfaceKindDigest,
+} from "./surface.ts";
+import type { LockSkills } from "./skills_lock.ts";
 import { checkKeys, digestAt, invalid, ptr, str, stringRecord } from "./lock_fields.ts";
+
+/** One pinned prompt, resource or resource template (docs/contractpin-surface.md §4). */
+export interface LockSurfaceItem {
+  /** Item digest. */
+  digest: string;
+  /** Advisory field digests (§4.2); optional in the format. */
+  fields?: Record<string, string>;
+}
+
+/**
+ * One pinned surface kind (docs/contractpin-surface.md §4): present with `count` 0 means
+ * "pinned as empty"; an absent kind is not pinned at all.
+ */
+export interface LockSurfaceKind {
+  /** Number of items (must equal the size of `items`). */
+  count: number;
+  /** Kind digest: the §4 digest of `{key: item digest}` (must recompute). */
+  digest: string;
+  /** Items by key (prompt name, resource URI, URI template). */
+  items: Record<string, LockSurfaceItem>;
+}
+
+/** The surface members a lock server entry may carry (docs/contractpin-surface.md §4). */
+export interface LockSurface {
+  /** The protocol era and version pinned with (live servers after issue 24). */
+  protocol?: PinnedProtocol;
+  /** The instructions digest (of the JSON string, or of null when none were served). */
+  instructions?: { digest: string };
+  /** Pinned prompts. */
+  prompts?: LockSurfaceKind;
+  /** Pinned resources. */
+  resources?: LockSurfaceKind;
+  /** Pinned resource templates. */
+  resource_templates?: LockSurfaceKind;
+  /** Pinned skills served over MCP (docs/skills-over-mcp.md). */
+  skills?: LockSkills;
+}
 
 /**
  * The surface members of one server entry (docs/contractpin-surface.md §4), strictly: unknown
@@ -23,12 +66,12 @@ import { checkKeys, digestAt, invalid, ptr, str, stringRecord } from "./lock_fie
  * @example
  * ```ts
  * import { parseSurface } from "./lock_surface.ts";
- * import type { LockServer } from "./lock.ts";
- * const entry = { transport: "file", path: "t.json", tool_count: 0, digest: "", tools: {} };
- * parseSurface({}, entry as LockServer, "contractpin.lock", "/servers/a");
+ * import type { LockSurface } from "./lock_surface.ts";
+ * const entry: LockSurface = {};
+ * parseSurface({ instructions: { digest: "sha256:" + "0".repeat(64) } }, entry, "contractpin.lock", "/servers/a");
  * ```
  */
-export function parseSurface(v: JsonObject, entry: LockServer, source: string, at: string): void {
+export function parseSurface(v: JsonObject, entry: LockSurface, source: string, at: string): void {
   if (Object.hasOwn(v, "protocol")) {
     const pat = `${at}/protocol`;
     const p = v.protocol;
