@@ -118,6 +118,8 @@ export function spawnChild(program: string, options: SpawnChildOptions): Child {
     // Node reports a failed spawn asynchronously; say now why, as Deno does.
     child.on("error", () => {});
     const code = spawnFailureCode(program, options.env) ?? "EIO";
+    // Not a SchemaPinError on purpose: the same OS error, with its `code`, as Deno.Command throws
+    // (the one caller, lib/mcp/stdio.ts, reads the code on both runtimes into a ServerFailure).
     throw Object.assign(new Error(`cannot start ${program}: ${code}`), { code });
   }
   child.stdin!.on("error", () => {}); // EPIPE after the child exited: the stdout side reports
