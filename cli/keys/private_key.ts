@@ -255,10 +255,27 @@ function holdsPrivateKey(pem: string): boolean {
  * ```
  */
 export function publicKeyFromAnyPem(pem: string, source: string): PublicKey {
-  return holdsPrivateKey(pem)
-    ? parsePrivateKeyPem(pem, source).publicKey
-    : parsePublicKeyPem(pem, source);
+  if (!holdsPrivateKey(pem)) return parsePublicKeyPem(pem, source);
+  try {
+    return parsePrivateKeyPem(pem, source).publicKey;
+  } catch (e) {
+    // An encrypted key: say where the commands read its passphrase (the library's message
+    // names decryptPrivateKeyPem only).
+    if (e instanceof SchemaPinError && e.details.encrypted === true) {
+      throw new SchemaPinError(
+        "KEY_INVALID",
+        `private key in ${source}: ${ENCRYPTED_KEY}`,
+        e.details,
+      );
+    }
+    throw e;
+  }
 }
+
+/** What an encrypted key needs, in the CLI's words. */
+const ENCRYPTED_KEY = "the key is encrypted and needs its passphrase: commands that take --key " +
+  "read it from --passphrase-file, SCHEMAPIN_PASSPHRASE or a terminal prompt; in code use " +
+  "decryptPrivateKeyPem(). Where only the public key is needed, give public.pem";
 
 /**
  * The public key of PEM text holding a public key or a private key, opened as

@@ -514,9 +514,8 @@ export function parsePrivateKeyPem(pem: string, source?: string): PrivateKey {
       // §9: decrypting needs a passphrase and WebCrypto (async): decryptPrivateKeyPem.
       return fail(
         ctx,
-        "the key is encrypted and needs its passphrase: commands that take --key read it " +
-          "from --passphrase-file, SCHEMAPIN_PASSPHRASE or a terminal prompt; in code use " +
-          "decryptPrivateKeyPem(). Where only the public key is needed, give public.pem",
+        "the key is encrypted and needs its passphrase: decrypt it with " +
+          "decryptPrivateKeyPem(). Where only the public key is needed, give the public key",
         { label, encrypted: true },
       );
     case "PUBLIC KEY":
