@@ -18,6 +18,7 @@ import type { LockSignaturePlan } from "../contractpin/lock_signature_check.ts";
 import type { LoadedTrust } from "../../lib/trust/load.ts";
 import type { TrustOptionValues } from "../trust/plan.ts";
 import { loadTrustedVerifier } from "../../lib/trust/verify.ts";
+import { describeVerifyWarning } from "../schema/verify_notes.ts";
 import { type CliIO, UsageError } from "./command.ts";
 import { LOCK_TRUST_FLAGS, planLockSignature } from "./lock_signature.ts";
 import {
@@ -206,6 +207,7 @@ export async function loadSkillSignatureCheck(
   return skillSignatureCheck({
     domain: plan.domain,
     verifier: () => verifier,
+    describeWarning: describeVerifyWarning,
     ...(options.ask ? { confirmFirstUse: confirmFirstUseWith(options.ask) } : {}),
   });
 }

@@ -57,6 +57,11 @@ export interface SkillSignatureCheckOptions {
   readonly verifier: () => Pick<TrustedVerifier, "verifyServedSkill">;
   /** Asks about a first-use key (a terminal); without it, first use needs trust-first-use. */
   readonly confirmFirstUse?: ConfirmFirstUse;
+  /**
+   * Words a warning code of an accepted verification (default: `describeVerifyWarning` of
+   * lib/schema/verify_notes.ts, which names the verifier's options); a CLI names its flags.
+   */
+  readonly describeWarning?: (code: string, unprotectedFields?: readonly string[]) => string;
 }
 
 /**
@@ -77,6 +82,8 @@ export function skillSignatureCheck(options: SkillSignatureCheckOptions): SkillS
   checkArg("skillSignatureCheck", "options", options, "object");
   checkArg("skillSignatureCheck", "options.domain", options.domain, "string");
   const { domain, confirmFirstUse } = options;
+  const describeWarning = options.describeWarning ??
+    ((code: string, fields?: readonly string[]) => describeVerifyWarning(code, fields));
   let queue: Promise<unknown> = Promise.resolve();
   const one = async (skill: FetchedSkill): Promise<SkillSignatureOutcome> => {
     const uri = skill.entry.uri;
@@ -95,9 +102,7 @@ export function skillSignatureCheck(options: SkillSignatureCheckOptions): SkillS
       ...(confirmFirstUse ? { confirmFirstUse } : {}),
     });
     if (result.valid && result.keyFingerprint !== undefined) {
-      const warnings = result.warnings.map((w) =>
-        describeVerifyWarning(w, result.unprotectedFields)
-      );
+      const warnings = result.warnings.map((w) => describeWarning(w, result.unprotectedFields));
       return {
         uri,
         valid: true,

@@ -427,6 +427,9 @@ Deno.test("init --require-skill-signature: an expired signature is refused; --al
       const ok = await init(dir, fixtureServer(s.root), ...REQUIRE, ...key, "--allow-expired");
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(ok.stderr, /^note: server s: skill skill:\/\/demo\/SKILL\.md: signature: /m);
+      // The note names the flag that accepted it, not the library's option name.
+      assert.match(ok.stderr, /accepted only because of --allow-expired$/m);
+      assert.doesNotMatch(ok.stderr, /allowExpired/);
       assert.ok((await readLock(dir)).servers.s.skills.items[URI].signature);
     });
   } finally {
