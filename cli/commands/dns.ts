@@ -18,7 +18,9 @@ import {
   EXIT_OK,
   parseCommandArgs,
   requirePositionals,
-  splitSubcommand,
+  runSubcommand,
+  subcommandFlags,
+  type Subcommands,
   UsageError,
 } from "./command.ts";
 import { exitCodeFor } from "../exit_codes.ts";
@@ -192,19 +194,17 @@ async function runCheck(args: string[], io: CliIO): Promise<number> {
   return ok ? EXIT_OK : EXIT_FAILED;
 }
 
+/** The subcommands of `dns`. */
+const SUBCOMMANDS = {
+  record: { flags: RECORD_FLAGS, run: runRecord },
+  check: { flags: CHECK_FLAGS, run: runCheck },
+} as const satisfies Subcommands;
+
 /** The `dns` command (`record`, `check`). */
 export const dnsCommand: Command = {
   name: "dns",
   summary: "DNS TXT records: print one to publish (record), check a domain's (check)",
   help: HELP,
-  flags: [{ name: "record", flags: RECORD_FLAGS }, { name: "check", flags: CHECK_FLAGS }],
-  async run(args, io) {
-    const { sub, rest } = splitSubcommand(
-      "dns",
-      args,
-      ["record", "check"],
-      ": record or check",
-    );
-    return await (sub === "record" ? runRecord : runCheck)(rest, io);
-  },
+  flags: subcommandFlags(SUBCOMMANDS),
+  run: (args, io) => runSubcommand("dns", SUBCOMMANDS, args, io, { missing: ": record or check" }),
 };
