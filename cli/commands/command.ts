@@ -12,6 +12,7 @@ import { type FlagTable, parseOptions, rewriteDeprecatedFlags } from "../args/fl
 import { parseArgsErrorMessage } from "../args/mistakes.ts";
 import { didYouMean } from "../args/suggest.ts";
 import { EXIT_USAGE, exitCodeOfError } from "../exit_codes.ts";
+import { messageInCliWords } from "../contractpin/library_words.ts";
 
 export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit_codes.ts";
 
@@ -204,6 +205,8 @@ export function notice(text: string): void {
  * usage errors exit 2; a {@linkcode SchemaPinError} exits with its code's row of the table
  * (cli/exit_codes.ts, `details.remote` counting as published). Anything else is a bug
  * and is reported as an internal error (exit 2) without a stack trace unless SCHEMAPIN_DEBUG.
+ * A library message that names an option or remedy in the library's terms is printed in the
+ * CLI's words (cli/contractpin/library_words.ts).
  *
  * @example
  * ```ts
@@ -217,7 +220,8 @@ export function describeError(e: unknown): { code: number; message: string } {
     return { code: EXIT_USAGE, message: `error: ${e.message}\n(see --help)` };
   }
   if (e instanceof SchemaPinError) {
-    return { code: exitCodeOfError(e), message: `error: ${e.code}: ${e.message}` };
+    const message = messageInCliWords(e.message);
+    return { code: exitCodeOfError(e), message: `error: ${e.code}: ${message}` };
   }
   const err = e as Error;
   return {

@@ -16,7 +16,7 @@ import {
   subcommandFlags,
   type Subcommands,
 } from "./command.ts";
-import { jsonError, wantsJson } from "./json_output.ts";
+import { jsonError, plainMessage, wantsJson } from "./json_output.ts";
 import { CONTRACT_DIGEST_FLAGS, runContractDigest } from "./contract_digest.ts";
 import { CONTRACT_DUMP_FLAGS, CONTRACT_DUMP_USAGE, runContractDump } from "./contract_dump.ts";
 import { CONTRACT_INIT_FLAGS, runContractInit } from "./contract_init.ts";
@@ -177,7 +177,7 @@ export const contractCommand: Command = {
       // Every error a subcommand throws is about its input (arguments, lock, config, dump):
       // §6 exit 2. Server failures are results, reported by the subcommands themselves.
       if (e instanceof SchemaPinError) {
-        if (wantsJson(rest)) await io.stdout(jsonError(e.code, e.message));
+        if (wantsJson(rest)) await io.stdout(jsonError(e.code, plainMessage(e)));
         await io.stderr(describeError(e).message + "\n");
         return EXIT_USAGE;
       }

@@ -19,6 +19,7 @@
  * @module
  */
 import { SchemaPinError } from "../../lib/errors.ts";
+import { messageInCliWords } from "../contractpin/library_words.ts";
 
 /** The version every output format of this release carries. */
 export const CLI_JSON_VERSION = 1;
@@ -126,7 +127,8 @@ export function errorCodeOf(e: unknown): string {
 }
 
 /**
- * The message of an error without the `error: CODE:` prefix the stderr line carries.
+ * The message of an error without the `error: CODE:` prefix the stderr line carries (a library
+ * message in the CLI's words, as on stderr: cli/contractpin/library_words.ts).
  *
  * @example
  * ```ts
@@ -135,5 +137,6 @@ export function errorCodeOf(e: unknown): string {
  * ```
  */
 export function plainMessage(e: unknown): string {
+  if (e instanceof SchemaPinError) return messageInCliWords(e.message);
   return e instanceof Error ? e.message : String(e);
 }

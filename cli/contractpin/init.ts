@@ -34,6 +34,7 @@ import { staleLockSignature } from "./lock_signature_check.ts";
 import { type PinOutcome, pinServers, type RunOptions } from "../../lib/contractpin/run.ts";
 import type { CommandLineServers } from "./server_specs.ts";
 import { defaultSnapshotPath, serializeSnapshot } from "../../lib/contractpin/snapshot.ts";
+import { messageInCliWords } from "./library_words.ts";
 
 /** What {@linkcode initLock} pins, and where it writes. */
 export interface InitRequest {
@@ -170,11 +171,13 @@ export async function initLock(
   let discovery: Discovery | undefined;
   const lenient = new Map<string, DiscoveredServer>();
   if (request.discover) {
-    discovery = await discoverServers(request.discover, {
-      lockPath,
-      allowLiteralSecrets: options.allowLiteralSecrets === true,
-      ...(options.env ? { env: options.env } : {}),
-    }, files);
+    discovery = discoveryInCliWords(
+      await discoverServers(request.discover, {
+        lockPath,
+        allowLiteralSecrets: options.allowLiteralSecrets === true,
+        ...(options.env ? { env: options.env } : {}),
+      }, files),
+    );
     await options.onDiscovery?.(discovery);
     for (const s of discovery.servers) {
       const pinned = targets.get(s.lockName);
@@ -214,7 +217,7 @@ export async function initLock(
     throw usageError(`--header given but there is no HTTP server`, { option: "header" });
   }
 
-  const pinned = await pinServers(list, options);
+  const pinned = (await pinServers(list, options)).map(outcomeInCliWords);
   const sorted = sortOutcomes(pinned, lenient);
   const { servers, snapshotServers, outcomes, skipped } = sorted;
   const lock = buildLock(servers);
@@ -274,7 +277,8 @@ async function existingTargets(
   } catch (e) {
     const cli = request.given?.targets ?? [];
     if (cli.length === 0 && request.config === undefined && !request.discover) throw e;
-    await options.onWarning?.(`existing ${lockPath} is not carried over: ${(e as Error).message}`);
+    const why = messageInCliWords((e as Error).message);
+    await options.onWarning?.(`existing ${lockPath} is not carried over: ${why}`);
   }
   for (const [name, server] of Object.entries(old?.servers ?? {})) {
     const caps = (server as LockServer).client_capabilities;
@@ -285,6 +289,26 @@ async function existingTargets(
     });
   }
   return targets;
+}
+
+/**
+ * A discovery with the reasons of its skipped servers in the CLI's words (a literal credential
+ * names `--allow-literal-secrets`: ./library_words.ts).
+ */
+function discoveryInCliWords(d: Discovery): Discovery {
+  const skipped = d.skipped.map((s) => ({ ...s, reason: messageInCliWords(s.reason) }));
+  return { ...d, skipped };
+}
+
+/**
+ * One server's pin outcome with its warnings and notices in the CLI's words (the options they
+ * name are flags: ./library_words.ts), for the terminal and `--json` alike.
+ */
+function outcomeInCliWords(o: PinOutcome): PinOutcome {
+  const warnings = o.warnings.map((w) => ({ ...w, message: messageInCliWords(w.message) }));
+  if (!o.ok) return { ...o, warnings };
+  const notices = o.notices.map((n) => ({ ...n, message: messageInCliWords(n.message) }));
+  return { ...o, warnings, notices };
 }
 
 /** The outcomes of a pin run, sorted: pinned, failed, and discovered servers skipped. */

@@ -19,6 +19,7 @@ import {
   runLockSignatureCheck,
 } from "../contractpin/lock_signature_check.ts";
 import { lockSignatureLine } from "../contractpin/lock_signature_report.ts";
+import { errorInCliWords } from "../contractpin/library_words.ts";
 import type { SchemaVerificationResult } from "../../lib/schema/verify.ts";
 import {
   type LoadedTrust,
@@ -109,7 +110,12 @@ function chooseLock(
   options: GuardLockOptions,
 ): { lock: LockPolicy; variants: Map<string, LockPolicy> } {
   const file = options.path;
-  const parsed = parseLock(bytes, file);
+  let parsed;
+  try {
+    parsed = parseLock(bytes, file);
+  } catch (e) {
+    throw errorInCliWords(e); // a corrupt lock names the command that re-creates it
+  }
   const names = Object.keys(parsed.servers);
   let name = options.server;
   if (name === undefined) {

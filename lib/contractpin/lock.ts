@@ -26,6 +26,7 @@ import {
 } from "./lock_fields.ts";
 import { type LockSurface, type LockSurfaceItem, parseSurface } from "./lock_surface.ts";
 import { type DigestedSurface, SURFACE_KINDS } from "./surface.ts";
+import { LOCK_INCONSISTENT, UNSUPPORTED_LOCK_VERSION } from "./remedies.ts";
 
 export type { LockSkill, LockSkills } from "./skills_lock.ts";
 export type { LockSurface, LockSurfaceItem, LockSurfaceKind } from "./lock_surface.ts";
@@ -153,8 +154,7 @@ function checkFormat(doc: JsonObject, source: string): void {
     throw new SchemaPinError(
       "INPUT_INVALID",
       `${source}: unsupported lock format version ${JSON.stringify(version ?? null)}; this ` +
-        `schemapin reads contractpin "${LOCK_VERSION}" only (upgrade schemapin, or re-create ` +
-        `the lock with \`schemapin contract init --force\`)`,
+        `schemapin reads contractpin "${LOCK_VERSION}" only (${UNSUPPORTED_LOCK_VERSION})`,
       { source, field: "/contractpin", reason: "unsupported_version" },
     );
   }
@@ -236,8 +236,8 @@ function parseServer(name: string, v: JsonValue, source: string): LockServer {
     // §5: tool_count is the consistency check; a lock that fails it is corrupt.
     throw invalid(
       source,
-      `${at}/tool_count is ${count} but ${Object.keys(tools).length} tools are listed (the lock ` +
-        `is inconsistent; re-create it with \`schemapin contract init --force\`)`,
+      `${at}/tool_count is ${count} but ${Object.keys(tools).length} tools are listed ` +
+        `(${LOCK_INCONSISTENT})`,
       `${at}/tool_count`,
     );
   }

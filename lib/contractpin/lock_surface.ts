@@ -19,6 +19,7 @@ import {
 } from "./surface.ts";
 import type { LockSkills } from "./skills_lock.ts";
 import { checkKeys, digestAt, invalid, ptr, str, stringRecord } from "./lock_fields.ts";
+import { LOCK_EDITED, LOCK_INCONSISTENT } from "./remedies.ts";
 
 /** One pinned prompt, resource or resource template (docs/contractpin-surface.md §4). */
 export interface LockSurfaceItem {
@@ -144,8 +145,7 @@ function parseSurfaceKind(
   if (count !== n) {
     throw invalid(
       source,
-      `${at}/count is ${count} but ${n} ${kind} are listed (the lock is inconsistent; re-create ` +
-        `it with \`schemapin contract init --force\`)`,
+      `${at}/count is ${count} but ${n} ${kind} are listed (${LOCK_INCONSISTENT})`,
       `${at}/count`,
     );
   }
@@ -156,8 +156,7 @@ function parseSurfaceKind(
   if (digest !== recomputed) {
     throw invalid(
       source,
-      `${at}/digest does not match its items (expected ${recomputed}; the lock was edited by ` +
-        `hand — re-create it with \`schemapin contract init --force\`)`,
+      `${at}/digest does not match its items (expected ${recomputed}; ${LOCK_EDITED})`,
       `${at}/digest`,
     );
   }

@@ -23,6 +23,7 @@ import { type EnvLookup, processEnv, sanitizeIdentity, type SecretWarning } from
 import { snapshotServer, type SnapshotSkill, type SnapshotTool } from "./snapshot.ts";
 import { metaTextNotices, type Notice } from "./verify.ts";
 import { checkArg } from "../arguments.ts";
+import { ALLOW_DYNAMIC_SKILLS } from "./remedies.ts";
 import type { ServedSkills } from "../skill/served_fetch.ts";
 import {
   dynamicSkills,
@@ -319,7 +320,7 @@ export async function pinServers(
       ...dynamicSkills(live.skills).map((uri) => ({
         kind: "listing" as const,
         message: `skill ${uri} is dynamic (it lists no resources): pinned by its frontmatter ` +
-          `only (--allow-dynamic-skills)`,
+          `only (${ALLOW_DYNAMIC_SKILLS})`,
       })),
       ...skillSignatureNotices(signed),
     ];

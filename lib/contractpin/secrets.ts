@@ -10,6 +10,12 @@ import { SchemaPinError } from "../errors.ts";
 import type { ServerIdentity } from "./lock.ts";
 import { checkArg } from "../arguments.ts";
 import { redactUrl } from "../mcp/redact.ts";
+import {
+  ALLOW_LITERAL_SECRETS,
+  HEADER_INSTEAD,
+  HEADER_TEMPLATE,
+  LITERAL_SECRETS_ALLOWED,
+} from "./remedies.ts";
 import process from "node:process";
 
 export { redactUrl };
@@ -48,13 +54,13 @@ export function processEnv(name: string): string | undefined {
  * Expands every `${VAR}` in `template` from `env`. An unset variable is an error — never an
  * empty string that would silently send `Authorization: Bearer `.
  *
- * @param where names the template in the error ("--header", "env GITHUB_TOKEN")
+ * @param where names the template in the error ("header Authorization", "env GITHUB_TOKEN")
  * @throws {SchemaPinError} `INPUT_INVALID` naming the unset variable
  *
  * @example
  * ```ts
  * import { expandVariables } from "./secrets.ts";
- * expandVariables("Bearer ${T}", (n) => (n === "T" ? "abc" : undefined), "--header"); // "Bearer abc"
+ * expandVariables("Bearer ${T}", (n) => (n === "T" ? "abc" : undefined), "header"); // "Bearer abc"
  * ```
  */
 export function expandVariables(template: string, env: EnvLookup, where: string): string {
@@ -109,7 +115,10 @@ export function expandHeaders(
   headers: readonly HeaderTemplate[],
   env: EnvLookup,
 ): [string, string][] {
-  return headers.map((h) => [h.name, expandVariables(h.value, env, `--header ${h.name}`)]);
+  return headers.map((h): [string, string] => {
+    const where = `${HEADER_TEMPLATE} ${h.name}`;
+    return [h.name, expandVariables(h.value, env, where)];
+  });
 }
 
 const SECRET_NAME =
@@ -234,7 +243,7 @@ export function sanitizeUrl(raw: string, warnings: SecretWarning[]): string {
     warnings.push({
       where: "url",
       message: "credentials in the URL (user:password@) are not written to the lock; " +
-        "send them with --header instead",
+        `send them with ${HEADER_INSTEAD}`,
     });
   }
   const kept: string[] = [];
@@ -253,7 +262,7 @@ export function sanitizeUrl(raw: string, warnings: SecretWarning[]): string {
       warnings.push({
         where: "url",
         message: `query parameter ${JSON.stringify(name)} looks like a credential and is not ` +
-          `written to the lock; use ${name}=\${VAR} or --header instead`,
+          `written to the lock; use ${name}=\${VAR} or ${HEADER_INSTEAD}`,
       });
       continue;
     }
@@ -496,7 +505,7 @@ function literalSecretError(server: string, found: SecretArgument[]): SchemaPinE
     `server ${server}: the command holds ${found.length === 1 ? "a credential" : "credentials"} ` +
       `that would be written to the lock as given (contractpin §5):\n${lines.join("\n")}\n` +
       `  (\${VAR} is expanded from the environment at run time and the lock keeps the reference; ` +
-      `--allow-literal-secrets writes the arguments as they are)`,
+      `${LITERAL_SECRETS_ALLOWED})`,
     { server, arguments: found.map((f) => f.index) },
   );
 }
@@ -532,7 +541,7 @@ export function sanitizeIdentity(
         warnings.push({
           where: `command[${f.index}]`,
           message: `command argument ${f.index} (${f.shown}) is ${f.reason} and is written to ` +
-            `the lock as given (--allow-literal-secrets)`,
+            `the lock as given (${ALLOW_LITERAL_SECRETS})`,
         });
       }
       const out: ServerIdentity = { transport: "stdio", command: [...identity.command] };

@@ -14,6 +14,7 @@ import { isJsonObject } from "../json/types.ts";
 import { checkArg } from "../arguments.ts";
 import { DIGEST_PATTERN } from "./digest.ts";
 import { surfaceKindDigest } from "./surface.ts";
+import { LOCK_EDITED, LOCK_INCONSISTENT } from "./remedies.ts";
 import { skillItemDigest, skillSetDigest } from "../skill/served_check.ts";
 import { skillFilePath, skillUriParts } from "../skill/served_entry.ts";
 import { checkDomain } from "../dns/domain.ts";
@@ -103,8 +104,6 @@ function digestOf(o: JsonObject, key: string, source: string, at: string): strin
   return v;
 }
 
-const REHASH = "the lock was edited by hand — re-create it with `schemapin contract init --force`";
-
 function parseSkillItem(uri: string, v: JsonValue, source: string, at: string): LockSkill {
   if (!isJsonObject(v)) throw invalid(source, `${at} must be an object`, at);
   const parts = skillUriParts(uri);
@@ -116,7 +115,11 @@ function parseSkillItem(uri: string, v: JsonValue, source: string, at: string): 
   if (dynamic) {
     if (v.dynamic !== true) throw invalid(source, `${at}/dynamic must be true`, `${at}/dynamic`);
     if (skillItemDigest(frontmatter, undefined) !== digest) {
-      throw invalid(source, `${at}/digest does not match the item (${REHASH})`, `${at}/digest`);
+      throw invalid(
+        source,
+        `${at}/digest does not match the item (${LOCK_EDITED})`,
+        `${at}/digest`,
+      );
     }
     return { digest, frontmatter, dynamic: true };
   }
@@ -149,13 +152,13 @@ function parseSkillItem(uri: string, v: JsonValue, source: string, at: string): 
   if (skillSetDigest(resources) !== setDigest) {
     throw invalid(
       source,
-      `${at}/set_digest does not match the resources (${REHASH})`,
+      `${at}/set_digest does not match the resources (${LOCK_EDITED})`,
       `${at}/set_digest`,
     );
   }
   const skillHash = digestOf(v, "skill_hash", source, at);
   if (skillItemDigest(frontmatter, resources) !== digest) {
-    throw invalid(source, `${at}/digest does not match the item (${REHASH})`, `${at}/digest`);
+    throw invalid(source, `${at}/digest does not match the item (${LOCK_EDITED})`, `${at}/digest`);
   }
   const item: LockSkill = {
     digest,
@@ -244,8 +247,7 @@ export function parseLockSkills(v: JsonValue, source: string, at: string): LockS
   if (count !== n) {
     throw invalid(
       source,
-      `${at}/count is ${count} but ${n} skills are listed (the lock is inconsistent; ` +
-        "re-create it with `schemapin contract init --force`)",
+      `${at}/count is ${count} but ${n} skills are listed (${LOCK_INCONSISTENT})`,
       `${at}/count`,
     );
   }
@@ -254,7 +256,7 @@ export function parseLockSkills(v: JsonValue, source: string, at: string): LockS
   if (digest !== recomputed) {
     throw invalid(
       source,
-      `${at}/digest does not match its items (expected ${recomputed}; ${REHASH})`,
+      `${at}/digest does not match its items (expected ${recomputed}; ${LOCK_EDITED})`,
       `${at}/digest`,
     );
   }
