@@ -196,8 +196,8 @@ export function parseContractArgs<T extends FlagTable>(
 
 /**
  * Reads the limit options into {@linkcode RunOptions} (seconds on the command line,
- * milliseconds inside; lib/contractpin/run.ts, `runLimits`); a value that is not a positive
- * number is a usage error of `command`.
+ * milliseconds inside; cli/contractpin/run_limits.ts, `runLimits`); a value that is not a
+ * positive number is a usage error of `command`.
  */
 export function limitsFrom(
   command: string,

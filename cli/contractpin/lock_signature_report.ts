@@ -1,7 +1,7 @@
 /**
  * The lock signature's check (cli/contractpin/lock_signature_check.ts) in the report formats of
- * `contract verify` and the guard (lib/contractpin/report.ts renders the servers'): one line for
- * people, a SARIF result (`contractpin/lock-signature`), a GitHub workflow command.
+ * `contract verify` and the guard (cli/contractpin/report_*.ts render the servers'): one line
+ * for people, a SARIF result (`contractpin/lock-signature`), a GitHub workflow command.
  *
  * @module
  */

@@ -1,4 +1,4 @@
-// The run limits of a command line (lib/contractpin/run.ts, runLimits): seconds to
+// The run limits of a command line (cli/contractpin/run_limits.ts, runLimits): seconds to
 // milliseconds, the defaults, and a usage error naming the option for anything but a positive
 // number (a positive integer for pages and concurrency). The CLI reports that error as
 // "<command>: --flag must be …" (exit 2; tests/cli/usage_before_network_test.ts runs it).
