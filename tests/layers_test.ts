@@ -29,6 +29,8 @@ const LAYERS: readonly (readonly string[])[] = [
     "lib/runtime",
     // public keys, key pairs and signing with a key in memory
     "lib/keys",
+    // what the library says about an option a caller can change (no imports)
+    "lib/option_hints.ts",
   ],
   // where keys and trust come from; the MCP client stack (JSON-RPC, stdio, Streamable HTTP,
   // SSE, legacy HTTP+SSE, the protocol conversation) that contractpin and guard both use
@@ -48,6 +50,8 @@ const LAYERS: readonly (readonly string[])[] = [
   // texts and the CLI's JSON shapes. It imports the library, never the reverse.
   [
     "cli/exit_codes.ts",
+    // the library's messages in the CLI's words (its flags and commands)
+    "cli/library_words.ts",
     "cli/ssh_agent",
     "cli/json",
     "cli/time",

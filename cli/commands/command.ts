@@ -12,7 +12,7 @@ import { type FlagTable, parseOptions, rewriteDeprecatedFlags } from "../args/fl
 import { parseArgsErrorMessage } from "../args/mistakes.ts";
 import { didYouMean } from "../args/suggest.ts";
 import { EXIT_USAGE, exitCodeOfError } from "../exit_codes.ts";
-import { messageInCliWords } from "../contractpin/library_words.ts";
+import { messageInCliWords } from "../library_words.ts";
 
 export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "../exit_codes.ts";
 
@@ -206,7 +206,7 @@ export function notice(text: string): void {
  * (cli/exit_codes.ts, `details.remote` counting as published). Anything else is a bug
  * and is reported as an internal error (exit 2) without a stack trace unless SCHEMAPIN_DEBUG.
  * A library message that names an option or remedy in the library's terms is printed in the
- * CLI's words (cli/contractpin/library_words.ts).
+ * CLI's words (cli/library_words.ts).
  *
  * @example
  * ```ts

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { messageInCliWords } from "../library_words.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import { dumpServer } from "../../lib/contractpin/run.ts";
 import { dumpJsonFields } from "../contractpin/json_fields.ts";
@@ -95,7 +96,9 @@ export async function runContractDump(args: string[], io: CliIO): Promise<number
   }
   const live = await dumpServer(target, limits);
   if (!live.ok) {
-    const message = `${live.failure.message}; ${out === "-" ? "nothing" : out} was not written`;
+    const message = `${messageInCliWords(live.failure.message)}; ${
+      out === "-" ? "nothing" : out
+    } was not written`;
     await printServerFailure(io, message, live.failure.stderr);
     if (values.json) {
       await io.stdout(jsonOutput("contract.dump", dumpJsonFields(target.name, out, live, message)));

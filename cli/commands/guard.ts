@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { messageInCliWords } from "../library_words.ts";
 import { ServerFailure } from "../../lib/mcp/errors.ts";
 import { checkGuardOptions, startGuardCore } from "../guard/options.ts";
 import { prepareGuard } from "../guard/setup.ts";
@@ -295,7 +296,7 @@ export const guardCommand: Command = {
     } catch (e) {
       if (!(e instanceof ServerFailure)) throw e;
       core.log.record({ decision: "server_failed", message: e.message });
-      await io.stderr(`error: ${e.message}\n`);
+      await io.stderr(`error: ${messageInCliWords(e.message)}\n`);
       return EXIT_FAILED;
     }
   },

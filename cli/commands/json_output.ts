@@ -19,7 +19,7 @@
  * @module
  */
 import { SchemaPinError } from "../../lib/errors.ts";
-import { messageInCliWords } from "../contractpin/library_words.ts";
+import { messageInCliWords } from "../library_words.ts";
 
 /** The version every output format of this release carries. */
 export const CLI_JSON_VERSION = 1;
@@ -128,7 +128,7 @@ export function errorCodeOf(e: unknown): string {
 
 /**
  * The message of an error without the `error: CODE:` prefix the stderr line carries (a library
- * message in the CLI's words, as on stderr: cli/contractpin/library_words.ts).
+ * message in the CLI's words, as on stderr: cli/library_words.ts).
  *
  * @example
  * ```ts
@@ -138,5 +138,5 @@ export function errorCodeOf(e: unknown): string {
  */
 export function plainMessage(e: unknown): string {
   if (e instanceof SchemaPinError) return messageInCliWords(e.message);
-  return e instanceof Error ? e.message : String(e);
+  return messageInCliWords(e instanceof Error ? e.message : String(e));
 }

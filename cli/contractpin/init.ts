@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { ServerFailure } from "../../lib/mcp/errors.ts";
 import { dirname, resolve } from "node:path";
 import { SchemaPinError, usageError } from "../../lib/errors.ts";
 import { checkArg } from "../../lib/arguments.ts";
@@ -34,7 +35,7 @@ import { staleLockSignature } from "./lock_signature_check.ts";
 import { type PinOutcome, pinServers, type RunOptions } from "../../lib/contractpin/run.ts";
 import type { CommandLineServers } from "./server_specs.ts";
 import { defaultSnapshotPath, serializeSnapshot } from "../../lib/contractpin/snapshot.ts";
-import { messageInCliWords } from "./library_words.ts";
+import { messageInCliWords } from "../library_words.ts";
 
 /** What {@linkcode initLock} pins, and where it writes. */
 export interface InitRequest {
@@ -293,7 +294,7 @@ async function existingTargets(
 
 /**
  * A discovery with the reasons of its skipped servers in the CLI's words (a literal credential
- * names `--allow-literal-secrets`: ./library_words.ts).
+ * names `--allow-literal-secrets`: cli/library_words.ts).
  */
 function discoveryInCliWords(d: Discovery): Discovery {
   const skipped = d.skipped.map((s) => ({ ...s, reason: messageInCliWords(s.reason) }));
@@ -302,13 +303,19 @@ function discoveryInCliWords(d: Discovery): Discovery {
 
 /**
  * One server's pin outcome with its warnings and notices in the CLI's words (the options they
- * name are flags: ./library_words.ts), for the terminal and `--json` alike.
+ * name are flags: cli/library_words.ts), for the terminal and `--json` alike.
  */
 function outcomeInCliWords(o: PinOutcome): PinOutcome {
   const warnings = o.warnings.map((w) => ({ ...w, message: messageInCliWords(w.message) }));
-  if (!o.ok) return { ...o, warnings };
+  if (!o.ok) return { ...o, warnings, failure: failureInCliWords(o.failure) };
   const notices = o.notices.map((n) => ({ ...n, message: messageInCliWords(n.message) }));
   return { ...o, warnings, notices };
+}
+
+/** A server's failure with the library's hint (a cap, credentials) in the CLI's words. */
+function failureInCliWords(f: ServerFailure): ServerFailure {
+  const message = messageInCliWords(f.message);
+  return message === f.message ? f : new ServerFailure(f.kind, message, f.stderr, f.rpcCode);
 }
 
 /** The outcomes of a pin run, sorted: pinned, failed, and discovered servers skipped. */

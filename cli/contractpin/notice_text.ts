@@ -12,6 +12,7 @@ import {
   PROTOCOL_CHANGED_REMEDY,
   SNAPSHOT_UNAVAILABLE,
 } from "../../lib/contractpin/verify_server.ts";
+import { messageInCliWords } from "../library_words.ts";
 
 const SNAPSHOT_UNAVAILABLE_CLI =
   "no snapshot, so no diffs: review each change with `schemapin contract approve` " +
@@ -50,6 +51,10 @@ export function noticeInCliWords(n: Notice): Notice {
  * ```
  */
 export function reportInCliWords(report: VerifyReport): VerifyReport {
-  for (const s of report.servers) s.notices = s.notices.map(noticeInCliWords);
+  for (const s of report.servers) {
+    s.notices = s.notices.map(noticeInCliWords);
+    // A server that failed: the library's hint (a cap, credentials) in the CLI's words.
+    if (s.error) s.error = { ...s.error, message: messageInCliWords(s.error.message) };
+  }
   return report;
 }

@@ -19,7 +19,7 @@ import {
   runLockSignatureCheck,
 } from "../contractpin/lock_signature_check.ts";
 import { lockSignatureLine } from "../contractpin/lock_signature_report.ts";
-import { errorInCliWords } from "../contractpin/library_words.ts";
+import { errorInCliWords } from "../library_words.ts";
 import type { SchemaVerificationResult } from "../../lib/schema/verify.ts";
 import {
   type LoadedTrust,

@@ -2,7 +2,7 @@
  * What the contractpin messages tell the caller to do, in the library's own terms: the option
  * to set, or the lock to re-create (issue 36 item 2: no library message names a flag or builds
  * a command line). Each message ends with (or, for a header, starts with) one of these words,
- * so the CLI can name its flag or command in their place (cli/contractpin/library_words.ts).
+ * so the CLI can name its flag or command in their place (cli/library_words.ts).
  *
  * @module
  */

@@ -33,15 +33,13 @@ import { type CachedKey, getCachedKey, type P256Point, putCachedKey } from "./ke
 import type { PrivateKey, PublicKey } from "./key_types.ts";
 import { formatPem, parsePem } from "./pem.ts";
 import { checkArg, checkKeyArg } from "../arguments.ts";
+import { KEY_KIND_HINT as HINT } from "../option_hints.ts";
 
 export type { PrivateKey, PublicKey };
 
 const { Point } = p256;
 const N: bigint = Point.Fn.ORDER;
 const P: bigint = Point.Fp.ORDER;
-
-const HINT = "SchemaPin keys are ECDSA P-256 (spec §3); make one with `schemapin keygen` or " +
-  "`openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256`";
 
 /** AlgorithmIdentifier { id-ecPublicKey, prime256v1 }. */
 const P256_ALGORITHM: Uint8Array = derSequence(derOid(OID.ecPublicKey), derOid(OID.prime256v1));

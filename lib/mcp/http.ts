@@ -29,6 +29,7 @@ import type { RequestOptions } from "./pending.ts";
 import { mcpRequestHeaders, modernVersionOf } from "./era.ts";
 import { sseMessageData, SseParser } from "./sse.ts";
 import { checkArg } from "../arguments.ts";
+import { CREDENTIALS_HINT } from "../option_hints.ts";
 
 /** Largest response body or SSE event accepted. */
 export const MAX_HTTP_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -374,7 +375,7 @@ export class HttpTransport implements McpTransport {
   /** What to do about an HTTP error status, for the message. */
   #hint(status: number): string {
     return status === 401 || status === 403
-      ? " (pass credentials with --header 'Authorization: Bearer ${TOKEN}')"
+      ? CREDENTIALS_HINT
       : status === 404 && this.#sessionId !== undefined
       ? " (the server ended the session)"
       : "";

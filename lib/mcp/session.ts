@@ -24,6 +24,7 @@ import {
   modernParams,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from "./era.ts";
+import { RAISE_MAX_PAGES } from "../option_hints.ts";
 
 export type { RequestOptions } from "./pending.ts";
 
@@ -200,8 +201,8 @@ export async function collectList(
     if (page >= maxPages) {
       throw new ServerFailure(
         "protocol",
-        `${source}: ${method} still had more pages after ${maxPages} (page cap; raise it ` +
-          `with --max-pages if the server really has that many)`,
+        `${source}: ${method} still had more pages after ${maxPages} (page cap; ` +
+          `${RAISE_MAX_PAGES})`,
       );
     }
     const result = await fetchPage(cursor, page);

@@ -25,6 +25,7 @@ import { compareCodePoints } from "../json/order.ts";
 import { fsReason, showPath } from "./fs.ts";
 import { type EntryInfo, isNotFound, lstatSync, readDirNamesSync } from "../runtime/fs.ts";
 import { checkArg } from "../arguments.ts";
+import { RAISE_MAX_BYTES, RAISE_MAX_ENTRIES } from "../option_hints.ts";
 
 /**
  * The default cap on the number of files in a skill (the reference SDKs' value, §4b.2).
@@ -346,8 +347,7 @@ export function walkSkillDir(dir: string, limits: WalkSkillOptions = {}): SkillW
         throw refuse(
           root,
           path,
-          `more than ${maxEntries} files (the cap; raise it with --max-entries if this is ` +
-            `intended)`,
+          `more than ${maxEntries} files (the cap; ${RAISE_MAX_ENTRIES})`,
           "too_many_entries",
         );
       }
@@ -364,7 +364,7 @@ export function walkSkillDir(dir: string, limits: WalkSkillOptions = {}): SkillW
           `the files add up to more than ${maxBytes} bytes (the cap, reached at ${
             showPath(path)
           }; ` +
-            `raise it with --max-bytes if this is intended)`,
+            `${RAISE_MAX_BYTES})`,
           "too_large",
         );
       }

@@ -98,8 +98,12 @@ Deno.test("hash-skill: usage errors and caps from the command line exit 2", asyn
     const capped = await runInProcess(["hash-skill", s.dir, "--max-entries", "1"]);
     assert.equal(capped.code, 2);
     assert.match(capped.stderr, /more than 1 files/);
+    // The CLI names its flag where the library names its option (cli/library_words.ts).
+    assert.match(capped.stderr, /\(the cap; raise it with --max-entries if this is intended\)$/m);
     const bytes = await runInProcess(["hash-skill", s.dir, "--max-bytes", "10"]);
     assert.match(bytes.stderr, /more than 10 bytes/);
+    assert.match(bytes.stderr, /; raise it with --max-bytes if this is intended\)$/m);
+    assert.doesNotMatch(capped.stderr + bytes.stderr, /maxEntries|maxBytes/);
     assert.deepEqual(limitsFromArgs("x", { "max-bytes": "512M", "max-entries": "20000" }), {
       maxBytes: 512 * 1024 * 1024,
       maxEntries: 20000,

@@ -1,7 +1,7 @@
 /**
  * Issue 36 item 2: the contractpin library says what to do in its own terms
  * (lib/contractpin/remedies.ts) and the CLI prints the words it always printed, byte for byte
- * (cli/contractpin/library_words.ts): the command that re-creates a lock, the flags
+ * (cli/library_words.ts): the command that re-creates a lock, the flags
  * --allow-dynamic-skills, --allow-literal-secrets and --header.
  */
 import assert from "node:assert/strict";
@@ -25,7 +25,15 @@ import {
   LOCK_INCONSISTENT,
 } from "../../lib/contractpin/remedies.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
-import { errorInCliWords, messageInCliWords } from "../../cli/contractpin/library_words.ts";
+import {
+  CREDENTIALS_HINT,
+  KEY_KIND_HINT,
+  RAISE_MAX_BYTES,
+  RAISE_MAX_ENTRIES,
+  RAISE_MAX_PAGES,
+} from "../../lib/option_hints.ts";
+import { walkSkillDir } from "../../lib/skill/walk.ts";
+import { errorInCliWords, messageInCliWords } from "../../cli/library_words.ts";
 import { describeError } from "../../cli/commands/command.ts";
 import { plainMessage } from "../../cli/commands/json_output.ts";
 import { runInProcess, withTempDir } from "./helpers.ts";
@@ -202,5 +210,50 @@ Deno.test("library words: contract verify of an inconsistent lock, on stderr and
     r = await runInProcess(["guard", "--lock", lock, "--", "srv"]);
     assert.equal(r.code, 2);
     assert.ok(r.stderr.includes(message), r.stderr);
+  });
+});
+
+Deno.test("library words: the option hints of lib/ name no flag; the CLI words each as before", () => {
+  const cases: [string, string][] = [
+    [
+      `x: this is an Ed25519 key. ${KEY_KIND_HINT}`,
+      "x: this is an Ed25519 key. SchemaPin keys are ECDSA P-256 (spec §3); make one with " +
+      "`schemapin keygen` or `openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256`",
+    ],
+    [
+      `d: more than 5 files (the cap; ${RAISE_MAX_ENTRIES})`,
+      "d: more than 5 files (the cap; raise it with --max-entries if this is intended)",
+    ],
+    [
+      `d: the files add up to more than 9 bytes (the cap, reached at a; ${RAISE_MAX_BYTES})`,
+      "d: the files add up to more than 9 bytes (the cap, reached at a; raise it with " +
+      "--max-bytes if this is intended)",
+    ],
+    [
+      `s: tools/list still had more pages after 3 (page cap; ${RAISE_MAX_PAGES})`,
+      "s: tools/list still had more pages after 3 (page cap; raise it with --max-pages if the " +
+      "server really has that many)",
+    ],
+    [
+      `s: HTTP 401${CREDENTIALS_HINT}`,
+      "s: HTTP 401 (pass credentials with --header 'Authorization: Bearer ${TOKEN}')",
+    ],
+  ];
+  for (const [library, cli] of cases) {
+    assert.doesNotMatch(library, /--[a-z]|schemapin keygen/, library);
+    assert.equal(messageInCliWords(library), cli);
+  }
+  // The phrases are the library's own: a walk over the cap throws one.
+  assert.equal(messageInCliWords("no hint here"), "no hint here");
+});
+
+Deno.test("library words: a skill walk over its cap says so in the library's terms", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/SKILL.md`, "---\nname: x\n---\n");
+    await Deno.writeTextFile(`${dir}/a.txt`, "a");
+    assert.throws(() => walkSkillDir(dir, { maxEntries: 1 }), (e: Error) => {
+      assert.ok(e.message.endsWith(`(the cap; ${RAISE_MAX_ENTRIES})`), e.message);
+      return true;
+    });
   });
 });

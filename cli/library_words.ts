@@ -1,7 +1,7 @@
 /**
- * The contractpin library's messages in the CLI's words: where the library says what to do in
- * its own terms (lib/contractpin/remedies.ts: the option to set, the lock to re-create), the CLI
- * names its flag or its command. Applied where those messages are printed — the error printer
+ * The library's messages in the CLI's words: where the library says what to do in its own terms
+ * (lib/contractpin/remedies.ts: the option to set, the lock to re-create; lib/option_hints.ts: a
+ * cap to raise, a key to make, credentials to pass), the CLI names its flag or its command. Applied where those messages are printed — the error printer
  * (`describeError`, cli/commands/command.ts), the `--json` error object
  * (cli/commands/json_output.ts), the `contract` command's error path, the `contract init` result
  * (cli/contractpin/init.ts) and the guard's lock (cli/guard/setup.ts) — so stderr and `--json`
@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { SchemaPinError } from "../../lib/errors.ts";
+import { SchemaPinError } from "../lib/errors.ts";
 import {
   ALLOW_DYNAMIC_SKILLS,
   ALLOW_LITERAL_SECRETS,
@@ -17,7 +17,14 @@ import {
   HEADER_TEMPLATE,
   LITERAL_SECRETS_ALLOWED,
   RECREATE_LOCK,
-} from "../../lib/contractpin/remedies.ts";
+} from "../lib/contractpin/remedies.ts";
+import {
+  CREDENTIALS_HINT,
+  KEY_KIND_HINT,
+  RAISE_MAX_BYTES,
+  RAISE_MAX_ENTRIES,
+  RAISE_MAX_PAGES,
+} from "../lib/option_hints.ts";
 
 /** The command that re-creates a lock, as a lock error names it. */
 const CONTRACT_INIT_FORCE = " with `schemapin contract init --force`";
@@ -29,6 +36,18 @@ const ENDINGS: readonly (readonly [library: string, cli: string])[] = [
   [`(${ALLOW_LITERAL_SECRETS})`, "(--allow-literal-secrets)"],
   [`${LITERAL_SECRETS_ALLOWED})`, "--allow-literal-secrets writes the arguments as they are)"],
   [HEADER_INSTEAD, "--header instead"],
+];
+
+/** A phrase inside a message in the library's terms, and in the CLI's (lib/option_hints.ts). */
+const PHRASES: readonly (readonly [library: string, cli: string])[] = [
+  [
+    KEY_KIND_HINT,
+    KEY_KIND_HINT.replace("make one with ", "make one with `schemapin keygen` or "),
+  ],
+  [RAISE_MAX_ENTRIES, "raise it with --max-entries if this is intended"],
+  [RAISE_MAX_BYTES, "raise it with --max-bytes if this is intended"],
+  [RAISE_MAX_PAGES, "raise it with --max-pages if the server really has that many"],
+  [CREDENTIALS_HINT, " (pass credentials with --header 'Authorization: Bearer ${TOKEN}')"],
 ];
 
 /** `header NAME: environment variable …`: a header template's unset variable (secrets.ts). */
@@ -56,6 +75,7 @@ export function messageInCliWords(message: string): string {
       break;
     }
   }
+  for (const [library, cli] of PHRASES) out = out.replaceAll(library, cli);
   return out;
 }
 
@@ -67,7 +87,7 @@ export function messageInCliWords(message: string): string {
  * @example
  * ```ts
  * import { errorInCliWords } from "./library_words.ts";
- * import { SchemaPinError } from "../../lib/errors.ts";
+ * import { SchemaPinError } from "../lib/errors.ts";
  * const e = new SchemaPinError("INPUT_INVALID", "lock: bad (the lock is inconsistent; re-create it)");
  * (errorInCliWords(e) as Error).message.endsWith("`schemapin contract init --force`)"); // true
  * ```
