@@ -21,10 +21,7 @@ import type { DumpResult } from "../../lib/contractpin/run.ts";
 import type { DigestedToolList } from "../../lib/contractpin/digest.ts";
 import type { SignedLockFile } from "./sign_lock.ts";
 import { approvableChanges } from "./approve_plan.ts";
-import {
-  approveCommand,
-  type ApproveCommandOptions,
-} from "./approve_command.ts";
+import { approveCommand, type ApproveCommandOptions } from "./approve_command.ts";
 import { lockSkillsJson, lockSkillsMember } from "../../lib/contractpin/skills_lock.ts";
 
 /** The fields of one `--json` output: `ok` first (the CLI puts `format` before it). */
