@@ -27,12 +27,12 @@ import { asUsage, type CliIO, UsageError } from "./command.ts";
 import {
   checkTrustFlags,
   confirmFirstUseWith,
-  failureHint,
   reportInputFailure,
   requireDomainFlag,
   trustEnv,
   type TrustPlan,
 } from "./schema_inputs.ts";
+import { failureHint } from "../trust/failure_hint.ts";
 import type { FlagTable } from "../args/flags.ts";
 import {
   DNS_FLAGS,

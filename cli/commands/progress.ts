@@ -89,6 +89,21 @@ export function count(n: number): string {
   return n.toLocaleString("en-US");
 }
 
+/**
+ * The `onProgress` of a batch of `command`: `COMMAND: DONE/TOTAL schemas, N failed` on the
+ * progress line (sign-schema and verify-schema).
+ */
+export function batchProgress(
+  command: string,
+  progress: Progress,
+): (p: { done: number; total: number; failed: number }) => void {
+  return ({ done, total, failed }) =>
+    progress.update(() =>
+      `${command}: ${count(done)}/${count(total)} schemas` +
+      (failed > 0 ? `, ${count(failed)} failed` : "")
+    );
+}
+
 function mib(n: number): string {
   return (n / 1024 / 1024).toFixed(1);
 }

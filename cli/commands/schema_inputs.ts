@@ -3,22 +3,19 @@
  * revoke, pins, chain): read a JSON or PEM file with errors naming it, check a batch's
  * `--pattern`; and what the verify commands share: their key-source flags checked into the
  * trust plan of cli/trust/plan.ts that lib/trust/load.ts loads (lib/trust/verify.ts verifies
- * with it), and the texts of its warnings, failures and first-use question.
+ * with it), and the texts of its warnings and first-use question (the hint after a failure:
+ * cli/trust/failure_hint.ts).
  *
  * @module
  */
-import { shellLine } from "../../lib/contractpin/display_text.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
-import { authorityStoreFromFlags } from "./bundle_trust.ts";
 import type { FirstUseInfo, OfflineVerificationResult } from "../../lib/schema/flow.ts";
 import type { HttpsFetchOptions } from "../../lib/discovery/http.ts";
 import type { DnsCrossCheck } from "../../lib/dns/check.ts";
-import { describeDnsCheck } from "../dns/check_text.ts";
 import type { DnsServer } from "../../lib/dns/resolve.ts";
 import { readJsonInput } from "../../lib/schema/input.ts";
-import { describeVerifyWarning } from "../schema/verify_notes.ts";
-import { globToRegExp } from "../../lib/schema/batch.ts";
+import { globToRegExp } from "../../lib/schema/batch_list.ts";
 import { domainOption } from "../dns/domain_option.ts";
 import {
   httpsFetchOptions,
@@ -34,7 +31,6 @@ import {
 } from "../trust/plan.ts";
 import { asUsage, type CliIO, UsageError } from "./command.ts";
 import { exitCodeOfError } from "../exit_codes.ts";
-import { jsonError } from "./json_output.ts";
 import { readInput } from "./io.ts";
 import { lineageStoreFromFlags } from "./lineage_store.ts";
 import type { TrustedVerifierOptions } from "../../lib/trust/verify.ts";
@@ -135,8 +131,13 @@ export function trustEnv(plan: TrustPlan, io: CliIO): TrustEnv {
   return {
     read: (path) => readInput(path, io),
     names: trustInputNames(plan.command),
+    // Loaded when a bundle is: the allow-list's code is not needed otherwise (start-up).
     authorityStore: async () =>
-      (await authorityStoreFromFlags(plan.command, plan.values, io)).store,
+      (await (await import("./bundle_trust.ts")).authorityStoreFromFlags(
+        plan.command,
+        plan.values,
+        io,
+      )).store,
   };
 }
 
@@ -204,10 +205,16 @@ export async function printVerifyNotes(
   result: OfflineVerificationResult & { dns?: DnsCrossCheck },
   io: CliIO,
 ): Promise<void> {
-  for (const w of result.warnings) {
-    await io.stderr(`warning: ${describeVerifyWarning(w, result.unprotectedFields)}\n`);
+  if (result.warnings.length > 0) {
+    const { describeVerifyWarning } = await import("../schema/verify_notes.ts"); // texts
+    for (const w of result.warnings) {
+      await io.stderr(`warning: ${describeVerifyWarning(w, result.unprotectedFields)}\n`);
+    }
   }
-  if (result.dns) await io.stderr(describeDnsCheck(result.dns) + "\n");
+  if (result.dns) {
+    const { describeDnsCheck } = await import("../dns/check_text.ts"); // --dns only
+    await io.stderr(describeDnsCheck(result.dns) + "\n");
+  }
 }
 
 /**
@@ -217,6 +224,7 @@ export async function printVerifyNotes(
 export async function reportInputFailure(e: unknown, json: boolean, io: CliIO): Promise<number> {
   if (!(e instanceof SchemaPinError)) throw e;
   if (json) {
+    const { jsonError } = await import("./json_output.ts"); // --json only
     await io.stdout(jsonError(e.code, e.message));
   } else {
     await io.stderr(`error: ${e.code}: ${e.message}\n`);
@@ -243,34 +251,4 @@ export function confirmFirstUseWith(
     );
     return answer !== undefined && /^(y|yes)$/i.test(answer);
   };
-}
-
-/**
- * The CLI's advice for a failure the user can act on (first use not confirmed, a changed
- * key), or `""`.
- */
-export function failureHint(result: OfflineVerificationResult, rerun?: readonly string[]): string {
-  if (result.keyPinning === "first_use_declined") {
-    const seed = `schemapin pins add ${result.toolId}@${result.domain} --fingerprint ` +
-      `${result.keyFingerprint}`;
-    if (rerun === undefined) {
-      return `\nhint: after checking the fingerprint, rerun with --trust-first-use or seed it with \`${seed}\``;
-    }
-    // The key was found: it is only not pinned yet (issue 26). The exact next command.
-    return `\nhint: the key was found, it is just not pinned yet: compare ${result.keyFingerprint} ` +
-      "with the publisher's (out of band), then pin it on first use:\n" +
-      `  ${shellLine(["schemapin", ...rerun, "--trust-first-use"])}\n` +
-      `or seed the pin: ${seed}`;
-  }
-  if (result.errorCode === "KEY_PIN_MISMATCH" && result.pinnedKeyRevoked === true) {
-    return "\nhint: the publisher revoked the pinned key, so this is their rotation; move the pin " +
-      `with \`schemapin pins rotate ${result.toolId}@${result.domain} --fingerprint ` +
-      `${result.keyFingerprint}\`, or every pin of the domain with \`schemapin pins rotate ` +
-      `--domain ${result.domain} --fingerprint ${result.keyFingerprint}\``;
-  }
-  if (result.errorCode === "KEY_PIN_MISMATCH") {
-    return "\nhint: if the publisher rotated keys, confirm the new fingerprint out of band and run " +
-      `\`schemapin pins rotate ${result.toolId}@${result.domain} --fingerprint ${result.keyFingerprint}\``;
-  }
-  return "";
 }

@@ -4,8 +4,8 @@
  * ({@linkcode resolveSignedDomain}: `--domain` or the one a signed 1.4 document names), and how a
  * result is rendered: the text verdict ({@linkcode printVerdict}; the `--json` fields are
  * cli/trust/result_json.ts). And what the batches of sign-schema and verify-schema
- * share: the progress line ({@linkcode batchProgress}) and the end ({@linkcode finishBatch}):
- * the files skipped, the error of a batch that matched nothing, the summary.
+ * share at their end ({@linkcode finishBatch}): the files skipped, the error of a batch that
+ * matched nothing, the summary (their progress line: `batchProgress` of ./progress.ts).
  *
  * @module
  */
@@ -21,12 +21,9 @@ import {
   type TrustedVerifier,
 } from "../../lib/trust/verify.ts";
 import { asUsage, type CliIO, EXIT_OK, EXIT_USAGE } from "./command.ts";
-import { jsonError, jsonOutput } from "./json_output.ts";
 import { printLineage } from "./lineage_store.ts";
-import { count, type Progress } from "./progress.ts";
 import {
   checkTrustFlags,
-  failureHint,
   printVerifyNotes,
   reportInputFailure,
   requireDomainFlag,
@@ -155,27 +152,13 @@ export async function printVerdict(
     await io.stdout(`OK ${text.who}: ${text.ok(pin)}\n`);
   } else {
     await io.stdout(`FAIL ${text.who}: ${result.errorCode}\n${text.failed ?? ""}`);
+    const { failureHint } = await import("../trust/failure_hint.ts"); // a failure only
     await io.stderr(
       `error: ${result.errorCode}: ${result.errorMessage}` +
         `${failureHint(result, [text.command, ...text.args])}\n`,
     );
   }
   return resultExitCode(result);
-}
-
-/**
- * The `onProgress` of a batch of `command`: `COMMAND: DONE/TOTAL schemas, N failed` on the
- * progress line.
- */
-export function batchProgress(
-  command: string,
-  progress: Progress,
-): (p: { done: number; total: number; failed: number }) => void {
-  return ({ done, total, failed }) =>
-    progress.update(() =>
-      `${command}: ${count(done)}/${count(total)} schemas` +
-      (failed > 0 ? `, ${count(failed)} failed` : "")
-    );
 }
 
 /** A finished batch, for {@linkcode finishBatch}. */
@@ -200,16 +183,17 @@ export interface FinishedBatch {
  */
 export async function finishBatch(batch: FinishedBatch, io: CliIO): Promise<number> {
   const { json, outcome } = batch;
+  const { jsonError, jsonOutput } = json ? await import("./json_output.ts") : {};
   for (const path of outcome.skipped) {
     await io.stderr(`warning: skipped ${path} (not a regular file)\n`);
   }
   if (outcome.total === 0) {
     const message = `no file in ${batch.dir} matches ${JSON.stringify(batch.pattern)}`;
-    if (json) await io.stdout(jsonError("INPUT_INVALID", message));
+    if (jsonError) await io.stdout(jsonError("INPUT_INVALID", message));
     await io.stderr(`error: ${message}\n`);
     return EXIT_USAGE;
   }
-  if (json) {
+  if (jsonOutput) {
     await io.stdout(jsonOutput(`${batch.command}.batch`, outcome.fields(batch.verb)));
   } else {
     await io.stdout(batch.line);

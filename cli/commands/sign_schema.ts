@@ -18,10 +18,10 @@ import {
 import { isSshAgentKey } from "../keys/signer.ts";
 import { jsonOutput } from "./json_output.ts";
 import { readInput, writeFileAtomic } from "./io.ts";
-import { progressLine } from "./progress.ts";
+import { batchProgress, progressLine } from "./progress.ts";
 import { checkPatternFlag, readJsonFile } from "./schema_inputs.ts";
 import { loadSigner } from "./private_key.ts";
-import { batchProgress, finishBatch } from "./schema_report.ts";
+import { finishBatch } from "./schema_report.ts";
 import { signatureMetadata } from "./signature_options.ts";
 import { signOneWithSigner } from "../../lib/schema/sign_one.ts";
 import { type SignFolderOptions, signSchemaFolder } from "../schema/sign_folder.ts";

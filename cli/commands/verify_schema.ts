@@ -6,23 +6,21 @@
  *
  * @module
  */
-import { describeVerifyWarning } from "../schema/verify_notes.ts";
 import { withToolIdRemedy } from "../schema/tool_id.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
-import { type BatchListing, readSchemaSignature, schemaToolId } from "../../lib/schema/batch.ts";
+import type { BatchListing } from "../../lib/schema/batch_list.ts";
+import { readSchemaSignature, schemaToolId } from "../../lib/schema/schema_file.ts";
 import { sourceName } from "../../lib/schema/input.ts";
 import {
   checkSchemaVerifyRequest,
   inlineSignature,
   listVerifyBatch,
 } from "../schema/verify_request.ts";
-import { batchThreadsSetting } from "../../lib/schema/batch_pool.ts";
-import { signedDocumentDomain } from "../../lib/skill/document.ts";
+import { signedDocumentDomain } from "../../lib/skill/signed_domain.ts";
 import type { TrustedVerifier } from "../../lib/trust/verify.ts";
-import { trustedSchemaJson } from "../trust/result_json.ts";
 import { resultExitCode } from "../exit_codes.ts";
-import { type VerifyFolderInput, verifySchemaFolder } from "../trust/verify_folder.ts";
+import type { VerifyFolderInput } from "../trust/verify_folder.ts";
 import {
   asUsage,
   type CliIO,
@@ -31,11 +29,10 @@ import {
   requirePositionals,
   UsageError,
 } from "./command.ts";
-import { jsonOutput } from "./json_output.ts";
 import { checkPatternFlag, confirmFirstUseWith, readJsonFile } from "./schema_inputs.ts";
-import { batchProgress, finishBatch, openVerification, printVerdict } from "./schema_report.ts";
+import { finishBatch, openVerification, printVerdict } from "./schema_report.ts";
 import { readInput } from "./io.ts";
-import { type Progress, progressLine } from "./progress.ts";
+import type { Progress } from "./progress.ts";
 import { terminalPrompt, type VerifyCommandDeps } from "./prompt.ts";
 import { type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import {
@@ -160,7 +157,8 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
       asUsage("verify-schema", () => checkSchemaVerifyRequest({ ...values, schema: file }));
       if (batch !== undefined) {
         checkPatternFlag(pattern);
-        threadsSetting = batchThreadsSetting();
+        // Read when the batch starts, before anything is read (lib/schema/batch_pool.ts).
+        threadsSetting = (await import("../../lib/schema/batch_pool.ts")).batchThreadsSetting();
       }
       // An inline Base64 signature: --signature-base64, or (one release) --signature B64.
       const { value: inline, deprecated } = await asUsage(
@@ -199,7 +197,10 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
       if (typeof opened === "number") return opened;
       const { domain, verifier } = opened;
       const quiet = values.quiet === true;
-      const progress = file === undefined ? progressLine(io, quiet) : undefined;
+      // A batch's progress line; one schema has none.
+      const progress = file === undefined
+        ? (await import("./progress.ts")).progressLine(io, quiet)
+        : undefined;
       const confirmFirstUse = confirmFirstUseWith((q) => {
         progress?.clear(); // the question starts on a clean line
         return deps.prompt(q, io);
@@ -223,6 +224,11 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
           : "--signature-base64",
       });
       if (values.json) {
+        // The --json shapes are loaded only for --json (start-up of the text verdict).
+        const [{ jsonOutput }, { trustedSchemaJson }] = await Promise.all([
+          import("./json_output.ts"),
+          import("../trust/result_json.ts"),
+        ]);
         await io.stdout(jsonOutput("verify-schema", trustedSchemaJson(result)));
         return resultExitCode(result);
       }
@@ -250,6 +256,10 @@ async function verifyBatch(
   io: CliIO,
 ): Promise<number> {
   const { progress } = ctx;
+  // The batch's own code, loaded for a batch only (start-up of one verification).
+  const { verifySchemaFolder } = await import("../trust/verify_folder.ts");
+  const { describeVerifyWarning } = await import("../schema/verify_notes.ts");
+  const { batchProgress } = await import("./progress.ts");
   const outcome = await verifySchemaFolder(verifier, {
     ...input,
     onItem: async ({ path, result, error }) => {

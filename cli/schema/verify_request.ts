@@ -9,7 +9,7 @@
  */
 import { usageError } from "../../lib/errors.ts";
 import { checkToolId } from "../../lib/pins/store.ts";
-import { type BatchListing, listBatch } from "../../lib/schema/batch.ts";
+import { type BatchListing, listBatch } from "../../lib/schema/batch_list.ts";
 import { inspectInlineSignature, requireDirectory } from "../../lib/schema/input.ts";
 
 /** The signature options of a schema verification, by their `verify-schema` names. */
@@ -122,7 +122,7 @@ export async function inlineSignature(
 
 /**
  * The schemas of a verify batch: `dir` listed for `pattern` (`listBatch` of
- * lib/schema/batch.ts), and `signatureDir`, when given, checked to be a folder — a mistyped
+ * lib/schema/batch_list.ts), and `signatureDir`, when given, checked to be a folder — a mistyped
  * one is the user's input error, not every schema of the batch unsigned.
  *
  * @throws {SchemaPinError} `IO_FAILED` naming a folder that cannot be listed or is not one;

@@ -17,25 +17,29 @@ import { SchemaPinError } from "../errors.ts";
 import type { PrivateKey, PublicKey } from "../crypto/keys.ts";
 import type { Signer } from "../crypto/signer.ts";
 import type { JsonValue } from "../json/types.ts";
-import { isJsonObject, ownField } from "../json/object.ts";
-import { compareCodePoints } from "../json/order.ts";
-import { describeFsError, type EntryInfo, lstatSync, readDirNamesSync } from "../runtime/fs.ts";
 import { loadDiscoveryKey, parseDiscoveryDocument } from "../discovery/document.ts";
 import { BatchPinStore } from "../pins/batch.ts";
-import { checkToolId, type PinStore } from "../pins/store.ts";
+import type { PinStore } from "../pins/store.ts";
 import { LineageBatch, type LineageStore } from "../pins/lineage.ts";
 import { advanceLineage, commitLineage, lineageBeforePinHook } from "./lineage_verify.ts";
 import { type BeforePinHook, settleBatchPins } from "./flow.ts";
-import { parseSchemaSignatureDocument, type SchemaDocumentOptions } from "./document.ts";
+import type { SchemaDocumentOptions } from "./document.ts";
 import {
   acceptPrecheckedSignature,
   type SchemaVerificationResult,
   type VerifySchemaOfflineOptions,
   verifySchemaOfflineWithHook,
 } from "./verify.ts";
-import { parseSignatureFile, type ReadInput, readJsonInput, sourceName } from "./input.ts";
+import { type ReadInput, readJsonInput } from "./input.ts";
 import { BATCH_CHUNK, batchThreads, BatchWorkers, chunksAhead } from "./batch_pool.ts";
 import { signOne, signOneWithSigner } from "./sign_one.ts";
+import { joinPath } from "./batch_list.ts";
+import { readSchemaSignature, schemaToolId } from "./schema_file.ts";
+
+// A batch's folder listing and one schema's files, in modules of their own (one verification
+// loads no batch code); re-exported here, where the batch runs use them.
+export { type BatchListing, globToRegExp, joinPath, listBatch } from "./batch_list.ts";
+export { readSchemaSignature, schemaToolId } from "./schema_file.ts";
 
 /** How often a verify batch writes the pins of first use it has collected, in milliseconds. */
 export const PIN_FLUSH_INTERVAL_MS = 1000;
@@ -43,98 +47,6 @@ export const PIN_FLUSH_INTERVAL_MS = 1000;
 export const COMMIT_INTERVAL_MS = 1000;
 /** Most signature files waiting for a commit (each holds an open file until then). */
 export const COMMIT_MAX_FILES = 2048;
-
-/**
- * `dir/name`, without doubling slashes.
- *
- * @example
- * ```ts
- * import { joinPath } from "./batch.ts";
- * joinPath("schemas/", "a.json"); // "schemas/a.json"
- * ```
- */
-export function joinPath(dir: string, name: string): string {
-  return `${dir.replace(/\/+$/, "") || "/"}/${name}`.replace(/^\/\//, "/");
-}
-
-/**
- * A regular expression for a file-name glob: `*` any run of characters, `?` one character,
- * everything else literal. Matches names, not paths.
- *
- * @throws {SchemaPinError} `INPUT_INVALID` for an empty pattern or one with a `/`.
- *
- * @example
- * ```ts
- * import { globToRegExp } from "./batch.ts";
- * globToRegExp("*.json").test("tool.json"); // true
- * ```
- */
-export function globToRegExp(pattern: string): RegExp {
-  if (pattern === "" || pattern.includes("/")) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      `pattern ${JSON.stringify(pattern)} must be a file-name pattern`,
-    );
-  }
-  let re = "^";
-  for (const ch of pattern) {
-    if (ch === "*") re += "[^/]*";
-    else if (ch === "?") re += "[^/]";
-    else re += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(re + "$", "u");
-}
-
-/** The files of a batch folder ({@linkcode listBatch}). */
-export interface BatchListing {
-  /** The names of the regular files to handle, sorted by code point. */
-  readonly files: string[];
-  /** The paths of matching entries that are neither regular files nor folders, sorted. */
-  readonly skipped: string[];
-}
-
-/**
- * The regular files in `dir` whose names match `pattern` ({@linkcode globToRegExp}), sorted
- * by code point; `.sig` files are never in a batch. Symbolic links and other non-regular
- * entries are left out and reported in `skipped`; subfolders are not entered.
- *
- * @throws {SchemaPinError} `IO_FAILED` naming `dir` when it cannot be listed;
- *   `INPUT_INVALID` for a pattern that is not a file-name pattern.
- *
- * @example
- * ```ts ignore
- * import { listBatch } from "./batch.ts";
- * const { files, skipped } = listBatch("schemas", "*.json"); // files: ["a.json", "b.json"]
- * ```
- */
-export function listBatch(dir: string, pattern: string): BatchListing {
-  const re = globToRegExp(pattern);
-  const files: string[] = [];
-  const skipped: string[] = [];
-  let names: string[];
-  try {
-    names = readDirNamesSync(dir);
-  } catch (e) {
-    throw new SchemaPinError("IO_FAILED", `cannot list ${dir}: ${describeFsError(e)}`, {
-      path: dir,
-    });
-  }
-  for (const name of names) {
-    if (!re.test(name) || name.endsWith(".sig")) continue;
-    let entry: EntryInfo;
-    try {
-      entry = lstatSync(joinPath(dir, name));
-    } catch {
-      continue; // gone since it was listed
-    }
-    if (entry.isFile) files.push(name);
-    else if (!entry.isDirectory) skipped.push(name);
-  }
-  return {
-    files: files.sort(compareCodePoints),
-    skipped: skipped.sort(compareCodePoints).map((name) => joinPath(dir, name)),
-  };
-}
 
 /** How far a batch is, for a progress line. */
 export interface BatchProgress {
@@ -144,49 +56,6 @@ export interface BatchProgress {
   readonly total: number;
   /** Items that failed so far. */
   readonly failed: number;
-}
-
-/**
- * The tool id of a schema that names itself: its `"name"`, when that is a valid tool id.
- *
- * @throws {SchemaPinError} `INPUT_INVALID` naming `file` otherwise, with `details.reason`
- *   `"no_tool_id"` (the caller then names the tool id itself).
- *
- * @example
- * ```ts
- * import { schemaToolId } from "./batch.ts";
- * schemaToolId({ name: "calculate_sum" }, "tool.json"); // "calculate_sum"
- * ```
- */
-export function schemaToolId(schema: unknown, file: string): string {
-  const name = isJsonObject(schema) ? ownField(schema, "name") : undefined;
-  if (typeof name !== "string" || checkToolId(name) !== undefined) {
-    throw new SchemaPinError(
-      "INPUT_INVALID",
-      `${file} has no usable "name" to use as the tool id`,
-      { path: file, reason: "no_tool_id" },
-    );
-  }
-  return name;
-}
-
-/**
- * Reads a schema signature file and, for a document, checks its structure now, so that a
- * malformed file is reported as such (naming the file) rather than as a failed verification.
- *
- * @example
- * ```ts ignore
- * import { readSchemaSignature } from "./batch.ts";
- * const signature = await readSchemaSignature("tool.json.sig", (p) => Deno.readFile(p));
- * ```
- */
-export async function readSchemaSignature(
-  path: string,
-  read: ReadInput,
-): Promise<string | Record<string, unknown>> {
-  const signature = parseSignatureFile(await read(path), path);
-  if (typeof signature !== "string") parseSchemaSignatureDocument(signature, sourceName(path));
-  return signature;
 }
 
 /**

@@ -34,7 +34,9 @@ import { canonicalizeSchemapinV1Bytes } from "../json/canonical_schemapin.ts";
 import { sha256Hex } from "../crypto/hash.ts";
 import type { PrivateKey } from "../crypto/keys.ts";
 import { signDocument, signSchema } from "../crypto/ecdsa.ts";
-import { signDocumentWithSigner, type Signer, signSchemaWithSigner } from "../crypto/signer.ts";
+// A signer (an SSH agent, a key held elsewhere) is loaded only to sign with one: verification
+// reads documents without it (start-up).
+import type { Signer } from "../crypto/signer.ts";
 import { checkDomain } from "../dns/domain.ts";
 import { isJsonObject, typeName } from "../json/object.ts";
 import { describeBadSha256Ref, isSha256Ref } from "../crypto/fingerprint.ts";
@@ -261,6 +263,7 @@ export function signSchemaBase64(schema: unknown, privateKey: PrivateKey): strin
  */
 export async function signSchemaBase64WithSigner(schema: unknown, signer: Signer): Promise<string> {
   checkSignerArg("signSchemaBase64WithSigner", "signer", signer);
+  const { signSchemaWithSigner } = await import("../crypto/signer.ts");
   return await signSchemaWithSigner(canonicalizeSchemapinV1Bytes(schema), signer);
 }
 
@@ -341,6 +344,7 @@ export async function signSchemaDocumentWithSigner(
   checkSignerArg("signSchemaDocumentWithSigner", "signer", signer);
   checkArg("signSchemaDocumentWithSigner", "options", options, "object");
   const doc = unsignedSchemaDocument(schema, options);
+  const { signDocumentWithSigner } = await import("../crypto/signer.ts");
   doc.signature = await signDocumentWithSigner(schemaSignatureSigningInput(doc), signer);
   return doc;
 }

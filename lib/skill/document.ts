@@ -47,7 +47,11 @@ import {
   unknownFieldsOf,
 } from "../schema/signed_document.ts";
 import type { SkillAlgorithm, SkillHash } from "./hash.ts";
+import { skillAlgorithmFor } from "./signed_domain.ts";
 import { checkArg, checkKeyArg, checkSignerArg } from "../arguments.ts";
+
+// What a document's version and domain say before it is parsed (read by schema verification too).
+export { signedDocumentDomain, skillAlgorithmFor } from "./signed_domain.ts";
 
 /**
  * The `schemapin_version` this implementation writes (§4b: never the legacy format).
@@ -114,44 +118,6 @@ export interface ParsedSkillSignature {
   readonly unknownFields: readonly string[];
   /** Warning codes: `signature_version_newer` for a 1.5+ document. */
   readonly warnings: readonly string[];
-}
-
-/**
- * The `schemapin_version` of a skill signature document as an algorithm (`"1.4"` for 1.4 and
- * later 1.x, `"legacy"` below), or `undefined` when it is not a `major.minor` 1.x version.
- *
- * @example
- * ```ts
- * import { skillAlgorithmFor } from "./document.ts";
- * skillAlgorithmFor("1.3"); // "legacy"
- * skillAlgorithmFor("1.4"); // "1.4"
- * ```
- */
-export function skillAlgorithmFor(version: unknown): SkillAlgorithm | undefined {
-  const m = typeof version === "string" ? /^(\d{1,4})\.(\d{1,4})$/.exec(version) : null;
-  if (!m || Number(m[1]) !== 1) return undefined;
-  return Number(m[2]) < 4 ? "legacy" : "1.4";
-}
-
-/**
- * The `domain` a signature names, when it is a 1.4 (or later 1.x) signature document — of a
- * schema or of a skill — whose signature covers that field; `undefined` for bare Base64, a
- * legacy document or no `domain` field. Nothing is verified here: the key the domain selects
- * is checked against the signature afterwards.
- *
- * @example
- * ```ts
- * import { signedDocumentDomain } from "./document.ts";
- * signedDocumentDomain({ schemapin_version: "1.4", domain: "example.com" }); // "example.com"
- * signedDocumentDomain({ schemapin_version: "1.3", domain: "example.com" }); // undefined
- * signedDocumentDomain("MEUCIQ…"); // undefined
- * ```
- */
-export function signedDocumentDomain(signature: unknown): string | undefined {
-  if (!isJsonObject(signature)) return undefined;
-  if (skillAlgorithmFor(ownField(signature, "schemapin_version")) !== "1.4") return undefined;
-  const domain = ownField(signature, "domain");
-  return typeof domain === "string" ? domain : undefined;
 }
 
 /**

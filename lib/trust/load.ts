@@ -22,24 +22,14 @@ import type {
   OfflineFlowOptions,
   OfflineVerificationResult,
 } from "../schema/flow.ts";
-import { type BundleAuthorityStore, MemoryBundleAuthorityStore } from "../bundle/authority.ts";
-import { findInTrustBundle } from "../bundle/bundle.ts";
-import {
-  type LoadedTrustBundle,
-  loadTrustBundle,
-  TrustBundleResolver,
-} from "../bundle/resolver.ts";
-import {
-  ChainResolver,
-  LocalFileResolver,
-  resolveTrustDocuments,
-  type SchemaResolver,
-} from "../discovery/resolvers.ts";
-import { WellKnownResolver } from "../discovery/well_known.ts";
+// The code of a key source other than a local key or discovery document — a bundle, the
+// resolvers of a chain, `.well-known`, DNS — is loaded when a plan uses it (start-up).
+import type { BundleAuthorityStore } from "../bundle/authority.ts";
+import type { LoadedTrustBundle } from "../bundle/resolver.ts";
+import type { SchemaResolver } from "../discovery/resolvers.ts";
 import type { HttpsFetchOptions } from "../discovery/http.ts";
-import { type DnsTxtLookup, lookupDnsTxt } from "../dns/check.ts";
+import type { DnsTxtLookup } from "../dns/check.ts";
 import type { DnsServer } from "../dns/resolve.ts";
-import { dnsBeforePinHook } from "../schema/resolver_verify.ts";
 import {
   type PemKeyHint,
   type ReadInput,
@@ -349,7 +339,10 @@ async function loadBundleFile(
   env: TrustEnv,
 ): Promise<{ value: unknown; loaded: LoadedTrustBundle }> {
   const value = await readJsonInput(file, env.read, "trust bundle");
-  const store = env.authorityStore ? await env.authorityStore() : new MemoryBundleAuthorityStore();
+  const store = env.authorityStore
+    ? await env.authorityStore()
+    : new (await import("../bundle/authority.ts")).MemoryBundleAuthorityStore();
+  const { loadTrustBundle } = await import("../bundle/resolver.ts");
   const loaded = await loadTrustBundle(value, store, {
     allowFirstUse: plan.allowFirstUseAuthority === true,
     source: sourceName(file),
@@ -382,7 +375,7 @@ export async function findInBundleFile(
   env: TrustEnv,
 ): Promise<BundleFileEntries> {
   const { loaded } = await loadBundleFile(file, plan, env);
-  const found = findInTrustBundle(loaded.bundle, domain);
+  const found = (await import("../bundle/bundle.ts")).findInTrustBundle(loaded.bundle, domain);
   if (!found) {
     throw new SchemaPinError(
       "KEY_NOT_FOUND",
@@ -403,6 +396,7 @@ async function bundleResolver(
   env: TrustEnv,
 ): Promise<SchemaResolver> {
   const { value, loaded } = await loadBundleFile(file, plan, env);
+  const { TrustBundleResolver } = await import("../bundle/resolver.ts");
   const resolver = loaded.signed
     ? TrustBundleResolver.fromVerified(loaded.verification!.verified!)
     : TrustBundleResolver.fromUnsigned(value, sourceName(file));
@@ -489,6 +483,9 @@ async function prepareTrust(plan: TrustPlan, env: TrustEnv): Promise<PreparedTru
       revocationSource: `${sourceName(file)} (revocations: ${domain})`,
     }));
   }
+  const { ChainResolver, LocalFileResolver, resolveTrustDocuments } = await import(
+    "../discovery/resolvers.ts"
+  );
   const resolvers: SchemaResolver[] = [];
   let client: Deno.HttpClient | undefined;
   try {
@@ -506,6 +503,7 @@ async function prepareTrust(plan: TrustPlan, env: TrustEnv): Promise<PreparedTru
           names.caFile,
         );
         client = options.client;
+        const { WellKnownResolver } = await import("../discovery/well_known.ts");
         resolvers.push(new WellKnownResolver(options));
       }
     }
@@ -565,15 +563,20 @@ export async function loadTrustAndDnsHook<R extends OfflineVerificationResult>(
 ): Promise<LoadedTrust<R>> {
   const prepared = await prepareTrust(plan, env);
   try {
-    const lookup: Promise<DnsTxtLookup | undefined> = plan.dns
-      ? lookupDnsTxt(plan.domain, {
-        ...(plan.dns.server ? { nameServer: plan.dns.server } : {}),
-        ...(plan.dns.timeoutMs ? { timeoutMs: plan.dns.timeoutMs } : {}),
-        ...(env.names?.dnsServer ? { nameServerName: env.names.dnsServer } : {}),
-      })
+    const { dns: options } = plan;
+    const lookup: Promise<DnsTxtLookup | undefined> = options
+      ? import("../dns/check.ts").then(({ lookupDnsTxt }) =>
+        lookupDnsTxt(plan.domain, {
+          ...(options.server ? { nameServer: options.server } : {}),
+          ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+          ...(env.names?.dnsServer ? { nameServerName: env.names.dnsServer } : {}),
+        })
+      )
       : Promise.resolve(undefined);
     const [trust, dns] = await Promise.all([prepared.resolve(), lookup]);
-    return { trust, dnsHook: dns ? dnsBeforePinHook<R>(dns) : undefined };
+    if (dns === undefined) return { trust, dnsHook: undefined };
+    const { dnsBeforePinHook } = await import("../schema/resolver_verify.ts");
+    return { trust, dnsHook: dnsBeforePinHook<R>(dns) };
   } finally {
     prepared.close();
   }

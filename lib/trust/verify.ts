@@ -14,13 +14,8 @@
 import type { DnsCrossCheck } from "../dns/check.ts";
 import type { LineageStore } from "../pins/lineage.ts";
 import type { FirstUseInfo, OfflineFlowOptions } from "../schema/flow.ts";
-import { verifySchemaBatch, type VerifySchemaBatchOptions } from "../schema/batch.ts";
-import {
-  advanceLineage,
-  lineageBeforePinHook,
-  type LineageReport,
-  type LineageResultFields,
-} from "../schema/lineage_verify.ts";
+import type { VerifySchemaBatchOptions } from "../schema/batch.ts";
+import type { LineageReport, LineageResultFields } from "../schema/lineage_verify.ts";
 import { type SchemaVerificationResult, verifySchemaOfflineWithHook } from "../schema/verify.ts";
 import type { SkillVerificationResult, VerifySkillOfflineOptions } from "../skill/verify.ts";
 import type { CheckedSkill } from "../skill/served_check.ts";
@@ -180,10 +175,17 @@ export async function loadTrustedVerifier(
     confirmFirstUse,
     sources: { ...base.sources, signature },
   });
-  // Lineage is checked before any pin is written and moved forward once verification passed.
-  const hook = lineage ? lineageBeforePinHook(lineage, dnsHook) : dnsHook;
+  // Lineage is checked before any pin is written and moved forward once verification passed
+  // (its code is loaded only when lineage is enforced: start-up, issue 36).
+  const lineageFlow = lineage ? await import("../schema/lineage_verify.ts") : undefined;
+  const hook = lineage && lineageFlow
+    ? lineageFlow.lineageBeforePinHook(lineage, dnsHook)
+    : dnsHook;
   const finish = async <R extends LineageResultFields>(result: R): Promise<R> =>
-    withTrustInputs(lineage ? await advanceLineage(lineage, result) : result, trust);
+    withTrustInputs(
+      lineage && lineageFlow ? await lineageFlow.advanceLineage(lineage, result) : result,
+      trust,
+    );
   const verifySkill: TrustedVerifier["verifySkill"] = async (
     { confirmFirstUse, signatureSource, ...input },
   ) =>
@@ -202,8 +204,9 @@ export async function loadTrustedVerifier(
           hook,
         ),
       ),
-    verifySchemaBatch: ({ confirmFirstUse, ...input }) =>
-      verifySchemaBatch({
+    // A batch's code (reading ahead, worker threads, signing's twin) is loaded only for a batch.
+    verifySchemaBatch: async ({ confirmFirstUse, ...input }) =>
+      await (await import("../schema/batch.ts")).verifySchemaBatch({
         ...input,
         flow: flow(confirmFirstUse),
         ...(dnsHook ? { beforePin: dnsHook } : {}),
