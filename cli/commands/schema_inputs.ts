@@ -32,7 +32,6 @@ import {
 import { asUsage, type CliIO, UsageError } from "./command.ts";
 import { exitCodeOfError } from "../exit_codes.ts";
 import { readInput } from "./io.ts";
-import { lineageStoreFromFlags } from "./lineage_store.ts";
 import type { TrustedVerifierOptions } from "../../lib/trust/verify.ts";
 
 // Moved to the library; re-exported for the commands that import them from here.
@@ -142,29 +141,24 @@ export function trustEnv(plan: TrustPlan, io: CliIO): TrustEnv {
 }
 
 /**
- * What `loadTrustedVerifier` (lib/trust/verify.ts) takes for a verify command's `plan`: its
- * files read through `io`, and the pin, lineage and expiry flags among `values`.
+ * What `loadTrustedVerifier` (lib/trust/verify.ts) takes for a verify command's `plan`, lineage
+ * aside: its files read through `io`, and the pin and expiry flags among `values`. With
+ * `--lineage` or `--lineage-store`, `verifierOptions` of ./verifier_options.ts adds the store.
  *
  * @example
  * ```ts ignore
- * const verifier = await loadTrustedVerifier(verifierOptions(plan, values, io));
+ * const verifier = await loadTrustedVerifier(trustVerifierOptions(plan, values, io));
  * ```
  */
-export function verifierOptions(
+export function trustVerifierOptions(
   plan: TrustPlan,
-  values: TrustOptionValues & {
-    lineage?: boolean;
-    "lineage-store"?: string;
-    "allow-expired"?: boolean;
-  },
+  values: TrustOptionValues & { "allow-expired"?: boolean },
   io: CliIO,
 ): TrustedVerifierOptions {
   return {
     plan,
     env: trustEnv(plan, io),
     pinStore: values["pin-store"],
-    // --lineage: checked before any pin is written, moved forward once verification passed.
-    lineage: lineageStoreFromFlags(values),
     trustFirstUse: values["trust-first-use"] === true,
     allowExpired: values["allow-expired"] === true,
   };

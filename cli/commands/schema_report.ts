@@ -21,13 +21,12 @@ import {
   type TrustedVerifier,
 } from "../../lib/trust/verify.ts";
 import { asUsage, type CliIO, EXIT_OK, EXIT_USAGE } from "./command.ts";
-import { printLineage } from "./lineage_store.ts";
 import {
   checkTrustFlags,
   printVerifyNotes,
   reportInputFailure,
   requireDomainFlag,
-  verifierOptions,
+  trustVerifierOptions,
 } from "./schema_inputs.ts";
 
 /** The flags of a verify command that {@linkcode openVerification} reads. */
@@ -85,7 +84,11 @@ export async function openVerification(
     await local.rest((named) => {
       if (values.domain !== undefined) resolveSignedDomain(command, values.domain, named);
     });
-    return { domain, verifier: await loadTrustedVerifier(verifierOptions(plan, values, io)) };
+    // The lineage store and its code are loaded only when --lineage asks for them.
+    const options = values.lineage === true || values["lineage-store"] !== undefined
+      ? (await import("./verifier_options.ts")).verifierOptions(plan, values, io)
+      : trustVerifierOptions(plan, values, io);
+    return { domain, verifier: await loadTrustedVerifier(options) };
   } catch (e) {
     return await reportInputFailure(e, json, io);
   }
@@ -143,7 +146,9 @@ export async function printVerdict(
   if (text.note !== undefined) await io.stderr(text.note);
   if (result.valid) {
     if (text.quiet) return resultExitCode(result);
-    await printLineage(result.lineage, io);
+    if (result.lineage !== undefined) {
+      await (await import("./lineage_store.ts")).printLineage(result.lineage, io);
+    }
     const pin = text.verifier.trust.explicitKey !== undefined
       ? "key from --public-key, not pinned"
       : result.keyPinning === "first_use"

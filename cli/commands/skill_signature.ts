@@ -27,8 +27,8 @@ import {
   reportInputFailure,
   requireDomainFlag,
   type TrustPlan,
-  verifierOptions,
 } from "./schema_inputs.ts";
+import { verifierOptions } from "./verifier_options.ts";
 
 const FLAG = "--require-skill-signature";
 
