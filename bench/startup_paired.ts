@@ -5,13 +5,17 @@
  * alternating order, with the permission flags of the `schemapin` task (those of the compiled
  * binary), timed from the shell's side: process start to exit. It prints the median of each side,
  * the median of the paired differences, and how many of this project's modules each side loads for
- * the command: the static imports of `cli.ts` plus those of the command module the registry loads
- * (dynamic imports that the run does not take are not counted). Benchmarks print figures; nothing
- * here is a timed assertion.
+ * the command: the static imports of `cli.ts` plus those of the command module the registry loads.
+ * Imports that a run does not evaluate are not counted: `import type` (erased, never read) and
+ * dynamic imports the run does not take. (`deno run` still reads and parses the target of every
+ * literal dynamic `import()` when it builds the module graph, unless run with
+ * `--unstable-lazy-dynamic-imports`: `--flags` adds Deno flags to both sides to measure that.)
+ * Benchmarks print figures; nothing here is a timed assertion.
  *
  *   git worktree add /tmp/base cfee898
  *   deno run -A bench/startup_paired.ts --base /tmp/base            # 21 pairs, 0 and 2,000 pins
  *   deno run -A bench/startup_paired.ts --base /tmp/base --pairs 41 --pins 0
+ *   deno run -A bench/startup_paired.ts --base /tmp/base --flags=--unstable-lazy-dynamic-imports
  *   git worktree remove --force /tmp/base
  *
  * @module
@@ -28,6 +32,7 @@ const { values } = parseArgs({
     base: { type: "string" },
     pairs: { type: "string", default: "21" },
     pins: { type: "string", default: "0,2000" },
+    flags: { type: "string", default: "" },
   },
 });
 if (values.base === undefined) {
@@ -38,8 +43,11 @@ const BASE = values.base.replace(/\/$/, "");
 const PAIRS = Number(values.pairs);
 const PIN_COUNTS = values.pins.split(",").map(Number);
 const DOMAIN = "bench.example";
-const FLAGS = JSON.parse(Deno.readTextFileSync(`${HERE}/deno.json`)).tasks.schemapin
-  .split(/\s+/).slice(2, -1) as string[];
+const FLAGS = [
+  ...JSON.parse(Deno.readTextFileSync(`${HERE}/deno.json`)).tasks.schemapin
+    .split(/\s+/).slice(2, -1) as string[],
+  ...values.flags.split(/\s+/).filter((f) => f !== ""),
+];
 
 /** The verify-schema command module of a checkout (it moved from lib/cli/ to cli/commands/). */
 function commandModule(dir: string): string {
@@ -65,7 +73,6 @@ async function moduleCount(dir: string): Promise<number> {
         dependencies?: {
           isDynamic?: boolean;
           code?: { specifier: string };
-          type?: { specifier: string };
         }[];
       }[];
     };
@@ -75,8 +82,8 @@ async function moduleCount(dir: string): Promise<number> {
       if (seen.has(queue[i])) continue;
       seen.add(queue[i]);
       for (const d of bySpecifier.get(queue[i])?.dependencies ?? []) {
-        if (d.isDynamic) continue;
-        for (const s of [d.code?.specifier, d.type?.specifier]) if (s) queue.push(s);
+        // A type-only import has no `code` side: erased, it is never loaded.
+        if (!d.isDynamic && d.code) queue.push(d.code.specifier);
       }
     }
   }
@@ -120,7 +127,8 @@ try {
   });
   console.log(
     `startup_paired: ${Deno.build.target}, Deno ${Deno.version.deno}, ` +
-      `${navigator.hardwareConcurrency} cores, ${PAIRS} pairs, order alternating`,
+      `${navigator.hardwareConcurrency} cores, ${PAIRS} pairs, order alternating` +
+      (values.flags ? `, flags ${values.flags}` : ""),
   );
   console.log(`  this checkout: ${HERE}: ${await moduleCount(HERE)} modules for verify-schema`);
   console.log(`  base checkout: ${BASE}: ${await moduleCount(BASE)} modules for verify-schema`);

@@ -99,3 +99,113 @@ Deno.test("start-up: verify-schema and sign-schema load no node: module but node
     assert.deepEqual(builtins, ["node:util"], `${entry} loads ${builtins.join(", ")}`);
   }
 });
+
+/**
+ * What a one-shot command loads that it must not: the modules of `roots` (repository-relative)
+ * reached through imports that run (`closure` without dynamic imports; `import type` has no
+ * `code` side), then the ones among them that start with a prefix of `heavy`, and a count over
+ * `ceiling`.
+ */
+function oneShotProblems(
+  graph: Map<string, InfoModule>,
+  roots: readonly string[],
+  heavy: readonly string[],
+  ceiling: number,
+): string[] {
+  const loaded = new Set<string>();
+  for (const root of roots) {
+    for (const s of closure(graph, new URL(root, ROOT).href, false)) {
+      if (s.startsWith(ROOT.href)) loaded.add(s.slice(ROOT.href.length));
+    }
+  }
+  const problems = [...loaded].filter((f) => heavy.some((h) => f.startsWith(h))).sort()
+    .map((f) => `${f} is loaded`);
+  if (loaded.size > ceiling) {
+    problems.push(`${loaded.size} modules over ${ceiling}: ${[...loaded].sort().join(", ")}`);
+  }
+  return problems;
+}
+
+// What only some runs of verify-schema take (issue 36 item 6): a batch, lineage, a bundle, a
+// chain of resolvers, .well-known, DNS, --json, a failure's hint, signing, skills, and the
+// areas verification never touches. Each is a dynamic import where it is needed.
+const NOT_FOR_ONE_VERIFY = [
+  "lib/schema/batch.ts",
+  "lib/schema/batch_pool.ts",
+  "lib/schema/batch_worker.ts",
+  "lib/schema/sign_one.ts",
+  "lib/schema/lineage_verify.ts",
+  "lib/schema/resolver_verify.ts",
+  "lib/pins/batch.ts",
+  "lib/pins/lineage.ts",
+  "lib/pins/chain.ts",
+  "lib/crypto/signer.ts",
+  "lib/skill/hash.ts",
+  "lib/skill/walk.ts",
+  "lib/skill/document.ts",
+  "lib/skill/served_check.ts",
+  "lib/skill/verify.ts",
+  "lib/bundle/file.ts",
+  "lib/bundle/resolver.ts",
+  "lib/discovery/resolvers.ts",
+  "lib/discovery/well_known.ts",
+  "lib/discovery/http.ts",
+  "lib/dns/check.ts",
+  "lib/contractpin/display_text.ts",
+  "lib/contractpin/lock",
+  "lib/http/",
+  "lib/mcp/",
+  "lib/guard/",
+  "lib/a2a/",
+  "cli/trust/verify_folder.ts",
+  "cli/trust/result_json.ts",
+  "cli/trust/failure_hint.ts",
+  "cli/commands/bundle_trust.ts",
+  "cli/commands/json_output.ts",
+  "cli/commands/lineage_store.ts",
+  "cli/commands/progress.ts",
+];
+
+// Modules of cli.ts + cli/commands/verify_schema.ts through imports that run: 71 when this was
+// written (cfee898, before the CLI left lib/: 60); docs/performance.md, "Start-up".
+const ONE_VERIFY_CEILING = 71;
+
+Deno.test("start-up: a one-shot verify-schema loads only what verification needs", async () => {
+  const graph = await moduleGraph();
+  const roots = ["cli.ts", "cli/commands/verify_schema.ts"];
+  assert.deepEqual(oneShotProblems(graph, roots, NOT_FOR_ONE_VERIFY, ONE_VERIFY_CEILING), []);
+  // The graph is the real one: what verification needs is there.
+  const needed = oneShotProblems(graph, roots, ["lib/schema/verify.ts", "lib/trust/load.ts"], 999);
+  assert.deepEqual(needed, ["lib/schema/verify.ts is loaded", "lib/trust/load.ts is loaded"]);
+});
+
+Deno.test("start-up: oneShotProblems finds a heavy module, through static imports only", () => {
+  const at = (f: string) => new URL(f, ROOT).href;
+  const module = (f: string, deps: [string, boolean][]): [string, InfoModule] => [
+    at(f),
+    {
+      specifier: at(f),
+      dependencies: deps.map(([d, isDynamic]) => ({ code: { specifier: at(d) }, isDynamic })),
+    },
+  ];
+  const graph = new Map([
+    module("cli.ts", [["cli/commands/main.ts", false]]),
+    module("cli/commands/main.ts", [["cli/commands/verify_schema.ts", true]]),
+    module("cli/commands/verify_schema.ts", [
+      ["lib/schema/batch.ts", false],
+      ["lib/mcp/client.ts", true],
+    ]),
+    module("lib/schema/batch.ts", [["lib/schema/sign_one.ts", false]]),
+  ]);
+  const roots = ["cli.ts", "cli/commands/verify_schema.ts"];
+  assert.deepEqual(oneShotProblems(graph, roots, NOT_FOR_ONE_VERIFY, 5), [
+    "lib/schema/batch.ts is loaded",
+    "lib/schema/sign_one.ts is loaded",
+  ]);
+  // A dynamic import not taken is not loaded; from cli.ts alone the command is not either.
+  assert.deepEqual(oneShotProblems(graph, ["cli.ts"], NOT_FOR_ONE_VERIFY, 2), []);
+  // Over the ceiling: the count and the modules.
+  assert.deepEqual(oneShotProblems(graph, ["cli.ts"], [], 1), [
+    "2 modules over 1: cli.ts, cli/commands/main.ts",
+  ]);
+});
