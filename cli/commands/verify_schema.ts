@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { withToolIdRemedy } from "../schema/tool_id.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
 import type { BatchListing } from "../../lib/schema/batch_list.ts";
@@ -33,7 +32,7 @@ import { checkPatternFlag, confirmFirstUseWith, readJsonFile } from "./schema_in
 import { finishBatch, openVerification, printVerdict } from "./schema_report.ts";
 import { readInput } from "./io.ts";
 import type { Progress } from "./progress.ts";
-import { terminalPrompt, type VerifyCommandDeps } from "./prompt.ts";
+import type { VerifyCommandDeps } from "./prompt.ts";
 import { type FlagTable, optionList, valueFlag } from "../args/flags.ts";
 import {
   DNS_FLAGS,
@@ -191,7 +190,7 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
           schema = await readJsonFile(file, io, "schema");
           signature ??= await readSchemaSignature(values.signature!, read);
           checkNamed(signedDocumentDomain(signature));
-          toolId = values["tool-id"] ?? namedToolId(schema, sourceName(file));
+          toolId = values["tool-id"] ?? await namedToolId(schema, sourceName(file));
         },
       });
       if (typeof opened === "number") return opened;
@@ -245,8 +244,13 @@ export function makeVerifySchemaCommand(deps: VerifyCommandDeps): Command {
   };
 }
 
-/** The `verify-schema` command (asks on the terminal on first use). */
-export const verifySchemaCommand: Command = makeVerifySchemaCommand({ prompt: terminalPrompt });
+/**
+ * The `verify-schema` command (asks on the terminal on first use; the prompt is loaded when a
+ * first-use key is asked about).
+ */
+export const verifySchemaCommand: Command = makeVerifySchemaCommand({
+  prompt: async (question, io) => (await import("./prompt.ts")).terminalPrompt(question, io),
+});
 
 /** `--batch`: each schema reported as it is verified, then the summary. */
 async function verifyBatch(
@@ -297,10 +301,11 @@ async function verifyBatch(
 }
 
 /** The schema's own tool id (`schemaToolId`), or the error saying to give `--tool-id`. */
-function namedToolId(schema: unknown, file: string): string {
+async function namedToolId(schema: unknown, file: string): Promise<string> {
   try {
     return schemaToolId(schema, file);
   } catch (e) {
-    throw e instanceof SchemaPinError ? withToolIdRemedy(e) : e;
+    if (!(e instanceof SchemaPinError)) throw e;
+    throw (await import("../schema/tool_id.ts")).withToolIdRemedy(e); // the remedy's text
   }
 }
