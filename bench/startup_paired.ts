@@ -16,6 +16,7 @@
  *   deno run -A bench/startup_paired.ts --base /tmp/base            # 21 pairs, 0 and 2,000 pins
  *   deno run -A bench/startup_paired.ts --base /tmp/base --pairs 41 --pins 0
  *   deno run -A bench/startup_paired.ts --base /tmp/base --flags=--unstable-lazy-dynamic-imports
+ *   deno run -A bench/startup_paired.ts --base /tmp/base --this-flags=--unstable-lazy-dynamic-imports
  *   git worktree remove --force /tmp/base
  *
  * @module
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     pairs: { type: "string", default: "21" },
     pins: { type: "string", default: "0,2000" },
     flags: { type: "string", default: "" },
+    "this-flags": { type: "string", default: "" },
   },
 });
 if (values.base === undefined) {
@@ -48,6 +50,8 @@ const FLAGS = [
     .split(/\s+/).slice(2, -1) as string[],
   ...values.flags.split(/\s+/).filter((f) => f !== ""),
 ];
+/** Deno flags for this checkout only: what a change of the task's flags would do. */
+const THIS_FLAGS = values["this-flags"].split(/\s+/).filter((f) => f !== "");
 
 /** The verify-schema command module of a checkout (it moved from lib/cli/ to cli/commands/). */
 function commandModule(dir: string): string {
@@ -94,7 +98,7 @@ async function moduleCount(dir: string): Promise<number> {
 async function timed(dir: string, args: string[]): Promise<number> {
   const t = performance.now();
   const r = await childCommand(Deno.execPath(), {
-    args: ["run", ...FLAGS, `${dir}/cli.ts`, ...args],
+    args: ["run", ...FLAGS, ...(dir === HERE ? THIS_FLAGS : []), `${dir}/cli.ts`, ...args],
   }).output();
   const ms = performance.now() - t;
   if (r.code !== 0) {
@@ -128,7 +132,8 @@ try {
   console.log(
     `startup_paired: ${Deno.build.target}, Deno ${Deno.version.deno}, ` +
       `${navigator.hardwareConcurrency} cores, ${PAIRS} pairs, order alternating` +
-      (values.flags ? `, flags ${values.flags}` : ""),
+      (values.flags ? `, flags ${values.flags}` : "") +
+      (values["this-flags"] ? `, this checkout's flags ${values["this-flags"]}` : ""),
   );
   console.log(`  this checkout: ${HERE}: ${await moduleCount(HERE)} modules for verify-schema`);
   console.log(`  base checkout: ${BASE}: ${await moduleCount(BASE)} modules for verify-schema`);
