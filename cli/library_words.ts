@@ -1,7 +1,8 @@
 /**
  * The library's messages in the CLI's words: where the library says what to do in its own terms
- * (lib/contractpin/remedies.ts: the option to set, the lock to re-create; lib/option_hints.ts: a
- * cap to raise, a key to make, credentials to pass), the CLI names its flag or its command. Applied where those messages are printed — the error printer
+ * (lib/option_hints.ts: the option to set, the lock to re-create, a cap to raise, a key to make,
+ * credentials to pass), the CLI names its flag or its command. Applied where those messages are
+ * printed — the error printer
  * (`describeError`, cli/commands/command.ts), the `--json` error object
  * (cli/commands/json_output.ts), the `contract` command's error path, the `contract init` result
  * (cli/contractpin/init.ts) and the guard's lock (cli/guard/setup.ts) — so stderr and `--json`
@@ -13,17 +14,15 @@ import { SchemaPinError } from "../lib/errors.ts";
 import {
   ALLOW_DYNAMIC_SKILLS,
   ALLOW_LITERAL_SECRETS,
+  CREDENTIALS_HINT,
   HEADER_INSTEAD,
   HEADER_TEMPLATE,
-  LITERAL_SECRETS_ALLOWED,
-  RECREATE_LOCK,
-} from "../lib/contractpin/remedies.ts";
-import {
-  CREDENTIALS_HINT,
   KEY_KIND_HINT,
+  LITERAL_SECRETS_ALLOWED,
   RAISE_MAX_BYTES,
   RAISE_MAX_ENTRIES,
   RAISE_MAX_PAGES,
+  RECREATE_LOCK,
 } from "../lib/option_hints.ts";
 
 /** The command that re-creates a lock, as a lock error names it. */

@@ -26,7 +26,7 @@ import {
 } from "./lock_fields.ts";
 import { type LockSurface, type LockSurfaceItem, parseSurface } from "./lock_surface.ts";
 import { type DigestedSurface, SURFACE_KINDS } from "./surface.ts";
-import { LOCK_INCONSISTENT, UNSUPPORTED_LOCK_VERSION } from "./remedies.ts";
+import { LOCK_INCONSISTENT, UNSUPPORTED_LOCK_VERSION } from "../option_hints.ts";
 
 export type { LockSkill, LockSkills } from "./skills_lock.ts";
 export type { LockSurface, LockSurfaceItem, LockSurfaceKind } from "./lock_surface.ts";

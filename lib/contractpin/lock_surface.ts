@@ -19,7 +19,7 @@ import {
 } from "./surface.ts";
 import type { LockSkills } from "./skills_lock.ts";
 import { checkKeys, digestAt, invalid, ptr, str, stringRecord } from "./lock_fields.ts";
-import { LOCK_EDITED, LOCK_INCONSISTENT } from "./remedies.ts";
+import { LOCK_EDITED, LOCK_INCONSISTENT } from "../option_hints.ts";
 
 /** One pinned prompt, resource or resource template (docs/contractpin-surface.md §4). */
 export interface LockSurfaceItem {

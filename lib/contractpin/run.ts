@@ -23,7 +23,7 @@ import { type EnvLookup, processEnv, sanitizeIdentity, type SecretWarning } from
 import { snapshotServer, type SnapshotSkill, type SnapshotTool } from "./snapshot.ts";
 import { metaTextNotices, type Notice } from "./verify.ts";
 import { checkArg } from "../arguments.ts";
-import { ALLOW_DYNAMIC_SKILLS } from "./remedies.ts";
+import { ALLOW_DYNAMIC_SKILLS } from "../option_hints.ts";
 import type { ServedSkills } from "../skill/served_fetch.ts";
 import {
   dynamicSkills,

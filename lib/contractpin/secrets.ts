@@ -15,7 +15,7 @@ import {
   HEADER_INSTEAD,
   HEADER_TEMPLATE,
   LITERAL_SECRETS_ALLOWED,
-} from "./remedies.ts";
+} from "../option_hints.ts";
 import process from "node:process";
 
 export { redactUrl };

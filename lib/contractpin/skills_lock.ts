@@ -14,7 +14,7 @@ import { isJsonObject } from "../json/types.ts";
 import { checkArg } from "../arguments.ts";
 import { DIGEST_PATTERN } from "./digest.ts";
 import { surfaceKindDigest } from "./surface.ts";
-import { LOCK_EDITED, LOCK_INCONSISTENT } from "./remedies.ts";
+import { LOCK_EDITED, LOCK_INCONSISTENT } from "../option_hints.ts";
 import { skillItemDigest, skillSetDigest } from "../skill/served_check.ts";
 import { skillFilePath, skillUriParts } from "../skill/served_entry.ts";
 import { checkDomain } from "../dns/domain.ts";

@@ -1,6 +1,6 @@
 /**
  * Issue 36 item 2: the contractpin library says what to do in its own terms
- * (lib/contractpin/remedies.ts) and the CLI prints the words it always printed, byte for byte
+ * (lib/option_hints.ts) and the CLI prints the words it always printed, byte for byte
  * (cli/library_words.ts): the command that re-creates a lock, the flags
  * --allow-dynamic-skills, --allow-literal-secrets and --header.
  */
@@ -21,17 +21,15 @@ import {
 } from "../../lib/contractpin/secrets.ts";
 import {
   ALLOW_DYNAMIC_SKILLS,
-  LOCK_EDITED,
-  LOCK_INCONSISTENT,
-} from "../../lib/contractpin/remedies.ts";
-import { SchemaPinError } from "../../lib/errors.ts";
-import {
   CREDENTIALS_HINT,
   KEY_KIND_HINT,
+  LOCK_EDITED,
+  LOCK_INCONSISTENT,
   RAISE_MAX_BYTES,
   RAISE_MAX_ENTRIES,
   RAISE_MAX_PAGES,
 } from "../../lib/option_hints.ts";
+import { SchemaPinError } from "../../lib/errors.ts";
 import { walkSkillDir } from "../../lib/skill/walk.ts";
 import { errorInCliWords, messageInCliWords } from "../../cli/library_words.ts";
 import { describeError } from "../../cli/commands/command.ts";
