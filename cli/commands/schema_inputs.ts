@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { messageInCliWords } from "../library_words.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
 import type { FirstUseInfo, OfflineVerificationResult } from "../../lib/schema/flow.ts";
@@ -217,11 +218,12 @@ export async function printVerifyNotes(
  */
 export async function reportInputFailure(e: unknown, json: boolean, io: CliIO): Promise<number> {
   if (!(e instanceof SchemaPinError)) throw e;
+  const message = messageInCliWords(e.message); // a library hint in the CLI's words
   if (json) {
     const { jsonError } = await import("./json_output.ts"); // --json only
-    await io.stdout(jsonError(e.code, e.message));
+    await io.stdout(jsonError(e.code, message));
   } else {
-    await io.stderr(`error: ${e.code}: ${e.message}\n`);
+    await io.stderr(`error: ${e.code}: ${message}\n`);
   }
   // A network document that is unreachable or malformed is a verification failure (exit 1),
   // not a bad input of the user's: the table's "published" origin.

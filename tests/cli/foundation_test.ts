@@ -166,6 +166,31 @@ Deno.test("fingerprint rejects non-P-256 keys and garbage with exit 2", async ()
     const r = await runInProcess(["fingerprint", `${dir}/ed.pem`]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /Ed25519/);
+    // The CLI names its own key generator where the library names only openssl
+    // (cli/library_words.ts), on the error printer and on the verify commands' input failure.
+    const keygen = /make one with `schemapin keygen` or `openssl genpkey -algorithm EC /;
+    assert.match(r.stderr, keygen);
+    const pub = new Deno.Command("openssl", {
+      args: ["pkey", "-in", `${dir}/ed.pem`, "-pubout", "-out", `${dir}/ed.pub.pem`],
+    });
+    assert.equal((await pub.output()).code, 0);
+    await Deno.writeTextFile(`${dir}/s.json`, '{"name":"t","description":"d","inputSchema":{}}');
+    await Deno.writeTextFile(`${dir}/s.sig`, "AAAA\n");
+    for (const json of [[], ["--json"]]) {
+      const v = await runInProcess([
+        "verify-schema",
+        `${dir}/s.json`,
+        "--signature",
+        `${dir}/s.sig`,
+        "--domain",
+        "example.com",
+        "--public-key",
+        `${dir}/ed.pub.pem`,
+        ...json,
+      ]);
+      assert.equal(v.code, 2, v.stderr);
+      assert.match(json.length ? v.stdout : v.stderr, keygen);
+    }
   });
 });
 
