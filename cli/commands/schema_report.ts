@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { messageInCliWords } from "../library_words.ts";
 import type { TrustOptionValues } from "../trust/plan.ts";
 import { resultExitCode } from "../exit_codes.ts";
 import type { BatchOutcome } from "../schema/batch_outcome.ts";
@@ -159,7 +160,7 @@ export async function printVerdict(
     await io.stdout(`FAIL ${text.who}: ${result.errorCode}\n${text.failed ?? ""}`);
     const { failureHint } = await import("../trust/failure_hint.ts"); // a failure only
     await io.stderr(
-      `error: ${result.errorCode}: ${result.errorMessage}` +
+      `error: ${result.errorCode}: ${messageInCliWords(result.errorMessage ?? "")}` +
         `${failureHint(result, [text.command, ...text.args])}\n`,
     );
   }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { messageInCliWords } from "../library_words.ts";
 import { SchemaPinError } from "../../lib/errors.ts";
 import type { JsonValue } from "../../lib/json/types.ts";
 import type { BatchListing } from "../../lib/schema/batch_list.ts";
@@ -274,7 +275,8 @@ async function verifyBatch(
         return;
       }
       if (!result.valid) {
-        await io.stdout(`FAIL ${path}: ${result.errorCode}: ${result.errorMessage}\n`);
+        const message = messageInCliWords(result.errorMessage ?? "");
+        await io.stdout(`FAIL ${path}: ${result.errorCode}: ${message}\n`);
       } else if (!ctx.quiet) {
         await io.stdout(`OK   ${path} (${result.toolId}@${result.domain})\n`);
       }

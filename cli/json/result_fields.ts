@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { messageInCliWords } from "../library_words.ts";
 import { argumentError, checkArg } from "../../lib/arguments.ts";
 
 /** What {@linkcode verificationFields} reads from a library result. */
@@ -73,7 +74,7 @@ export function verificationFields<R extends VerificationLike>(
   const out: Record<string, unknown> = { ok: result.valid };
   if (!result.valid || result.errorCode !== undefined) {
     const code = result.errorCode ?? "VERIFICATION_FAILED";
-    out.error = { code, message: result.errorMessage ?? code };
+    out.error = { code, message: messageInCliWords(result.errorMessage ?? code) };
   }
   for (const k of keys) if (result[k] !== undefined) out[snakeCase(k)] = result[k];
   return out as { readonly ok: boolean } & Record<string, unknown>;

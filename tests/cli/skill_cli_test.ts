@@ -104,6 +104,19 @@ Deno.test("hash-skill: usage errors and caps from the command line exit 2", asyn
     assert.match(bytes.stderr, /more than 10 bytes/);
     assert.match(bytes.stderr, /; raise it with --max-bytes if this is intended\)$/m);
     assert.doesNotMatch(capped.stderr + bytes.stderr, /maxEntries|maxBytes/);
+    // verify-skill reports the cap as a verification result: in the CLI's words there too.
+    assert.equal((await sign(s.dir)).code, 0);
+    const pins = `${s.dir}.pins.json`;
+    try {
+      const v = await verify(s.dir, pins, "--max-entries", "1");
+      assert.equal(v.code, 2, v.stderr);
+      assert.match(v.stderr, /raise it with --max-entries if this is intended\)$/m);
+      const j = await verify(s.dir, pins, "--max-entries", "1", "--json");
+      assert.match(j.stdout, /raise it with --max-entries if this is intended\)"/);
+      assert.doesNotMatch(v.stderr + j.stdout, /maxEntries/);
+    } finally {
+      await Deno.remove(pins).catch(() => {});
+    }
     assert.deepEqual(limitsFromArgs("x", { "max-bytes": "512M", "max-entries": "20000" }), {
       maxBytes: 512 * 1024 * 1024,
       maxEntries: 20000,
