@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { messageInCliWords } from "../library_words.ts";
 import { booleanFlag, type FlagTable, listFlag, optionList, valueFlag } from "../args/flags.ts";
 import type { SkillRunOptions } from "../../lib/contractpin/skills_live.ts";
 import { skillRunOptions, type SkillRunText } from "../contractpin/skill_run_options.ts";
@@ -240,7 +241,7 @@ export async function printServerFailure(
   message: string,
   stderr: string | undefined,
 ): Promise<void> {
-  await io.stderr(`error: ${message}\n`);
+  await io.stderr(`error: ${messageInCliWords(message)}\n`); // a library hint in the CLI's words
   if (stderr) {
     const tail = stderr.trimEnd().split("\n").slice(-15);
     await io.stderr(tail.map((l) => `  | ${l}\n`).join(""));

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { messageInCliWords } from "../library_words.ts";
 import { basename } from "node:path";
 import { signedDocumentDomain } from "../../lib/skill/document.ts";
 import { showPath } from "../../lib/skill/fs.ts";
@@ -166,7 +167,7 @@ async function fetchSkill(
 /** A server failure or a malformed listing: exit 1, the server's publication failed. */
 async function reportFetchFailure(e: unknown, json: boolean, io: CliIO): Promise<number> {
   if (e instanceof ServerFailure) {
-    if (json) await io.stdout(jsonError("SERVER_FAILED", e.message));
+    if (json) await io.stdout(jsonError("SERVER_FAILED", messageInCliWords(e.message)));
     await printServerFailure(io, e.message, e.stderr);
     return EXIT_FAILED;
   }
