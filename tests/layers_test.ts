@@ -27,8 +27,6 @@ const LAYERS: readonly (readonly string[])[] = [
     "lib/crypto",
     "lib/time",
     "lib/runtime",
-    // public keys, key pairs and signing with a key in memory
-    "lib/keys",
     // what the library says about an option a caller can change (no imports)
     "lib/option_hints.ts",
   ],
