@@ -2,14 +2,15 @@
  * Start-up of a one-shot `verify-schema`, paired against another checkout (issue 36 item 6).
  *
  * Each pair runs this checkout's `cli.ts` and the base checkout's `cli.ts` on the same inputs, in
- * alternating order, with the permission flags of the `schemapin` task (those of the compiled
- * binary), timed from the shell's side: process start to exit. It prints the median of each side,
+ * alternating order, each with the flags of its own `schemapin` task (as its users run it),
+ * timed from the shell's side: process start to exit. It prints the median of each side,
  * the median of the paired differences, and how many of this project's modules each side loads for
  * the command: the static imports of `cli.ts` plus those of the command module the registry loads.
  * Imports that a run does not evaluate are not counted: `import type` (erased, never read) and
  * dynamic imports the run does not take. (`deno run` still reads and parses the target of every
  * literal dynamic `import()` when it builds the module graph, unless run with
- * `--unstable-lazy-dynamic-imports`: `--flags` adds Deno flags to both sides to measure that.)
+ * `--unstable-lazy-dynamic-imports`, which this project's task has had since issue 36: `--flags`
+ * adds Deno flags to both sides, `--this-flags` to this checkout's only.)
  * Benchmarks print figures; nothing here is a timed assertion.
  *
  *   git worktree add /tmp/base cfee898
@@ -45,11 +46,12 @@ const BASE = values.base.replace(/\/$/, "");
 const PAIRS = Number(values.pairs);
 const PIN_COUNTS = values.pins.split(",").map(Number);
 const DOMAIN = "bench.example";
-const FLAGS = [
-  ...JSON.parse(Deno.readTextFileSync(`${HERE}/deno.json`)).tasks.schemapin
-    .split(/\s+/).slice(2, -1) as string[],
-  ...values.flags.split(/\s+/).filter((f) => f !== ""),
-];
+/** Each checkout runs with its own `schemapin` task's flags, as its users run it. */
+const taskFlags = (dir: string): string[] =>
+  JSON.parse(Deno.readTextFileSync(`${dir}/deno.json`)).tasks.schemapin
+    .split(/\s+/).slice(2, -1) as string[];
+/** Deno flags for both sides (`--flags=`). */
+const FLAGS = values.flags.split(/\s+/).filter((f) => f !== "");
 /** Deno flags for this checkout only: what a change of the task's flags would do. */
 const THIS_FLAGS = values["this-flags"].split(/\s+/).filter((f) => f !== "");
 
@@ -98,7 +100,14 @@ async function moduleCount(dir: string): Promise<number> {
 async function timed(dir: string, args: string[]): Promise<number> {
   const t = performance.now();
   const r = await childCommand(Deno.execPath(), {
-    args: ["run", ...FLAGS, ...(dir === HERE ? THIS_FLAGS : []), `${dir}/cli.ts`, ...args],
+    args: [
+      "run",
+      ...taskFlags(dir),
+      ...FLAGS,
+      ...(dir === HERE ? THIS_FLAGS : []),
+      `${dir}/cli.ts`,
+      ...args,
+    ],
   }).output();
   const ms = performance.now() - t;
   if (r.code !== 0) {

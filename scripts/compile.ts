@@ -34,7 +34,16 @@ export const TARGETS: readonly string[] = [
 ];
 
 /**
- * The permission flags of the `schemapin` task (everything between `deno run` and `cli.ts`).
+ * Flags the `schemapin` task may hold besides its permissions, for `deno run` only.
+ * `--unstable-lazy-dynamic-imports` loads a command's modules when it runs instead of reading the
+ * whole CLI's graph at start (issue 36 item 6). It must never reach `deno compile`: there it makes
+ * the code graph skip dynamic imports, and the binary would hold no command.
+ */
+export const RUN_ONLY_FLAGS: readonly string[] = ["--unstable-lazy-dynamic-imports"];
+
+/**
+ * The permission flags of the `schemapin` task (everything between `deno run` and `cli.ts` but
+ * {@linkcode RUN_ONLY_FLAGS}).
  *
  * @example
  * ```ts ignore
@@ -42,13 +51,26 @@ export const TARGETS: readonly string[] = [
  * ```
  */
 export function permissionFlags(denoJsonText: string): string[] {
+  return taskRunFlags(denoJsonText).filter((f) => !RUN_ONLY_FLAGS.includes(f));
+}
+
+/**
+ * Every flag of the `schemapin` task, in its order: the narrow permissions and
+ * {@linkcode RUN_ONLY_FLAGS} — what `deno run` and `deno install` of the CLI take.
+ *
+ * @example
+ * ```ts ignore
+ * taskRunFlags(await Deno.readTextFile("deno.json"));
+ * ```
+ */
+export function taskRunFlags(denoJsonText: string): string[] {
   const task: string = JSON.parse(denoJsonText).tasks.schemapin;
   const words = task.trim().split(/\s+/);
   if (words[0] !== "deno" || words[1] !== "run" || words.at(-1) !== "cli.ts") {
     throw new Error(`deno.json tasks.schemapin must be "deno run <flags> cli.ts", got: ${task}`);
   }
   const flags = words.slice(2, -1);
-  const bad = flags.filter((f) => !f.startsWith("--allow-"));
+  const bad = flags.filter((f) => !f.startsWith("--allow-") && !RUN_ONLY_FLAGS.includes(f));
   if (bad.length > 0 || flags.includes("--allow-all")) {
     throw new Error(`tasks.schemapin may only hold narrow --allow-* flags, got: ${bad.join(" ")}`);
   }

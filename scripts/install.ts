@@ -22,7 +22,7 @@ import { parseArgs } from "node:util";
 import { delimiter, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cacheReason } from "../cli/guard/schemapin_path.ts";
-import { permissionFlags } from "./compile.ts";
+import { taskRunFlags } from "./compile.ts";
 import { shellLine } from "./shell.ts";
 
 /** What {@linkcode installArgs} needs beyond the flags. */
@@ -139,7 +139,7 @@ if (import.meta.main) {
     Deno.exit(2);
   }
   const checkout = fileURLToPath(new URL("../", import.meta.url)).replace(/[\\/]$/, "");
-  const flags = permissionFlags(await Deno.readTextFile(join(checkout, "deno.json")));
+  const flags = taskRunFlags(await Deno.readTextFile(join(checkout, "deno.json")));
   const args = installArgs(flags, { checkout, ...values });
   if (values.print) {
     console.log(shellLine(["deno", ...args]));
