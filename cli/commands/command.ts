@@ -394,29 +394,3 @@ function subcommandError(
     `${command}: unknown subcommand ${quoted}${didYouMean(word, names)} (${names.join(", ")})`,
   );
 }
-
-/**
- * The subcommand of a command with subcommands — the first of `args`, one of `names` — and the
- * arguments after it; else the usage error of {@linkcode pickSubcommand}. For a command that
- * dispatches on its own (`dns`); a command with a table of subcommands uses
- * {@linkcode runSubcommand}.
- *
- * @example
- * ```ts
- * import { splitSubcommand } from "./command.ts";
- * const { sub, rest } = splitSubcommand("dns", ["check", "example.com"], ["record", "check"]);
- * // sub "check", rest ["example.com"]
- * ```
- */
-export function splitSubcommand<N extends string>(
-  command: string,
-  args: readonly string[],
-  names: readonly N[],
-  missing = " (see --help)",
-): { sub: N; rest: string[] } {
-  const [sub, ...rest] = args;
-  if (sub === undefined || !(names as readonly string[]).includes(sub)) {
-    throw subcommandError(command, sub, names, { missing });
-  }
-  return { sub: sub as N, rest };
-}
