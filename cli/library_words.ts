@@ -2,15 +2,14 @@
  * The library's messages in the CLI's words: where the library says what to do in its own terms
  * (lib/option_hints.ts: the option to set, the lock to re-create, a cap to raise, a key to make,
  * credentials to pass), the CLI names its flag or its command. Applied where those messages are
- * printed — the error printer
- * (`describeError`, cli/commands/command.ts), the `--json` error object
- * (cli/commands/json_output.ts), the `contract` command's error path, the `contract init` result
- * (cli/contractpin/init.ts) and the guard's lock (cli/guard/setup.ts) — so stderr and `--json`
- * carry the same words.
+ * printed: the error printer (`describeError`, cli/commands/command.ts), the `--json` error object
+ * (cli/commands/json_output.ts), an input failure of the verify commands and the guard
+ * (`reportInputFailure`, cli/commands/schema_inputs.ts), a verification result's message, a
+ * server's failure (`printServerFailure`) and the `contract` reports (cli/contractpin/init.ts,
+ * cli/contractpin/notice_text.ts), so stderr and `--json` carry the same words.
  *
  * @module
  */
-import { SchemaPinError } from "../lib/errors.ts";
 import {
   ALLOW_DYNAMIC_SKILLS,
   ALLOW_LITERAL_SECRETS,
@@ -75,27 +74,5 @@ export function messageInCliWords(message: string): string {
     }
   }
   for (const [library, cli] of PHRASES) out = out.replaceAll(library, cli);
-  return out;
-}
-
-/**
- * An error in the CLI's words: a {@linkcode SchemaPinError} whose message names a library option
- * or remedy is copied with the CLI's message (same code and details); anything else is returned
- * as it is.
- *
- * @example
- * ```ts
- * import { errorInCliWords } from "./library_words.ts";
- * import { SchemaPinError } from "../lib/errors.ts";
- * const e = new SchemaPinError("INPUT_INVALID", "lock: bad (the lock is inconsistent; re-create it)");
- * (errorInCliWords(e) as Error).message.endsWith("`schemapin contract init --force`)"); // true
- * ```
- */
-export function errorInCliWords(e: unknown): unknown {
-  if (!(e instanceof SchemaPinError)) return e;
-  const message = messageInCliWords(e.message);
-  if (message === e.message) return e;
-  const out = new SchemaPinError(e.code, message, e.details);
-  if (e.stack) out.stack = e.stack.replace(e.message, message);
   return out;
 }

@@ -19,7 +19,6 @@ import {
   runLockSignatureCheck,
 } from "../contractpin/lock_signature_check.ts";
 import { lockSignatureLine } from "../contractpin/lock_signature_report.ts";
-import { errorInCliWords } from "../library_words.ts";
 import type { SchemaVerificationResult } from "../../lib/schema/verify.ts";
 import {
   type LoadedTrust,
@@ -110,12 +109,9 @@ function chooseLock(
   options: GuardLockOptions,
 ): { lock: LockPolicy; variants: Map<string, LockPolicy> } {
   const file = options.path;
-  let parsed;
-  try {
-    parsed = parseLock(bytes, file);
-  } catch (e) {
-    throw errorInCliWords(e); // a corrupt lock names the command that re-creates it
-  }
+  // A corrupt lock's error names the command that re-creates it where the guard prints it
+  // (reportInputFailure, cli/library_words.ts).
+  const parsed = parseLock(bytes, file);
   const names = Object.keys(parsed.servers);
   let name = options.server;
   if (name === undefined) {
