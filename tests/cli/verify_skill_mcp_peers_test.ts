@@ -11,32 +11,13 @@ import assert from "node:assert/strict";
 import { runInProcess } from "./run.ts";
 import { assertJsonOutput } from "./json_schemas.ts";
 import { type ListeningProcess, startListening } from "../guard/helpers.ts";
-import { ignoreWithout } from "../required_tool.ts";
+import {
+  FASTMCP as fastmcp,
+  noFastmcp,
+  noPython,
+  PYTHON_MCP as python,
+} from "../peers/python_peers.ts";
 import { type ServedRoot, servedRoot } from "../skill/_served.ts";
-
-const home = Deno.env.get("HOME") ?? "";
-function pythonOf(env: string, venv: string): string {
-  const set = Deno.env.get(env);
-  if (set) return set;
-  const cached = `${home}/.cache/schemapin-ci/${venv}/bin/python`;
-  try {
-    return Deno.statSync(cached).isFile ? cached : "";
-  } catch {
-    return "";
-  }
-}
-const python = pythonOf("SCHEMAPIN_PYTHON_MCP", "python-mcp-2.3.0");
-const fastmcp = pythonOf("SCHEMAPIN_FASTMCP", "fastmcp-4.0.10");
-const noPython = ignoreWithout(
-  "the Python MCP SDK (SCHEMAPIN_PYTHON_MCP)",
-  python !== "",
-  ".ci/run (a venv with mcp==2.3.0)",
-);
-const noFastmcp = ignoreWithout(
-  "FastMCP 4 (SCHEMAPIN_FASTMCP)",
-  fastmcp !== "",
-  ".ci/run (a venv with fastmcp==4.0.10)",
-);
 
 const fixtures = new URL("../fixtures/", import.meta.url);
 const SEP_SERVER = new URL("python_mcp/skills_server.py", fixtures).pathname;

@@ -22,21 +22,14 @@ import {
 } from "./helpers.ts";
 import { pinFolder, skillMd, writeSkillFolder, writeSkillsLock } from "./skills_fixture.ts";
 import { childCommand } from "../process.ts";
-import { ignoreWithout } from "../required_tool.ts";
+import {
+  FASTMCP as fastmcp,
+  noFastmcp,
+  noPython,
+  PYTHON_MCP as python,
+} from "../peers/python_peers.ts";
 
 // The peers' pythons come from the environment only (.ci/run sets both): never from HOME.
-const python = Deno.env.get("SCHEMAPIN_PYTHON_MCP") ?? "";
-const fastmcp = Deno.env.get("SCHEMAPIN_FASTMCP") ?? "";
-const noPython = ignoreWithout(
-  "the Python MCP SDK (SCHEMAPIN_PYTHON_MCP)",
-  python !== "",
-  ".ci/run (a venv with mcp==2.3.0)",
-);
-const noFastmcp = ignoreWithout(
-  "FastMCP 4 (SCHEMAPIN_FASTMCP)",
-  fastmcp !== "",
-  ".ci/run (a venv with fastmcp==4.0.10)",
-);
 
 const fixtures = new URL("../fixtures/", import.meta.url);
 const SEP_SERVER = new URL("python_mcp/skills_server.py", fixtures).pathname;

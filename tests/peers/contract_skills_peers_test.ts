@@ -17,22 +17,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { childCommand } from "../process.ts";
-import { ignoreWithout } from "../required_tool.ts";
+import { FASTMCP as fastmcp, noFastmcp, noPython, PYTHON_MCP as python } from "./python_peers.ts";
 import { type CliResult, runInProcess, withTempDir } from "../cli/run.ts";
 import { approve } from "../cli/contract_skills_helpers.ts";
-
-const python = Deno.env.get("SCHEMAPIN_PYTHON_MCP") ?? "";
-const fastmcp = Deno.env.get("SCHEMAPIN_FASTMCP") ?? "";
-const noPython = ignoreWithout(
-  "the Python MCP SDK (SCHEMAPIN_PYTHON_MCP)",
-  python !== "",
-  ".ci/run (a venv with mcp==2.3.0)",
-);
-const noFastmcp = ignoreWithout(
-  "FastMCP 4 (SCHEMAPIN_FASTMCP)",
-  fastmcp !== "",
-  ".ci/run (a venv with fastmcp==4.0.10)",
-);
 
 const repo = new URL("../../", import.meta.url);
 const SEP_SERVER = new URL("tests/fixtures/python_mcp/skills_server.py", repo).pathname;

@@ -24,14 +24,7 @@ import {
   withTempDir,
 } from "../guard/helpers.ts";
 import { childCommand } from "../process.ts";
-import { ignoreWithout } from "../required_tool.ts";
-
-const python = Deno.env.get("SCHEMAPIN_PYTHON_MCP") ?? "";
-const noPython = ignoreWithout(
-  "the Python MCP SDK (SCHEMAPIN_PYTHON_MCP)",
-  python !== "",
-  ".ci/run (a venv with mcp==2.3.0)",
-);
+import { noPython, PYTHON_MCP as python } from "./python_peers.ts";
 
 const here = new URL("../fixtures/python_mcp/", import.meta.url);
 const SERVER = new URL("server.py", here).pathname;

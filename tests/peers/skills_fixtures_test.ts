@@ -16,20 +16,7 @@
  */
 import assert from "node:assert/strict";
 import { childCommand } from "../process.ts";
-import { ignoreWithout } from "../required_tool.ts";
-
-const python = Deno.env.get("SCHEMAPIN_PYTHON_MCP") ?? "";
-const fastmcp = Deno.env.get("SCHEMAPIN_FASTMCP") ?? "";
-const noPython = ignoreWithout(
-  "the Python MCP SDK (SCHEMAPIN_PYTHON_MCP)",
-  python !== "",
-  ".ci/run (a venv with mcp==2.3.0)",
-);
-const noFastmcp = ignoreWithout(
-  "FastMCP (SCHEMAPIN_FASTMCP)",
-  fastmcp !== "",
-  ".ci/run (a venv with fastmcp==4.0.10)",
-);
+import { FASTMCP as fastmcp, noFastmcp, noPython, PYTHON_MCP as python } from "./python_peers.ts";
 
 const repo = new URL("../../", import.meta.url);
 const SKILLS_SERVER = new URL("tests/fixtures/python_mcp/skills_server.py", repo).pathname;
