@@ -29,8 +29,11 @@ async function* testFiles(dir: URL): AsyncGenerator<URL> {
   }
 }
 
-/** `ignore:` conditions in `text` that are not a name bound to ignoreWithout(…) in it. */
-export function ungatedIgnores(text: string): string[] {
+/**
+ * `ignore:` conditions in `text` that are not a name bound to ignoreWithout(…) in it, or imported
+ * under a name in `imported` (names a module gates: {@linkcode importedGates}).
+ */
+export function ungatedIgnores(text: string, imported: ReadonlySet<string> = new Set()): string[] {
   const bad: string[] = [];
   for (const m of text.matchAll(/\bignore:\s*([^,\n]+)/g)) {
     const expr = m[1].trim();
@@ -42,12 +45,35 @@ export function ungatedIgnores(text: string): string[] {
     const names = choice ? [choice[1], choice[2]] : bare.split(/\s*\|\|\s*/);
     const gated = names.every((name) =>
       /^[A-Za-z_$][\w$]*$/.test(name) &&
-      new RegExp(`const ${name}\\s*=[^;]*\\bignoreWithout\\(`, "s").test(text)
+      (imported.has(name) ||
+        new RegExp(`const ${name}\\s*=[^;]*\\bignoreWithout\\(`, "s").test(text))
     );
     if (!gated) bad.push(expr);
   }
   if (/Deno\.test\.ignore\(/.test(text)) bad.push("Deno.test.ignore(…)");
   return bad;
+}
+
+/**
+ * The local names `text` imports from relative modules that bind them to ignoreWithout(…)
+ * (`export const noX = ignoreWithout(…)`, e.g. tests/peers/python_peers.ts); `read` gives a
+ * module's text by its specifier.
+ */
+export function importedGates(text: string, read: (specifier: string) => string): Set<string> {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*"(\.{1,2}\/[^"]+)"/g)) {
+    const module = read(m[2]);
+    for (const part of m[1].split(",")) {
+      const [name, local = name] = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/);
+      if (
+        name &&
+        new RegExp(`export const ${name}\\b[^=]*=[^;]*\\bignoreWithout\\(`, "s").test(module)
+      ) {
+        names.add(local);
+      }
+    }
+  }
+  return names;
 }
 
 Deno.test("ungatedIgnores: sees conditions that bypass ignoreWithout, and passes those that do not", () => {
@@ -72,12 +98,36 @@ Deno.test("ungatedIgnores: sees conditions that bypass ignoreWithout, and passes
   assert.deepEqual(ungatedIgnores(`Deno.test.ignore("x", () => {});`), ["Deno.test.ignore(…)"]);
 });
 
+Deno.test("importedGates: a name counts only when the module it comes from gates it", () => {
+  const modules: Record<string, string> = {
+    "./peers.ts": `export const noP = ignoreWithout("p", ok, "ci");\nexport const P = "x";`,
+  };
+  const test =
+    `import { noP as gate, P } from "./peers.ts";\nDeno.test({ ignore: gate, fn() {} });`;
+  const imported = importedGates(test, (s) => modules[s] ?? "");
+  assert.deepEqual([...imported], ["gate"]);
+  assert.deepEqual(ungatedIgnores(test, imported), []);
+  assert.deepEqual(ungatedIgnores(test), ["gate"]);
+  const notAGate = `import { P } from "./peers.ts";\nDeno.test({ ignore: P, fn() {} });`;
+  assert.deepEqual(ungatedIgnores(notAGate, importedGates(notAGate, (s) => modules[s] ?? "")), [
+    "P",
+  ]);
+});
+
 Deno.test("every ignorable test under tests/ is gated by ignoreWithout (or listed with a reason)", async () => {
   const found: string[] = [];
   for await (const url of testFiles(new URL("tests/", repo))) {
     const path = url.pathname.slice(repo.pathname.length);
     if (path === "tests/required_tool_test.ts") continue; // the examples above
-    for (const expr of ungatedIgnores(await Deno.readTextFile(url))) {
+    const text = await Deno.readTextFile(url);
+    const read = (specifier: string) => {
+      try {
+        return Deno.readTextFileSync(new URL(specifier, url));
+      } catch {
+        return "";
+      }
+    };
+    for (const expr of ungatedIgnores(text, importedGates(text, read))) {
       if (NOT_A_TOOL[path] !== expr) found.push(`${path}: ignore: ${expr}`);
     }
   }
